@@ -1,0 +1,118 @@
+/**
+ * How a method is declared. Each tool family file in `methods/` declares its methods once;
+ * the catalog merges them, and everything else (CLI, dispatchers, SKILL.md, JSON Schemas) derives from it.
+ * Schemas are thunks so a process builds only the ones it uses (CLI start-up stays cheap).
+ */
+import { z } from "zod";
+
+export type Effect = "BrowserMutation" | "TransientInput" | "PassiveRead" | "ControlPlane";
+export type Owner = "daemon" | "extension";
+/** none: no session; session: needs session_id; tab: session_id plus an optional tab_id (default: the current tab). */
+export type Scope = "none" | "session" | "tab";
+
+export interface FlagSpec {
+  /** Params key the flag fills. */
+  param: string;
+  type: "string" | "boolean" | "number" | "duration" | "list" | "enum";
+  description: string;
+  alias?: string;
+  options?: readonly string[];
+  /** Shown in help; the params schema owns the real default. */
+  default?: string | number | boolean;
+  /** Fixed value for the param when the flag is present (e.g. `--all` → stop_all: true). */
+  value?: unknown;
+  /** Environment variable read when the flag is absent. */
+  env?: string;
+}
+
+export interface PositionalSpec {
+  param: string;
+  description: string;
+  required?: boolean;
+  type?: "string" | "number";
+  /** Joins all remaining words into this param (e.g. an expression with spaces). */
+  rest?: boolean;
+}
+
+export interface CliShape {
+  /** Command words after `bsk`, e.g. ["tab", "list"]. */
+  words: readonly string[];
+  positionals?: readonly PositionalSpec[];
+  flags?: Readonly<Record<string, FlagSpec>>;
+  examples?: readonly string[];
+}
+
+export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
+  owner: Owner;
+  scope: Scope;
+  description: string;
+  params: () => P;
+  result: () => R;
+  /** Absent for wire-only methods (handshake, the daemon's calls into the extension). */
+  cli?: CliShape;
+  /** A params key holding the method's own wait in ms; the daemon extends the call deadline to cover it. */
+  waitParam?: string;
+}
+
+export function method<P extends z.ZodType, R extends z.ZodType>(def: MethodDef<P, R>): MethodDef<P, R> {
+  return def;
+}
+
+/** Params every session-scoped method carries. */
+export const sessionParam = () => ({
+  session_id: z.string().min(1).max(32).describe("Session id from bsk session start"),
+});
+
+/** Params every tab-scoped method carries. */
+export const tabParams = () => ({
+  ...sessionParam(),
+  tab_id: z.number().int().optional().describe("Browser tab id; default: the session's current tab"),
+});
+
+export const WaitUntil = () =>
+  z.enum(["commit", "domcontentloaded", "load", "networkidle"]).describe("Navigation milestone to wait for");
+
+export const TabInfo = () =>
+  z.object({
+    tab_id: z.number().int(),
+    window_id: z.number().int(),
+    index: z.number().int(),
+    url: z.string(),
+    title: z.string(),
+    active: z.boolean(),
+    /** session: the calling session owns it; other_session: another session does; person: the person's. */
+    owner: z.enum(["session", "other_session", "person"]),
+    owner_session_id: z.string().optional(),
+    /** How the session came to own it. */
+    ownership: z.enum(["created", "opened", "borrowed"]).optional(),
+    current: z.boolean().optional(),
+  });
+
+export const SessionInfo = () =>
+  z.object({
+    session_id: z.string(),
+    name: z.string().optional(),
+    browser_instance_id: z.string(),
+    state: z.enum(["starting", "live", "taken_over", "ended"]),
+    window_id: z.number().int().optional(),
+    current_tab_id: z.number().int().nullable().optional(),
+    created_at: z.string(),
+    last_used_at: z.string(),
+    owner_pid: z.number().int().optional(),
+    lease_ms: z.number().int().optional(),
+    ended_at: z.string().optional(),
+    end_reason: z.string().optional(),
+  });
+
+export const BrowserInfo = () =>
+  z.object({
+    instance_id: z.string(),
+    label: z.string(),
+    name: z.string(),
+    version: z.string(),
+    extension_version: z.string(),
+    protocol_version: z.string(),
+    skew: z.boolean(),
+    connected_at: z.string(),
+    sessions: z.number().int(),
+  });

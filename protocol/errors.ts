@@ -1,0 +1,108 @@
+/**
+ * The error table. Frozen: adding a code is a protocol change (bump the minor).
+ * Each code has its process exit code and a default one-line hint telling the agent what to do next.
+ * `REASON_HINTS` refine the hint for a finer cause carried in `data.reason`.
+ */
+export const ERRORS = {
+  invalid_params: { exit: 1, hint: "Check the command's arguments with --help." },
+  not_found: { exit: 1, hint: "List what exists (bsk session list, bsk tab list) and use one of those ids." },
+  permission_denied: { exit: 1, hint: "Act only on tabs this session created or borrowed (bsk tab list)." },
+  unsupported: { exit: 1, hint: "This is not possible here; use another command or ask the person (bsk request-help)." },
+  no_browser_connected: {
+    exit: 1,
+    hint: "Open Chromium with the bsk extension installed and enabled; check its popup shows Connected.",
+  },
+  multiple_browsers_online: { exit: 1, hint: "Choose one with --browser <id|label> (bsk browsers lists them)." },
+  stale_ref: { exit: 1, hint: "Take a fresh snapshot and use the new refs; never guess a similar element." },
+  element_obscured: { exit: 1, hint: "Close or dismiss what covers the element, then retry." },
+  evaluation_failed: { exit: 1, hint: "The page script threw; fix the expression (the JS error is in data)." },
+  protocol_error: { exit: 2, hint: "A frame was malformed or a connection broke; retry, and report it if it repeats." },
+  cancelled: { exit: 2, hint: "The call was cancelled before it finished; check the page state before retrying." },
+  user_aborted: { exit: 2, hint: "The person stopped or took over; ask them before continuing." },
+  cdp_failed: { exit: 3, hint: "The browser refused the operation; re-observe the page and try another way." },
+  timeout: { exit: 4, hint: "It did not finish in time; check the page state, then retry with a longer --timeout." },
+  session_busy: { exit: 4, hint: "The session is running another call; wait for it, or use another session." },
+  unknown_method: { exit: 5, hint: "This daemon or extension does not know the method; update bsk and the extension." },
+  version_too_old: { exit: 5, hint: "Update the older side: bsk update, and reload the extension from the same release." },
+  dialog_pending: { exit: 6, hint: "Answer the page's dialog first: bsk dialog accept|dismiss." },
+} as const satisfies Record<string, { exit: number; hint: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
+
+/** Finer causes in `data.reason`, with a hint that beats the code's default. */
+export const REASON_HINTS: Record<string, string> = {
+  agent_window_scope: "This tab is not the session's: use a tab it created (bsk tab create) or borrow one (bsk tab borrow).",
+  borrow_conflict: "Another session holds this tab; pick another tab or wait until it is returned.",
+  borrow_denied: "The person said no; do not ask again for this tab.",
+  borrow_timed_out: "The person did not answer; do not ask again, carry on without that tab.",
+  origin_not_allowed: "Add the extension id with: bsk daemon allow-extension <id>.",
+  restricted_url: "Browser-internal, extension and store pages cannot be automated; use a web page.",
+  ambiguous_selector: "The selector matched several elements; use a ref from bsk snapshot or a more specific selector.",
+  taken_over: "The person took over this session; wait until they click Resume, then re-observe.",
+  daemon_not_running: "Start it with: bsk daemon start (automatic start is off because BSK_AUTO_START=0).",
+  session_ended: "The session has ended; start a new one with: bsk session start.",
+  queue_full: "Too many calls are waiting on this session; wait for them to finish.",
+  frame_too_large: "Frames are capped at 16 MiB; ask for less (smaller --max-tokens, a file output).",
+  browser_gone: "The browser disconnected; reopen it and start a new session.",
+  op_id_reused: "This --op-id was used for a different call; use a fresh op id.",
+  file_input_not_activated: "The click did not open a file chooser; target the file input or its button.",
+  label_ambiguous: "Several browsers share that label; use the instance id from bsk browsers.",
+  no_current_tab: "The session has no current tab; create one with bsk tab create.",
+};
+
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  hint?: string;
+  data?: { reason?: string; [key: string]: unknown };
+}
+
+/** An error as a value: always a code, a message and a hint. Throwable where convenient. */
+export class BskError extends Error {
+  readonly code: ErrorCode;
+  readonly hint: string;
+  readonly data?: ErrorBody["data"];
+
+  constructor(code: ErrorCode, message: string, opts: { hint?: string; data?: ErrorBody["data"] } = {}) {
+    super(message);
+    this.name = "BskError";
+    this.code = code;
+    this.data = opts.data;
+    this.hint = opts.hint ?? hintFor(code, opts.data?.reason);
+  }
+
+  toBody(): ErrorBody {
+    const body: ErrorBody = { code: this.code, message: this.message, hint: this.hint };
+    if (this.data !== undefined) body.data = this.data;
+    return body;
+  }
+
+  static from(body: ErrorBody): BskError {
+    const code = isErrorCode(body.code) ? body.code : "protocol_error";
+    return new BskError(code, body.message, { hint: body.hint, data: body.data });
+  }
+}
+
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === "string" && Object.hasOwn(ERRORS, code);
+}
+
+export function hintFor(code: ErrorCode, reason?: string): string {
+  return (reason && REASON_HINTS[reason]) || ERRORS[code].hint;
+}
+
+export function exitCodeFor(code: string): number {
+  return isErrorCode(code) ? ERRORS[code].exit : 2;
+}
+
+/** Normalise anything thrown into an error body; unknown failures become protocol_error. */
+export function toErrorBody(err: unknown): ErrorBody {
+  if (err instanceof BskError) return err.toBody();
+  if (err && typeof err === "object" && "code" in err && "message" in err && isErrorCode((err as ErrorBody).code)) {
+    const e = err as ErrorBody;
+    return { code: e.code, message: e.message, hint: e.hint ?? hintFor(e.code, e.data?.reason), data: e.data };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return { code: "protocol_error", message, hint: ERRORS.protocol_error.hint };
+}

@@ -1,0 +1,99 @@
+import { z } from "zod";
+import { method, tabParams, WaitUntil } from "../define.ts";
+
+const NavigationResult = () =>
+  z.object({
+    tab_id: z.number().int(),
+    url: z.string(),
+    title: z.string(),
+    status: z.number().int().nullable().describe("HTTP status of the main document, when known"),
+    navigated: z.boolean(),
+  });
+
+const waitUntilFlag = {
+  "wait-until": {
+    param: "wait_until",
+    type: "enum",
+    options: ["commit", "domcontentloaded", "load", "networkidle"],
+    default: "load",
+    description: "Milestone to wait for",
+  },
+} as const;
+
+/** Navigation and waiting for it. */
+export const navigationMethods = {
+  navigate: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Load a URL in the tab and wait for the chosen milestone.",
+    params: () =>
+      z.object({
+        ...tabParams(),
+        url: z.string().min(1).describe("Absolute URL (http, https, file, about:blank)"),
+        wait_until: WaitUntil().default("load"),
+      }),
+    result: NavigationResult,
+    cli: {
+      words: ["navigate"],
+      positionals: [{ param: "url", description: "URL to open", required: true }],
+      flags: waitUntilFlag,
+      examples: ["bsk navigate https://example.com --session $S", "bsk navigate http://localhost:3000 --wait-until networkidle"],
+    },
+  }),
+
+  "navigate.back": method({
+    owner: "extension",
+    scope: "tab",
+    description: "Go back one entry in the tab's history.",
+    params: () => z.object({ ...tabParams(), wait_until: WaitUntil().default("load") }),
+    result: NavigationResult,
+    cli: { words: ["navigate", "back"], flags: waitUntilFlag },
+  }),
+
+  "navigate.forward": method({
+    owner: "extension",
+    scope: "tab",
+    description: "Go forward one entry in the tab's history.",
+    params: () => z.object({ ...tabParams(), wait_until: WaitUntil().default("load") }),
+    result: NavigationResult,
+    cli: { words: ["navigate", "forward"], flags: waitUntilFlag },
+  }),
+
+  reload: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Reload the tab (--hard bypasses the cache).",
+    params: () => z.object({ ...tabParams(), hard: z.boolean().default(false), wait_until: WaitUntil().default("load") }),
+    result: NavigationResult,
+    cli: {
+      words: ["reload"],
+      flags: { hard: { param: "hard", type: "boolean", description: "Bypass the cache" }, ...waitUntilFlag },
+    },
+  }),
+
+  wait_for: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Wait for the next navigation of the tab, or for its URL to match a pattern (glob with * or /regex/).",
+    params: () =>
+      z
+        .object({
+          ...tabParams(),
+          navigation: z.boolean().default(false).describe("Wait for the next main-frame navigation"),
+          url: z.string().optional().describe("URL pattern: substring, glob with *, or /regex/"),
+          wait_until: WaitUntil().default("load"),
+        })
+        .refine((p) => p.navigation || p.url !== undefined, { message: "give --navigation or --url <pattern>" }),
+    result: () =>
+      z.object({ tab_id: z.number().int(), url: z.string(), title: z.string(), matched: z.enum(["navigation", "url"]) }),
+    cli: {
+      words: ["wait-for"],
+      flags: {
+        navigation: { param: "navigation", type: "boolean", description: "Wait for the next main-frame navigation" },
+        url: { param: "url", type: "string", description: "URL pattern (substring, glob with *, or /regex/)" },
+        ...waitUntilFlag,
+      },
+      examples: ["bsk wait-for --url '*/dashboard*' --timeout 20s"],
+    },
+  }),
+};

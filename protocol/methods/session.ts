@@ -1,0 +1,105 @@
+import { z } from "zod";
+import { method, SessionInfo, sessionParam } from "../define.ts";
+
+/** Session lifecycle: the daemon's public methods and its calls into the extension. */
+export const sessionMethods = {
+  "session.start": method({
+    owner: "daemon",
+    scope: "none",
+    description: "Open an Agent Window in the person's browser and start a session; prints the session id.",
+    params: () =>
+      z.object({
+        browser: z.string().optional().describe("Browser instance id or label (bsk browsers)"),
+        focus: z.boolean().default(true).describe("Bring the Agent Window to the front"),
+        width: z.number().int().min(100).max(7680).optional().describe("Window width in px"),
+        height: z.number().int().min(100).max(7680).optional().describe("Window height in px"),
+        owner_pid: z.number().int().positive().optional().describe("End the session when this process exits"),
+        name: z.string().max(80).optional().describe("A label for the task, shown to the person"),
+        lease_ms: z.number().int().min(1000).optional().describe("End the session if no call renews it within this time"),
+      }),
+    result: () =>
+      z.object({
+        session_id: z.string(),
+        browser_instance_id: z.string(),
+        window_id: z.number().int(),
+        tab_id: z.number().int(),
+      }),
+    cli: {
+      words: ["session", "start"],
+      flags: {
+        browser: { param: "browser", type: "string", description: "Browser instance id or label" },
+        "no-focus": { param: "focus", type: "boolean", value: false, description: "Do not bring the Agent Window to the front" },
+        width: { param: "width", type: "number", description: "Window width in px" },
+        height: { param: "height", type: "number", description: "Window height in px" },
+        "owner-pid": { param: "owner_pid", type: "number", env: "BSK_OWNER_PID", description: "End the session when this process exits" },
+        name: { param: "name", type: "string", description: "Task label shown to the person" },
+        lease: { param: "lease_ms", type: "duration", description: "End the session unless a call renews it within this time (e.g. 2m)" },
+      },
+      examples: ["S=$(bsk session start --name 'compare prices')", "bsk session start --no-focus --width 1280 --height 900"],
+    },
+  }),
+
+  "session.stop": method({
+    owner: "daemon",
+    scope: "none",
+    description: "End a session (or all): its own tabs close one by one, borrowed tabs go back, the Agent Window closes.",
+    params: () =>
+      z
+        .object({
+          session_id: z.string().optional().describe("Session to stop"),
+          all: z.boolean().default(false).describe("Stop every live session"),
+        })
+        .refine((p) => p.all || p.session_id, { message: "give a session id or --all" }),
+    result: () =>
+      z.object({
+        stopped: z.array(z.string()),
+        failed: z.array(z.object({ session_id: z.string(), code: z.string(), message: z.string() })),
+        closed_tab_ids: z.array(z.number().int()),
+        returned_tab_ids: z.array(z.number().int()),
+      }),
+    cli: {
+      words: ["session", "stop"],
+      positionals: [{ param: "session_id", description: "Session id (or use --session / BSK_SESSION)" }],
+      flags: {
+        session: { param: "session_id", type: "string", env: "BSK_SESSION", description: "Session id" },
+        all: { param: "all", type: "boolean", value: true, description: "Stop every live session" },
+      },
+    },
+  }),
+
+  "session.list": method({
+    owner: "daemon",
+    scope: "none",
+    description: "Live sessions and recently ended ones with their end reason.",
+    params: () => z.object({}),
+    result: () => z.object({ sessions: z.array(SessionInfo()) }),
+    cli: { words: ["session", "list"] },
+  }),
+
+  "session.open": method({
+    owner: "extension",
+    scope: "session",
+    description: "Daemon → extension: open the session's Agent Window on about:blank.",
+    params: () =>
+      z.object({
+        ...sessionParam(),
+        name: z.string().optional(),
+        focus: z.boolean().default(true),
+        width: z.number().int().optional(),
+        height: z.number().int().optional(),
+      }),
+    result: () => z.object({ window_id: z.number().int(), tab_id: z.number().int() }),
+  }),
+
+  "session.close": method({
+    owner: "extension",
+    scope: "session",
+    description: "Daemon → extension: close the session's tabs one by one, return borrowed tabs, close its window.",
+    params: () => z.object({ ...sessionParam(), reason: z.string() }),
+    result: () =>
+      z.object({
+        closed_tab_ids: z.array(z.number().int()),
+        returned_tab_ids: z.array(z.number().int()),
+      }),
+  }),
+};

@@ -1,0 +1,106 @@
+import { z } from "zod";
+import { BrowserInfo, method, SessionInfo } from "../define.ts";
+
+/** Daemon status, browser registry, extension handshake and cancellation. */
+export const systemMethods = {
+  "system.handshake": method({
+    owner: "daemon",
+    scope: "none",
+    description: "First frame from the extension: who it is and which sessions it still holds.",
+    params: () =>
+      z.object({
+        client: z.string(),
+        version: z.string(),
+        protocol_version: z.string(),
+        instance_id: z.string().min(1).max(64),
+        browser: z.object({ name: z.string(), version: z.string() }),
+        label: z.string().max(64),
+        sessions: z
+          .array(
+            z.object({
+              session_id: z.string(),
+              window_id: z.number().int(),
+              tab_ids: z.array(z.number().int()),
+              current_tab_id: z.number().int().nullable(),
+            }),
+          )
+          .default([]),
+      }),
+    result: () =>
+      z.object({
+        server: z.string(),
+        version: z.string(),
+        protocol_version: z.string(),
+        skew: z.boolean(),
+        heartbeat_ms: z.number().int(),
+        adopted: z.array(z.string()),
+        ended: z.array(z.object({ session_id: z.string(), reason: z.string() })),
+      }),
+  }),
+
+  "system.status": method({
+    owner: "daemon",
+    scope: "none",
+    description: "Daemon, browsers and live sessions.",
+    params: () => z.object({}),
+    result: () =>
+      z.object({
+        daemon: z.object({
+          pid: z.number().int(),
+          version: z.string(),
+          protocol_version: z.string(),
+          started_at: z.string(),
+          uptime_ms: z.number(),
+          home: z.string(),
+          socket: z.string(),
+          ws_port: z.number().int(),
+        }),
+        browsers: z.array(BrowserInfo()),
+        sessions: z.array(SessionInfo()),
+      }),
+    cli: { words: ["status"], examples: ["bsk status", "bsk status --json"] },
+  }),
+
+  "system.shutdown": method({
+    owner: "daemon",
+    scope: "none",
+    description: "Stop the daemon (live sessions end with reason daemon_stopped).",
+    params: () => z.object({}),
+    result: () => z.object({ pid: z.number().int(), ended_sessions: z.array(z.string()) }),
+  }),
+
+  "system.allow_extension": method({
+    owner: "daemon",
+    scope: "none",
+    description: "Allow another extension id (e.g. a store build) to connect.",
+    params: () =>
+      z.object({
+        extension_id: z
+          .string()
+          .regex(/^[a-p]{32}$/, "an extension id is 32 letters a-p")
+          .describe("Chromium extension id"),
+      }),
+    result: () => z.object({ allowed: z.array(z.string()) }),
+    cli: {
+      words: ["daemon", "allow-extension"],
+      positionals: [{ param: "extension_id", description: "Extension id (32 letters a-p)", required: true }],
+    },
+  }),
+
+  "browser.list": method({
+    owner: "daemon",
+    scope: "none",
+    description: "Connected browsers (one per extension instance).",
+    params: () => z.object({}),
+    result: () => z.object({ browsers: z.array(BrowserInfo()) }),
+    cli: { words: ["browsers"] },
+  }),
+
+  cancel: method({
+    owner: "daemon",
+    scope: "none",
+    description: "Cancel an in-flight request by its id (sent by the CLI on Ctrl-C, forwarded to the extension).",
+    params: () => z.object({ id: z.union([z.string(), z.number()]) }),
+    result: () => z.object({ cancelled: z.boolean() }),
+  }),
+};

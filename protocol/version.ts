@@ -1,0 +1,32 @@
+/**
+ * Versions. The app version comes from package.json; the protocol version is `major.minor`.
+ * Rule: a different major is refused (`version_too_old`); a different minor is accepted and reported as skew.
+ */
+import pkg from "../package.json" with { type: "json" };
+
+export const APP_VERSION: string = pkg.version;
+export const PROTOCOL_VERSION = "1.0";
+export const DAEMON_NAME = "bsk-daemon";
+export const EXTENSION_CLIENT = "bsk-extension";
+
+export interface ProtocolVersion {
+  major: number;
+  minor: number;
+}
+
+export function parseProtocolVersion(v: unknown): ProtocolVersion | null {
+  if (typeof v !== "string") return null;
+  const m = /^(\d{1,9})\.(\d{1,9})$/.exec(v);
+  if (!m) return null;
+  return { major: Number(m[1]), minor: Number(m[2]) };
+}
+
+export type Compatibility = { ok: true; skew: boolean } | { ok: false; reason: string };
+
+export function checkCompatibility(ours: string, theirs: unknown): Compatibility {
+  const a = parseProtocolVersion(ours);
+  const b = parseProtocolVersion(theirs);
+  if (!a || !b) return { ok: false, reason: `unparseable protocol version ${JSON.stringify(theirs)}` };
+  if (a.major !== b.major) return { ok: false, reason: `protocol ${String(theirs)} cannot talk to protocol ${ours}` };
+  return { ok: true, skew: a.minor !== b.minor };
+}
