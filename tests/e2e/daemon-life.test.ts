@@ -1,0 +1,62 @@
+/** The daemon's life with a real browser: auto-start, detachment, restart with re-adoption. */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { BSK, startWorld, until, type World } from "./harness.ts";
+
+let w: World;
+
+beforeAll(async () => {
+  w = await startWorld();
+}, 60_000);
+
+afterAll(async () => {
+  await w?.stop();
+});
+
+function daemonPid(): number {
+  return JSON.parse(readFileSync(`${w.home}/daemon.json`, "utf8")).pid;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test("with BSK_AUTO_START=0 and no daemon, commands fail naming `bsk daemon start`", async () => {
+  const r = await w.bsk(["session", "list"], { env: { BSK_AUTO_START: "0", BSK_HOME: `${w.home}/nowhere` } });
+  expect(r.code).not.toBe(0);
+  expect(r.stderr).toContain("bsk daemon start");
+});
+
+test("a killed daemon is replaced by the next command, and the live session is re-adopted", async () => {
+  const s = await w.startSession();
+  await w.ok(["navigate", w.fixtures.url("/echo-title/Before"), "--session", s]);
+  const old = daemonPid();
+  process.kill(old, "SIGKILL");
+  await until("the old daemon to die", () => !alive(old));
+
+  // Any command brings up a new daemon; the extension reconnects and reports its session.
+  const title = await w.ok(["evaluate", "document.title", "--session", s, "--timeout", "20s"]);
+  expect(title.value).toBe("Before");
+  expect(daemonPid()).not.toBe(old);
+  const list = (await w.ok(["session", "list"])).sessions;
+  expect(list.find((x: any) => x.session_id === s)?.state).toBe("live");
+  await w.ok(["session", "stop", s]);
+});
+
+test("a harness reading the CLI's output to EOF is not held by the auto-started daemon", async () => {
+  await w.bsk(["daemon", "stop"]);
+  // Like a harness: run through a shell, capture stdout and stderr through pipes, read both to EOF.
+  const proc = Bun.spawn(["sh", "-c", `"${BSK}" status --json`], { env: w.env, stdout: "pipe", stderr: "pipe" });
+  const [out] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  expect(JSON.parse(out).ok).toBe(true);
+  const pid = daemonPid();
+  expect(alive(pid)).toBe(true);
+  // The daemon runs in its own session, so it is not in the harness's process group either.
+  const sid = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[3];
+  expect(Number(sid)).toBe(pid);
+});

@@ -1,0 +1,146 @@
+/**
+ * One isolated bsk world per test file: its own $BSK_HOME, daemon port, fixture site and Chromium profile,
+ * driven only through the compiled dist/bsk binary, as an agent would.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { launchChromium, type Browser } from "../../scripts/chromium.ts";
+import { startFixtureServer, type FixtureServer } from "../fixtures/server.ts";
+import { Person } from "./person.ts";
+
+export const ROOT = join(import.meta.dir, "../..");
+export const BSK = join(ROOT, "dist/bsk");
+export const EXTENSION_DIR = join(ROOT, "dist/extension");
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** Parsed stdout when the command ran with --json. */
+  json: any;
+}
+
+export interface World {
+  home: string;
+  port: number;
+  env: Record<string, string>;
+  fixtures: FixtureServer;
+  browser: Browser;
+  person: Person;
+  bsk(args: string[], opts?: { env?: Record<string, string>; stdin?: string }): Promise<Run>;
+  /** Run and expect exit 0 with --json; returns the result object. */
+  ok(args: string[]): Promise<any>;
+  startSession(extra?: string[]): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+/** Short durations so every timer in a test fires quickly (SPEC §8). */
+export const TEST_DURATIONS: Record<string, string> = {
+  BSK_HANDSHAKE_MS: "5000",
+  BSK_HEARTBEAT_MS: "2000",
+  BSK_BROWSER_SILENCE_MS: "20000",
+  BSK_BROWSER_WAIT_MS: "15000",
+  BSK_READOPT_WAIT_MS: "15000",
+  BSK_OWNER_POLL_MS: "100",
+};
+
+export async function startWorld(opts: { env?: Record<string, string>; browserUrls?: (f: FixtureServer) => string[] } = {}): Promise<World> {
+  const home = mkdtempSync("/tmp/bsk-e2e-");
+  const port = await freePort();
+  const fixtures = startFixtureServer();
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    BSK_HOME: home,
+    BSK_PORT: String(port),
+    ...TEST_DURATIONS,
+    ...opts.env,
+  };
+  delete env.BSK_SESSION;
+  delete env.BSK_OWNER_PID;
+  delete env.BSK_AUTO_START;
+
+  const bsk: World["bsk"] = async (args, o = {}) => {
+    const proc = Bun.spawn([BSK, ...args], {
+      env: { ...env, ...o.env },
+      stdin: o.stdin === undefined ? "ignore" : new Blob([o.stdin]),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
+    let json: unknown;
+    if (args.includes("--json")) {
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+    }
+    return { code, stdout, stderr, json };
+  };
+
+  const ok = async (args: string[]) => {
+    const r = await bsk([...args, "--json"]);
+    if (r.code !== 0 || !r.json?.ok) {
+      throw new Error(`bsk ${args.join(" ")} failed (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
+    }
+    return r.json.result;
+  };
+
+  const started = await bsk(["daemon", "start", "--port", String(port)]);
+  if (started.code !== 0) throw new Error(`daemon start failed: ${started.stderr}`);
+
+  const connectUrl = `chrome-extension://${EXTENSION_ID}/connect.html?port=${port}&label=e2e`;
+  const browser = await launchChromium({
+    extensionDir: EXTENSION_DIR,
+    profileDir: join(home, "profile"),
+    urls: [connectUrl, ...(opts.browserUrls?.(fixtures) ?? [])],
+    cdp: true,
+  });
+  const person = await Person.connect(browser.cdpPort!);
+
+  const world: World = {
+    home,
+    port,
+    env,
+    fixtures,
+    browser,
+    person,
+    bsk,
+    ok,
+    async startSession(extra = []) {
+      const r = await ok(["session", "start", "--no-focus", ...extra]);
+      return r.session_id as string;
+    },
+    async stop() {
+      person.close();
+      await bsk(["daemon", "stop"]);
+      await browser.close();
+      fixtures.stop();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+  return world;
+}
+
+/** Wait for a condition that is checked by polling something outside this process (a file, a pid). */
+export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(50);
+  }
+}

@@ -1,0 +1,169 @@
+/** The spine end to end: real Chromium, the built extension, dist/bsk, a local fixture site. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startWorld, until, type World } from "./harness.ts";
+
+let w: World;
+
+beforeAll(async () => {
+  // The person logs in to the fixture site in an ordinary tab before any session exists.
+  w = await startWorld({ browserUrls: (f) => [f.url("/login?user=ada")] });
+  await w.fixtures.seen("/account");
+}, 60_000);
+
+afterAll(async () => {
+  await w?.stop();
+});
+
+describe("session, navigation, evaluate, tabs", () => {
+  test("a session opens an Agent Window, navigates, evaluates, manages tabs and closes its window on stop", async () => {
+    const s = await w.startSession();
+    expect(s).toMatch(/^[a-z0-9]{4}$/);
+
+    const nav = await w.ok(["navigate", w.fixtures.url("/shop.html"), "--session", s]);
+    expect(nav).toMatchObject({ url: w.fixtures.url("/shop.html"), title: "Tiny Shop", status: 200, navigated: true });
+
+    const title = await w.bsk(["evaluate", "document.title", "--session", s]);
+    expect(title.code).toBe(0);
+    expect(title.stdout.trim()).toBe("Tiny Shop");
+
+    const first = (await w.ok(["tab", "list", "--session", s])).tabs;
+    expect(first).toHaveLength(1);
+    const windowId = first[0].window_id;
+
+    const created = await w.ok(["tab", "create", w.fixtures.url("/echo-title/Second"), "--session", s]);
+    expect(created.window_id).toBe(windowId);
+    const list = await w.ok(["tab", "list", "--session", s]);
+    expect(list.tabs.map((t: any) => t.tab_id).sort()).toEqual([first[0].tab_id, created.tab_id].sort());
+    expect(list.current_tab_id).toBe(created.tab_id);
+
+    await w.ok(["tab", "select", String(first[0].tab_id), "--session", s]);
+    expect((await w.ok(["evaluate", "document.title", "--session", s])).value).toBe("Tiny Shop");
+    expect((await w.ok(["evaluate", "document.title", "--session", s, "--tab", String(created.tab_id)])).value).toBe(
+      "Second",
+    );
+
+    await w.ok(["tab", "close", String(created.tab_id), "--session", s]);
+    expect((await w.ok(["tab", "list", "--session", s])).tabs).toHaveLength(1);
+
+    const stopped = await w.ok(["session", "stop", s]);
+    expect(stopped.stopped).toEqual([s]);
+    const windows = await w.person.pages();
+    expect(windows.some((p) => p.url.includes("/shop.html"))).toBe(false);
+    const after = await w.bsk(["tab", "list", "--session", s, "--json"]);
+    expect(after.code).toBe(1);
+    expect(after.json.error.code).toBe("not_found");
+  });
+
+  test("navigation reports status, waits, history and reload", async () => {
+    const s = await w.startSession();
+    const missing = await w.ok(["navigate", w.fixtures.url("/status/404"), "--session", s]);
+    expect(missing.status).toBe(404);
+    await w.ok(["navigate", w.fixtures.url("/echo-title/One"), "--session", s, "--wait-until", "domcontentloaded"]);
+    await w.ok(["navigate", w.fixtures.url("/echo-title/Two"), "--session", s, "--wait-until", "networkidle"]);
+    const back = await w.ok(["navigate", "back", "--session", s]);
+    expect(back).toMatchObject({ title: "One", navigated: true });
+    const fwd = await w.ok(["navigate", "forward", "--session", s]);
+    expect(fwd.title).toBe("Two");
+    const reloaded = await w.ok(["reload", "--hard", "--session", s]);
+    expect(reloaded.title).toBe("Two");
+
+    const waited = await w.ok(["wait-for", "--url", "*/echo-title/Two", "--session", s, "--timeout", "5s"]);
+    expect(waited.matched).toBe("url");
+
+    // wait-for --navigation resolves on the navigation a page script starts later.
+    await w.ok(["evaluate", `setTimeout(() => location.href = ${JSON.stringify(w.fixtures.url("/echo-title/Three"))}, 50); 1`, "--session", s]);
+    const nav = await w.ok(["wait-for", "--navigation", "--session", s, "--timeout", "10s"]);
+    expect(nav).toMatchObject({ matched: "navigation", title: "Three" });
+
+    const timedOut = await w.bsk(["wait-for", "--url", "/never-matches/", "--session", s, "--timeout", "300ms", "--json"]);
+    expect(timedOut.code).toBe(4);
+    expect(timedOut.json.error.code).toBe("timeout");
+    await w.ok(["session", "stop", s]);
+  });
+
+  test("evaluate returns values and reports a thrown error as evaluation_failed", async () => {
+    const s = await w.startSession();
+    expect((await w.ok(["evaluate", "1+1", "--session", s])).value).toBe(2);
+    expect((await w.ok(["evaluate", "Promise.resolve({a: [1, 'x']})", "--session", s])).value).toEqual({ a: [1, "x"] });
+    const thrown = await w.bsk(["evaluate", "throw new Error('boom')", "--session", s]);
+    expect(thrown.code).toBe(1);
+    expect(thrown.stderr).toContain("error:");
+    expect(thrown.stderr).toContain("boom");
+    expect(thrown.stderr).toContain("hint:");
+    await w.ok(["session", "stop", s]);
+  });
+
+  test("restricted URLs are refused", async () => {
+    const s = await w.startSession();
+    const r = await w.bsk(["navigate", "chrome://settings", "--session", s, "--json"]);
+    expect(r.code).toBe(1);
+    expect(r.json.error).toMatchObject({ code: "permission_denied", data: { reason: "restricted_url" } });
+    await w.ok(["session", "stop", s]);
+  });
+});
+
+describe("the person's browser stays theirs", () => {
+  test("an Agent Window reuses the person's login", async () => {
+    const s = await w.startSession();
+    await w.ok(["navigate", w.fixtures.url("/account"), "--session", s]);
+    expect((await w.ok(["evaluate", "document.querySelector('h1').textContent", "--session", s])).value).toBe(
+      "Logged in as ada",
+    );
+    await w.ok(["session", "stop", s]);
+  });
+
+  test("a session cannot touch the person's tab nor another session's tab", async () => {
+    const a = await w.startSession();
+    const b = await w.startSession();
+    const people = (await w.ok(["tab", "list", "--scope", "user", "--session", a])).tabs;
+    const account = people.find((t: any) => t.url.includes("/account"));
+    expect(account).toBeDefined();
+    expect(account.owner).toBe("person");
+
+    const onPerson = await w.bsk(["evaluate", "document.cookie", "--session", a, "--tab", String(account.tab_id), "--json"]);
+    expect(onPerson.code).toBe(1);
+    expect(onPerson.json.error).toMatchObject({ code: "permission_denied", data: { reason: "agent_window_scope" } });
+
+    const bTab = (await w.ok(["tab", "list", "--session", b])).tabs[0].tab_id;
+    for (const args of [
+      ["evaluate", "1", "--tab", String(bTab)],
+      ["navigate", w.fixtures.url("/"), "--tab", String(bTab)],
+      ["tab", "close", String(bTab)],
+      ["tab", "select", String(bTab)],
+    ]) {
+      const r = await w.bsk([...args, "--session", a, "--json"]);
+      expect(r.code).toBe(1);
+      expect(r.json.error.code).toBe("permission_denied");
+    }
+    const all = (await w.ok(["tab", "list", "--scope", "all", "--session", a])).tabs;
+    expect(all.find((t: any) => t.tab_id === bTab)?.owner).toBe("other_session");
+    await w.ok(["session", "stop", "--all"]);
+  });
+
+  test("a popup opened by an agent tab belongs to the session", async () => {
+    const s = await w.startSession();
+    await w.ok(["navigate", w.fixtures.url("/popup-opener.html"), "--session", s]);
+    await w.ok(["evaluate", "document.getElementById('open').click()", "--session", s]);
+    const popup = await until("the popup to join the session", async () => {
+      const tabs = (await w.ok(["tab", "list", "--session", s])).tabs;
+      return tabs.find((t: any) => t.ownership === "opened" && t.url.includes("Popup"));
+    });
+    const title = await w.ok(["evaluate", "document.title", "--session", s, "--tab", String(popup.tab_id)]);
+    expect(title.value).toBe("Popup child");
+    await w.ok(["session", "stop", s]);
+    expect((await w.person.pages()).some((p) => p.url.includes("Popup"))).toBe(false);
+  });
+
+  test("closing the Agent Window by hand ends the session with a recorded reason", async () => {
+    const s = await w.startSession();
+    await w.ok(["navigate", w.fixtures.url(`/echo-title/close-me-${s}`), "--session", s]);
+    expect(await w.person.closePagesMatching(`close-me-${s}`)).toBe(1);
+    const ended = await until("the session to end", async () => {
+      const list = (await w.ok(["session", "list"])).sessions;
+      return list.find((x: any) => x.session_id === s && x.state === "ended");
+    });
+    expect(ended.end_reason).toBe("window_closed");
+    const r = await w.bsk(["evaluate", "1", "--session", s, "--json"]);
+    expect(r.json.error.code).toBe("not_found");
+  });
+});
