@@ -1,0 +1,229 @@
+/**
+ * A command's argv (after its words) → params, from the catalog's CLI shape. Types are checked as far as
+ * argv can say (numbers, durations, enums, required arguments); the params schema itself is the daemon's
+ * to enforce (it answers invalid_params with a hint), so the CLI never builds a zod schema.
+ */
+import type { FlagSpec } from "../protocol/define.ts";
+import { parseDuration } from "../protocol/duration.ts";
+import { BskError } from "../protocol/errors.ts";
+import { commandName, type CommandSpec } from "./commands-table.ts";
+import { isFlagToken } from "./router.ts";
+import { closest } from "./suggest.ts";
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** A flag as the parser sees it: a catalog flag (fills a param) or one of the CLI's own (fills an option). */
+export interface FlagDef extends FlagSpec {
+  option?: "json" | "timeout" | "op_id" | "help";
+}
+
+export interface ParsedArgs {
+  params: Record<string, unknown>;
+  json: boolean;
+  timeoutMs: number;
+  /** --op-id, when given. */
+  opId?: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Every flag a command takes, catalog flags first, then the ones every command (or scope) adds. */
+export function flagsFor(cmd: CommandSpec): Record<string, FlagDef> {
+  const flags: Record<string, FlagDef> = { ...cmd.flags };
+  const add = (name: string, def: FlagDef) => {
+    if (!(name in flags)) flags[name] = def;
+  };
+  if (cmd.scope !== "none") {
+    add("session", { param: "session_id", type: "string", env: "BSK_SESSION", description: "Session id from bsk session start" });
+  }
+  if (cmd.scope === "tab") add("tab", { param: "tab_id", type: "number", description: "Tab id (default: the session's current tab)" });
+  if (cmd.method) {
+    add("timeout", {
+      param: "",
+      option: "timeout",
+      type: "duration",
+      default: "30s",
+      description: "Give up after this long, time queued included (500ms, 30s, 5m)",
+    });
+  }
+  if (cmd.effect === "BrowserMutation") {
+    add("op-id", {
+      param: "",
+      option: "op_id",
+      type: "string",
+      description: "Idempotency key: a retry with the same op id never runs twice (default: a fresh one)",
+    });
+  }
+  add("json", { param: "", option: "json", type: "boolean", description: "Print one JSON object on stdout" });
+  add("help", { param: "", option: "help", type: "boolean", alias: "h", description: "Show this help" });
+  return flags;
+}
+
+function invalid(cmd: CommandSpec, message: string, hint?: string): BskError {
+  return new BskError("invalid_params", message, { hint: hint ?? `See ${commandName(cmd)} --help.` });
+}
+
+function convert(cmd: CommandSpec, label: string, def: Pick<FlagSpec, "type" | "options">, raw: string): unknown {
+  switch (def.type) {
+    case "number": {
+      const n = raw.trim() === "" ? NaN : Number(raw);
+      if (!Number.isFinite(n)) throw invalid(cmd, `${label} expects a number, got ${JSON.stringify(raw)}`);
+      return n;
+    }
+    case "duration": {
+      const ms = parseDuration(raw);
+      if (ms === null) throw invalid(cmd, `${label} expects a duration like 500ms, 30s or 5m, got ${JSON.stringify(raw)}`);
+      return ms;
+    }
+    case "enum": {
+      const options = def.options ?? [];
+      if (!options.includes(raw)) {
+        const guess = closest(raw, options);
+        throw invalid(
+          cmd,
+          `${label} must be one of ${options.join(", ")}; got ${JSON.stringify(raw)}`,
+          guess ? `Did you mean ${guess}?` : undefined,
+        );
+      }
+      return raw;
+    }
+    case "boolean": {
+      if (/^(true|1|yes)$/i.test(raw)) return true;
+      if (/^(false|0|no)$/i.test(raw)) return false;
+      throw invalid(cmd, `${label} takes no value (or true/false), got ${JSON.stringify(raw)}`);
+    }
+    default:
+      return raw;
+  }
+}
+
+export function parseArgs(cmd: CommandSpec, args: readonly string[], env: Env): ParsedArgs {
+  const flags = flagsFor(cmd);
+  const aliases = new Map<string, string>();
+  for (const [name, f] of Object.entries(flags)) if (f.alias) aliases.set(f.alias, name);
+
+  const params: Record<string, unknown> = {};
+  const fromFlag = new Set<string>();
+  const options: { json: boolean; timeout?: number; op_id?: string } = { json: false };
+  const positionals: string[] = [];
+
+  const setFlag = (name: string, def: FlagDef, raw: string | undefined) => {
+    const label = `--${name}`;
+    let value: unknown;
+    if (def.type === "boolean") {
+      const on = raw === undefined ? true : (convert(cmd, label, def, raw) as boolean);
+      if (def.value !== undefined) {
+        if (!on) return;
+        value = def.value;
+      } else value = on;
+    } else {
+      value = convert(cmd, label, def, raw!);
+    }
+    if (def.option) {
+      if (def.option === "json") options.json = value as boolean;
+      else if (def.option === "timeout") options.timeout = value as number;
+      else if (def.option === "op_id") options.op_id = value as string;
+      return;
+    }
+    if (def.type === "list") {
+      const list = (params[def.param] as unknown[] | undefined) ?? [];
+      list.push(value);
+      value = list;
+    }
+    params[def.param] = value;
+    fromFlag.add(def.param);
+  };
+
+  let literal = false;
+  for (let i = 0; i < args.length; i++) {
+    const tok = args[i]!;
+    if (literal || !isFlagToken(tok)) {
+      positionals.push(tok);
+      continue;
+    }
+    if (tok === "--") {
+      literal = true;
+      continue;
+    }
+    let name: string;
+    let inline: string | undefined;
+    if (tok.startsWith("--")) {
+      const eq = tok.indexOf("=");
+      name = eq === -1 ? tok.slice(2) : tok.slice(2, eq);
+      inline = eq === -1 ? undefined : tok.slice(eq + 1);
+    } else {
+      const short = tok.slice(1, 2);
+      const long = aliases.get(short);
+      if (!long) throw unknownFlag(cmd, tok, flags);
+      name = long;
+      inline = tok.length > 2 ? tok.slice(2).replace(/^=/, "") : undefined;
+    }
+    const def = flags[name];
+    if (!def) throw unknownFlag(cmd, `--${name}`, flags);
+    if (def.type !== "boolean" && inline === undefined) {
+      const next = args[i + 1];
+      if (next === undefined || (next.startsWith("--") && next.length > 2)) {
+        throw invalid(cmd, `--${name} needs a value`);
+      }
+      inline = next;
+      i++;
+    }
+    setFlag(name, def, inline);
+  }
+
+  // Positionals, in order; a `rest` positional takes every remaining word.
+  const specs = cmd.positionals;
+  let p = 0;
+  for (const spec of specs) {
+    if (p >= positionals.length) break;
+    const raw = spec.rest ? positionals.slice(p).join(" ") : positionals[p]!;
+    p = spec.rest ? positionals.length : p + 1;
+    const value = convert(cmd, `<${spec.param}>`, { type: spec.type ?? "string" }, raw);
+    if (fromFlag.has(spec.param) && params[spec.param] !== value) {
+      throw invalid(cmd, `<${spec.param}> was given twice with different values`);
+    }
+    params[spec.param] = value;
+  }
+  if (p < positionals.length) {
+    throw invalid(cmd, `unexpected argument ${JSON.stringify(positionals[p])} for ${commandName(cmd)}`);
+  }
+
+  // Environment fallbacks for what argv left out.
+  for (const [name, def] of Object.entries(flags)) {
+    if (!def.env || def.option || def.param in params) continue;
+    const raw = env[def.env];
+    if (raw === undefined || raw === "") continue;
+    const value = convert(cmd, `${def.env} (for --${name})`, def, raw);
+    params[def.param] = def.type === "list" ? [value] : value;
+  }
+
+  for (const spec of specs) {
+    if (spec.required && !(spec.param in params)) {
+      throw invalid(cmd, `missing <${spec.param}>: ${spec.description}`, `Usage: ${usageLine(cmd)}`);
+    }
+  }
+  if (cmd.scope !== "none" && params.session_id === undefined) {
+    throw new BskError("invalid_params", `${commandName(cmd)} needs a session: pass --session ID (or set BSK_SESSION)`, {
+      hint: "Start one with: S=$(bsk session start), then pass --session $S to every command.",
+    });
+  }
+  return { params, json: options.json, timeoutMs: options.timeout ?? DEFAULT_TIMEOUT_MS, opId: options.op_id };
+}
+
+function unknownFlag(cmd: CommandSpec, flag: string, flags: Record<string, FlagDef>): BskError {
+  const guess = closest(flag.replace(/^-+/, ""), Object.keys(flags));
+  return invalid(
+    cmd,
+    `unknown flag ${flag} for ${commandName(cmd)}`,
+    guess ? `Did you mean --${guess}? (${commandName(cmd)} --help lists its flags)` : undefined,
+  );
+}
+
+/** `bsk tab select <tab_id> [flags]` */
+export function usageLine(cmd: CommandSpec): string {
+  const pos = cmd.positionals.map((p) => {
+    const name = p.rest ? `${p.param}...` : p.param;
+    return p.required ? `<${name}>` : `[${name}]`;
+  });
+  return [commandName(cmd), ...pos, "[flags]"].join(" ");
+}

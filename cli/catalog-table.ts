@@ -1,0 +1,40 @@
+/**
+ * The catalog's CLI shapes as plain data. Runs as a Bun macro (`import … with { type: "macro" }` in
+ * cli/commands-table.ts): the bundler (and the runtime transpiler) evaluates it against protocol/catalog.ts
+ * and inlines the result, so the CLI carries every command, flag and description without importing zod
+ * or building a single schema at start-up. Nothing here may be a function: the value is serialised.
+ */
+import { EFFECTS, cliMethods } from "../protocol/catalog.ts";
+import type { CliShape, Effect, FlagSpec, PositionalSpec, Scope } from "../protocol/define.ts";
+
+export interface CatalogCommand {
+  method: string;
+  words: string[];
+  description: string;
+  scope: Scope;
+  effect: Effect;
+  positionals: PositionalSpec[];
+  flags: Record<string, FlagSpec>;
+  examples: string[];
+  /** Params key holding the method's own wait in ms (the CLI waits that long too). */
+  waitParam?: string;
+}
+
+export function catalogCommands(): CatalogCommand[] {
+  return cliMethods().map(({ name, def }) => {
+    const cli = def.cli as CliShape;
+    const cmd: CatalogCommand = {
+      method: name,
+      words: [...cli.words],
+      description: def.description,
+      scope: def.scope,
+      effect: EFFECTS[name],
+      positionals: (cli.positionals ?? []).map((p) => ({ ...p })),
+      flags: Object.fromEntries(Object.entries(cli.flags ?? {}).map(([k, f]) => [k, { ...f, options: f.options && [...f.options] }])),
+      examples: [...(cli.examples ?? [])],
+    };
+    if (def.waitParam) cmd.waitParam = def.waitParam;
+    // JSON round trip: drops undefined fields, so the inlined literal is exactly what a test compares.
+    return JSON.parse(JSON.stringify(cmd)) as CatalogCommand;
+  });
+}

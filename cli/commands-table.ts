@@ -1,0 +1,89 @@
+/**
+ * Every command the CLI knows: the catalog's methods (inlined at build time by a macro, no zod at run time)
+ * plus the CLI-only commands (daemon start|stop|status, logs, version). Plain data; the router walks it.
+ */
+import type { Effect, FlagSpec, PositionalSpec, Scope } from "../protocol/define.ts";
+import { catalogCommands } from "./catalog-table.ts" with { type: "macro" };
+
+/** What a CLI-only command runs (cli/commands/*). */
+export type LocalAction = "daemon.start" | "daemon.stop" | "daemon.status" | "logs" | "version";
+
+export interface CommandSpec {
+  words: string[];
+  description: string;
+  positionals: PositionalSpec[];
+  flags: Record<string, FlagSpec>;
+  examples: string[];
+  scope: Scope;
+  /** Protocol method sent to the daemon (catalog commands). */
+  method?: string;
+  effect?: Effect;
+  waitParam?: string;
+  /** CLI-only command. */
+  local?: LocalAction;
+}
+
+const CATALOG: CommandSpec[] = catalogCommands();
+
+const LOCAL: CommandSpec[] = [
+  {
+    words: ["daemon", "start"],
+    description: "Start the daemon detached (prints pid, socket and port); --foreground runs it in this process.",
+    local: "daemon.start",
+    scope: "none",
+    positionals: [],
+    flags: {
+      foreground: { param: "foreground", type: "boolean", description: "Run in this process until stopped" },
+      port: { param: "port", type: "number", env: "BSK_PORT", description: "Extension gateway port", default: 52800 },
+      "session-idle": { param: "session_idle_ms", type: "duration", description: "End sessions idle this long", default: "5m" },
+      "daemon-idle": { param: "daemon_idle_ms", type: "duration", description: "Exit after this long with no session and no browser" },
+    },
+    examples: ["bsk daemon start", "bsk daemon start --foreground --port 52801"],
+  },
+  {
+    words: ["daemon", "stop"],
+    description: "Stop the daemon (live sessions end); waits up to 5 s for it to exit. Not running is fine.",
+    local: "daemon.stop",
+    scope: "none",
+    positionals: [],
+    flags: {},
+    examples: [],
+  },
+  {
+    words: ["daemon", "status"],
+    description: "Like bsk status, but never starts the daemon: says not running (exit 1) when there is none.",
+    local: "daemon.status",
+    scope: "none",
+    positionals: [],
+    flags: {},
+    examples: [],
+  },
+  {
+    words: ["logs"],
+    description: "Print the daemon's log ($BSK_HOME/logs/daemon.log); -f follows it. Works without a daemon.",
+    local: "logs",
+    scope: "none",
+    positionals: [],
+    flags: {
+      follow: { param: "follow", type: "boolean", alias: "f", description: "Keep printing new lines" },
+      lines: { param: "lines", type: "number", alias: "n", default: 200, description: "How many of the last lines to print" },
+    },
+    examples: ["bsk logs -n 50", "bsk logs -f"],
+  },
+  {
+    words: ["version"],
+    description: "Print bsk's version and protocol version.",
+    local: "version",
+    scope: "none",
+    positionals: [],
+    flags: {},
+    examples: [],
+  },
+];
+
+export const COMMANDS: readonly CommandSpec[] = [...CATALOG, ...LOCAL];
+
+/** `bsk <words>` as shown in help and errors. */
+export function commandName(cmd: CommandSpec): string {
+  return `bsk ${cmd.words.join(" ")}`;
+}

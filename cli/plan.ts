@@ -1,0 +1,66 @@
+/**
+ * argv + env → what this invocation does: a request to the daemon ({method, params, meta}), a CLI-only
+ * command, help or the version. Pure (no I/O), so every CLI shape is unit-tested through it.
+ */
+import type { RequestMeta } from "../protocol/frames.ts";
+import { BskError } from "../protocol/errors.ts";
+import { parseArgs, type ParsedArgs } from "./args.ts";
+import type { CommandSpec, LocalAction } from "./commands-table.ts";
+import { route } from "./router.ts";
+
+type Env = Record<string, string | undefined>;
+
+export type Plan =
+  | { kind: "call"; cmd: CommandSpec; method: string; params: Record<string, unknown>; meta: RequestMeta; json: boolean; giveUpMs: number }
+  | { kind: "local"; cmd: CommandSpec; action: LocalAction; params: Record<string, unknown>; json: boolean }
+  | { kind: "help"; words: string[] }
+  | { kind: "version"; json: boolean };
+
+/** The CLI waits this much longer than the call's own deadline before it decides the daemon is gone. */
+export const GRACE_MS = 5_000;
+const MAX_TIMEOUT_MS = 86_400_000;
+
+export interface Ids {
+  traceId: string;
+  /** A fresh op id, used when the command mutates the browser and --op-id was not given. */
+  opId: () => string;
+}
+
+export function randomIds(): Ids {
+  const n = crypto.getRandomValues(new Uint32Array(1))[0]!;
+  return { traceId: n.toString(16).padStart(8, "0"), opId: () => crypto.randomUUID() };
+}
+
+/** `--json` anywhere before `--`: decides how even a parse error is printed. */
+export function wantsJson(argv: readonly string[]): boolean {
+  for (const tok of argv) {
+    if (tok === "--") return false;
+    if (tok === "--json" || tok === "--json=true") return true;
+  }
+  return false;
+}
+
+export function plan(argv: readonly string[], env: Env, ids: Ids = randomIds(), pid = process.pid): Plan {
+  const r = route(argv);
+  if (r.kind === "help") return r;
+  if (r.kind === "version") return { kind: "version", json: wantsJson(argv) };
+  const { cmd } = r;
+  const parsed: ParsedArgs = parseArgs(cmd, r.args, env);
+  if (cmd.local) return { kind: "local", cmd, action: cmd.local, params: parsed.params, json: parsed.json };
+  if (parsed.timeoutMs <= 0 || parsed.timeoutMs > MAX_TIMEOUT_MS) {
+    throw new BskError("invalid_params", "--timeout must be between 1ms and 24h", { hint: "For example: --timeout 30s" });
+  }
+  const meta: RequestMeta = { trace_id: ids.traceId, timeout_ms: parsed.timeoutMs, client_pid: pid };
+  if (cmd.effect === "BrowserMutation") meta.op_id = parsed.opId ?? ids.opId();
+  // A method that waits on its own (e.g. for a person) gets its wait on top of the deadline from the daemon.
+  const ownWait = cmd.waitParam ? Number(parsed.params[cmd.waitParam] ?? 0) || 0 : 0;
+  return {
+    kind: "call",
+    cmd,
+    method: cmd.method!,
+    params: parsed.params,
+    meta,
+    json: parsed.json,
+    giveUpMs: Math.max(parsed.timeoutMs, ownWait) + GRACE_MS,
+  };
+}
