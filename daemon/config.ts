@@ -1,0 +1,81 @@
+/**
+ * The daemon's settings: explicit options first, then environment variables, then defaults.
+ * Every duration is configurable so tests can make each timer fire quickly.
+ */
+import { parseDuration } from "../protocol/duration.ts";
+import { bskHome, DEFAULT_PORT, homePaths, type DaemonInfo, type HomePaths } from "./home.ts";
+
+export interface DaemonOptions {
+  home?: string;
+  port?: number;
+  sessionIdleMs?: number;
+  daemonIdleMs?: number;
+  /** Environment to read settings from (default process.env); lets tests run daemons in-process. */
+  env?: Record<string, string | undefined>;
+  /** Called once the daemon serves both links and daemon.json is written. */
+  onReady?: (info: DaemonInfo) => void;
+}
+
+export interface DaemonConfig {
+  paths: HomePaths;
+  port: number;
+  sessionIdleMs: number;
+  daemonIdleMs: number;
+  handshakeMs: number;
+  heartbeatMs: number;
+  browserSilenceMs: number;
+  reconnectGraceMs: number;
+  browserWaitMs: number;
+  readoptWaitMs: number;
+  ownerPollMs: number;
+  /** Calls allowed to wait behind the running one, per session. */
+  queueLimit: number;
+  defaultTimeoutMs: number;
+}
+
+export const DEFAULTS = {
+  sessionIdleMs: 300_000,
+  daemonIdleMs: 600_000,
+  handshakeMs: 5_000,
+  heartbeatMs: 20_000,
+  browserSilenceMs: 60_000,
+  reconnectGraceMs: 3_000,
+  browserWaitMs: 35_000,
+  readoptWaitMs: 60_000,
+  ownerPollMs: 1_000,
+  queueLimit: 32,
+  defaultTimeoutMs: 30_000,
+} as const;
+
+/** A duration from the environment: `1500`, `1500ms`, `30s`, `5m`; anything else falls back to the default. */
+export function envMs(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const ms = parseDuration(raw);
+  return ms !== null && ms >= 0 ? ms : fallback;
+}
+
+function envInt(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const n = Number(env[name]);
+  return env[name] !== undefined && env[name] !== "" && Number.isInteger(n) && n >= 0 ? n : fallback;
+}
+
+export function resolveConfig(opts: DaemonOptions = {}): DaemonConfig {
+  const env = opts.env ?? process.env;
+  const home = opts.home ?? bskHome(env);
+  return {
+    paths: homePaths(home),
+    port: opts.port ?? envInt(env, "BSK_PORT", DEFAULT_PORT),
+    sessionIdleMs: opts.sessionIdleMs ?? envMs(env, "BSK_SESSION_IDLE_MS", DEFAULTS.sessionIdleMs),
+    daemonIdleMs: opts.daemonIdleMs ?? envMs(env, "BSK_DAEMON_IDLE_MS", DEFAULTS.daemonIdleMs),
+    handshakeMs: envMs(env, "BSK_HANDSHAKE_MS", DEFAULTS.handshakeMs),
+    heartbeatMs: envMs(env, "BSK_HEARTBEAT_MS", DEFAULTS.heartbeatMs),
+    browserSilenceMs: envMs(env, "BSK_BROWSER_SILENCE_MS", DEFAULTS.browserSilenceMs),
+    reconnectGraceMs: envMs(env, "BSK_RECONNECT_GRACE_MS", DEFAULTS.reconnectGraceMs),
+    browserWaitMs: envMs(env, "BSK_BROWSER_WAIT_MS", DEFAULTS.browserWaitMs),
+    readoptWaitMs: envMs(env, "BSK_READOPT_WAIT_MS", DEFAULTS.readoptWaitMs),
+    ownerPollMs: Math.max(10, envMs(env, "BSK_OWNER_POLL_MS", DEFAULTS.ownerPollMs)),
+    queueLimit: DEFAULTS.queueLimit,
+    defaultTimeoutMs: DEFAULTS.defaultTimeoutMs,
+  };
+}

@@ -1,0 +1,28 @@
+/** What the daemon's parts share: settings, registries and the ways to stop. */
+import type { AllowList } from "./allow-list.ts";
+import type { BrowserRegistry } from "./browsers.ts";
+import type { Call } from "./call.ts";
+import type { DaemonConfig } from "./config.ts";
+import type { EventSink } from "./event-log.ts";
+import type { DaemonInfo } from "./home.ts";
+import type { Ledger } from "./ledger.ts";
+import type { Logger } from "./log.ts";
+import type { SessionRegistry } from "./sessions.ts";
+
+export interface DaemonContext {
+  config: DaemonConfig;
+  log: Logger;
+  info: DaemonInfo;
+  browsers: BrowserRegistry;
+  sessions: SessionRegistry;
+  events: EventSink;
+  ledger: Ledger;
+  allowList: AllowList;
+  /** Begin a graceful stop (idempotent). */
+  shutdown(reason: string): Promise<void>;
+}
+
+/** One CLI connection: its calls in flight, by request id. */
+export interface ClientLink {
+  readonly calls: Map<string, Call>;
+}

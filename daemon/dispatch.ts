@@ -1,0 +1,169 @@
+/**
+ * The dispatch path every client request takes, one small stage each:
+ *   method → params → op ledger (BrowserMutation) → daemon handler, or
+ *   session lookup → effect gate → per-session queue → the session's browser.
+ * Every call has a deadline; the deadline, a `cancel`, a closed connection or the session's end abort it,
+ * and the caller is answered at once while the stages unwind behind it.
+ */
+import { EFFECTS, type MethodName } from "../protocol/catalog.ts";
+import type { Effect } from "../protocol/define.ts";
+import { BskError, toErrorBody, type ErrorBody } from "../protocol/errors.ts";
+import type { RequestFrame } from "../protocol/frames.ts";
+import { Call, mintTraceId, timeoutError } from "./call.ts";
+import type { ClientLink, DaemonContext } from "./context.ts";
+import { callBudgetMs } from "./deadline.ts";
+import { checkEffectGate } from "./effect-gate.ts";
+import { forwardToBrowser, round } from "./forward.ts";
+import type { DaemonHandler } from "./handlers/types.ts";
+import { classifyOutcome, paramsHash, type OpRecord } from "./ledger.ts";
+import { parseParams, resolveMethod } from "./validate.ts";
+
+export interface Reply {
+  frame: { id: string | number; result: unknown; meta: Record<string, unknown> } | { id: string | number; error: ErrorBody; meta: Record<string, unknown> };
+  afterReply?: () => void;
+}
+
+type Outcome = { result: unknown } | { error: ErrorBody };
+
+export class Dispatcher {
+  /** Calls in flight by request id across all connections (cancel falls back to it). */
+  private readonly byId = new Map<string, Call>();
+
+  constructor(
+    private readonly ctx: DaemonContext,
+    private readonly handlers: Partial<Record<MethodName, DaemonHandler>>,
+  ) {}
+
+  /** The in-flight call a `cancel {id}` means: on the caller's own connection first, else on any. */
+  findCall(id: string | number, client: ClientLink): Call | undefined {
+    const key = String(id);
+    return client.calls.get(key) ?? this.byId.get(key);
+  }
+
+  async handle(frame: RequestFrame, client: ClientLink): Promise<Reply> {
+    const receivedAt = performance.now();
+    const traceId = frame.meta?.trace_id ?? mintTraceId();
+    let call: Call | undefined;
+    let outcome: Outcome;
+    try {
+      const { name, def } = resolveMethod(frame.method);
+      const params = parseParams(name, frame.params);
+      const budget = callBudgetMs(def, params, frame.meta?.timeout_ms ?? this.ctx.config.defaultTimeoutMs);
+      call = new Call(frame.id, name, def, params, frame.meta ?? {}, traceId, receivedAt, budget);
+      outcome = { result: await this.run(call, client) };
+    } catch (err) {
+      outcome = { error: toErrorBody(err) };
+    }
+
+    if (call?.opReserved) {
+      void this.ctx.ledger.outcome(call.opId!, classifyOutcome(outcome, call.dispatched, call.answered));
+    }
+    const timings = { ...call?.timings, daemon: round(performance.now() - receivedAt) };
+    const meta: Record<string, unknown> = { trace_id: traceId, timings };
+    if (call?.opId) meta.op_id = call.opId;
+    if (call?.replayed) meta.replayed = true;
+    this.ctx.log.info("call", {
+      id: frame.id,
+      method: frame.method,
+      session: call?.sessionId,
+      trace_id: traceId,
+      client_pid: frame.meta?.client_pid,
+      timings,
+      outcome: "result" in outcome ? "ok" : outcome.error.code,
+      ...("error" in outcome && { reason: outcome.error.data?.reason, message: outcome.error.message }),
+    });
+    return {
+      frame: "result" in outcome ? { id: frame.id, result: outcome.result, meta } : { id: frame.id, error: outcome.error, meta },
+      afterReply: call?.afterReply,
+    };
+  }
+
+  private async run(call: Call, client: ClientLink): Promise<unknown> {
+    const key = String(call.id);
+    if (client.calls.has(key)) {
+      throw new BskError("protocol_error", `request id ${key} is already in flight on this connection`);
+    }
+    const tracked = call.method !== "cancel";
+    if (tracked) {
+      client.calls.set(key, call);
+      this.byId.set(key, call);
+    }
+    const timer = setTimeout(() => call.abort(timeoutError(call, call.stage)), call.budgetMs);
+    try {
+      const work = this.stages(call, client);
+      // If an abort wins the race, the stages still settle (they honour the signal); nobody awaits them.
+      work.catch(() => {});
+      return await Promise.race([work, call.aborted]);
+    } finally {
+      clearTimeout(timer);
+      if (tracked) {
+        if (client.calls.get(key) === call) client.calls.delete(key);
+        if (this.byId.get(key) === call) this.byId.delete(key);
+      }
+    }
+  }
+
+  private async stages(call: Call, client: ClientLink): Promise<unknown> {
+    const effect = EFFECTS[call.method];
+    if (effect === "BrowserMutation") {
+      const recorded = await this.reserveOp(call);
+      if (recorded) return replay(recorded);
+    }
+    if (call.def.owner === "daemon") {
+      const handler = this.handlers[call.method];
+      if (!handler) throw new BskError("unsupported", `${call.method} is not implemented by this daemon`);
+      return handler({ call, ctx: this.ctx, client, findCall: (id) => this.findCall(id, client) });
+    }
+    return this.sessionStages(call, effect);
+  }
+
+  /** Ledger stage: a fresh op is reserved; a known op_id yields its recorded outcome instead of running again. */
+  private async reserveOp(call: Call): Promise<OpRecord | undefined> {
+    call.opId = call.meta.op_id ?? crypto.randomUUID();
+    const r = await this.ctx.ledger.reserve({
+      op_id: call.opId,
+      method: call.method,
+      params_hash: paramsHash(call.method, call.params),
+      session_id: typeof call.params.session_id === "string" ? call.params.session_id : undefined,
+      trace_id: call.traceId,
+    });
+    if (r.kind === "fresh") {
+      call.opReserved = true;
+      return undefined;
+    }
+    call.replayed = true;
+    return r.kind === "replay" ? r.record : await r.settled;
+  }
+
+  private async sessionStages(call: Call, effect: Effect): Promise<unknown> {
+    const sessionId = call.params.session_id;
+    if (typeof sessionId !== "string") {
+      throw new BskError("unsupported", `${call.method} has no session to route it to`);
+    }
+    const { sessions } = this.ctx;
+    const rt = sessions.lookup(sessionId);
+    call.sessionId = sessionId;
+    checkEffectGate(effect, rt.record.state, sessionId);
+    sessions.beginCall(rt, call);
+    const queuedAt = performance.now();
+    call.stage = "queue";
+    try {
+      return await rt.queue.run(call.signal, async () => {
+        call.timings.queue = round(performance.now() - queuedAt);
+        // The person may have taken over while the call waited.
+        checkEffectGate(effect, rt.record.state, sessionId);
+        return forwardToBrowser(this.ctx, call, rt);
+      });
+    } finally {
+      call.timings.queue ??= round(performance.now() - queuedAt);
+      sessions.endCall(rt, call);
+    }
+  }
+}
+
+function replay(record: OpRecord): unknown {
+  const reply = record.outcome?.reply;
+  if (!reply) throw new BskError("protocol_error", `op ${record.op_id} has no recorded outcome`);
+  if ("error" in reply) throw BskError.from(reply.error);
+  return reply.result;
+}

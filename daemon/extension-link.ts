@@ -1,0 +1,184 @@
+/**
+ * Frames from an extension: the handshake first (version rule, registry, session re-adoption), then
+ * responses to the daemon's requests and events (session ended, tabs, navigations, heartbeats).
+ * A malformed frame is answered with protocol_error and the link lives on.
+ */
+import type { ServerWebSocket } from "bun";
+import { METHODS } from "../protocol/catalog.ts";
+import { BskError, toErrorBody } from "../protocol/errors.ts";
+import { EVENTS, type EventName } from "../protocol/events.ts";
+import { encodeFrame, parseFrame, type EventFrame, type RequestFrame } from "../protocol/frames.ts";
+import { APP_VERSION, checkCompatibility, DAEMON_NAME, PROTOCOL_VERSION } from "../protocol/version.ts";
+import { browserGone, type BrowserConn, type BrowserRegistry } from "./browsers.ts";
+import type { DaemonConfig } from "./config.ts";
+import type { EventSink } from "./event-log.ts";
+import type { Logger } from "./log.ts";
+import type { SessionRegistry } from "./sessions.ts";
+
+export interface LinkDeps {
+  config: DaemonConfig;
+  log: Logger;
+  browsers: BrowserRegistry;
+  sessions: SessionRegistry;
+  events: EventSink;
+  onChange: () => void;
+}
+
+/** WebSocket close codes the daemon uses (4000-4999 are the application's). */
+export const CLOSE = {
+  handshakeTimeout: 4001,
+  versionTooOld: 4002,
+  replaced: 4003,
+  silent: 4004,
+  goingAway: 1001,
+} as const;
+
+export interface LinkState {
+  extensionId: string;
+  openedAt: number;
+  handshakeTimer?: Timer;
+  conn?: BrowserConn;
+  /** Dropped for silence: its sessions already ended, no reconnect grace. */
+  silent?: boolean;
+}
+
+type Ws = ServerWebSocket<LinkState>;
+
+export function send(ws: ServerWebSocket<LinkState>, frame: object): void {
+  try {
+    ws.send(encodeFrame(frame));
+  } catch {}
+}
+
+function reject(ws: Ws, id: string | number | null, err: BskError): void {
+  send(ws, { id, error: toErrorBody(err) });
+}
+
+export function handleExtensionFrame(ws: Ws, text: string, deps: LinkDeps): void {
+  const conn = ws.data.conn;
+  if (conn) conn.lastFrameAt = performance.now();
+  const parsed = parseFrame(text);
+  if (!parsed.ok) {
+    const tooLarge = parsed.message.includes("16 MiB");
+    return reject(ws, parsed.id, new BskError("protocol_error", parsed.message, tooLarge ? { data: { reason: "frame_too_large" } } : {}));
+  }
+  const { value } = parsed;
+  if (!conn) {
+    if (value.kind === "request" && value.frame.method === "system.handshake") return handshake(ws, value.frame, deps);
+    const id = value.kind === "event" ? null : value.frame.id;
+    return reject(ws, id, new BskError("protocol_error", "the first frame must be a system.handshake request"));
+  }
+  switch (value.kind) {
+    case "response":
+      if (!conn.handleResponse(value.frame)) deps.log.debug("response for no pending request", { id: value.frame.id, browser: conn.instanceId });
+      return;
+    case "event":
+      return onEvent(ws, conn, value.frame, deps);
+    case "request":
+      return reject(
+        ws,
+        value.frame.id,
+        value.frame.method === "system.handshake"
+          ? new BskError("protocol_error", "this link has already handshaken")
+          : new BskError("unknown_method", `the daemon does not serve ${value.frame.method} to the extension`),
+      );
+  }
+}
+
+function handshake(ws: Ws, frame: RequestFrame, deps: LinkDeps): void {
+  const { log, config } = deps;
+  const parsed = METHODS["system.handshake"].params().safeParse(frame.params ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return reject(
+      ws,
+      frame.id,
+      new BskError("invalid_params", `system.handshake: params.${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`),
+    );
+  }
+  const p = parsed.data;
+  const compat = checkCompatibility(PROTOCOL_VERSION, p.protocol_version);
+  if (!compat.ok) {
+    log.warn("extension refused: protocol version", { extension_protocol: p.protocol_version, daemon_protocol: PROTOCOL_VERSION });
+    reject(
+      ws,
+      frame.id,
+      new BskError("version_too_old", `extension protocol ${p.protocol_version} cannot talk to daemon protocol ${PROTOCOL_VERSION}`, {
+        data: { daemon_protocol: PROTOCOL_VERSION, extension_protocol: p.protocol_version },
+      }),
+    );
+    ws.close(CLOSE.versionTooOld, "version_too_old");
+    return;
+  }
+  if (ws.data.handshakeTimer) clearTimeout(ws.data.handshakeTimer);
+  const { conn, replaced } = deps.browsers.add(ws, {
+    instance_id: p.instance_id,
+    label: p.label,
+    name: p.browser.name,
+    version: p.browser.version,
+    extension_version: p.version,
+    protocol_version: p.protocol_version,
+    skew: compat.skew,
+    connected_at: new Date().toISOString(),
+  });
+  ws.data.conn = conn;
+  if (replaced) {
+    replaced.markClosed(browserGone(p.instance_id, "the browser reconnected on a new link"));
+    replaced.close(CLOSE.replaced, "replaced by a new connection");
+  }
+  const { adopted, ended } = deps.sessions.adopt(p.instance_id, p.sessions);
+  send(ws, {
+    id: frame.id,
+    result: {
+      server: DAEMON_NAME,
+      version: APP_VERSION,
+      protocol_version: PROTOCOL_VERSION,
+      skew: compat.skew,
+      heartbeat_ms: config.heartbeatMs,
+      adopted,
+      ended,
+    },
+  });
+  log.info("browser connected", {
+    browser: p.instance_id,
+    label: p.label,
+    extension: ws.data.extensionId,
+    extension_version: p.version,
+    protocol: p.protocol_version,
+    skew: compat.skew,
+    adopted,
+    ended: ended.map((e) => e.session_id),
+    replaced: !!replaced,
+  });
+  deps.onChange();
+}
+
+function onEvent(ws: Ws, conn: BrowserConn, frame: EventFrame, deps: LinkDeps): void {
+  const name = frame.event;
+  if (!Object.hasOwn(EVENTS, name)) {
+    deps.log.debug("unknown event from extension", { event: name, browser: conn.instanceId });
+    return;
+  }
+  const parsed = EVENTS[name as EventName]().safeParse(frame.payload ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return reject(ws, null, new BskError("protocol_error", `event ${name}: payload.${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`));
+  }
+  const payload = parsed.data as Record<string, unknown>;
+  if (name === "system.heartbeat") return;
+
+  const sessionId = payload.session_id as string;
+  const rt = deps.sessions.get(sessionId);
+  // A browser speaks only for its own sessions.
+  if (!rt || rt.record.browser_instance_id !== conn.instanceId) {
+    deps.log.debug("event for a session this browser does not hold", { event: name, session: sessionId, browser: conn.instanceId });
+    return;
+  }
+  if (name === "session.ended") {
+    const lost = payload.lost_tab_ids as number[];
+    void deps.sessions.endSession(sessionId, String(payload.reason), { fromBrowser: true, lostTabIds: lost });
+    return;
+  }
+  const { session_id: _, ...data } = payload;
+  deps.events.append(sessionId, name, data);
+}

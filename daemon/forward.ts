@@ -1,0 +1,40 @@
+/**
+ * The last hop for extension-owned methods: send the call to its session's browser with the time left
+ * before the deadline, and fold the extension's timings into the call's. If the browser is reconnecting
+ * (a service-worker blip, a daemon restart) the call waits for it within its own deadline.
+ */
+import { BskError } from "../protocol/errors.ts";
+import { timeoutError, type Call } from "./call.ts";
+import type { DaemonContext } from "./context.ts";
+import type { SessionRuntime } from "./sessions.ts";
+
+export async function forwardToBrowser(ctx: DaemonContext, call: Call, rt: SessionRuntime): Promise<unknown> {
+  const instance = rt.record.browser_instance_id;
+  let conn = ctx.browsers.get(instance);
+  if (!conn) {
+    call.stage = "browser_wait";
+    conn = await ctx.browsers.waitFor(() => ctx.browsers.get(instance), call.remainingMs(), call.signal);
+    if (!conn) throw timeoutError(call, "browser_wait");
+  }
+  call.stage = "extension";
+  const pending = conn.request(call.method, call.params, {
+    traceId: call.traceId,
+    timeoutMs: call.remainingMs(),
+    signal: call.signal,
+  });
+  call.dispatched = true;
+  const reply = await pending;
+  call.answered = true;
+  for (const [hop, ms] of Object.entries(reply.timings)) {
+    if (typeof ms === "number" && !(hop in call.timings)) call.timings[hop] = ms;
+  }
+  const ext = typeof reply.timings.extension === "number" ? reply.timings.extension : undefined;
+  call.timings.relay = round(ext === undefined ? reply.rttMs : Math.max(0, reply.rttMs - ext));
+  if (reply.error) throw BskError.from(reply.error);
+  ctx.sessions.noteResult(rt, call.method, reply.result);
+  return reply.result;
+}
+
+export function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}

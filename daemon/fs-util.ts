@@ -1,0 +1,41 @@
+/** Private files and directories: dirs 0700, files 0600, whole-file replacement by rename. */
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+
+export function ensurePrivateDir(path: string): void {
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+  // mkdir's mode is masked by the umask and ignored for a directory that already exists.
+  chmodSync(path, 0o700);
+}
+
+let tmpCounter = 0;
+
+/** Write a whole file so readers see the old or the new content, never a torn one. */
+export function writeFileAtomic(path: string, data: string): void {
+  const tmp = `${path}.${process.pid}.${++tmpCounter}.tmp`;
+  try {
+    writeFileSync(tmp, data, { mode: 0o600 });
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
+/** Parsed JSON of a file, or undefined when it is missing or unreadable. */
+export function readJsonFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export function removeFile(path: string): void {
+  rmSync(path, { force: true });
+}

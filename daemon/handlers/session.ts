@@ -1,0 +1,96 @@
+/** Session lifecycle methods the daemon answers: start (picks a browser, opens the Agent Window), stop, list. */
+import { METHODS, type ParsedParams, type Result } from "../../protocol/catalog.ts";
+import { BskError, toErrorBody } from "../../protocol/errors.ts";
+import { pickBrowser } from "../browsers.ts";
+import type { DaemonHandler } from "./types.ts";
+
+/** Leave this much of the deadline to answer no_browser_connected before the call itself times out. */
+const ANSWER_MARGIN_MS = 100;
+
+const start: DaemonHandler = async ({ call, ctx }) => {
+  const p = call.params as ParsedParams<"session.start">;
+  const pick = () => pickBrowser(ctx.browsers.list().map((c) => c.record), p.browser);
+
+  call.stage = "browser_wait";
+  let browser = pick();
+  if (!browser) {
+    const waitMs = Math.max(0, Math.min(ctx.config.browserWaitMs, call.remainingMs() - ANSWER_MARGIN_MS));
+    browser = await ctx.browsers.waitFor(pick, waitMs, call.signal);
+    if (!browser) {
+      throw new BskError("no_browser_connected", `no browser with the bsk extension connected within ${waitMs} ms`, {
+        data: { waited_ms: waitMs, ws_port: ctx.info.ws_port },
+      });
+    }
+  }
+  const conn = ctx.browsers.get(browser.instance_id);
+  if (!conn) throw new BskError("no_browser_connected", `browser ${browser.instance_id} disconnected`);
+
+  const rt = ctx.sessions.reserve({
+    browser_instance_id: browser.instance_id,
+    name: p.name,
+    owner_pid: p.owner_pid,
+    lease_ms: p.lease_ms,
+  });
+  call.sessionId = rt.id;
+  call.stage = "extension";
+  try {
+    const raw = await conn.call(
+      "session.open",
+      { session_id: rt.id, name: p.name, focus: p.focus, width: p.width, height: p.height },
+      { traceId: call.traceId, timeoutMs: call.remainingMs(), signal: call.signal },
+    );
+    const opened = METHODS["session.open"].result().safeParse(raw);
+    if (!opened.success) throw new BskError("protocol_error", "the extension answered session.open with a malformed result");
+    // Ended while the window was opening (stop --all, owner exited): report that, not a session that is gone.
+    if (rt.record.state === "ended") ctx.sessions.lookup(rt.id);
+    ctx.sessions.markOpened(rt, opened.data.window_id, opened.data.tab_id);
+    return {
+      session_id: rt.id,
+      browser_instance_id: browser.instance_id,
+      window_id: opened.data.window_id,
+      tab_id: opened.data.tab_id,
+    } satisfies Result<"session.start">;
+  } catch (err) {
+    void ctx.sessions.endSession(rt.id, "start_failed", { traceId: call.traceId, detail: { code: toErrorBody(err).code } });
+    throw err;
+  }
+};
+
+const stop: DaemonHandler = async ({ call, ctx }) => {
+  const p = call.params as ParsedParams<"session.stop">;
+  let ids: string[];
+  if (p.all) ids = ctx.sessions.liveRecords().map((r) => r.session_id);
+  else {
+    ctx.sessions.lookup(p.session_id!);
+    ids = [p.session_id!];
+  }
+  const result: Result<"session.stop"> = { stopped: [], failed: [], closed_tab_ids: [], returned_tab_ids: [] };
+  const outcomes = await Promise.all(
+    ids.map((id) => ctx.sessions.endSession(id, "stopped", { traceId: call.traceId, closeTimeoutMs: call.remainingMs() })),
+  );
+  ids.forEach((id, i) => {
+    const o = outcomes[i];
+    if (!o) return; // ended meanwhile by something else
+    result.closed_tab_ids.push(...o.closed_tab_ids);
+    result.returned_tab_ids.push(...o.returned_tab_ids);
+    if (o.error) {
+      result.failed.push({
+        session_id: id,
+        code: o.error.code,
+        message: `the session ended, but its window may still be open: ${o.error.message}`,
+      });
+    } else result.stopped.push(id);
+  });
+  return result;
+};
+
+const list: DaemonHandler = async ({ ctx }) => {
+  const ended = ctx.sessions.endedRecords().reverse();
+  return { sessions: [...ctx.sessions.liveRecords(), ...ended] } satisfies Result<"session.list">;
+};
+
+export const sessionHandlers = {
+  "session.start": start,
+  "session.stop": stop,
+  "session.list": list,
+};

@@ -1,0 +1,61 @@
+/** Daemon-answered system methods: status, browsers, shutdown, the extension allow-list, cancel. */
+import type { ParsedParams, Result } from "../../protocol/catalog.ts";
+import { PROTOCOL_VERSION } from "../../protocol/version.ts";
+import { cancelledError } from "../call.ts";
+import type { DaemonContext } from "../context.ts";
+import type { DaemonHandler } from "./types.ts";
+
+export function browserInfos(ctx: DaemonContext): Result<"browser.list">["browsers"] {
+  return ctx.browsers.list().map((c) => ({ ...c.record, sessions: ctx.sessions.liveOn(c.instanceId).length }));
+}
+
+const status: DaemonHandler = async ({ ctx }) => {
+  const { info, config } = ctx;
+  const result: Result<"system.status"> = {
+    daemon: {
+      pid: info.pid,
+      version: info.version,
+      protocol_version: PROTOCOL_VERSION,
+      started_at: info.started_at,
+      uptime_ms: Date.now() - Date.parse(info.started_at),
+      home: config.paths.home,
+      socket: info.socket,
+      ws_port: info.ws_port,
+    },
+    browsers: browserInfos(ctx),
+    sessions: ctx.sessions.liveRecords(),
+  };
+  return result;
+};
+
+const browserList: DaemonHandler = async ({ ctx }) => ({ browsers: browserInfos(ctx) });
+
+const shutdown: DaemonHandler = async ({ call, ctx }) => {
+  const ended = ctx.sessions.liveRecords().map((r) => r.session_id);
+  call.afterReply = () => void ctx.shutdown("system.shutdown");
+  return { pid: ctx.info.pid, ended_sessions: ended } satisfies Result<"system.shutdown">;
+};
+
+const allowExtension: DaemonHandler = async ({ call, ctx }) => {
+  const { extension_id } = call.params as ParsedParams<"system.allow_extension">;
+  const allowed = ctx.allowList.add(extension_id);
+  ctx.log.info("extension allowed", { extension_id });
+  return { allowed } satisfies Result<"system.allow_extension">;
+};
+
+/** Cancel a call in flight: a waiting call leaves its queue, a forwarded one is cancelled at the extension too. */
+const cancel: DaemonHandler = async ({ call, findCall }) => {
+  const { id } = call.params as ParsedParams<"cancel">;
+  const target = findCall(id);
+  if (!target || target.signal.aborted) return { cancelled: false };
+  target.abort(cancelledError(target.method, { cancelled_by: call.id }));
+  return { cancelled: true } satisfies Result<"cancel">;
+};
+
+export const systemHandlers = {
+  "system.status": status,
+  "browser.list": browserList,
+  "system.shutdown": shutdown,
+  "system.allow_extension": allowExtension,
+  cancel,
+};

@@ -1,0 +1,158 @@
+/**
+ * The CLI link: JSONL over a Unix socket. Any number of requests may be in flight on one connection;
+ * each reply is one line written in one write (the rest queued only under backpressure).
+ * A connection that closes cancels its calls still in flight.
+ */
+import { chmodSync } from "node:fs";
+import { toErrorBody, BskError } from "../protocol/errors.ts";
+import { encodeFrame, MAX_FRAME_BYTES, parseFrame } from "../protocol/frames.ts";
+import { cancelledError, type Call } from "./call.ts";
+import type { ClientLink } from "./context.ts";
+import type { Dispatcher } from "./dispatch.ts";
+import { ensurePrivateDir, removeFile } from "./fs-util.ts";
+import { LineReader } from "./jsonl.ts";
+import type { Logger } from "./log.ts";
+
+interface Conn extends ClientLink {
+  id: number;
+  reader: LineReader;
+  out: Uint8Array[];
+  closed: boolean;
+}
+
+type Sock = import("bun").Socket<Conn>;
+
+export interface IpcServer {
+  readonly connections: number;
+  /** Take no new connections (the socket file goes, so clients see the daemon as gone). */
+  stopAccepting(): void;
+  /** Close every connection. */
+  close(): void;
+}
+
+export function startIpcServer(opts: {
+  socketPath: string;
+  runDir: string;
+  log: Logger;
+  dispatcher: Dispatcher;
+  onChange: () => void;
+  maxFrameBytes?: number;
+}): IpcServer {
+  const { socketPath, log, dispatcher } = opts;
+  const maxFrame = opts.maxFrameBytes ?? MAX_FRAME_BYTES;
+  if (socketPath.startsWith(`${opts.runDir}/`)) ensurePrivateDir(opts.runDir);
+  removeFile(socketPath);
+
+  const encoder = new TextEncoder();
+  const conns = new Set<Sock>();
+  let nextConnId = 0;
+
+  const write = (sock: Sock, frame: object) => {
+    const c = sock.data;
+    if (c.closed) return;
+    const bytes = encoder.encode(`${encodeFrame(frame)}\n`);
+    if (c.out.length) {
+      c.out.push(bytes);
+      return;
+    }
+    const n = sock.write(bytes);
+    if (n >= 0 && n < bytes.length) c.out.push(bytes.subarray(n));
+  };
+
+  const protocolError = (sock: Sock, id: string | number | null, message: string, reason?: string) =>
+    write(sock, {
+      id,
+      error: toErrorBody(new BskError("protocol_error", message, reason ? { data: { reason } } : {})),
+    });
+
+  const onLine = (sock: Sock, line: string) => {
+    const parsed = parseFrame(line);
+    if (!parsed.ok) return protocolError(sock, parsed.id, parsed.message);
+    if (parsed.value.kind !== "request") {
+      const id = "id" in parsed.value.frame ? parsed.value.frame.id : null;
+      return protocolError(sock, id, "the daemon accepts only request frames on this socket");
+    }
+    const frame = parsed.value.frame;
+    dispatcher.handle(frame, sock.data).then(
+      (reply) => {
+        write(sock, reply.frame);
+        reply.afterReply?.();
+      },
+      (err) => {
+        log.error("dispatch threw", { error: err, method: frame.method });
+        write(sock, { id: frame.id, error: toErrorBody(err) });
+      },
+    );
+  };
+
+  // Restrict the socket from its creation: the run dir is 0700, but a hashed /tmp path has no such parent.
+  const oldMask = process.umask(0o177);
+  let listener: import("bun").UnixSocketListener<Conn>;
+  try {
+    listener = Bun.listen<Conn>({
+      unix: socketPath,
+      socket: {
+        open(sock) {
+          const conn: Conn = {
+            id: ++nextConnId,
+            calls: new Map<string, Call>(),
+            out: [],
+            closed: false,
+            reader: new LineReader(
+              maxFrame,
+              (line) => onLine(sock, line),
+              () => protocolError(sock, null, "frame larger than 16 MiB", "frame_too_large"),
+            ),
+          };
+          sock.data = conn;
+          conns.add(sock);
+          opts.onChange();
+        },
+        data(sock, chunk) {
+          sock.data.reader.push(chunk);
+        },
+        drain(sock) {
+          const c = sock.data;
+          while (c.out.length) {
+            const head = c.out[0]!;
+            const n = sock.write(head);
+            if (n < 0) return;
+            if (n < head.length) {
+              c.out[0] = head.subarray(n);
+              return;
+            }
+            c.out.shift();
+          }
+        },
+        close(sock) {
+          const c = sock.data;
+          if (!c || c.closed) return;
+          c.closed = true;
+          conns.delete(sock);
+          for (const call of c.calls.values()) call.abort(cancelledError(call.method, { reason: "connection_closed" }));
+          opts.onChange();
+        },
+        error(sock, err) {
+          log.warn("ipc socket error", { error: err, conn: sock.data?.id });
+        },
+      },
+    });
+  } finally {
+    process.umask(oldMask);
+  }
+  chmodSync(socketPath, 0o600);
+
+  return {
+    get connections() {
+      return conns.size;
+    },
+    stopAccepting() {
+      listener.stop(false);
+      removeFile(socketPath);
+    },
+    close() {
+      for (const sock of conns) sock.end();
+      listener.stop(true);
+    },
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * The bsk daemon: one per $BSK_HOME. `bsk daemon start --foreground` calls runDaemon and exits when it
+ * resolves; `bun daemon/main.ts` runs it directly (dev, tests) and prints one JSON line when ready.
+ */
+import { BskError } from "../protocol/errors.ts";
+import { APP_VERSION, PROTOCOL_VERSION } from "../protocol/version.ts";
+import { AllowList } from "./allow-list.ts";
+import { BrowserRegistry } from "./browsers.ts";
+import { resolveConfig, type DaemonConfig, type DaemonOptions } from "./config.ts";
+import type { DaemonContext } from "./context.ts";
+import { removeDaemonJson, writeDaemonJson } from "./daemon-json.ts";
+import { Dispatcher } from "./dispatch.ts";
+import { MemoryEventLog } from "./event-log.ts";
+import { ensurePrivateDir } from "./fs-util.ts";
+import { startGateway } from "./gateway.ts";
+import { DAEMON_HANDLERS } from "./handlers/index.ts";
+import type { DaemonInfo } from "./home.ts";
+import { IdleExit } from "./idle-exit.ts";
+import { startIpcServer } from "./ipc-server.ts";
+import { MemoryLedger } from "./ledger.ts";
+import { acquireLock } from "./lock.ts";
+import { openLog, type Logger } from "./log.ts";
+import { SessionRegistry } from "./sessions.ts";
+import { warmSchemas } from "./validate.ts";
+
+export type { DaemonOptions } from "./config.ts";
+export type { DaemonInfo } from "./home.ts";
+
+export type RunOutcome = { kind: "stopped" } | { kind: "already_running"; info: DaemonInfo };
+
+/** How long ending live sessions may hold up a stop. */
+const STOP_BUDGET_MS = 2000;
+
+/**
+ * Run the daemon until it stops (system.shutdown, SIGTERM/SIGINT, or idle). Resolves `already_running`
+ * at once when another daemon serves this home. Rejects (BskError) when it cannot start, e.g. the port is taken.
+ */
+export async function runDaemon(opts: DaemonOptions = {}): Promise<RunOutcome> {
+  const config = resolveConfig(opts);
+  const { paths } = config;
+  for (const dir of [paths.home, paths.runDir, paths.logsDir, paths.stateDir]) ensurePrivateDir(dir);
+  const lock = await acquireLock(paths);
+  if (lock.kind === "held") return { kind: "already_running", info: lock.info };
+  let log: Logger | undefined;
+  try {
+    log = openLog(paths.log);
+    await serve(config, log, lock.release, opts.onReady);
+    return { kind: "stopped" };
+  } catch (err) {
+    log?.error("daemon failed", { error: err });
+    log?.close();
+    lock.release();
+    throw err;
+  }
+}
+
+async function serve(config: DaemonConfig, log: Logger, releaseLock: () => void, onReady?: (info: DaemonInfo) => void) {
+  const { paths } = config;
+  const info: DaemonInfo = {
+    pid: process.pid,
+    socket: paths.socket,
+    ws_port: config.port,
+    version: APP_VERSION,
+    protocol_version: PROTOCOL_VERSION,
+    started_at: new Date().toISOString(),
+  };
+  const browsers = new BrowserRegistry();
+  const events = new MemoryEventLog();
+  let idle: IdleExit | undefined;
+  const onChange = () => idle?.check();
+  const sessions = new SessionRegistry({ config, log, browsers, events, onChange });
+  sessions.load();
+
+  const stopped = Promise.withResolvers<void>();
+  let stopping: Promise<void> | undefined;
+  const ctx: DaemonContext = {
+    config,
+    log,
+    info,
+    browsers,
+    sessions,
+    events,
+    ledger: new MemoryLedger(),
+    allowList: new AllowList(paths.config),
+    shutdown: (reason) => (stopping ??= stop(reason)),
+  };
+
+  let gateway: ReturnType<typeof startGateway>;
+  try {
+    gateway = startGateway({ ...ctx, onChange });
+  } catch (err) {
+    sessions.dispose();
+    throw portError(config.port, err);
+  }
+  info.ws_port = gateway.port;
+  const ipc = startIpcServer({
+    socketPath: paths.socket,
+    runDir: paths.runDir,
+    log,
+    dispatcher: new Dispatcher(ctx, DAEMON_HANDLERS),
+    onChange,
+  });
+  writeDaemonJson(paths, info);
+
+  idle = new IdleExit(
+    config.daemonIdleMs,
+    () => ipc.connections === 0 && browsers.size === 0 && sessions.liveCount === 0,
+    () => void ctx.shutdown("idle"),
+  );
+  idle.check();
+  const onSignal = (signal: NodeJS.Signals) => void ctx.shutdown(signal);
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+
+  async function stop(reason: string): Promise<void> {
+    log.info("daemon stopping", { reason });
+    idle?.stop();
+    ipc.stopAccepting();
+    // Sessions end while the links are still up, so browsers close their windows and callers hear why.
+    const ended = await sessions.endAll("daemon_stopped", STOP_BUDGET_MS);
+    gateway.stop();
+    ipc.close();
+    sessions.dispose();
+    process.off("SIGTERM", onSignal);
+    process.off("SIGINT", onSignal);
+    removeDaemonJson(paths, process.pid);
+    releaseLock();
+    log.info("daemon stopped", { reason, ended_sessions: ended });
+    log.close();
+    stopped.resolve();
+  }
+
+  log.info("daemon started", { ...info, home: paths.home });
+  onReady?.(info);
+  setTimeout(warmSchemas, 0);
+  await stopped.promise;
+}
+
+function portError(port: number, err: unknown): Error {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code !== "EADDRINUSE") return err instanceof Error ? err : new Error(String(err));
+  return new BskError("unsupported", `port ${port} on 127.0.0.1 is already in use`, {
+    hint: "Stop what holds it, or pick another port with BSK_PORT (and set the same port in the extension's popup).",
+    data: { port },
+  });
+}
+
+if (import.meta.main) {
+  try {
+    const outcome = await runDaemon({ onReady: (info) => console.log(JSON.stringify({ ready: true, ...info })) });
+    if (outcome.kind === "already_running") console.log(JSON.stringify({ already_running: true, ...outcome.info }));
+    process.exit(0);
+  } catch (err) {
+    console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+    if (err && typeof err === "object" && "hint" in err) console.error(`hint: ${(err as { hint: string }).hint}`);
+    process.exit(1);
+  }
+}

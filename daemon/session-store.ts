@@ -1,0 +1,56 @@
+/**
+ * state/sessions.json: every session id ever issued (so none is reused), the live sessions (for
+ * re-adoption after a restart) and the last 50 ended ones with their end reason. Replaced atomically.
+ */
+import { existsSync, renameSync } from "node:fs";
+import type { z } from "zod";
+import type { SessionInfo } from "../protocol/define.ts";
+import { readJsonFile, writeFileAtomic } from "./fs-util.ts";
+
+export type SessionRecord = z.infer<ReturnType<typeof SessionInfo>> & { lost_tab_ids?: number[] };
+
+export interface SessionsFile {
+  version: 1;
+  issued_ids: string[];
+  sessions: SessionRecord[];
+  ended: SessionRecord[];
+}
+
+export const ENDED_KEPT = 50;
+
+export function emptySessionsFile(): SessionsFile {
+  return { version: 1, issued_ids: [], sessions: [], ended: [] };
+}
+
+/**
+ * Load the registry. A file that is present but unreadable is moved aside (never silently
+ * overwritten: it holds the ids that must not be reused) and the daemon starts empty.
+ */
+export function loadSessionsFile(path: string, onCorrupt?: (aside: string) => void): SessionsFile {
+  const raw = readJsonFile(path);
+  if (raw === undefined) {
+    if (!existsSync(path)) return emptySessionsFile();
+    const aside = `${path}.corrupt-${Date.now()}`;
+    renameSync(path, aside);
+    onCorrupt?.(aside);
+    return emptySessionsFile();
+  }
+  const obj = (raw && typeof raw === "object" ? raw : {}) as Partial<Record<keyof SessionsFile, unknown>>;
+  const records = (v: unknown) => (Array.isArray(v) ? v.filter(isRecord) : []);
+  const issued = Array.isArray(obj.issued_ids) ? obj.issued_ids.filter((x): x is string => typeof x === "string") : [];
+  const sessions = records(obj.sessions);
+  const ended = records(obj.ended);
+  // Ids of recorded sessions count as issued even if an older file lacked them.
+  const all = new Set([...issued, ...sessions.map((s) => s.session_id), ...ended.map((s) => s.session_id)]);
+  return { version: 1, issued_ids: [...all], sessions, ended: ended.slice(-ENDED_KEPT) };
+}
+
+export function saveSessionsFile(path: string, file: SessionsFile): void {
+  writeFileAtomic(path, JSON.stringify(file));
+}
+
+function isRecord(v: unknown): v is SessionRecord {
+  if (!v || typeof v !== "object") return false;
+  const r = v as Record<string, unknown>;
+  return typeof r.session_id === "string" && typeof r.state === "string" && typeof r.created_at === "string";
+}

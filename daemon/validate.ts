@@ -1,0 +1,59 @@
+/**
+ * First dispatch stages: is the method one a client may call, and do its params fit its schema?
+ * Schemas are built once per method, on first use.
+ */
+import type { z } from "zod";
+import { isMethodName, METHODS, type MethodName } from "../protocol/catalog.ts";
+import type { MethodDef } from "../protocol/define.ts";
+import { BskError } from "../protocol/errors.ts";
+
+/** Methods only the extension link carries; a CLI client never sends them. */
+const EXTENSION_LINK_ONLY = new Set<string>(["system.handshake"]);
+
+/** Extension-owned methods without a CLI shape are the daemon's own calls into the extension (session.open, session.close). */
+export function isClientCallable(name: MethodName): boolean {
+  const def = METHODS[name] as MethodDef;
+  if (EXTENSION_LINK_ONLY.has(name)) return false;
+  return !(def.owner === "extension" && !def.cli);
+}
+
+export function resolveMethod(name: string): { name: MethodName; def: MethodDef } {
+  if (!isMethodName(name)) {
+    throw new BskError("unknown_method", `unknown method ${JSON.stringify(name)}`, { data: { method: name } });
+  }
+  if (!isClientCallable(name)) {
+    throw new BskError("unknown_method", `${name} is used only between the daemon and the extension`, {
+      hint: "Use the bsk command for this (bsk --help).",
+      data: { method: name, reason: "wire_only" },
+    });
+  }
+  return { name, def: METHODS[name] as MethodDef };
+}
+
+const schemas = new Map<string, z.ZodType>();
+
+export function paramsSchema(name: MethodName): z.ZodType {
+  let s = schemas.get(name);
+  if (!s) {
+    s = (METHODS[name] as MethodDef).params();
+    schemas.set(name, s);
+  }
+  return s;
+}
+
+/** Validated params with defaults applied, or invalid_params naming the first issue's path. */
+export function parseParams(name: MethodName, params: unknown): Record<string, unknown> {
+  const r = paramsSchema(name).safeParse(params ?? {});
+  if (r.success) return r.data as Record<string, unknown>;
+  const issue = r.error.issues[0];
+  const path = issue?.path.length ? issue.path.join(".") : "";
+  const where = path ? `params.${path}` : "params";
+  throw new BskError("invalid_params", `${name}: ${where}: ${issue?.message ?? "invalid"}`, {
+    data: { method: name, ...(path && { path }), issues: r.error.issues.slice(0, 5).map((i) => ({ path: i.path.join("."), message: i.message })) },
+  });
+}
+
+/** Build every client-callable method's schema ahead of the first call (off the request path). */
+export function warmSchemas(): void {
+  for (const name of Object.keys(METHODS) as MethodName[]) if (isClientCallable(name)) paramsSchema(name);
+}

@@ -1,0 +1,159 @@
+/**
+ * A daemon per test: its own short $BSK_HOME under /tmp, a free port, short timers. In-process
+ * (runDaemon) by default; as a `bun daemon/main.ts` subprocess where a test kills or restarts it.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { homePaths, type DaemonInfo, type HomePaths } from "../../daemon/home.ts";
+import { runDaemon, type RunOutcome } from "../../daemon/main.ts";
+import { IpcClient } from "./ipc-client.ts";
+import { Peer, type PeerOptions } from "./peer.ts";
+
+export const ROOT = join(import.meta.dir, "../..");
+
+/** Every timer short, but long enough never to fire in a test that does not wait for it. */
+export const TEST_ENV: Record<string, string> = {
+  BSK_HANDSHAKE_MS: "3000",
+  BSK_HEARTBEAT_MS: "1000",
+  BSK_BROWSER_SILENCE_MS: "20000",
+  BSK_RECONNECT_GRACE_MS: "3000",
+  BSK_BROWSER_WAIT_MS: "3000",
+  BSK_READOPT_WAIT_MS: "10000",
+  BSK_OWNER_POLL_MS: "20",
+  BSK_SESSION_IDLE_MS: "60000",
+  BSK_DAEMON_IDLE_MS: "60000",
+};
+
+export async function freePort(): Promise<number> {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+export function tempHome(): string {
+  return mkdtempSync("/tmp/bsk-it-");
+}
+
+export interface TestDaemon {
+  home: string;
+  port: number;
+  paths: HomePaths;
+  info: DaemonInfo;
+  /** Resolves when the daemon stops (in-process: its RunOutcome; subprocess: its exit code). */
+  done: Promise<RunOutcome | number>;
+  client(): Promise<IpcClient>;
+  peer(opts?: Omit<PeerOptions, "port">): Promise<Peer>;
+  /** Shut down over IPC and wait until it has stopped. */
+  stop(): Promise<void>;
+  /** Subprocess only. */
+  proc?: ReturnType<typeof Bun.spawn>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  home?: string;
+  port?: number;
+  subprocess?: boolean;
+}
+
+export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> {
+  const home = opts.home ?? tempHome();
+  const port = opts.port ?? (await freePort());
+  const env = { ...TEST_ENV, ...opts.env };
+  const paths = homePaths(home);
+  const clients: IpcClient[] = [];
+  const peers: Peer[] = [];
+
+  let info: DaemonInfo;
+  let done: Promise<RunOutcome | number>;
+  let proc: ReturnType<typeof Bun.spawn> | undefined;
+  if (opts.subprocess) {
+    proc = Bun.spawn([process.execPath, join(ROOT, "daemon/main.ts")], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, BSK_HOME: home, BSK_PORT: String(port) },
+      stdout: "pipe",
+      stderr: "inherit",
+    });
+    const line = await firstLine(proc.stdout as ReadableStream<Uint8Array>);
+    const ready = JSON.parse(line);
+    if (!ready.ready) throw new Error(`daemon did not start: ${line}`);
+    info = ready;
+    done = proc.exited;
+  } else {
+    const { promise, resolve } = Promise.withResolvers<DaemonInfo>();
+    const run = runDaemon({ home, port, env, onReady: resolve });
+    done = run;
+    const first = await Promise.race([promise, run]);
+    if ("kind" in first) throw new Error(`daemon did not start: ${JSON.stringify(first)}`);
+    info = first;
+  }
+
+  return {
+    home,
+    port,
+    paths,
+    info,
+    done,
+    proc,
+    async client() {
+      const c = await IpcClient.connect(paths.socket);
+      clients.push(c);
+      return c;
+    },
+    async peer(p = {}) {
+      const peer = await Peer.start({ ...p, port });
+      peers.push(peer);
+      return peer;
+    },
+    async stop() {
+      for (const p of peers) p.close();
+      try {
+        const c = await IpcClient.connect(paths.socket);
+        c.send({ id: "stop", method: "system.shutdown" });
+      } catch {
+        proc?.kill("SIGTERM");
+      }
+      await done;
+      for (const c of clients) c.close();
+    },
+  };
+}
+
+async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.getReader();
+  const dec = new TextDecoder();
+  let buf = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += dec.decode(value, { stream: true });
+    const nl = buf.indexOf("\n");
+    if (nl >= 0) {
+      reader.releaseLock();
+      return buf.slice(0, nl);
+    }
+  }
+  return buf;
+}
+
+export function removeHome(home: string): void {
+  rmSync(home, { recursive: true, force: true });
+}
+
+/** Run `fn` against a fresh daemon, then stop it and remove its home. */
+export async function withDaemon<T>(opts: StartOptions, fn: (d: TestDaemon) => Promise<T>): Promise<T> {
+  const d = await startDaemon(opts);
+  try {
+    return await fn(d);
+  } finally {
+    await d.stop();
+    removeHome(d.home);
+  }
+}
+
+/** Start a session on the peer's browser; returns its id. */
+export async function startSession(client: IpcClient, params: Record<string, unknown> = {}): Promise<string> {
+  const r = await client.call("session.start", { focus: false, ...params });
+  return r.session_id as string;
+}

@@ -1,0 +1,173 @@
+/**
+ * A scripted extension: connects to the daemon's gateway like the real service worker, handshakes, and
+ * answers the daemon's requests. Requests other than session.open/close and cancel are held until the
+ * test replies to them, so ordering tests never depend on timing.
+ */
+import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { PROTOCOL_VERSION } from "../../protocol/version.ts";
+import { AsyncQueue } from "./async-queue.ts";
+import type { Reply } from "./ipc-client.ts";
+
+export interface ReportedSession {
+  session_id: string;
+  window_id: number;
+  tab_ids: number[];
+  current_tab_id: number | null;
+}
+
+export interface PeerOptions {
+  port: number;
+  origin?: string;
+  instanceId?: string;
+  label?: string;
+  protocolVersion?: string;
+  /** Sessions reported in the handshake (a reconnect after a daemon restart). */
+  sessions?: ReportedSession[];
+  /** Answer session.open / session.close by itself (default true). */
+  autoSession?: boolean;
+}
+
+export interface Incoming {
+  id: string;
+  method: string;
+  params: any;
+  meta: { trace_id?: string; timeout_ms?: number };
+  reply(result: unknown, timings?: Record<string, number>): void;
+  fail(code: string, message: string, data?: Record<string, unknown>): void;
+}
+
+let instanceCounter = 0;
+
+export class Peer {
+  readonly instanceId: string;
+  readonly label: string;
+  /** Requests from the daemon waiting for the test to answer them. */
+  readonly requests = new AsyncQueue<Incoming>();
+  /** session.close requests from the daemon (answered automatically unless autoSession is off). */
+  readonly closes = new AsyncQueue<Incoming>();
+  /** `cancel` requests from the daemon (answered automatically). */
+  readonly cancels = new AsyncQueue<Incoming>();
+  /** Frames that answer nothing of ours (protocol errors with id null, ...). */
+  readonly unmatched = new AsyncQueue<Reply>();
+  /** Sessions this browser holds: opened by session.open, forgotten on session.close. */
+  readonly sessions = new Map<string, ReportedSession>();
+  readonly closed: Promise<{ code: number; reason: string }>;
+  private readonly waiting = new Map<string, (r: Reply) => void>();
+  private counter = 0;
+  private nextWindow = 100;
+
+  private constructor(
+    readonly ws: WebSocket,
+    readonly opts: PeerOptions,
+  ) {
+    this.instanceId = opts.instanceId ?? `peer-${process.pid}-${++instanceCounter}`;
+    this.label = opts.label ?? "test";
+    for (const s of opts.sessions ?? []) this.sessions.set(s.session_id, s);
+    const { promise, resolve } = Promise.withResolvers<{ code: number; reason: string }>();
+    this.closed = promise;
+    ws.addEventListener("close", (e) => resolve({ code: e.code, reason: e.reason }));
+    ws.addEventListener("message", (e) => this.onMessage(String(e.data)));
+  }
+
+  /** Open the socket (no handshake yet). Rejects if the daemon refuses the upgrade. */
+  static async connect(opts: PeerOptions): Promise<Peer> {
+    const origin = opts.origin ?? `chrome-extension://${EXTENSION_ID}`;
+    const ws = new WebSocket(`ws://127.0.0.1:${opts.port}/extension`, { headers: { Origin: origin } } as any);
+    const peer = new Peer(ws, opts);
+    await new Promise<void>((resolve, reject) => {
+      ws.addEventListener("open", () => resolve(), { once: true });
+      ws.addEventListener("error", () => reject(new Error("websocket refused")), { once: true });
+    });
+    return peer;
+  }
+
+  /** Connect and handshake; throws if the daemon answers the handshake with an error. */
+  static async start(opts: PeerOptions): Promise<Peer> {
+    const peer = await Peer.connect(opts);
+    const r = await peer.handshake();
+    if (r.error) throw new Error(`handshake refused: ${r.error.code}: ${r.error.message}`);
+    return peer;
+  }
+
+  handshake(overrides: Record<string, unknown> = {}): Promise<Reply> {
+    return this.request("system.handshake", {
+      client: "bsk-extension",
+      version: "0.1.0",
+      protocol_version: this.opts.protocolVersion ?? PROTOCOL_VERSION,
+      instance_id: this.instanceId,
+      browser: { name: "Chromium", version: "156.0" },
+      label: this.label,
+      sessions: [...this.sessions.values()],
+      ...overrides,
+    });
+  }
+
+  request(method: string, params: unknown): Promise<Reply> {
+    const id = `p${++this.counter}`;
+    const { promise, resolve } = Promise.withResolvers<Reply>();
+    this.waiting.set(id, resolve);
+    this.send({ id, method, params });
+    return promise;
+  }
+
+  event(name: string, payload: unknown): void {
+    this.send({ event: name, payload });
+  }
+
+  send(frame: object): void {
+    this.ws.send(JSON.stringify(frame));
+  }
+
+  sendRaw(text: string): void {
+    this.ws.send(text);
+  }
+
+  /** The next held request (optionally of one method). */
+  next(method?: string, timeoutMs?: number): Promise<Incoming> {
+    return this.requests.next((r) => !method || r.method === method, `a ${method ?? "request"} at the peer`, timeoutMs);
+  }
+
+  nextCancel(targetId?: string): Promise<Incoming> {
+    return this.cancels.next((c) => !targetId || c.params.id === targetId, `a cancel${targetId ? ` of ${targetId}` : ""} at the peer`);
+  }
+
+  close(code = 1000): void {
+    this.ws.close(code);
+  }
+
+  private onMessage(text: string): void {
+    const frame = JSON.parse(text);
+    if ("method" in frame) return this.onRequest(frame);
+    const w = frame.id === null ? undefined : this.waiting.get(String(frame.id));
+    if (w) {
+      this.waiting.delete(String(frame.id));
+      w(frame);
+    } else this.unmatched.push(frame);
+  }
+
+  private onRequest(frame: { id: string; method: string; params: any; meta: any }): void {
+    const incoming: Incoming = {
+      id: frame.id,
+      method: frame.method,
+      params: frame.params,
+      meta: frame.meta ?? {},
+      reply: (result, timings = { extension: 1 }) => this.send({ id: frame.id, result, meta: { timings } }),
+      fail: (code, message, data) => this.send({ id: frame.id, error: { code, message, ...(data && { data }) } }),
+    };
+    const auto = this.opts.autoSession ?? true;
+    if (frame.method === "cancel") {
+      incoming.reply({ cancelled: true });
+      this.cancels.push(incoming);
+    } else if (auto && frame.method === "session.open") {
+      const window_id = this.nextWindow++;
+      const tab_id = window_id * 10;
+      this.sessions.set(frame.params.session_id, { session_id: frame.params.session_id, window_id, tab_ids: [tab_id], current_tab_id: tab_id });
+      incoming.reply({ window_id, tab_id });
+    } else if (auto && frame.method === "session.close") {
+      const s = this.sessions.get(frame.params.session_id);
+      this.sessions.delete(frame.params.session_id);
+      incoming.reply({ closed_tab_ids: s?.tab_ids ?? [], returned_tab_ids: [] });
+      this.closes.push(incoming);
+    } else this.requests.push(incoming);
+  }
+}
