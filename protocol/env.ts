@@ -1,0 +1,30 @@
+/**
+ * Every environment variable bsk reads, in one table. The README's Environment section is generated from it,
+ * and a test fails when the source reads a BSK_* variable that is not listed here.
+ */
+export interface EnvVar {
+  name: string;
+  default: string;
+  read_by: "cli" | "daemon" | "cli+daemon" | "scripts";
+  description: string;
+}
+
+export const ENV_VARS: EnvVar[] = [
+  { name: "BSK_HOME", default: "~/.bsk", read_by: "cli+daemon", description: "Home of all state (daemon.json, socket, logs, registry)." },
+  { name: "BSK_SESSION", default: "—", read_by: "cli", description: "Session id used when --session is not given." },
+  { name: "BSK_OWNER_PID", default: "—", read_by: "cli", description: "session start: end the session when this process exits (same as --owner-pid)." },
+  { name: "BSK_AUTO_START", default: "1", read_by: "cli", description: "0 = never start the daemon implicitly; commands then fail naming `bsk daemon start`." },
+  { name: "BSK_PORT", default: "52800", read_by: "cli+daemon", description: "Port of the extension gateway on 127.0.0.1 (same as daemon start --port)." },
+  { name: "BSK_SESSION_IDLE_MS", default: "300000", read_by: "daemon", description: "A session with no call for this long ends (reason idle)." },
+  { name: "BSK_DAEMON_IDLE_MS", default: "600000", read_by: "daemon", description: "The daemon exits after this long with no client, browser or session." },
+  { name: "BSK_HANDSHAKE_MS", default: "5000", read_by: "daemon", description: "An extension must handshake within this time after connecting." },
+  { name: "BSK_HEARTBEAT_MS", default: "20000", read_by: "daemon", description: "Heartbeat interval the daemon asks the extension for." },
+  { name: "BSK_BROWSER_SILENCE_MS", default: "60000", read_by: "daemon", description: "A browser silent this long is dropped and its sessions end (browser_gone)." },
+  { name: "BSK_BROWSER_WAIT_MS", default: "35000", read_by: "daemon", description: "session start waits this long for a browser to connect." },
+  { name: "BSK_RECONNECT_GRACE_MS", default: "3000", read_by: "daemon", description: "Sessions survive a browser reconnecting within this time." },
+  { name: "BSK_READOPT_WAIT_MS", default: "60000", read_by: "daemon", description: "After a restart, live sessions wait this long for their browser to re-adopt them." },
+  { name: "BSK_OWNER_POLL_MS", default: "1000", read_by: "daemon", description: "How often owner processes (--owner-pid) are checked." },
+  { name: "CHROMIUM", default: "auto", read_by: "scripts", description: "Browser binary for tests, demo and bench (Debian Chromium, or branded Chrome)." },
+  { name: "HEADLESS", default: "on", read_by: "scripts", description: "off = run the demo/test browser headed (needs a display)." },
+  { name: "BENCH_RUNS", default: "40", read_by: "scripts", description: "Samples per warm measurement in npm run bench." },
+];

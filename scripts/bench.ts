@@ -1,0 +1,158 @@
+/**
+ * npm run bench: latency of the compiled bsk against its floors, written to bench/results.json.
+ *
+ *   floor          a bare compiled-Bun process (empty script) — the cost of any CLI at all
+ *   status         warm `bsk status` (daemon only)
+ *   tab list       warm `bsk tab list` (daemon → extension → chrome.tabs)
+ *   evaluate       warm `bsk evaluate 1+1` (→ chrome.debugger Runtime.evaluate)
+ *   raw CDP        the same Runtime.evaluate over the browser's own DevTools socket, in-process (the peer floor)
+ *   session start  `bsk session start` (opens a window) — p50 over repeated starts
+ *   cold start     first `bsk status`-with-a-browser from no daemon, while the extension is retrying
+ * Targets (issue 2): tab list p50 ≤ 15 ms, evaluate p50 ≤ 20 ms, session start p50 ≤ 500 ms, cold start ≤ 3 s.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { EXTENSION_ID } from "../protocol/extension-identity.ts";
+import { launchChromium } from "./chromium.ts";
+import { privateWorld, ROOT } from "./world.ts";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 40);
+
+interface Row {
+  name: string;
+  runs: number;
+  p50_ms: number;
+  p95_ms: number;
+  target_ms?: number;
+  note?: string;
+}
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return +s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!.toFixed(2);
+}
+
+function row(name: string, xs: number[], target?: number, note?: string): Row {
+  return { name, runs: xs.length, p50_ms: pct(xs, 50), p95_ms: pct(xs, 95), target_ms: target, note };
+}
+
+async function timeProcess(argv: string[], env: Record<string, string>): Promise<number> {
+  const t0 = performance.now();
+  const proc = Bun.spawn(argv, { env, stdout: "ignore", stderr: "ignore", stdin: "ignore" });
+  const code = await proc.exited;
+  if (code !== 0) throw new Error(`${argv.join(" ")} exited ${code}`);
+  return performance.now() - t0;
+}
+
+async function series(argv: string[], env: Record<string, string>, runs = RUNS, warmup = 5): Promise<number[]> {
+  for (let i = 0; i < warmup; i++) await timeProcess(argv, env);
+  const xs: number[] = [];
+  for (let i = 0; i < runs; i++) xs.push(await timeProcess(argv, env));
+  return xs;
+}
+
+async function floorBinary(): Promise<string> {
+  const dir = mkdtempSync("/tmp/bsk-bench-floor-");
+  writeFileSync(join(dir, "empty.ts"), "");
+  const out = join(dir, "empty");
+  const p = Bun.spawn(["bun", "build", "--compile", "--minify", "--bytecode", "--format=esm", join(dir, "empty.ts"), "--outfile", out], {
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  if ((await p.exited) !== 0) throw new Error("could not compile the empty floor binary");
+  return out;
+}
+
+/** Runtime.evaluate round trips over a persistent raw CDP connection to a page target. */
+async function rawCdpEvaluate(cdpPort: number, url: string, runs: number): Promise<number[]> {
+  const targets = await (await fetch(`http://127.0.0.1:${cdpPort}/json/list`)).json();
+  let page = targets.find((t: any) => t.type === "page" && t.url.startsWith("http"));
+  if (!page) page = await (await fetch(`http://127.0.0.1:${cdpPort}/json/new?${url}`, { method: "PUT" })).json();
+  const ws = new WebSocket(page.webSocketDebuggerUrl);
+  await new Promise((r) => (ws.onopen = r));
+  let id = 0;
+  const call = (method: string, params: object) =>
+    new Promise<void>((resolve) => {
+      const my = ++id;
+      ws.onmessage = (ev) => {
+        if (JSON.parse(String(ev.data)).id === my) resolve();
+      };
+      ws.send(JSON.stringify({ id: my, method, params }));
+    });
+  for (let i = 0; i < 5; i++) await call("Runtime.evaluate", { expression: "1+1", returnByValue: true });
+  const xs: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await call("Runtime.evaluate", { expression: "1+1", returnByValue: true });
+    xs.push(performance.now() - t0);
+  }
+  ws.close();
+  return xs;
+}
+
+const rows: Row[] = [];
+const world = await privateWorld("bsk-bench");
+try {
+  const floor = await floorBinary();
+  rows.push(row("floor: empty compiled Bun process", await series([floor], world.env)));
+  rmSync(join(floor, ".."), { recursive: true, force: true });
+
+  await world.run(["daemon", "start", "--port", String(world.port)]);
+  const browser = await launchChromium({
+    extensionDir: join(ROOT, "dist/extension"),
+    profileDir: join(world.home, "profile"),
+    urls: [`chrome-extension://${EXTENSION_ID}/connect.html?port=${world.port}&label=bench`],
+    cdp: true,
+  });
+  world.browser = browser;
+  const bsk = join(ROOT, "dist/bsk");
+
+  const starts: number[] = [];
+  let session = "";
+  for (let i = 0; i < 8; i++) {
+    const r = await world.run(["session", "start", "--no-focus"]);
+    if (r.code !== 0) throw new Error(`session start failed: ${r.stderr}`);
+    starts.push(r.ms);
+    if (i < 7) await world.run(["session", "stop", r.stdout.trim()]);
+    else session = r.stdout.trim();
+  }
+  await world.run(["navigate", world.fixtures.url("/shop.html"), "--session", session]);
+
+  rows.push(row("bsk status (warm)", await series([bsk, "status"], world.env), 12));
+  rows.push(row("bsk tab list (warm)", await series([bsk, "tab", "list", "--session", session], world.env), 15));
+  rows.push(row("bsk evaluate 1+1 (warm)", await series([bsk, "evaluate", "1+1", "--session", session], world.env), 20));
+  rows.push(row("raw CDP Runtime.evaluate (in-process, peer floor)", await rawCdpEvaluate(browser.cdpPort!, world.fixtures.url("/shop.html"), RUNS)));
+  rows.push(row("bsk session start", starts.slice(1), 500, "first start excluded (browser warm-up)"));
+  await world.run(["session", "stop", session]);
+
+  // Cold start: no daemon; the extension keeps retrying with backoff; one CLI call brings everything up.
+  const colds: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    await world.run(["daemon", "stop"]);
+    const t0 = performance.now();
+    const r = await world.run(["session", "start", "--no-focus"]);
+    colds.push(performance.now() - t0);
+    if (r.code === 0) await world.run(["session", "stop", r.stdout.trim()]);
+    else throw new Error(`cold session start failed: ${r.stderr}`);
+  }
+  rows.push(row("cold start → first session (no daemon running)", colds, 3000));
+} finally {
+  await world.dispose();
+}
+
+const results = {
+  date: new Date().toISOString(),
+  machine: { cores: navigator.hardwareConcurrency, platform: process.platform, arch: process.arch, bun: Bun.version },
+  runs: RUNS,
+  rows,
+};
+mkdirSync(join(ROOT, "bench"), { recursive: true });
+writeFileSync(join(ROOT, "bench/results.json"), `${JSON.stringify(results, null, 2)}\n`);
+
+const pad = (s: string, n: number) => s.padEnd(n);
+console.log(`${pad("measure", 52)} ${pad("p50 ms", 9)} ${pad("p95 ms", 9)} target`);
+for (const r of rows) {
+  const verdict = r.target_ms === undefined ? "" : `${r.target_ms} ${r.p50_ms <= r.target_ms ? "ok" : "MISSED"}`;
+  console.log(`${pad(r.name, 52)} ${pad(String(r.p50_ms), 9)} ${pad(String(r.p95_ms), 9)} ${verdict}`);
+}
+console.log("written to bench/results.json");

@@ -1,0 +1,71 @@
+/**
+ * A private bsk world for the demo and the bench: its own $BSK_HOME, daemon port, fixture site and a fresh
+ * Chromium profile with the built extension, so nothing touches the person's real daemon or browser.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { EXTENSION_ID } from "../protocol/extension-identity.ts";
+import { startFixtureServer, type FixtureServer } from "../tests/fixtures/server.ts";
+import { launchChromium, type Browser } from "./chromium.ts";
+
+export const ROOT = join(import.meta.dir, "..");
+export const BSK = join(ROOT, "dist/bsk");
+
+export interface PrivateWorld {
+  home: string;
+  port: number;
+  env: Record<string, string>;
+  fixtures: FixtureServer;
+  browser?: Browser;
+  launchBrowser(): Promise<Browser>;
+  run(args: string[]): Promise<{ code: number; stdout: string; stderr: string; ms: number }>;
+  /** Stops everything; keeps $BSK_HOME (logs, profile) when asked, e.g. after a failure. */
+  dispose(opts?: { keepHome?: boolean }): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+export async function privateWorld(prefix: string): Promise<PrivateWorld> {
+  const home = mkdtempSync(`/tmp/${prefix}-`);
+  const port = await freePort();
+  const fixtures = startFixtureServer();
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), BSK_HOME: home, BSK_PORT: String(port) };
+  delete env.BSK_SESSION;
+  delete env.BSK_AUTO_START;
+  const world: PrivateWorld = {
+    home,
+    port,
+    env,
+    fixtures,
+    async launchBrowser() {
+      world.browser = await launchChromium({
+        extensionDir: join(ROOT, "dist/extension"),
+        profileDir: join(home, "profile"),
+        urls: [`chrome-extension://${EXTENSION_ID}/connect.html?port=${port}&label=${prefix}`],
+      });
+      return world.browser;
+    },
+    async run(args) {
+      const t0 = performance.now();
+      const proc = Bun.spawn([BSK, ...args], { env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+      const [stdout, stderr, code] = await Promise.all([
+        new Response(proc.stdout).text(),
+        new Response(proc.stderr).text(),
+        proc.exited,
+      ]);
+      return { code, stdout, stderr, ms: performance.now() - t0 };
+    },
+    async dispose(opts = {}) {
+      await world.run(["daemon", "stop"]);
+      await world.browser?.close();
+      fixtures.stop();
+      if (!opts.keepHome) rmSync(home, { recursive: true, force: true });
+    },
+  };
+  return world;
+}
