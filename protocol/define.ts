@@ -42,8 +42,9 @@ export interface CliShape {
   examples?: readonly string[];
 }
 
-export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
-  owner: Owner;
+export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType, O extends Owner = Owner> {
+  /** Kept literal (O) so types can select methods by owner (ExtensionMethodName). */
+  owner: O;
   scope: Scope;
   description: string;
   params: () => P;
@@ -54,7 +55,7 @@ export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType 
   waitParam?: string;
 }
 
-export function method<P extends z.ZodType, R extends z.ZodType>(def: MethodDef<P, R>): MethodDef<P, R> {
+export function method<P extends z.ZodType, R extends z.ZodType, O extends Owner>(def: MethodDef<P, R, O>): MethodDef<P, R, O> {
   return def;
 }
 
