@@ -1,0 +1,55 @@
+/**
+ * The service worker: wires the modules together. Listeners are registered synchronously at start-up so events
+ * that wake a stopped worker (alarms, tab and window changes) reach them.
+ */
+import { browser, type Browser } from "wxt/browser";
+import { defineBackground } from "wxt/utils/define-background";
+import { installCdpListeners } from "../src/cdp.ts";
+import { connect } from "../src/connection.ts";
+import { installOwnPageRevival } from "../src/own-pages.ts";
+import { installOwnershipListeners } from "../src/ownership.ts";
+import { endByPerson, sessionsReady } from "../src/sessions.ts";
+import { LOCAL, type PageMessage } from "../src/settings.ts";
+
+const RECONNECT_ALARM = "reconnect";
+
+/** Only our own pages (popup, connect page) may steer the worker. */
+function fromOwnPage(sender: Browser.runtime.MessageSender): boolean {
+  return sender.id === browser.runtime.id && (sender.url ?? "").startsWith(browser.runtime.getURL("/"));
+}
+
+async function onPageMessage(msg: PageMessage): Promise<unknown> {
+  if (msg.type === "reconnect") await connect();
+  else if (msg.type === "stop_session") await endByPerson(msg.session_id, "stopped_by_person");
+  return { ok: true };
+}
+
+export default defineBackground({
+  type: "module",
+  main() {
+    installCdpListeners();
+    installOwnershipListeners();
+    installOwnPageRevival();
+
+    // Reconnects a dropped socket within 30 s, and wakes a stopped worker to do it.
+    void browser.alarms.get(RECONNECT_ALARM).then(async (existing) => {
+      if (!existing) await browser.alarms.create(RECONNECT_ALARM, { periodInMinutes: 0.5 });
+    });
+    browser.alarms.onAlarm.addListener((alarm) => {
+      if (alarm.name === RECONNECT_ALARM) void connect();
+    });
+    browser.runtime.onStartup.addListener(() => void connect());
+    browser.runtime.onInstalled.addListener(() => void connect());
+    browser.storage.onChanged.addListener((changes, area) => {
+      if (area === "local" && (LOCAL.port in changes || LOCAL.label in changes)) void connect({ force: true });
+    });
+    browser.runtime.onMessage.addListener((msg: PageMessage, sender, sendResponse) => {
+      if (!fromOwnPage(sender)) return false;
+      onPageMessage(msg).then(sendResponse, (err: unknown) => sendResponse({ ok: false, error: String(err) }));
+      return true;
+    });
+
+    void sessionsReady();
+    void connect();
+  },
+});

@@ -1,0 +1,138 @@
+/**
+ * chrome.debugger, kept attached: a tab is attached on first use and stays attached (attach + detach around
+ * every call costs 3×). Events are fanned out per tab to subscribers.
+ */
+import { browser } from "wxt/browser";
+import { BskError } from "../../protocol/errors.ts";
+import { errorMessage, raceAbort } from "./abort.ts";
+
+const PROTOCOL = "1.3";
+
+export type CdpListener = (method: string, params: Record<string, any>) => void;
+export type DetachListener = (reason: string) => void;
+
+interface Subscriber {
+  onEvent: CdpListener;
+  onDetach?: DetachListener;
+}
+
+/** Tab id → attachment in progress or done; absent means not attached. */
+const attachments = new Map<number, Promise<void>>();
+const mainFrames = new Map<number, string>();
+const subscribers = new Map<number, Set<Subscriber>>();
+
+export function installCdpListeners(): void {
+  browser.debugger.onEvent.addListener((source, method, params) => {
+    // Child sessions (OOPIFs, workers) are not auto-attached yet, so only the tab's own session speaks.
+    if (source.tabId === undefined || source.sessionId) return;
+    const subs = subscribers.get(source.tabId);
+    if (!subs) return;
+    for (const s of subs) s.onEvent(method, (params ?? {}) as Record<string, any>);
+  });
+  browser.debugger.onDetach.addListener((source, reason) => {
+    if (source.tabId === undefined) return;
+    forget(source.tabId);
+    // canceled_by_user: the person dismissed the "is debugging this browser" bar. A later issue makes it Stop.
+    if (reason === "canceled_by_user") console.warn(`bsk: debugging of tab ${source.tabId} cancelled by the person`);
+    for (const s of subscribers.get(source.tabId) ?? []) s.onDetach?.(reason);
+  });
+}
+
+function forget(tabId: number): void {
+  attachments.delete(tabId);
+  mainFrames.delete(tabId);
+}
+
+/** Attaches once per tab; concurrent callers share the attempt, a failure leaves nothing behind. */
+export function attach(tabId: number): Promise<void> {
+  let pending = attachments.get(tabId);
+  if (!pending) {
+    pending = doAttach(tabId);
+    attachments.set(tabId, pending);
+    pending.catch(() => {
+      if (attachments.get(tabId) === pending) forget(tabId);
+    });
+  }
+  return pending;
+}
+
+async function doAttach(tabId: number): Promise<void> {
+  let attachError: string | null = null;
+  try {
+    await browser.debugger.attach({ tabId }, PROTOCOL);
+  } catch (err) {
+    // After a service-worker restart our own attachment survives and attach says "already attached";
+    // whether it is ours shows in the next command.
+    attachError = errorMessage(err);
+  }
+  try {
+    await Promise.all([
+      rawSend(tabId, "Page.enable"),
+      rawSend(tabId, "Page.setLifecycleEventsEnabled", { enabled: true }),
+    ]);
+  } catch (err) {
+    if (attachError === null) await browser.debugger.detach({ tabId }).catch(() => undefined);
+    const why = attachError ?? errorMessage(err);
+    throw new BskError("cdp_failed", `cannot debug tab ${tabId}: ${why}`, {
+      hint: /already attached/i.test(why)
+        ? "Another debugger (DevTools, another extension) holds this tab; close it and retry."
+        : "The browser refused to debug this tab; check it still exists (bsk tab list) and retry.",
+      data: { reason: "attach_failed", tab_id: tabId },
+    });
+  }
+}
+
+async function rawSend(tabId: number, method: string, params?: object): Promise<any> {
+  return browser.debugger.sendCommand({ tabId }, method, params ?? {});
+}
+
+/** Sends one CDP command, attaching first if needed. Failures become cdp_failed (data.cdp_message is CDP's text). */
+export async function send<T = any>(tabId: number, method: string, params?: object, signal?: AbortSignal): Promise<T> {
+  await raceAbort(attach(tabId), signal);
+  try {
+    return (await raceAbort(rawSend(tabId, method, params), signal)) as T;
+  } catch (err) {
+    if (err instanceof BskError) throw err;
+    const message = cdpMessage(err);
+    throw new BskError("cdp_failed", `${method} failed: ${message}`, { data: { method, cdp_message: message, tab_id: tabId } });
+  }
+}
+
+/** chrome.debugger rejects with the CDP error as JSON text ({"code":-32000,"message":"..."}). */
+function cdpMessage(err: unknown): string {
+  const text = errorMessage(err);
+  try {
+    const parsed = JSON.parse(text) as { message?: unknown };
+    if (typeof parsed.message === "string") return parsed.message;
+  } catch {
+    /* plain text */
+  }
+  return text;
+}
+
+/** The main frame's id: stable for the tab's lifetime, so asked once per attachment. */
+export async function mainFrameId(tabId: number, signal?: AbortSignal): Promise<string> {
+  const known = mainFrames.get(tabId);
+  if (known) return known;
+  const { frameTree } = await send<{ frameTree: { frame: { id: string } } }>(tabId, "Page.getFrameTree", {}, signal);
+  mainFrames.set(tabId, frameTree.frame.id);
+  return frameTree.frame.id;
+}
+
+/** Listen to one tab's CDP events (and its detach) until the returned function is called. */
+export function subscribe(tabId: number, onEvent: CdpListener, onDetach?: DetachListener): () => void {
+  const sub: Subscriber = { onEvent, onDetach };
+  let subs = subscribers.get(tabId);
+  if (!subs) subscribers.set(tabId, (subs = new Set()));
+  subs.add(sub);
+  return () => {
+    subs.delete(sub);
+    if (subs.size === 0 && subscribers.get(tabId) === subs) subscribers.delete(tabId);
+  };
+}
+
+/** Detaches if attached (also an attachment made before a service-worker restart). */
+export async function detach(tabId: number): Promise<void> {
+  forget(tabId);
+  await browser.debugger.detach({ tabId }).catch(() => undefined);
+}

@@ -1,0 +1,233 @@
+/**
+ * The WebSocket to the daemon: connect, handshake, heartbeat, reconnect; requests in, replies and events out.
+ * The daemon is trusted (loopback, pinned origin), so malformed frames from it are logged and dropped.
+ */
+import { browser } from "wxt/browser";
+import { BskError, toErrorBody, type ErrorBody } from "../../protocol/errors.ts";
+import { encodeFrame, MAX_FRAME_BYTES, parseFrame, type RequestFrame, type ResponseFrame } from "../../protocol/frames.ts";
+import type { Params, Result } from "../../protocol/catalog.ts";
+import { EXTENSION_CLIENT, PROTOCOL_VERSION } from "../../protocol/version.ts";
+import { errorMessage, raceAbort } from "./abort.ts";
+import { parseBrowser, type BrowserId } from "./browser-info.ts";
+import { dispatch } from "./dispatcher.ts";
+import { setSink } from "./outbox.ts";
+import { allSessions, closeSession, sessionsReady } from "./sessions.ts";
+import { DEFAULT_PORT, loadSettings, SESSION, type ConnectionStatus, type Settings } from "./settings.ts";
+
+const HANDSHAKE_TIMEOUT_MS = 10_000;
+const BACKOFF_MIN_MS = 250;
+const BACKOFF_MAX_MS = 2_000;
+/** After version_too_old: the daemon will not change its mind soon, so do not hammer it. */
+const REFUSED_RETRY_MS = 30_000;
+
+let socket: WebSocket | null = null;
+let socketPort = 0;
+let backoff = BACKOFF_MIN_MS;
+let retryTimer: ReturnType<typeof setTimeout> | undefined;
+let heartbeatTimer: ReturnType<typeof setInterval> | undefined;
+/** Set when the daemon refused our protocol version; cleared by a successful handshake. */
+let refused = false;
+let status: ConnectionStatus = { state: "disconnected", port: DEFAULT_PORT, since: Date.now() };
+let ownIds = 0;
+/** Replies to the requests we send (the handshake). */
+const awaiting = new Map<string | number, (frame: ResponseFrame) => void>();
+/** The daemon's requests being worked on, by request id. */
+const inflight = new Map<string | number, AbortController>();
+/** Connect attempts run one after another, so two triggers never open two sockets. */
+let chain: Promise<void> = Promise.resolve();
+
+export function browserId(): BrowserId {
+  const uaData = (navigator as Navigator & { userAgentData?: { brands: { brand: string; version: string }[] } }).userAgentData;
+  return parseBrowser(navigator.userAgent, uaData?.brands);
+}
+
+function setStatus(next: Omit<ConnectionStatus, "since">): void {
+  status = { ...next, since: Date.now() };
+  browser.storage.session.set({ [SESSION.connection]: status }).catch(() => undefined);
+}
+
+export function connectionStatus(): ConnectionStatus {
+  return status;
+}
+
+/**
+ * Opens the socket unless one is open or opening to the configured port. `force` replaces it anyway (the port or
+ * label changed). Any call also cancels a pending backoff and starts over from the shortest delay.
+ */
+export function connect(opts: { force?: boolean } = {}): Promise<void> {
+  chain = chain.then(() => open(opts.force ?? false)).catch((err: unknown) => console.error("bsk: connect failed", err));
+  return chain;
+}
+
+async function open(force: boolean): Promise<void> {
+  const settings = await loadSettings(browserId().name.toLowerCase());
+  await sessionsReady();
+  clearTimeout(retryTimer);
+  const live = socket && (socket.readyState === WebSocket.CONNECTING || socket.readyState === WebSocket.OPEN);
+  if (live && !force && socketPort === settings.port) return;
+  if (socket) retire(socket, "reconnecting");
+  backoff = BACKOFF_MIN_MS;
+  const ws = new WebSocket(`ws://127.0.0.1:${settings.port}/extension`);
+  socket = ws;
+  socketPort = settings.port;
+  setStatus({ state: "connecting", port: settings.port });
+  ws.onopen = () => void handshake(ws, settings);
+  ws.onmessage = (ev) => onMessage(ws, String(ev.data));
+  ws.onclose = () => onClosed(ws);
+}
+
+/** Closes a socket we no longer want without scheduling a reconnect for it. */
+function retire(ws: WebSocket, why: string): void {
+  ws.onclose = null;
+  ws.onmessage = null;
+  ws.onopen = null;
+  try {
+    ws.close(1000, why);
+  } catch {
+    /* already closed */
+  }
+  if (socket === ws) lost();
+}
+
+/** Shared by every way a socket ends: no more events to it, no work for it. */
+function lost(): void {
+  socket = null;
+  setSink(null);
+  clearInterval(heartbeatTimer);
+  for (const ac of inflight.values()) ac.abort(new BskError("cancelled", "the connection to the daemon closed"));
+  inflight.clear();
+  for (const resolve of awaiting.values()) resolve({ id: null, error: { code: "protocol_error", message: "connection closed" } });
+  awaiting.clear();
+}
+
+function onClosed(ws: WebSocket): void {
+  if (ws !== socket) return;
+  lost();
+  if (refused) {
+    retryTimer = setTimeout(() => void connect(), REFUSED_RETRY_MS);
+    return;
+  }
+  setStatus({ ...status, state: "disconnected", port: socketPort });
+  retryTimer = setTimeout(() => void connect(), backoff);
+  backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
+}
+
+function send(ws: WebSocket, frame: object): void {
+  if (ws.readyState === WebSocket.OPEN) ws.send(encodeFrame(frame));
+}
+
+/** Sends one of our own requests on `ws` and waits for its reply (or the timeout, which closes the socket). */
+function request(ws: WebSocket, method: string, params: unknown, timeoutMs: number): Promise<ResponseFrame> {
+  const id = `e${++ownIds}`;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      awaiting.delete(id);
+      resolve({ id, error: { code: "timeout", message: `no answer to ${method} within ${timeoutMs} ms` } });
+      ws.close(4000, `${method} timed out`);
+    }, timeoutMs);
+    awaiting.set(id, (frame) => {
+      clearTimeout(timer);
+      awaiting.delete(id);
+      resolve(frame);
+    });
+    send(ws, { id, method, params });
+  });
+}
+
+async function handshake(ws: WebSocket, settings: Settings): Promise<void> {
+  const params: Params<"system.handshake"> = {
+    client: EXTENSION_CLIENT,
+    version: browser.runtime.getManifest().version,
+    protocol_version: PROTOCOL_VERSION,
+    instance_id: settings.instance_id,
+    browser: browserId(),
+    label: settings.label,
+    sessions: allSessions().map((s) => ({
+      session_id: s.session_id,
+      window_id: s.window_id,
+      tab_ids: Object.keys(s.tabs).map(Number),
+      current_tab_id: s.current_tab_id,
+    })),
+  };
+  const reply = await request(ws, "system.handshake", params, HANDSHAKE_TIMEOUT_MS);
+  if (ws !== socket) return;
+  if ("error" in reply) {
+    const error = reply.error as ErrorBody;
+    refused = error.code === "version_too_old";
+    setStatus({ state: refused ? "version_skew" : "disconnected", port: settings.port, error: error.message });
+    ws.close(1000, "handshake refused");
+    return;
+  }
+  const result = reply.result as Result<"system.handshake">;
+  refused = false;
+  backoff = BACKOFF_MIN_MS;
+  setStatus({
+    state: "connected",
+    port: settings.port,
+    daemon_version: result.version,
+    protocol_version: result.protocol_version,
+    skew: result.skew,
+  });
+  const beat = () => send(ws, { event: "system.heartbeat", payload: { sessions: allSessions().length } });
+  clearInterval(heartbeatTimer);
+  heartbeatTimer = setInterval(beat, Math.max(1000, result.heartbeat_ms));
+  setSink((event, payload) => send(ws, { event, payload }));
+  // Sessions the daemon could not take back are ended here, cleanly (their tabs closed one by one).
+  for (const ended of result.ended) await closeSession(ended.session_id);
+}
+
+function onMessage(ws: WebSocket, text: string): void {
+  const parsed = parseFrame(text);
+  if (!parsed.ok) {
+    console.warn(`bsk: dropped a frame from the daemon: ${parsed.message}`);
+    return;
+  }
+  const { kind, frame } = parsed.value;
+  if (kind === "response") awaiting.get(frame.id ?? "")?.(frame);
+  else if (kind === "request") void onRequest(ws, frame);
+}
+
+async function onRequest(ws: WebSocket, frame: RequestFrame): Promise<void> {
+  const started = performance.now();
+  const reply = (body: { result: unknown } | { error: ErrorBody }) => {
+    const meta = {
+      ...(frame.meta?.trace_id ? { trace_id: frame.meta.trace_id } : {}),
+      timings: { extension: Math.round((performance.now() - started) * 100) / 100 },
+    };
+    let text = encodeFrame({ id: frame.id, ...body, meta });
+    if (text.length > MAX_FRAME_BYTES) {
+      const error = new BskError("protocol_error", `the reply to ${frame.method} is larger than 16 MiB`, {
+        data: { reason: "frame_too_large" },
+      });
+      text = encodeFrame({ id: frame.id, error: error.toBody(), meta });
+    }
+    if (ws.readyState === WebSocket.OPEN) ws.send(text);
+  };
+
+  if (frame.method === "cancel") {
+    const target = (frame.params as { id?: string | number } | undefined)?.id;
+    const ac = target === undefined ? undefined : inflight.get(target);
+    ac?.abort(new BskError("cancelled", "the call was cancelled"));
+    return reply({ result: { cancelled: ac !== undefined } });
+  }
+
+  const ac = new AbortController();
+  inflight.set(frame.id, ac);
+  const timeoutMs = frame.meta?.timeout_ms;
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => ac.abort(new BskError("timeout", `${frame.method} did not finish within ${timeoutMs} ms`)), timeoutMs);
+  try {
+    await sessionsReady();
+    const result = await raceAbort(dispatch(frame.method, frame.params, { signal: ac.signal }), ac.signal);
+    reply({ result });
+  } catch (err) {
+    // A chrome.* API that throws is the browser refusing; our own errors are already BskErrors.
+    const bsk = err instanceof BskError ? err : new BskError("cdp_failed", `${frame.method}: ${errorMessage(err)}`);
+    reply({ error: toErrorBody(bsk) });
+  } finally {
+    clearTimeout(timer);
+    if (inflight.get(frame.id) === ac) inflight.delete(frame.id);
+  }
+}

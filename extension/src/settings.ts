@@ -1,0 +1,79 @@
+/**
+ * What the extension keeps in chrome.storage, and the shapes the popup and the connect page read.
+ *
+ * storage.local (survives restarts):   port, label, instance_id
+ * storage.session (survives SW death): connection (ConnectionStatus), sessions (Record<id, SessionState>)
+ */
+import { browser } from "wxt/browser";
+import type { Ownership } from "./scope.ts";
+
+export const DEFAULT_PORT = 52800;
+
+export const LOCAL = { port: "port", label: "label", instanceId: "instance_id" } as const;
+export const SESSION = { connection: "connection", sessions: "sessions" } as const;
+
+export interface Settings {
+  port: number;
+  label: string;
+  instance_id: string;
+}
+
+export type ConnectionState = "connecting" | "connected" | "version_skew" | "disconnected";
+
+export interface ConnectionStatus {
+  state: ConnectionState;
+  port: number;
+  /** From the handshake result, once connected. */
+  daemon_version?: string;
+  protocol_version?: string;
+  /** Connected, but the protocol minors differ. */
+  skew?: boolean;
+  /** Why the last attempt failed, for the popup. */
+  error?: string;
+  since: number;
+}
+
+/** One session as the service worker keeps it (small: it is rewritten on every change). */
+export interface SessionState {
+  session_id: string;
+  name?: string;
+  window_id: number;
+  current_tab_id: number | null;
+  tabs: Record<string, Ownership>;
+  /** Owned tab ids that were current, most recent last: where `current` falls back when the current tab closes. */
+  recent: number[];
+}
+
+/** Messages from extension pages (popup, connect page) to the service worker. */
+export type PageMessage = { type: "reconnect" } | { type: "stop_session"; session_id: string };
+
+export function validPort(value: unknown): number | null {
+  const n = typeof value === "string" ? Number(value.trim()) : value;
+  return typeof n === "number" && Number.isInteger(n) && n > 0 && n < 65536 ? n : null;
+}
+
+function randomHex(bytes: number): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Reads the settings, creating the instance id on first use. */
+export async function loadSettings(defaultLabel: string): Promise<Settings> {
+  const got = await browser.storage.local.get([LOCAL.port, LOCAL.label, LOCAL.instanceId]);
+  let instanceId = typeof got[LOCAL.instanceId] === "string" ? (got[LOCAL.instanceId] as string) : "";
+  if (!instanceId) {
+    instanceId = randomHex(4);
+    await browser.storage.local.set({ [LOCAL.instanceId]: instanceId });
+  }
+  const label = typeof got[LOCAL.label] === "string" && got[LOCAL.label] ? (got[LOCAL.label] as string) : defaultLabel;
+  return { port: validPort(got[LOCAL.port]) ?? DEFAULT_PORT, label: label.slice(0, 64), instance_id: instanceId };
+}
+
+export async function readConnectionStatus(): Promise<ConnectionStatus | undefined> {
+  const got = await browser.storage.session.get(SESSION.connection);
+  return got[SESSION.connection] as ConnectionStatus | undefined;
+}
+
+export async function readSessions(): Promise<Record<string, SessionState>> {
+  const got = await browser.storage.session.get(SESSION.sessions);
+  return (got[SESSION.sessions] as Record<string, SessionState> | undefined) ?? {};
+}

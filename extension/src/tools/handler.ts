@@ -1,0 +1,12 @@
+/** The shape of a tool handler; each family file exports FamilyHandlers of its protocol family. */
+import type { ExtensionMethodName, ParsedParams, Result } from "../../../protocol/catalog.ts";
+
+export interface CallContext {
+  /** Aborts on cancel or when the call's deadline passes; its reason is the error to answer with. */
+  signal: AbortSignal;
+}
+
+export type Handler<M extends ExtensionMethodName> = (params: ParsedParams<M>, ctx: CallContext) => Promise<Result<M>>;
+
+/** The handlers of one protocol family file: exactly its extension-owned methods. */
+export type FamilyHandlers<Family> = { [M in keyof Family & ExtensionMethodName]: Handler<M> };

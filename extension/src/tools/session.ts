@@ -1,0 +1,33 @@
+/** session.open / session.close: the daemon's calls that make and end an Agent Window. */
+import { browser } from "wxt/browser";
+import { BskError } from "../../../protocol/errors.ts";
+import type { sessionMethods } from "../../../protocol/methods/session.ts";
+import type { FamilyHandlers } from "./handler.ts";
+import { addSession, closeSession, getSession } from "../sessions.ts";
+
+export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
+  "session.open": async (p) => {
+    const existing = getSession(p.session_id);
+    if (existing) {
+      // A retried open: answer with the window it already has, if the person has not closed it.
+      const alive = await browser.windows.get(existing.window_id).then(() => true, () => false);
+      if (alive && existing.current_tab_id !== null) return { window_id: existing.window_id, tab_id: existing.current_tab_id };
+      await closeSession(p.session_id);
+    }
+    const win = await browser.windows.create({
+      type: "normal",
+      url: "about:blank",
+      focused: p.focus,
+      ...(p.width === undefined ? {} : { width: p.width }),
+      ...(p.height === undefined ? {} : { height: p.height }),
+    });
+    const tabId = win?.tabs?.[0]?.id;
+    if (win?.id === undefined || tabId === undefined) {
+      throw new BskError("cdp_failed", "the browser did not open a window", { data: { reason: "window_create_failed" } });
+    }
+    addSession({ session_id: p.session_id, name: p.name, window_id: win.id, tab_id: tabId });
+    return { window_id: win.id, tab_id: tabId };
+  },
+
+  "session.close": async (p) => closeSession(p.session_id),
+};

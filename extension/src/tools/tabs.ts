@@ -1,0 +1,101 @@
+/** tab.list / tab.create / tab.select / tab.close. */
+import { browser, type Browser } from "wxt/browser";
+import type { Result } from "../../../protocol/catalog.ts";
+import { BskError } from "../../../protocol/errors.ts";
+import type { tabMethods } from "../../../protocol/methods/tabs.ts";
+import type { FamilyHandlers } from "./handler.ts";
+import { emit } from "../outbox.ts";
+import { assertNotRestricted, assertOwned, ownerOf } from "../scope.ts";
+import { adoptTab, allSessions, dropTab, requireSession, resolveTab, setCurrent } from "../sessions.ts";
+import type { SessionState } from "../settings.ts";
+import { normalizeUrl } from "../urls.ts";
+
+type TabInfo = Result<"tab.create">;
+
+/** A tab as the calling session sees it; another session's tab never names that session. */
+export function tabInfo(tab: Browser.tabs.Tab, caller: SessionState): TabInfo {
+  const tabId = tab.id!;
+  const who = ownerOf(tabId, caller.session_id, allSessions());
+  const info: TabInfo = {
+    tab_id: tabId,
+    window_id: tab.windowId,
+    index: tab.index,
+    url: tab.url || tab.pendingUrl || "",
+    title: tab.title ?? "",
+    active: tab.active,
+    owner: who.owner,
+  };
+  if (who.owner === "session") {
+    info.owner_session_id = caller.session_id;
+    info.ownership = who.ownership;
+    info.current = caller.current_tab_id === tabId;
+  }
+  return info;
+}
+
+const SCOPE_OWNERS = { owned: ["session"], user: ["person"], all: ["session", "other_session", "person"] } as const;
+
+export const tabHandlers: FamilyHandlers<typeof tabMethods> = {
+  "tab.list": async (p) => {
+    const s = requireSession(p.session_id);
+    const wanted: readonly string[] = SCOPE_OWNERS[p.scope];
+    const tabs = (await browser.tabs.query({})).map((t) => tabInfo(t, s)).filter((t) => wanted.includes(t.owner));
+    return { current_tab_id: s.current_tab_id, tabs };
+  },
+
+  "tab.create": async (p) => {
+    const s = requireSession(p.session_id);
+    const url = normalizeUrl(p.url);
+    assertNotRestricted(url);
+    const tab = await browser.tabs.create({ windowId: s.window_id, url, active: !p.background }).catch((err: unknown) => {
+      throw new BskError("not_found", `the Agent Window of session ${s.session_id} is gone: ${String(err)}`, {
+        data: { reason: "session_ended" },
+      });
+    });
+    adoptTab(s, tab.id!, "created");
+    setCurrent(s, tab.id!);
+    emit("tab.opened", { session_id: s.session_id, tab_id: tab.id!, url });
+    return tabInfo(tab, s);
+  },
+
+  "tab.select": async (p) => {
+    const { session, tabId } = await resolveTab(p);
+    const tab = await browser.tabs.update(tabId, { active: true });
+    setCurrent(session, tabId);
+    return tabInfo(tab ?? (await browser.tabs.get(tabId)), session);
+  },
+
+  "tab.close": async (p) => {
+    const s = requireSession(p.session_id);
+    const tabId = p.tab_id ?? s.current_tab_id;
+    if (tabId === null) throw new BskError("not_found", "no tab given and no current tab", { data: { reason: "no_current_tab" } });
+    const tab = await browser.tabs.get(tabId).catch(() => undefined);
+    const ownership = assertOwned(tabId, s.session_id, allSessions(), tab !== undefined);
+    if (ownership === "borrowed") {
+      throw new BskError("permission_denied", `tab ${tabId} is the person's (borrowed); it cannot be closed`, {
+        hint: "Give it back with bsk tab return instead.",
+        data: { reason: "borrowed_tab", tab_id: tabId },
+      });
+    }
+    const replacement = await keepWindowOpen(s, tab!);
+    dropTab(s, tabId);
+    if (replacement !== null && s.current_tab_id === null) setCurrent(s, replacement);
+    emit("tab.closed", { session_id: s.session_id, tab_id: tabId });
+    await browser.tabs.remove(tabId).catch(() => undefined);
+    return { closed_tab_id: tabId, current_tab_id: s.current_tab_id };
+  },
+};
+
+/**
+ * Closing the Agent Window's last tab would close the window and with it the session, as if the person had
+ * closed it. So the window first gets a blank owned tab. Returns that tab's id, or null when none was needed.
+ */
+async function keepWindowOpen(s: SessionState, closing: Browser.tabs.Tab): Promise<number | null> {
+  if (closing.windowId !== s.window_id) return null;
+  const inWindow = await browser.tabs.query({ windowId: s.window_id });
+  if (inWindow.length > 1) return null;
+  const blank = await browser.tabs.create({ windowId: s.window_id, url: "about:blank", active: true });
+  adoptTab(s, blank.id!, "created");
+  emit("tab.opened", { session_id: s.session_id, tab_id: blank.id!, url: "about:blank" });
+  return blank.id!;
+}

@@ -1,0 +1,19 @@
+import { defineConfig } from "wxt";
+import pkg from "../package.json" with { type: "json" };
+import { EXTENSION_KEY } from "../protocol/extension-identity.ts";
+
+export default defineConfig({
+  modules: ["@wxt-dev/module-solid"],
+  // Explicit imports everywhere: a reader (and tsc) sees where every name comes from.
+  imports: false,
+  manifest: {
+    key: EXTENSION_KEY,
+    name: "bsk",
+    description: "Lets AI agents use this browser in their own Agent Window, with your say.",
+    version: pkg.version,
+    minimum_chrome_version: "125",
+    permissions: ["debugger", "tabs", "windows", "storage", "alarms", "scripting", "notifications", "webNavigation", "cookies"],
+    host_permissions: ["<all_urls>"],
+    action: { default_title: "bsk" },
+  },
+});
