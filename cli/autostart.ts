@@ -1,0 +1,119 @@
+/**
+ * Starting the daemon on demand, fully detached: its own session (setsid), stdio appended to
+ * $BSK_HOME/logs/daemon.log and never the caller's pipes, unref'd, so a harness reading our output to EOF
+ * is never held. Two CLIs racing both succeed: the daemon's lock picks one, the other's spawn exits
+ * (already running) and both connect to the winner.
+ * node:fs is imported inside functions: a static import would be hoisted into the CLI's start-up by the bundler.
+ */
+import type { FSWatcher } from "node:fs";
+import type { HomePaths } from "../daemon/home.ts";
+import { BskError } from "../protocol/errors.ts";
+import { tryConnect, type Connection } from "./daemon-client.ts";
+
+type Env = Record<string, string | undefined>;
+
+export const START_WAIT_MS = 5_000;
+
+/** Running from `bun build --compile` output (the module lives in Bun's embedded file system). */
+export function isCompiled(main = Bun.main): boolean {
+  return main.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/.test(main);
+}
+
+/** argv that runs this same bsk as `daemon start --foreground`. */
+export function daemonArgv(opts: { compiled?: boolean; execPath?: string; entry?: string; extra?: string[] } = {}): string[] {
+  const compiled = opts.compiled ?? isCompiled();
+  const entry = opts.entry ?? `${import.meta.dir}/main.ts`;
+  return [opts.execPath ?? process.execPath, ...(compiled ? [] : [entry]), "daemon", "start", "--foreground", ...(opts.extra ?? [])];
+}
+
+export async function ensureHome(paths: HomePaths): Promise<void> {
+  const { mkdirSync } = await import("node:fs");
+  mkdirSync(paths.home, { recursive: true, mode: 0o700 });
+  mkdirSync(paths.logsDir, { recursive: true, mode: 0o700 });
+}
+
+export interface Spawned {
+  pid: number;
+  /** Resolves with the exit code if the child exits (e.g. it lost the race to another daemon). */
+  exited: Promise<number>;
+}
+
+/** Spawn `argv` in its own session with stdio on the log file; the caller's stdio is never shared. */
+export async function spawnDetached(argv: string[], logPath: string, env: Env): Promise<Spawned> {
+  const { closeSync, openSync } = await import("node:fs");
+  const fd = openSync(logPath, "a", 0o600);
+  try {
+    let onExit: (code: number) => void = () => {};
+    const exited = new Promise<number>((r) => (onExit = r));
+    const child = Bun.spawn(argv, {
+      detached: true,
+      stdin: "ignore",
+      stdout: fd,
+      stderr: fd,
+      env: env as Record<string, string>,
+      onExit: (_p, code) => onExit(code ?? 1),
+    });
+    child.unref();
+    return { pid: child.pid, exited };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Wait until the daemon answers on its socket. Wakes on changes in $BSK_HOME and its run dir
+ * (daemon.json written, socket created), with a short poll as the fallback.
+ */
+export async function waitForDaemon(paths: HomePaths, opts: { ms?: number; child?: Spawned } = {}): Promise<Connection> {
+  const { watch } = await import("node:fs");
+  const deadline = performance.now() + (opts.ms ?? START_WAIT_MS);
+  let wake: () => void = () => {};
+  const watchers: FSWatcher[] = [];
+  for (const dir of [paths.home, paths.runDir]) {
+    try {
+      watchers.push(watch(dir, () => wake()));
+    } catch {
+      // The run dir may not exist yet; the poll covers it.
+    }
+  }
+  let childCode: number | undefined;
+  opts.child?.exited.then((code) => {
+    childCode = code;
+    wake();
+  });
+  try {
+    for (let delay = 5; ; delay = Math.min(delay * 2, 50)) {
+      const conn = await tryConnect(paths);
+      if (conn) return conn;
+      // A spawn that failed (not one that found a daemon already running, which exits 0) ends the wait.
+      if (childCode !== undefined && childCode !== 0) {
+        throw startFailed(paths, `the daemon exited with code ${childCode}`);
+      }
+      const left = deadline - performance.now();
+      if (left <= 0) throw startFailed(paths, `it did not answer within ${Math.round((opts.ms ?? START_WAIT_MS) / 1000)} s`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, Math.min(delay, left));
+        wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+    }
+  } finally {
+    for (const w of watchers) w.close();
+  }
+}
+
+function startFailed(paths: HomePaths, why: string): BskError {
+  return new BskError("unsupported", `could not start the bsk daemon: ${why}`, {
+    hint: `See ${paths.log} (bsk logs), or run bsk daemon start --foreground to watch it start.`,
+    data: { reason: "daemon_start_failed" },
+  });
+}
+
+/** Start a detached daemon for this $BSK_HOME and return a connection to whichever daemon serves it. */
+export async function startDaemon(paths: HomePaths, env: Env, extra: string[] = []): Promise<Connection> {
+  await ensureHome(paths);
+  const child = await spawnDetached(daemonArgv({ extra }), paths.log, { ...env, BSK_HOME: paths.home });
+  return waitForDaemon(paths, { child });
+}

@@ -1,0 +1,117 @@
+/** `bsk daemon start|stop|status`: the CLI-only daemon lifecycle commands. They return data; output.ts prints. */
+import type { HomePaths } from "../../daemon/home.ts";
+import { pidAlive } from "../../daemon/pid.ts";
+import { BskError } from "../../protocol/errors.ts";
+import { startDaemon } from "../autostart.ts";
+import { call, nextRequestId, readDaemonInfo, tryConnect, type Connection } from "../daemon-client.ts";
+import type { Outcome } from "../output.ts";
+import { randomIds } from "../plan.ts";
+
+type Env = Record<string, string | undefined>;
+
+export interface LocalContext {
+  paths: HomePaths;
+  env: Env;
+  params: Record<string, unknown>;
+}
+
+const STOP_WAIT_MS = 5_000;
+
+async function request(conn: Connection, method: string, timeoutMs = 10_000) {
+  const traceId = randomIds().traceId;
+  const reply = await call(
+    conn,
+    { id: nextRequestId(), method, params: {}, meta: { trace_id: traceId, timeout_ms: timeoutMs, client_pid: process.pid } },
+    { giveUpMs: timeoutMs + 5_000 },
+  );
+  return { reply, traceId: reply.meta?.trace_id ?? traceId };
+}
+
+export async function daemonStart({ paths, env, params }: LocalContext): Promise<Outcome> {
+  const port = params.port as number | undefined;
+  const sessionIdleMs = params.session_idle_ms as number | undefined;
+  const daemonIdleMs = params.daemon_idle_ms as number | undefined;
+  if (params.foreground) {
+    const { runDaemon } = await import("../../daemon/main.ts");
+    const r = await runDaemon({ home: paths.home, port, sessionIdleMs, daemonIdleMs });
+    if (r.kind === "already_running") {
+      return {
+        ok: true,
+        format: "daemon.start",
+        result: { already_running: true, pid: r.info.pid, socket: r.info.socket, ws_port: r.info.ws_port, log: paths.log },
+      };
+    }
+    return { ok: true, format: "none", result: { stopped: true } };
+  }
+  let conn = await tryConnect(paths);
+  const alreadyRunning = conn !== null;
+  if (!conn) {
+    const extra: string[] = [];
+    if (port !== undefined) extra.push("--port", String(port));
+    if (sessionIdleMs !== undefined) extra.push("--session-idle", `${sessionIdleMs}ms`);
+    if (daemonIdleMs !== undefined) extra.push("--daemon-idle", `${daemonIdleMs}ms`);
+    conn = await startDaemon(paths, env, extra);
+  }
+  const { reply, traceId } = await request(conn, "system.status");
+  if (!reply.ok) return { ok: false, error: reply.error, traceId };
+  const d = (reply.result as { daemon: { pid: number; socket: string; ws_port: number; version: string } }).daemon;
+  return {
+    ok: true,
+    format: "daemon.start",
+    traceId,
+    result: { already_running: alreadyRunning, pid: d.pid, socket: d.socket, ws_port: d.ws_port, version: d.version, log: paths.log },
+  };
+}
+
+async function waitGone(pid: number, ms: number): Promise<boolean> {
+  const deadline = performance.now() + ms;
+  for (let delay = 5; pidAlive(pid); delay = Math.min(delay * 2, 50)) {
+    if (performance.now() >= deadline) return false;
+    await Bun.sleep(delay);
+  }
+  return true;
+}
+
+export async function daemonStop({ paths }: LocalContext): Promise<Outcome> {
+  const conn = await tryConnect(paths);
+  if (!conn) return { ok: true, format: "daemon.stop", result: { stopped: false, running: false } };
+  const info = await readDaemonInfo(paths);
+  const { reply, traceId } = await request(conn, "system.shutdown");
+  // The daemon may exit before its reply gets out (a dropped connection), or hang (timeout): wait, then kill.
+  if (!reply.ok && reply.error.code !== "protocol_error" && reply.error.code !== "timeout") return { ok: false, error: reply.error, traceId };
+  const result = reply.ok ? (reply.result as { pid: number; ended_sessions?: string[] }) : undefined;
+  const pid = result?.pid ?? info?.pid;
+  let killed = false;
+  if (pid && !(await waitGone(pid, STOP_WAIT_MS))) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone meanwhile
+    }
+    killed = true;
+    await waitGone(pid, 1_000);
+  }
+  return {
+    ok: true,
+    format: "daemon.stop",
+    traceId,
+    result: { stopped: true, running: false, pid: pid ?? null, killed, ended_sessions: result?.ended_sessions ?? [] },
+  };
+}
+
+export async function daemonStatus({ paths }: LocalContext): Promise<Outcome> {
+  const conn = await tryConnect(paths);
+  if (!conn) {
+    return {
+      ok: false,
+      error: new BskError("unsupported", "the bsk daemon is not running", {
+        hint: "Start it with: bsk daemon start (any other command starts it on demand unless BSK_AUTO_START=0).",
+        data: { reason: "daemon_not_running" },
+      }),
+    };
+  }
+  const { reply, traceId } = await request(conn, "system.status");
+  return reply.ok
+    ? { ok: true, format: "daemon.status", result: reply.result, traceId }
+    : { ok: false, error: reply.error, traceId };
+}

@@ -1,0 +1,214 @@
+/**
+ * Talking to the daemon: find its socket (daemon.json, else the conventional path), open one UDS
+ * connection per invocation with Bun.connect, send one request line, read lines until the reply with our id.
+ * Ctrl-C sends `cancel` on the same connection and waits briefly for the daemon to confirm.
+ */
+import type { DaemonInfo, HomePaths } from "../daemon/home.ts";
+import { BskError, type ErrorBody } from "../protocol/errors.ts";
+
+export interface Connection {
+  write(line: string): void;
+  /** Called for each complete line received. */
+  onLine: (line: string) => void;
+  /** Called once when the daemon closes the connection (or it breaks). */
+  onClose: () => void;
+  close(): void;
+}
+
+export async function readDaemonInfo(paths: HomePaths): Promise<DaemonInfo | null> {
+  try {
+    const info = (await Bun.file(paths.daemonJson).json()) as DaemonInfo;
+    return info && typeof info === "object" ? info : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Connect to the running daemon, or null. The socket's place follows from $BSK_HOME (homePaths, shared with
+ * the daemon), so that is tried first; daemon.json is read (~0.5 ms) only when it does not answer.
+ */
+export async function tryConnect(paths: HomePaths): Promise<Connection | null> {
+  try {
+    return await connectUnix(paths.socket);
+  } catch {
+    const listed = await socketPath(paths);
+    if (listed === paths.socket) return null;
+    return connectUnix(listed).catch(() => null);
+  }
+}
+
+/** The socket the daemon serves on: what daemon.json says, else where it would be. */
+export async function socketPath(paths: HomePaths): Promise<string> {
+  const info = await readDaemonInfo(paths);
+  return typeof info?.socket === "string" && info.socket ? info.socket : paths.socket;
+}
+
+/** Open a JSONL connection; rejects when nothing listens there. */
+export async function connectUnix(path: string): Promise<Connection> {
+  const decoder = new TextDecoder();
+  let buffered = "";
+  let pending = "";
+  let closed = false;
+  const conn: Connection = {
+    write(line) {
+      pending += line;
+      flush();
+    },
+    onLine: () => {},
+    onClose: () => {},
+    close() {
+      closed = true;
+      socket.end();
+    },
+  };
+  const finish = () => {
+    if (closed) return;
+    closed = true;
+    conn.onClose();
+  };
+  const flush = () => {
+    if (!pending) return;
+    const n = socket.write(pending);
+    pending = n > 0 ? pending.slice(n) : pending;
+  };
+  const socket = await Bun.connect({
+    unix: path,
+    socket: {
+      data(_s, chunk) {
+        buffered += decoder.decode(chunk, { stream: true });
+        let nl = buffered.indexOf("\n");
+        while (nl !== -1) {
+          const line = buffered.slice(0, nl);
+          buffered = buffered.slice(nl + 1);
+          if (line.trim()) conn.onLine(line);
+          nl = buffered.indexOf("\n");
+        }
+      },
+      drain: () => flush(),
+      close: finish,
+      end: finish,
+      error: finish,
+    },
+  });
+  return conn;
+}
+
+export interface RequestFrameOut {
+  id: string;
+  method: string;
+  params: Record<string, unknown>;
+  meta: Record<string, unknown>;
+}
+
+export type Reply =
+  | { ok: true; result: unknown; meta?: { trace_id?: string; timings?: Record<string, number> }; interrupted: boolean }
+  | { ok: false; error: BskError; meta?: { trace_id?: string; timings?: Record<string, number> }; interrupted: boolean };
+
+export interface CallOptions {
+  /** Give up (timeout) when nothing came back by then. */
+  giveUpMs: number;
+  /** Send `cancel` on Ctrl-C (the first one); a second Ctrl-C gives up at once. */
+  cancelOnInterrupt?: boolean;
+  /** How long to wait for the original reply after sending cancel. */
+  cancelWaitMs?: number;
+  /** Hint for a dropped connection (e.g. naming the op id to retry with). */
+  dropHint?: string;
+}
+
+/** Send one request and wait for its reply. Never rejects: failures come back as BskError replies. */
+export function call(conn: Connection, frame: RequestFrameOut, opts: CallOptions): Promise<Reply> {
+  return new Promise<Reply>((resolve) => {
+    let done = false;
+    let interrupts = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onSigint = () => {
+      interrupts++;
+      if (interrupts === 1) {
+        conn.write(`${JSON.stringify({ id: `${frame.id}.cancel`, method: "cancel", params: { id: frame.id } })}\n`);
+        clearTimeout(timer);
+        timer = setTimeout(
+          () =>
+            finish({
+              ok: false,
+              interrupted: true,
+              error: new BskError("cancelled", "cancelled; the daemon did not confirm in time, so the call may still have run", {
+                data: { confirmed: false },
+              }),
+            }),
+          opts.cancelWaitMs ?? 2_000,
+        );
+      } else {
+        finish({ ok: false, interrupted: true, error: new BskError("cancelled", "cancelled (interrupted twice)", { data: { confirmed: false } }) });
+      }
+    };
+    const finish = (reply: Reply) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (opts.cancelOnInterrupt) process.off("SIGINT", onSigint);
+      resolve(reply);
+    };
+    conn.onLine = (line) => {
+      let msg: { id?: unknown; result?: unknown; error?: ErrorBody; meta?: Reply["meta"] };
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        return;
+      }
+      if (!msg || typeof msg !== "object") return;
+      // `id: null` is the daemon saying it could not read our frame; it is ours (one request per connection).
+      if (msg.id !== frame.id && !(msg.id === null && msg.error)) return;
+      const interrupted = interrupts > 0;
+      if (msg.error) finish({ ok: false, error: BskError.from(msg.error), meta: msg.meta, interrupted });
+      else finish({ ok: true, result: msg.result, meta: msg.meta, interrupted });
+    };
+    conn.onClose = () =>
+      finish({
+        ok: false,
+        interrupted: interrupts > 0,
+        error: new BskError("protocol_error", "the daemon closed the connection before replying", {
+          hint: opts.dropHint ?? "The daemon went away mid-call; see bsk logs, check the state, then retry.",
+          data: { reason: "connection_lost" },
+        }),
+      });
+    if (opts.cancelOnInterrupt) process.on("SIGINT", onSigint);
+    timer = setTimeout(
+      () =>
+        finish({
+          ok: false,
+          interrupted: false,
+          error: new BskError("timeout", `no reply from the daemon within ${Math.round(opts.giveUpMs / 1000)} s`, {
+            hint: "The daemon did not answer in time; check bsk status and bsk logs, then retry with a longer --timeout.",
+            data: { reason: "no_reply" },
+          }),
+        }),
+      opts.giveUpMs,
+    );
+    conn.write(`${JSON.stringify(frame)}\n`);
+  });
+}
+
+export function daemonNotRunning(): BskError {
+  return new BskError("unsupported", "the bsk daemon is not running", { data: { reason: "daemon_not_running" } });
+}
+
+/**
+ * A connection to this $BSK_HOME's daemon, starting one (detached) when none answers, unless
+ * BSK_AUTO_START=0 or `autoStart` is false (then: unsupported, reason daemon_not_running).
+ */
+export async function reachDaemon(paths: HomePaths, env: Record<string, string | undefined>, autoStart = true): Promise<Connection> {
+  const conn = await tryConnect(paths);
+  if (conn) return conn;
+  // not running (no daemon.json, stale pid, refused): start one
+  if (!autoStart || env.BSK_AUTO_START === "0") throw daemonNotRunning();
+  const { startDaemon } = await import("./autostart.ts");
+  return startDaemon(paths, env);
+}
+
+let seq = 0;
+
+/** Request ids are unique per invocation and across processes: `<pid>-<n>`. */
+export function nextRequestId(): string {
+  return `${process.pid}-${++seq}`;
+}

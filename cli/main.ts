@@ -1,0 +1,83 @@
+/**
+ * bsk: the CLI entry (and, as `bsk daemon start --foreground`, the daemon). Hot path: plan the call from
+ * argv with the inlined catalog (no zod), connect to the daemon's socket, one request, print, exit.
+ * Everything else (help, auto-start, daemon lifecycle, logs) is imported only when used.
+ */
+import { bskHome, homePaths } from "../daemon/home.ts";
+import { BskError, toErrorBody } from "../protocol/errors.ts";
+import { call, nextRequestId, reachDaemon } from "./daemon-client.ts";
+import { emit, render, type Outcome } from "./output.ts";
+import { plan, wantsJson, type Plan } from "./plan.ts";
+
+type Env = Record<string, string | undefined>;
+
+function asBskError(e: unknown): BskError {
+  return e instanceof BskError ? e : BskError.from(toErrorBody(e));
+}
+
+async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Outcome> {
+  const traceId = p.meta.trace_id;
+  const opId = p.meta.op_id;
+  const conn = await reachDaemon(homePaths(bskHome(env)), env);
+  const reply = await call(
+    conn,
+    { id: nextRequestId(), method: p.method, params: p.params, meta: p.meta },
+    {
+      giveUpMs: p.giveUpMs,
+      cancelOnInterrupt: true,
+      dropHint: opId
+        ? `The daemon went away mid-call, so it may or may not have run; see bsk logs, then retry with --op-id ${opId} so it never runs twice.`
+        : undefined,
+    },
+  );
+  const timings = { ...reply.meta?.timings, cli: Math.round(performance.now() * 10) / 10 };
+  const trace = reply.meta?.trace_id ?? traceId;
+  return reply.ok
+    ? { ok: true, result: reply.result, format: p.method, traceId: trace, timings, opId }
+    : { ok: false, error: reply.error, traceId: trace, timings, opId };
+}
+
+async function runLocal(p: Extract<Plan, { kind: "local" }>, env: Env): Promise<Outcome> {
+  const paths = homePaths(bskHome(env));
+  switch (p.action) {
+    case "daemon.start":
+      return (await import("./commands/daemon.ts")).daemonStart({ paths, env, params: p.params });
+    case "daemon.stop":
+      return (await import("./commands/daemon.ts")).daemonStop({ paths, env, params: p.params });
+    case "daemon.status":
+      return (await import("./commands/daemon.ts")).daemonStatus({ paths, env, params: p.params });
+    case "logs":
+      return (await import("./commands/logs.ts")).logs({ paths, params: p.params, print: (l) => console.log(l) });
+    case "version":
+      return version();
+  }
+}
+
+async function version(): Promise<Outcome> {
+  const { APP_VERSION, PROTOCOL_VERSION } = await import("../protocol/version.ts");
+  return { ok: true, format: "version", result: { version: APP_VERSION, protocol_version: PROTOCOL_VERSION } };
+}
+
+export async function main(argv: string[], env: Env): Promise<number> {
+  let json = wantsJson(argv);
+  try {
+    const p = plan(argv, env);
+    switch (p.kind) {
+      case "help":
+        console.log((await import("./help.ts")).helpFor(p.words));
+        return 0;
+      case "version":
+        return emit(render(await version(), p.json));
+      case "local":
+        json = p.json;
+        return emit(render(await runLocal(p, env), json));
+      case "call":
+        json = p.json;
+        return emit(render(await runCall(p, env), json));
+    }
+  } catch (e) {
+    return emit(render({ ok: false, error: asBskError(e) }, json));
+  }
+}
+
+if (import.meta.main) process.exit(await main(process.argv.slice(2), process.env));

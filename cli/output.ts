@@ -1,0 +1,235 @@
+/**
+ * The one module that formats. Commands return an Outcome (data or a BskError); this turns it into text:
+ * human mode (short, grep-friendly, errors as `error:`/`hint:` on stderr) or `--json` (exactly one object on
+ * stdout). Writes go through console.log/console.error only (process.stdout costs ~7 ms to load).
+ */
+import { BskError, exitCodeFor, hintFor } from "../protocol/errors.ts";
+
+export type Timings = Record<string, number>;
+
+export type Outcome =
+  | { ok: true; result: unknown; format?: string; traceId?: string; timings?: Timings; opId?: string; exitCode?: number }
+  | { ok: false; error: BskError; traceId?: string; timings?: Timings; opId?: string };
+
+export interface Rendered {
+  stdout?: string;
+  stderr?: string;
+  exitCode: number;
+}
+
+// ---------------------------------------------------------------- redaction
+
+const SECRET_KEY = /(^|[_-])(password|passwd|secret|token|value_file)$/i;
+export const REDACTED = "[redacted]";
+
+/**
+ * A copy of `value` with the values of secret-looking keys masked (password, secret, token, value_file,
+ * and any key in `extraKeys`, e.g. a fill command's `value`). For logs and any human echo of params.
+ */
+export function redact<T>(value: T, extraKeys: readonly string[] = []): T {
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (!v || typeof v !== "object") return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      out[k] = x !== undefined && x !== null && (SECRET_KEY.test(k) || extraKeys.includes(k)) ? REDACTED : walk(x);
+    }
+    return out;
+  };
+  return walk(value) as T;
+}
+
+// ---------------------------------------------------------------- json
+
+export function jsonSuccess(o: Extract<Outcome, { ok: true }>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ok: true, result: o.result ?? null, trace_id: o.traceId ?? null };
+  if (o.timings) out.timings = o.timings;
+  if (o.opId) out.op_id = o.opId;
+  return out;
+}
+
+export function jsonError(o: Extract<Outcome, { ok: false }>): Record<string, unknown> {
+  const e = o.error;
+  const out: Record<string, unknown> = {
+    ok: false,
+    error: {
+      code: e.code,
+      message: e.message,
+      hint: e.hint || hintFor(e.code, e.data?.reason),
+      data: e.data ?? {},
+      exit_code: exitCodeFor(e.code),
+    },
+    trace_id: o.traceId ?? null,
+  };
+  if (o.timings) out.timings = o.timings;
+  if (o.opId) out.op_id = o.opId;
+  return out;
+}
+
+// ---------------------------------------------------------------- human
+
+type Formatter = (result: any) => string | { stdout: string; stderr?: string };
+
+const line = (...parts: (string | number | undefined | null | false)[]) =>
+  parts.filter((p) => p !== undefined && p !== null && p !== false && p !== "").join("  ");
+
+function tabLine(t: any): string {
+  const mark = t.current ? "*" : " ";
+  let tag: string = t.owner === "session" ? (t.ownership === "borrowed" ? "borrowed" : "session") : t.owner;
+  if (t.owner === "other_session" && t.owner_session_id) tag = `session ${t.owner_session_id}`;
+  return `${mark} ${t.tab_id}  [${tag}] ${t.title || "(untitled)"} — ${t.url}`;
+}
+
+function sessionLine(s: any): string {
+  const state = s.state === "ended" && s.end_reason ? `ended (${s.end_reason})` : s.state;
+  const tab = s.current_tab_id != null ? `tab ${s.current_tab_id}` : undefined;
+  return line(s.session_id, state, tab, s.name && JSON.stringify(s.name), `browser ${s.browser_instance_id}`);
+}
+
+function browserLine(b: any): string {
+  return line(
+    b.instance_id,
+    JSON.stringify(b.label),
+    `${b.name} ${b.version}`,
+    `extension ${b.extension_version}`,
+    `protocol ${b.protocol_version}${b.skew ? " (skew)" : ""}`,
+    `sessions ${b.sessions}`,
+  );
+}
+
+function since(iso: string | undefined, uptimeMs?: number): string {
+  const ms = uptimeMs ?? (iso ? Date.now() - Date.parse(iso) : NaN);
+  if (!Number.isFinite(ms)) return "?";
+  const s = Math.round(ms / 1000);
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.round(s / 60)}m`;
+  return `${Math.round(s / 3600)}h`;
+}
+
+function statusText(r: any): string {
+  const d = r.daemon ?? {};
+  const out = [
+    `daemon: running (pid ${d.pid}, up ${since(d.started_at, d.uptime_ms)})`,
+    `version: ${d.version} (protocol ${d.protocol_version})`,
+    `home: ${d.home}`,
+    `socket: ${d.socket}`,
+    `port: ${d.ws_port}`,
+    `browsers: ${r.browsers?.length ?? 0}`,
+    ...(r.browsers ?? []).map((b: any) => `  ${browserLine(b)}`),
+    `sessions: ${r.sessions?.length ?? 0}`,
+    ...(r.sessions ?? []).map((s: any) => `  ${sessionLine(s)}`),
+  ];
+  return out.join("\n");
+}
+
+function navText(r: any) {
+  const text = line(r.url, r.status ?? "-");
+  return r.navigated === false ? { stdout: text, stderr: "note: no navigation happened" } : text;
+}
+
+function list<T>(items: T[] | undefined, fmt: (x: T) => string, empty: string) {
+  return items?.length ? items.map(fmt).join("\n") : { stdout: "", stderr: empty };
+}
+
+const FORMATTERS: Record<string, Formatter> = {
+  "system.status": statusText,
+  "daemon.status": statusText,
+  "browser.list": (r) => list(r.browsers, browserLine, "no browsers connected"),
+  "system.allow_extension": (r) => (r.allowed ?? []).join("\n"),
+  "session.start": (r) => String(r.session_id),
+  "session.list": (r) => list(r.sessions, sessionLine, "no sessions"),
+  "session.stop": (r) => {
+    const failed = (r.failed ?? []).map((f: any) => `failed ${f.session_id}: ${f.code}: ${f.message}`);
+    return { stdout: (r.stopped ?? []).map((s: string) => `stopped ${s}`).join("\n"), stderr: failed.join("\n") || undefined };
+  },
+  "tab.list": (r) => list(r.tabs, (t: any) => tabLine({ ...t, current: t.current ?? t.tab_id === r.current_tab_id }), "no tabs"),
+  "tab.create": (r) => tabLine({ ...r, current: true }),
+  "tab.select": (r) => tabLine({ ...r, current: true }),
+  "tab.close": (r) => line(`closed ${r.closed_tab_id}`, r.current_tab_id != null && `current ${r.current_tab_id}`),
+  navigate: navText,
+  "navigate.back": navText,
+  "navigate.forward": navText,
+  reload: navText,
+  wait_for: (r) => r.url,
+  evaluate: (r) => (r.type === "undefined" ? "undefined" : typeof r.value === "string" ? r.value : JSON.stringify(r.value)),
+  "daemon.start": (r) =>
+    [
+      `daemon: ${r.already_running ? "already running" : "started"} (pid ${r.pid})`,
+      `socket: ${r.socket}`,
+      `port: ${r.ws_port}`,
+      `log: ${r.log}`,
+    ].join("\n"),
+  "daemon.stop": (r) => (r.stopped ? `stopped (pid ${r.pid}${r.killed ? ", killed after 5 s" : ""})` : "not running"),
+  logs: (r) => ({ stdout: (r.lines ?? []).join("\n"), stderr: r.note }),
+  none: () => "",
+  version: (r) => `bsk ${r.version} (protocol ${r.protocol_version})`,
+};
+
+/** Compact YAML-ish text for results without a formatter. */
+export function toYaml(value: unknown, indent = ""): string {
+  if (value === null || value === undefined) return `${indent}null`;
+  if (typeof value !== "object") return `${indent}${typeof value === "string" ? value : JSON.stringify(value)}`;
+  const lines: string[] = [];
+  const scalar = (v: unknown) =>
+    v === null || typeof v !== "object" || (Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0);
+  const show = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v ?? null));
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      if (scalar(v)) lines.push(`${indent}- ${show(v)}`);
+      else lines.push(`${indent}-\n${toYaml(v, `${indent}  `)}`);
+    }
+  } else {
+    for (const [k, v] of Object.entries(value)) {
+      if (scalar(v)) lines.push(`${indent}${k}: ${show(v)}`);
+      else lines.push(`${indent}${k}:\n${toYaml(v, `${indent}  `)}`);
+    }
+  }
+  return lines.join("\n");
+}
+
+export function humanSuccess(format: string | undefined, result: unknown): { stdout: string; stderr?: string } {
+  const f = format ? FORMATTERS[format] : undefined;
+  const out = f ? f(result) : toYaml(result);
+  return typeof out === "string" ? { stdout: out } : out;
+}
+
+export function humanError(e: BskError): string {
+  const lines = [`error: ${e.message}`, `hint: ${e.hint || hintFor(e.code, e.data?.reason)}`];
+  const { reason: _reason, ...rest } = e.data ?? {};
+  if (Object.keys(rest).length) lines.push(`detail: ${JSON.stringify(redact(rest))}`);
+  return lines.join("\n");
+}
+
+// ---------------------------------------------------------------- render + emit
+
+export function render(o: Outcome, json: boolean): Rendered {
+  if (!o.ok) {
+    const exitCode = exitCodeFor(o.error.code);
+    return json ? { stdout: JSON.stringify(jsonError(o)), exitCode } : { stderr: humanError(o.error), exitCode };
+  }
+  const exitCode = o.exitCode ?? 0;
+  if (json) return { stdout: JSON.stringify(jsonSuccess(o)), exitCode };
+  const h = humanSuccess(o.format, o.result);
+  return { stdout: h.stdout, stderr: h.stderr, exitCode };
+}
+
+/** Print a rendered outcome; returns its exit code. */
+export function emit(r: Rendered): number {
+  if (r.stdout) console.log(r.stdout);
+  if (r.stderr) console.error(r.stderr);
+  return r.exitCode;
+}
+
+// ---------------------------------------------------------------- progress
+
+let stderrTTY: boolean | undefined;
+
+/** Progress for long work: stderr only, only on a terminal, never with --json. */
+export async function progress(text: string, json: boolean): Promise<void> {
+  if (json) return;
+  if (stderrTTY === undefined) {
+    const tty = await import("node:tty");
+    stderrTTY = tty.isatty(2);
+  }
+  if (stderrTTY) console.error(text);
+}

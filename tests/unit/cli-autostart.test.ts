@@ -1,0 +1,157 @@
+/**
+ * Auto-start hygiene: the daemon is spawned in its own session with stdio on its log (appended, 0600), so a
+ * harness reading the CLI's output to EOF is never held; two CLIs racing to start it both connect.
+ * A stand-in daemon script plays the daemon (a unix server that exits 0 when another instance holds the lock).
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { daemonArgv, isCompiled } from "../../cli/autostart.ts";
+import { homePaths } from "../../daemon/home.ts";
+import { makeHome as newHome } from "./cli-fake-daemon.ts";
+
+const CLI_DIR = join(import.meta.dir, "../../cli");
+const pids: number[] = [];
+const homes: string[] = [];
+function makeHome(): string {
+  const home = newHome();
+  homes.push(home);
+  return home;
+}
+afterEach(() => {
+  for (const pid of pids.splice(0)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
+});
+
+function sidOf(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[3]);
+}
+
+/** A stand-in daemon: takes an exclusive lock file or exits 0 (like runDaemon's already_running), then serves. */
+function writeStandIn(home: string): string {
+  const path = join(home, "stand-in-daemon.ts");
+  writeFileSync(
+    path,
+    `
+import { openSync } from "node:fs";
+import { fakeDaemon } from ${JSON.stringify(join(import.meta.dir, "cli-fake-daemon.ts"))};
+const home = process.env.BSK_HOME!;
+try { openSync(home + "/daemon.lock", "wx"); } catch { console.log("already running"); process.exit(0); }
+console.log("stand-in daemon up, pid " + process.pid);
+console.error("stderr goes to the log too");
+fakeDaemon(() => ({ result: {} }), home);
+`,
+  );
+  return path;
+}
+
+/** A CLI-like process: starts the stand-in through cli/autostart.ts and waits until it serves. */
+function writeStarter(home: string, standIn: string): string {
+  const path = join(home, "starter.ts");
+  writeFileSync(
+    path,
+    `
+import { ensureHome, spawnDetached, waitForDaemon } from ${JSON.stringify(join(CLI_DIR, "autostart.ts"))};
+import { homePaths } from ${JSON.stringify(join(import.meta.dir, "../../daemon/home.ts"))};
+const paths = homePaths(process.env.BSK_HOME!);
+await ensureHome(paths);
+const child = await spawnDetached([process.execPath, ${JSON.stringify(standIn)}], paths.log, process.env);
+await waitForDaemon(paths, { child });
+console.log("connected, spawned " + child.pid);
+process.exit(0);
+`,
+  );
+  return path;
+}
+
+describe("how the daemon is launched", () => {
+  test("compiled binaries run themselves; source runs bun with cli/main.ts", () => {
+    expect(isCompiled("/$bunfs/root/bsk")).toBe(true);
+    expect(isCompiled("B:/~BUN/root/bsk.exe")).toBe(true);
+    expect(isCompiled("/work/main/cli/main.ts")).toBe(false);
+    expect(daemonArgv({ compiled: true, execPath: "/usr/bin/bsk" })).toEqual(["/usr/bin/bsk", "daemon", "start", "--foreground"]);
+    expect(daemonArgv({ compiled: false, execPath: "/bin/bun", extra: ["--port", "5"] })).toEqual([
+      "/bin/bun",
+      join(CLI_DIR, "main.ts"),
+      "daemon",
+      "start",
+      "--foreground",
+      "--port",
+      "5",
+    ]);
+  });
+});
+
+describe("detached start", () => {
+  test("a harness reading the starter's pipes to EOF is not held; the daemon has its own session and logs to the file", async () => {
+    const home = makeHome();
+    const paths = homePaths(home);
+    const standIn = writeStandIn(home);
+    const starter = writeStarter(home, standIn);
+    // Like a harness: through a shell, both pipes read to EOF.
+    const proc = Bun.spawn(["sh", "-c", `"${process.execPath}" "${starter}"`], {
+      env: { ...process.env, BSK_HOME: home },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect({ code, err }).toEqual({ code: 0, err: "" });
+    const pid = Number(/spawned (\d+)/.exec(out)![1]);
+    pids.push(pid);
+    expect(existsSync(`/proc/${pid}`)).toBe(true);
+    expect(sidOf(pid)).toBe(pid);
+    expect(sidOf(pid)).not.toBe(sidOf(process.pid));
+    const log = readFileSync(paths.log, "utf8");
+    expect(log).toContain(`stand-in daemon up, pid ${pid}`);
+    expect(log).toContain("stderr goes to the log too");
+    expect(statSync(paths.log).mode & 0o777).toBe(0o600);
+    expect(statSync(home).mode & 0o777).toBe(0o700);
+  });
+
+  test("the log is appended to, never truncated", async () => {
+    const home = makeHome();
+    const paths = homePaths(home);
+    const { ensureHome, spawnDetached } = await import("../../cli/autostart.ts");
+    await ensureHome(paths);
+    writeFileSync(paths.log, "earlier line\n");
+    const child = await spawnDetached(["sh", "-c", "echo later line"], paths.log, process.env);
+    expect(await child.exited).toBe(0);
+    expect(readFileSync(paths.log, "utf8")).toBe("earlier line\nlater line\n");
+  });
+
+  test("two CLIs racing to start the daemon both connect to the one that won", async () => {
+    const home = makeHome();
+    const standIn = writeStandIn(home);
+    const starter = writeStarter(home, standIn);
+    const env = { ...process.env, BSK_HOME: home };
+    const runs = [0, 1].map(() => Bun.spawn([process.execPath, starter], { env, stdout: "pipe", stderr: "pipe" }));
+    const results = await Promise.all(
+      runs.map(async (p) => ({ code: await p.exited, out: await new Response(p.stdout).text(), err: await new Response(p.stderr).text() })),
+    );
+    for (const r of results) {
+      expect(r).toMatchObject({ code: 0, err: "" });
+      pids.push(Number(/spawned (\d+)/.exec(r.out)![1]));
+    }
+    const log = readFileSync(homePaths(home).log, "utf8");
+    expect(log.match(/stand-in daemon up/g)).toHaveLength(1);
+    expect(log).toContain("already running");
+  });
+
+  test("a daemon that fails to start is reported with the log to read", async () => {
+    const home = makeHome();
+    const paths = homePaths(home);
+    const { ensureHome, spawnDetached, waitForDaemon } = await import("../../cli/autostart.ts");
+    await ensureHome(paths);
+    const child = await spawnDetached(["sh", "-c", "echo boom >&2; exit 3"], paths.log, process.env);
+    const err = await waitForDaemon(paths, { child }).catch((e) => e);
+    expect(err).toMatchObject({ code: "unsupported", message: expect.stringContaining("exited with code 3"), data: { reason: "daemon_start_failed" } });
+    expect(err.hint).toContain(paths.log);
+    expect(readFileSync(paths.log, "utf8")).toBe("boom\n");
+  });
+});

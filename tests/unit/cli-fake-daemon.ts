@@ -1,0 +1,89 @@
+/**
+ * A fake daemon for CLI tests: a Bun.listen unix server on $BSK_HOME's socket that records every frame it
+ * receives and answers through a handler the test supplies (which may hold a reply until the test releases it).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { homePaths, type HomePaths } from "../../daemon/home.ts";
+
+export interface Frame {
+  id: string;
+  method: string;
+  params?: Record<string, unknown>;
+  meta?: Record<string, unknown>;
+}
+
+export type Answer = { result: unknown; meta?: Record<string, unknown> } | { error: Record<string, unknown>; meta?: Record<string, unknown> };
+
+export interface FakeDaemon {
+  home: string;
+  paths: HomePaths;
+  /** Every frame received, in order. */
+  frames: Frame[];
+  /** Resolves with the first frame (received after this call or already) whose method is `method`. */
+  received(method: string): Promise<Frame>;
+  /** Send a raw line to every connected client. */
+  broadcast(line: string): void;
+  stop(): void;
+}
+
+export function makeHome(): string {
+  return mkdtempSync("/tmp/bsk-cli-test-");
+}
+
+export function fakeDaemon(handler: (f: Frame) => Answer | Promise<Answer> | null, home = makeHome()): FakeDaemon {
+  const paths = homePaths(home);
+  mkdirSync(paths.runDir, { recursive: true, mode: 0o700 });
+  const frames: Frame[] = [];
+  const waiters: { method: string; resolve: (f: Frame) => void }[] = [];
+  const clients = new Set<{ write(s: string): number }>();
+  const server = Bun.listen<{ buf: string }>({
+    unix: paths.socket,
+    socket: {
+      open(s) {
+        s.data = { buf: "" };
+        clients.add(s);
+      },
+      close(s) {
+        clients.delete(s);
+      },
+      data(s, chunk) {
+        s.data.buf += chunk.toString();
+        let nl: number;
+        while ((nl = s.data.buf.indexOf("\n")) !== -1) {
+          const line = s.data.buf.slice(0, nl);
+          s.data.buf = s.data.buf.slice(nl + 1);
+          const f = JSON.parse(line) as Frame;
+          frames.push(f);
+          for (const w of waiters.filter((x) => x.method === f.method)) {
+            waiters.splice(waiters.indexOf(w), 1);
+            w.resolve(f);
+          }
+          void Promise.resolve(handler(f)).then((answer) => {
+            if (answer) s.write(`${JSON.stringify({ id: f.id, ...answer })}\n`);
+          });
+        }
+      },
+    },
+  });
+  writeFileSync(
+    paths.daemonJson,
+    JSON.stringify({ pid: process.pid, socket: paths.socket, ws_port: 1, version: "0.0.0-fake", protocol_version: "1.0", started_at: new Date().toISOString() }),
+  );
+  return {
+    home,
+    paths,
+    frames,
+    received(method) {
+      const seen = frames.find((f) => f.method === method);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve) => waiters.push({ method, resolve }));
+    },
+    broadcast(line) {
+      for (const c of clients) c.write(`${line}\n`);
+    },
+    stop() {
+      server.stop(true);
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}

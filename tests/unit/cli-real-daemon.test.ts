@@ -1,0 +1,49 @@
+/**
+ * The source CLI auto-starting the real daemon (daemon/main.ts): three CLIs race, one daemon serves them all,
+ * detached in its own session; daemon status/stop then manage it. Skipped until daemon/main.ts exists.
+ */
+import { afterAll, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { pidAlive } from "../../daemon/pid.ts";
+
+const MAIN = join(import.meta.dir, "../../cli/main.ts");
+const hasDaemon = existsSync(join(import.meta.dir, "../../daemon/main.ts"));
+const home = mkdtempSync("/tmp/bsk-cli-real-");
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+function freePort(): number {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+async function bsk(args: string[], env: Record<string, string>) {
+  const proc = Bun.spawn([process.execPath, MAIN, ...args], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { stdout, stderr, code };
+}
+
+test.skipIf(!hasDaemon)("racing CLIs auto-start one detached daemon and all get answers; daemon stop ends it", async () => {
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), BSK_HOME: home, BSK_PORT: String(freePort()) };
+  delete env.BSK_AUTO_START;
+  delete env.BSK_SESSION;
+  const runs = await Promise.all([0, 1, 2].map(() => bsk(["session", "list", "--json"], env)));
+  for (const r of runs) {
+    expect(r).toMatchObject({ code: 0, stderr: "" });
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, result: { sessions: [] } });
+  }
+  const { pid } = JSON.parse(readFileSync(join(home, "daemon.json"), "utf8"));
+  expect(pidAlive(pid)).toBe(true);
+  const sid = Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[3]);
+  expect(sid).toBe(pid);
+
+  const status = await bsk(["daemon", "status", "--json"], env);
+  expect(JSON.parse(status.stdout).result.daemon.pid).toBe(pid);
+  const stop = await bsk(["daemon", "stop", "--json"], env);
+  expect(stop.code).toBe(0);
+  expect(JSON.parse(stop.stdout).result).toMatchObject({ stopped: true, pid, killed: false });
+  expect(pidAlive(pid)).toBe(false);
+  expect((await bsk(["daemon", "status"], env)).code).toBe(1);
+});
