@@ -35,6 +35,7 @@ const pending = new Map<string, (f: Frame) => void>();
 const events: Frame[] = [];
 const eventWaiters: { pred: (e: Frame) => boolean; resolve: (e: Frame) => void }[] = [];
 const handshakes: Frame[] = [];
+let heartbeats = 0;
 let handshakeReply: (req: Frame) => Frame = (req) => ({
   id: req.id,
   result: { server: "bsk-daemon", version: "0.0.0-smoke", protocol_version: PROTOCOL_VERSION, skew: false, heartbeat_ms: 2000, adopted: [], ended: [] },
@@ -61,7 +62,7 @@ const server = Bun.serve({
         ws.send(JSON.stringify(handshakeReply(f)));
         connected();
       } else if (f.event) {
-        if (f.event === "system.heartbeat") return;
+        if (f.event === "system.heartbeat") return void heartbeats++;
         events.push(f);
         for (const w of eventWaiters.splice(0)) (w.pred(f) ? w.resolve(f) : eventWaiters.push(w));
       } else if (f.id !== undefined) {
@@ -366,6 +367,32 @@ try {
   check("popup Stop → session.ended stopped_by_person", stopped.payload.reason === "stopped_by_person", stopped);
   const stored = (await pageEval("connect.html", "chrome.storage.session.get(null)")) as any;
   check("storage.session holds connection and sessions", stored?.connection?.state === "connected" && stored?.sessions && !stored.sessions.eeee, stored);
+
+  // the service worker is stopped (as Chromium does after 30 s idle) and wakes up again: sessions and the
+  // debugger attachment are taken back from storage.session
+  handshakeReply = (req) => ({
+    id: req.id,
+    result: { server: "bsk-daemon", version: "0.0.0-smoke", protocol_version: PROTOCOL_VERSION, skew: false, heartbeat_ms: 2000, adopted: ["ffff"], ended: [] },
+  });
+  const f = await ok("session.open", { session_id: "ffff", focus: false });
+  await ok("navigate", { session_id: "ffff", url: url("/echo-title/before-restart") });
+  const navEvent = await waitEvent((e) => e.event === "navigation" && e.payload.session_id === "ffff" && e.payload.url.includes("before-restart"));
+  check("navigation event with a cause", typeof navEvent.payload.cause === "string", navEvent.payload);
+  check("heartbeats arrive", heartbeats > 0, heartbeats);
+  const sw = (await person.send("Target.getTargets")).targetInfos.find((t: any) => t.type === "service_worker" && t.url.includes(EXTENSION_ID));
+  const woke = nextConnection();
+  await person.send("Target.closeTarget", { targetId: sw.targetId });
+  for (let i = 0; i < 100 && peer; i++) await Bun.sleep(20);
+  check("stopping the worker closes the socket", peer === null);
+  await person.openTab(`chrome-extension://${EXTENSION_ID}/connect.html?port=${server.port}&label=smoke`);
+  await woke;
+  const reported = handshakes.at(-1)!.params.sessions.find((x: any) => x.session_id === "ffff");
+  check("a woken worker reports its sessions", reported?.window_id === f.window_id && reported.current_tab_id === f.tab_id, handshakes.at(-1)!.params);
+  const afterWake = await call("evaluate", { session_id: "ffff", expression: "document.title" });
+  check("the debugger attachment survives a worker restart", afterWake.result?.value === "before-restart", afterWake);
+  await person.closePagesMatching("before-restart");
+  const endedAfterWake = await waitEvent((e) => e.event === "session.ended" && e.payload.session_id === "ffff");
+  check("window close is still noticed after a restart", endedAfterWake.payload.reason === "window_closed", endedAfterWake);
 
   // version skew: a daemon that refuses our protocol
   const refused = nextConnection();

@@ -19,6 +19,7 @@ const BACKOFF_MIN_MS = 250;
 const BACKOFF_MAX_MS = 2_000;
 /** After version_too_old: the daemon will not change its mind soon, so do not hammer it. */
 const REFUSED_RETRY_MS = 30_000;
+const HEARTBEAT_MAX_MS = 20_000;
 
 let socket: WebSocket | null = null;
 let socketPort = 0;
@@ -170,7 +171,8 @@ async function handshake(ws: WebSocket, settings: Settings): Promise<void> {
   });
   const beat = () => send(ws, { event: "system.heartbeat", payload: { sessions: allSessions().length } });
   clearInterval(heartbeatTimer);
-  heartbeatTimer = setInterval(beat, Math.max(1000, result.heartbeat_ms));
+  // Traffic at least every 20 s also keeps the service worker alive (it is stopped after 30 s idle).
+  heartbeatTimer = setInterval(beat, Math.min(Math.max(1000, result.heartbeat_ms), HEARTBEAT_MAX_MS));
   setSink((event, payload) => send(ws, { event, payload }));
   // Sessions the daemon could not take back are ended here, cleanly (their tabs closed one by one).
   for (const ended of result.ended) await closeSession(ended.session_id);

@@ -2,7 +2,7 @@
  * Keeps ownership right as the browser changes under the sessions:
  * - a tab opened by an owned tab's page (window.open, target=_blank, OAuth popups) joins that tab's session as
  *   "opened", in whatever window it is;
- * - an owned tab that closes leaves its session (tab.closed);
+ * - an owned tab that closes leaves its session (tab.closed); its main-frame navigations are reported (navigation);
  * - an Agent Window closed by the person ends its session (session.ended, reason window_closed).
  * A person's tab opened in or dragged into an Agent Window is never adopted: it has no owned opener.
  */
@@ -18,6 +18,12 @@ export function installOwnershipListeners(): void {
   // is the evidence. tabs.onCreated's openerTabId is not: Chromium also sets it for a tab the person opens next
   // to the active one (Ctrl-T, DevTools Target.createTarget), which must stay the person's.
   browser.webNavigation.onCreatedNavigationTarget.addListener((d) => void adoptOpened(d.sourceTabId, d.tabId, d.url));
+  browser.webNavigation.onCommitted.addListener((d) => {
+    if (d.frameId === 0) void reportNavigation(d.tabId, d.url, [d.transitionType, ...d.transitionQualifiers].join("+"));
+  });
+  browser.webNavigation.onHistoryStateUpdated.addListener((d) => {
+    if (d.frameId === 0) void reportNavigation(d.tabId, d.url, "history_state");
+  });
   browser.tabs.onRemoved.addListener((tabId, info) => void onTabRemoved(tabId, info.windowId, info.isWindowClosing));
   browser.tabs.onReplaced.addListener((added, removed) => void onTabReplaced(added, removed));
   browser.windows.onRemoved.addListener((windowId) => void onWindowRemoved(windowId));
@@ -29,6 +35,12 @@ async function adoptOpened(openerId: number, tabId: number, url: string): Promis
   if (!opener || isClosing(opener.session.session_id) || ownerOfTab(tabId)) return;
   adoptTab(opener.session, tabId, "opened");
   emit("tab.opened", { session_id: opener.session.session_id, tab_id: tabId, opener_tab_id: openerId, url });
+}
+
+async function reportNavigation(tabId: number, url: string, cause: string): Promise<void> {
+  await sessionsReady();
+  const owned = ownerOfTab(tabId);
+  if (owned && !isClosing(owned.session.session_id)) emit("navigation", { session_id: owned.session.session_id, tab_id: tabId, url, cause });
 }
 
 async function onTabRemoved(tabId: number, windowId: number, isWindowClosing: boolean): Promise<void> {

@@ -29,15 +29,17 @@ async function load(): Promise<void> {
   const [stored, windows, tabs] = await Promise.all([readSessions(), browser.windows.getAll(), browser.tabs.query({})]);
   const windowIds = new Set(windows.map((w) => w.id));
   const tabIds = new Set(tabs.map((t) => t.id));
+  const gone: string[] = [];
   for (const s of Object.values(stored)) {
     for (const id of Object.keys(s.tabs)) if (!tabIds.has(Number(id))) delete s.tabs[id];
     s.recent = s.recent.filter((id) => s.tabs[String(id)]);
     if (s.current_tab_id !== null && !s.tabs[String(s.current_tab_id)]) s.current_tab_id = s.recent.at(-1) ?? null;
     sessions.set(s.session_id, s);
-    // The window went while the worker was asleep: the person closed it.
-    if (!windowIds.has(s.window_id)) void endByPerson(s.session_id, "window_closed");
+    if (!windowIds.has(s.window_id)) gone.push(s.session_id);
   }
   persist();
+  // Windows that went while the worker was asleep: the person closed them.
+  await Promise.all(gone.map((id) => endByPerson(id, "window_closed")));
 }
 
 let persistQueued = false;
