@@ -36,6 +36,9 @@ const events: Frame[] = [];
 const eventWaiters: { pred: (e: Frame) => boolean; resolve: (e: Frame) => void }[] = [];
 const handshakes: Frame[] = [];
 let heartbeats = 0;
+/** While true the "daemon" refuses WebSocket upgrades, as if it were not running. */
+let down = false;
+let attempts = 0;
 let handshakeReply: (req: Frame) => Frame = (req) => ({
   id: req.id,
   result: { server: "bsk-daemon", version: "0.0.0-smoke", protocol_version: PROTOCOL_VERSION, skew: false, heartbeat_ms: 2000, adopted: [], ended: [] },
@@ -48,6 +51,8 @@ const server = Bun.serve({
   port: 0,
   fetch(req, srv) {
     if (new URL(req.url).pathname !== "/extension") return new Response("no", { status: 404 });
+    attempts++;
+    if (down) return new Response("down", { status: 503 });
     origin = req.headers.get("origin") ?? "";
     return srv.upgrade(req, { data: undefined }) ? undefined : new Response("upgrade failed", { status: 400 });
   },
@@ -393,6 +398,17 @@ try {
   await person.closePagesMatching("before-restart");
   const endedAfterWake = await waitEvent((e) => e.event === "session.ended" && e.payload.session_id === "ffff");
   check("window close is still noticed after a restart", endedAfterWake.payload.reason === "window_closed", endedAfterWake);
+
+  // backoff: with the daemon gone, attempts come at 250 ms, 500 ms, 1 s, then every 2 s (not a tight loop)
+  down = true;
+  attempts = 0;
+  peer!.close();
+  await Bun.sleep(4000);
+  check("reconnect backs off (250 ms doubling to 2 s)", attempts >= 3 && attempts <= 6, attempts);
+  const back2 = nextConnection(5000);
+  down = false;
+  await back2;
+  check("reconnects when the daemon is back", true);
 
   // version skew: a daemon that refuses our protocol
   const refused = nextConnection();

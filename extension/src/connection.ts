@@ -47,27 +47,24 @@ function setStatus(next: Omit<ConnectionStatus, "since">): void {
   browser.storage.session.set({ [SESSION.connection]: status }).catch(() => undefined);
 }
 
-export function connectionStatus(): ConnectionStatus {
-  return status;
-}
-
 /**
  * Opens the socket unless one is open or opening to the configured port. `force` replaces it anyway (the port or
- * label changed). Any call also cancels a pending backoff and starts over from the shortest delay.
+ * label changed). Other triggers (alarm, start-up, the connect page) cancel a pending backoff and start over
+ * from the shortest delay; only the backoff's own retries keep doubling it.
  */
-export function connect(opts: { force?: boolean } = {}): Promise<void> {
-  chain = chain.then(() => open(opts.force ?? false)).catch((err: unknown) => console.error("bsk: connect failed", err));
+export function connect(opts: { force?: boolean; retry?: boolean } = {}): Promise<void> {
+  chain = chain.then(() => open(opts)).catch((err: unknown) => console.error("bsk: connect failed", err));
   return chain;
 }
 
-async function open(force: boolean): Promise<void> {
+async function open(opts: { force?: boolean; retry?: boolean }): Promise<void> {
   const settings = await loadSettings(browserId().name.toLowerCase());
   await sessionsReady();
   clearTimeout(retryTimer);
+  if (!opts.retry) backoff = BACKOFF_MIN_MS;
   const live = socket && (socket.readyState === WebSocket.CONNECTING || socket.readyState === WebSocket.OPEN);
-  if (live && !force && socketPort === settings.port) return;
+  if (live && !opts.force && socketPort === settings.port) return;
   if (socket) retire(socket, "reconnecting");
-  backoff = BACKOFF_MIN_MS;
   const ws = new WebSocket(`ws://127.0.0.1:${settings.port}/extension`);
   socket = ws;
   socketPort = settings.port;
@@ -105,11 +102,11 @@ function onClosed(ws: WebSocket): void {
   if (ws !== socket) return;
   lost();
   if (refused) {
-    retryTimer = setTimeout(() => void connect(), REFUSED_RETRY_MS);
+    retryTimer = setTimeout(() => void connect({ retry: true }), REFUSED_RETRY_MS);
     return;
   }
   setStatus({ ...status, state: "disconnected", port: socketPort });
-  retryTimer = setTimeout(() => void connect(), backoff);
+  retryTimer = setTimeout(() => void connect({ retry: true }), backoff);
   backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
 }
 

@@ -21,7 +21,7 @@ let loaded: Promise<void> | null = null;
 
 /** Loads the stored sessions once per service-worker life, dropping what the browser no longer has. */
 export function sessionsReady(): Promise<void> {
-  loaded ??= load();
+  loaded ??= load().catch((err: unknown) => console.error("bsk: could not reload sessions", err));
   return loaded;
 }
 
