@@ -18,31 +18,34 @@ export interface SessionsFile {
 
 export const ENDED_KEPT = 50;
 
-export function emptySessionsFile(): SessionsFile {
-  return { version: 1, issued_ids: [], sessions: [], ended: [] };
+export interface LoadedSessions {
+  issued: Set<string>;
+  sessions: SessionRecord[];
+  ended: SessionRecord[];
 }
 
 /**
  * Load the registry. A file that is present but unreadable is moved aside (never silently
  * overwritten: it holds the ids that must not be reused) and the daemon starts empty.
  */
-export function loadSessionsFile(path: string, onCorrupt?: (aside: string) => void): SessionsFile {
+export function loadSessionsFile(path: string, onCorrupt?: (aside: string) => void): LoadedSessions {
   const raw = readJsonFile(path);
   if (raw === undefined) {
-    if (!existsSync(path)) return emptySessionsFile();
-    const aside = `${path}.corrupt-${Date.now()}`;
-    renameSync(path, aside);
-    onCorrupt?.(aside);
-    return emptySessionsFile();
+    if (existsSync(path)) {
+      const aside = `${path}.corrupt-${Date.now()}`;
+      renameSync(path, aside);
+      onCorrupt?.(aside);
+    }
+    return { issued: new Set(), sessions: [], ended: [] };
   }
   const obj = (raw && typeof raw === "object" ? raw : {}) as Partial<Record<keyof SessionsFile, unknown>>;
   const records = (v: unknown) => (Array.isArray(v) ? v.filter(isRecord) : []);
-  const issued = Array.isArray(obj.issued_ids) ? obj.issued_ids.filter((x): x is string => typeof x === "string") : [];
+  const issued = new Set(Array.isArray(obj.issued_ids) ? obj.issued_ids.filter((x): x is string => typeof x === "string") : []);
   const sessions = records(obj.sessions);
   const ended = records(obj.ended);
   // Ids of recorded sessions count as issued even if an older file lacked them.
-  const all = new Set([...issued, ...sessions.map((s) => s.session_id), ...ended.map((s) => s.session_id)]);
-  return { version: 1, issued_ids: [...all], sessions, ended: ended.slice(-ENDED_KEPT) };
+  for (const s of [...sessions, ...ended]) issued.add(s.session_id);
+  return { issued, sessions, ended: ended.slice(-ENDED_KEPT) };
 }
 
 export function saveSessionsFile(path: string, file: SessionsFile): void {

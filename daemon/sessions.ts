@@ -92,7 +92,7 @@ export class SessionRegistry {
     const file = loadSessionsFile(this.deps.config.paths.sessions, (aside) =>
       this.deps.log.error("sessions.json was unreadable; moved aside", { aside }),
     );
-    this.issued = new Set(file.issued_ids);
+    this.issued = file.issued;
     this.ended = file.ended;
     for (const record of file.sessions) {
       if (record.state === "ended") continue;

@@ -1,7 +1,7 @@
 /** The extension link: who may connect, the handshake, malformed frames, liveness, reconnects. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
-import { removeHome, startDaemon, startSession, withDaemon, type TestDaemon } from "./harness.ts";
+import { removeHome, startDaemon, startSession, withSession, type TestDaemon } from "./harness.ts";
 import { Peer } from "./peer.ts";
 
 const OTHER_ID = "abcdefghijklmnopabcdefghijklmnop";
@@ -148,10 +148,7 @@ describe("gateway", () => {
 
 describe("browser liveness", () => {
   test("a silent browser is dropped and its sessions end with browser_gone", async () => {
-    await withDaemon({ env: { BSK_BROWSER_SILENCE_MS: "300" } }, async (d) => {
-      const peer = await d.peer();
-      const c = await d.client();
-      const s = await startSession(c);
+    await withSession({ env: { BSK_BROWSER_SILENCE_MS: "300" } }, async ({ peer, c, s }) => {
       expect((await peer.closed).code).toBe(4004);
       const r = await c.request("tab.list", { session_id: s });
       expect(r.error).toMatchObject({ code: "not_found", data: { reason: "session_ended", end_reason: "browser_gone" } });
@@ -159,10 +156,7 @@ describe("browser liveness", () => {
   });
 
   test("a closed link ends its sessions with browser_gone after the reconnect grace", async () => {
-    await withDaemon({ env: { BSK_RECONNECT_GRACE_MS: "100" } }, async (d) => {
-      const peer = await d.peer();
-      const c = await d.client();
-      const s = await startSession(c);
+    await withSession({ env: { BSK_RECONNECT_GRACE_MS: "100" } }, async ({ peer, c, s }) => {
       peer.close();
       await peer.closed;
       // The call waits for the browser within the grace, then fails as the session ends.
@@ -174,10 +168,7 @@ describe("browser liveness", () => {
   });
 
   test("a browser that reconnects within the grace keeps its sessions (re-adopted by the handshake)", async () => {
-    await withDaemon({ env: { BSK_RECONNECT_GRACE_MS: "5000" } }, async (d) => {
-      const peer = await d.peer();
-      const c = await d.client();
-      const s = await startSession(c);
+    await withSession({ env: { BSK_RECONNECT_GRACE_MS: "5000" } }, async ({ d, peer, c, s }) => {
       const stray = { session_id: "zzzz", window_id: 1, tab_ids: [1], current_tab_id: 1 };
       peer.close();
       await peer.closed;

@@ -152,6 +152,24 @@ export async function withDaemon<T>(opts: StartOptions, fn: (d: TestDaemon) => P
   }
 }
 
+export interface SessionWorld {
+  d: TestDaemon;
+  peer: Peer;
+  c: IpcClient;
+  /** The session started on `peer`. */
+  s: string;
+}
+
+/** A fresh daemon with one browser, one client and one session started with `params`. */
+export function withSession<T>(opts: StartOptions & { params?: Record<string, unknown> }, fn: (w: SessionWorld) => Promise<T>): Promise<T> {
+  return withDaemon(opts, async (d) => {
+    const peer = await d.peer();
+    const c = await d.client();
+    const s = await startSession(c, opts.params);
+    return fn({ d, peer, c, s });
+  });
+}
+
 /** Start a session on the peer's browser; returns its id. */
 export async function startSession(client: IpcClient, params: Record<string, unknown> = {}): Promise<string> {
   const r = await client.call("session.start", { focus: false, ...params });

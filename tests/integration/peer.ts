@@ -110,6 +110,14 @@ export class Peer {
     return promise;
   }
 
+  /**
+   * Resolves once the daemon has handled every frame this peer sent before it: the daemon handles a
+   * link's frames in order, and answers an unknown method at once.
+   */
+  async barrier(): Promise<void> {
+    await this.request("peer.barrier", {});
+  }
+
   event(name: string, payload: unknown): void {
     this.send({ event: name, payload });
   }

@@ -1,0 +1,53 @@
+import { describe, expect, test } from "bun:test";
+import { checkEffectGate } from "../../daemon/effect-gate.ts";
+import { DAEMON_HANDLERS } from "../../daemon/handlers/index.ts";
+import { isClientCallable, parseParams, resolveMethod } from "../../daemon/validate.ts";
+import { METHOD_NAMES, METHODS } from "../../protocol/catalog.ts";
+
+describe("effect gate", () => {
+  test("while taken over, mutations and transient input are refused with user_aborted / taken_over", () => {
+    for (const effect of ["BrowserMutation", "TransientInput"] as const) {
+      expect(() => checkEffectGate(effect, "taken_over", "abcd")).toThrow();
+      try {
+        checkEffectGate(effect, "taken_over", "abcd");
+      } catch (e) {
+        expect(e).toMatchObject({ code: "user_aborted", data: { reason: "taken_over" } });
+      }
+    }
+  });
+
+  test("reads and control-plane calls pass; nothing is gated while live", () => {
+    expect(() => checkEffectGate("PassiveRead", "taken_over", "abcd")).not.toThrow();
+    expect(() => checkEffectGate("ControlPlane", "taken_over", "abcd")).not.toThrow();
+    expect(() => checkEffectGate("BrowserMutation", "live", "abcd")).not.toThrow();
+  });
+});
+
+describe("method and params stages", () => {
+  test("unknown methods and wire-only methods are unknown_method", () => {
+    expect(() => resolveMethod("nope")).toThrow("unknown method");
+    for (const m of ["system.handshake", "session.open", "session.close"]) {
+      expect(isClientCallable(m as any)).toBe(false);
+      expect(() => resolveMethod(m)).toThrow("only between the daemon and the extension");
+    }
+    expect(resolveMethod("cancel").name).toBe("cancel");
+    expect(resolveMethod("system.shutdown").name).toBe("system.shutdown");
+  });
+
+  test("params are validated with defaults applied; the error names the first path", () => {
+    expect(parseParams("navigate", { session_id: "abcd", url: "https://x.example" })).toMatchObject({ wait_until: "load" });
+    expect(() => parseParams("navigate", { session_id: "abcd" })).toThrow("params.url");
+    expect(() => parseParams("session.stop", {})).toThrow("give a session id or --all");
+    try {
+      parseParams("tab.select", { session_id: "abcd", tab_id: "x" });
+    } catch (e) {
+      expect(e).toMatchObject({ code: "invalid_params", data: { path: "tab_id" } });
+    }
+  });
+
+  test("every daemon-owned method a client may call has a handler", () => {
+    const daemonOwned = METHOD_NAMES.filter((m) => isClientCallable(m) && METHODS[m].owner === "daemon");
+    expect(daemonOwned).toContain("session.start");
+    for (const m of daemonOwned) expect(DAEMON_HANDLERS[m]).toBeFunction();
+  });
+});
