@@ -389,8 +389,14 @@ try {
   await person.send("Target.closeTarget", { targetId: sw.targetId });
   for (let i = 0; i < 100 && peer; i++) await Bun.sleep(20);
   check("stopping the worker closes the socket", peer === null);
-  await person.openTab(`chrome-extension://${EXTENSION_ID}/connect.html?port=${server.port}&label=smoke`);
+  await person.openTab(`chrome-extension://${EXTENSION_ID}/connect.html?port=${server.port}&label=smoke&close=1`);
   await woke;
+  let closedItself = false;
+  for (let i = 0; i < 40 && !closedItself; i++) {
+    closedItself = !(await person.pages()).some((p) => p.url.includes("close=1"));
+    if (!closedItself) await Bun.sleep(50);
+  }
+  check("connect.html&close=1 closes itself once connected", closedItself);
   const reported = handshakes.at(-1)!.params.sessions.find((x: any) => x.session_id === "ffff");
   check("a woken worker reports its sessions", reported?.window_id === f.window_id && reported.current_tab_id === f.tab_id, handshakes.at(-1)!.params);
   const afterWake = await call("evaluate", { session_id: "ffff", expression: "document.title" });

@@ -13,6 +13,13 @@ function show(text: string): void {
   document.title = `bsk: ${text}`;
 }
 
+/** window.close() is refused for a tab the script did not open; the tabs API is not. */
+async function closeThisTab(): Promise<void> {
+  const tab = await browser.tabs.getCurrent();
+  if (tab?.id !== undefined) await browser.tabs.remove(tab.id);
+  else window.close();
+}
+
 async function main(): Promise<void> {
   const q = new URLSearchParams(location.search);
   const port = validPort(q.get("port"));
@@ -25,7 +32,7 @@ async function main(): Promise<void> {
     if (!s || s.port !== port) return;
     if (s.state === "connected") {
       show("connected");
-      if (q.get("close") === "1") window.close();
+      if (q.get("close") === "1") void closeThisTab();
     } else if (s.state === "version_skew") {
       show(`version skew: ${s.error ?? "the daemon refused this extension's protocol"}`);
     }
