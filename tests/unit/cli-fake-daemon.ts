@@ -35,16 +35,25 @@ export function fakeDaemon(handler: (f: Frame) => Answer | Promise<Answer> | nul
   mkdirSync(paths.runDir, { recursive: true, mode: 0o700 });
   const frames: Frame[] = [];
   const waiters: { method: string; resolve: (f: Frame) => void }[] = [];
-  const clients = new Set<{ write(s: string): number }>();
-  const server = Bun.listen<{ buf: string }>({
+  type Client = { send(line: string): void };
+  const clients = new Set<Client>();
+  const server = Bun.listen<{ buf: string; out: string; client: Client }>({
     unix: paths.socket,
     socket: {
       open(s) {
-        s.data = { buf: "" };
-        clients.add(s);
+        const flush = () => {
+          const n = s.write(s.data.out);
+          s.data.out = s.data.out.slice(Math.max(0, n));
+        };
+        s.data = { buf: "", out: "", client: { send: (line) => ((s.data.out += line), flush()) } };
+        clients.add(s.data.client);
+      },
+      drain(s) {
+        const n = s.write(s.data.out);
+        s.data.out = s.data.out.slice(Math.max(0, n));
       },
       close(s) {
-        clients.delete(s);
+        clients.delete(s.data.client);
       },
       data(s, chunk) {
         s.data.buf += chunk.toString();
@@ -59,7 +68,7 @@ export function fakeDaemon(handler: (f: Frame) => Answer | Promise<Answer> | nul
             w.resolve(f);
           }
           void Promise.resolve(handler(f)).then((answer) => {
-            if (answer) s.write(`${JSON.stringify({ id: f.id, ...answer })}\n`);
+            if (answer) s.data.client.send(`${JSON.stringify({ id: f.id, ...answer })}\n`);
           });
         }
       },
@@ -79,7 +88,7 @@ export function fakeDaemon(handler: (f: Frame) => Answer | Promise<Answer> | nul
       return new Promise((resolve) => waiters.push({ method, resolve }));
     },
     broadcast(line) {
-      for (const c of clients) c.write(`${line}\n`);
+      for (const c of clients) c.send(`${line}\n`);
     },
     stop() {
       server.stop(true);
