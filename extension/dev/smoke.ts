@@ -8,7 +8,7 @@
  * method and checks the answers and events. The person's side (their own tabs, closing a window) goes through the
  * browser's DevTools port. Prints one line per check and exits non-zero on any failure.
  */
-import { mkdtempSync, readFileSync, existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ServerWebSocket } from "bun";
 import { getMethod } from "../../protocol/catalog.ts";
@@ -22,6 +22,15 @@ const EXT = process.env.EXT_DIR ?? join(ROOT, "extension/.output/chrome-mv3");
 const LAUNCH = "/work/shared/e2e/chromium-with-extension.sh";
 
 type Frame = Record<string, any>;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 let failures = 0;
 function check(what: string, ok: boolean, detail?: unknown) {
   if (!ok) failures++;
@@ -433,6 +442,8 @@ try {
   process.kill(pid);
   server.stop(true);
   fixtures.stop();
+  for (let i = 0; i < 100 && isAlive(pid); i++) await Bun.sleep(50);
+  rmSync(profile, { recursive: true, force: true });
 }
 console.log(failures ? `${failures} check(s) failed` : "all checks passed");
 process.exit(failures ? 1 : 0);
