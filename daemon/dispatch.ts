@@ -56,7 +56,10 @@ export class Dispatcher {
     }
 
     if (call?.opReserved) {
-      void this.ctx.ledger.outcome(call.opId!, classifyOutcome(outcome, call.dispatched, call.answered));
+      const opId = call.opId!;
+      this.ctx.ledger.outcome(opId, classifyOutcome(outcome, call.dispatched, call.answered)).catch((err) =>
+        this.ctx.log.error("could not record an op outcome", { op_id: opId, error: err }),
+      );
     }
     const timings = { ...call?.timings, daemon: round(performance.now() - receivedAt) };
     const meta: Record<string, unknown> = { trace_id: traceId, timings };

@@ -169,6 +169,10 @@ function onEvent(ws: Ws, conn: BrowserConn, frame: EventFrame, deps: LinkDeps): 
 
   const sessionId = payload.session_id as string;
   const rt = deps.sessions.get(sessionId);
+  if (!rt && name === "session.ended") {
+    deps.sessions.amendEnd(sessionId, conn.instanceId, String(payload.reason), payload.lost_tab_ids as number[]);
+    return;
+  }
   // A browser speaks only for its own sessions.
   if (!rt || rt.record.browser_instance_id !== conn.instanceId) {
     deps.log.debug("event for a session this browser does not hold", { event: name, session: sessionId, browser: conn.instanceId });

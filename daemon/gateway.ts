@@ -75,6 +75,9 @@ export function startGateway(deps: GatewayDeps): Gateway {
         }
         handleExtensionFrame(ws, message, deps);
       },
+      error(err, ws) {
+        log.error("extension link handler failed", { error: err, browser: ws.data.conn?.instanceId });
+      },
       close(ws, code, reason) {
         sockets.delete(ws);
         if (ws.data.handshakeTimer) clearTimeout(ws.data.handshakeTimer);

@@ -109,7 +109,11 @@ export function startIpcServer(opts: {
           opts.onChange();
         },
         data(sock, chunk) {
-          sock.data.reader.push(chunk);
+          try {
+            sock.data.reader.push(chunk);
+          } catch (err) {
+            log.error("ipc frame handling failed", { error: err, conn: sock.data.id });
+          }
         },
         drain(sock) {
           const c = sock.data;

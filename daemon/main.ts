@@ -114,20 +114,25 @@ async function serve(config: DaemonConfig, log: Logger, releaseLock: () => void,
 
   async function stop(reason: string): Promise<void> {
     log.info("daemon stopping", { reason });
-    idle?.stop();
-    ipc.stopAccepting();
-    // Sessions end while the links are still up, so browsers close their windows and callers hear why.
-    const ended = await sessions.endAll("daemon_stopped", STOP_BUDGET_MS);
-    gateway.stop();
-    ipc.close();
-    sessions.dispose();
     process.off("SIGTERM", onSignal);
     process.off("SIGINT", onSignal);
-    removeDaemonJson(paths, process.pid);
-    releaseLock();
-    log.info("daemon stopped", { reason, ended_sessions: ended });
-    log.close();
-    stopped.resolve();
+    try {
+      idle?.stop();
+      ipc.stopAccepting();
+      // Sessions end while the links are still up, so browsers close their windows and callers hear why.
+      const ended = await sessions.endAll("daemon_stopped", STOP_BUDGET_MS);
+      gateway.stop();
+      ipc.close();
+      sessions.dispose();
+      log.info("daemon stopped", { reason, ended_sessions: ended });
+    } catch (err) {
+      log.error("error while stopping", { error: err });
+    } finally {
+      removeDaemonJson(paths, process.pid);
+      releaseLock();
+      log.close();
+      stopped.resolve();
+    }
   }
 
   log.info("daemon started", { ...info, home: paths.home });

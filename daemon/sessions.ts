@@ -267,6 +267,21 @@ export class SessionRegistry {
     }
   }
 
+  /**
+   * The browser's own account of a session the daemon already ended as not_adoptable (it was missing from
+   * the handshake because it ended while the link was down): its reason and lost tabs replace ours.
+   */
+  amendEnd(id: string, instanceId: string, reason: string, lostTabIds: number[]): boolean {
+    const record = this.findEnded(id);
+    if (!record || record.browser_instance_id !== instanceId || record.end_reason !== "not_adoptable") return false;
+    record.end_reason = reason;
+    if (lostTabIds.length) record.lost_tab_ids = lostTabIds;
+    this.persistNow();
+    this.deps.events.append(id, "session.ended", { reason, lost_tab_ids: lostTabIds, replaces: "not_adoptable" });
+    this.deps.log.info("session end reason from its browser", { session: id, reason, browser: instanceId });
+    return true;
+  }
+
   /** End every live session (daemon stopping), waiting at most `budgetMs` for the browsers to close them. */
   async endAll(reason: string, budgetMs: number): Promise<string[]> {
     const ids = [...this.live.keys()];

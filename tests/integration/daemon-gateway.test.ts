@@ -182,4 +182,18 @@ describe("browser liveness", () => {
       back.close();
     });
   });
+
+  test("a window closed while the link was down: missing from the handshake, then reported with its real reason", async () => {
+    await withSession({ env: { BSK_RECONNECT_GRACE_MS: "5000" } }, async ({ d, peer, c, s }) => {
+      peer.close();
+      await peer.closed;
+      const back = await Peer.connect({ port: d.port, instanceId: peer.instanceId, sessions: [] });
+      expect((await back.handshake()).result.adopted).toEqual([]);
+      back.event("session.ended", { session_id: s, reason: "window_closed", lost_tab_ids: [3] });
+      await back.barrier();
+      const { sessions } = await c.call("session.list");
+      expect(sessions.find((x: any) => x.session_id === s)).toMatchObject({ end_reason: "window_closed", lost_tab_ids: [3] });
+      back.close();
+    });
+  });
 });

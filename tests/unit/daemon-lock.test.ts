@@ -69,8 +69,8 @@ describe("pidAlive", () => {
   });
 
   test.if(process.platform === "linux")("counts a zombie (exited, not yet reaped) as gone", async () => {
-    // `true` exits at once; its parent becomes `sleep`, which never reaps it.
-    const parent = Bun.spawn(["sh", "-c", "true & echo $!; exec sleep 5"], { stdout: "pipe" });
+    // The child exits after its parent has become `sleep`, which never reaps it.
+    const parent = Bun.spawn(["sh", "-c", "sleep 0.2 & echo $!; exec sleep 5"], { stdout: "pipe" });
     try {
       const reader = parent.stdout.getReader();
       const pid = Number(new TextDecoder().decode((await reader.read()).value).trim());
