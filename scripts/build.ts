@@ -11,7 +11,7 @@ const dist = join(root, "dist");
 mkdirSync(dist, { recursive: true });
 
 async function buildExtension() {
-  await $`npx wxt build --root extension`.cwd(root).quiet();
+  await $`npx wxt build extension`.cwd(root).quiet();
   rmSync(join(dist, "extension"), { recursive: true, force: true });
   cpSync(join(root, "extension/.output/chrome-mv3"), join(dist, "extension"), { recursive: true });
 }

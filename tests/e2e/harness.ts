@@ -105,10 +105,12 @@ export async function startWorld(opts: { env?: Record<string, string>; browserUr
   const browser = await launchChromium({
     extensionDir: EXTENSION_DIR,
     profileDir: join(home, "profile"),
-    urls: [connectUrl, ...(opts.browserUrls?.(fixtures) ?? [])],
+    urls: [connectUrl],
     cdp: true,
   });
   const person = await Person.connect(browser.cdpPort!);
+  // Headless Chromium takes one start-up URL; the person's other tabs are opened afterwards.
+  for (const url of opts.browserUrls?.(fixtures) ?? []) await person.openTab(url);
 
   const world: World = {
     home,
