@@ -1,7 +1,7 @@
 /**
  * The dispatch path every client request takes, one small stage each:
  *   method → params → op ledger (BrowserMutation) → daemon handler, or
- *   session lookup → effect gate → per-session queue → the session's browser.
+ *   session lookup → effect gate → per-session queue → the session's browser → event log.
  * Every call has a deadline; the deadline, a `cancel`, a closed connection or the session's end abort it,
  * and the caller is answered at once while the stages unwind behind it.
  */
@@ -61,6 +61,7 @@ export class Dispatcher {
         this.ctx.log.error("could not record an op outcome", { op_id: opId, error: err }),
       );
     }
+    if (call) this.recordEvents(call, outcome);
     const timings = { ...call?.timings, daemon: round(performance.now() - receivedAt) };
     const meta: Record<string, unknown> = { trace_id: traceId, timings };
     if (call?.opId) meta.op_id = call.opId;
@@ -118,6 +119,18 @@ export class Dispatcher {
       return handler({ call, ctx: this.ctx, client, findCall: (id) => this.findCall(id, client) });
     }
     return this.sessionStages(call, effect);
+  }
+
+  /** Event log stage: a call cut off after it reached the browser is an interrupt the agent can look up later. */
+  private recordEvents(call: Call, outcome: Outcome): void {
+    if (!call.sessionId || !call.dispatched || call.answered || !("error" in outcome)) return;
+    this.ctx.events.append(call.sessionId, "call.interrupted", {
+      method: call.method,
+      code: outcome.error.code,
+      ...(outcome.error.data?.reason !== undefined && { reason: outcome.error.data.reason }),
+      ...(call.opId && { op_id: call.opId }),
+      trace_id: call.traceId,
+    });
   }
 
   /** Ledger stage: a fresh op is reserved; a known op_id yields its recorded outcome instead of running again. */
