@@ -48,11 +48,18 @@ export async function socketPath(paths: HomePaths): Promise<string> {
 export async function connectUnix(path: string): Promise<Connection> {
   const decoder = new TextDecoder();
   let buffered = "";
-  let pending = "";
+  /** Bytes not yet taken by the socket (a large request may be written in parts). */
+  let pending = new Uint8Array(0);
   let closed = false;
   const conn: Connection = {
     write(line) {
-      pending += line;
+      const bytes = new TextEncoder().encode(line);
+      if (pending.length) {
+        const joined = new Uint8Array(pending.length + bytes.length);
+        joined.set(pending);
+        joined.set(bytes, pending.length);
+        pending = joined;
+      } else pending = bytes;
       flush();
     },
     onLine: () => {},
@@ -68,16 +75,19 @@ export async function connectUnix(path: string): Promise<Connection> {
     conn.onClose();
   };
   const flush = () => {
-    if (!pending) return;
+    if (!pending.length) return;
     const n = socket.write(pending);
-    pending = n > 0 ? pending.slice(n) : pending;
+    if (n > 0) pending = pending.subarray(n);
   };
   const socket = await Bun.connect({
     unix: path,
     socket: {
       data(_s, chunk) {
-        buffered += decoder.decode(chunk, { stream: true });
-        let nl = buffered.indexOf("\n");
+        const text = decoder.decode(chunk, { stream: true });
+        const scanFrom = buffered.length;
+        buffered += text;
+        // Most chunks of a large reply hold no newline: skip rescanning what was already searched.
+        let nl = text.includes("\n") ? buffered.indexOf("\n", scanFrom) : -1;
         while (nl !== -1) {
           const line = buffered.slice(0, nl);
           buffered = buffered.slice(nl + 1);

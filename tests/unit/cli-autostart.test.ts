@@ -45,7 +45,7 @@ const home = process.env.BSK_HOME!;
 try { openSync(home + "/daemon.lock", "wx"); } catch { console.log("already running"); process.exit(0); }
 console.log("stand-in daemon up, pid " + process.pid);
 console.error("stderr goes to the log too");
-fakeDaemon(() => ({ result: {} }), home);
+fakeDaemon(() => ({ result: { pid: process.pid } }), home);
 `,
   );
   return path;
@@ -58,12 +58,14 @@ function writeStarter(home: string, standIn: string): string {
     path,
     `
 import { ensureHome, spawnDetached, waitForDaemon } from ${JSON.stringify(join(CLI_DIR, "autostart.ts"))};
+import { call } from ${JSON.stringify(join(CLI_DIR, "daemon-client.ts"))};
 import { homePaths } from ${JSON.stringify(join(import.meta.dir, "../../daemon/home.ts"))};
 const paths = homePaths(process.env.BSK_HOME!);
 await ensureHome(paths);
 const child = await spawnDetached([process.execPath, ${JSON.stringify(standIn)}], paths.log, process.env);
-await waitForDaemon(paths, { child });
-console.log("connected, spawned " + child.pid);
+const conn = await waitForDaemon(paths, { child });
+const reply = await call(conn, { id: "1", method: "system.status", params: {}, meta: {} }, { giveUpMs: 10_000 });
+console.log("connected, spawned " + child.pid + ", served by " + (reply.ok ? (reply.result as { pid: number }).pid : "none"));
 process.exit(0);
 `,
   );
@@ -134,13 +136,19 @@ describe("detached start", () => {
     const results = await Promise.all(
       runs.map(async (p) => ({ code: await p.exited, out: await new Response(p.stdout).text(), err: await new Response(p.stderr).text() })),
     );
+    const spawned: number[] = [];
+    const served = new Set<number>();
     for (const r of results) {
       expect(r).toMatchObject({ code: 0, err: "" });
-      pids.push(Number(/spawned (\d+)/.exec(r.out)![1]));
+      const m = /spawned (\d+), served by (\d+)/.exec(r.out)!;
+      spawned.push(Number(m[1]));
+      served.add(Number(m[2]));
     }
-    const log = readFileSync(homePaths(home).log, "utf8");
-    expect(log.match(/stand-in daemon up/g)).toHaveLength(1);
-    expect(log).toContain("already running");
+    pids.push(...spawned);
+    // Both were answered by the same daemon, which is one of the two spawned; the other stood down.
+    expect(served.size).toBe(1);
+    expect(spawned).toContain([...served][0]!);
+    expect(readFileSync(homePaths(home).log, "utf8").match(/stand-in daemon up/g)).toHaveLength(1);
   });
 
   test("a daemon that fails to start is reported with the log to read", async () => {

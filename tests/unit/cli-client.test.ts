@@ -148,6 +148,16 @@ describe("with a daemon", () => {
     });
   });
 
+  test("large frames both ways arrive whole (partial socket writes, multi-byte text)", async () => {
+    const word = "é€😀".repeat(10_000); // 90 KB of multi-byte UTF-8 per argument (an argument may hold 128 KB)
+    const big = "ü".repeat(3_000_000);
+    const d = daemon(() => ({ result: { tab_id: 1, type: "string", value: big } }));
+    const r = await run(["evaluate", ...Array(12).fill(word), "--session", "s1"], d.home);
+    expect(r.code).toBe(0);
+    expect(d.frames[0]!.params!.expression).toBe(Array(12).fill(word).join(" "));
+    expect(r.stdout).toBe(`${big}\n`);
+  });
+
   test("Ctrl-C sends cancel on the same connection, prints the cancelled reply and exits 2", async () => {
     let release: (f: Frame) => void = () => {};
     const d = daemon((f) => {

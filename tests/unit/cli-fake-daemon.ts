@@ -30,6 +30,12 @@ export function makeHome(): string {
   return mkdtempSync("/tmp/bsk-cli-test-");
 }
 
+function flush(s: { write(b: Uint8Array): number; data: { out: Uint8Array } }): void {
+  if (!s.data.out.length) return;
+  const n = s.write(s.data.out);
+  if (n > 0) s.data.out = s.data.out.subarray(n);
+}
+
 export function fakeDaemon(handler: (f: Frame) => Answer | Promise<Answer> | null, home = makeHome()): FakeDaemon {
   const paths = homePaths(home);
   mkdirSync(paths.runDir, { recursive: true, mode: 0o700 });
@@ -37,26 +43,29 @@ export function fakeDaemon(handler: (f: Frame) => Answer | Promise<Answer> | nul
   const waiters: { method: string; resolve: (f: Frame) => void }[] = [];
   type Client = { send(line: string): void };
   const clients = new Set<Client>();
-  const server = Bun.listen<{ buf: string; out: string; client: Client }>({
+  const encoder = new TextEncoder();
+  const server = Bun.listen<{ buf: string; decoder: TextDecoder; out: Uint8Array; client: Client }>({
     unix: paths.socket,
     socket: {
       open(s) {
-        const flush = () => {
-          const n = s.write(s.data.out);
-          s.data.out = s.data.out.slice(Math.max(0, n));
+        // write() may take only part of a large frame: keep the rest (bytes) until drain.
+        const send = (line: string) => {
+          const bytes = encoder.encode(line);
+          const out = new Uint8Array(s.data.out.length + bytes.length);
+          out.set(s.data.out);
+          out.set(bytes, s.data.out.length);
+          s.data.out = out;
+          flush(s);
         };
-        s.data = { buf: "", out: "", client: { send: (line) => ((s.data.out += line), flush()) } };
+        s.data = { buf: "", decoder: new TextDecoder(), out: new Uint8Array(0), client: { send } };
         clients.add(s.data.client);
       },
-      drain(s) {
-        const n = s.write(s.data.out);
-        s.data.out = s.data.out.slice(Math.max(0, n));
-      },
+      drain: (s) => flush(s),
       close(s) {
         clients.delete(s.data.client);
       },
       data(s, chunk) {
-        s.data.buf += chunk.toString();
+        s.data.buf += s.data.decoder.decode(chunk, { stream: true });
         let nl: number;
         while ((nl = s.data.buf.indexOf("\n")) !== -1) {
           const line = s.data.buf.slice(0, nl);
