@@ -4,6 +4,7 @@
  * (a service-worker blip, a daemon restart) the call waits for it within its own deadline.
  */
 import { BskError } from "../protocol/errors.ts";
+import type { ExtensionReply } from "./browsers.ts";
 import { timeoutError, type Call } from "./call.ts";
 import type { DaemonContext } from "./context.ts";
 import type { SessionRuntime } from "./sessions.ts";
@@ -23,7 +24,13 @@ export async function forwardToBrowser(ctx: DaemonContext, call: Call, rt: Sessi
     signal: call.signal,
   });
   call.dispatched = true;
-  const reply = await pending;
+  const result = settle(call, await pending);
+  ctx.sessions.noteResult(rt, call.method, result);
+  return result;
+}
+
+/** Fold the extension's reply into the call: its hop timings, the relay time around them, its result or error. */
+export function settle(call: Call, reply: ExtensionReply): unknown {
   call.answered = true;
   for (const [hop, ms] of Object.entries(reply.timings)) {
     if (typeof ms === "number" && !(hop in call.timings)) call.timings[hop] = ms;
@@ -31,7 +38,6 @@ export async function forwardToBrowser(ctx: DaemonContext, call: Call, rt: Sessi
   const ext = typeof reply.timings.extension === "number" ? reply.timings.extension : undefined;
   call.timings.relay = round(ext === undefined ? reply.rttMs : Math.max(0, reply.rttMs - ext));
   if (reply.error) throw BskError.from(reply.error);
-  ctx.sessions.noteResult(rt, call.method, reply.result);
   return reply.result;
 }
 

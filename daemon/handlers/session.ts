@@ -2,6 +2,7 @@
 import { METHODS, type ParsedParams, type Result } from "../../protocol/catalog.ts";
 import { BskError, toErrorBody } from "../../protocol/errors.ts";
 import { pickBrowser } from "../browsers.ts";
+import { settle } from "../forward.ts";
 import type { DaemonHandler } from "./types.ts";
 
 /** Leave this much of the deadline to answer no_browser_connected before the call itself times out. */
@@ -34,11 +35,12 @@ const start: DaemonHandler = async ({ call, ctx }) => {
   call.sessionId = rt.id;
   call.stage = "extension";
   try {
-    const raw = await conn.call(
+    const reply = await conn.request(
       "session.open",
       { session_id: rt.id, name: p.name, focus: p.focus, width: p.width, height: p.height },
       { traceId: call.traceId, timeoutMs: call.remainingMs(), signal: call.signal },
     );
+    const raw = settle(call, reply);
     const opened = METHODS["session.open"].result().safeParse(raw);
     if (!opened.success) throw new BskError("protocol_error", "the extension answered session.open with a malformed result");
     // Ended while the window was opening (stop --all, owner exited): report that, not a session that is gone.

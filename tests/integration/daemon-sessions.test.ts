@@ -19,8 +19,9 @@ describe("start, list, stop", () => {
   });
 
   test("session.start opens an Agent Window through the browser and session.stop closes it", async () => {
-    const started = c.call("session.start", { name: "compare prices", focus: false, width: 800, height: 600 });
-    const r = await started;
+    const reply = await c.request("session.start", { name: "compare prices", focus: false, width: 800, height: 600 });
+    expect(Object.keys(reply.meta?.timings ?? {})).toEqual(expect.arrayContaining(["daemon", "extension", "relay"]));
+    const r = reply.result;
     expect(r.session_id).toMatch(/^[abcdefghjkmnpqrstuvwxyz23456789]{4}$/);
     expect(r).toMatchObject({ browser_instance_id: peer.instanceId });
     expect(peer.sessions.get(r.session_id)).toMatchObject({ window_id: r.window_id, current_tab_id: r.tab_id });
