@@ -8,7 +8,8 @@ import { BskError, exitCodeFor, hintFor } from "../protocol/errors.ts";
 export type Timings = Record<string, number>;
 
 export type Outcome =
-  | { ok: true; result: unknown; format?: string; traceId?: string; timings?: Timings; opId?: string; exitCode?: number }
+  /** `format` names the human formatter (the method, or a CLI-only command); unknown ones print YAML-ish. */
+  | { ok: true; result: unknown; format?: string; traceId?: string; timings?: Timings; opId?: string }
   | { ok: false; error: BskError; traceId?: string; timings?: Timings; opId?: string };
 
 export interface Rendered {
@@ -207,10 +208,9 @@ export function render(o: Outcome, json: boolean): Rendered {
     const exitCode = exitCodeFor(o.error.code);
     return json ? { stdout: JSON.stringify(jsonError(o)), exitCode } : { stderr: humanError(o.error), exitCode };
   }
-  const exitCode = o.exitCode ?? 0;
-  if (json) return { stdout: JSON.stringify(jsonSuccess(o)), exitCode };
+  if (json) return { stdout: JSON.stringify(jsonSuccess(o)), exitCode: 0 };
   const h = humanSuccess(o.format, o.result);
-  return { stdout: h.stdout, stderr: h.stderr, exitCode };
+  return { stdout: h.stdout, stderr: h.stderr, exitCode: 0 };
 }
 
 /** Print a rendered outcome; returns its exit code. */

@@ -5,7 +5,7 @@ import { BskError } from "../../protocol/errors.ts";
 import { startDaemon } from "../autostart.ts";
 import { call, nextRequestId, readDaemonInfo, tryConnect, type Connection } from "../daemon-client.ts";
 import type { Outcome } from "../output.ts";
-import { randomIds } from "../plan.ts";
+import { GRACE_MS, randomIds } from "../plan.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -22,7 +22,7 @@ async function request(conn: Connection, method: string, timeoutMs = 10_000) {
   const reply = await call(
     conn,
     { id: nextRequestId(), method, params: {}, meta: { trace_id: traceId, timeout_ms: timeoutMs, client_pid: process.pid } },
-    { giveUpMs: timeoutMs + 5_000 },
+    { giveUpMs: timeoutMs + GRACE_MS },
   );
   return { reply, traceId: reply.meta?.trace_id ?? traceId };
 }
