@@ -40,7 +40,7 @@ async function upgradeStatus(port: number, path: string, origin?: string): Promi
 describe("gateway", () => {
   let d: TestDaemon;
   beforeAll(async () => {
-    d = await startDaemon({ env: { BSK_HANDSHAKE_MS: "300", BSK_RECONNECT_GRACE_MS: "150" } });
+    d = await startDaemon({ env: { BSK_HANDSHAKE_MS: "500", BSK_RECONNECT_GRACE_MS: "150" } });
   });
   afterAll(async () => {
     await d.stop();
@@ -148,7 +148,7 @@ describe("gateway", () => {
 
 describe("browser liveness", () => {
   test("a silent browser is dropped and its sessions end with browser_gone", async () => {
-    await withSession({ env: { BSK_BROWSER_SILENCE_MS: "300" } }, async ({ peer, c, s }) => {
+    await withSession({ env: { BSK_BROWSER_SILENCE_MS: "600" } }, async ({ peer, c, s }) => {
       expect((await peer.closed).code).toBe(4004);
       const r = await c.request("tab.list", { session_id: s });
       expect(r.error).toMatchObject({ code: "not_found", data: { reason: "session_ended", end_reason: "browser_gone" } });
