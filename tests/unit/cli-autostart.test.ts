@@ -26,7 +26,15 @@ afterEach(() => {
       // already gone
     }
   }
-  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
+  for (const home of homes.splice(0)) {
+    // A stand-in that served but whose starter failed before naming it is still listed in daemon.json.
+    try {
+      process.kill(JSON.parse(readFileSync(join(home, "daemon.json"), "utf8")).pid, "SIGKILL");
+    } catch {
+      // none, or already gone
+    }
+    rmSync(home, { recursive: true, force: true });
+  }
 });
 
 function sidOf(pid: number): number {
