@@ -215,13 +215,6 @@ export class SessionRegistry {
     }
   }
 
-  setState(rt: SessionRuntime, state: "live" | "taken_over"): void {
-    if (rt.record.state === "ended" || rt.record.state === state) return;
-    rt.record.state = state;
-    this.deps.events.append(rt.id, state === "taken_over" ? "session.taken_over" : "session.resumed");
-    this.persistNow();
-  }
-
   async endSession(id: string, reason: string, opts: EndOptions = {}): Promise<CloseOutcome | undefined> {
     const rt = this.live.get(id);
     if (!rt) return undefined;
