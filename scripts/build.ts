@@ -17,7 +17,7 @@ async function buildExtension() {
 }
 
 async function buildBinary(target?: string, outfile = join(dist, "bsk")) {
-  const args = ["build", "--compile", "--minify", "--bytecode", "--format=esm", "cli/main.ts", "--outfile", outfile];
+  const args = ["build", "--compile", "--minify", "--bytecode", "--format=esm", "--splitting", "cli/main.ts", "--outfile", outfile];
   if (target) args.push(`--target=${target}`);
   const proc = Bun.spawn(["bun", ...args], { cwd: root, stdout: "pipe", stderr: "pipe" });
   if ((await proc.exited) !== 0) {

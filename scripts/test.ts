@@ -23,7 +23,7 @@ if (suites.some((s) => s.includes("e2e"))) {
   }
 }
 
-const proc = Bun.spawn(["bun", "test", ...suites, "--reporter=junit", `--reporter-outfile=${report}`], {
+const proc = Bun.spawn(["bun", "test", ...suites, "--timeout=30000", "--reporter=junit", `--reporter-outfile=${report}`], {
   cwd: root,
   stdout: "inherit",
   stderr: "inherit",

@@ -1,0 +1,28 @@
+import { expect, test } from "bun:test";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { ENV_VARS } from "../../protocol/env.ts";
+import { renderReadme } from "../../scripts/docs.ts";
+
+const root = join(import.meta.dir, "../..");
+
+test("README's generated sections match the catalog, errors and env table (run `npm run docs` when this fails)", () => {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  expect(renderReadme(readme)).toBe(readme);
+});
+
+test("every BSK_* variable the code reads is documented in protocol/env.ts", () => {
+  const documented = new Set(ENV_VARS.map((v) => v.name));
+  const used = new Set<string>();
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      if (name === "node_modules" || name.startsWith(".")) continue;
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (/\.(ts|tsx)$/.test(name)) for (const m of readFileSync(path, "utf8").matchAll(/\bBSK_[A-Z_]+\b/g)) used.add(m[0]);
+    }
+  };
+  for (const dir of ["cli", "daemon", "extension", "scripts", "protocol"]) walk(join(root, dir));
+  const missing = [...used].filter((v) => !documented.has(v));
+  expect(missing).toEqual([]);
+});
