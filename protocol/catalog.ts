@@ -1,15 +1,15 @@
 /**
  * The method catalog: the one place a method is defined. Family files declare methods;
- * this file merges them and assigns every method its effect class. The compiler checks
- * EFFECTS is complete (Record<MethodName, Effect>) and names no unknown method.
+ * this file merges them. Each family also declares the effect class of each of its methods, as a
+ * Record over its own method names, so the compiler checks every family's table (and EFFECTS) is complete.
  */
 import type { z } from "zod";
 import type { Effect, MethodDef } from "./define.ts";
-import { interactionMethods } from "./methods/interaction.ts";
-import { navigationMethods } from "./methods/navigation.ts";
-import { sessionMethods } from "./methods/session.ts";
-import { systemMethods } from "./methods/system.ts";
-import { tabMethods } from "./methods/tabs.ts";
+import { interactionEffects, interactionMethods } from "./methods/interaction.ts";
+import { navigationEffects, navigationMethods } from "./methods/navigation.ts";
+import { sessionEffects, sessionMethods } from "./methods/session.ts";
+import { systemEffects, systemMethods } from "./methods/system.ts";
+import { tabEffects, tabMethods } from "./methods/tabs.ts";
 
 export const METHODS = {
   ...systemMethods,
@@ -24,28 +24,13 @@ export type Params<M extends MethodName> = z.input<ReturnType<(typeof METHODS)[M
 export type ParsedParams<M extends MethodName> = z.output<ReturnType<(typeof METHODS)[M]["params"]>>;
 export type Result<M extends MethodName> = z.output<ReturnType<(typeof METHODS)[M]["result"]>>;
 
+/** Every method's effect class, merged from the families; complete by construction (Record<MethodName, Effect>). */
 export const EFFECTS: Record<MethodName, Effect> = {
-  "system.handshake": "ControlPlane",
-  "system.status": "ControlPlane",
-  "system.shutdown": "ControlPlane",
-  "system.allow_extension": "ControlPlane",
-  "browser.list": "ControlPlane",
-  cancel: "ControlPlane",
-  "session.start": "ControlPlane",
-  "session.stop": "ControlPlane",
-  "session.list": "ControlPlane",
-  "session.open": "ControlPlane",
-  "session.close": "ControlPlane",
-  "tab.list": "PassiveRead",
-  "tab.create": "BrowserMutation",
-  "tab.select": "BrowserMutation",
-  "tab.close": "BrowserMutation",
-  navigate: "BrowserMutation",
-  "navigate.back": "BrowserMutation",
-  "navigate.forward": "BrowserMutation",
-  reload: "BrowserMutation",
-  wait_for: "PassiveRead",
-  evaluate: "BrowserMutation",
+  ...systemEffects,
+  ...sessionEffects,
+  ...tabEffects,
+  ...navigationEffects,
+  ...interactionEffects,
 };
 
 export const METHOD_NAMES = Object.keys(METHODS) as MethodName[];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { method, tabParams } from "../define.ts";
+import { type Effect, method, tabParams } from "../define.ts";
 
 /** Acting on the page. (Pointer and keyboard actions join this family.) */
 export const interactionMethods = {
@@ -26,4 +26,9 @@ export const interactionMethods = {
       examples: ["bsk evaluate document.title --session $S", "bsk evaluate 'fetch(\"/api/me\").then(r => r.status)'"],
     },
   }),
+};
+
+/** Effect class of each method above; the compiler checks it names every one of them. */
+export const interactionEffects: Record<keyof typeof interactionMethods, Effect> = {
+  evaluate: "BrowserMutation",
 };

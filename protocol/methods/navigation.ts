@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { method, tabParams, WaitUntil } from "../define.ts";
+import { type Effect, method, tabParams, WaitUntil } from "../define.ts";
 
 const NavigationResult = () =>
   z.object({
@@ -96,4 +96,13 @@ export const navigationMethods = {
       examples: ["bsk wait-for --url '*/dashboard*' --timeout 20s"],
     },
   }),
+};
+
+/** Effect class of each method above; the compiler checks it names every one of them. */
+export const navigationEffects: Record<keyof typeof navigationMethods, Effect> = {
+  navigate: "BrowserMutation",
+  "navigate.back": "BrowserMutation",
+  "navigate.forward": "BrowserMutation",
+  reload: "BrowserMutation",
+  wait_for: "PassiveRead",
 };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { method, SessionInfo, sessionParam } from "../define.ts";
+import { type Effect, method, SessionInfo, sessionParam } from "../define.ts";
 
 /** Session lifecycle: the daemon's public methods and its calls into the extension. */
 export const sessionMethods = {
@@ -102,4 +102,13 @@ export const sessionMethods = {
         returned_tab_ids: z.array(z.number().int()),
       }),
   }),
+};
+
+/** Effect class of each method above; the compiler checks it names every one of them. */
+export const sessionEffects: Record<keyof typeof sessionMethods, Effect> = {
+  "session.start": "ControlPlane",
+  "session.stop": "ControlPlane",
+  "session.list": "ControlPlane",
+  "session.open": "ControlPlane",
+  "session.close": "ControlPlane",
 };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BrowserInfo, method, SessionInfo } from "../define.ts";
+import { type Effect, BrowserInfo, method, SessionInfo } from "../define.ts";
 
 /** Daemon status, browser registry, extension handshake and cancellation. */
 export const systemMethods = {
@@ -103,4 +103,14 @@ export const systemMethods = {
     params: () => z.object({ id: z.union([z.string(), z.number()]) }),
     result: () => z.object({ cancelled: z.boolean() }),
   }),
+};
+
+/** Effect class of each method above; the compiler checks it names every one of them. */
+export const systemEffects: Record<keyof typeof systemMethods, Effect> = {
+  "system.handshake": "ControlPlane",
+  "system.status": "ControlPlane",
+  "system.shutdown": "ControlPlane",
+  "system.allow_extension": "ControlPlane",
+  "browser.list": "ControlPlane",
+  cancel: "ControlPlane",
 };

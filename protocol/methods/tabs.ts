@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { method, sessionParam, TabInfo } from "../define.ts";
+import { type Effect, method, sessionParam, TabInfo } from "../define.ts";
 
 /** Tabs: listing, creating, selecting and closing the session's tabs. */
 export const tabMethods = {
@@ -65,4 +65,12 @@ export const tabMethods = {
       flags: { tab: { param: "tab_id", type: "number", description: "Tab id" } },
     },
   }),
+};
+
+/** Effect class of each method above; the compiler checks it names every one of them. */
+export const tabEffects: Record<keyof typeof tabMethods, Effect> = {
+  "tab.list": "PassiveRead",
+  "tab.create": "BrowserMutation",
+  "tab.select": "BrowserMutation",
+  "tab.close": "BrowserMutation",
 };
