@@ -5,18 +5,28 @@
  */
 import type { z } from "zod";
 import type { Effect, MethodDef } from "./define.ts";
+import { diagnosticsEffects, diagnosticsMethods } from "./methods/diagnostics.ts";
+import { dialogEffects, dialogMethods } from "./methods/dialogs.ts";
+import { emulationEffects, emulationMethods } from "./methods/emulation.ts";
 import { interactionEffects, interactionMethods } from "./methods/interaction.ts";
 import { navigationEffects, navigationMethods } from "./methods/navigation.ts";
+import { observationEffects, observationMethods } from "./methods/observation.ts";
 import { sessionEffects, sessionMethods } from "./methods/session.ts";
 import { systemEffects, systemMethods } from "./methods/system.ts";
 import { tabEffects, tabMethods } from "./methods/tabs.ts";
+import { waitEffects, waitMethods } from "./methods/waits.ts";
 
 export const METHODS = {
   ...systemMethods,
   ...sessionMethods,
   ...tabMethods,
   ...navigationMethods,
+  ...waitMethods,
+  ...observationMethods,
   ...interactionMethods,
+  ...dialogMethods,
+  ...diagnosticsMethods,
+  ...emulationMethods,
 };
 
 export type MethodName = keyof typeof METHODS;
@@ -30,7 +40,12 @@ export const EFFECTS: Record<MethodName, Effect> = {
   ...sessionEffects,
   ...tabEffects,
   ...navigationEffects,
+  ...waitEffects,
+  ...observationEffects,
   ...interactionEffects,
+  ...dialogEffects,
+  ...diagnosticsEffects,
+  ...emulationEffects,
 };
 
 export const METHOD_NAMES = Object.keys(METHODS) as MethodName[];

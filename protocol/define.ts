@@ -13,7 +13,8 @@ export type Scope = "none" | "session" | "tab";
 export interface FlagSpec {
   /** Params key the flag fills. */
   param: string;
-  type: "string" | "boolean" | "number" | "duration" | "list" | "enum";
+  /** `file`: the CLI reads the named file (`-` = stdin) and sends its text as the param (secrets stay out of argv). */
+  type: "string" | "boolean" | "number" | "duration" | "list" | "enum" | "file";
   description: string;
   alias?: string;
   options?: readonly string[];
@@ -29,7 +30,7 @@ export interface PositionalSpec {
   param: string;
   description: string;
   required?: boolean;
-  type?: "string" | "number";
+  type?: "string" | "number" | "duration";
   /** Joins all remaining words into this param (e.g. an expression with spaces). */
   rest?: boolean;
 }
@@ -51,6 +52,10 @@ export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType 
   result: () => R;
   /** Absent for wire-only methods (handshake, the daemon's calls into the extension). */
   cli?: CliShape;
+  /** Params whose values are secrets: never logged, echoed or stored in clear. */
+  redact?: readonly string[];
+  /** Result key holding base64 bytes the CLI writes to a file (its path replaces the bytes in the output). */
+  fileResult?: { data: string; pathParam: string; defaultName: string };
   /** A params key holding the method's own wait in ms; the daemon extends the call deadline to cover it. */
   waitParam?: string;
 }
@@ -117,3 +122,38 @@ export const BrowserInfo = () =>
     connected_at: z.string(),
     sessions: z.number().int(),
   });
+
+/** A target: a ref from a snapshot (`@e12` or `e12`) or a CSS selector that must match exactly one element. */
+export const Target = () =>
+  z.string().min(1).max(4096).describe("A ref from the last snapshot (@e12) or a CSS selector matching exactly one element");
+
+/** What an action acted on, echoed in its result. */
+export const ActedOn = () =>
+  z.object({
+    ref: z.string().optional(),
+    role: z.string(),
+    name: z.string(),
+  });
+
+/**
+ * What the browser reported between an input and a short settle after it (one frame; longer only while a
+ * navigation starts). `kind` is the most significant; later effects go to the session's event stream.
+ */
+export const ActionEffect = () =>
+  z.object({
+    kind: z.enum(["navigated", "new_tab", "dialog", "download", "dom_changed", "none"]),
+    navigation: z.object({ url: z.string(), status: z.number().int().nullable() }).optional(),
+    new_tab_ids: z.array(z.number().int()).optional(),
+    dialog: z.object({ type: z.string(), message: z.string() }).optional(),
+    download: z.object({ url: z.string(), suggested_filename: z.string().optional() }).optional(),
+    dom_changed: z.boolean(),
+  });
+
+export const ActionResult = () =>
+  z.object({
+    tab_id: z.number().int(),
+    target: ActedOn().nullable(),
+    effect: ActionEffect(),
+  });
+
+export const Modifiers = () => z.array(z.enum(["Alt", "Control", "Meta", "Shift"])).default([]);

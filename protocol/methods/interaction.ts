@@ -1,17 +1,296 @@
 import { z } from "zod";
-import { type Effect, method, tabParams } from "../define.ts";
+import { ActionResult, type Effect, method, Modifiers, Target, tabParams } from "../define.ts";
 
-/** Acting on the page. (Pointer and keyboard actions join this family.) */
+const targetPositional = { param: "target", description: "@eN ref or CSS selector", required: true } as const;
+const optionalTargetPositional = { param: "target", description: "@eN ref or CSS selector" } as const;
+const modifiersFlag = {
+  modifiers: { param: "modifiers", type: "list", description: "Held keys: Alt, Control, Meta, Shift (repeat or comma-separate)" },
+} as const;
+const pointFlags = {
+  x: { param: "x", type: "number", description: "Viewport x in CSS px (instead of a target)" },
+  y: { param: "y", type: "number", description: "Viewport y in CSS px (instead of a target)" },
+} as const;
+const point = () => ({
+  x: z.number().optional().describe("Viewport x in CSS px"),
+  y: z.number().optional().describe("Viewport y in CSS px"),
+});
+const hasTargetOrPoint = (p: { target?: unknown; x?: unknown; y?: unknown }) =>
+  p.target !== undefined || (p.x !== undefined && p.y !== undefined);
+const targetOrPoint = <T extends z.ZodRawShape>(shape: T) =>
+  z
+    .object({ ...tabParams(), target: Target().optional(), ...point(), ...shape })
+    .refine((p) => hasTargetOrPoint(p as { target?: unknown; x?: unknown; y?: unknown }), {
+      message: "give a target (@eN or selector) or both --x and --y",
+    });
+const targeted = <T extends z.ZodRawShape>(shape: T) => z.object({ ...tabParams(), target: Target(), ...shape });
+const button = () => z.enum(["left", "middle", "right"]).default("left");
+
+/** Acting on the page: pointer, keyboard, forms, scrolling, and scripts. */
 export const interactionMethods = {
+  click: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Click an element (after scroll-into-view, visible, enabled, stable and hit-test checks) or a point; reports the effect.",
+    params: () =>
+      targetOrPoint({ button: button(), count: z.number().int().min(1).max(3).default(1), modifiers: Modifiers() }),
+    result: ActionResult,
+    cli: {
+      words: ["click"],
+      positionals: [optionalTargetPositional],
+      flags: {
+        button: { param: "button", type: "enum", options: ["left", "middle", "right"], default: "left", description: "Mouse button" },
+        count: { param: "count", type: "number", default: 1, description: "Click count (2 = double click)" },
+        ...modifiersFlag,
+        ...pointFlags,
+      },
+      examples: ["bsk click @e12 --session $S", "bsk click 'button[type=submit]' --session $S", "bsk click --x 200 --y 340 --session $S"],
+    },
+  }),
+
+  dblclick: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Double-click an element or a point.",
+    params: () => targetOrPoint({ modifiers: Modifiers() }),
+    result: ActionResult,
+    cli: { words: ["dblclick"], positionals: [optionalTargetPositional], flags: { ...modifiersFlag, ...pointFlags } },
+  }),
+
+  hover: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Move the mouse over an element or a point and keep it there (the next observe sees hover state).",
+    params: () => targetOrPoint({ modifiers: Modifiers() }),
+    result: ActionResult,
+    cli: { words: ["hover"], positionals: [optionalTargetPositional], flags: { ...modifiersFlag, ...pointFlags } },
+  }),
+
+  fill: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Replace the value of an input, textarea or editable element as typed input, then read it back.",
+    params: () => targeted({ value: z.string().max(1_000_000).describe("Text to put in the field") }),
+    result: () =>
+      ActionResult().extend({
+        value_ok: z.boolean().describe("The field reads back exactly the value given"),
+        actual: z.string().optional().describe("What the field holds when it differs (masked for secrets)"),
+      }),
+    redact: ["value"],
+    cli: {
+      words: ["fill"],
+      positionals: [targetPositional, { param: "value", description: "Text (or use --value / --value-file)" }],
+      flags: {
+        value: { param: "value", type: "string", description: "Text to put in the field" },
+        "value-file": { param: "value", type: "file", description: "Read the text from a file (- = stdin): keeps secrets out of argv" },
+      },
+      examples: ["bsk fill @e5 'Ada Lovelace' --session $S", "printf %s \"$PW\" | bsk fill @e6 --value-file - --session $S"],
+    },
+  }),
+
+  type: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Type text key by key into the focused element, or into a target after focusing it.",
+    params: () =>
+      z.object({
+        ...tabParams(),
+        target: Target().optional(),
+        text: z.string().max(100_000),
+        delay_ms: z.number().int().min(0).max(1000).default(0).describe("Pause between keys"),
+      }),
+    result: ActionResult,
+    redact: ["text"],
+    cli: {
+      words: ["type"],
+      positionals: [{ param: "text", description: "Text to type", required: true }],
+      flags: {
+        target: { param: "target", type: "string", description: "Focus this element first" },
+        "text-file": { param: "text", type: "file", description: "Read the text from a file (- = stdin)" },
+        delay: { param: "delay_ms", type: "duration", description: "Pause between keys" },
+      },
+    },
+  }),
+
+  press: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Press a key or chord (Enter, Tab, Escape, ArrowDown, Ctrl+A, Shift+Tab, Meta+Enter, a), optionally on a target.",
+    params: () =>
+      z.object({
+        ...tabParams(),
+        key: z.string().min(1).max(64),
+        target: Target().optional(),
+        count: z.number().int().min(1).max(100).default(1),
+      }),
+    result: ActionResult,
+    cli: {
+      words: ["press"],
+      positionals: [{ param: "key", description: "Key or chord, e.g. Enter or Ctrl+A", required: true }],
+      flags: {
+        target: { param: "target", type: "string", description: "Focus this element first" },
+        count: { param: "count", type: "number", default: 1, description: "Press this many times" },
+      },
+    },
+  }),
+
+  select: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Choose options of a <select> (or listbox) by value or visible label; several only for multiple selects.",
+    params: () => targeted({ values: z.array(z.string()).min(1).describe("Option values or labels") }),
+    result: () => ActionResult().extend({ selected: z.array(z.object({ value: z.string(), label: z.string() })) }),
+    cli: {
+      words: ["select"],
+      positionals: [targetPositional, { param: "values", description: "Option value or label (repeat --value for several)" }],
+      flags: { value: { param: "values", type: "list", description: "Option value or label (repeatable)" } },
+      examples: ["bsk select @e9 'Germany' --session $S", "bsk select '#toppings' --value cheese --value olives --session $S"],
+    },
+  }),
+
+  check: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Make a checkbox, radio or switch checked (clicks only when it is not).",
+    params: () => targeted({}),
+    result: () => ActionResult().extend({ checked: z.boolean() }),
+    cli: { words: ["check"], positionals: [targetPositional] },
+  }),
+
+  uncheck: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Make a checkbox or switch unchecked (clicks only when it is checked).",
+    params: () => targeted({}),
+    result: () => ActionResult().extend({ checked: z.boolean() }),
+    cli: { words: ["uncheck"], positionals: [targetPositional] },
+  }),
+
+  scroll_to: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Scroll an element into view (nearest scrollable ancestors included).",
+    params: () => targeted({}),
+    result: () =>
+      ActionResult().extend({
+        box: z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() }).describe("Visible box in the viewport"),
+      }),
+    cli: { words: ["scroll-to"], positionals: [targetPositional] },
+  }),
+
+  wheel: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Turn the mouse wheel over a target (default: the viewport centre) by signed CSS px.",
+    params: () =>
+      z
+        .object({
+          ...tabParams(),
+          target: Target().optional(),
+          dx: z.number().default(0),
+          dy: z.number().default(0),
+          modifiers: Modifiers(),
+        })
+        .refine((p) => p.dx !== 0 || p.dy !== 0, { message: "give --dx or --dy (non-zero)" }),
+    result: () => ActionResult().extend({ scroll: z.object({ x: z.number(), y: z.number() }).describe("Page scroll offset after") }),
+    cli: {
+      words: ["wheel"],
+      positionals: [optionalTargetPositional],
+      flags: {
+        dx: { param: "dx", type: "number", description: "Horizontal delta in px" },
+        dy: { param: "dy", type: "number", description: "Vertical delta in px (positive scrolls down)" },
+        ...modifiersFlag,
+      },
+    },
+  }),
+
+  focus: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Focus an element.",
+    params: () => targeted({}),
+    result: ActionResult,
+    cli: { words: ["focus"], positionals: [targetPositional] },
+  }),
+
+  blur: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Take focus away from an element; says whether it had focus.",
+    params: () => targeted({}),
+    result: () => ActionResult().extend({ was_focused: z.boolean() }),
+    cli: { words: ["blur"], positionals: [targetPositional] },
+  }),
+
+  drag: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Drag one element onto another (real mouse input; HTML5 drag and drop through intercepted drag events).",
+    params: () => z.object({ ...tabParams(), from: Target(), to: Target() }),
+    result: () => ActionResult().extend({ dropped_on: z.object({ ref: z.string().optional(), role: z.string(), name: z.string() }) }),
+    cli: {
+      words: ["drag"],
+      positionals: [
+        { param: "from", description: "Element to drag", required: true },
+        { param: "to", description: "Element to drop on", required: true },
+      ],
+    },
+  }),
+
+  "mouse.down": method({
+    owner: "extension",
+    scope: "tab",
+    description: "Press a mouse button at a point (canvas, maps); pair with mouse move and mouse up.",
+    params: () => z.object({ ...tabParams(), x: z.number(), y: z.number(), button: button(), modifiers: Modifiers() }),
+    result: ActionResult,
+    cli: {
+      words: ["mouse", "down"],
+      flags: {
+        ...pointFlags,
+        button: { param: "button", type: "enum", options: ["left", "middle", "right"], default: "left", description: "Mouse button" },
+        ...modifiersFlag,
+      },
+    },
+  }),
+
+  "mouse.move": method({
+    owner: "extension",
+    scope: "tab",
+    description: "Move the mouse to a point (with --steps intermediate moves), buttons as they are.",
+    params: () =>
+      z.object({ ...tabParams(), x: z.number(), y: z.number(), steps: z.number().int().min(1).max(100).default(1), modifiers: Modifiers() }),
+    result: ActionResult,
+    cli: {
+      words: ["mouse", "move"],
+      flags: { ...pointFlags, steps: { param: "steps", type: "number", default: 1, description: "Intermediate moves" }, ...modifiersFlag },
+    },
+  }),
+
+  "mouse.up": method({
+    owner: "extension",
+    scope: "tab",
+    description: "Release a mouse button at a point.",
+    params: () => z.object({ ...tabParams(), x: z.number(), y: z.number(), button: button(), modifiers: Modifiers() }),
+    result: ActionResult,
+    cli: {
+      words: ["mouse", "up"],
+      flags: {
+        ...pointFlags,
+        button: { param: "button", type: "enum", options: ["left", "middle", "right"], default: "left", description: "Mouse button" },
+        ...modifiersFlag,
+      },
+    },
+  }),
+
   evaluate: method({
     owner: "extension",
     scope: "tab",
-    description: "Run a JavaScript expression in the page and return its JSON value (promises are awaited); a throw is evaluation_failed.",
+    description: "Run a JavaScript expression in the page (or in an iframe with --frame) and return its JSON value; a throw is evaluation_failed.",
     params: () =>
       z.object({
         ...tabParams(),
         expression: z.string().min(1).describe("JavaScript expression"),
         await_promise: z.boolean().default(true).describe("Await a returned promise"),
+        frame: Target().optional().describe("An iframe's ref: evaluate inside that frame (cross-origin included)"),
       }),
     result: () =>
       z.object({
@@ -22,13 +301,32 @@ export const interactionMethods = {
     cli: {
       words: ["evaluate"],
       positionals: [{ param: "expression", description: "JavaScript expression", required: true, rest: true }],
-      flags: { "no-await": { param: "await_promise", type: "boolean", value: false, description: "Do not await a returned promise" } },
-      examples: ["bsk evaluate document.title --session $S", "bsk evaluate 'fetch(\"/api/me\").then(r => r.status)'"],
+      flags: {
+        "no-await": { param: "await_promise", type: "boolean", value: false, description: "Do not await a returned promise" },
+        frame: { param: "frame", type: "string", description: "Evaluate inside this iframe (its @eN ref)" },
+      },
+      examples: ["bsk evaluate document.title --session $S", "bsk evaluate 'fetch(\"/api/me\").then(r => r.status)'", "bsk evaluate location.href --frame @e4"],
     },
   }),
 };
 
-/** Effect class of each method above; the compiler checks it names every one of them. */
 export const interactionEffects: Record<keyof typeof interactionMethods, Effect> = {
+  click: "BrowserMutation",
+  dblclick: "BrowserMutation",
+  hover: "TransientInput",
+  fill: "BrowserMutation",
+  type: "BrowserMutation",
+  press: "BrowserMutation",
+  select: "BrowserMutation",
+  check: "BrowserMutation",
+  uncheck: "BrowserMutation",
+  scroll_to: "BrowserMutation",
+  wheel: "BrowserMutation",
+  focus: "BrowserMutation",
+  blur: "BrowserMutation",
+  drag: "BrowserMutation",
+  "mouse.down": "BrowserMutation",
+  "mouse.move": "TransientInput",
+  "mouse.up": "BrowserMutation",
   evaluate: "BrowserMutation",
 };

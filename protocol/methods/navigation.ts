@@ -10,7 +10,7 @@ const NavigationResult = () =>
     navigated: z.boolean(),
   });
 
-const waitUntilFlag = {
+export const waitUntilFlag = {
   "wait-until": {
     param: "wait_until",
     type: "enum",
@@ -20,7 +20,7 @@ const waitUntilFlag = {
   },
 } as const;
 
-/** Navigation and waiting for it. */
+/** Navigation: loading URLs, history, reload. */
 export const navigationMethods = {
   navigate: method({
     owner: "extension",
@@ -71,31 +71,6 @@ export const navigationMethods = {
     },
   }),
 
-  wait_for: method({
-    owner: "extension",
-    scope: "tab",
-    description: "Wait for the next navigation of the tab, or for its URL to match a pattern (glob with * or /regex/).",
-    params: () =>
-      z
-        .object({
-          ...tabParams(),
-          navigation: z.boolean().default(false).describe("Wait for the next main-frame navigation"),
-          url: z.string().optional().describe("URL pattern: substring, glob with *, or /regex/"),
-          wait_until: WaitUntil().default("load"),
-        })
-        .refine((p) => p.navigation || p.url !== undefined, { message: "give --navigation or --url <pattern>" }),
-    result: () =>
-      z.object({ tab_id: z.number().int(), url: z.string(), title: z.string(), matched: z.enum(["navigation", "url"]) }),
-    cli: {
-      words: ["wait-for"],
-      flags: {
-        navigation: { param: "navigation", type: "boolean", description: "Wait for the next main-frame navigation" },
-        url: { param: "url", type: "string", description: "URL pattern (substring, glob with *, or /regex/)" },
-        ...waitUntilFlag,
-      },
-      examples: ["bsk wait-for --url '*/dashboard*' --timeout 20s"],
-    },
-  }),
 };
 
 /** Effect class of each method above; the compiler checks it names every one of them. */
@@ -104,5 +79,4 @@ export const navigationEffects: Record<keyof typeof navigationMethods, Effect> =
   "navigate.back": "BrowserMutation",
   "navigate.forward": "BrowserMutation",
   reload: "BrowserMutation",
-  wait_for: "PassiveRead",
 };

@@ -1,0 +1,83 @@
+import { z } from "zod";
+import { type Effect, method, tabParams } from "../define.ts";
+
+const cursorParams = () => ({
+  ...tabParams(),
+  since: z.number().int().min(0).default(0).describe("Only entries after this sequence number (the last call's next_since)"),
+  limit: z.number().int().min(1).max(500).default(50),
+  max_text_chars: z.number().int().min(80).max(16_384).default(1000),
+});
+
+const cursorFlags = {
+  since: { param: "since", type: "number", description: "Only entries after this sequence number" },
+  limit: { param: "limit", type: "number", default: 50, description: "Most entries to return" },
+  "max-text": { param: "max_text_chars", type: "number", default: 1000, description: "Cut each text at this many characters" },
+} as const;
+
+/** What the page said and fetched: per-tab ring buffers read with a --since cursor. */
+export const diagnosticsMethods = {
+  console: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Console messages and uncaught errors of the tab since a cursor.",
+    params: () =>
+      z.object({ ...cursorParams(), level: z.enum(["debug", "log", "info", "warning", "error"]).optional().describe("Minimum level") }),
+    result: () =>
+      z.object({
+        tab_id: z.number().int(),
+        messages: z.array(
+          z.object({
+            seq: z.number().int(),
+            level: z.string(),
+            text: z.string(),
+            url: z.string().optional(),
+            line: z.number().int().optional(),
+            ts: z.string(),
+          }),
+        ),
+        next_since: z.number().int(),
+        dropped: z.number().int().describe("Entries lost to the ring buffer before since"),
+      }),
+    cli: {
+      words: ["console"],
+      flags: {
+        ...cursorFlags,
+        level: { param: "level", type: "enum", options: ["debug", "log", "info", "warning", "error"], description: "Minimum level" },
+      },
+    },
+  }),
+
+  network: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Requests of the tab since a cursor: method, URL, status, type, failures and timing.",
+    params: () => z.object({ ...cursorParams(), failed: z.boolean().default(false).describe("Only failed requests (network error or HTTP ≥ 400)") }),
+    result: () =>
+      z.object({
+        tab_id: z.number().int(),
+        requests: z.array(
+          z.object({
+            seq: z.number().int(),
+            method: z.string(),
+            url: z.string(),
+            type: z.string(),
+            status: z.number().int().nullable(),
+            error: z.string().optional(),
+            duration_ms: z.number().nullable(),
+            ts: z.string(),
+          }),
+        ),
+        next_since: z.number().int(),
+        dropped: z.number().int(),
+      }),
+    cli: {
+      words: ["network"],
+      flags: { ...cursorFlags, failed: { param: "failed", type: "boolean", description: "Only failed requests" } },
+    },
+  }),
+};
+
+export const diagnosticsEffects: Record<keyof typeof diagnosticsMethods, Effect> = {
+  console: "PassiveRead",
+  network: "PassiveRead",
+};

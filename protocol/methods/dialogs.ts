@@ -1,0 +1,49 @@
+import { z } from "zod";
+import { type Effect, method, tabParams } from "../define.ts";
+
+const DialogInfo = () =>
+  z.object({
+    type: z.enum(["alert", "confirm", "prompt", "beforeunload"]),
+    message: z.string(),
+    default_prompt: z.string().optional(),
+    url: z.string(),
+  });
+
+/** JavaScript dialogs: while one is open, page actions fail with dialog_pending until it is answered. */
+export const dialogMethods = {
+  "dialog.status": method({
+    owner: "extension",
+    scope: "tab",
+    description: "Whether a JavaScript dialog is open in the tab, with its type and message.",
+    params: () => z.object({ ...tabParams() }),
+    result: () => z.object({ tab_id: z.number().int(), open: z.boolean(), dialog: DialogInfo().nullable() }),
+    cli: { words: ["dialog", "status"] },
+  }),
+
+  "dialog.accept": method({
+    owner: "extension",
+    scope: "tab",
+    description: "Accept the open dialog (OK); --text answers a prompt().",
+    params: () => z.object({ ...tabParams(), text: z.string().optional().describe("Answer for a prompt()") }),
+    result: () => z.object({ tab_id: z.number().int(), dialog: DialogInfo(), accepted: z.literal(true) }),
+    cli: {
+      words: ["dialog", "accept"],
+      flags: { text: { param: "text", type: "string", description: "Answer for a prompt()" } },
+    },
+  }),
+
+  "dialog.dismiss": method({
+    owner: "extension",
+    scope: "tab",
+    description: "Dismiss the open dialog (Cancel).",
+    params: () => z.object({ ...tabParams() }),
+    result: () => z.object({ tab_id: z.number().int(), dialog: DialogInfo(), accepted: z.literal(false) }),
+    cli: { words: ["dialog", "dismiss"] },
+  }),
+};
+
+export const dialogEffects: Record<keyof typeof dialogMethods, Effect> = {
+  "dialog.status": "PassiveRead",
+  "dialog.accept": "BrowserMutation",
+  "dialog.dismiss": "BrowserMutation",
+};

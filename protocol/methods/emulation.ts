@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { type Effect, method, sessionParam, tabParams } from "../define.ts";
+
+export const DEVICE_PRESETS = ["iphone-14", "iphone-se", "pixel-7", "galaxy-s23", "ipad-mini", "ipad-pro", "desktop-1080p"] as const;
+
+/** How the page sees the device: emulation per tab, and the Agent Window's size. */
+export const emulationMethods = {
+  emulate: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Emulate a device (preset) or set viewport size, pixel ratio, mobile, touch and user agent; --off restores.",
+    params: () =>
+      z.object({
+        ...tabParams(),
+        device: z.enum(DEVICE_PRESETS).optional(),
+        width: z.number().int().min(1).max(7680).optional(),
+        height: z.number().int().min(1).max(7680).optional(),
+        dpr: z.number().min(0.5).max(5).optional(),
+        mobile: z.boolean().optional(),
+        touch: z.boolean().optional(),
+        user_agent: z.string().max(512).optional(),
+        off: z.boolean().default(false).describe("Clear all emulation"),
+      }),
+    result: () =>
+      z.object({
+        tab_id: z.number().int(),
+        emulating: z.boolean(),
+        viewport: z.object({ width: z.number(), height: z.number(), dpr: z.number(), mobile: z.boolean() }),
+        touch: z.boolean(),
+        user_agent: z.string(),
+      }),
+    cli: {
+      words: ["emulate"],
+      flags: {
+        device: { param: "device", type: "enum", options: DEVICE_PRESETS, description: "Device preset" },
+        width: { param: "width", type: "number", description: "Viewport width" },
+        height: { param: "height", type: "number", description: "Viewport height" },
+        dpr: { param: "dpr", type: "number", description: "Device pixel ratio" },
+        mobile: { param: "mobile", type: "boolean", description: "Mobile viewport (meta viewport, overlay scrollbars)" },
+        touch: { param: "touch", type: "boolean", description: "Touch events" },
+        ua: { param: "user_agent", type: "string", description: "User agent string" },
+        off: { param: "off", type: "boolean", description: "Clear all emulation" },
+      },
+      examples: ["bsk emulate --device iphone-14 --session $S", "bsk emulate --off --session $S"],
+    },
+  }),
+
+  "window.resize": method({
+    owner: "extension",
+    scope: "session",
+    description: "Resize the session's Agent Window.",
+    params: () =>
+      z.object({ ...sessionParam(), width: z.number().int().min(100).max(7680), height: z.number().int().min(100).max(7680) }),
+    result: () =>
+      z.object({
+        window_id: z.number().int(),
+        width: z.number().int(),
+        height: z.number().int(),
+        viewport: z.object({ width: z.number(), height: z.number() }).optional(),
+      }),
+    cli: {
+      words: ["window", "resize"],
+      flags: {
+        width: { param: "width", type: "number", description: "Window width in px" },
+        height: { param: "height", type: "number", description: "Window height in px" },
+      },
+    },
+  }),
+};
+
+export const emulationEffects: Record<keyof typeof emulationMethods, Effect> = {
+  emulate: "BrowserMutation",
+  "window.resize": "BrowserMutation",
+};

@@ -1,0 +1,158 @@
+import { z } from "zod";
+import { type Effect, method, Target, tabParams } from "../define.ts";
+
+const snapshotParams = () => ({
+  ...tabParams(),
+  max_tokens: z.number().int().min(200).max(200_000).default(8000).describe("Token budget; the rest comes with --cursor"),
+  cursor: z.string().optional().describe("Continue a snapshot cut by --max-tokens"),
+  viewport: z.boolean().default(false).describe("Nodes in the viewport first"),
+  diff: z.boolean().default(false).describe("Only what changed since this session's last full snapshot of the tab"),
+  max_depth: z.number().int().min(1).max(200).optional().describe("Deepest level to render"),
+});
+
+const SnapshotResult = () =>
+  z.object({
+    tab_id: z.number().int(),
+    url: z.string(),
+    title: z.string(),
+    /** The snapshot text, header line first. */
+    text: z.string(),
+    tokens: z.number().int().describe("Estimated o200k tokens of text"),
+    refs: z.number().int().describe("Refs in this part"),
+    truncated: z.boolean(),
+    cursor: z.string().nullable().describe("Pass to --cursor for the next part; null when complete"),
+    diff: z.boolean().optional(),
+  });
+
+const snapshotFlags = {
+  "max-tokens": { param: "max_tokens", type: "number", default: 8000, description: "Token budget for this part" },
+  cursor: { param: "cursor", type: "string", description: "Continue a snapshot cut by --max-tokens" },
+  viewport: { param: "viewport", type: "boolean", description: "Nodes in the viewport first" },
+  diff: { param: "diff", type: "boolean", description: "Only what changed since the last full snapshot of this tab" },
+  "max-depth": { param: "max_depth", type: "number", description: "Deepest level to render" },
+} as const;
+
+/** Seeing the page: snapshots with refs, search in the last snapshot, screenshots, HTML. */
+export const observationMethods = {
+  snapshot: method({
+    owner: "extension",
+    scope: "tab",
+    description: "The page as indented role \"name\" lines, with @eN refs on everything actionable (frames and shadow roots inline).",
+    params: () => z.object(snapshotParams()),
+    result: SnapshotResult,
+    cli: {
+      words: ["snapshot"],
+      flags: snapshotFlags,
+      examples: ["bsk snapshot --session $S", "bsk snapshot --max-tokens 2000 --session $S", "bsk snapshot --diff --session $S"],
+    },
+  }),
+
+  observe: method({
+    owner: "extension",
+    scope: "tab",
+    description: "A snapshot that may also hover to reveal hover-only menus (--probe-hover), which moves the mouse.",
+    params: () =>
+      z.object({
+        ...snapshotParams(),
+        probe_hover: z.boolean().default(false).describe("Hover candidates to reveal hover-only menus"),
+        probe_ms: z.number().int().min(100).max(10_000).default(1500).describe("Time budget for hover probing"),
+      }),
+    result: SnapshotResult,
+    cli: {
+      words: ["observe"],
+      flags: {
+        ...snapshotFlags,
+        "probe-hover": { param: "probe_hover", type: "boolean", description: "Hover candidates to reveal hover-only menus" },
+        "probe-time": { param: "probe_ms", type: "duration", default: "1500ms", description: "Time budget for hover probing" },
+      },
+    },
+  }),
+
+  find: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Search the session's last snapshot of the tab for text or /regex/; prints matching lines with their refs.",
+    params: () =>
+      z.object({
+        ...tabParams(),
+        query: z.string().min(1).describe("Text (case-insensitive) or /regex/flags"),
+        limit: z.number().int().min(1).max(500).default(20),
+      }),
+    result: () =>
+      z.object({
+        tab_id: z.number().int(),
+        matches: z.array(z.object({ line: z.string(), ref: z.string().nullable() })),
+        total: z.number().int(),
+      }),
+    cli: {
+      words: ["find"],
+      positionals: [{ param: "query", description: "Text or /regex/", required: true, rest: true }],
+      flags: { limit: { param: "limit", type: "number", default: 20, description: "Most matches to show" } },
+      examples: ["bsk find 'Add to cart' --session $S", "bsk find '/^button .*delete/i' --session $S"],
+    },
+  }),
+
+  screenshot: method({
+    owner: "extension",
+    scope: "tab",
+    description: "Capture the viewport or one element (--ref) as PNG or JPEG into a file; prints its path.",
+    params: () =>
+      z.object({
+        ...tabParams(),
+        target: Target().optional(),
+        format: z.enum(["png", "jpeg"]).default("png"),
+        quality: z.number().int().min(1).max(100).optional().describe("JPEG quality"),
+        out: z.string().optional().describe("File to write (the CLI writes it; default in the temp dir)"),
+      }),
+    result: () =>
+      z.object({
+        tab_id: z.number().int(),
+        format: z.enum(["png", "jpeg"]),
+        width: z.number().int(),
+        height: z.number().int(),
+        bytes: z.number().int(),
+        /** Base64 image; the CLI writes it to `path` and drops it from its output. */
+        data: z.string().optional(),
+        path: z.string().optional(),
+      }),
+    fileResult: { data: "data", pathParam: "out", defaultName: "bsk-screenshot" },
+    cli: {
+      words: ["screenshot"],
+      flags: {
+        ref: { param: "target", type: "string", description: "Capture only this element (@eN or selector)" },
+        format: { param: "format", type: "enum", options: ["png", "jpeg"], default: "png", description: "Image format" },
+        quality: { param: "quality", type: "number", description: "JPEG quality 1-100" },
+        out: { param: "out", type: "string", description: "File to write" },
+      },
+      examples: ["bsk screenshot --out page.png --session $S", "bsk screenshot --ref @e12 --format jpeg --quality 80 --session $S"],
+    },
+  }),
+
+  get_html: method({
+    owner: "extension",
+    scope: "tab",
+    description: "The HTML of the page or of one element (--ref), capped at --max-bytes.",
+    params: () =>
+      z.object({
+        ...tabParams(),
+        target: Target().optional(),
+        max_bytes: z.number().int().min(1024).max(8 * 1024 * 1024).default(512 * 1024),
+      }),
+    result: () => z.object({ tab_id: z.number().int(), html: z.string(), bytes: z.number().int(), truncated: z.boolean() }),
+    cli: {
+      words: ["get-html"],
+      flags: {
+        ref: { param: "target", type: "string", description: "Only this element (@eN or selector)" },
+        "max-bytes": { param: "max_bytes", type: "number", default: 524288, description: "Cap on the returned HTML" },
+      },
+    },
+  }),
+};
+
+export const observationEffects: Record<keyof typeof observationMethods, Effect> = {
+  snapshot: "PassiveRead",
+  observe: "TransientInput",
+  find: "PassiveRead",
+  screenshot: "PassiveRead",
+  get_html: "PassiveRead",
+};
