@@ -21,6 +21,18 @@ const attachments = new Map<number, Promise<void>>();
 const mainFrames = new Map<number, string>();
 const subscribers = new Map<number, Set<Subscriber>>();
 
+/** Runs on every attachment (also the re-attachment after a worker restart), e.g. to enable CDP domains. */
+export type AttachHook = (tabId: number, send: (method: string, params?: object) => Promise<any>) => Promise<unknown>;
+const attachHooks: AttachHook[] = [];
+
+/**
+ * Families whose events must flow from the first moment (console, network) register here at start-up. Hooks run
+ * together with Page.enable, so the first command of a tab waits for them; a hook's failure is logged, never fatal.
+ */
+export function onAttach(hook: AttachHook): void {
+  attachHooks.push(hook);
+}
+
 export function installCdpListeners(): void {
   browser.debugger.onEvent.addListener((source, method, params) => {
     // Child sessions (OOPIFs, workers) are not auto-attached yet, so only the tab's own session speaks.
@@ -69,6 +81,11 @@ async function doAttach(tabId: number): Promise<void> {
     await Promise.all([
       rawSend(tabId, "Page.enable"),
       rawSend(tabId, "Page.setLifecycleEventsEnabled", { enabled: true }),
+      ...attachHooks.map((hook) =>
+        hook(tabId, (method, params) => rawSend(tabId, method, params)).catch((err: unknown) =>
+          console.warn(`bsk: attach hook failed on tab ${tabId}: ${errorMessage(err)}`),
+        ),
+      ),
     ]);
   } catch (err) {
     if (attachError === null) await browser.debugger.detach({ tabId }).catch(() => undefined);
