@@ -6,6 +6,7 @@ import { browser, type Browser } from "wxt/browser";
 import { defineBackground } from "wxt/utils/define-background";
 import { installCdpListeners } from "../src/cdp.ts";
 import { connect } from "../src/connection.ts";
+import { installFrameTracking } from "../src/frames.ts";
 import { installOwnPageRevival } from "../src/own-pages.ts";
 import { installOwnershipListeners } from "../src/ownership.ts";
 import { endByPerson, sessionsReady } from "../src/sessions.ts";
@@ -28,6 +29,7 @@ export default defineBackground({
   type: "module",
   main() {
     installCdpListeners();
+    installFrameTracking();
     installOwnershipListeners();
     installOwnPageRevival();
 

@@ -5,6 +5,7 @@
 import { browser } from "wxt/browser";
 import { BskError } from "../../protocol/errors.ts";
 import { errorMessage, raceAbort } from "./abort.ts";
+import type { CdpTarget } from "./refs/target.ts";
 
 const PROTOCOL = "1.3";
 
@@ -33,10 +34,24 @@ export function onAttach(hook: AttachHook): void {
   attachHooks.push(hook);
 }
 
+/** Sees every event of every attached tab, child sessions (out-of-process iframes) included, and every detach. */
+export interface CdpTap {
+  onEvent(source: CdpTarget, method: string, params: Record<string, any>): void;
+  onDetach?(tabId: number): void;
+}
+const taps: CdpTap[] = [];
+
+/** Registered once at start-up (frames.ts); per-tab subscribers below hear only the tab's own session. */
+export function tapCdp(tap: CdpTap): void {
+  taps.push(tap);
+}
+
 export function installCdpListeners(): void {
   browser.debugger.onEvent.addListener((source, method, params) => {
-    // Child sessions (OOPIFs, workers) are not auto-attached yet, so only the tab's own session speaks.
-    if (source.tabId === undefined || source.sessionId) return;
+    if (source.tabId === undefined) return;
+    const target: CdpTarget = source.sessionId ? { tabId: source.tabId, sessionId: source.sessionId } : { tabId: source.tabId };
+    for (const t of taps) t.onEvent(target, method, (params ?? {}) as Record<string, any>);
+    if (source.sessionId) return;
     const subs = subscribers.get(source.tabId);
     if (!subs) return;
     for (const s of subs) s.onEvent(method, (params ?? {}) as Record<string, any>);
@@ -44,6 +59,7 @@ export function installCdpListeners(): void {
   browser.debugger.onDetach.addListener((source, reason) => {
     if (source.tabId === undefined) return;
     forget(source.tabId);
+    for (const t of taps) t.onDetach?.(source.tabId);
     // canceled_by_user: the person dismissed the "is debugging this browser" bar. A later issue makes it Stop.
     if (reason === "canceled_by_user") console.warn(`bsk: debugging of tab ${source.tabId} cancelled by the person`);
     for (const s of subscribers.get(source.tabId) ?? []) s.onDetach?.(reason);
@@ -99,19 +115,26 @@ async function doAttach(tabId: number): Promise<void> {
   }
 }
 
-async function rawSend(tabId: number, method: string, params?: object): Promise<any> {
-  return browser.debugger.sendCommand({ tabId }, method, params ?? {});
+async function rawSend(tabId: number, method: string, params?: object, sessionId?: string): Promise<any> {
+  return browser.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params ?? {});
 }
 
 /** Sends one CDP command, attaching first if needed. Failures become cdp_failed (data.cdp_message is CDP's text). */
 export async function send<T = any>(tabId: number, method: string, params?: object, signal?: AbortSignal): Promise<T> {
-  await raceAbort(attach(tabId), signal);
+  return sendTo<T>({ tabId }, method, params, signal);
+}
+
+/** send() to a tab's own session or to one of its child sessions (an out-of-process iframe). */
+export async function sendTo<T = any>(target: CdpTarget, method: string, params?: object, signal?: AbortSignal): Promise<T> {
+  await raceAbort(attach(target.tabId), signal);
   try {
-    return (await raceAbort(rawSend(tabId, method, params), signal)) as T;
+    return (await raceAbort(rawSend(target.tabId, method, params, target.sessionId), signal)) as T;
   } catch (err) {
     if (err instanceof BskError) throw err;
     const message = cdpMessage(err);
-    throw new BskError("cdp_failed", `${method} failed: ${message}`, { data: { method, cdp_message: message, tab_id: tabId } });
+    const data: Record<string, unknown> = { method, cdp_message: message, tab_id: target.tabId };
+    if (target.sessionId) data.cdp_session_id = target.sessionId;
+    throw new BskError("cdp_failed", `${method} failed: ${message}`, { data });
   }
 }
 

@@ -1,0 +1,170 @@
+/**
+ * The worker's side of refs: per session, the counter that numbers refs (never reused) and, for each ref handed
+ * out, where its node lives — {tab, CDP session, frame, isolated world, document token} — the epoch of the last
+ * snapshot that showed it, and its role and name then. The node itself is found in the page (snapshot/page/identity.ts).
+ *
+ * Kept in chrome.storage.session so a restarted worker still knows them. The counter is saved before a snapshot
+ * answers (a number the agent has seen is never handed out again); the table is saved soon after.
+ */
+import { browser } from "wxt/browser";
+import type { CdpTarget } from "./target.ts";
+
+export interface WorldRecord {
+  tabId: number;
+  /** CDP child session of an out-of-process iframe. */
+  sessionId?: string;
+  frameId: string;
+  contextId: number;
+  doc: string;
+  /** The document's URL when the snapshot was taken, to say what changed. */
+  url: string;
+}
+
+export interface RefEntry {
+  world: WorldRecord;
+  epoch: number;
+  role: string;
+  name: string;
+}
+
+interface Stored {
+  next: number;
+  epoch: number;
+  /** Refs shown before this epoch are stale (e.g. the person took over). */
+  minEpoch: number;
+  worlds: WorldRecord[];
+  /** ref number → [index in worlds, epoch, role, name] */
+  refs: Record<string, [number, number, string, string]>;
+}
+
+interface SessionRefs {
+  next: number;
+  epoch: number;
+  minEpoch: number;
+  refs: Map<number, RefEntry>;
+}
+
+const COUNTER_KEY = (s: string) => `refctr:${s}`;
+const TABLE_KEY = (s: string) => `refs:${s}`;
+
+const tables = new Map<string, SessionRefs>();
+const loading = new Map<string, Promise<SessionRefs>>();
+
+async function load(sessionId: string): Promise<SessionRefs> {
+  const got = await browser.storage.session.get([COUNTER_KEY(sessionId), TABLE_KEY(sessionId)]);
+  const stored = got[TABLE_KEY(sessionId)] as Stored | undefined;
+  const counter = (got[COUNTER_KEY(sessionId)] as number | undefined) ?? 1;
+  const refs = new Map<number, RefEntry>();
+  for (const [n, [wi, epoch, role, name]] of Object.entries(stored?.refs ?? {})) {
+    const world = stored!.worlds[wi];
+    if (world) refs.set(Number(n), { world, epoch, role, name });
+  }
+  return { next: Math.max(counter, stored?.next ?? 1), epoch: stored?.epoch ?? 0, minEpoch: stored?.minEpoch ?? 0, refs };
+}
+
+export async function sessionRefs(sessionId: string): Promise<SessionRefs> {
+  const known = tables.get(sessionId);
+  if (known) return known;
+  let pending = loading.get(sessionId);
+  if (!pending) {
+    pending = load(sessionId).then((t) => {
+      tables.set(sessionId, t);
+      loading.delete(sessionId);
+      return t;
+    });
+    loading.set(sessionId, pending);
+  }
+  return pending;
+}
+
+export async function lookupRef(sessionId: string, n: number): Promise<{ entry: RefEntry | undefined; stale: boolean }> {
+  const t = await sessionRefs(sessionId);
+  const entry = t.refs.get(n);
+  return { entry, stale: entry !== undefined && entry.epoch < t.minEpoch };
+}
+
+/** Starts a snapshot: a new epoch. */
+export async function beginEpoch(sessionId: string): Promise<number> {
+  const t = await sessionRefs(sessionId);
+  return ++t.epoch;
+}
+
+/** The next unused ref number for the session. */
+export async function nextRef(sessionId: string): Promise<number> {
+  return (await sessionRefs(sessionId)).next;
+}
+
+/**
+ * Records what one frame's walk numbered: `next` is the counter after it; `shown` are the refs it printed with
+ * their role and name. Call saveCounter before answering.
+ */
+export async function recordRefs(
+  sessionId: string,
+  world: WorldRecord,
+  epoch: number,
+  next: number,
+  shown: Iterable<[number, string, string]>,
+): Promise<void> {
+  const t = await sessionRefs(sessionId);
+  if (next > t.next) t.next = next;
+  for (const [n, role, name] of shown) t.refs.set(n, { world, epoch, role, name });
+  queueSave(sessionId);
+}
+
+export async function saveCounter(sessionId: string): Promise<void> {
+  const t = await sessionRefs(sessionId);
+  await browser.storage.session.set({ [COUNTER_KEY(sessionId)]: t.next });
+}
+
+/** Makes every ref shown so far stale (a takeover: the person may have changed anything). */
+export async function invalidateRefs(sessionId: string): Promise<void> {
+  const t = await sessionRefs(sessionId);
+  t.minEpoch = t.epoch + 1;
+  queueSave(sessionId);
+}
+
+/** Drops the refs of a closed tab (they could only ever be stale). */
+export function forgetTab(tabId: number): void {
+  for (const [sessionId, t] of tables) {
+    let changed = false;
+    for (const [n, e] of t.refs) {
+      if (e.world.tabId === tabId) {
+        t.refs.delete(n);
+        changed = true;
+      }
+    }
+    if (changed) queueSave(sessionId);
+  }
+}
+
+export async function forgetSession(sessionId: string): Promise<void> {
+  tables.delete(sessionId);
+  await browser.storage.session.remove([COUNTER_KEY(sessionId), TABLE_KEY(sessionId)]);
+}
+
+const saving = new Set<string>();
+function queueSave(sessionId: string): void {
+  if (saving.has(sessionId)) return;
+  saving.add(sessionId);
+  setTimeout(() => {
+    saving.delete(sessionId);
+    const t = tables.get(sessionId);
+    if (!t) return;
+    const worlds: WorldRecord[] = [];
+    const index = new Map<WorldRecord, number>();
+    const refs: Stored["refs"] = {};
+    for (const [n, e] of t.refs) {
+      let wi = index.get(e.world);
+      if (wi === undefined) index.set(e.world, (wi = worlds.push(e.world) - 1));
+      refs[n] = [wi, e.epoch, e.role, e.name];
+    }
+    const stored: Stored = { next: t.next, epoch: t.epoch, minEpoch: t.minEpoch, worlds, refs };
+    browser.storage.session
+      .set({ [TABLE_KEY(sessionId)]: stored, [COUNTER_KEY(sessionId)]: t.next })
+      .catch((err: unknown) => console.warn(`bsk: could not save refs of session ${sessionId}: ${String(err)}`));
+  }, 200);
+}
+
+export function targetOf(w: WorldRecord): CdpTarget {
+  return w.sessionId ? { tabId: w.tabId, sessionId: w.sessionId } : { tabId: w.tabId };
+}
