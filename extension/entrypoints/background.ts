@@ -7,6 +7,7 @@ import { defineBackground } from "wxt/utils/define-background";
 import { installCdpListeners } from "../src/cdp.ts";
 import { connect } from "../src/connection.ts";
 import { installFrameTracking } from "../src/frames.ts";
+import { installDiagnosticsCapture } from "../src/diagnostics/capture.ts";
 import { installOwnPageRevival } from "../src/own-pages.ts";
 import { installOwnershipListeners } from "../src/ownership.ts";
 import { endByPerson, sessionsReady } from "../src/sessions.ts";
@@ -30,6 +31,7 @@ export default defineBackground({
   main() {
     installCdpListeners();
     installFrameTracking();
+    installDiagnosticsCapture();
     installOwnershipListeners();
     installOwnPageRevival();
 

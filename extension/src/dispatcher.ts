@@ -6,6 +6,8 @@
 import type { ExtensionMethodName } from "../../protocol/catalog.ts";
 import { getMethod, isMethodName, METHODS } from "../../protocol/catalog.ts";
 import { BskError } from "../../protocol/errors.ts";
+import { diagnosticsHandlers } from "./tools/diagnostics.ts";
+import { emulationHandlers } from "./tools/emulation.ts";
 import { interactionHandlers } from "./tools/interaction.ts";
 import { navigationHandlers } from "./tools/navigation.ts";
 import { sessionHandlers } from "./tools/session.ts";
@@ -17,6 +19,8 @@ const HANDLERS: { [M in ExtensionMethodName]: Handler<M> } = {
   ...tabHandlers,
   ...navigationHandlers,
   ...interactionHandlers,
+  ...diagnosticsHandlers,
+  ...emulationHandlers,
 };
 
 type AnySchema = ReturnType<ReturnType<typeof getMethod>["params"]>;

@@ -1,0 +1,104 @@
+/**
+ * Requests of one tab from Network.* events. A request enters the ring (and gets its sequence number) when it
+ * ends: loading finished, failed, or answered with a redirect. Requests still in flight are held aside (bounded)
+ * and show up once they end. Pure (no chrome.*).
+ */
+import { Ring } from "./ring.ts";
+
+export interface RequestEntry {
+  seq: number;
+  method: string;
+  url: string;
+  /** CDP's resource type, lower case: document, script, fetch, xhr, image, … */
+  type: string;
+  status: number | null;
+  error?: string;
+  duration_ms: number | null;
+  /** ms since the epoch, when the request was sent */
+  ts: number;
+}
+
+interface InFlight {
+  method: string;
+  url: string;
+  type: string;
+  status: number | null;
+  /** CDP monotonic seconds */
+  started: number;
+  ts: number;
+}
+
+export const STORED_URL_CHARS = 16_384;
+
+export function isFailed(e: RequestEntry): boolean {
+  return e.error !== undefined || (e.status ?? 0) >= 400;
+}
+
+export class NetworkLog {
+  readonly ring: Ring<RequestEntry>;
+  private readonly inFlight = new Map<string, InFlight>();
+
+  constructor(
+    capacity = 1000,
+    private readonly maxInFlight = 1000,
+  ) {
+    this.ring = new Ring(capacity);
+  }
+
+  private end(id: string, at: number | undefined, outcome: { status?: number | null; error?: string }): void {
+    const r = this.inFlight.get(id);
+    if (!r) return;
+    this.inFlight.delete(id);
+    this.ring.push((seq) => {
+      const e: RequestEntry = {
+        seq,
+        method: r.method,
+        url: r.url,
+        type: r.type,
+        status: outcome.status !== undefined ? outcome.status : r.status,
+        duration_ms: at !== undefined ? Math.round((at - r.started) * 10_000) / 10 : null,
+        ts: r.ts,
+      };
+      if (outcome.error !== undefined) e.error = outcome.error;
+      return e;
+    });
+  }
+
+  /** Feeds one CDP event of the tab; events of other domains are ignored. */
+  onEvent(method: string, p: Record<string, any>): void {
+    switch (method) {
+      case "Network.requestWillBeSent": {
+        // Same request id again: the previous hop was answered with a redirect.
+        if (p.redirectResponse) this.end(p.requestId, p.timestamp, { status: p.redirectResponse.status ?? null });
+        if (this.inFlight.size >= this.maxInFlight) this.inFlight.delete(this.inFlight.keys().next().value!);
+        this.inFlight.set(p.requestId, {
+          method: String(p.request?.method ?? "GET"),
+          url: String(p.request?.url ?? "").slice(0, STORED_URL_CHARS),
+          type: String(p.type ?? "other").toLowerCase(),
+          status: null,
+          started: p.timestamp,
+          ts: typeof p.wallTime === "number" ? Math.round(p.wallTime * 1000) : Date.now(),
+        });
+        return;
+      }
+      case "Network.responseReceived": {
+        const r = this.inFlight.get(p.requestId);
+        if (!r) return;
+        r.status = typeof p.response?.status === "number" ? p.response.status : null;
+        if (p.type) r.type = String(p.type).toLowerCase();
+        return;
+      }
+      case "Network.loadingFinished":
+        this.end(p.requestId, p.timestamp, {});
+        return;
+      case "Network.loadingFailed": {
+        let error = String(p.errorText || "failed");
+        if (p.blockedReason) error += ` (blocked: ${p.blockedReason})`;
+        else if (p.corsErrorStatus?.corsError) error += ` (cors: ${p.corsErrorStatus.corsError})`;
+        else if (p.canceled) error += " (canceled)";
+        this.end(p.requestId, p.timestamp, { error });
+        return;
+      }
+    }
+  }
+}
