@@ -18,6 +18,10 @@ export interface CatalogCommand {
   examples: string[];
   /** Params key holding the method's own wait in ms (the CLI waits that long too). */
   waitParam?: string;
+  /** Params never echoed (fill's value, type's text). */
+  redact?: string[];
+  /** The result carries base64 bytes the CLI writes to a file. */
+  fileResult?: { data: string; pathParam: string; defaultName: string };
 }
 
 export function catalogCommands(): CatalogCommand[] {
@@ -34,6 +38,8 @@ export function catalogCommands(): CatalogCommand[] {
       examples: [...(cli.examples ?? [])],
     };
     if (def.waitParam) cmd.waitParam = def.waitParam;
+    if (def.redact) cmd.redact = [...def.redact];
+    if (def.fileResult) cmd.fileResult = { ...def.fileResult };
     // JSON round trip: drops undefined fields, so the inlined literal is exactly what a test compares.
     return JSON.parse(JSON.stringify(cmd)) as CatalogCommand;
   });

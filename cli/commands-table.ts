@@ -19,6 +19,8 @@ export interface CommandSpec {
   method?: string;
   effect?: Effect;
   waitParam?: string;
+  redact?: string[];
+  fileResult?: { data: string; pathParam: string; defaultName: string };
   /** CLI-only command. */
   local?: LocalAction;
 }

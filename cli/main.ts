@@ -30,11 +30,19 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
         : undefined,
     },
   );
-  const timings = { ...reply.meta?.timings, cli: Math.round(performance.now() * 10) / 10 };
   const trace = reply.meta?.trace_id ?? traceId;
-  return reply.ok
-    ? { ok: true, result: reply.result, format: p.method, traceId: trace, timings, opId }
-    : { ok: false, error: reply.error, traceId: trace, timings, opId };
+  const timings = () => ({ ...reply.meta?.timings, cli: Math.round(performance.now() * 10) / 10 });
+  if (!reply.ok) return { ok: false, error: reply.error, traceId: trace, timings: timings(), opId, redact: p.cmd.redact };
+  let result = reply.result;
+  if (p.cmd.fileResult && result && typeof result === "object") {
+    try {
+      const { saveFileResult } = await import("./file-result.ts");
+      result = saveFileResult(result as Record<string, unknown>, p.cmd.fileResult, p.params, env);
+    } catch (e) {
+      return { ok: false, error: asBskError(e), traceId: trace, timings: timings(), opId };
+    }
+  }
+  return { ok: true, result, format: p.method, params: p.params, redact: p.cmd.redact, traceId: trace, timings: timings(), opId };
 }
 
 async function runLocal(p: Extract<Plan, { kind: "local" }>, env: Env): Promise<Outcome> {

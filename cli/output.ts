@@ -4,13 +4,25 @@
  * stdout). Writes go through console.log/console.error only (process.stdout costs ~7 ms to load).
  */
 import { BskError, exitCodeFor, hintFor } from "../protocol/errors.ts";
+import { PAGE_FORMATTERS } from "./format-page.ts";
 
 export type Timings = Record<string, number>;
 
 export type Outcome =
   /** `format` names the human formatter (the method, or a CLI-only command); unknown ones print YAML-ish. */
-  | { ok: true; result: unknown; format?: string; traceId?: string; timings?: Timings; opId?: string }
-  | { ok: false; error: BskError; traceId?: string; timings?: Timings; opId?: string };
+  | {
+      ok: true;
+      result: unknown;
+      format?: string;
+      /** The call's params, for formatters that name what was asked (e.g. the key pressed). */
+      params?: Record<string, unknown>;
+      /** Params never echoed (the catalog's `redact`). */
+      redact?: readonly string[];
+      traceId?: string;
+      timings?: Timings;
+      opId?: string;
+    }
+  | { ok: false; error: BskError; redact?: readonly string[]; traceId?: string; timings?: Timings; opId?: string };
 
 export interface Rendered {
   stdout?: string;
@@ -57,7 +69,7 @@ export function jsonError(o: Extract<Outcome, { ok: false }>): Record<string, un
       code: e.code,
       message: e.message,
       hint: e.hint || hintFor(e.code, e.data?.reason),
-      data: e.data ?? {},
+      data: redact(e.data ?? {}, o.redact),
       exit_code: exitCodeFor(e.code),
     },
     trace_id: o.traceId ?? null,
@@ -69,7 +81,7 @@ export function jsonError(o: Extract<Outcome, { ok: false }>): Record<string, un
 
 // ---------------------------------------------------------------- human
 
-type Formatter = (result: any) => string | { stdout: string; stderr?: string };
+type Formatter = (result: any, params: Record<string, unknown>) => string | { stdout: string; stderr?: string };
 
 const line = (...parts: (string | number | undefined | null | false)[]) =>
   parts.filter((p) => p !== undefined && p !== null && p !== false && p !== "").join("  ");
@@ -151,7 +163,6 @@ const FORMATTERS: Record<string, Formatter> = {
   "navigate.back": navText,
   "navigate.forward": navText,
   reload: navText,
-  wait_for: (r) => r.url,
   evaluate: (r) => (r.type === "undefined" ? "undefined" : typeof r.value === "string" ? r.value : JSON.stringify(r.value)),
   "daemon.start": (r) =>
     [
@@ -164,6 +175,7 @@ const FORMATTERS: Record<string, Formatter> = {
   logs: (r) => ({ stdout: (r.lines ?? []).join("\n"), stderr: r.note }),
   none: () => "",
   version: (r) => `bsk ${r.version} (protocol ${r.protocol_version})`,
+  ...PAGE_FORMATTERS,
 };
 
 /** Compact YAML-ish text for results without a formatter. */
@@ -188,16 +200,21 @@ export function toYaml(value: unknown, indent = ""): string {
   return lines.join("\n");
 }
 
-export function humanSuccess(format: string | undefined, result: unknown): { stdout: string; stderr?: string } {
+export function humanSuccess(
+  format: string | undefined,
+  result: unknown,
+  params: Record<string, unknown> = {},
+  redactKeys: readonly string[] = [],
+): { stdout: string; stderr?: string } {
   const f = format ? FORMATTERS[format] : undefined;
-  const out = f ? f(result) : toYaml(result);
+  const out = f ? f(result, redact(params, redactKeys)) : toYaml(result);
   return typeof out === "string" ? { stdout: out } : out;
 }
 
-export function humanError(e: BskError): string {
+export function humanError(e: BskError, redactKeys: readonly string[] = []): string {
   const lines = [`error: ${e.message}`, `hint: ${e.hint || hintFor(e.code, e.data?.reason)}`];
   const { reason: _reason, ...rest } = e.data ?? {};
-  if (Object.keys(rest).length) lines.push(`detail: ${JSON.stringify(redact(rest))}`);
+  if (Object.keys(rest).length) lines.push(`detail: ${JSON.stringify(redact(rest, redactKeys))}`);
   return lines.join("\n");
 }
 
@@ -206,10 +223,10 @@ export function humanError(e: BskError): string {
 export function render(o: Outcome, json: boolean): Rendered {
   if (!o.ok) {
     const exitCode = exitCodeFor(o.error.code);
-    return json ? { stdout: JSON.stringify(jsonError(o)), exitCode } : { stderr: humanError(o.error), exitCode };
+    return json ? { stdout: JSON.stringify(jsonError(o)), exitCode } : { stderr: humanError(o.error, o.redact), exitCode };
   }
   if (json) return { stdout: JSON.stringify(jsonSuccess(o)), exitCode: 0 };
-  const h = humanSuccess(o.format, o.result);
+  const h = humanSuccess(o.format, o.result, o.params, o.redact);
   return { stdout: h.stdout, stderr: h.stderr, exitCode: 0 };
 }
 

@@ -40,7 +40,19 @@ export function wantsJson(argv: readonly string[]): boolean {
   return false;
 }
 
-export function plan(argv: readonly string[], env: Env, ids: Ids = randomIds(), pid = process.pid): Plan {
+/** `path` made absolute against `cwd` (`~/` is the home directory), with `.` and `..` folded. Pure string work. */
+export function absolutePath(path: string, cwd: string, home?: string): string {
+  if (home && (path === "~" || path.startsWith("~/"))) path = home + path.slice(1);
+  const parts: string[] = [];
+  for (const part of (path.startsWith("/") ? path : `${cwd}/${path}`).split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") parts.pop();
+    else parts.push(part);
+  }
+  return `/${parts.join("/")}`;
+}
+
+export function plan(argv: readonly string[], env: Env, ids: Ids = randomIds(), pid = process.pid, cwd = process.cwd()): Plan {
   const r = route(argv);
   if (r.kind === "help") return r;
   if (r.kind === "version") return { kind: "version", json: wantsJson(argv) };
@@ -49,6 +61,16 @@ export function plan(argv: readonly string[], env: Env, ids: Ids = randomIds(), 
   if (cmd.local) return { kind: "local", cmd, action: cmd.local, params: parsed.params, json: parsed.json };
   if (parsed.timeoutMs <= 0 || parsed.timeoutMs > MAX_TIMEOUT_MS) {
     throw new BskError("invalid_params", "--timeout must be between 1ms and 24h", { hint: "For example: --timeout 30s" });
+  }
+  // The CLI writes a file result itself, so its path is the CLI's: sent on absolute, for the logs only.
+  const pathParam = cmd.fileResult?.pathParam;
+  if (pathParam && parsed.params[pathParam] !== undefined) {
+    const path = String(parsed.params[pathParam]);
+    if (!path.trim()) {
+      const flag = Object.keys(cmd.flags).find((k) => cmd.flags[k]!.param === pathParam) ?? pathParam;
+      throw new BskError("invalid_params", `--${flag} needs a file path`, { hint: `Leave --${flag} out to write into the temp directory.` });
+    }
+    parsed.params[pathParam] = absolutePath(path, cwd, env.HOME);
   }
   const meta: RequestMeta = { trace_id: ids.traceId, timeout_ms: parsed.timeoutMs, client_pid: pid };
   if (cmd.effect === "BrowserMutation") meta.op_id = parsed.opId ?? ids.opId();

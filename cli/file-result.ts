@@ -1,0 +1,74 @@
+/**
+ * Results that carry a file (MethodDef.fileResult, e.g. screenshot): the CLI, not the daemon or the browser,
+ * writes the bytes, to the path the command was given (made absolute by plan.ts) or to
+ * $TMPDIR/<name>-<timestamp>.<format>. Written atomically: a temp file beside it, then a rename. The output then
+ * carries `path` and `bytes` instead of the base64 data. Imported only by commands that have a file result.
+ */
+import { existsSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BskError } from "../protocol/errors.ts";
+
+export interface FileResultSpec {
+  data: string;
+  pathParam: string;
+  defaultName: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+function stamp(d: Date): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, "0");
+  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}-${p(d.getMilliseconds(), 3)}`;
+}
+
+/** A fresh default path in `dir`: never an existing file's. */
+export function defaultPath(dir: string, name: string, ext: string, now: Date): string {
+  const base = join(dir, `${name}-${stamp(now)}`);
+  let path = `${base}.${ext}`;
+  for (let n = 2; existsSync(path); n++) path = `${base}-${n}.${ext}`;
+  return path;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Writes the result's bytes and returns the result with `path` and `bytes` in place of the data. */
+export function saveFileResult(
+  result: Record<string, unknown>,
+  spec: FileResultSpec,
+  params: Record<string, unknown>,
+  env: Env,
+  now = new Date(),
+): Record<string, unknown> {
+  const data = result[spec.data];
+  if (typeof data !== "string") return result;
+  const ext = typeof result.format === "string" ? result.format : "bin";
+  const asked = params[spec.pathParam];
+  let path: string;
+  if (typeof asked === "string") path = isDirectory(asked) ? defaultPath(asked, spec.defaultName, ext, now) : asked;
+  else path = defaultPath(env.TMPDIR || "/tmp", spec.defaultName, ext, now);
+
+  const bytes = Buffer.from(data, "base64");
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, bytes, { mode: 0o644 });
+    renameSync(tmp, path);
+  } catch (err) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* never written */
+    }
+    throw new BskError("invalid_params", `cannot write ${path}: ${err instanceof Error ? err.message : String(err)}`, {
+      hint: "Give --out a path in a directory that exists and is writable, or leave --out out to use the temp directory.",
+      data: { reason: "file_not_written", path },
+    });
+  }
+  const { [spec.data]: _data, ...rest } = result;
+  return { ...rest, path, bytes: bytes.length };
+}

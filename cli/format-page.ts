@@ -1,0 +1,137 @@
+/**
+ * Human output of the see-and-act commands (observation, interaction, waits, dialogs, diagnostics, emulation),
+ * part of output.ts. Formatters see the call's params with secrets already masked; they never print a
+ * redacted param (fill's value, type's text).
+ */
+type Params = Record<string, unknown>;
+export type PageFormatter = (result: any, params: Params) => string | { stdout: string; stderr?: string };
+
+const q = (s: unknown) => JSON.stringify(String(s ?? ""));
+
+/** `button "Save" @e12`: what an action acted on, as the snapshot names it. */
+export function actedOn(t: { ref?: string; role?: string; name?: string } | null | undefined, params: Params = {}): string {
+  if (!t) return params.x !== undefined && params.y !== undefined ? `at (${params.x}, ${params.y})` : "";
+  const ref = t.ref ? (t.ref.startsWith("@") ? t.ref : `@${t.ref}`) : "";
+  return [t.role || "element", t.name ? q(t.name) : "", ref].filter(Boolean).join(" ");
+}
+
+/** `→ navigated http://… (200)`, `→ new tab 123`, `→ dialog confirm "Sure?"`, `→ dom changed`, `→ no visible effect`. */
+export function effectText(e: any): string {
+  switch (e?.kind) {
+    case "navigated":
+      return `→ navigated ${e.navigation?.url ?? "?"} (${e.navigation?.status ?? "-"})`;
+    case "new_tab":
+      return `→ new tab ${(e.new_tab_ids ?? []).join(", ")}`;
+    case "dialog":
+      return `→ dialog ${e.dialog?.type ?? "?"} ${q(e.dialog?.message)}`;
+    case "download":
+      return `→ download ${e.download?.suggested_filename ?? e.download?.url ?? ""}`.trimEnd();
+    case "dom_changed":
+      return "→ dom changed";
+    default:
+      return e?.dom_changed ? "→ dom changed" : "→ no visible effect";
+  }
+}
+
+/** One line per action: verb, target, extra, effect. */
+function action(verb: string | ((r: any, p: Params) => string), extra?: (r: any, p: Params) => string | undefined): PageFormatter {
+  return (r, p) => {
+    const v = typeof verb === "string" ? verb : verb(r, p);
+    return [v, actedOn(r.target, p), extra?.(r, p), effectText(r.effect)].filter(Boolean).join(" ");
+  };
+}
+
+function snapshotText(r: any) {
+  const more = r.truncated && r.cursor ? `-- more: --cursor ${r.cursor}` : undefined;
+  return { stdout: r.text ?? "", stderr: more };
+}
+
+const oneLine = (s: string) => s.replace(/\s*\n\s*/g, " ⏎ ");
+
+/** Where a listing continues, on stderr so stdout stays one entry per line. */
+function cursorNote(r: any, count: number, empty: string): string {
+  const notes = [count ? `-- next: --since ${r.next_since}` : `${empty} (--since ${r.next_since})`];
+  if (r.dropped) notes.push(`-- ${r.dropped} older entries were dropped by the ring buffer`);
+  return notes.join("\n");
+}
+
+function consoleText(r: any) {
+  const lines = (r.messages ?? []).map((m: any) => {
+    const where = m.url ? `  (${m.url}${m.line ? `:${m.line}` : ""})` : "";
+    return `${m.seq}  ${m.level.padEnd(7)}  ${oneLine(m.text)}${where}`;
+  });
+  return { stdout: lines.join("\n"), stderr: cursorNote(r, lines.length, "no messages") };
+}
+
+function networkText(r: any) {
+  const lines = (r.requests ?? []).map((x: any) => {
+    const status = x.error !== undefined ? "failed" : String(x.status ?? "-");
+    const ms = x.duration_ms != null ? `${x.duration_ms}ms` : "";
+    return [`${x.seq}`, status.padEnd(6), `${x.method} ${x.url}`, x.type, ms, x.error ? oneLine(x.error) : ""].filter(Boolean).join("  ");
+  });
+  return { stdout: lines.join("\n"), stderr: cursorNote(r, lines.length, "no requests") };
+}
+
+function dialogLine(d: any): string {
+  const prompt = d.default_prompt ? `  default ${q(d.default_prompt)}` : "";
+  return `${d.type} ${q(d.message)}${prompt}  (${d.url})`;
+}
+
+function emulateText(r: any): string {
+  const v = r.viewport ?? {};
+  const traits = [v.mobile && "mobile", r.touch && "touch"].filter(Boolean).join(" ");
+  const state = r.emulating ? "emulating" : "not emulating";
+  return [`${state} ${v.width}x${v.height} @${v.dpr}x`, traits, `— ${r.user_agent}`].filter(Boolean).join(" ");
+}
+
+export const PAGE_FORMATTERS: Record<string, PageFormatter> = {
+  snapshot: snapshotText,
+  observe: snapshotText,
+  find: (r) => {
+    const lines = (r.matches ?? []).map((m: any) => m.line);
+    const rest = (r.total ?? lines.length) - lines.length;
+    const stderr = !lines.length ? "no matches" : rest > 0 ? `-- ${rest} more matches (--limit)` : undefined;
+    return { stdout: lines.join("\n"), stderr };
+  },
+  screenshot: (r) => r.path ?? "",
+  get_html: (r) => ({ stdout: r.html ?? "", stderr: r.truncated ? `-- cut at ${r.bytes} bytes (--max-bytes)` : undefined }),
+
+  click: action((r, p) => (Number(p.count) === 2 ? "double-clicked" : Number(p.count) === 3 ? "triple-clicked" : "clicked")),
+  dblclick: action("double-clicked"),
+  hover: action("hovered"),
+  fill: action("filled", (r) => (r.value_ok === false ? `(value mismatch: field holds ${q(r.actual)})` : undefined)),
+  type: action((r) => (r.target ? "typed into" : "typed")),
+  press: action((_r, p) => `pressed ${p.key}${Number(p.count) > 1 ? ` ×${p.count}` : ""}${p.target ? " on" : ""}`),
+  select: action(
+    (r) => `selected ${(r.selected ?? []).map((o: any) => q(o.label || o.value)).join(", ")} in`,
+  ),
+  check: action("checked", (r) => (r.checked ? undefined : "(still unchecked)")),
+  uncheck: action("unchecked", (r) => (r.checked ? "(still checked)" : undefined)),
+  scroll_to: action("scrolled to"),
+  wheel: action(
+    (_r, p) => `wheeled ${p.dx ?? 0},${p.dy ?? 0}${p.target ? " over" : ""}`,
+    (r) => (r.scroll ? `(scroll ${r.scroll.x},${r.scroll.y})` : undefined),
+  ),
+  focus: action("focused"),
+  blur: action("blurred", (r) => (r.was_focused ? undefined : "(it did not have focus)")),
+  drag: action("dragged", (r) => (r.dropped_on ? `onto ${actedOn(r.dropped_on)}` : undefined)),
+  "mouse.down": action((_r, p) => `mouse ${p.button ?? "left"} down`),
+  "mouse.move": action("mouse moved"),
+  "mouse.up": action((_r, p) => `mouse ${p.button ?? "left"} up`),
+
+  wait_for: (r) => `${r.matched} after ${Math.round(r.waited_ms)}ms  ${r.url}`,
+  wait: (r) => `waited ${Math.round(r.waited_ms)}ms`,
+
+  "dialog.status": (r) => (r.open && r.dialog ? `open ${dialogLine(r.dialog)}` : "no dialog"),
+  "dialog.accept": (r) => `accepted ${dialogLine(r.dialog)}`,
+  "dialog.dismiss": (r) => `dismissed ${dialogLine(r.dialog)}`,
+
+  console: consoleText,
+  network: networkText,
+
+  emulate: emulateText,
+  "window.resize": (r) => {
+    const view = r.viewport ? `  viewport ${r.viewport.width}x${r.viewport.height}` : "";
+    return `window ${r.window_id} ${r.width}x${r.height}${view}`;
+  },
+};
