@@ -10,6 +10,7 @@ import { diagnosticsHandlers } from "./tools/diagnostics.ts";
 import { emulationHandlers } from "./tools/emulation.ts";
 import { interactionHandlers } from "./tools/interaction.ts";
 import { navigationHandlers } from "./tools/navigation.ts";
+import { observationHandlers } from "./tools/observation.ts";
 import { sessionHandlers } from "./tools/session.ts";
 import type { CallContext, Handler } from "./tools/handler.ts";
 import { tabHandlers } from "./tools/tabs.ts";
@@ -18,6 +19,7 @@ const HANDLERS: { [M in ExtensionMethodName]: Handler<M> } = {
   ...sessionHandlers,
   ...tabHandlers,
   ...navigationHandlers,
+  ...observationHandlers,
   ...interactionHandlers,
   ...diagnosticsHandlers,
   ...emulationHandlers,

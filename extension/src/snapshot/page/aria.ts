@@ -4,7 +4,11 @@ import { computeAccessibleName, getRole } from "dom-accessibility-api";
 /** The element's role; "generic" when it has none (a plain div or span). */
 export function roleOf(el: Element): string {
   const role = getRole(el);
-  if (!role) return "generic";
+  if (!role) {
+    // html-aria gives password inputs no role; an agent types into them like any textbox.
+    if (el.localName === "input" && (el as HTMLInputElement).type === "password") return "textbox";
+    return "generic";
+  }
   const tag = el.localName;
   // html-aria: <section> and <form> are landmarks only when named; header/footer only outside sectioning content.
   if ((tag === "section" || tag === "form") && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby") && !el.hasAttribute("title")) {

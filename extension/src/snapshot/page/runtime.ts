@@ -3,8 +3,32 @@
  * Runtime.callFunctionOn; values cross as one string or one element, never as object graphs.
  */
 import { nameOf, roleOf } from "./aria.ts";
+import { disambiguate } from "./context.ts";
+import { emit, type Line } from "./emit.ts";
 import { RefRegistry } from "./identity.ts";
+import { coveredControls, findModal } from "./modal.ts";
 import { queryDeep } from "./query.ts";
+import { Walker } from "./walk.ts";
+
+export interface WalkRequest {
+  session: string;
+  /** The session's ref counter: new refs are numbered from here. */
+  next: number;
+  viewport: boolean;
+}
+
+/** What one frame's walk returns (as one JSON string). */
+export interface FrameWalk {
+  url: string;
+  title: string;
+  lines: Line[];
+  /** [ref number, role, name] of every ref printed. */
+  refs: [number, string, string][];
+  next: number;
+  /** Set when a modal dialog is the active layer: controls of the page it covers. */
+  modal: { covered: number } | null;
+  ms: number;
+}
 
 export interface PageRuntime {
   /** Random per world, so per document: a ref recorded with another token belongs to another document. */
@@ -16,6 +40,10 @@ export interface PageRuntime {
   query(selector: string): Element | string;
   /** JSON [role, name] of an element. */
   describe(el: Element): string;
+  /** JSON FrameWalk of this document. */
+  snapshot(request: WalkRequest): string;
+  /** Index of an iframe element in the last snapshot's frames, -1 if it was not in it. */
+  frameIndex(el: Element): number;
 }
 
 function token(): string {
@@ -24,7 +52,29 @@ function token(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+export function walkDocument(doc: Document, registry: RefRegistry, request: WalkRequest): { walk: FrameWalk; frames: Element[] } {
+  const t0 = performance.now();
+  registry.reserveFrom(request.next);
+  const walker = new Walker(doc.defaultView!, { registry, viewport: request.viewport });
+  const modal = findModal(doc);
+  const roots = walker.walk(modal ?? doc);
+  disambiguate(walker.actionable);
+  const lines = emit(roots);
+  const walk: FrameWalk = {
+    url: doc.location?.href ?? "",
+    title: doc.title,
+    lines,
+    refs: walker.refs,
+    next: registry.nextNumber,
+    modal: modal ? { covered: coveredControls(doc, modal) } : null,
+    ms: 0,
+  };
+  walk.ms = Math.round((performance.now() - t0) * 10) / 10;
+  return { walk, frames: walker.frames };
+}
+
 export function createRuntime(doc: Document): PageRuntime {
+  let lastFrames: Element[] = [];
   const registries = new Map<string, RefRegistry>();
   const registry = (session: string) => {
     let r = registries.get(session);
@@ -45,6 +95,12 @@ export function createRuntime(doc: Document): PageRuntime {
       return found.length === 1 ? found[0]! : JSON.stringify({ count: found.length });
     },
     describe: (el) => JSON.stringify([roleOf(el), nameOf(el)]),
+    snapshot(request) {
+      const { walk, frames } = walkDocument(doc, registry(request.session), request);
+      lastFrames = frames;
+      return JSON.stringify(walk);
+    },
+    frameIndex: (el) => lastFrames.indexOf(el),
   };
 }
 

@@ -1,0 +1,54 @@
+/** snapshot / observe / find / screenshot / get_html. */
+import type { observationMethods } from "../../../protocol/methods/observation.ts";
+import { resolveTarget } from "../refs/resolve.ts";
+import { screenshot } from "../screenshot.ts";
+import { resolveTab } from "../sessions.ts";
+import { capture } from "../snapshot/capture.ts";
+import { findLines } from "../snapshot/find.ts";
+import { getHtml } from "../snapshot/html.ts";
+import { continueFrom, present } from "../snapshot/present.ts";
+import { probeHover } from "../snapshot/probe.ts";
+import { getLast } from "../snapshot/store.ts";
+import { BskError } from "../../../protocol/errors.ts";
+import type { FamilyHandlers } from "./handler.ts";
+
+export const observationHandlers: FamilyHandlers<typeof observationMethods> = {
+  snapshot: async (p, { signal }) => {
+    const { tabId } = await resolveTab(p);
+    if (p.cursor) return continueFrom(p.session_id, tabId, p.cursor, p.max_tokens);
+    const cap = await capture(p.session_id, tabId, { viewport: p.viewport }, signal);
+    return present(cap, { sessionId: p.session_id, maxTokens: p.max_tokens, viewport: p.viewport, diff: p.diff, maxDepth: p.max_depth });
+  },
+
+  observe: async (p, { signal }) => {
+    const { tabId } = await resolveTab(p);
+    if (p.cursor) return continueFrom(p.session_id, tabId, p.cursor, p.max_tokens);
+    const appendix = p.probe_hover ? await probeHover(p.session_id, tabId, p.probe_ms, signal) : [];
+    const cap = await capture(p.session_id, tabId, { viewport: p.viewport }, signal);
+    return present(cap, { sessionId: p.session_id, maxTokens: p.max_tokens, viewport: p.viewport, diff: p.diff, maxDepth: p.max_depth, appendix });
+  },
+
+  find: async (p) => {
+    const { tabId } = await resolveTab(p);
+    const last = getLast(p.session_id, tabId);
+    if (!last) {
+      throw new BskError("not_found", `session ${p.session_id} has no snapshot of tab ${tabId} to search`, {
+        hint: "Take one first: bsk snapshot.",
+        data: { reason: "no_snapshot", tab_id: tabId },
+      });
+    }
+    return { tab_id: tabId, ...findLines(last.lines, p.query, p.limit) };
+  },
+
+  screenshot: async (p, { signal }) => {
+    const { tabId } = await resolveTab(p);
+    const target = p.target ? await resolveTarget(p.session_id, tabId, p.target, signal) : null;
+    return screenshot(tabId, target, p.format, p.quality, signal);
+  },
+
+  get_html: async (p, { signal }) => {
+    const { tabId } = await resolveTab(p);
+    const target = p.target ? await resolveTarget(p.session_id, tabId, p.target, signal) : null;
+    return getHtml(tabId, target, p.max_bytes, signal);
+  },
+};
