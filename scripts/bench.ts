@@ -9,46 +9,21 @@
  *   session start  `bsk session start` (opens a window) — p50 over repeated starts
  *   cold start     `bsk session start` with no daemon running while the extension retries at its backoff ceiling
  * Targets (issue 2): tab list p50 ≤ 15 ms, evaluate p50 ≤ 20 ms, session start p50 ≤ 500 ms, cold start ≤ 3 s.
+ * See-and-act (scripts/bench/actions.ts) and snapshot size against Playwright (scripts/bench/snapshot-size.ts).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../protocol/extension-identity.ts";
+import { actionLatency } from "./bench/actions.ts";
+import { printSizes, snapshotSizes, type SizeRow } from "./bench/snapshot-size.ts";
+import { printRows, row, RUNS, series, type Row } from "./bench/timing.ts";
 import { launchChromium } from "./chromium.ts";
 import { privateWorld, ROOT } from "./world.ts";
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 40);
-
-interface Row {
-  name: string;
-  runs: number;
-  p50_ms: number;
-  p95_ms: number;
-  target_ms?: number;
-  note?: string;
-}
-
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return +s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!.toFixed(2);
-}
-
-function row(name: string, xs: number[], target?: number, note?: string): Row {
-  return { name, runs: xs.length, p50_ms: pct(xs, 50), p95_ms: pct(xs, 95), target_ms: target, note };
-}
-
-async function timeProcess(argv: string[], env: Record<string, string>): Promise<number> {
-  const t0 = performance.now();
-  const proc = Bun.spawn(argv, { env, stdout: "ignore", stderr: "ignore", stdin: "ignore" });
-  const code = await proc.exited;
-  if (code !== 0) throw new Error(`${argv.join(" ")} exited ${code}`);
-  return performance.now() - t0;
-}
-
-async function series(argv: string[], env: Record<string, string>, runs = RUNS, warmup = 5): Promise<number[]> {
-  for (let i = 0; i < warmup; i++) await timeProcess(argv, env);
-  const xs: number[] = [];
-  for (let i = 0; i < runs; i++) xs.push(await timeProcess(argv, env));
-  return xs;
+/** Fixture pages whose snapshots are compared with Playwright's (the ones that exist when the bench runs). */
+function sizePages(): string[] {
+  const names = readdirSync(join(ROOT, "tests/fixtures/pages")).filter((f) => /^(shop|checkout|snap-.*|act-.*|bench-.*)\.html$/.test(f));
+  return names.sort().map((f) => `/${f}`);
 }
 
 async function floorBinary(): Promise<string> {
@@ -91,6 +66,7 @@ async function rawCdpEvaluate(cdpPort: number, url: string, runs: number): Promi
 }
 
 const rows: Row[] = [];
+let sizes: SizeRow[] = [];
 const world = await privateWorld("bsk-bench");
 try {
   const floor = await floorBinary();
@@ -122,6 +98,8 @@ try {
   rows.push(row("bsk tab list (warm)", await series([bsk, "tab", "list", "--session", session], world.env), 15));
   rows.push(row("bsk evaluate 1+1 (warm)", await series([bsk, "evaluate", "1+1", "--session", session], world.env), 20));
   rows.push(row("raw CDP Runtime.evaluate (in-process, peer floor)", await rawCdpEvaluate(browser.cdpPort!, world.fixtures.url("/shop.html"), RUNS)));
+  rows.push(...(await actionLatency({ bsk, env: world.env, run: world.run, session, url: world.fixtures.url })));
+  sizes = await snapshotSizes({ run: world.run, session, chromium: browser.binary, urls: sizePages().map(world.fixtures.url) });
   rows.push(row("bsk session start", starts.slice(1), 500, "first start excluded (browser warm-up)"));
   await world.run(["session", "stop", session]);
 
@@ -147,14 +125,12 @@ const results = {
   machine: { cores: navigator.hardwareConcurrency, platform: process.platform, arch: process.arch, bun: Bun.version },
   runs: RUNS,
   rows,
+  snapshot_sizes: sizes,
 };
 mkdirSync(join(ROOT, "bench"), { recursive: true });
 writeFileSync(join(ROOT, "bench/results.json"), `${JSON.stringify(results, null, 2)}\n`);
 
-const pad = (s: string, n: number) => s.padEnd(n);
-console.log(`${pad("measure", 52)} ${pad("p50 ms", 9)} ${pad("p95 ms", 9)} target`);
-for (const r of rows) {
-  const verdict = r.target_ms === undefined ? "" : `${r.target_ms} ${r.p50_ms <= r.target_ms ? "ok" : "MISSED"}`;
-  console.log(`${pad(r.name, 52)} ${pad(String(r.p50_ms), 9)} ${pad(String(r.p95_ms), 9)} ${verdict}`);
-}
+printRows(rows);
+console.log("\nsnapshot size, o200k tokens (bsk vs Playwright ariaSnapshot mode ai; controls = actionable DOM elements)");
+printSizes(sizes);
 console.log("written to bench/results.json");
