@@ -48,12 +48,13 @@ function lcsOps(a: string[], b: string[], base: number): Op[] {
       out.push(["=", b[j]!, base + j]);
       i++;
       j++;
-    } else if (j < m && (i === n || t[i * w + j + 1]! >= t[(i + 1) * w + j]!)) {
-      out.push(["+", b[j]!, base + j]);
-      j++;
-    } else {
+    } else if (i < n && (j === m || t[(i + 1) * w + j]! >= t[i * w + j + 1]!)) {
+      // Removals before additions: a changed line reads as "- old" then "+ new".
       out.push(["-", a[i]!, -1]);
       i++;
+    } else {
+      out.push(["+", b[j]!, base + j]);
+      j++;
     }
   }
   return out;

@@ -22,7 +22,10 @@ function simplify(n: SNode): SNode | null {
   if (n.role === "text") return n;
   // A container counts as in the viewport when anything in it is, so it is listed with its visible content.
   if (n.children.some((c) => c.vis)) n.vis = true;
-  n.children = n.children.filter((c) => !(c.role === "text" && c.name === n.name));
+  // A dialog titled by its heading, a group by its text: said once, on the parent.
+  n.children = n.children.filter(
+    (c) => !(c.name === n.name && c.ref === undefined && c.children.length === 0 && (c.role === "text" || c.role === "heading")),
+  );
   const lone = n.children.length === 1 ? n.children[0]! : null;
   if (!n.name && n.ref === undefined && lone?.role === "text" && lone.name.length <= SHORT_TEXT && n.frame === undefined) {
     n.name = lone.name;

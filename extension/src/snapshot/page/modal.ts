@@ -25,7 +25,7 @@ export function findModal(doc: Document): Element | null {
   return found;
 }
 
-const CONTROLS =
+export const CONTROLS =
   'a[href],button,input:not([type=hidden]),select,textarea,summary,[contenteditable=""],[contenteditable=true],[tabindex]:not([tabindex="-1"]),' +
   "[role=button],[role=link],[role=checkbox],[role=radio],[role=tab],[role=menuitem],[role=option],[role=switch],[role=textbox],[role=combobox]";
 

@@ -7,6 +7,7 @@ import { disambiguate } from "./context.ts";
 import { emit, type Line } from "./emit.ts";
 import { RefRegistry } from "./identity.ts";
 import { coveredControls, findModal } from "./modal.ts";
+import { HoverProbe } from "./probe.ts";
 import { queryDeep } from "./query.ts";
 import { Walker } from "./walk.ts";
 
@@ -44,6 +45,21 @@ export interface PageRuntime {
   snapshot(request: WalkRequest): string;
   /** Index of an iframe element in the last snapshot's frames, -1 if it was not in it. */
   frameIndex(el: Element): number;
+  /** Hover probing: JSON [[x, y], …] of candidate triggers (and the visible controls before hovering). */
+  probe(max: number): string;
+  /** After the mouse moved onto candidate `i` (two frames later): JSON {lines, refs, next}. */
+  revealed(session: string, next: number, i: number): Promise<string>;
+}
+
+/** Two animation frames (style and layout caught up), or 100 ms where frames do not run (a hidden tab). */
+function settled(win: Window): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 100);
+    win.requestAnimationFrame(() => win.requestAnimationFrame(() => {
+      clearTimeout(timer);
+      resolve();
+    }));
+  });
 }
 
 function token(): string {
@@ -75,6 +91,7 @@ export function walkDocument(doc: Document, registry: RefRegistry, request: Walk
 
 export function createRuntime(doc: Document): PageRuntime {
   let lastFrames: Element[] = [];
+  let prober: HoverProbe | null = null;
   const registries = new Map<string, RefRegistry>();
   const registry = (session: string) => {
     let r = registries.get(session);
@@ -101,6 +118,17 @@ export function createRuntime(doc: Document): PageRuntime {
       return JSON.stringify(walk);
     },
     frameIndex: (el) => lastFrames.indexOf(el),
+    probe(max) {
+      prober = new HoverProbe(doc);
+      return prober.find(max);
+    },
+    async revealed(session, next, i) {
+      await settled(doc.defaultView!);
+      const r = registry(session);
+      r.reserveFrom(next);
+      const out = prober ? prober.revealed(i, r) : { lines: [], refs: [] };
+      return JSON.stringify({ ...out, next: r.nextNumber });
+    },
   };
 }
 

@@ -98,8 +98,11 @@ export class Walker {
       const assigned = (host as HTMLSlotElement).assignedNodes({ flatten: true });
       if (assigned.length) kids = assigned;
     }
+    // A closed <details> renders only its summary.
+    const closed = host.localName === "details" && !(host as HTMLDetailsElement).open;
     for (let i = 0; i < kids.length; i++) {
       const n = kids[i]!;
+      if (closed && (n.nodeType !== 1 || (n as Element).localName !== "summary")) continue;
       if (n.nodeType === 3) {
         const t = (n as Text).data;
         if (t) items.push({ t, vis });
@@ -173,6 +176,11 @@ export class Walker {
     if (role === "clickable") name = clip(normalize(el.textContent ?? ""), CLICKABLE_NAME_MAX) || (el.getAttribute("title") ?? "");
     else name = nameOf(el);
     const node = this.node(el, role, vis, name);
+    const placeholder = el.getAttribute("placeholder")?.trim();
+    if (placeholder && (!node.name || node.name === placeholder)) {
+      node.name = clip(placeholder, 120);
+      node.facts = node.facts.filter((f) => !f.startsWith("placeholder="));
+    }
     const n = this.opts.registry.assign(el);
     node.ref = n;
     this.refs.push([n, role, node.name]);
