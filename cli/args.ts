@@ -21,11 +21,29 @@ export interface ParsedArgs {
   params: Record<string, unknown>;
   json: boolean;
   timeoutMs: number;
+  /** --timeout was given (else timeoutMs is the default). */
+  timeoutGiven: boolean;
   /** --op-id, when given. */
   opId?: string;
 }
 
 type Env = Record<string, string | undefined>;
+
+/** How the parser reads `file` flags (`-` = stdin); tests pass their own. */
+export interface ArgsIo {
+  readText(path: string): string;
+}
+
+/** node:fs only when a file flag is used: the CLI's hot path imports no node:* module. */
+export const defaultIo: ArgsIo = {
+  readText(path) {
+    const { readFileSync } = require("node:fs") as typeof import("node:fs");
+    const bytes = readFileSync(path === "-" ? 0 : path);
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  },
+};
+
+const REDACTED = "[redacted]";
 
 /** Every flag a command takes, catalog flags first, then the ones every command (or scope) adds. */
 export function flagsFor(cmd: CommandSpec): Record<string, FlagDef> {
@@ -63,47 +81,76 @@ function invalid(cmd: CommandSpec, message: string, hint?: string): BskError {
   return new BskError("invalid_params", message, { hint: hint ?? `See ${commandName(cmd)} --help.` });
 }
 
-function convert(cmd: CommandSpec, label: string, def: Pick<FlagSpec, "type" | "options">, raw: string): unknown {
+/** `raw` as it may appear in an error message: never the value of a secret param. */
+function shown(cmd: CommandSpec, param: string | undefined, raw: string): string {
+  return param && cmd.redact?.includes(param) ? REDACTED : JSON.stringify(raw);
+}
+
+function readFileFlag(cmd: CommandSpec, label: string, path: string, io: ArgsIo): string {
+  let text: string;
+  try {
+    text = io.readText(path);
+  } catch (e) {
+    const why = e instanceof TypeError ? "it is not UTF-8 text" : (e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message;
+    throw invalid(
+      cmd,
+      `${label} cannot read ${path === "-" ? "stdin" : JSON.stringify(path)}: ${why}`,
+      `Pass a readable UTF-8 file, or - to read stdin (e.g. printf %s "$SECRET" | ${commandName(cmd)} ... ${label} -).`,
+    );
+  }
+  // One trailing newline is the file's (or echo's), not the value's.
+  return text.replace(/\r?\n$/, "");
+}
+
+function convert(cmd: CommandSpec, label: string, def: Pick<FlagSpec, "type" | "options" | "param">, raw: string): unknown {
+  const value = shown(cmd, def.param, raw);
   switch (def.type) {
     case "number": {
       const n = raw.trim() === "" ? NaN : Number(raw);
-      if (!Number.isFinite(n)) throw invalid(cmd, `${label} expects a number, got ${JSON.stringify(raw)}`);
+      if (!Number.isFinite(n)) throw invalid(cmd, `${label} expects a number, got ${value}`);
       return n;
     }
     case "duration": {
       const ms = parseDuration(raw);
-      if (ms === null) throw invalid(cmd, `${label} expects a duration like 500ms, 30s or 5m, got ${JSON.stringify(raw)}`);
+      if (ms === null) throw invalid(cmd, `${label} expects a duration like 500ms, 30s or 5m, got ${value}`);
       return ms;
     }
-    case "enum": {
-      const options = def.options ?? [];
-      if (!options.includes(raw)) {
-        const guess = closest(raw, options);
-        throw invalid(
-          cmd,
-          `${label} must be one of ${options.join(", ")}; got ${JSON.stringify(raw)}`,
-          guess ? `Did you mean ${guess}?` : undefined,
-        );
-      }
-      return raw;
-    }
+    case "enum":
+      return oneOf(cmd, label, def.options ?? [], raw, value);
+    case "list":
+      // A list with fixed options also takes them comma-separated (--modifiers Control,Shift); free text never
+      // splits, since an option label may hold a comma.
+      if (!def.options) return [raw];
+      return raw
+        .split(",")
+        .map((x) => x.trim())
+        .filter((x) => x !== "")
+        .map((x) => oneOf(cmd, label, def.options!, x, shown(cmd, def.param, x)));
     case "boolean": {
       if (/^(true|1|yes)$/i.test(raw)) return true;
       if (/^(false|0|no)$/i.test(raw)) return false;
-      throw invalid(cmd, `${label} takes no value (or true/false), got ${JSON.stringify(raw)}`);
+      throw invalid(cmd, `${label} takes no value (or true/false), got ${value}`);
     }
     default:
       return raw;
   }
 }
 
-export function parseArgs(cmd: CommandSpec, args: readonly string[], env: Env): ParsedArgs {
+function oneOf(cmd: CommandSpec, label: string, options: readonly string[], raw: string, shownRaw: string): string {
+  if (options.includes(raw)) return raw;
+  const guess = closest(raw, options);
+  throw invalid(cmd, `${label} must be one of ${options.join(", ")}; got ${shownRaw}`, guess ? `Did you mean ${guess}?` : undefined);
+}
+
+export function parseArgs(cmd: CommandSpec, args: readonly string[], env: Env, io: ArgsIo = defaultIo): ParsedArgs {
   const flags = flagsFor(cmd);
   const aliases = new Map<string, string>();
   for (const [name, f] of Object.entries(flags)) if (f.alias) aliases.set(f.alias, name);
 
   const params: Record<string, unknown> = {};
   const fromFlag = new Set<string>();
+  /** Param → the flag that set it. */
+  const setBy = new Map<string, string>();
   const options: { json: boolean; timeout?: number; op_id?: string } = { json: false };
   const positionals: string[] = [];
 
@@ -116,6 +163,8 @@ export function parseArgs(cmd: CommandSpec, args: readonly string[], env: Env): 
         if (!on) return;
         value = def.value;
       } else value = on;
+    } else if (def.type === "file") {
+      value = readFileFlag(cmd, label, raw!, io);
     } else {
       value = convert(cmd, label, def, raw!);
     }
@@ -125,11 +174,12 @@ export function parseArgs(cmd: CommandSpec, args: readonly string[], env: Env): 
       else if (def.option === "op_id") options.op_id = value as string;
       return;
     }
-    if (def.type === "list") {
-      const list = (params[def.param] as unknown[] | undefined) ?? [];
-      list.push(value);
-      value = list;
+    if (def.type === "list") value = [...((params[def.param] as unknown[] | undefined) ?? []), ...(value as unknown[])];
+    else if ((setBy.get(def.param) ?? name) !== name) {
+      // e.g. --value and --value-file both fill `value`
+      throw invalid(cmd, `${label} and --${setBy.get(def.param)} both set <${def.param}>; give one`);
     }
+    setBy.set(def.param, name);
     params[def.param] = value;
     fromFlag.add(def.param);
   };
@@ -173,19 +223,26 @@ export function parseArgs(cmd: CommandSpec, args: readonly string[], env: Env): 
 
   // Positionals, in order; a `rest` positional takes every remaining word.
   const specs = cmd.positionals;
+  const listParams = new Set(Object.values(flags).filter((f) => f.type === "list").map((f) => f.param));
   let p = 0;
   for (const spec of specs) {
     if (p >= positionals.length) break;
     const raw = spec.rest ? positionals.slice(p).join(" ") : positionals[p]!;
     p = spec.rest ? positionals.length : p + 1;
-    const value = convert(cmd, `<${spec.param}>`, { type: spec.type ?? "string" }, raw);
+    const value = convert(cmd, `<${spec.param}>`, { type: spec.type ?? "string", param: spec.param }, raw);
+    if (listParams.has(spec.param)) {
+      // `select @e9 Germany --value France`: the positional is the list's first item.
+      params[spec.param] = [value, ...((params[spec.param] as unknown[] | undefined) ?? [])];
+      continue;
+    }
     if (fromFlag.has(spec.param) && params[spec.param] !== value) {
       throw invalid(cmd, `<${spec.param}> was given twice with different values`);
     }
     params[spec.param] = value;
   }
   if (p < positionals.length) {
-    throw invalid(cmd, `unexpected argument ${JSON.stringify(positionals[p])} for ${commandName(cmd)}`);
+    const extra = cmd.redact?.length ? `word ${p + 1}` : JSON.stringify(positionals[p]);
+    throw invalid(cmd, `unexpected argument ${extra} for ${commandName(cmd)}`, cmd.redact?.length ? "Quote a value that has spaces." : undefined);
   }
 
   // Environment fallbacks for what argv left out.
@@ -193,8 +250,7 @@ export function parseArgs(cmd: CommandSpec, args: readonly string[], env: Env): 
     if (!def.env || def.option || def.param in params) continue;
     const raw = env[def.env];
     if (raw === undefined || raw === "") continue;
-    const value = convert(cmd, `${def.env} (for --${name})`, def, raw);
-    params[def.param] = def.type === "list" ? [value] : value;
+    params[def.param] = convert(cmd, `${def.env} (for --${name})`, def, raw);
   }
 
   for (const spec of specs) {
@@ -207,7 +263,13 @@ export function parseArgs(cmd: CommandSpec, args: readonly string[], env: Env): 
       hint: "Start one with: S=$(bsk session start), then pass --session $S to every command.",
     });
   }
-  return { params, json: options.json, timeoutMs: options.timeout ?? DEFAULT_TIMEOUT_MS, opId: options.op_id };
+  return {
+    params,
+    json: options.json,
+    timeoutMs: options.timeout ?? DEFAULT_TIMEOUT_MS,
+    timeoutGiven: options.timeout !== undefined,
+    opId: options.op_id,
+  };
 }
 
 function unknownFlag(cmd: CommandSpec, flag: string, flags: Record<string, FlagDef>): BskError {

@@ -4,7 +4,7 @@
  */
 import type { RequestMeta } from "../protocol/frames.ts";
 import { BskError } from "../protocol/errors.ts";
-import { parseArgs, type ParsedArgs } from "./args.ts";
+import { defaultIo, parseArgs, type ArgsIo, type ParsedArgs } from "./args.ts";
 import type { CommandSpec, LocalAction } from "./commands-table.ts";
 import { route } from "./router.ts";
 
@@ -52,12 +52,12 @@ export function absolutePath(path: string, cwd: string, home?: string): string {
   return `/${parts.join("/")}`;
 }
 
-export function plan(argv: readonly string[], env: Env, ids: Ids = randomIds(), pid = process.pid, cwd = process.cwd()): Plan {
+export function plan(argv: readonly string[], env: Env, ids: Ids = randomIds(), pid = process.pid, cwd = process.cwd(), io: ArgsIo = defaultIo): Plan {
   const r = route(argv);
   if (r.kind === "help") return r;
   if (r.kind === "version") return { kind: "version", json: wantsJson(argv) };
   const { cmd } = r;
-  const parsed: ParsedArgs = parseArgs(cmd, r.args, env);
+  const parsed: ParsedArgs = parseArgs(cmd, r.args, env, io);
   if (cmd.local) return { kind: "local", cmd, action: cmd.local, params: parsed.params, json: parsed.json };
   if (parsed.timeoutMs <= 0 || parsed.timeoutMs > MAX_TIMEOUT_MS) {
     throw new BskError("invalid_params", "--timeout must be between 1ms and 24h", { hint: "For example: --timeout 30s" });
@@ -72,10 +72,12 @@ export function plan(argv: readonly string[], env: Env, ids: Ids = randomIds(), 
     }
     parsed.params[pathParam] = absolutePath(path, cwd, env.HOME);
   }
-  const meta: RequestMeta = { trace_id: ids.traceId, timeout_ms: parsed.timeoutMs, client_pid: pid };
-  if (cmd.effect === "BrowserMutation") meta.op_id = parsed.opId ?? ids.opId();
-  // A method that waits on its own (e.g. for a person) gets its wait on top of the deadline from the daemon.
+  // A method that waits on its own (e.g. for a person) gets its wait on top of the deadline from the daemon;
+  // without --timeout, the caller's own timeout covers that wait too (so `bsk wait 2m` is not cut at 30 s).
   const ownWait = cmd.waitParam ? Number(parsed.params[cmd.waitParam] ?? 0) || 0 : 0;
+  const timeoutMs = parsed.timeoutGiven || !ownWait ? parsed.timeoutMs : Math.max(parsed.timeoutMs, ownWait + GRACE_MS);
+  const meta: RequestMeta = { trace_id: ids.traceId, timeout_ms: timeoutMs, client_pid: pid };
+  if (cmd.effect === "BrowserMutation") meta.op_id = parsed.opId ?? ids.opId();
   return {
     kind: "call",
     cmd,
@@ -83,6 +85,6 @@ export function plan(argv: readonly string[], env: Env, ids: Ids = randomIds(), 
     params: parsed.params,
     meta,
     json: parsed.json,
-    giveUpMs: Math.max(parsed.timeoutMs, ownWait) + GRACE_MS,
+    giveUpMs: Math.max(timeoutMs, ownWait) + GRACE_MS,
   };
 }

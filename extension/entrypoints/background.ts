@@ -6,6 +6,7 @@ import { browser, type Browser } from "wxt/browser";
 import { defineBackground } from "wxt/utils/define-background";
 import { installCdpListeners } from "../src/cdp.ts";
 import { connect } from "../src/connection.ts";
+import { installDialogTracking } from "../src/dialogs.ts";
 import { installFrameTracking } from "../src/frames.ts";
 import { installDiagnosticsCapture } from "../src/diagnostics/capture.ts";
 import { installOwnPageRevival } from "../src/own-pages.ts";
@@ -30,6 +31,7 @@ export default defineBackground({
   type: "module",
   main() {
     installCdpListeners();
+    installDialogTracking();
     installFrameTracking();
     installDiagnosticsCapture();
     installOwnershipListeners();

@@ -6,6 +6,9 @@
 import type { ExtensionMethodName } from "../../protocol/catalog.ts";
 import { getMethod, isMethodName, METHODS } from "../../protocol/catalog.ts";
 import { BskError } from "../../protocol/errors.ts";
+import { dialogGuard } from "./dialogs.ts";
+import { getSession } from "./sessions.ts";
+import { dialogHandlers } from "./tools/dialogs.ts";
 import { diagnosticsHandlers } from "./tools/diagnostics.ts";
 import { emulationHandlers } from "./tools/emulation.ts";
 import { interactionHandlers } from "./tools/interaction.ts";
@@ -14,6 +17,7 @@ import { observationHandlers } from "./tools/observation.ts";
 import { sessionHandlers } from "./tools/session.ts";
 import type { CallContext, Handler } from "./tools/handler.ts";
 import { tabHandlers } from "./tools/tabs.ts";
+import { waitHandlers } from "./tools/waits.ts";
 
 const HANDLERS: { [M in ExtensionMethodName]: Handler<M> } = {
   ...sessionHandlers,
@@ -23,6 +27,8 @@ const HANDLERS: { [M in ExtensionMethodName]: Handler<M> } = {
   ...interactionHandlers,
   ...diagnosticsHandlers,
   ...emulationHandlers,
+  ...waitHandlers,
+  ...dialogHandlers,
 };
 
 type AnySchema = ReturnType<ReturnType<typeof getMethod>["params"]>;
@@ -49,5 +55,22 @@ export async function dispatch(method: string, params: unknown, ctx: CallContext
     throw new BskError("invalid_params", `${method}: ${where}${issue?.message ?? "invalid params"}`);
   }
   const handler = HANDLERS[method] as Handler<ExtensionMethodName>;
-  return handler(parsed.data as never, ctx);
+  const tabId = dialogRaceTab(method, parsed.data as { session_id?: string; tab_id?: number });
+  if (tabId === undefined) return handler(parsed.data as never, ctx);
+  // A JS dialog stalls the page: one already open fails the call now, one that opens during it ends it.
+  const guard = dialogGuard(tabId, ctx.signal);
+  try {
+    return await handler(parsed.data as never, { ...ctx, signal: guard.signal });
+  } finally {
+    guard.dispose();
+  }
+}
+
+/** Reads of the worker's own buffers and the dialog methods themselves need no page. */
+const NO_DIALOG_RACE = new Set<string>(["dialog.status", "dialog.accept", "dialog.dismiss", "console", "network"]);
+
+/** The tab a tab-scoped call acts on (as resolveTab will pick it), when it must race the tab's dialog state. */
+function dialogRaceTab(method: ExtensionMethodName, p: { session_id?: string; tab_id?: number }): number | undefined {
+  if (METHODS[method].scope !== "tab" || NO_DIALOG_RACE.has(method)) return undefined;
+  return p.tab_id ?? getSession(p.session_id ?? "")?.current_tab_id ?? undefined;
 }

@@ -4,7 +4,12 @@ import { ActionResult, type Effect, method, Modifiers, Target, tabParams } from 
 const targetPositional = { param: "target", description: "@eN ref or CSS selector", required: true } as const;
 const optionalTargetPositional = { param: "target", description: "@eN ref or CSS selector" } as const;
 const modifiersFlag = {
-  modifiers: { param: "modifiers", type: "list", description: "Held keys: Alt, Control, Meta, Shift (repeat or comma-separate)" },
+  modifiers: {
+    param: "modifiers",
+    type: "list",
+    options: ["Alt", "Control", "Meta", "Shift"],
+    description: "Held keys: Alt, Control, Meta, Shift (repeat or comma-separate)",
+  },
 } as const;
 const pointFlags = {
   x: { param: "x", type: "number", description: "Viewport x in CSS px (instead of a target)" },

@@ -44,9 +44,9 @@ describe("every catalog command is reachable", () => {
       const params: Record<string, unknown> = {};
       for (const p of c.positionals) {
         if (!p.required) continue;
-        const v = p.type === "number" ? "17" : `${p.param}-value`;
+        const v = p.type === "number" ? "17" : p.type === "duration" ? "250ms" : `${p.param}-value`;
         argv.push(v);
-        params[p.param] = p.type === "number" ? 17 : v;
+        params[p.param] = p.type === "number" ? 17 : p.type === "duration" ? 250 : v;
       }
       if (c.scope !== "none") {
         argv.push("--session", "sess");

@@ -1,10 +1,183 @@
-/** evaluate: run the agent's expression in the page (main world) and return its value as JSON. */
+/**
+ * Acting on the page: pointer, keyboard, forms, scrolling and scripts. Every action resolves its target
+ * (refs/resolve.ts), checks it is actionable (actionability.ts), sends real CDP input (input/), and reports what it
+ * acted on and the effect the browser reported (effects.ts).
+ */
 import type { Result } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import type { interactionMethods } from "../../../protocol/methods/interaction.ts";
-import { send } from "../cdp.ts";
-import type { FamilyHandlers } from "./handler.ts";
+import { actedOn, actionable } from "../actionability.ts";
+import { mainFrameId, sendTo } from "../cdp.ts";
+import { isDialogPending } from "../dialogs.ts";
+import { drag, isDraggable } from "../drag.ts";
+import { armElementProbe, withEffect, type ActionEffect, type DomProbe } from "../effects.ts";
+import {
+  checkState,
+  fillRefused,
+  FIRST_LABEL_FN,
+  focusElement,
+  LISTBOX_OPTION_FN,
+  prepareFill,
+  readValue,
+  selectOptions,
+  setValue,
+  type SelectReply,
+} from "../forms.ts";
+import { frameContext } from "../frame-eval.ts";
+import { callOn } from "../page-call.ts";
+import { worldOf } from "../frames.ts";
+import { insertText, pressChord, typeText } from "../input/keyboard.ts";
+import { keyByName, parseChord, type Modifier } from "../input/keys.ts";
+import { click, mousePosition, moveTo, press, release, wheel, type Button } from "../input/mouse.ts";
+import { atPoint } from "../input/point.ts";
+import { resolveTarget } from "../refs/resolve.ts";
+import type { ResolvedTarget } from "../refs/target.ts";
 import { resolveTab } from "../sessions.ts";
+import type { FamilyHandlers } from "./handler.ts";
+
+type ActionResult = Result<"click">;
+type Acted = ActionResult["target"];
+
+const probeOf = (rt: ResolvedTarget): DomProbe => ({ target: rt.cdp, objectId: rt.objectId });
+
+function whatOf(rt: ResolvedTarget): string {
+  return `${rt.ref ? `${rt.ref} ` : ""}${rt.role}${rt.name ? ` ${JSON.stringify(rt.name)}` : ""}`;
+}
+
+function targetOrPoint(p: { target?: string; x?: number; y?: number }): void {
+  if (p.target !== undefined && (p.x !== undefined || p.y !== undefined)) {
+    throw new BskError("invalid_params", "give a target or --x/--y, not both", { hint: "Use the target (@eN or selector), or a viewport point." });
+  }
+}
+
+/** An action at a viewport point: no element checks; the result names what was under the point. */
+async function atPointAction(tabId: number, x: number, y: number, signal: AbortSignal, input: () => Promise<unknown>): Promise<ActionResult> {
+  const pt = await atPoint(tabId, x, y, signal);
+  const effect = await withEffect(tabId, pt.world, signal, input);
+  return { tab_id: tabId, target: pt.hit, effect };
+}
+
+/** Resolve, check, click at the action point. */
+async function clickElement(
+  rt: ResolvedTarget,
+  opts: { button: Button; count: number; modifiers: Modifier[] },
+  signal: AbortSignal,
+): Promise<ActionEffect> {
+  const at = await actionable(rt, { hitTest: true, enabled: true, probe: true }, signal);
+  return withEffect(rt.tabId, probeOf(rt), signal, () => click(rt.tabId, at.x, at.y, opts, signal));
+}
+
+async function pointerClick(
+  p: { session_id: string; tab_id?: number; target?: string; x?: number; y?: number },
+  opts: { button: Button; count: number; modifiers: Modifier[] },
+  signal: AbortSignal,
+): Promise<ActionResult> {
+  targetOrPoint(p);
+  const { tabId } = await resolveTab(p);
+  if (p.target === undefined) return atPointAction(tabId, p.x!, p.y!, signal, () => click(tabId, p.x!, p.y!, opts, signal));
+  const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
+  return { tab_id: tabId, target: actedOn(rt), effect: await clickElement(rt, opts, signal) };
+}
+
+/** Focus the target (when given) for keyboard input; else the keys go wherever focus is. */
+async function keyboardTarget(
+  p: { session_id: string; target?: string },
+  tabId: number,
+  signal: AbortSignal,
+): Promise<{ target: Acted; probe: DomProbe }> {
+  if (p.target === undefined) {
+    const pt = await atPoint(tabId, null, null, signal);
+    return { target: null, probe: pt.world };
+  }
+  const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
+  await actionable(rt, { enabled: true }, signal);
+  const focus = await focusElement(rt, false, signal);
+  if (!focus.now) throw notFocusable(rt);
+  return { target: actedOn(rt), probe: probeOf(rt) };
+}
+
+function notFocusable(rt: ResolvedTarget): BskError {
+  return new BskError("unsupported", `${whatOf(rt)} cannot take focus`, {
+    hint: "Target the input or control itself (bsk snapshot shows it), or click it first.",
+    data: { tab_id: rt.tabId, role: rt.role, name: rt.name, reason: "not_focusable" },
+  });
+}
+
+/** A handle to another element computed from `rt` in the page (a label, a listbox option), or null. */
+async function elementFrom(rt: ResolvedTarget, fn: string, args: unknown[], signal: AbortSignal): Promise<ResolvedTarget | null> {
+  const r = await sendTo<{ result: { subtype?: string; objectId?: string } }>(
+    rt.cdp,
+    "Runtime.callFunctionOn",
+    { objectId: rt.objectId, functionDeclaration: fn, arguments: args.map((value) => ({ value })) },
+    signal,
+  );
+  if (!r.result.objectId || r.result.subtype === "null") return null;
+  return { ...rt, objectId: r.result.objectId };
+}
+
+function masked(value: string): string {
+  return `[masked: ${[...value].length} chars]`;
+}
+
+const SCROLL_SETTLED = `new Promise((resolve) => {
+  const pos = () => scrollX + "," + scrollY;
+  let last = pos(), still = 0, frames = 0;
+  const finish = () => resolve(JSON.stringify({ x: scrollX, y: scrollY }));
+  addEventListener("scroll", () => { still = 0; }, { capture: true });
+  addEventListener("scrollend", finish, { once: true, capture: true });
+  const tick = () => {
+    const now = pos();
+    if (now === last) still++; else { still = 0; last = now; }
+    if (still >= 3 || ++frames > 120) return finish();
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})`;
+
+async function pageScroll(tabId: number, signal: AbortSignal): Promise<{ x: number; y: number }> {
+  const world = await worldOf({ tabId }, await mainFrameId(tabId, signal), signal);
+  const r = await sendTo({ tabId }, "Runtime.evaluate", { expression: SCROLL_SETTLED, contextId: world.contextId, awaitPromise: true, returnByValue: true }, signal);
+  return JSON.parse(String(r.result?.value ?? '{"x":0,"y":0}'));
+}
+
+async function setChecked(p: { session_id: string; tab_id?: number; target: string }, want: boolean, signal: AbortSignal) {
+  const { tabId } = await resolveTab(p);
+  const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
+  const state = await checkState(rt, signal);
+  if ("error" in state) {
+    throw new BskError("invalid_params", `${whatOf(rt)} (${state.kind}) is not a checkbox, radio or switch`, {
+      hint: "Use bsk click for other controls.",
+      data: { reason: "not_checkable", role: rt.role, name: rt.name },
+    });
+  }
+  if (!want && state.kind === "radio") {
+    throw new BskError("invalid_params", `${whatOf(rt)} is a radio button; it is unchecked by checking another one`, {
+      hint: "Check the option you want instead: bsk check <other radio>.",
+      data: { reason: "radio_uncheck" },
+    });
+  }
+  if (state.checked === want) return { tab_id: tabId, target: actedOn(rt), effect: { kind: "none" as const, dom_changed: false }, checked: want };
+  let effect: ActionEffect;
+  try {
+    effect = await clickElement(rt, { button: "left", count: 1, modifiers: [] }, signal);
+  } catch (err) {
+    // A styled checkbox often hides the input behind its label: a person clicks the label.
+    const reason = err instanceof BskError ? err.data?.reason : undefined;
+    const label = reason === "not_visible" || reason === "obscured" ? await elementFrom(rt, FIRST_LABEL_FN, [], signal) : null;
+    if (!label) throw err;
+    effect = await clickElement(label, { button: "left", count: 1, modifiers: [] }, signal);
+  }
+  if (effect.kind === "dialog") return { tab_id: tabId, target: actedOn(rt), effect, checked: state.checked === true };
+  const after = await checkState(rt, signal);
+  const checked = "error" in after ? false : after.checked === true;
+  if (checked !== want) {
+    throw new BskError("unsupported", `clicking ${whatOf(rt)} did not ${want ? "check" : "uncheck"} it`, {
+      hint: "The page handles it differently; take a snapshot and look for the control that changes it.",
+      data: { reason: "state_unchanged", effect },
+    });
+  }
+  return { tab_id: tabId, target: actedOn(rt), effect, checked };
+}
 
 interface RemoteObject {
   type: string;
@@ -36,12 +209,192 @@ function thrownText(details: NonNullable<EvaluateReply["exceptionDetails"]>): st
 }
 
 export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
+  click: async (p, { signal }) => pointerClick(p, { button: p.button, count: p.count, modifiers: p.modifiers }, signal),
+
+  dblclick: async (p, { signal }) => pointerClick(p, { button: "left", count: 2, modifiers: p.modifiers }, signal),
+
+  hover: async (p, { signal }) => {
+    targetOrPoint(p);
+    const { tabId } = await resolveTab(p);
+    // The move is aligned to the next frame; the settle waits for that frame anyway, so it is not awaited alone.
+    let moved: Promise<unknown> = Promise.resolve();
+    const move = (x: number, y: number) => async () => {
+      moved = moveTo(tabId, x, y, p.modifiers, signal);
+      moved.catch(() => undefined);
+    };
+    let result: ActionResult;
+    if (p.target === undefined) result = await atPointAction(tabId, p.x!, p.y!, signal, move(p.x!, p.y!));
+    else {
+      const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
+      const at = await actionable(rt, { hitTest: true, probe: true }, signal);
+      result = { tab_id: tabId, target: actedOn(rt), effect: await withEffect(tabId, probeOf(rt), signal, move(at.x, at.y)) };
+    }
+    if (result.effect.kind !== "dialog") await moved;
+    return result;
+  },
+
+  fill: async (p, { signal }) => {
+    const { tabId } = await resolveTab(p);
+    const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
+    await actionable(rt, {}, signal);
+    const prep = await prepareFill(rt, signal);
+    if ("error" in prep) throw fillRefused(rt, prep);
+    const effect = await withEffect(tabId, probeOf(rt), signal, async () => {
+      if (prep.mode === "set") return setValue(rt, p.value, signal);
+      if (p.value !== "") return insertText(tabId, p.value, signal);
+      if (!prep.empty) return pressChord(tabId, { modifiers: [], key: keyByName("Delete")! }, 1, signal);
+    });
+    const base = { tab_id: tabId, target: actedOn(rt), effect };
+    if (effect.kind === "dialog") return { ...base, value_ok: false };
+    const read = await readValue(rt, signal).catch((err: unknown) => {
+      if (isDialogPending(err) || signal.aborted) throw err;
+      return null; // the field went away with its document
+    });
+    if (!read) return { ...base, value_ok: false };
+    const same = (a: string) => a.replace(/\u00a0/g, " ") === p.value.replace(/\u00a0/g, " ");
+    if (same(read.value)) return { ...base, value_ok: true };
+    return { ...base, value_ok: false, actual: read.secret ? masked(read.value) : read.value.slice(0, 10_000) };
+  },
+
+  type: async (p, { signal }) => {
+    const { tabId } = await resolveTab(p);
+    const { target, probe } = await keyboardTarget(p, tabId, signal);
+    const effect = await withEffect(tabId, probe, signal, () => typeText(tabId, p.text, p.delay_ms, signal));
+    return { tab_id: tabId, target, effect };
+  },
+
+  press: async (p, { signal }) => {
+    const chord = parseChord(p.key);
+    const { tabId } = await resolveTab(p);
+    const { target, probe } = await keyboardTarget(p, tabId, signal);
+    const effect = await withEffect(tabId, probe, signal, () => pressChord(tabId, chord, p.count, signal));
+    return { tab_id: tabId, target, effect };
+  },
+
+  select: async (p, { signal }) => {
+    const { tabId } = await resolveTab(p);
+    const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
+    await actionable(rt, {}, signal);
+    let reply: SelectReply | undefined;
+    const effect = await withEffect(tabId, probeOf(rt), signal, async () => {
+      reply = await selectOptions(rt, p.values, signal);
+      if (!("ok" in reply) && !(reply.error === "not_select" && reply.listbox)) throw selectRefused(rt, reply);
+    });
+    if (reply && "ok" in reply) return { tab_id: tabId, target: actedOn(rt), effect, selected: reply.selected };
+    if (effect.kind === "dialog") return { tab_id: tabId, target: actedOn(rt), effect, selected: [] };
+    // An ARIA listbox: a person clicks its options.
+    return selectInListbox(rt, p.values, signal);
+  },
+
+  check: async (p, { signal }) => setChecked(p, true, signal),
+
+  uncheck: async (p, { signal }) => setChecked(p, false, signal),
+
+  scroll_to: async (p, { signal }) => {
+    const { tabId } = await resolveTab(p);
+    const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
+    await armElementProbe(rt, signal);
+    let box = { x: 0, y: 0, width: 0, height: 0 };
+    const effect = await withEffect(tabId, probeOf(rt), signal, async () => {
+      box = (await actionable(rt, {}, signal)).box;
+    });
+    return { tab_id: tabId, target: actedOn(rt), effect, box };
+  },
+
+  wheel: async (p, { signal }) => {
+    const { tabId } = await resolveTab(p);
+    let at: { x: number; y: number };
+    let target: Acted = null;
+    let probe: DomProbe;
+    if (p.target !== undefined) {
+      const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
+      at = await actionable(rt, { probe: true }, signal);
+      target = actedOn(rt);
+      probe = probeOf(rt);
+    } else {
+      const pt = await atPoint(tabId, null, null, signal);
+      at = { x: pt.viewport.width / 2, y: pt.viewport.height / 2 };
+      probe = pt.world;
+    }
+    let scroll = { x: 0, y: 0 };
+    const effect = await withEffect(tabId, probe, signal, async () => {
+      await wheel(tabId, at.x, at.y, p.dx, p.dy, p.modifiers, signal);
+      scroll = await pageScroll(tabId, signal);
+    });
+    return { tab_id: tabId, target, effect, scroll };
+  },
+
+  focus: async (p, { signal }) => {
+    const { tabId } = await resolveTab(p);
+    const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
+    let now = true;
+    const effect = await withEffect(tabId, probeOf(rt), signal, async () => {
+      now = (await focusElement(rt, false, signal)).now;
+    });
+    if (!now && effect.kind !== "dialog") throw notFocusable(rt);
+    return { tab_id: tabId, target: actedOn(rt), effect };
+  },
+
+  blur: async (p, { signal }) => {
+    const { tabId } = await resolveTab(p);
+    const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
+    let was = false;
+    const effect = await withEffect(tabId, probeOf(rt), signal, async () => {
+      was = (await focusElement(rt, true, signal)).was;
+    });
+    return { tab_id: tabId, target: actedOn(rt), effect, was_focused: was };
+  },
+
+  drag: async (p, { signal }) => {
+    const { tabId } = await resolveTab(p);
+    const from = await resolveTarget(p.session_id, tabId, p.from, signal);
+    const to = await resolveTarget(p.session_id, tabId, p.to, signal);
+    await actionable(from, {}, signal);
+    const end = await actionable(to, {}, signal);
+    // Bringing the drop target into view must not have hidden the dragged element.
+    const start = await actionable(from, { scroll: false, hitTest: true, probe: true }, signal);
+    const html5 = await isDraggable(from, signal);
+    const effect = await withEffect(tabId, probeOf(from), signal, () => drag(tabId, start, end, html5, signal));
+    return { tab_id: tabId, target: actedOn(from), effect, dropped_on: actedOn(to) };
+  },
+
+  "mouse.down": async (p, { signal }) => {
+    const { tabId } = await resolveTab(p);
+    return atPointAction(tabId, p.x, p.y, signal, () =>
+      Promise.all([moveTo(tabId, p.x, p.y, p.modifiers, signal), press(tabId, p.button, 1, p.modifiers, signal)]),
+    );
+  },
+
+  "mouse.move": async (p, { signal }) => {
+    const { tabId } = await resolveTab(p);
+    return atPointAction(tabId, p.x, p.y, signal, async () => {
+      const from = mousePosition(tabId);
+      // Each step in its own frame, so a drawing or dragging page sees every one.
+      for (let i = 1; i <= p.steps; i++) {
+        await moveTo(tabId, from.x + ((p.x - from.x) * i) / p.steps, from.y + ((p.y - from.y) * i) / p.steps, p.modifiers, signal);
+      }
+    });
+  },
+
+  "mouse.up": async (p, { signal }) => {
+    const { tabId } = await resolveTab(p);
+    return atPointAction(tabId, p.x, p.y, signal, () =>
+      Promise.all([moveTo(tabId, p.x, p.y, p.modifiers, signal), release(tabId, p.button, 1, p.modifiers, signal)]),
+    );
+  },
+
   evaluate: async (p, { signal }) => {
     const { tabId } = await resolveTab(p);
     const params = { expression: p.expression, returnByValue: true, awaitPromise: p.await_promise, userGesture: true, replMode: false };
+    const where = p.frame === undefined ? { target: { tabId } } : await frameContext(p.session_id, tabId, p.frame, signal);
     let reply: EvaluateReply;
     try {
-      reply = await send<EvaluateReply>(tabId, "Runtime.evaluate", params, signal);
+      reply = await sendTo<EvaluateReply>(
+        where.target,
+        "Runtime.evaluate",
+        { ...params, ...("contextId" in where && where.contextId !== undefined && { contextId: where.contextId }) },
+        signal,
+      );
     } catch (err) {
       const cdpMessage = err instanceof BskError ? String(err.data?.cdp_message ?? "") : "";
       if (/by value|reference chain|serializ/i.test(cdpMessage)) {
@@ -59,3 +412,52 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
     return { tab_id: tabId, ...describe(reply.result) };
   },
 };
+
+function selectRefused(rt: ResolvedTarget, r: Exclude<SelectReply, { ok: true }>): BskError {
+  const data = { tab_id: rt.tabId, role: rt.role, name: rt.name };
+  switch (r.error) {
+    case "not_select":
+      return new BskError("invalid_params", `${whatOf(rt)} (${r.kind}) is not a <select> or listbox`, {
+        hint: "Open custom dropdowns with bsk click, then click the option.",
+        data: { ...data, reason: "not_select" },
+      });
+    case "disabled":
+      return new BskError("unsupported", `${whatOf(rt)} is disabled`, { data: { ...data, reason: "element_disabled" } });
+    case "not_multiple":
+      return new BskError("invalid_params", `${whatOf(rt)} takes one option, ${r.count} were given`, {
+        hint: "Give one value; only a <select multiple> (or a multi-select listbox) takes several.",
+        data: { ...data, reason: "not_multiple" },
+      });
+    case "no_option":
+      return new BskError("not_found", `${whatOf(rt)} has no option ${JSON.stringify(r.wanted)}`, {
+        hint: r.options.length ? `Options (value or label): ${r.options.map((o) => JSON.stringify(o)).join(", ")}` : "Take a snapshot to see its options.",
+        data: { ...data, reason: "no_option", wanted: r.wanted, options: r.options },
+      });
+    case "option_disabled":
+      return new BskError("unsupported", `the option ${JSON.stringify(r.wanted)} of ${whatOf(rt)} is disabled`, {
+        data: { ...data, reason: "option_disabled", wanted: r.wanted },
+      });
+  }
+}
+
+const MULTISELECTABLE_FN = `function () { return this.getAttribute("aria-multiselectable") === "true"; }`;
+const OPTION_LABEL_FN = `function () {
+  try { return JSON.parse(globalThis.__bsk.describe(this))[1]; } catch { return (this.textContent || "").trim(); }
+}`;
+
+/** An ARIA listbox: click each wanted option (Control held for the second and later of a multi-select). */
+async function selectInListbox(rt: ResolvedTarget, values: string[], signal: AbortSignal): Promise<Result<"select">> {
+  const multi = await callOn<boolean>(rt, MULTISELECTABLE_FN, [], signal);
+  if (!multi && values.length > 1) throw selectRefused(rt, { error: "not_multiple", count: values.length });
+  let effect: ActionEffect = { kind: "none", dom_changed: false };
+  const selected: { value: string; label: string }[] = [];
+  for (const [i, value] of values.entries()) {
+    const option = await elementFrom(rt, LISTBOX_OPTION_FN, [value], signal);
+    if (!option) throw selectRefused(rt, { error: "no_option", wanted: value, options: [] });
+    const label = await callOn<string>(option, OPTION_LABEL_FN, [], signal);
+    effect = await clickElement(option, { button: "left", count: 1, modifiers: multi && i > 0 ? ["Control"] : [] }, signal);
+    selected.push({ value, label });
+    if (effect.kind === "dialog") break;
+  }
+  return { tab_id: rt.tabId, target: actedOn(rt), effect, selected };
+}

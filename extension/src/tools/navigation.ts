@@ -1,4 +1,4 @@
-/** navigate / navigate.back / navigate.forward / reload / wait_for: start a navigation, then wait on CDP events. */
+/** navigate / navigate.back / navigate.forward / reload: start a navigation, then wait on CDP events. */
 import { browser } from "wxt/browser";
 import type { Result } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
@@ -8,7 +8,7 @@ import type { FamilyHandlers } from "./handler.ts";
 import { NavigationWatch, type Milestone } from "../lifecycle.ts";
 import { assertNotRestricted } from "../scope.ts";
 import { resolveTab } from "../sessions.ts";
-import { normalizeUrl, urlMatcher } from "../urls.ts";
+import { normalizeUrl } from "../urls.ts";
 
 type NavigationResult = Result<"navigate">;
 
@@ -17,7 +17,7 @@ const PAGE_STATE = `[location.href, document.title, performance.getEntriesByType
 /** A page stuck in a JS dialog does not evaluate; past this the answer comes from the tab instead. */
 const PAGE_STATE_CAP_MS = 1000;
 
-async function pageState(tabId: number, signal: AbortSignal): Promise<{ url: string; title: string; status: number | null }> {
+export async function pageState(tabId: number, signal: AbortSignal): Promise<{ url: string; title: string; status: number | null }> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const capped = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), PAGE_STATE_CAP_MS)));
@@ -47,7 +47,7 @@ async function navigationResult(tabId: number, navigated: boolean, signal: Abort
 }
 
 /** Runs `fn` with a watch on the tab's main frame that records events from before the navigation starts. */
-async function watching<T>(tabId: number, signal: AbortSignal, fn: (watch: NavigationWatch) => Promise<T>): Promise<T> {
+export async function watching<T>(tabId: number, signal: AbortSignal, fn: (watch: NavigationWatch) => Promise<T>): Promise<T> {
   const watch = new NavigationWatch(tabId, await mainFrameId(tabId, signal));
   try {
     return await fn(watch);
@@ -111,21 +111,5 @@ export const navigationHandlers: FamilyHandlers<typeof navigationMethods> = {
       await watch.until(p.wait_until, signal);
       return navigationResult(tabId, true, signal);
     });
-  },
-
-  wait_for: async (p, { signal }) => {
-    const { tabId } = await resolveTab(p);
-    const matched = p.url !== undefined ? "url" : "navigation";
-    await watching(tabId, signal, async (watch) => {
-      if (p.url === undefined) return watch.until(p.wait_until, signal);
-      const matches = urlMatcher(p.url);
-      // --url alone is satisfied by the page as it is; with --navigation it must be a new one.
-      // Read after the watch began, so a navigation in between is not missed.
-      const now = await browser.tabs.get(tabId);
-      if (!p.navigation && matches(now.url || now.pendingUrl || "")) return;
-      await watch.untilUrl(matches, p.wait_until, signal);
-    });
-    const state = await pageState(tabId, signal);
-    return { tab_id: tabId, url: state.url, title: state.title, matched };
   },
 };

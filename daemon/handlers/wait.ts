@@ -1,0 +1,39 @@
+/**
+ * wait: a fixed pause (at most 5 minutes, the schema's bound), answered by the daemon. It ends early when the call
+ * is cancelled (cancel, Ctrl-C, a closed connection) and fails with timeout when the caller's own timeout
+ * (meta.timeout_ms) is shorter than the pause; the daemon's deadline, extended by the catalog's waitParam to cover
+ * the pause, is the backstop.
+ */
+import type { ParsedParams, Result } from "../../protocol/catalog.ts";
+import { BskError } from "../../protocol/errors.ts";
+import type { DaemonHandler } from "./types.ts";
+
+const wait: DaemonHandler = async ({ call }) => {
+  const { duration_ms } = call.params as ParsedParams<"wait">;
+  const started = performance.now();
+  const limit = call.meta.timeout_ms;
+  const cut = limit !== undefined && limit < duration_ms;
+  const ms = cut ? limit : duration_ms;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      call.signal.removeEventListener("abort", aborted);
+      resolve();
+    }
+    function aborted() {
+      clearTimeout(timer);
+      reject(call.signal.reason);
+    }
+    if (call.signal.aborted) return aborted();
+    call.signal.addEventListener("abort", aborted, { once: true });
+  });
+  if (cut) {
+    throw new BskError("timeout", `wait ${duration_ms} ms was cut off by --timeout ${limit} ms`, {
+      hint: "Give --timeout longer than the wait, or wait for what you need with bsk wait-for.",
+      data: { timeout_ms: limit, duration_ms, stage: "daemon" },
+    });
+  }
+  return { waited_ms: Math.round(performance.now() - started) } satisfies Result<"wait">;
+};
+
+export const waitHandlers = { wait };

@@ -1,0 +1,311 @@
+/**
+ * What an action did, judged from what the browser reports between the input and a short settle after it:
+ * armed before the input, it records main-frame navigation requests and commits (with the document's HTTP status),
+ * tabs the page opened, dialogs, downloads, and DOM mutations seen by an observer in the page. The settle is one
+ * animation frame; longer only while a navigation is starting (until it commits, bounded). Later effects reach the
+ * agent through the session's event stream instead.
+ */
+import { browser } from "wxt/browser";
+import type { Result } from "../../protocol/catalog.ts";
+import { raceAbort } from "./abort.ts";
+import { mainFrameId, sendTo, subscribe } from "./cdp.ts";
+import { isDialogPending, onDialogOpen, type OpenDialog } from "./dialogs.ts";
+import type { CdpTarget } from "./refs/target.ts";
+
+export type ActionEffect = Result<"click">["effect"];
+
+/**
+ * Where the page-side mutation observer lives: bsk's isolated world of the acted-on document, named by a context
+ * or by an object in it (the acted-on element).
+ */
+export type DomProbe = { target: CdpTarget; contextId: number } | { target: CdpTarget; objectId: string };
+
+/** Waits for a navigation that has started to commit at most this long; a slower one is reported as started. */
+const NAV_COMMIT_CAP_MS = 5000;
+/** A page opened a tab (window.open, target=_blank): its id arrives through webNavigation shortly after. */
+const NEW_TAB_CAP_MS = 1500;
+const DOWNLOAD_CAP_MS = 1500;
+/** rAF does not run in a hidden tab; past this the observer is read without waiting for a frame. */
+const FRAME_CAP_MS = 150;
+/** Reading the new document's status; a page busy in a long script answers late. */
+const STATUS_CAP_MS = 500;
+
+/**
+ * Installs the mutation observer in the page (bsk's isolated world) for the document of `node`, and the shadow roots
+ * it sits in. Self-contained: it is sent as source, inside actionability.ts's page call or on its own.
+ */
+export function installDomProbe(node: Node): void {
+  const g = globalThis as any;
+  if (g.__bskMut) g.__bskMut.mo.disconnect();
+  const state: { changed: boolean; mo: MutationObserver } = { changed: false, mo: null as unknown as MutationObserver };
+  state.mo = new MutationObserver(() => {
+    state.changed = true;
+  });
+  const opts = { subtree: true, childList: true, attributes: true, characterData: true };
+  state.mo.observe(node.ownerDocument ?? node, opts);
+  for (let r = node.getRootNode(); r instanceof ShadowRoot; r = r.host.getRootNode()) state.mo.observe(r, opts);
+  g.__bskMut = state;
+}
+
+const READ_DOM_PROBE = `(() => {
+  const s = globalThis.__bskMut;
+  if (!s) return null;
+  const changed = s.changed || s.mo.takeRecords().length > 0;
+  s.mo.disconnect();
+  globalThis.__bskMut = undefined;
+  return changed;
+})()`;
+
+const AFTER_FRAME = `new Promise((resolve) => requestAnimationFrame(() => resolve(${READ_DOM_PROBE})))`;
+
+interface Navigation {
+  url: string;
+  status: number | null;
+}
+
+export class EffectWatch {
+  private requestedUrl: string | null = null;
+  private started = false;
+  private ended = false;
+  private committed: { url: string; loaderId: string } | null = null;
+  private sameDocUrl: string | null = null;
+  private readonly statusByLoader = new Map<string, number>();
+  private newTabHint = false;
+  private readonly newTabs: number[] = [];
+  private downloadHint: string | null = null;
+  private download: { url: string; suggested_filename?: string } | null = null;
+  private dialog: OpenDialog | null = null;
+  private wake: (() => void) | null = null;
+  private readonly offs: (() => void)[] = [];
+
+  private constructor(
+    readonly tabId: number,
+    private readonly mainFrame: string,
+  ) {
+    this.offs.push(subscribe(tabId, (m, p) => this.onEvent(m, p)));
+    this.offs.push(
+      onDialogOpen(tabId, (d) => {
+        this.dialog = d;
+        this.poke();
+      }),
+    );
+    const onTarget = (d: { sourceTabId: number; tabId: number }) => {
+      if (d.sourceTabId !== tabId) return;
+      this.newTabs.push(d.tabId);
+      this.poke();
+    };
+    browser.webNavigation.onCreatedNavigationTarget.addListener(onTarget);
+    this.offs.push(() => browser.webNavigation.onCreatedNavigationTarget.removeListener(onTarget));
+  }
+
+  /** Starts recording; call before sending the input. */
+  static async arm(tabId: number, signal?: AbortSignal): Promise<EffectWatch> {
+    return new EffectWatch(tabId, await mainFrameId(tabId, signal));
+  }
+
+  dispose(): void {
+    for (const off of this.offs.splice(0)) off();
+    this.poke();
+  }
+
+  private onEvent(method: string, p: Record<string, any>): void {
+    switch (method) {
+      case "Page.frameRequestedNavigation":
+        if (p.frameId !== this.mainFrame) return;
+        if (p.disposition === "newTab" || p.disposition === "newWindow") this.newTabHint = true;
+        else if (p.disposition === "download") this.downloadHint = String(p.url ?? "");
+        else {
+          this.started = true;
+          this.requestedUrl = String(p.url ?? "");
+        }
+        break;
+      case "Page.frameStartedNavigating":
+        if (p.frameId !== this.mainFrame || p.navigationType === "sameDocument") return;
+        this.started = true;
+        this.requestedUrl ??= String(p.url ?? "");
+        break;
+      case "Page.frameStartedLoading":
+        if (p.frameId === this.mainFrame) this.started = true;
+        break;
+      case "Page.frameStoppedLoading":
+        if (p.frameId === this.mainFrame && this.started) this.ended = true;
+        break;
+      case "Page.frameNavigated":
+        if (p.frame?.parentId) return;
+        this.committed = { url: p.frame.url + (p.frame.urlFragment ?? ""), loaderId: p.frame.loaderId };
+        break;
+      case "Page.navigatedWithinDocument":
+        if (p.frameId === this.mainFrame) this.sameDocUrl = String(p.url);
+        break;
+      case "Network.responseReceived":
+        if (p.type === "Document" && p.frameId === this.mainFrame) this.statusByLoader.set(p.loaderId, p.response?.status);
+        break;
+      case "Page.windowOpen":
+        this.newTabHint = true;
+        break;
+      case "Page.downloadWillBegin":
+        this.download = { url: String(p.url ?? ""), ...(p.suggestedFilename && { suggested_filename: String(p.suggestedFilename) }) };
+        break;
+      default:
+        return;
+    }
+    this.poke();
+  }
+
+  private poke(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  /** Resolves once `done()` holds, or after `ms`. */
+  private async until(done: () => boolean, ms: number, signal: AbortSignal): Promise<void> {
+    const deadline = performance.now() + ms;
+    while (!done() && !this.dialog) {
+      const left = deadline - performance.now();
+      if (left <= 0) return;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await raceAbort(
+        new Promise<void>((resolve) => {
+          this.wake = resolve;
+          timer = setTimeout(resolve, left);
+        }),
+        signal,
+      ).finally(() => clearTimeout(timer));
+    }
+  }
+
+  /** One animation frame in the acted-on document; returns whether the DOM changed (null: unknown). */
+  private async frame(probe: DomProbe | null, signal: AbortSignal): Promise<boolean | null> {
+    if (!probe) return null;
+    const evaluate = (expression: string, awaitPromise: boolean) =>
+      ("objectId" in probe
+        ? sendTo(
+            probe.target,
+            "Runtime.callFunctionOn",
+            { objectId: probe.objectId, functionDeclaration: `function () { return ${expression}; }`, awaitPromise, returnByValue: true },
+            signal,
+          )
+        : sendTo(probe.target, "Runtime.evaluate", { expression, contextId: probe.contextId, awaitPromise, returnByValue: true }, signal)
+      ).then((r) => (typeof r?.result?.value === "boolean" ? (r.result.value as boolean) : null));
+    try {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), FRAME_CAP_MS)));
+      const first = await Promise.race([evaluate(AFTER_FRAME, true), late]).finally(() => clearTimeout(timer));
+      return first === "late" ? await evaluate(READ_DOM_PROBE, false) : first;
+    } catch (err) {
+      if (isDialogPending(err) || signal.aborted) throw err;
+      // The document went away under the observer: it was replaced.
+      return true;
+    }
+  }
+
+  private async status(signal: AbortSignal): Promise<number | null> {
+    const loaderId = this.committed?.loaderId;
+    const known = loaderId ? this.statusByLoader.get(loaderId) : undefined;
+    if (known !== undefined) return known || null;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const capped = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), STATUS_CAP_MS)));
+    const read = sendTo(
+      { tabId: this.tabId },
+      "Runtime.evaluate",
+      { expression: `performance.getEntriesByType("navigation")[0]?.responseStatus ?? 0`, returnByValue: true },
+      signal,
+    ).then((r) => (typeof r?.result?.value === "number" && r.result.value > 0 ? (r.result.value as number) : null));
+    try {
+      return await Promise.race([read, capped]);
+    } catch (err) {
+      if (isDialogPending(err) || signal.aborted) throw err;
+      return null;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Settles after the input was sent and report what happened. `signal` may be the call's dialog guard: a dialog
+   * opening ends the settle at once and is the effect.
+   */
+  async settle(signal: AbortSignal, probe: DomProbe | null): Promise<ActionEffect> {
+    let dom: boolean | null = null;
+    let navigation: Navigation | null = null;
+    try {
+      dom = await this.frame(probe, signal);
+      if (this.started && !this.committed && !this.dialog) {
+        await this.until(() => this.committed !== null || this.ended || this.downloadStarted(), NAV_COMMIT_CAP_MS, signal);
+      }
+      if (this.newTabHint && this.newTabs.length === 0) await this.until(() => this.newTabs.length > 0, NEW_TAB_CAP_MS, signal);
+      if (this.downloadHint !== null && !this.download) await this.until(() => this.download !== null, DOWNLOAD_CAP_MS, signal);
+      if (this.committed && !this.dialog) navigation = { url: this.committed.url, status: await this.status(signal) };
+    } catch (err) {
+      if (!isDialogPending(err)) throw err;
+    } finally {
+      this.dispose();
+    }
+    if (!navigation) {
+      if (this.committed) navigation = { url: this.committed.url, status: null };
+      else if (this.sameDocUrl !== null) navigation = { url: this.sameDocUrl, status: null };
+      // Started and still on its way (a slow server): reported as started, status unknown.
+      else if (this.started && !this.ended && this.requestedUrl) navigation = { url: this.requestedUrl, status: null };
+    }
+    return this.report(dom, navigation);
+  }
+
+  private downloadStarted(): boolean {
+    return this.download !== null;
+  }
+
+  private report(dom: boolean | null, navigation: Navigation | null): ActionEffect {
+    const download = this.download ?? (this.downloadHint !== null ? { url: this.downloadHint } : null);
+    const domChanged = dom === true || navigation !== null;
+    const effect: ActionEffect = { kind: "none", dom_changed: domChanged };
+    if (this.dialog) effect.dialog = { type: this.dialog.type, message: this.dialog.message };
+    if (navigation) effect.navigation = navigation;
+    if (this.newTabs.length) effect.new_tab_ids = [...new Set(this.newTabs)];
+    if (download) effect.download = download;
+    effect.kind = effect.dialog
+      ? "dialog"
+      : navigation
+        ? "navigated"
+        : effect.new_tab_ids
+          ? "new_tab"
+          : download
+            ? "download"
+            : domChanged
+              ? "dom_changed"
+              : "none";
+    return effect;
+  }
+}
+
+/** Arms the DOM observer in a world on its own (actions without a target element: points, keys). */
+export async function armDomProbe(probe: { target: CdpTarget; contextId: number }, signal?: AbortSignal): Promise<void> {
+  await sendTo(probe.target, "Runtime.evaluate", { expression: `(${installDomProbe.toString()})(document)`, contextId: probe.contextId }, signal);
+}
+
+/** Arms the DOM observer in the document of an element (actions whose page call does not arm it itself). */
+export async function armElementProbe(el: { cdp: CdpTarget; objectId: string }, signal?: AbortSignal): Promise<void> {
+  await sendTo(
+    el.cdp,
+    "Runtime.callFunctionOn",
+    { objectId: el.objectId, functionDeclaration: `function () { (${installDomProbe.toString()})(this); }` },
+    signal,
+  );
+}
+
+/**
+ * Arms a watch, sends the input, settles. A dialog that opens during the input (the call's signal aborts with
+ * dialog_pending) is the effect, not an error.
+ */
+export async function withEffect(tabId: number, probe: DomProbe | null, signal: AbortSignal, input: () => Promise<unknown>): Promise<ActionEffect> {
+  const watch = await EffectWatch.arm(tabId, signal);
+  try {
+    await input();
+  } catch (err) {
+    if (!isDialogPending(err)) {
+      watch.dispose();
+      throw err;
+    }
+  }
+  return watch.settle(signal, probe);
+}

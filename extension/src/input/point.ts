@@ -1,0 +1,57 @@
+/**
+ * Actions on a point rather than an element (canvas, maps, mouse down/move/up, keys): the main frame's world arms
+ * the DOM observer and names what is under the point, so the result still says what was acted on.
+ */
+import { sendTo, mainFrameId } from "../cdp.ts";
+import { installDomProbe } from "../effects.ts";
+import { dropWorld, isGoneError, worldOf } from "../frames.ts";
+import type { CdpTarget } from "../refs/target.ts";
+
+export interface PointWorld {
+  target: CdpTarget;
+  contextId: number;
+}
+
+function atPointInPage(installProbe: (n: Node) => void, x: number | null, y: number | null): string {
+  installProbe(document);
+  if (x === null || y === null) return JSON.stringify({ viewport: { width: innerWidth, height: innerHeight } });
+  let hit = document.elementFromPoint(x, y);
+  while (hit?.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  let described: [string, string] = ["", ""];
+  try {
+    if (hit) described = JSON.parse((globalThis as any).__bsk.describe(hit));
+  } catch {
+    /* no runtime */
+  }
+  return JSON.stringify({
+    viewport: { width: innerWidth, height: innerHeight },
+    hit: hit ? { role: described[0] || hit.localName, name: described[1] } : null,
+  });
+}
+
+const EXPR = (x: number | null, y: number | null) => `(${atPointInPage.toString()})(${installDomProbe.toString()}, ${x}, ${y})`;
+
+export interface AtPoint {
+  world: PointWorld;
+  viewport: { width: number; height: number };
+  hit: { role: string; name: string } | null;
+}
+
+/** Arms the DOM observer in the main frame and describes the element at (x, y) (top-level viewport px). */
+export async function atPoint(tabId: number, x: number | null, y: number | null, signal: AbortSignal, retried = false): Promise<AtPoint> {
+  const target: CdpTarget = { tabId };
+  const world = await worldOf(target, await mainFrameId(tabId, signal), signal);
+  try {
+    const r = await sendTo(target, "Runtime.evaluate", { expression: EXPR(x, y), contextId: world.contextId, returnByValue: true }, signal);
+    const v = JSON.parse(String(r.result?.value ?? "{}")) as Omit<AtPoint, "world">;
+    return { world: { target, contextId: world.contextId }, viewport: v.viewport ?? { width: 0, height: 0 }, hit: v.hit ?? null };
+  } catch (err) {
+    if (retried || !isGoneError(err)) throw err;
+    dropWorld(world);
+    return atPoint(tabId, x, y, signal, true);
+  }
+}
