@@ -142,6 +142,18 @@ describe("NetworkLog", () => {
     ]);
   });
 
+  test("request ids of different CDP sessions (out-of-process iframes) do not mix", () => {
+    const n = new NetworkLog(10);
+    n.onEvent(...sent("1", "http://x/main", 1));
+    n.onEvent(sent("1", "http://y/frame", 1)[0], sent("1", "http://y/frame", 1)[1], "child-a");
+    n.onEvent("Network.loadingFailed", { requestId: "1", timestamp: 2, errorText: "net::ERR_FAILED" }, "child-a");
+    n.onEvent("Network.loadingFinished", { requestId: "1", timestamp: 3 });
+    expect(n.ring.read(0, 10).entries.map((e) => [e.url, e.error])).toEqual([
+      ["http://y/frame", "net::ERR_FAILED"],
+      ["http://x/main", undefined],
+    ]);
+  });
+
   test("requests in flight are bounded; the oldest is forgotten", () => {
     const n = new NetworkLog(10, 2);
     n.onEvent(...sent("a", "http://x/a", 1));

@@ -64,8 +64,12 @@ export class NetworkLog {
     });
   }
 
-  /** Feeds one CDP event of the tab; events of other domains are ignored. */
-  onEvent(method: string, p: Record<string, any>): void {
+  /**
+   * Feeds one CDP event of the tab; events of other domains are ignored. `session` names the child CDP session
+   * (an out-of-process iframe) it came from: request ids are only unique within one.
+   */
+  onEvent(method: string, params: Record<string, any>, session = ""): void {
+    const p = session ? { ...params, requestId: `${session}:${params.requestId}` } : params;
     switch (method) {
       case "Network.requestWillBeSent": {
         // Same request id again: the previous hop was answered with a redirect.

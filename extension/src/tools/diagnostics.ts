@@ -13,7 +13,7 @@ import type { FamilyHandlers } from "./handler.ts";
 async function logsOf(p: { session_id: string; tab_id?: number }, signal: AbortSignal) {
   const { tabId } = await resolveTab(p);
   await raceAbort(attach(tabId), signal);
-  return { tabId, logs: tabLogs(tabId) };
+  return { tabId, logs: await tabLogs(tabId) };
 }
 
 /** A page of entries as the wire shows them: texts cut to the caller's limit, timestamps in ISO 8601. */
