@@ -9,6 +9,7 @@ import { browser, type Browser } from "wxt/browser";
 import { BskError } from "../../protocol/errors.ts";
 import { detach } from "./cdp.ts";
 import { emit } from "./outbox.ts";
+import { forgetSession as forgetRefs } from "./refs/table.ts";
 import { assertNotRestricted, assertOwned, type Ownership } from "./scope.ts";
 import { readSessions, SESSION, type SessionState } from "./settings.ts";
 
@@ -161,6 +162,7 @@ export async function closeSession(sessionId: string): Promise<{ closed_tab_ids:
     sessions.delete(sessionId);
     closing.delete(sessionId);
     persist();
+    void forgetRefs(sessionId).catch(() => undefined);
   }
   return { closed_tab_ids: closed, returned_tab_ids: [] };
 }

@@ -142,6 +142,15 @@ export async function forgetSession(sessionId: string): Promise<void> {
   await browser.storage.session.remove([COUNTER_KEY(sessionId), TABLE_KEY(sessionId)]);
 }
 
+/** Oldest refs beyond this are forgotten (they answer ref_not_found instead of stale_ref); bounds storage. */
+const MAX_REFS = 20_000;
+
+function prune(t: SessionRefs): void {
+  if (t.refs.size <= MAX_REFS) return;
+  const numbers = [...t.refs.keys()].sort((a, b) => a - b);
+  for (const n of numbers.slice(0, numbers.length - MAX_REFS)) t.refs.delete(n);
+}
+
 const saving = new Set<string>();
 function queueSave(sessionId: string): void {
   if (saving.has(sessionId)) return;
@@ -150,6 +159,7 @@ function queueSave(sessionId: string): void {
     saving.delete(sessionId);
     const t = tables.get(sessionId);
     if (!t) return;
+    prune(t);
     const worlds: WorldRecord[] = [];
     const index = new Map<WorldRecord, number>();
     const refs: Stored["refs"] = {};

@@ -5,8 +5,12 @@ import { computeAccessibleName, getRole } from "dom-accessibility-api";
 export function roleOf(el: Element): string {
   const role = getRole(el);
   if (!role) {
-    // html-aria gives password inputs no role; an agent types into them like any textbox.
-    if (el.localName === "input" && (el as HTMLInputElement).type === "password") return "textbox";
+    // html-aria gives these inputs no role; an agent types into them or clicks them like the role says.
+    if (el.localName === "input") {
+      const type = (el as HTMLInputElement).type;
+      if (/^(password|date|time|datetime-local|month|week)$/.test(type)) return "textbox";
+      if (type === "color" || type === "file") return "button";
+    }
     return "generic";
   }
   const tag = el.localName;
