@@ -4,7 +4,8 @@
  * Out-of-process iframes are child CDP sessions of the tab's attachment: Target.setAutoAttach (flatten) on the tab
  * and on every child reports them, and commands reach them with chrome.debugger's `sessionId`. Each frame gets one
  * isolated world named "bsk" holding the page runtime (node identity lives there, so the page cannot see or touch
- * it); a navigation destroys the world with its document, and the next use creates a fresh one.
+ * it); a navigation destroys the world with its document, and the next use creates a fresh one. Asking again for
+ * the same name in the same document gives the same world back, so refs outlive a worker restart.
  */
 import { browser } from "wxt/browser";
 import { BskError } from "../../protocol/errors.ts";
@@ -50,7 +51,9 @@ export function installFrameTracking(): void {
   onAttach((tabId, send) => {
     children.set(tabId, new Map());
     forgetWorlds((k) => k.startsWith(`${tabId}|`));
-    return send("Target.setAutoAttach", AUTO_ATTACH);
+    // Off then on: after a worker restart the iframe sessions of the surviving attachment are unknown to us, and
+    // only a fresh auto-attach reports them again (each with a new session id).
+    return send("Target.setAutoAttach", { autoAttach: false, waitForDebuggerOnStart: false }).then(() => send("Target.setAutoAttach", AUTO_ATTACH));
   });
   tapCdp({
     onEvent(source, method, p) {

@@ -1,7 +1,8 @@
 /** Snapshot, refs, find, screenshot and get-html end to end: real Chromium, the built extension, dist/bsk. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { startWorld, type World } from "./harness.ts";
+import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { startWorld, until, type World } from "./harness.ts";
 
 let w: World;
 let s: string;
@@ -199,6 +200,26 @@ describe("snapshot", () => {
     expect(plain.text).not.toContain("Settings");
     const o = await w.ok(["observe", "--probe-hover", "--session", s]);
     expect(o.text).toMatch(/# hovering clickable "Account ▾" @e\d+ reveals \(bsk hover it first, then act\):\n {2}link "Settings" @e\d+\n {2}link "Log out" @e\d+/);
+  });
+});
+
+describe("refs and the service worker", () => {
+  test("refs survive a worker restart, out-of-process frames included", async () => {
+    await open("snap-frames.html");
+    const before = (await snapshot()).text;
+    const same = refOf(before, /^ {2}button "Inner button"/);
+    const { targetInfos } = await w.person.send("Target.getTargets");
+    const sw = targetInfos.find((t: any) => t.type === "service_worker" && t.url.includes(EXTENSION_ID));
+    await w.person.send("Target.closeTarget", { targetId: sw.targetId });
+    await w.person.openTab(`chrome-extension://${EXTENSION_ID}/connect.html?port=${w.port}&label=e2e&close=1`);
+    const after = await until("a snapshot from the restarted worker", async () => {
+      const r = await w.bsk(["snapshot", "--session", s, "--json"]);
+      return r.code === 0 ? (r.json.result.text as string) : undefined;
+    });
+    expect(lines(after)).toEqual(lines(before));
+    const crossRef = [...before.matchAll(/button "Inner button" (@e\d+)/g)][1]![1]!;
+    expect((await w.ok(["get-html", "--ref", crossRef, "--session", s])).html).toContain("Inner button");
+    expect((await w.ok(["get-html", "--ref", same, "--session", s])).html).toContain("Inner button");
   });
 });
 

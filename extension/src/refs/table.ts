@@ -96,7 +96,7 @@ export async function nextRef(sessionId: string): Promise<number> {
 
 /**
  * Records what one frame's walk numbered: `next` is the counter after it; `shown` are the refs it printed with
- * their role and name. Call saveCounter before answering.
+ * their role and name. Call saveRefs before answering.
  */
 export async function recordRefs(
   sessionId: string,
@@ -108,12 +108,12 @@ export async function recordRefs(
   const t = await sessionRefs(sessionId);
   if (next > t.next) t.next = next;
   for (const [n, role, name] of shown) t.refs.set(n, { world, epoch, role, name });
-  queueSave(sessionId);
 }
 
-export async function saveCounter(sessionId: string): Promise<void> {
-  const t = await sessionRefs(sessionId);
-  await browser.storage.session.set({ [COUNTER_KEY(sessionId)]: t.next });
+/** Saves the session's counter and table; awaited before a snapshot answers, so a worker killed right after still knows every ref it handed out. */
+export async function saveRefs(sessionId: string): Promise<void> {
+  const t = tables.get(sessionId);
+  if (t) await write(sessionId, t);
 }
 
 /** Makes every ref shown so far stale (a takeover: the person may have changed anything). */
@@ -151,28 +151,30 @@ function prune(t: SessionRefs): void {
   for (const n of numbers.slice(0, numbers.length - MAX_REFS)) t.refs.delete(n);
 }
 
+function write(sessionId: string, t: SessionRefs): Promise<void> {
+  prune(t);
+  const worlds: WorldRecord[] = [];
+  const index = new Map<WorldRecord, number>();
+  const refs: Stored["refs"] = {};
+  for (const [n, e] of t.refs) {
+    let wi = index.get(e.world);
+    if (wi === undefined) index.set(e.world, (wi = worlds.push(e.world) - 1));
+    refs[n] = [wi, e.epoch, e.role, e.name];
+  }
+  const stored: Stored = { next: t.next, epoch: t.epoch, minEpoch: t.minEpoch, worlds, refs };
+  return browser.storage.session.set({ [TABLE_KEY(sessionId)]: stored, [COUNTER_KEY(sessionId)]: t.next });
+}
+
 const saving = new Set<string>();
 function queueSave(sessionId: string): void {
   if (saving.has(sessionId)) return;
   saving.add(sessionId);
-  setTimeout(() => {
+  queueMicrotask(() => {
     saving.delete(sessionId);
     const t = tables.get(sessionId);
     if (!t) return;
-    prune(t);
-    const worlds: WorldRecord[] = [];
-    const index = new Map<WorldRecord, number>();
-    const refs: Stored["refs"] = {};
-    for (const [n, e] of t.refs) {
-      let wi = index.get(e.world);
-      if (wi === undefined) index.set(e.world, (wi = worlds.push(e.world) - 1));
-      refs[n] = [wi, e.epoch, e.role, e.name];
-    }
-    const stored: Stored = { next: t.next, epoch: t.epoch, minEpoch: t.minEpoch, worlds, refs };
-    browser.storage.session
-      .set({ [TABLE_KEY(sessionId)]: stored, [COUNTER_KEY(sessionId)]: t.next })
-      .catch((err: unknown) => console.warn(`bsk: could not save refs of session ${sessionId}: ${String(err)}`));
-  }, 200);
+    write(sessionId, t).catch((err: unknown) => console.warn(`bsk: could not save refs of session ${sessionId}: ${String(err)}`));
+  });
 }
 
 export function targetOf(w: WorldRecord): CdpTarget {

@@ -6,7 +6,7 @@
 import { errorMessage } from "../abort.ts";
 import { sendTo } from "../cdp.ts";
 import { dropWorld, isGoneError, listFrames, worldOf, type FrameInfo, type World } from "../frames.ts";
-import { beginEpoch, nextRef, recordRefs, saveCounter } from "../refs/table.ts";
+import { beginEpoch, nextRef, recordRefs, saveRefs } from "../refs/table.ts";
 import type { FrameWalk, WalkRequest } from "./page/runtime.ts";
 import type { CapturedLine } from "./render.ts";
 
@@ -113,6 +113,6 @@ export async function capture(sessionId: string, tabId: number, opts: { viewport
   const lines: CapturedLine[] = [];
   const main = frames[0]!;
   const top = await visit(main, 0, true, lines);
-  await saveCounter(sessionId);
+  await saveRefs(sessionId);
   return { tabId, url: top.url, title: top.title, lines, covered: top.modal?.covered ?? null, frames: frames.length, walkMs: top.ms };
 }

@@ -5,7 +5,7 @@
  */
 import { mainFrameId, send, sendTo } from "../cdp.ts";
 import { worldOf } from "../frames.ts";
-import { nextRef, recordRefs, saveCounter, beginEpoch } from "../refs/table.ts";
+import { nextRef, recordRefs, saveRefs, beginEpoch } from "../refs/table.ts";
 
 const MAX_CANDIDATES = 6;
 
@@ -52,7 +52,7 @@ export async function probeHover(sessionId: string, tabId: number, budgetMs: num
     }
   } finally {
     await send(tabId, "Input.dispatchMouseEvent", { type: "mouseMoved", x: 0, y: 0 }).catch(() => undefined);
-    await saveCounter(sessionId);
+    await saveRefs(sessionId);
   }
   return lines;
 }

@@ -17,9 +17,6 @@ export interface CaptureMeta {
   title: string;
 }
 
-/** Header and a little slack for the part marker: kept out of each part's budget. */
-const HEADER_RESERVE = 40;
-
 export function indent(l: CapturedLine): string {
   return "  ".repeat(l.depth) + l.text;
 }
@@ -64,9 +61,14 @@ export function lineCosts(body: readonly string[]): number[] {
   return body.map((l) => estimateTokens(l) + 1);
 }
 
+/** What the header can cost at most (widest part marker and token count): kept out of each part's budget. */
+export function headerReserve(meta: CaptureMeta, extra: string[] = []): number {
+  return estimateTokens(header(meta, 999_999, [...extra, "part 999/999"])) + 2;
+}
+
 /** End (exclusive) of the part starting at `start`: as many lines as fit the budget, at least one. */
-export function partEnd(costs: readonly number[], start: number, maxTokens: number): number {
-  const budget = Math.max(1, maxTokens - HEADER_RESERVE);
+export function partEnd(costs: readonly number[], start: number, maxTokens: number, reserve = 0): number {
+  const budget = Math.max(1, maxTokens - reserve);
   let used = 0;
   let end = start;
   while (end < costs.length && (end === start || used + costs[end]! <= budget)) used += costs[end++]!;
@@ -74,9 +76,9 @@ export function partEnd(costs: readonly number[], start: number, maxTokens: numb
 }
 
 /** How many parts the lines from `start` take at this budget. */
-export function partsFrom(costs: readonly number[], start: number, maxTokens: number): number {
+export function partsFrom(costs: readonly number[], start: number, maxTokens: number, reserve = 0): number {
   let n = 0;
-  for (let s = start; s < costs.length; s = partEnd(costs, s, maxTokens)) n++;
+  for (let s = start; s < costs.length; s = partEnd(costs, s, maxTokens, reserve)) n++;
   return Math.max(n, 1);
 }
 
@@ -97,8 +99,9 @@ export function renderPart(
   partNo: number,
   extra: string[] = [],
 ): Part {
-  const end = partEnd(costs, start, maxTokens);
-  const total = partNo - 1 + partsFrom(costs, start, maxTokens);
+  const reserve = headerReserve(meta, extra);
+  const end = partEnd(costs, start, maxTokens, reserve);
+  const total = partNo - 1 + partsFrom(costs, start, maxTokens, reserve);
   const slice = body.slice(start, end);
   let tokens = 0;
   for (let i = start; i < end; i++) tokens += costs[i]!;
