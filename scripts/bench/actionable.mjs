@@ -15,6 +15,7 @@ export const ACTIONABLE_SELECTOR = [
   "[contenteditable=true]",
   ...["button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "combobox", "textbox", "searchbox", "slider", "spinbutton"].map((r) => `[role=${r}]`),
   "[onclick]",
+  "[draggable=true]",
   '[tabindex]:not([tabindex="-1"])',
 ].join(", ");
 
