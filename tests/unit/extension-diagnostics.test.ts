@@ -86,6 +86,9 @@ describe("ConsoleLog", () => {
     });
     log.onEvent("Log.entryAdded", { entry: { source: "network", level: "error", text: "Failed to load resource: 404", url: "http://x/i.png", timestamp: 3 } });
     log.onEvent("Log.entryAdded", { entry: { source: "violation", level: "verbose", text: "slow handler", timestamp: 4 } });
+    log.onEvent("Log.entryAdded", {
+      entry: { source: "other", level: "verbose", text: "[DOM] Input elements should have autocomplete attributes: %o", timestamp: 5, args: [{ type: "object", subtype: "node", description: "input#pw" }] },
+    });
     log.onEvent("Page.frameNavigated", {});
     expect(log.ring.read(0, 100).entries).toEqual([
       { seq: 1, level: "warning", text: "careful", url: "http://x/a.js", line: 10, ts: 1_700_000_000_000 },
@@ -93,6 +96,7 @@ describe("ConsoleLog", () => {
       { seq: 3, level: "error", text: "Uncaught Error: boom", url: "http://x/b.js", line: 3, ts: 2 },
       { seq: 4, level: "error", text: "Failed to load resource: 404", url: "http://x/i.png", ts: 3 },
       { seq: 5, level: "debug", text: "slow handler", ts: 4 },
+      { seq: 6, level: "debug", text: "[DOM] Input elements should have autocomplete attributes: input#pw", ts: 5 },
     ]);
   });
 
@@ -152,6 +156,13 @@ describe("NetworkLog", () => {
       ["http://y/frame", "net::ERR_FAILED"],
       ["http://x/main", undefined],
     ]);
+  });
+
+  test("data: URLs are not listed", () => {
+    const n = new NetworkLog(10);
+    n.onEvent(...sent("d", "data:image/svg+xml;base64,AAAA", 1));
+    n.onEvent("Network.loadingFinished", { requestId: "d", timestamp: 2 });
+    expect(n.ring.read(0, 10).entries).toEqual([]);
   });
 
   test("requests in flight are bounded; the oldest is forgotten", () => {

@@ -134,7 +134,9 @@ export class ConsoleLog {
       }
       case "Log.entryAdded": {
         const e = params.entry ?? {};
-        this.add(LOG_LEVEL[e.level] ?? "info", String(e.text ?? ""), e.timestamp, e);
+        // Some browser messages carry format arguments ("… %o" with the element it is about).
+        const text = e.args?.length ? formatArgs([{ type: "string", value: String(e.text ?? "") }, ...e.args]) : String(e.text ?? "");
+        this.add(LOG_LEVEL[e.level] ?? "info", text, e.timestamp, e);
         return;
       }
     }

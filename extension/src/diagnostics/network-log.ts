@@ -1,7 +1,7 @@
 /**
  * Requests of one tab from Network.* events. A request enters the ring (and gets its sequence number) when it
  * ends: loading finished, failed, or answered with a redirect. Requests still in flight are held aside (bounded)
- * and show up once they end. Pure (no chrome.*).
+ * and show up once they end; data: URLs are left out. Pure (no chrome.*).
  */
 import { Ring } from "./ring.ts";
 
@@ -72,6 +72,8 @@ export class NetworkLog {
     const p = session ? { ...params, requestId: `${session}:${params.requestId}` } : params;
     switch (method) {
       case "Network.requestWillBeSent": {
+        // Inline data (icons of form controls, small images) is no request anyone waits for: not listed.
+        if (String(p.request?.url ?? "").startsWith("data:")) return;
         // Same request id again: the previous hop was answered with a redirect.
         if (p.redirectResponse) this.end(p.requestId, p.timestamp, { status: p.redirectResponse.status ?? null });
         if (this.inFlight.size >= this.maxInFlight) this.inFlight.delete(this.inFlight.keys().next().value!);
