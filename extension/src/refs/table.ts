@@ -42,6 +42,8 @@ interface SessionRefs {
   epoch: number;
   minEpoch: number;
   refs: Map<number, RefEntry>;
+  /** A ref was added or moved to another world since the last save. Epoch-only updates are not saved: after a worker restart such a ref can only look older (staler), never fresher. */
+  dirty: boolean;
 }
 
 const COUNTER_KEY = (s: string) => `refctr:${s}`;
@@ -59,7 +61,7 @@ async function load(sessionId: string): Promise<SessionRefs> {
     const world = stored!.worlds[wi];
     if (world) refs.set(Number(n), { world, epoch, role, name });
   }
-  return { next: Math.max(counter, stored?.next ?? 1), epoch: stored?.epoch ?? 0, minEpoch: stored?.minEpoch ?? 0, refs };
+  return { next: Math.max(counter, stored?.next ?? 1), epoch: stored?.epoch ?? 0, minEpoch: stored?.minEpoch ?? 0, refs, dirty: false };
 }
 
 export async function sessionRefs(sessionId: string): Promise<SessionRefs> {
@@ -107,13 +109,23 @@ export async function recordRefs(
 ): Promise<void> {
   const t = await sessionRefs(sessionId);
   if (next > t.next) t.next = next;
-  for (const [n, role, name] of shown) t.refs.set(n, { world, epoch, role, name });
+  for (const [n, role, name] of shown) {
+    const known = t.refs.get(n);
+    if (!known || !sameWorld(known.world, world)) t.dirty = true;
+    t.refs.set(n, { world: known && sameWorld(known.world, world) ? known.world : world, epoch, role, name });
+  }
+}
+
+function sameWorld(a: WorldRecord, b: WorldRecord): boolean {
+  return a.contextId === b.contextId && a.doc === b.doc && a.sessionId === b.sessionId && a.tabId === b.tabId && a.url === b.url;
 }
 
 /** Saves the session's counter and table; awaited before a snapshot answers, so a worker killed right after still knows every ref it handed out. */
 export async function saveRefs(sessionId: string): Promise<void> {
   const t = tables.get(sessionId);
-  if (t) await write(sessionId, t);
+  if (!t) return;
+  if (t.dirty) await write(sessionId, t);
+  else await browser.storage.session.set({ [COUNTER_KEY(sessionId)]: t.next });
 }
 
 /** Makes every ref shown so far stale (a takeover: the person may have changed anything). */
@@ -153,6 +165,7 @@ function prune(t: SessionRefs): void {
 
 function write(sessionId: string, t: SessionRefs): Promise<void> {
   prune(t);
+  t.dirty = false;
   const worlds: WorldRecord[] = [];
   const index = new Map<WorldRecord, number>();
   const refs: Stored["refs"] = {};
