@@ -165,6 +165,15 @@ describe("emulation", () => {
     const again = await w.ok(inSession("window", "resize", "--width", "1100", "--height", "760"));
     expect(again).toMatchObject({ window_id: r.window_id, width: 1100, height: 760, viewport: { width: 1100 } });
   });
+
+  test("window resize with a JS dialog open resizes and leaves the viewport out instead of waiting", async () => {
+    const opened = await w.bsk(inSession("evaluate", "alert('in the way')", "--json"));
+    expect(opened.json.error.code).toBe("dialog_pending");
+    const r = await w.ok(inSession("window", "resize", "--width", "1000", "--height", "700"));
+    expect(r).toMatchObject({ width: 1000, height: 700 });
+    expect(r.viewport).toBeUndefined();
+    await w.ok(inSession("dialog", "accept"));
+  });
 });
 
 describe("screenshot files", () => {

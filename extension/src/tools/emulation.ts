@@ -3,6 +3,7 @@ import { browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import type { emulationMethods } from "../../../protocol/methods/emulation.ts";
 import { send, subscribe } from "../cdp.ts";
+import { dialogGuard } from "../dialogs.ts";
 import { mergeEmulation, touchesMetrics, type EmulationState } from "../emulation/devices.ts";
 import { requireSession, resolveTab } from "../sessions.ts";
 import type { FamilyHandlers } from "./handler.ts";
@@ -56,6 +57,21 @@ async function pageView(tabId: number, signal: AbortSignal, changedFrom?: PageVi
   }
   const [width, height, dpr, ua, touchPoints] = JSON.parse(r.result.value) as [number, number, number, string, number];
   return { width, height, dpr, ua, touchPoints };
+}
+
+/** The page's view, or undefined when the page cannot answer (a JS dialog is open or opens meanwhile). */
+async function viewIfAnswering(tabId: number, signal: AbortSignal, changedFrom?: PageView): Promise<PageView | undefined> {
+  try {
+    const guard = dialogGuard(tabId, signal);
+    try {
+      return await pageView(tabId, guard.signal, changedFrom);
+    } finally {
+      guard.dispose();
+    }
+  } catch (err) {
+    if (signal.aborted) throw err;
+    return undefined;
+  }
 }
 
 function uaMetadataBrands(): { brand: string; version: string }[] | undefined {
@@ -136,7 +152,7 @@ export const emulationHandlers: FamilyHandlers<typeof emulationMethods> = {
     // The viewport is reported for the current tab when it is shown in the Agent Window.
     const current = await resolveTab({ session_id: s.session_id }).catch(() => undefined);
     const tabId = current && current.tab.windowId === s.window_id ? current.tabId : undefined;
-    const viewBefore = tabId !== undefined ? await pageView(tabId, signal).catch(() => undefined) : undefined;
+    const viewBefore = tabId !== undefined ? await viewIfAnswering(tabId, signal) : undefined;
 
     const after = await browser.windows.update(s.window_id, { state: "normal", width: p.width, height: p.height });
     const result: { window_id: number; width: number; height: number; viewport?: { width: number; height: number } } = {
@@ -147,7 +163,7 @@ export const emulationHandlers: FamilyHandlers<typeof emulationMethods> = {
     if (tabId !== undefined && viewBefore) {
       // The page hears of the new size a moment later, unless emulation pins its viewport or nothing changed.
       const changes = (after.width !== before.width || after.height !== before.height) && !touchesMetrics(states.get(tabId) ?? {});
-      const view = await pageView(tabId, signal, changes ? viewBefore : undefined).catch(() => undefined);
+      const view = await viewIfAnswering(tabId, signal, changes ? viewBefore : undefined);
       if (view) result.viewport = { width: view.width, height: view.height };
     }
     return result;
