@@ -117,6 +117,13 @@ describe("snapshot", () => {
     const shot = await w.ok(["screenshot", "--ref", inner[1]!, "--session", s]);
     expect(shot.width).toBeGreaterThan(20);
     expect(shot.width).toBeLessThan(200);
+
+    // The cross-site frame navigates: its refs are stale, the others still work.
+    await w.ok(["evaluate", `document.getElementById("cross").src = "${w.fixtures.crossUrl("/snap-frame-nested.html")}"`, "--session", s]);
+    await until("the cross-site frame to show its new page", async () => /iframe "Cross site"\n {2}"Middle frame"/.test((await snapshot()).text));
+    const gone = await fails(["get-html", "--ref", inner[1]!]);
+    expect(gone.error).toMatchObject({ code: "stale_ref", data: { reason: "document_changed" } });
+    expect((await w.ok(["get-html", "--ref", inner[0]!, "--session", s])).html).toContain("Inner button");
   });
 
   test("open shadow roots inline; selectors reach into them and must match exactly one element", async () => {

@@ -8,7 +8,7 @@
  */
 import { BskError } from "../../../protocol/errors.ts";
 import { mainFrameId, sendTo } from "../cdp.ts";
-import { dropWorld, frameOffset, isGoneError, worldOf } from "../frames.ts";
+import { childSessionAlive, dropWorld, frameOffset, isGoneError, worldOf } from "../frames.ts";
 import { lookupRef, targetOf, type RefEntry } from "./table.ts";
 import type { CdpTarget, ResolvedTarget } from "./target.ts";
 
@@ -107,7 +107,8 @@ async function resolveRef(sessionId: string, tabId: number, n: number, signal?: 
       signal,
     );
   } catch (err) {
-    if (!isGoneError(err)) throw err;
+    const sessionGone = entry.world.sessionId !== undefined && !childSessionAlive(tabId, entry.world.sessionId);
+    if (!isGoneError(err) && !sessionGone) throw err;
     const change = await documentChange(entry, signal);
     throw stale(ref, entry, change.what, "document_changed", change.url ? { url: change.url } : {});
   }

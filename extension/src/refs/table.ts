@@ -135,20 +135,6 @@ export async function invalidateRefs(sessionId: string): Promise<void> {
   queueSave(sessionId);
 }
 
-/** Drops the refs of a closed tab (they could only ever be stale). */
-export function forgetTab(tabId: number): void {
-  for (const [sessionId, t] of tables) {
-    let changed = false;
-    for (const [n, e] of t.refs) {
-      if (e.world.tabId === tabId) {
-        t.refs.delete(n);
-        changed = true;
-      }
-    }
-    if (changed) queueSave(sessionId);
-  }
-}
-
 export async function forgetSession(sessionId: string): Promise<void> {
   tables.delete(sessionId);
   await browser.storage.session.remove([COUNTER_KEY(sessionId), TABLE_KEY(sessionId)]);

@@ -85,7 +85,3 @@ export function setLast(sessionId: string, tabId: number, s: LastSnapshot): void
 export function getLast(sessionId: string, tabId: number): LastSnapshot | undefined {
   return last.get(key(sessionId, tabId));
 }
-
-export function forgetTabSnapshots(tabId: number): void {
-  for (const k of [...last.keys()]) if (k.endsWith(`|${tabId}`)) last.delete(k);
-}
