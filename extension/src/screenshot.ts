@@ -2,6 +2,7 @@
 import type { Result } from "../../protocol/catalog.ts";
 import { BskError } from "../../protocol/errors.ts";
 import { send, sendTo } from "./cdp.ts";
+import { frameOffset } from "./frames.ts";
 import type { ResolvedTarget } from "./refs/target.ts";
 
 /** bsk's own overlays (control pill, glow) register here to be hidden while capturing; none exist yet. */
@@ -52,6 +53,8 @@ function decode(b64: string): Uint8Array {
 async function elementClip(t: ResolvedTarget, signal?: AbortSignal): Promise<{ x: number; y: number; width: number; height: number }> {
   const r = await sendTo(t.cdp, "Runtime.callFunctionOn", { functionDeclaration: BOX_FN, objectId: t.objectId, returnByValue: true }, signal);
   const [x, y, w, h] = r.result.value as number[];
+  // Scrolling into view may have moved the frame itself within the page.
+  const offset = t.frameOffset.x || t.frameOffset.y ? await frameOffset(t.tabId, t.frameId, signal) : t.frameOffset;
   if (!w || !h) {
     throw new BskError("unsupported", `${t.ref ?? "the element"} (${t.role} "${t.name}") has no visible box to capture`, {
       hint: "Capture the viewport instead, or pick a visible element.",
@@ -61,10 +64,10 @@ async function elementClip(t: ResolvedTarget, signal?: AbortSignal): Promise<{ x
   const metrics = await send(t.tabId, "Page.getLayoutMetrics", {}, signal);
   const vv = metrics.cssVisualViewport as { pageX: number; pageY: number; clientWidth: number; clientHeight: number };
   // Only what shows in the viewport: clip to it, then move to page coordinates, which captureScreenshot wants.
-  const left = Math.max(0, x! + t.frameOffset.x);
-  const top = Math.max(0, y! + t.frameOffset.y);
-  const right = Math.min(vv.clientWidth, x! + t.frameOffset.x + w);
-  const bottom = Math.min(vv.clientHeight, y! + t.frameOffset.y + h);
+  const left = Math.max(0, x! + offset.x);
+  const top = Math.max(0, y! + offset.y);
+  const right = Math.min(vv.clientWidth, x! + offset.x + w);
+  const bottom = Math.min(vv.clientHeight, y! + offset.y + h);
   if (right <= left || bottom <= top) {
     throw new BskError("unsupported", `${t.ref ?? "the element"} is outside the viewport and could not be scrolled into it`, {
       data: { reason: "not_in_viewport" },

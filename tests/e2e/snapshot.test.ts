@@ -98,9 +98,9 @@ describe("snapshot", () => {
     await open("snap-frames.html");
     const { text } = await snapshot();
     expect(text).toMatch(
-      /iframe "Same origin"\n {2}button "Inner button" @e\d+\n {2}textbox "Inner field" @e\d+ .*\niframe "Cross site"\n {2}button "Inner button" @e\d+/,
+      /iframe "Same origin" @e\d+\n {2}button "Inner button" @e\d+\n {2}textbox "Inner field" @e\d+ .*\niframe "Cross site" @e\d+\n {2}button "Inner button" @e\d+/,
     );
-    expect(text).toMatch(/iframe "Nested"\n {2}"Middle frame"\n {2}iframe "Deepest"\n {4}button "Inner button" @e\d+/);
+    expect(text).toMatch(/iframe "Nested" @e\d+\n {2}"Middle frame"\n {2}iframe "Deepest" @e\d+\n {4}button "Inner button" @e\d+/);
     const inner = [...text.matchAll(/button "Inner button" (@e\d+)/g)].map((m) => m[1]!);
     expect(inner).toHaveLength(3);
     expect(new Set(inner).size).toBe(3);
@@ -113,6 +113,12 @@ describe("snapshot", () => {
       const html = await w.ok(["get-html", "--ref", ref, "--session", s]);
       expect(html.html).toContain("Inner button</button>");
     }
+    // Clicks land in the right frame (frame offsets), and the frame's own script sees them (evaluate --frame @iframe).
+    const frames = [...text.matchAll(/iframe "(?:Same origin|Cross site|Deepest)" (@e\d+)/g)].map((m) => m[1]!);
+    for (const ref of inner) await w.ok(["click", ref, "--session", s]);
+    for (const frame of frames) {
+      expect((await w.ok(["evaluate", "document.body.dataset.clicked", "--frame", frame, "--session", s])).value).toBe("1");
+    }
     // An element screenshot of the cross-site frame's button: its box is found through the frame's offset.
     const shot = await w.ok(["screenshot", "--ref", inner[1]!, "--session", s]);
     expect(shot.width).toBeGreaterThan(20);
@@ -120,7 +126,7 @@ describe("snapshot", () => {
 
     // The cross-site frame navigates: its refs are stale, the others still work.
     await w.ok(["evaluate", `document.getElementById("cross").src = "${w.fixtures.crossUrl("/snap-frame-nested.html")}"`, "--session", s]);
-    await until("the cross-site frame to show its new page", async () => /iframe "Cross site"\n {2}"Middle frame"/.test((await snapshot()).text));
+    await until("the cross-site frame to show its new page", async () => /iframe "Cross site" @e\d+\n {2}"Middle frame"/.test((await snapshot()).text));
     const gone = await fails(["get-html", "--ref", inner[1]!]);
     expect(gone.error).toMatchObject({ code: "stale_ref", data: { reason: "document_changed" } });
     expect((await w.ok(["get-html", "--ref", inner[0]!, "--session", s])).html).toContain("Inner button");

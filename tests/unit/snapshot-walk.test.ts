@@ -143,7 +143,7 @@ line two</textarea>
     const { walk } = snap(page(`<button>Top</button><iframe title="Pay"></iframe>`));
     expect(walk.lines).toEqual([
       [0, 'button "Top" @e1', 0, -1],
-      [0, 'iframe "Pay"', 0, 0],
+      [0, 'iframe "Pay" @e2', 0, 0],
     ]);
   });
 });

@@ -136,6 +136,9 @@ export class Walker {
     if (tag === "iframe" || tag === "frame") {
       const node = this.node(el, "iframe", vis, (el.getAttribute("title") || el.getAttribute("aria-label") || el.getAttribute("name") || "").trim());
       node.frame = this.frames.push(el) - 1;
+      // A ref, so `evaluate --frame @eN` (and screenshots) can name the frame.
+      node.ref = this.opts.registry.assign(el);
+      this.refs.push([node.ref, "iframe", node.name]);
       items.push(null, node, null);
       return;
     }
