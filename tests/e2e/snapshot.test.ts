@@ -50,6 +50,8 @@ describe("snapshot", () => {
     const view2 = refOf(a.text, /"View".*"Li Si"/);
     const html = await w.ok(["get-html", "--ref", view2, "--session", s]);
     expect(html.html).toBe(`<button onclick="document.title='row 2'">View</button>`);
+    await w.ok(["click", view2, "--session", s]);
+    expect((await w.ok(["evaluate", "document.title", "--session", s])).value).toBe("row 2");
   });
 
   test("labels bound to controls, form state, secrets masked", async () => {
