@@ -9,7 +9,7 @@ import { browser } from "wxt/browser";
 import type { Result } from "../../protocol/catalog.ts";
 import { raceAbort } from "./abort.ts";
 import { mainFrameId, sendTo, subscribe } from "./cdp.ts";
-import { isDialogPending, onDialogOpen, type OpenDialog } from "./dialogs.ts";
+import { isDialogPending, onDialogOpen, openDialog, type OpenDialog } from "./dialogs.ts";
 import type { CdpTarget } from "./refs/target.ts";
 
 export type ActionEffect = Result<"click">["effect"];
@@ -32,15 +32,37 @@ const STATUS_CAP_MS = 500;
 
 /**
  * Installs the mutation observer in the page (bsk's isolated world) for the document of `node`, and the shadow roots
- * it sits in. Self-contained: it is sent as source, inside actionability.ts's page call or on its own.
+ * it sits in. It also notes the frame after the input: the first input event the page sees requests an animation
+ * frame, so the settle waits for the frame that renders the input's consequences, not for one requested later
+ * (which, with a frame already under way, costs a whole extra frame). Self-contained: it is sent as source, inside
+ * actionability.ts's page call or on its own.
  */
 export function installDomProbe(node: Node): void {
   const g = globalThis as any;
-  if (g.__bskMut) g.__bskMut.mo.disconnect();
-  const state: { changed: boolean; mo: MutationObserver } = { changed: false, mo: null as unknown as MutationObserver };
-  state.mo = new MutationObserver(() => {
-    state.changed = true;
-  });
+  g.__bskMut?.stop();
+  const INPUT = ["mousedown", "mouseup", "click", "contextmenu", "keydown", "keyup", "input", "wheel", "drop"];
+  const onInput = () => {
+    unlisten();
+    requestAnimationFrame(() => state.framed());
+  };
+  const unlisten = () => {
+    for (const t of INPUT) removeEventListener(t, onInput, true);
+  };
+  const state = {
+    changed: false,
+    mo: new MutationObserver(() => {
+      state.changed = true;
+    }),
+    /** Resolves once the frame after the first input event has run. */
+    frame: null as unknown as Promise<void>,
+    framed: () => {},
+    stop: () => {
+      unlisten();
+      state.mo.disconnect();
+    },
+  };
+  state.frame = new Promise<void>((resolve) => (state.framed = resolve));
+  for (const t of INPUT) addEventListener(t, onInput, true);
   const opts = { subtree: true, childList: true, attributes: true, characterData: true };
   state.mo.observe(node.ownerDocument ?? node, opts);
   for (let r = node.getRootNode(); r instanceof ShadowRoot; r = r.host.getRootNode()) state.mo.observe(r, opts);
@@ -51,12 +73,17 @@ const READ_DOM_PROBE = `(() => {
   const s = globalThis.__bskMut;
   if (!s) return null;
   const changed = s.changed || s.mo.takeRecords().length > 0;
-  s.mo.disconnect();
+  s.stop();
   globalThis.__bskMut = undefined;
   return changed;
 })()`;
 
-const AFTER_FRAME = `new Promise((resolve) => requestAnimationFrame(() => resolve(${READ_DOM_PROBE})))`;
+/** The frame after the input (or, when the page saw no input event, the next frame), then the observer's answer. */
+const AFTER_FRAME = `new Promise((resolve) => {
+  const done = () => resolve(${READ_DOM_PROBE});
+  globalThis.__bskMut?.frame.then(done);
+  requestAnimationFrame(done);
+})`;
 
 interface Navigation {
   url: string;
@@ -74,7 +101,7 @@ export class EffectWatch {
   private readonly newTabs: number[] = [];
   private downloadHint: string | null = null;
   private download: { url: string; suggested_filename?: string } | null = null;
-  private dialog: OpenDialog | null = null;
+  private opened: OpenDialog | null = null;
   private wake: (() => void) | null = null;
   private readonly offs: (() => void)[] = [];
 
@@ -85,7 +112,7 @@ export class EffectWatch {
     this.offs.push(subscribe(tabId, (m, p) => this.onEvent(m, p)));
     this.offs.push(
       onDialogOpen(tabId, (d) => {
-        this.dialog = d;
+        this.opened = d;
         this.poke();
       }),
     );
@@ -150,6 +177,15 @@ export class EffectWatch {
         return;
     }
     this.poke();
+  }
+
+  /**
+   * A dialog opened since arming (none was open then: the dispatcher refuses calls while one is). Read from the
+   * tab's state too, since another listener of the same event (the call's dialog guard) may already have ended the
+   * call before this watch's listener ran.
+   */
+  private get dialog(): OpenDialog | null {
+    return this.opened ?? openDialog(this.tabId) ?? null;
   }
 
   private poke(): void {
@@ -257,7 +293,8 @@ export class EffectWatch {
 
   private report(dom: boolean | null, navigation: Navigation | null): ActionEffect {
     const download = this.download ?? (this.downloadHint !== null ? { url: this.downloadHint } : null);
-    const domChanged = dom === true || navigation !== null;
+    // A new document is a changed DOM; a same-document navigation (fragment, pushState) need not be.
+    const domChanged = dom === true || this.committed !== null;
     const effect: ActionEffect = { kind: "none", dom_changed: domChanged };
     if (this.dialog) effect.dialog = { type: this.dialog.type, message: this.dialog.message };
     if (navigation) effect.navigation = navigation;

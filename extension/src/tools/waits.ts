@@ -89,7 +89,9 @@ function changeInPage(waiter: typeof pageWaiter, capMs: number): Promise<string>
   return waiter(() => (changed ? (mo.disconnect(), "ok") : null), document, capMs);
 }
 
-const ELEMENT_FN = `function (want, capMs) { return (${elementStateInPage.toString()}).call(this, ${pageWaiter.toString()}, want, capMs); }`;
+const ELEMENT_FN = `function (want, capMs) {
+  return (${elementStateInPage.toString()}).call(this, ${pageWaiter.toString()}, want, capMs).then((v) => JSON.stringify(v));
+}`;
 
 /** Runs a page-level wait expression in the main frame's world; "gone" when the document went away meanwhile. */
 async function inMainWorld(tabId: number, expression: string, signal: AbortSignal): Promise<string> {

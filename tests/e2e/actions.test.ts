@@ -1,0 +1,421 @@
+/**
+ * Actions, dialogs and waits end to end: real Chromium, the built extension, dist/bsk, the act-* fixture pages.
+ * Whatever must be "in flight" is held by the fixture server (/hold/KEY until release), never by sleeps.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startWorld, type Run, type World } from "./harness.ts";
+
+let w: World;
+let s: string;
+
+beforeAll(async () => {
+  w = await startWorld();
+  s = await w.startSession();
+}, 60_000);
+
+afterAll(async () => {
+  await w?.stop();
+});
+
+const ok = (args: string[]) => w.ok([...args, "--session", s]);
+const run = (args: string[], opts?: { stdin?: string }) => w.bsk([...args, "--session", s, "--json"], opts);
+const page = (name: string) => ok(["navigate", w.fixtures.url(`/${name}`)]);
+const js = async (expression: string) => (await ok(["evaluate", expression])).value;
+
+/** Expects the call to fail with `code` (and exit `exit`); returns the error object. */
+async function fails(args: string[], code: string, exit = 1): Promise<any> {
+  const r: Run = await run(args);
+  if (r.json?.ok !== false) throw new Error(`expected ${args.join(" ")} to fail with ${code}, got:\n${r.stdout}${r.stderr}`);
+  expect(r.json.error.code).toBe(code);
+  expect(r.code).toBe(exit);
+  return r.json.error;
+}
+
+/** The ref the last snapshot gave the line that contains `text`. */
+async function refFor(text: string): Promise<string> {
+  const snap = await ok(["snapshot"]);
+  const line = (snap.text as string).split("\n").find((l) => l.includes(text));
+  const ref = line?.match(/@e\d+/)?.[0];
+  if (!ref) throw new Error(`no ref for ${text} in:\n${snap.text}`);
+  return ref;
+}
+
+describe("forms", () => {
+  test("fill types like a person, reads back and reports a mismatch", async () => {
+    await page("act-form.html");
+    const filled = await ok(["fill", "#name", "Ada Lovelace"]);
+    expect(filled).toMatchObject({ target: { role: "textbox", name: "Name" }, value_ok: true });
+    expect(filled.actual).toBeUndefined();
+    expect(await js(`document.getElementById("name").value`)).toBe("Ada Lovelace");
+    // trusted input events, as from a keyboard
+    expect(await js(`events.filter((e) => e.startsWith("name:input"))`)).toEqual(["name:input"]);
+
+    expect((await ok(["fill", "#notes", "first line\nsecond"])).value_ok).toBe(true);
+    expect(await js(`document.getElementById("notes").value`)).toBe("first line\nsecond");
+    expect((await ok(["fill", "#notes", ""])).value_ok).toBe(true);
+    expect(await js(`document.getElementById("notes").value`)).toBe("");
+
+    // the field keeps 3 characters: reported, not silently "done"
+    expect(await ok(["fill", "#short", "abcdef"])).toMatchObject({ value_ok: false, actual: "abc" });
+    expect((await ok(["fill", "#date", "2024-05-06"])).value_ok).toBe(true);
+    expect(await js(`document.getElementById("date").value`)).toBe("2024-05-06");
+    expect((await ok(["fill", "#editor", "rich text"])).value_ok).toBe(true);
+    expect(await js(`document.getElementById("editor").innerText`)).toBe("rich text");
+
+    expect((await fails(["fill", "#fixed", "x"], "unsupported")).data.reason).toBe("read_only");
+    const notText = await fails(["fill", "#terms", "x"], "invalid_params");
+    expect(notText.data.reason).toBe("not_editable");
+    expect(notText.hint).toContain("check");
+  });
+
+  test("a React-like controlled input keeps the filled value and its state sees it", async () => {
+    await page("act-form.html");
+    // The fixture is honest: a value set behind the component's back is lost at its next render.
+    expect(await js(`(() => { const c = document.getElementById("controlled"); c.value = "sneaky"; rerender(); return c.value; })()`)).toBe("");
+
+    const r = await ok(["fill", "#controlled", "Grace Hopper"]);
+    expect(r).toMatchObject({ value_ok: true, effect: { kind: "dom_changed" } });
+    expect(await js(`rerender(), [appState.name, document.getElementById("controlled").value]`)).toEqual(["Grace Hopper", "Grace Hopper"]);
+
+    // a component that transforms what is typed: the read-back says what the field really holds
+    expect(await ok(["fill", "#shout", "quiet please"])).toMatchObject({ value_ok: false, actual: "QUIET PLEASE" });
+  });
+
+  test("fill --value-file - takes the secret from stdin; it appears in no output or log", async () => {
+    await page("act-form.html");
+    const secret = "correct-horse-battery-staple";
+    const r = await run(["fill", "#password", "--value-file", "-"], { stdin: `${secret}\n` });
+    expect(r.code).toBe(0);
+    expect(r.json.result.value_ok).toBe(true);
+    expect(await js(`document.getElementById("password").value`)).toBe(secret);
+    // a mismatch on a secret field is masked
+    const masked = await run(["fill", "#password", "--value-file", "-"], { stdin: "x".repeat(600_000) });
+    expect(masked.json.result.value_ok).toBe(true);
+    const logs = await w.bsk(["logs", "-n", "1000"]);
+    expect(logs.stdout + r.stdout + r.stderr).not.toContain(secret);
+  });
+
+  test("select by value and by label; single and multiple rules", async () => {
+    await page("act-form.html");
+    expect((await ok(["select", "#country", "fr"])).selected).toEqual([{ value: "fr", label: "France" }]);
+    expect((await ok(["select", "#country", "Germany"])).selected).toEqual([{ value: "de", label: "Germany" }]);
+    expect((await ok(["select", "#country", "--value", "Washington, D.C."])).selected).toEqual([{ value: "dc", label: "Washington, D.C." }]);
+    expect(await js(`document.getElementById("country").value`)).toBe("dc");
+    // the page hears it as a choice: input then change
+    expect(await js(`events.filter((e) => e.startsWith("country:")).slice(-2)`)).toEqual(["country:input:synthetic", "country:change:synthetic"]);
+
+    const multi = await ok(["select", "#toppings", "--value", "cheese", "--value", "Basil"]);
+    expect(multi.selected.map((o: any) => o.value)).toEqual(["cheese", "basil"]);
+    expect(await js(`[...document.getElementById("toppings").selectedOptions].map((o) => o.value)`)).toEqual(["cheese", "basil"]);
+
+    expect((await fails(["select", "#country", "de", "--value", "fr"], "invalid_params")).data.reason).toBe("not_multiple");
+    const missing = await fails(["select", "#country", "Narnia"], "not_found");
+    expect(missing.hint).toContain("France");
+    expect((await fails(["select", "#country", "Atlantis"], "unsupported")).data.reason).toBe("option_disabled");
+    expect((await fails(["select", "#name", "x"], "invalid_params")).data.reason).toBe("not_select");
+  });
+
+  test("check and uncheck: checkbox, a styled checkbox behind its label, radio, switch", async () => {
+    await page("act-form.html");
+    expect(await ok(["check", "#terms"])).toMatchObject({ checked: true, target: { role: "checkbox", name: "I agree" } });
+    // already checked: nothing is clicked
+    expect(await ok(["check", "#terms"])).toMatchObject({ checked: true, effect: { kind: "none" } });
+    expect((await ok(["uncheck", "#terms"])).checked).toBe(false);
+    expect(await js(`events.filter((e) => e === "terms:change").length`)).toBe(2);
+
+    expect((await ok(["check", "#fancy"])).checked).toBe(true);
+    expect(await js(`document.getElementById("fancy").checked`)).toBe(true);
+
+    expect((await ok(["check", "#size-l"])).checked).toBe(true);
+    expect((await fails(["uncheck", "#size-l"], "invalid_params")).data.reason).toBe("radio_uncheck");
+    expect((await ok(["check", "#size-s"])).checked).toBe(true);
+    expect(await js(`document.getElementById("size-l").checked`)).toBe(false);
+
+    expect(await ok(["check", "#toggle"])).toMatchObject({ checked: true, target: { role: "switch" }, effect: { kind: "dom_changed" } });
+    expect((await fails(["check", "#name"], "invalid_params")).data.reason).toBe("not_checkable");
+  });
+
+  test("keys: Ctrl+A then type replaces the text; Enter submits the form and the effect is the navigation", async () => {
+    await page("act-form.html");
+    await ok(["fill", "#name", "old text"]);
+    expect((await ok(["press", "Ctrl+A", "--target", "#name"])).target).toMatchObject({ role: "textbox", name: "Name" });
+    await ok(["type", "New Name!"]);
+    expect(await js(`document.getElementById("name").value`)).toBe("New Name!");
+    // key by key: a keydown per character
+    expect(await js(`events.filter((e) => e === "name:keydown").length`)).toBeGreaterThanOrEqual("New Name!".length);
+    await ok(["type", " 中文😀", "--target", "#name"]);
+    expect(await js(`document.getElementById("name").value`)).toBe("New Name! 中文😀");
+
+    const submitted = await ok(["press", "Enter"]);
+    expect(submitted.effect).toMatchObject({ kind: "navigated", navigation: { status: 200 } });
+    expect(submitted.effect.navigation.url).toContain("/echo-title/Submitted?name=New+Name");
+    expect(await js("document.title")).toBe("Submitted");
+
+    expect((await fails(["press", "Hyper+Q"], "invalid_params")).hint).toContain("Ctrl+A");
+  });
+});
+
+describe("targets", () => {
+  test("duplicate buttons: by selector and by ref, the right row opens", async () => {
+    await page("act-table.html");
+    const byCss = await ok(["click", "tr:nth-child(2) button"]);
+    expect(byCss).toMatchObject({ target: { role: "button", name: "View" }, effect: { kind: "dom_changed", dom_changed: true } });
+    expect(await js(`document.getElementById("opened").textContent`)).toBe("Opened: Grace");
+
+    const ref = await refFor(`[in: row "Linus"]`);
+    const byRef = await ok(["click", ref]);
+    expect(byRef.target).toEqual({ ref, role: "button", name: "View" });
+    expect(await js(`document.getElementById("opened").textContent`)).toBe("Opened: Linus");
+
+    expect((await fails(["click", "button"], "invalid_params")).data.reason).toBe("ambiguous_selector");
+    expect((await fails(["click", "#no-such-thing"], "not_found")).data.reason).toBe("selector_not_found");
+  });
+
+  test("a ref kept across a navigation is stale: nothing is clicked", async () => {
+    await page("act-table.html");
+    await js(`localStorage.removeItem("act-count")`);
+    const ref = await refFor(`button "Count"`);
+    await ok(["click", ref]);
+    expect(await js(`localStorage.getItem("act-count")`)).toBe("1");
+    await page("act-table.html");
+    const stale = await fails(["click", ref], "stale_ref");
+    expect(stale.message).toContain("nothing was done");
+    expect(await js(`[document.getElementById("clicks").textContent, localStorage.getItem("act-count")]`)).toEqual(["0", "1"]);
+  });
+
+  test("a covered button is element_obscured, naming the overlay; a sliding one is clicked once it settles", async () => {
+    await page("act-overlay.html");
+    const covered = await fails(["click", "#buy"], "element_obscured");
+    expect(covered.message).toContain("div#overlay");
+    expect(covered.data.covered_by.selector).toBe("div#overlay.overlay.backdrop");
+    expect(await js(`document.getElementById("bought").textContent`)).toBe("not bought");
+    await ok(["click", "#dismiss"]);
+    expect((await ok(["click", "#buy"])).effect.kind).toBe("dom_changed");
+    expect(await js(`document.getElementById("bought").textContent`)).toBe("bought");
+
+    await js("slideIn()");
+    await ok(["click", "#sliding"]);
+    expect(await js(`document.getElementById("slid").textContent`)).toBe("clicked");
+  });
+
+  test("a disabled button and a hidden link are refused before any input", async () => {
+    await page("act-form.html");
+    expect((await fails(["click", "#save"], "unsupported")).data.reason).toBe("element_disabled");
+    await page("act-hover.html");
+    expect((await fails(["click", "#tea"], "not_found")).data.reason).toBe("not_visible");
+  });
+});
+
+describe("effects", () => {
+  test("navigated with status, new tab (owned), dom changed, none, same-document", async () => {
+    await page("act-effects.html");
+    expect((await ok(["click", "#nothing"])).effect).toEqual({ kind: "none", dom_changed: false });
+    expect((await ok(["click", "#change"])).effect).toEqual({ kind: "dom_changed", dom_changed: true });
+    const spa = await ok(["click", "#spa"]);
+    expect(spa.effect).toMatchObject({ kind: "navigated", dom_changed: false, navigation: { status: null } });
+    expect(spa.effect.navigation.url).toEndWith("#section-2");
+
+    const next = await ok(["click", "#next"]);
+    expect(next.effect).toEqual({ kind: "navigated", dom_changed: true, navigation: { url: w.fixtures.url("/echo-title/Next"), status: 200 } });
+    await page("act-effects.html");
+    expect((await ok(["click", "#missing"])).effect.navigation).toEqual({ url: w.fixtures.url("/status/404"), status: 404 });
+
+    await page("act-effects.html");
+    const opened = await ok(["click", "#newtab"]);
+    expect(opened.effect.kind).toBe("new_tab");
+    expect(opened.effect.new_tab_ids).toHaveLength(1);
+    const popup = await ok(["click", "#popup"]);
+    expect(popup.effect.kind).toBe("new_tab");
+    const tabs = (await ok(["tab", "list"])).tabs;
+    for (const id of [...opened.effect.new_tab_ids, ...popup.effect.new_tab_ids]) {
+      expect(tabs.find((t: any) => t.tab_id === id)).toMatchObject({ owner: "session", ownership: "opened" });
+      await ok(["tab", "close", String(id)]);
+    }
+  });
+
+  test("a click whose navigation is still on its way waits for the commit, and reports it", async () => {
+    await page("act-effects.html");
+    const clicking = ok(["click", "#slow"]);
+    await w.fixtures.seen("/hold/slow-nav");
+    w.fixtures.release("slow-nav");
+    const r = await clicking;
+    expect(r.effect).toMatchObject({ kind: "navigated", navigation: { url: w.fixtures.url("/hold/slow-nav"), status: 200 } });
+  });
+});
+
+describe("dialogs", () => {
+  test("a click that opens confirm() returns effect dialog; the next action is dialog_pending until answered", async () => {
+    await page("act-dialogs.html");
+    const clicked = await ok(["click", "#confirm"]);
+    expect(clicked.effect).toMatchObject({ kind: "dialog", dialog: { type: "confirm", message: "Delete everything?" } });
+
+    const pending = await fails(["click", "#alert"], "dialog_pending", 6);
+    expect(pending.data).toMatchObject({ type: "confirm", message: "Delete everything?" });
+    expect(pending.hint).toContain("bsk dialog accept");
+    await fails(["evaluate", "1"], "dialog_pending", 6);
+    expect(await ok(["dialog", "status"])).toMatchObject({ open: true, dialog: { type: "confirm", message: "Delete everything?" } });
+    expect((await fails(["dialog", "accept", "--text", "x"], "invalid_params")).message).toContain("prompt");
+
+    expect(await ok(["dialog", "accept"])).toMatchObject({ accepted: true, dialog: { type: "confirm" } });
+    expect(await js(`document.getElementById("result").textContent`)).toBe("deleted");
+    expect(await ok(["dialog", "status"])).toMatchObject({ open: false, dialog: null });
+    expect((await fails(["dialog", "dismiss"], "not_found")).data.reason).toBe("no_dialog");
+
+    await ok(["click", "#confirm"]);
+    await ok(["dialog", "dismiss"]);
+    expect(await js(`document.getElementById("result").textContent`)).toBe("kept");
+  });
+
+  test("alert, prompt with --text, a dialog opened by evaluate, and beforeunload", async () => {
+    await page("act-dialogs.html");
+    expect((await ok(["click", "#alert"])).effect.dialog).toEqual({ type: "alert", message: "Saved!" });
+    await ok(["dialog", "accept"]);
+    expect(await js(`document.getElementById("result").textContent`)).toBe("alerted");
+
+    expect((await ok(["click", "#prompt"])).effect.dialog).toEqual({ type: "prompt", message: "Your name?" });
+    expect((await ok(["dialog", "status"])).dialog.default_prompt).toBe("anonymous");
+    await ok(["dialog", "accept", "--text", "Ada"]);
+    expect(await js(`document.getElementById("result").textContent`)).toBe("name: Ada");
+    await ok(["click", "#prompt"]);
+    await ok(["dialog", "dismiss"]);
+    expect(await js(`document.getElementById("result").textContent`)).toBe("name: null");
+
+    // the agent's own script opened it: the call returns instead of hanging
+    expect((await fails(["evaluate", `alert("from script")`], "dialog_pending", 6)).data.message).toBe("from script");
+    await ok(["dialog", "accept"]);
+
+    await ok(["click", "#guard"]);
+    const leaving = await ok(["click", "#leave"]);
+    expect(leaving.effect).toMatchObject({ kind: "dialog", dialog: { type: "beforeunload" } });
+    await ok(["dialog", "accept"]);
+    expect((await ok(["wait-for", "--url", "*/echo-title/Left"])).title).toBe("Left");
+  });
+});
+
+describe("pointer", () => {
+  test("drag and drop: HTML5 draggable onto a drop zone, and a pointer-based sortable", async () => {
+    await page("act-dnd.html");
+    const dropped = await ok(["drag", "#apple", "#bin"]);
+    expect(dropped.dropped_on).toMatchObject({ name: "Basket" });
+    expect(await js(`document.getElementById("dropped").textContent`)).toBe("dropped apple");
+    expect(await js(`document.getElementById("apple").parentElement.id`)).toBe("bin");
+
+    await ok(["drag", "#sortable li:nth-child(1)", "#sortable li:nth-child(3)"]);
+    expect(await js(`document.getElementById("order").textContent`)).toBe("two,three,one");
+  });
+
+  test("hover reveals a hover-only menu, and the pointer stays for the next click", async () => {
+    await page("act-hover.html");
+    const hovered = await ok(["hover", "#menu"]);
+    expect(hovered.effect.kind).toBe("dom_changed");
+    expect(await js(`getComputedStyle(document.querySelector("#menu .sub")).display`)).toBe("block");
+    const clicked = await ok(["click", "#tea"]);
+    expect(clicked.effect).toMatchObject({ kind: "navigated", navigation: { status: 200 } });
+    expect(await js("document.title")).toBe("Tea");
+  });
+
+  test("scroll-to, a button inside a nested scroller, the wheel, focus and blur", async () => {
+    await page("act-scroll.html");
+    const far = await ok(["scroll-to", "#far"]);
+    const viewport = await js("[innerWidth, innerHeight, scrollY]");
+    expect(viewport[2]).toBeGreaterThan(1000);
+    expect(far.box.y).toBeGreaterThanOrEqual(0);
+    expect(far.box.y + far.box.height).toBeLessThanOrEqual(viewport[1]);
+
+    await ok(["click", "#deep"]);
+    expect(await js(`[document.getElementById("clicked").textContent, document.getElementById("box").scrollTop > 0]`)).toEqual(["deep", true]);
+
+    await page("act-scroll.html");
+    const wheeled = await ok(["wheel", "--dy", "400"]);
+    expect(wheeled.scroll.y).toBeGreaterThan(0);
+    expect(wheeled.scroll.y).toBe(await js("scrollY"));
+
+    await ok(["focus", "#focusme"]);
+    expect(await js(`document.activeElement.id`)).toBe("focusme");
+    expect((await ok(["blur", "#focusme"])).was_focused).toBe(true);
+    expect((await ok(["blur", "#focusme"])).was_focused).toBe(false);
+    expect(await js("focusLog")).toEqual(["focus", "blur"]);
+    expect((await fails(["focus", "h1"], "unsupported")).data.reason).toBe("not_focusable");
+  });
+
+  test("a canvas: click at a point, right click, and a stroke with mouse down, move, up", async () => {
+    await page("act-canvas.html");
+    await ok(["click", "--x", "100", "--y", "50"]);
+    await ok(["click", "--x", "120", "--y", "60", "--button", "right"]);
+    expect(await js("clicks")).toEqual([
+      [100, 50, 0],
+      [120, 60, 2],
+    ]);
+    await ok(["mouse", "down", "--x", "10", "--y", "10"]);
+    await ok(["mouse", "move", "--x", "110", "--y", "110", "--steps", "5"]);
+    await ok(["mouse", "up", "--x", "110", "--y", "110"]);
+    const strokes = await js("strokes");
+    expect(strokes).toHaveLength(3);
+    const stroke = strokes[2];
+    expect(stroke[0]).toEqual([10, 10]);
+    expect(stroke.length).toBeGreaterThanOrEqual(6);
+    expect(stroke.at(-1)).toEqual([110, 110]);
+    expect((await fails(["click", "#pad", "--x", "1", "--y", "1"], "invalid_params")).message).toContain("not both");
+  });
+});
+
+describe("evaluate in frames", () => {
+  test("--frame runs in the iframe's own page, same-site and cross-site", async () => {
+    // navigate waits for the load event, which waits for both iframes
+    await page("act-frames.html");
+    expect(await ok(["evaluate", "location.href", "--frame", "#same"])).toMatchObject({ value: w.fixtures.url("/echo-title/Inner%20same") });
+    await ok(["evaluate", "window.marker = 42", "--frame", "#same"]);
+    expect(await js(`document.getElementById("same").contentWindow.marker`)).toBe(42);
+
+    const cross = await ok(["evaluate", "[location.href, document.title]", "--frame", "#cross"]);
+    expect(cross.value).toEqual([w.fixtures.crossUrl("/echo-title/Inner%20cross"), "Inner cross"]);
+    const thrown = await fails(["evaluate", "throw new Error('inner boom')", "--frame", "#cross"], "evaluation_failed");
+    expect(thrown.message).toContain("inner boom");
+    expect((await fails(["evaluate", "1", "--frame", "h1"], "invalid_params")).data.reason).toBe("not_a_frame");
+  });
+});
+
+describe("waits", () => {
+  test("wait-for an element's state and for text, each change made when the test releases it", async () => {
+    await page("act-wait.html");
+    // Nothing changes until released: a short wait times out first.
+    await fails(["wait-for", "--target", "#panel", "--state", "visible", "--timeout", "300ms"], "timeout", 4);
+
+    const cases: [string, string, string[]][] = [
+      ["show", "showPanel", ["--target", "#panel", "--state", "visible"]],
+      ["hide", "hidePanel", ["--target", "#panel", "--state", "hidden"]],
+      ["late", "addLate", ["--target", "#late", "--state", "attached"]],
+      ["spin", "dropSpinner", ["--target", "#spinner", "--state", "detached"]],
+      ["text", "showPanel", ["--text", "Results are ready"]],
+      ["gone", "hidePanel", ["--text-gone", "Results are ready"]],
+    ];
+    for (const [key, fn, args] of cases) {
+      await js(`afterHold(${JSON.stringify(key)}, ${JSON.stringify(fn)}), 1`);
+      await w.fixtures.seen(`/hold/${key}`);
+      const waiting = ok(["wait-for", ...args, "--timeout", "10s"]);
+      w.fixtures.release(key);
+      const r = await waiting;
+      expect(r.matched).toBe(args[0] === "--target" ? "element" : args[0] === "--text" ? "text" : "text_gone");
+    }
+    // already true: answered at once
+    expect((await ok(["wait-for", "--target", "#spinner", "--state", "detached"])).matched).toBe("element");
+    // a ref whose element is gone never comes back
+    await page("act-table.html");
+    const ref = await refFor(`button "Count"`);
+    await js(`document.getElementById("count").remove()`);
+    await fails(["wait-for", "--target", ref, "--state", "visible"], "stale_ref");
+    expect((await ok(["wait-for", "--target", ref, "--state", "detached"])).matched).toBe("element");
+  });
+
+  test("wait is bounded and cut by --timeout", async () => {
+    const waited = await w.ok(["wait", "200ms"]);
+    expect(waited.waited_ms).toBeGreaterThanOrEqual(195);
+    const started = performance.now();
+    const cut = await w.bsk(["wait", "20s", "--timeout", "300ms", "--json"]);
+    expect(cut.code).toBe(4);
+    expect(cut.json.error.code).toBe("timeout");
+    expect(performance.now() - started).toBeLessThan(5000);
+    const tooLong = await w.bsk(["wait", "6m", "--json"]);
+    expect(tooLong.json.error.code).toBe("invalid_params");
+  });
+});
