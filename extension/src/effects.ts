@@ -41,10 +41,22 @@ export function installDomProbe(node: Node): void {
   const g = globalThis as any;
   g.__bskMut?.stop();
   const INPUT = ["mousedown", "mouseup", "click", "contextmenu", "keydown", "keyup", "input", "wheel", "drop"];
+  let seen = false;
+  let ended = false;
   const onInput = () => {
     unlisten();
-    requestAnimationFrame(() => state.framed());
+    seen = true;
   };
+  // Frames keep coming while armed, so the one after the input starts on the next vsync (a renderer that has to
+  // start asking for frames again answers a frame later).
+  const tick = () => {
+    if (ended) return;
+    if (seen) {
+      ended = true;
+      state.framed();
+    } else requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
   const unlisten = () => {
     for (const t of INPUT) removeEventListener(t, onInput, true);
   };
@@ -57,6 +69,7 @@ export function installDomProbe(node: Node): void {
     frame: null as unknown as Promise<void>,
     framed: () => {},
     stop: () => {
+      ended = true;
       unlisten();
       state.mo.disconnect();
     },
