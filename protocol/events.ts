@@ -17,6 +17,17 @@ export const EVENTS = {
   "tab.closed": () => z.object({ session_id: z.string(), tab_id: z.number().int() }),
   "navigation": () =>
     z.object({ session_id: z.string(), tab_id: z.number().int(), url: z.string(), cause: z.string().optional() }),
+  /** A JavaScript dialog opened in a session's tab: page actions fail with dialog_pending until it is answered. */
+  "dialog.opened": () =>
+    z.object({
+      session_id: z.string(),
+      tab_id: z.number().int(),
+      type: z.enum(["alert", "confirm", "prompt", "beforeunload"]),
+      message: z.string(),
+      url: z.string(),
+    }),
+  /** The dialog was answered, by the agent (bsk dialog) or by the person. */
+  "dialog.closed": () => z.object({ session_id: z.string(), tab_id: z.number().int(), accepted: z.boolean() }),
 } as const;
 
 export type EventName = keyof typeof EVENTS;

@@ -6,9 +6,9 @@
  * The same call arms the DOM-change observer of effects.ts, so arming costs no extra round trip.
  */
 import { BskError } from "../../protocol/errors.ts";
-import { mainFrameId } from "./cdp.ts";
+import { mainFrameId, sendTo } from "./cdp.ts";
 import { installDomProbe } from "./effects.ts";
-import { frameOffset } from "./frames.ts";
+import { frameOffset, listFrames } from "./frames.ts";
 import { callOn } from "./page-call.ts";
 import type { ResolvedTarget } from "./refs/target.ts";
 
@@ -218,17 +218,53 @@ function refused(rt: ResolvedTarget, r: Exclude<PageReply, { ok: true }>): BskEr
   }
 }
 
+interface DescribedNode {
+  node: { localName?: string; frameId?: string; attributes?: string[] };
+}
+
+/**
+ * For an element inside an iframe, the page's own hit test sees only its frame; what covers the iframe itself lives
+ * in a parent. The tab's hit test at the top-level point must land in the element's frame (same-process frames are
+ * hit-tested through) or on the owner of a frame on the way to it (an out-of-process iframe), else that covers it.
+ */
+async function coveredInParents(rt: ResolvedTarget, x: number, y: number, signal: AbortSignal): Promise<Covering | null> {
+  const hit = await sendTo<{ backendNodeId: number; frameId: string }>(
+    { tabId: rt.tabId },
+    "DOM.getNodeForLocation",
+    { x: Math.round(x), y: Math.round(y), includeUserAgentShadowDOM: false, ignorePointerEventsNone: true },
+    signal,
+  );
+  if (hit.frameId === rt.frameId) return null;
+  const frames = new Map((await listFrames(rt.tabId, signal)).map((f) => [f.frameId, f]));
+  const path = new Set<string>();
+  for (let id: string | undefined = rt.frameId; id && !path.has(id); id = frames.get(id)?.parentId) path.add(id);
+  const { node } = await sendTo<DescribedNode>({ tabId: rt.tabId }, "DOM.describeNode", { backendNodeId: hit.backendNodeId }, signal);
+  if (node.frameId && path.has(node.frameId)) return null;
+  const attrs = new Map<string, string>();
+  for (let i = 0; i + 1 < (node.attributes?.length ?? 0); i += 2) attrs.set(node.attributes![i]!, node.attributes![i + 1]!);
+  let selector = node.localName ?? "element";
+  if (attrs.get("id")) selector += `#${attrs.get("id")}`;
+  for (const c of (attrs.get("class") ?? "").split(/\s+/).filter(Boolean).slice(0, 3)) selector += `.${c}`;
+  return { role: "", name: attrs.get("aria-label") ?? "", selector };
+}
+
 /** Checks and prepares the element for an action; returns the point to act on in top-level coordinates. */
 export async function actionable(rt: ResolvedTarget, opts: ActOptions, signal: AbortSignal): Promise<Actionable> {
   const full: Required<ActOptions> = { scroll: true, visible: true, enabled: false, hitTest: false, probe: false, ...opts };
   const r = await callOn<PageReply>(rt, PAGE_FN, [full, STABLE_CAP_MS], signal);
   if (!("ok" in r)) throw refused(rt, r);
   let offset = rt.frameOffset;
+  const inChildFrame = rt.frameId !== (await mainFrameId(rt.tabId, signal));
   // Scrolling may have moved the frame itself inside its parent.
-  if (r.scrolled && rt.frameId !== (await mainFrameId(rt.tabId, signal))) offset = await frameOffset(rt.tabId, rt.frameId, signal);
-  return {
+  if (r.scrolled && inChildFrame) offset = await frameOffset(rt.tabId, rt.frameId, signal);
+  const at = {
     x: r.x + offset.x,
     y: r.y + offset.y,
     box: { x: r.box.x + offset.x, y: r.box.y + offset.y, width: r.box.width, height: r.box.height },
   };
+  if (full.hitTest && inChildFrame) {
+    const cover = await coveredInParents(rt, at.x, at.y, signal);
+    if (cover) throw refused(rt, { error: "obscured", by: cover });
+  }
+  return at;
 }

@@ -7,7 +7,9 @@
  */
 import { BskError } from "../../protocol/errors.ts";
 import { tapCdp } from "./cdp.ts";
+import { emit } from "./outbox.ts";
 import type { CdpTarget } from "./refs/target.ts";
+import { ownerOfTab } from "./sessions.ts";
 
 export type DialogType = "alert" | "confirm" | "prompt" | "beforeunload";
 
@@ -40,10 +42,14 @@ export function installDialogTracking(): void {
         };
         if (d.type === "prompt") d.default_prompt = String(p.defaultPrompt ?? "");
         open.set(source.tabId, d);
+        const owner = ownerOfTab(source.tabId);
+        if (owner) emit("dialog.opened", { session_id: owner.session.session_id, tab_id: source.tabId, type: d.type, message: d.message, url: d.url });
         for (const fn of [...(listeners.get(source.tabId) ?? [])]) fn(d);
       } else if (method === "Page.javascriptDialogClosed") {
         const d = open.get(source.tabId);
         if (d && (d.target.sessionId ?? "") === (source.sessionId ?? "")) open.delete(source.tabId);
+        const owner = ownerOfTab(source.tabId);
+        if (owner) emit("dialog.closed", { session_id: owner.session.session_id, tab_id: source.tabId, accepted: p.result === true });
       }
     },
     onDetach(tabId) {

@@ -49,14 +49,17 @@ export function installDomProbe(node: Node): void {
   };
   // Frames keep coming while armed, so the one after the input starts on the next vsync (a renderer that has to
   // start asking for frames again answers a frame later).
+  let frames = 0;
   const tick = () => {
     if (ended) return;
     if (seen) {
       ended = true;
       state.framed();
-    } else requestAnimationFrame(tick);
+    } else if (++frames < 120) requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
+  // An action that fails after arming never reads the probe: it winds itself down.
+  setTimeout(() => state.stop(), 60_000);
   const unlisten = () => {
     for (const t of INPUT) removeEventListener(t, onInput, true);
   };

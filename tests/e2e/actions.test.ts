@@ -368,10 +368,30 @@ describe("evaluate in frames", () => {
     expect(await js(`document.getElementById("same").contentWindow.marker`)).toBe(42);
 
     const cross = await ok(["evaluate", "[location.href, document.title]", "--frame", "#cross"]);
-    expect(cross.value).toEqual([w.fixtures.crossUrl("/echo-title/Inner%20cross"), "Inner cross"]);
+    expect(cross.value).toEqual([w.fixtures.crossUrl("/act-frame-inner.html"), "Inner cross"]);
+    // by the iframe's ref from a snapshot, as an agent would
+    const frameRef = await refFor(`iframe "Other site"`);
+    expect((await ok(["evaluate", "document.title", "--frame", frameRef])).value).toBe("Inner cross");
     const thrown = await fails(["evaluate", "throw new Error('inner boom')", "--frame", "#cross"], "evaluation_failed");
     expect(thrown.message).toContain("inner boom");
     expect((await fails(["evaluate", "1", "--frame", "h1"], "invalid_params")).data.reason).toBe("not_a_frame");
+  });
+
+  test("inside a cross-site iframe: a click lands; covering the iframe from its parent is element_obscured", async () => {
+    await page("act-frames.html");
+    const button = await refFor(`button "Inner button"`);
+    expect(await ok(["click", button])).toMatchObject({ target: { ref: button, role: "button", name: "Inner button" }, effect: { kind: "dom_changed" } });
+    expect((await ok(["evaluate", "document.getElementById('pressed').textContent", "--frame", "#cross"])).value).toBe("1");
+    await js(`(() => {
+      const r = document.getElementById("cross").getBoundingClientRect();
+      const d = document.createElement("div");
+      d.id = "cover";
+      d.style.cssText = \`position:absolute;left:\${r.left + scrollX}px;top:\${r.top + scrollY}px;width:\${r.width}px;height:\${r.height}px;background:#fff\`;
+      document.body.append(d);
+    })()`);
+    const covered = await fails(["click", button], "element_obscured");
+    expect(covered.data.covered_by.selector).toBe("div#cover");
+    expect((await ok(["evaluate", "document.getElementById('pressed').textContent", "--frame", "#cross"])).value).toBe("1");
   });
 });
 
