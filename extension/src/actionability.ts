@@ -46,7 +46,7 @@ interface Covering {
 }
 
 type PageReply =
-  | { ok: true; x: number; y: number; box: Box; scrolled: boolean }
+  | { ok: true; x: number; y: number; box: Box; scrolled: boolean; then?: unknown }
   | { error: "detached" | "not_visible" | "disabled" | "not_stable" }
   | { error: "obscured"; by: Covering };
 
@@ -176,6 +176,25 @@ async function checkInPage(this: Element, opts: Required<ActOptions>, stableCapM
 
 const PAGE_FN = `function(opts, capMs) { return (${checkInPage.toString()}).call(this, opts, capMs, ${installDomProbe.toString()}); }`;
 
+/**
+ * Page work to do in the same call once the element passed the checks (saves a round trip): `fn` runs with
+ * `this` = the element, the DOM-probe installer and `args`, and returns a JSON string.
+ */
+export interface Then {
+  fn: Function;
+  args: unknown[];
+}
+
+const withThen = (then: Then) => `function (opts, capMs, args) {
+  const install = ${installDomProbe.toString()};
+  return (${checkInPage.toString()}).call(this, opts, capMs, install).then((r) => {
+    const v = JSON.parse(r);
+    if (!v.ok) return r;
+    v.then = JSON.parse((${then.fn.toString()}).call(this, install, ...args));
+    return JSON.stringify(v);
+  });
+}`;
+
 export function describeCovering(c: Covering): string {
   return c.name ? `${c.role || c.selector} ${JSON.stringify(c.name)}` : c.selector;
 }
@@ -249,9 +268,11 @@ async function coveredInParents(rt: ResolvedTarget, x: number, y: number, signal
 }
 
 /** Checks and prepares the element for an action; returns the point to act on in top-level coordinates. */
-export async function actionable(rt: ResolvedTarget, opts: ActOptions, signal: AbortSignal): Promise<Actionable> {
+export async function actionable(rt: ResolvedTarget, opts: ActOptions, signal: AbortSignal, then?: Then): Promise<Actionable & { then?: unknown }> {
   const full: Required<ActOptions> = { scroll: true, visible: true, enabled: false, hitTest: false, probe: false, ...opts };
-  const r = await callOn<PageReply>(rt, PAGE_FN, [full, STABLE_CAP_MS], signal);
+  const r = then
+    ? await callOn<PageReply>(rt, withThen(then), [full, STABLE_CAP_MS, then.args], signal)
+    : await callOn<PageReply>(rt, PAGE_FN, [full, STABLE_CAP_MS], signal);
   if (!("ok" in r)) throw refused(rt, r);
   let offset = rt.frameOffset;
   const inChildFrame = rt.frameId !== (await mainFrameId(rt.tabId, signal));
@@ -266,5 +287,5 @@ export async function actionable(rt: ResolvedTarget, opts: ActOptions, signal: A
     const cover = await coveredInParents(rt, at.x, at.y, signal);
     if (cover) throw refused(rt, { error: "obscured", by: cover });
   }
-  return at;
+  return then ? { ...at, then: r.then } : at;
 }

@@ -18,7 +18,16 @@ export type ActionEffect = Result<"click">["effect"];
  * Where the page-side mutation observer lives: bsk's isolated world of the acted-on document, named by a context
  * or by an object in it (the acted-on element).
  */
-export type DomProbe = { target: CdpTarget; contextId: number } | { target: CdpTarget; objectId: string };
+export type DomProbe = { target: CdpTarget; contextId: number } | ElementProbe;
+
+/** A probe named by the acted-on element; `after` (a function's source, `this` = the element, returning a JSON
+ * string) runs in the same page call right after the frame, and its parsed answer lands in `read`. */
+export interface ElementProbe {
+  target: CdpTarget;
+  objectId: string;
+  after?: string;
+  read?: unknown;
+}
 
 /** Waits for a navigation that has started to commit at most this long; a slower one is reported as started. */
 const NAV_COMMIT_CAP_MS = 5000;
@@ -230,16 +239,32 @@ export class EffectWatch {
   /** One animation frame in the acted-on document; returns whether the DOM changed (null: unknown). */
   private async frame(probe: DomProbe | null, signal: AbortSignal): Promise<boolean | null> {
     if (!probe) return null;
+    const after = "objectId" in probe ? probe.after : undefined;
     const evaluate = (expression: string, awaitPromise: boolean) =>
       ("objectId" in probe
         ? sendTo(
             probe.target,
             "Runtime.callFunctionOn",
-            { objectId: probe.objectId, functionDeclaration: `function () { return ${expression}; }`, awaitPromise, returnByValue: true },
+            {
+              objectId: probe.objectId,
+              functionDeclaration: after
+                ? `function () { const after = ${after}; return Promise.resolve(${expression}).then((dom) => JSON.stringify([dom, after.call(this)])); }`
+                : `function () { return ${expression}; }`,
+              awaitPromise,
+              returnByValue: true,
+            },
             signal,
           )
         : sendTo(probe.target, "Runtime.evaluate", { expression, contextId: probe.contextId, awaitPromise, returnByValue: true }, signal)
-      ).then((r) => (typeof r?.result?.value === "boolean" ? (r.result.value as boolean) : null));
+      ).then((r) => {
+        let v: unknown = r?.result?.value;
+        if (after && typeof v === "string") {
+          const [dom, read] = JSON.parse(v) as [unknown, string];
+          (probe as ElementProbe).read = JSON.parse(read);
+          v = dom;
+        }
+        return typeof v === "boolean" ? v : null;
+      });
     try {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), FRAME_CAP_MS)));
@@ -298,7 +323,8 @@ export class EffectWatch {
       if (this.committed) navigation = { url: this.committed.url, status: null };
       else if (this.sameDocUrl !== null) navigation = { url: this.sameDocUrl, status: null };
       // Started and still on its way (a slow server): reported as started, status unknown.
-      else if (this.started && !this.ended && this.requestedUrl) navigation = { url: this.requestedUrl, status: null };
+      // (A navigation that turned into a download is the download.)
+      else if (this.started && !this.ended && !this.download && this.requestedUrl) navigation = { url: this.requestedUrl, status: null };
     }
     return this.report(dom, navigation);
   }

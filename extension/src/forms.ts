@@ -17,7 +17,7 @@ const withProbe = (fn: Function) => `function (...args) { return (${fn.toString(
 
 export type FillPrep = { mode: "type" | "set"; empty: boolean } | { error: "not_editable"; kind: string } | { error: "disabled" | "readonly" };
 
-function prepareFillInPage(this: Element, installProbe: (n: Node) => void): string {
+export function prepareFillInPage(this: Element, installProbe: (n: Node) => void): string {
   const el = this as HTMLElement;
   const out = (v: unknown) => JSON.stringify(v);
   const SET = ["date", "time", "datetime-local", "month", "week", "color", "range"];
@@ -69,17 +69,12 @@ function readValueInPage(this: HTMLElement): string {
   return JSON.stringify({ value, secret });
 }
 
-export function prepareFill(rt: Call, signal: AbortSignal): Promise<FillPrep> {
-  return callOn<FillPrep>(rt, withProbe(prepareFillInPage), [], signal);
-}
-
 export function setValue(rt: Call, value: string, signal: AbortSignal): Promise<unknown> {
   return callOn(rt, setValueInPage.toString(), [value], signal);
 }
 
-export function readValue(rt: Call, signal: AbortSignal): Promise<{ value: string; secret: boolean }> {
-  return callOn(rt, readValueInPage.toString(), [], signal);
-}
+/** Read back after the settle, in the settle's own page call (effects.ts ElementProbe.after). */
+export const READ_VALUE_FN = readValueInPage.toString();
 
 // ---------------------------------------------------------------- select
 
@@ -91,7 +86,7 @@ export type SelectReply =
   | { error: "no_option"; wanted: string; options: string[] }
   | { error: "option_disabled"; wanted: string };
 
-function selectInPage(this: Element, installProbe: (n: Node) => void, wanted: string[]): string {
+export function selectInPage(this: Element, installProbe: (n: Node) => void, wanted: string[]): string {
   const out = (v: unknown) => JSON.stringify(v);
   const el = this;
   if (!(el instanceof HTMLSelectElement)) {
@@ -117,10 +112,6 @@ function selectInPage(this: Element, installProbe: (n: Node) => void, wanted: st
   el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
   el.dispatchEvent(new Event("change", { bubbles: true }));
   return out({ ok: true, selected: [...el.selectedOptions].map((o) => ({ value: o.value, label: norm(o.label) })) });
-}
-
-export function selectOptions(rt: Call, values: string[], signal: AbortSignal): Promise<SelectReply> {
-  return callOn<SelectReply>(rt, withProbe(selectInPage), [values], signal);
 }
 
 /** Options of an ARIA listbox matching the wanted values by visible text (as element handles, one call each). */

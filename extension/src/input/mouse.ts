@@ -91,7 +91,9 @@ export async function click(
 ): Promise<void> {
   const button = opts.button ?? "left";
   const modifiers = opts.modifiers ?? [];
-  const sent: Sent[] = [moveTo(tabId, x, y, modifiers, signal)];
+  const s = mouse(tabId);
+  // Already there (a repeated click): the press itself carries the position.
+  const sent: Sent[] = s.x === x && s.y === y && s.buttons === 0 ? [] : [moveTo(tabId, x, y, modifiers, signal)];
   for (let i = 1; i <= (opts.count ?? 1); i++) {
     sent.push(press(tabId, button, i, modifiers, signal), release(tabId, button, i, modifiers, signal));
   }

@@ -8,19 +8,19 @@ import { BskError } from "../../../protocol/errors.ts";
 import type { interactionMethods } from "../../../protocol/methods/interaction.ts";
 import { actedOn, actionable } from "../actionability.ts";
 import { mainFrameId, sendTo } from "../cdp.ts";
-import { isDialogPending } from "../dialogs.ts";
 import { drag, isDraggable } from "../drag.ts";
-import { armElementProbe, withEffect, type ActionEffect, type DomProbe } from "../effects.ts";
+import { armElementProbe, withEffect, type ActionEffect, type DomProbe, type ElementProbe } from "../effects.ts";
 import {
   checkState,
   fillRefused,
   FIRST_LABEL_FN,
   focusElement,
   LISTBOX_OPTION_FN,
-  prepareFill,
-  readValue,
-  selectOptions,
+  prepareFillInPage,
+  READ_VALUE_FN,
+  selectInPage,
   setValue,
+  type FillPrep,
   type SelectReply,
 } from "../forms.ts";
 import { frameContext } from "../frame-eval.ts";
@@ -236,20 +236,19 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   fill: async (p, { signal }) => {
     const { tabId } = await resolveTab(p);
     const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
-    await actionable(rt, {}, signal);
-    const prep = await prepareFill(rt, signal);
+    const prep = (await actionable(rt, {}, signal, { fn: prepareFillInPage, args: [] })).then as FillPrep;
     if ("error" in prep) throw fillRefused(rt, prep);
-    const effect = await withEffect(tabId, probeOf(rt), signal, async () => {
+    // The read-back rides on the settle's page call.
+    const probe: ElementProbe = { target: rt.cdp, objectId: rt.objectId, after: READ_VALUE_FN };
+    const effect = await withEffect(tabId, probe, signal, async () => {
       if (prep.mode === "set") return setValue(rt, p.value, signal);
       if (p.value !== "") return insertText(tabId, p.value, signal);
       if (!prep.empty) return pressChord(tabId, { modifiers: [], key: keyByName("Delete")! }, 1, signal);
     });
     const base = { tab_id: tabId, target: actedOn(rt), effect };
     if (effect.kind === "dialog") return { ...base, value_ok: false };
-    const read = await readValue(rt, signal).catch((err: unknown) => {
-      if (isDialogPending(err) || signal.aborted) throw err;
-      return null; // the field went away with its document
-    });
+    // Absent when the field went away with its document.
+    const read = probe.read as { value: string; secret: boolean } | undefined;
     if (!read) return { ...base, value_ok: false };
     const same = (a: string) => a.replace(/\u00a0/g, " ") === p.value.replace(/\u00a0/g, " ");
     if (same(read.value)) return { ...base, value_ok: true };
@@ -274,10 +273,10 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   select: async (p, { signal }) => {
     const { tabId } = await resolveTab(p);
     const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
-    await actionable(rt, {}, signal);
     let reply: SelectReply | undefined;
+    // Checked and chosen in one page call, after the watch is armed.
     const effect = await withEffect(tabId, probeOf(rt), signal, async () => {
-      reply = await selectOptions(rt, p.values, signal);
+      reply = (await actionable(rt, {}, signal, { fn: selectInPage, args: [p.values] })).then as SelectReply;
       if (!("ok" in reply) && !(reply.error === "not_select" && reply.listbox)) throw selectRefused(rt, reply);
     });
     if (reply && "ok" in reply) return { tab_id: tabId, target: actedOn(rt), effect, selected: reply.selected };
