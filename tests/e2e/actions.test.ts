@@ -167,6 +167,9 @@ describe("targets", () => {
     expect(byRef.target).toEqual({ ref, role: "button", name: "View" });
     expect(await js(`document.getElementById("opened").textContent`)).toBe("Opened: Linus");
 
+    expect((await ok(["dblclick", "h1"])).effect.kind).toBe("dom_changed");
+    expect(await js(`document.querySelector("h1").textContent`)).toBe("People (double-clicked)");
+
     expect((await fails(["click", "button"], "invalid_params")).data.reason).toBe("ambiguous_selector");
     expect((await fails(["click", "#no-such-thing"], "not_found")).data.reason).toBe("selector_not_found");
   });
@@ -226,8 +229,12 @@ describe("effects", () => {
     expect(opened.effect.new_tab_ids).toHaveLength(1);
     const popup = await ok(["click", "#popup"]);
     expect(popup.effect.kind).toBe("new_tab");
+    // a held modifier travels with the click: Ctrl+click opens the link in a new tab
+    const ctrl = await ok(["click", "#next", "--modifiers", "Control"]);
+    expect(ctrl.effect.kind).toBe("new_tab");
+    expect(await js("document.title")).toBe("Act effects");
     const tabs = (await ok(["tab", "list"])).tabs;
-    for (const id of [...opened.effect.new_tab_ids, ...popup.effect.new_tab_ids]) {
+    for (const id of [...opened.effect.new_tab_ids, ...popup.effect.new_tab_ids, ...ctrl.effect.new_tab_ids]) {
       expect(tabs.find((t: any) => t.tab_id === id)).toMatchObject({ owner: "session", ownership: "opened" });
       await ok(["tab", "close", String(id)]);
     }
