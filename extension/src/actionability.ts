@@ -100,7 +100,8 @@ async function checkInPage(this: Element, opts: Required<ActOptions>, stableCapM
         const t = (a.effect as KeyframeEffect | null)?.target;
         return a.playState === "running" && t instanceof Element && (t === el || t.contains(el) || (t.shadowRoot?.contains(el) ?? false));
       });
-    if (animating()) {
+    // A hidden document runs no frames to compare boxes across.
+    if (doc.visibilityState === "visible" && animating()) {
       const frame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
       const same = (a: DOMRect, b: DOMRect) => a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
       const until = performance.now() + stableCapMs;

@@ -345,6 +345,18 @@ describe("pointer", () => {
     expect((await fails(["focus", "h1"], "unsupported")).data.reason).toBe("not_focusable");
   });
 
+  test("input to a background tab: it is brought to the front of its window; the current tab stays", async () => {
+    await page("act-hover.html");
+    const current = (await ok(["tab", "list"])).current_tab_id;
+    const bg = await ok(["tab", "create", w.fixtures.url("/act-scroll.html"), "--background"]);
+    await ok(["tab", "select", String(current)]);
+    expect((await ok(["evaluate", "document.visibilityState", "--tab", String(bg.tab_id)])).value).toBe("hidden");
+    expect((await ok(["fill", "#focusme", "typed in the back", "--tab", String(bg.tab_id)])).value_ok).toBe(true);
+    expect((await ok(["hover", "#far", "--tab", String(bg.tab_id)])).target.name).toBe("Far button");
+    expect((await ok(["tab", "list"])).current_tab_id).toBe(current);
+    await ok(["tab", "close", String(bg.tab_id)]);
+  });
+
   test("a canvas: click at a point, right click, and a stroke with mouse down, move, up", async () => {
     await page("act-canvas.html");
     await ok(["click", "--x", "100", "--y", "50"]);

@@ -3,6 +3,7 @@
  * (refs/resolve.ts), checks it is actionable (actionability.ts), sends real CDP input (input/), and reports what it
  * acted on and the effect the browser reported (effects.ts).
  */
+import { browser } from "wxt/browser";
 import type { Result } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import type { interactionMethods } from "../../../protocol/methods/interaction.ts";
@@ -50,6 +51,17 @@ function targetOrPoint(p: { target?: string; x?: number; y?: number }): void {
   }
 }
 
+/**
+ * The tab an input action acts on, shown: a background tab renders no frames and has no focus, so hover, wheel and
+ * typed text would not reach it. Bringing it to the front of its own window (the Agent Window) is what a person
+ * would do; it does not change the session's current tab.
+ */
+async function inputTab(p: { session_id: string; tab_id?: number }): Promise<Awaited<ReturnType<typeof resolveTab>>> {
+  const r = await resolveTab(p);
+  if (!r.tab.active) await browser.tabs.update(r.tabId, { active: true });
+  return r;
+}
+
 /** An action at a viewport point: no element checks; the result names what was under the point. */
 async function atPointAction(tabId: number, x: number, y: number, signal: AbortSignal, input: () => Promise<unknown>): Promise<ActionResult> {
   const pt = await atPoint(tabId, x, y, signal);
@@ -73,7 +85,7 @@ async function pointerClick(
   signal: AbortSignal,
 ): Promise<ActionResult> {
   targetOrPoint(p);
-  const { tabId } = await resolveTab(p);
+  const { tabId } = await inputTab(p);
   if (p.target === undefined) return atPointAction(tabId, p.x!, p.y!, signal, () => click(tabId, p.x!, p.y!, opts, signal));
   const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
   return { tab_id: tabId, target: actedOn(rt), effect: await clickElement(rt, opts, signal) };
@@ -134,14 +146,23 @@ const SCROLL_SETTLED = `new Promise((resolve) => {
   requestAnimationFrame(tick);
 })`;
 
+/** rAF does not run in a hidden tab: past this the position is read as it is. */
+const SCROLL_SETTLE_CAP_MS = 2000;
+
 async function pageScroll(tabId: number, signal: AbortSignal): Promise<{ x: number; y: number }> {
   const world = await worldOf({ tabId }, await mainFrameId(tabId, signal), signal);
-  const r = await sendTo({ tabId }, "Runtime.evaluate", { expression: SCROLL_SETTLED, contextId: world.contextId, awaitPromise: true, returnByValue: true }, signal);
-  return JSON.parse(String(r.result?.value ?? '{"x":0,"y":0}'));
+  const read = (expression: string, awaitPromise: boolean) =>
+    sendTo({ tabId }, "Runtime.evaluate", { expression, contextId: world.contextId, awaitPromise, returnByValue: true }, signal).then(
+      (r) => JSON.parse(String(r.result?.value ?? '{"x":0,"y":0}')) as { x: number; y: number },
+    );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), SCROLL_SETTLE_CAP_MS)));
+  const settled = await Promise.race([read(SCROLL_SETTLED, true), late]).finally(() => clearTimeout(timer));
+  return settled ?? read(`JSON.stringify({ x: scrollX, y: scrollY })`, false);
 }
 
 async function setChecked(p: { session_id: string; tab_id?: number; target: string }, want: boolean, signal: AbortSignal) {
-  const { tabId } = await resolveTab(p);
+  const { tabId } = await inputTab(p);
   const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
   const state = await checkState(rt, signal);
   if ("error" in state) {
@@ -215,7 +236,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
 
   hover: async (p, { signal }) => {
     targetOrPoint(p);
-    const { tabId } = await resolveTab(p);
+    const { tabId } = await inputTab(p);
     // The move is aligned to the next frame; the settle waits for that frame anyway, so it is not awaited alone.
     let moved: Promise<unknown> = Promise.resolve();
     const move = (x: number, y: number) => async () => {
@@ -234,7 +255,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   fill: async (p, { signal }) => {
-    const { tabId } = await resolveTab(p);
+    const { tabId } = await inputTab(p);
     const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
     const prep = (await actionable(rt, {}, signal, { fn: prepareFillInPage, args: [] })).then as FillPrep;
     if ("error" in prep) throw fillRefused(rt, prep);
@@ -256,7 +277,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   type: async (p, { signal }) => {
-    const { tabId } = await resolveTab(p);
+    const { tabId } = await inputTab(p);
     const { target, probe } = await keyboardTarget(p, tabId, signal);
     const effect = await withEffect(tabId, probe, signal, () => typeText(tabId, p.text, p.delay_ms, signal));
     return { tab_id: tabId, target, effect };
@@ -264,14 +285,14 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
 
   press: async (p, { signal }) => {
     const chord = parseChord(p.key);
-    const { tabId } = await resolveTab(p);
+    const { tabId } = await inputTab(p);
     const { target, probe } = await keyboardTarget(p, tabId, signal);
     const effect = await withEffect(tabId, probe, signal, () => pressChord(tabId, chord, p.count, signal));
     return { tab_id: tabId, target, effect };
   },
 
   select: async (p, { signal }) => {
-    const { tabId } = await resolveTab(p);
+    const { tabId } = await inputTab(p);
     const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
     let reply: SelectReply | undefined;
     // Checked and chosen in one page call, after the watch is armed.
@@ -290,7 +311,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   uncheck: async (p, { signal }) => setChecked(p, false, signal),
 
   scroll_to: async (p, { signal }) => {
-    const { tabId } = await resolveTab(p);
+    const { tabId } = await inputTab(p);
     const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
     await armElementProbe(rt, signal);
     let box = { x: 0, y: 0, width: 0, height: 0 };
@@ -301,7 +322,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   wheel: async (p, { signal }) => {
-    const { tabId } = await resolveTab(p);
+    const { tabId } = await inputTab(p);
     let at: { x: number; y: number };
     let target: Acted = null;
     let probe: DomProbe;
@@ -324,7 +345,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   focus: async (p, { signal }) => {
-    const { tabId } = await resolveTab(p);
+    const { tabId } = await inputTab(p);
     const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
     let now = true;
     const effect = await withEffect(tabId, probeOf(rt), signal, async () => {
@@ -335,7 +356,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   blur: async (p, { signal }) => {
-    const { tabId } = await resolveTab(p);
+    const { tabId } = await inputTab(p);
     const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
     let was = false;
     const effect = await withEffect(tabId, probeOf(rt), signal, async () => {
@@ -345,7 +366,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   drag: async (p, { signal }) => {
-    const { tabId } = await resolveTab(p);
+    const { tabId } = await inputTab(p);
     const from = await resolveTarget(p.session_id, tabId, p.from, signal);
     const to = await resolveTarget(p.session_id, tabId, p.to, signal);
     await actionable(from, {}, signal);
@@ -358,14 +379,14 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   "mouse.down": async (p, { signal }) => {
-    const { tabId } = await resolveTab(p);
+    const { tabId } = await inputTab(p);
     return atPointAction(tabId, p.x, p.y, signal, () =>
       Promise.all([moveTo(tabId, p.x, p.y, p.modifiers, signal), press(tabId, p.button, 1, p.modifiers, signal)]),
     );
   },
 
   "mouse.move": async (p, { signal }) => {
-    const { tabId } = await resolveTab(p);
+    const { tabId } = await inputTab(p);
     return atPointAction(tabId, p.x, p.y, signal, async () => {
       const from = mousePosition(tabId);
       // Each step in its own frame, so a drawing or dragging page sees every one.
@@ -376,7 +397,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   "mouse.up": async (p, { signal }) => {
-    const { tabId } = await resolveTab(p);
+    const { tabId } = await inputTab(p);
     return atPointAction(tabId, p.x, p.y, signal, () =>
       Promise.all([moveTo(tabId, p.x, p.y, p.modifiers, signal), release(tabId, p.button, 1, p.modifiers, signal)]),
     );
