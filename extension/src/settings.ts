@@ -1,7 +1,8 @@
 /**
  * What the extension keeps in chrome.storage, and the shapes the popup and the connect page read.
  *
- * storage.local (survives restarts):   port, label, instance_id
+ * storage.local (survives restarts):   port, label, instance_id, and the person's switches
+ *                                      confirm_borrow, allow_help, show_hints (all on by default)
  * storage.session (survives SW death): connection (ConnectionStatus), sessions (Record<id, SessionState>)
  */
 import { browser } from "wxt/browser";
@@ -9,7 +10,41 @@ import type { Ownership } from "./scope.ts";
 
 export const DEFAULT_PORT = 52800;
 
-export const LOCAL = { port: "port", label: "label", instanceId: "instance_id" } as const;
+export const LOCAL = {
+  port: "port",
+  label: "label",
+  instanceId: "instance_id",
+  confirmBorrow: "confirm_borrow",
+  allowHelp: "allow_help",
+  showHints: "show_hints",
+} as const;
+
+/** The person's switches (popup). Only the popup changes them; CLI flags and env vars cannot. */
+export interface Switches {
+  /** "Confirm before borrowing tabs" */
+  confirm_borrow: boolean;
+  /** "Allow help requests" */
+  allow_help: boolean;
+  /** "Show control hints" (the pill and the edge glow) */
+  show_hints: boolean;
+}
+
+export const DEFAULT_SWITCHES: Switches = { confirm_borrow: true, allow_help: true, show_hints: true };
+
+/** Reads the switches; anything unreadable or not a boolean counts as the default (on), so consent never silently turns off. */
+export async function readSwitches(): Promise<Switches> {
+  try {
+    const got = await browser.storage.local.get([LOCAL.confirmBorrow, LOCAL.allowHelp, LOCAL.showHints]);
+    const pick = (key: string, fallback: boolean) => (typeof got[key] === "boolean" ? (got[key] as boolean) : fallback);
+    return {
+      confirm_borrow: pick(LOCAL.confirmBorrow, DEFAULT_SWITCHES.confirm_borrow),
+      allow_help: pick(LOCAL.allowHelp, DEFAULT_SWITCHES.allow_help),
+      show_hints: pick(LOCAL.showHints, DEFAULT_SWITCHES.show_hints),
+    };
+  } catch {
+    return { ...DEFAULT_SWITCHES };
+  }
+}
 export const SESSION = { connection: "connection", sessions: "sessions" } as const;
 
 export interface Settings {
