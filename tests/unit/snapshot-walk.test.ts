@@ -111,7 +111,8 @@ line two</textarea>
       page(`<p style="display:none">gone</p><p aria-hidden="true">muted</p><p style="visibility:hidden">ghost</p>
         <div onclick="go()">Open</div><div tabindex="0">Tile</div><div contenteditable="true">Draft</div>
         <span style="cursor:pointer">Pointer <b>here</b></span>
-        <details><summary>More</summary><p>Inside</p></details>`),
+        <details><summary>More</summary><p>Inside</p></details>
+        <span draggable="true">Apple</span>`),
     );
     expect(text.split("\n")).toEqual([
       'clickable "Open" @e1',
@@ -119,6 +120,7 @@ line two</textarea>
       'textbox @e3 [value="Draft"]',
       'clickable "Pointer here" @e4',
       'button "More" @e5 [collapsed]',
+      'clickable "Apple" @e6',
     ]);
   });
 

@@ -201,12 +201,15 @@ export class Walker {
   }
 }
 
-/** A control the accessibility tree may miss: pointer cursor set here (not inherited), onclick, tabindex, contenteditable. */
+/**
+ * A control the accessibility tree may miss: pointer cursor set here (not inherited), onclick, tabindex,
+ * contenteditable, or an explicit draggable="true" (a drag source is something to act on).
+ */
 function isCustomControl(el: Element, role: string, cursor: string, parentCursor: string): boolean {
   if (role === "heading" || role === "iframe") return false;
   const h = el as HTMLElement;
   if (h.isContentEditable) return !(el.parentElement as HTMLElement | null)?.isContentEditable;
-  if (el.hasAttribute("onclick")) return true;
+  if (el.hasAttribute("onclick") || el.getAttribute("draggable") === "true") return true;
   if (cursor === "pointer" && parentCursor !== "pointer") return !labelsAControl(el) && el.localName !== "label";
   const tabindex = el.getAttribute("tabindex");
   return tabindex !== null && Number(tabindex) >= 0 && !el.matches("a[href],button,input,select,textarea,summary,iframe");
