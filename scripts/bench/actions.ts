@@ -17,9 +17,9 @@ interface Ctx {
 }
 
 /** Measures `args` as a series, or records why it could not be measured. */
-async function measure(c: Ctx, name: string, args: string[], target?: number, runs = RUNS, note?: string): Promise<Row> {
+async function measure(c: Ctx, name: string, args: string[], target?: number, runs = RUNS, note?: string, jitterMs = 0): Promise<Row> {
   try {
-    return row(name, await series([c.bsk, ...args, "--session", c.session], c.env, runs), target, note);
+    return row(name, await series([c.bsk, ...args, "--session", c.session], c.env, runs, 5, jitterMs), target, note);
   } catch (err) {
     return unmeasured(name, err instanceof Error ? err.message.slice(0, 200) : String(err), target);
   }
@@ -44,16 +44,19 @@ export async function actionLatency(c: Ctx): Promise<Row[]> {
   await open(c, "/bench-typical.html");
   rows.push(await measure(c, "bsk snapshot (typical page, ~300 elements)", ["snapshot"], 40));
 
+  // Click and fill settle on the page's next frame: sampled at random moments (see series), and back to back.
+  const FRAME = 17;
   const button = await refOf(c, /button "Add note"/);
   rows.push(
     button
-      ? await measure(c, `bsk click ${button} (button, effect: dom changed)`, ["click", button], 30)
+      ? await measure(c, `bsk click ${button} (button, effect: dom changed)`, ["click", button], 30, RUNS, "calls at random moments", FRAME)
       : unmeasured("bsk click (button, effect: dom changed)", "no ref for the Add note button in bsk snapshot", 30),
   );
+  if (button) rows.push(await measure(c, `bsk click ${button} back to back`, ["click", button], undefined, RUNS, "phase-locked to the frame clock"));
   const field = await refOf(c, /textbox "Full name"/);
   rows.push(
     field
-      ? await measure(c, `bsk fill ${field} (text input)`, ["fill", field, "Ada Lovelace"])
+      ? await measure(c, `bsk fill ${field} (text input)`, ["fill", field, "Ada Lovelace"], undefined, RUNS, "calls at random moments", FRAME)
       : unmeasured("bsk fill (text input)", "no ref for the Full name field in bsk snapshot"),
   );
 

@@ -32,10 +32,19 @@ export async function timeProcess(argv: string[], env: Record<string, string>): 
   return performance.now() - t0;
 }
 
-export async function series(argv: string[], env: Record<string, string>, runs = RUNS, warmup = 5): Promise<number[]> {
+/**
+ * Times `runs` whole processes after `warmup` ones. `jitterMs` spaces samples by a random 0..jitterMs pause: calls
+ * that settle on the page's next frame phase-lock with the 60 Hz frame clock when fired back to back (every sample
+ * lands at the same point of the frame cycle, so p50 reads as either ~0 or ~1 frame of waiting); an agent's calls
+ * arrive at arbitrary moments, which the jitter reproduces.
+ */
+export async function series(argv: string[], env: Record<string, string>, runs = RUNS, warmup = 5, jitterMs = 0): Promise<number[]> {
   for (let i = 0; i < warmup; i++) await timeProcess(argv, env);
   const xs: number[] = [];
-  for (let i = 0; i < runs; i++) xs.push(await timeProcess(argv, env));
+  for (let i = 0; i < runs; i++) {
+    if (jitterMs) await Bun.sleep(Math.random() * jitterMs);
+    xs.push(await timeProcess(argv, env));
+  }
   return xs;
 }
 
