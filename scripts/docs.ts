@@ -6,6 +6,7 @@ import { flagsFor, usageLine } from "../cli/args.ts";
 import { COMMANDS } from "../cli/commands-table.ts";
 import { ENV_VARS } from "../protocol/env.ts";
 import { ERRORS, ERROR_CODES } from "../protocol/errors.ts";
+import { readFileSync } from "node:fs";
 
 const esc = (s: string) => s.replace(/\|/g, "\\|");
 
@@ -42,11 +43,55 @@ function envSection(): string {
   return lines.join("\n");
 }
 
+/** SKILL.md's compact list: usage lines only (SKILL.md must stay ≤ 12 KB); references/commands.md has the rest. */
+function skillCommandsSection(): string {
+  const lines = ["```"];
+  for (const cmd of COMMANDS) {
+    if (cmd.local) continue;
+    lines.push(usageLine(cmd).replace(/ \[flags\]$/, ""));
+  }
+  lines.push("```");
+  return lines.join("\n");
+}
+
+/** skill/references/commands.md: every command with its flags, from the catalog. */
+export function renderSkillCommandReference(): string {
+  const out = [
+    "# bsk command reference",
+    "",
+    "Generated from the protocol catalog; `bsk <command> --help` shows the same. Every command takes `--json`;",
+    "calls to the daemon take `--timeout <duration>` (default 30s); page-changing calls take `--op-id <id>`.",
+    "",
+  ];
+  for (const cmd of COMMANDS) {
+    out.push(`## ${usageLine(cmd).replace(/ \[flags\]$/, "")}`, "", cmd.description, "");
+    for (const p of cmd.positionals) out.push(`- \`<${p.param}>\`${p.required ? "" : " (optional)"}: ${p.description}`);
+    for (const [name, f] of Object.entries(flagsFor(cmd))) {
+      if (f.option) continue;
+      const value = f.type === "boolean" ? "" : ` <${f.type === "enum" ? (f.options ?? []).join("|") : f.type}>`;
+      const extra = [f.default !== undefined ? `default ${f.default}` : "", f.env ? `env ${f.env}` : ""].filter(Boolean).join(", ");
+      out.push(`- \`--${name}${value}\`: ${f.description}${extra ? ` (${extra})` : ""}`);
+    }
+    if (cmd.examples.length) out.push("", "```sh", ...cmd.examples, "```");
+    out.push("");
+  }
+  return out.join("\n");
+}
+
 export const SECTIONS: Record<string, () => string> = {
   commands: commandsSection,
   errors: errorsSection,
   env: envSection,
+  "skill-commands": skillCommandsSection,
 };
+
+/** Generated files besides the README's sections: path (from the repo root) → text. */
+export function generatedFiles(root: string): Record<string, string> {
+  return {
+    "skill/references/commands.md": renderSkillCommandReference(),
+    "skill/references/snapshot.md": readFileSync(`${root}/extension/src/snapshot/README.md`, "utf8"),
+  };
+}
 
 export function renderReadme(readme: string): string {
   let out = readme;
@@ -55,14 +100,21 @@ export function renderReadme(readme: string): string {
     const end = `<!-- generated:${name}:end -->`;
     const a = out.indexOf(start);
     const b = out.indexOf(end);
-    if (a < 0 || b < a) throw new Error(`README.md lacks the ${start} … ${end} markers`);
+    if (a < 0 || b < a) continue;
     out = `${out.slice(0, a + start.length)}\n${render()}\n${out.slice(b)}`;
   }
   return out;
 }
 
+/** Markdown files whose generated sections are filled in place. */
+export const DOCS_WITH_SECTIONS = ["README.md", "skill/SKILL.md"];
+
 if (import.meta.main) {
-  const path = `${import.meta.dir}/../README.md`;
-  await Bun.write(path, renderReadme(await Bun.file(path).text()));
-  console.log("README.md generated sections updated");
+  const root = `${import.meta.dir}/..`;
+  for (const rel of DOCS_WITH_SECTIONS) {
+    const path = `${root}/${rel}`;
+    await Bun.write(path, renderReadme(await Bun.file(path).text()));
+  }
+  for (const [rel, text] of Object.entries(generatedFiles(root))) await Bun.write(`${root}/${rel}`, text);
+  console.log("generated docs updated: README.md, skill/SKILL.md, skill/references/");
 }

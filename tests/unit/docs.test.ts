@@ -2,13 +2,25 @@ import { expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ENV_VARS } from "../../protocol/env.ts";
-import { renderReadme } from "../../scripts/docs.ts";
+import { DOCS_WITH_SECTIONS, generatedFiles, renderReadme } from "../../scripts/docs.ts";
 
 const root = join(import.meta.dir, "../..");
 
-test("README's generated sections match the catalog, errors and env table (run `npm run docs` when this fails)", () => {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
-  expect(renderReadme(readme)).toBe(readme);
+test("generated sections of README.md and SKILL.md match the catalog, errors and env table (run `npm run docs` when this fails)", () => {
+  for (const rel of DOCS_WITH_SECTIONS) {
+    const text = readFileSync(join(root, rel), "utf8");
+    expect(renderReadme(text)).toBe(text);
+  }
+});
+
+test("generated skill references match the catalog (run `npm run docs` when this fails)", () => {
+  for (const [rel, text] of Object.entries(generatedFiles(root))) expect(readFileSync(join(root, rel), "utf8")).toBe(text);
+});
+
+test("SKILL.md has agentskills.io frontmatter and stays compact (≤ 12 KB)", () => {
+  const skill = readFileSync(join(root, "skill/SKILL.md"), "utf8");
+  expect(skill).toMatch(/^---\nname: browser-skill\ndescription: .{40,}\n---\n/);
+  expect(Buffer.byteLength(skill)).toBeLessThanOrEqual(12 * 1024);
 });
 
 test("every BSK_* variable the code reads is documented in protocol/env.ts", () => {
