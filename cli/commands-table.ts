@@ -6,7 +6,7 @@ import type { Effect, FlagSpec, PositionalSpec, Scope } from "../protocol/define
 import { catalogCommands } from "./catalog-table.ts" with { type: "macro" };
 
 /** What a CLI-only command runs (cli/commands/*). */
-export type LocalAction = "daemon.start" | "daemon.stop" | "daemon.status" | "logs" | "version";
+export type LocalAction = "daemon.start" | "daemon.stop" | "daemon.status" | "logs" | "version" | "install-skill";
 
 export interface CommandSpec {
   words: string[];
@@ -71,6 +71,21 @@ const LOCAL: CommandSpec[] = [
       lines: { param: "lines", type: "number", alias: "n", default: 200, description: "How many of the last lines to print" },
     },
     examples: ["bsk logs -n 50", "bsk logs -f"],
+  },
+  {
+    words: ["install-skill"],
+    description:
+      "Install the bsk skill (SKILL.md + references) into agent harnesses: Claude Code, Codex, Cursor, OpenClaw, CodeBuddy, WorkBuddy, Pi, Hermes, Kimi Code, …",
+    local: "install-skill",
+    scope: "none",
+    positionals: [],
+    flags: {
+      harness: { param: "harness", type: "list", alias: "H", description: "Harness id (repeatable): claude-code, codex, cursor, …" },
+      all: { param: "all", type: "boolean", description: "Every detected harness" },
+      list: { param: "list", type: "boolean", description: "Show every harness with its path and state; install nothing" },
+      force: { param: "force", type: "boolean", description: "Overwrite copies the person edited" },
+    },
+    examples: ["bsk install-skill", "bsk install-skill --harness claude-code --harness codex", "bsk install-skill --list"],
   },
   {
     words: ["version"],

@@ -58,6 +58,8 @@ async function runLocal(p: Extract<Plan, { kind: "local" }>, env: Env): Promise<
       return (await import("./commands/logs.ts")).logs({ paths, params: p.params, print: (l) => console.log(l) });
     case "version":
       return version();
+    case "install-skill":
+      return (await import("./commands/install-skill.ts")).installSkill({ env, params: p.params, json: p.json });
   }
 }
 

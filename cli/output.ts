@@ -175,6 +175,20 @@ const FORMATTERS: Record<string, Formatter> = {
   logs: (r) => ({ stdout: (r.lines ?? []).join("\n"), stderr: r.note }),
   none: () => "",
   version: (r) => `bsk ${r.version} (protocol ${r.protocol_version})`,
+  "install-skill.list": (r) =>
+    (r.harnesses ?? [])
+      .map((h: any) => `${h.harness.padEnd(12)} ${h.state.padEnd(13)} ${h.detected ? "detected" : "-       "} ${h.path}`)
+      .join("\n"),
+  "install-skill": (r) => {
+    const out = [
+      ...(r.installed ?? []).map((i: any) => `installed ${i.harness}: ${i.path}${i.was === "outdated" ? " (updated)" : ""}`),
+      ...(r.current ?? []).map((i: any) => `current   ${i.harness}: ${i.path}`),
+    ];
+    const kept = (r.skipped ?? []).map(
+      (i: any) => `kept ${i.harness}: ${i.path} was edited (${i.edited_files.join(", ")}); --force overwrites it`,
+    );
+    return { stdout: out.join("\n"), stderr: kept.join("\n") || undefined };
+  },
   ...PAGE_FORMATTERS,
 };
 

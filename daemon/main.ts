@@ -54,6 +54,18 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<RunOutcome> {
   }
 }
 
+/** On upgrade, installed skill copies the person did not edit are brought up to date; edited ones are reported. */
+async function syncSkills(log: Logger): Promise<void> {
+  try {
+    const { syncInstalled } = await import("../skill/install.ts");
+    const { updated, edited } = syncInstalled(process.env);
+    if (updated.length) log.info("skill updated", { harnesses: updated });
+    for (const e of edited) log.info("skill copy edited by the person; left as is", { harness: e.harness, path: e.path, files: e.edited_files });
+  } catch (err) {
+    log.warn("could not check installed skills", { error: err });
+  }
+}
+
 async function serve(config: DaemonConfig, log: Logger, releaseLock: () => void, onReady?: (info: DaemonInfo) => void) {
   const { paths } = config;
   const info: DaemonInfo = {
@@ -138,6 +150,7 @@ async function serve(config: DaemonConfig, log: Logger, releaseLock: () => void,
   log.info("daemon started", { ...info, home: paths.home });
   onReady?.(info);
   setTimeout(warmSchemas, 0);
+  setTimeout(() => void syncSkills(log), 0);
   await stopped.promise;
 }
 
