@@ -6,7 +6,7 @@ import type { Effect, FlagSpec, PositionalSpec, Scope } from "../protocol/define
 import { catalogCommands } from "./catalog-table.ts" with { type: "macro" };
 
 /** What a CLI-only command runs (cli/commands/*). */
-export type LocalAction = "daemon.start" | "daemon.stop" | "daemon.status" | "logs" | "version" | "install-skill";
+export type LocalAction = "daemon.start" | "daemon.stop" | "daemon.status" | "logs" | "version" | "install-skill" | "completion";
 
 export interface CommandSpec {
   words: string[];
@@ -86,6 +86,15 @@ const LOCAL: CommandSpec[] = [
       force: { param: "force", type: "boolean", description: "Overwrite copies the person edited" },
     },
     examples: ["bsk install-skill", "bsk install-skill --harness claude-code --harness codex", "bsk install-skill --list"],
+  },
+  {
+    words: ["completion"],
+    description: "Print the shell completion script for bash, zsh or fish (commands and flags come from the catalog).",
+    local: "completion",
+    scope: "none",
+    positionals: [{ param: "shell", description: "bash, zsh or fish", required: true }],
+    flags: {},
+    examples: ['eval "$(bsk completion bash)"', "bsk completion fish > ~/.config/fish/completions/bsk.fish"],
   },
   {
     words: ["version"],

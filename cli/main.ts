@@ -58,9 +58,19 @@ async function runLocal(p: Extract<Plan, { kind: "local" }>, env: Env): Promise<
       return (await import("./commands/logs.ts")).logs({ paths, params: p.params, print: (l) => console.log(l) });
     case "version":
       return version();
+    case "completion":
+      return completion(String(p.params.shell));
     case "install-skill":
       return (await import("./commands/install-skill.ts")).installSkill({ env, params: p.params, json: p.json });
   }
+}
+
+async function completion(shell: string): Promise<Outcome> {
+  const { completionScript, SHELLS } = await import("./completion.ts");
+  if (!(SHELLS as readonly string[]).includes(shell)) {
+    throw new BskError("invalid_params", `no completion for ${JSON.stringify(shell)}`, { hint: `Choose one of: ${SHELLS.join(", ")}.` });
+  }
+  return { ok: true, format: "text", result: { text: completionScript(shell as "bash") } };
 }
 
 async function version(): Promise<Outcome> {
@@ -69,6 +79,12 @@ async function version(): Promise<Outcome> {
 }
 
 export async function main(argv: string[], env: Env): Promise<number> {
+  if (argv[0] === "__complete") {
+    const { complete } = await import("./completion.ts");
+    const out = complete(argv.slice(1));
+    if (out.length) console.log(out.join("\n"));
+    return 0;
+  }
   let json = wantsJson(argv);
   try {
     const p = plan(argv, env);

@@ -174,6 +174,7 @@ const FORMATTERS: Record<string, Formatter> = {
   "daemon.stop": (r) => (r.stopped ? `stopped (pid ${r.pid}${r.killed ? ", killed after 5 s" : ""})` : "not running"),
   logs: (r) => ({ stdout: (r.lines ?? []).join("\n"), stderr: r.note }),
   none: () => "",
+  text: (r) => String(r.text ?? "").replace(/\n$/, ""),
   version: (r) => `bsk ${r.version} (protocol ${r.protocol_version})`,
   "install-skill.list": (r) =>
     (r.harnesses ?? [])

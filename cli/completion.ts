@@ -1,0 +1,69 @@
+/**
+ * Shell completion from the catalog. The shell scripts are thin: they call `bsk __complete <words…>` (a few ms:
+ * the catalog is inlined in the binary), which prints one candidate per line for the last word.
+ */
+import { flagsFor } from "./args.ts";
+import { findCommand, isFlagToken, nextWords } from "./router.ts";
+
+/** Candidates for the last of `words` (the word being typed; may be ""). */
+export function complete(words: readonly string[]): string[] {
+  const typed = [...words];
+  const current = typed.pop() ?? "";
+  const path: string[] = [];
+  let i = 0;
+  for (; i < typed.length; i++) {
+    const w = typed[i]!;
+    if (isFlagToken(w)) continue;
+    if (!nextWords(path).includes(w)) break;
+    path.push(w);
+  }
+  const cmd = findCommand(path);
+  const prev = typed.at(-1);
+  if (cmd && prev?.startsWith("--")) {
+    const flag = flagsFor(cmd)[prev.slice(2)];
+    if (flag && flag.type !== "boolean") return flag.type === "enum" ? [...(flag.options ?? [])].filter((o) => o.startsWith(current)) : [];
+  }
+  const candidates = current.startsWith("-")
+    ? cmd
+      ? Object.keys(flagsFor(cmd)).map((f) => `--${f}`)
+      : ["--help", "--version", "--json"]
+    : i === typed.length
+      ? nextWords(path)
+      : [];
+  return candidates.filter((c) => c.startsWith(current)).sort();
+}
+
+export const SHELLS = ["bash", "zsh", "fish"] as const;
+export type Shell = (typeof SHELLS)[number];
+
+export function completionScript(shell: Shell): string {
+  switch (shell) {
+    case "bash":
+      return `# bsk completion for bash: source this file, or: eval "$(bsk completion bash)"
+_bsk_complete() {
+  local IFS=$'\\n'
+  COMPREPLY=($(bsk __complete "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
+  if [ \${#COMPREPLY[@]} -eq 0 ]; then compopt -o default 2>/dev/null; fi
+}
+complete -F _bsk_complete bsk
+`;
+    case "zsh":
+      return `#compdef bsk
+# bsk completion for zsh: put this file on $fpath as _bsk, or: eval "$(bsk completion zsh)"
+_bsk() {
+  local -a candidates
+  candidates=("\${(@f)$(bsk __complete "\${words[@]:1:$((CURRENT-1))}" 2>/dev/null)}")
+  if [[ -n "\${candidates[1]}" ]]; then compadd -a candidates; else _files; fi
+}
+if [[ "$funcstack[1]" = "_bsk" ]]; then _bsk "$@"; else compdef _bsk bsk; fi
+`;
+    case "fish":
+      return `# bsk completion for fish: save as ~/.config/fish/completions/bsk.fish, or: bsk completion fish | source
+function __bsk_complete
+  set -l words (commandline -opc) (commandline -ct)
+  bsk __complete $words[2..-1] 2>/dev/null
+end
+complete -c bsk -f -a '(__bsk_complete)'
+`;
+  }
+}
