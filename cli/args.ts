@@ -60,7 +60,7 @@ export function flagsFor(cmd: CommandSpec): Record<string, FlagDef> {
       param: "",
       option: "timeout",
       type: "duration",
-      default: "30s",
+      default: cmd.defaultTimeoutMs ? `${cmd.defaultTimeoutMs / 1000}s` : "30s",
       description: "Give up after this long, time queued included (500ms, 30s, 5m)",
     });
   }
@@ -266,7 +266,7 @@ export function parseArgs(cmd: CommandSpec, args: readonly string[], env: Env, i
   return {
     params,
     json: options.json,
-    timeoutMs: options.timeout ?? DEFAULT_TIMEOUT_MS,
+    timeoutMs: options.timeout ?? cmd.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS,
     timeoutGiven: options.timeout !== undefined,
     opId: options.op_id,
   };

@@ -19,6 +19,16 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
   const traceId = p.meta.trace_id;
   const opId = p.meta.op_id;
   const conn = await reachDaemon(homePaths(bskHome(env)), env);
+  // Files first: an upload's sources are staged in the daemon, a download's destination is checked before the click.
+  const files = p.cmd.transfer ? await import("./transfers.ts") : undefined;
+  if (files) {
+    try {
+      await files.beforeCall(conn, p.cmd.transfer!, p.params);
+    } catch (e) {
+      conn.close();
+      return { ok: false, error: asBskError(e), traceId, opId };
+    }
+  }
   const reply = await call(
     conn,
     { id: nextRequestId(), method: p.method, params: p.params, meta: p.meta },
@@ -34,6 +44,15 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
   const timings = () => ({ ...reply.meta?.timings, cli: Math.round(performance.now() * 10) / 10 });
   if (!reply.ok) return { ok: false, error: reply.error, traceId: trace, timings: timings(), opId, redact: p.cmd.redact };
   let result = reply.result;
+  if (files && result && typeof result === "object") {
+    try {
+      result = await files.afterCall(conn, p.cmd.transfer!, p.params, result as Record<string, unknown>, env);
+    } catch (e) {
+      return { ok: false, error: asBskError(e), traceId: trace, timings: timings(), opId };
+    } finally {
+      conn.close();
+    }
+  }
   if (p.cmd.fileResult && result && typeof result === "object") {
     try {
       const { saveFileResult } = await import("./file-result.ts");

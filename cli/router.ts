@@ -44,6 +44,16 @@ export function wantsHelp(argv: readonly string[]): boolean {
   return false;
 }
 
+/** `bsk screenshot --full-page …` is `bsk screenshot full-page …`: a variant flag picks another command. */
+function variantOf(cmd: CommandSpec, args: string[]): Route {
+  for (const [flag, words] of Object.entries(cmd.variants ?? {})) {
+    const at = args.indexOf(`--${flag}`);
+    const variant = at === -1 ? undefined : findCommand(words);
+    if (variant) return { kind: "command", cmd: variant, args: args.filter((_, i) => i !== at) };
+  }
+  return { kind: "command", cmd, args };
+}
+
 export function route(argv: readonly string[]): Route {
   if (argv[0] === "help") return { kind: "help", words: argv.slice(1).filter((t) => !isFlagToken(t)) };
   const words: string[] = [];
@@ -63,7 +73,7 @@ export function route(argv: readonly string[]): Route {
   const rest = [...flags, ...argv.slice(i)];
   if (wantsHelp(argv)) return { kind: "help", words };
   const cmd = findCommand(words);
-  if (cmd) return { kind: "command", cmd, args: rest };
+  if (cmd) return variantOf(cmd, rest);
   if (words.length === 0) {
     if (argv.length === 0) return { kind: "help", words: [] };
     if (argv.includes("--version")) return { kind: "version" };

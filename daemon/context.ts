@@ -8,6 +8,7 @@ import type { DaemonInfo } from "./home.ts";
 import type { Ledger } from "./ledger.ts";
 import type { Logger } from "./log.ts";
 import type { SessionRegistry } from "./sessions.ts";
+import type { TransferStore } from "./transfers.ts";
 
 export interface DaemonContext {
   config: DaemonConfig;
@@ -18,6 +19,8 @@ export interface DaemonContext {
   events: EventSink;
   ledger: Ledger;
   allowList: AllowList;
+  /** Staged upload and download bytes (transfers.ts). */
+  transfers?: TransferStore;
   /** Begin a graceful stop (idempotent). */
   shutdown(reason: string): Promise<void>;
 }

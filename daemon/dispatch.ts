@@ -16,6 +16,7 @@ import { checkEffectGate } from "./effect-gate.ts";
 import { forwardToBrowser, round } from "./forward.ts";
 import type { DaemonHandler } from "./handlers/types.ts";
 import { classifyOutcome, paramsHash, type OpRecord } from "./ledger.ts";
+import { afterBrowser } from "./transfer-link.ts";
 import { parseParams, resolveMethod } from "./validate.ts";
 
 export interface Reply {
@@ -168,7 +169,7 @@ export class Dispatcher {
         call.timings.queue = round(performance.now() - queuedAt);
         // The person may have taken over while the call waited.
         checkEffectGate(effect, rt.record.state, sessionId);
-        return forwardToBrowser(this.ctx, call, rt);
+        return afterBrowser(this.ctx, call, await forwardToBrowser(this.ctx, call, rt));
       });
     } finally {
       call.timings.queue ??= round(performance.now() - queuedAt);

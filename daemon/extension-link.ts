@@ -14,6 +14,8 @@ import type { DaemonConfig } from "./config.ts";
 import type { EventSink } from "./event-log.ts";
 import type { Logger } from "./log.ts";
 import type { SessionRegistry } from "./sessions.ts";
+import { extensionTransfer, isTransferMethod } from "./transfer-link.ts";
+import type { TransferStore } from "./transfers.ts";
 
 export interface LinkDeps {
   config: DaemonConfig;
@@ -22,6 +24,8 @@ export interface LinkDeps {
   sessions: SessionRegistry;
   events: EventSink;
   onChange: () => void;
+  /** Staged files the extension reads (uploads) and writes (full-page captures). */
+  transfers?: TransferStore;
 }
 
 /** WebSocket close codes the daemon uses (4000-4999 are the application's). */
@@ -75,6 +79,10 @@ export function handleExtensionFrame(ws: Ws, text: string, deps: LinkDeps): void
     case "event":
       return onEvent(ws, conn, value.frame, deps);
     case "request":
+      if (isTransferMethod(value.frame.method)) {
+        void extensionTransfer(deps, conn, value.frame).then((reply) => send(ws, reply));
+        return;
+      }
       return reject(
         ws,
         value.frame.id,

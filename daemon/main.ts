@@ -2,6 +2,7 @@
  * The bsk daemon: one per $BSK_HOME. `bsk daemon start --foreground` calls runDaemon and exits when it
  * resolves; `bun daemon/main.ts` runs it directly (dev, tests) and prints one JSON line when ready.
  */
+import { join } from "node:path";
 import { BskError } from "../protocol/errors.ts";
 import { APP_VERSION, PROTOCOL_VERSION } from "../protocol/version.ts";
 import { AllowList } from "./allow-list.ts";
@@ -21,6 +22,7 @@ import { MemoryLedger } from "./ledger.ts";
 import { acquireLock } from "./lock.ts";
 import { openLog, type Logger } from "./log.ts";
 import { SessionRegistry } from "./sessions.ts";
+import { TransferStore, transferLimits } from "./transfers.ts";
 import { warmSchemas } from "./validate.ts";
 
 export type { DaemonOptions } from "./config.ts";
@@ -80,7 +82,9 @@ async function serve(config: DaemonConfig, log: Logger, releaseLock: () => void,
   const events = new MemoryEventLog();
   let idle: IdleExit | undefined;
   const onChange = () => idle?.check();
-  const sessions = new SessionRegistry({ config, log, browsers, events, onChange });
+  const transfers = new TransferStore(join(paths.home, "transfers"), transferLimits(process.env));
+  transfers.clearAll();
+  const sessions = new SessionRegistry({ config, log, browsers, events, onChange, onSessionEnded: (id) => transfers.dropSession(id) });
   sessions.load();
 
   const stopped = Promise.withResolvers<void>();
@@ -94,6 +98,7 @@ async function serve(config: DaemonConfig, log: Logger, releaseLock: () => void,
     events,
     ledger: new MemoryLedger(),
     allowList: new AllowList(paths.config),
+    transfers,
     shutdown: (reason) => (stopping ??= stop(reason)),
   };
 

@@ -24,6 +24,8 @@ export interface SessionDeps {
   events: EventSink;
   /** Something that decides whether the daemon is idle changed. */
   onChange: () => void;
+  /** A session ended (its staged files go). */
+  onSessionEnded?: (id: string) => void;
 }
 
 export class SessionRuntime {
@@ -240,6 +242,7 @@ export class SessionRegistry {
       );
     }
     this.persistNow();
+    this.deps.onSessionEnded?.(id);
     this.deps.events.append(id, "session.ended", { reason, ...(record.lost_tab_ids && { lost_tab_ids: record.lost_tab_ids }) });
     this.deps.log.info("session ended", { session: id, reason, trace_id: opts.traceId, ...opts.detail });
     this.deps.onChange();

@@ -8,6 +8,7 @@ import type { Effect, MethodDef } from "./define.ts";
 import { diagnosticsEffects, diagnosticsMethods } from "./methods/diagnostics.ts";
 import { dialogEffects, dialogMethods } from "./methods/dialogs.ts";
 import { emulationEffects, emulationMethods } from "./methods/emulation.ts";
+import { fileEffects, fileMethods } from "./methods/files.ts";
 import { interactionEffects, interactionMethods } from "./methods/interaction.ts";
 import { navigationEffects, navigationMethods } from "./methods/navigation.ts";
 import { observationEffects, observationMethods } from "./methods/observation.ts";
@@ -27,6 +28,7 @@ export const METHODS = {
   ...dialogMethods,
   ...diagnosticsMethods,
   ...emulationMethods,
+  ...fileMethods,
 };
 
 export type MethodName = keyof typeof METHODS;
@@ -46,6 +48,7 @@ export const EFFECTS: Record<MethodName, Effect> = {
   ...dialogEffects,
   ...diagnosticsEffects,
   ...emulationEffects,
+  ...fileEffects,
 };
 
 export const METHOD_NAMES = Object.keys(METHODS) as MethodName[];

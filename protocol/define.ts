@@ -41,6 +41,10 @@ export interface CliShape {
   positionals?: readonly PositionalSpec[];
   flags?: Readonly<Record<string, FlagSpec>>;
   examples?: readonly string[];
+  /** The call's default --timeout when it is longer than the usual 30 s (uploads, downloads, full-page captures). */
+  defaultTimeoutMs?: number;
+  /** `--<flag>` on this command runs the command with these words instead (`screenshot --full-page`). */
+  variants?: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType, O extends Owner = Owner> {
@@ -58,6 +62,15 @@ export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType 
   fileResult?: { data: string; pathParam: string; defaultName: string };
   /** A params key holding the method's own wait in ms; the daemon extends the call deadline to cover it. */
   waitParam?: string;
+  /** Bytes moved through the daemon's transfer staging (methods/files.ts); the CLI alone touches local files. */
+  transfer?: TransferSpec;
+}
+
+export interface TransferSpec {
+  /** Params key of local paths the CLI stages first and replaces with StagedFile entries. */
+  upload?: string;
+  /** The result names a staged transfer (`transfer_id`) the CLI writes to the file at `pathParam` (default: temp dir). */
+  download?: { pathParam: string; overwriteParam?: string; defaultName: string; ext?: string };
 }
 
 export function method<P extends z.ZodType, R extends z.ZodType, O extends Owner>(def: MethodDef<P, R, O>): MethodDef<P, R, O> {

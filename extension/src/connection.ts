@@ -114,14 +114,14 @@ function send(ws: WebSocket, frame: object): void {
   if (ws.readyState === WebSocket.OPEN) ws.send(encodeFrame(frame));
 }
 
-/** Sends one of our own requests on `ws` and waits for its reply (or the timeout, which closes the socket). */
-function request(ws: WebSocket, method: string, params: unknown, timeoutMs: number): Promise<ResponseFrame> {
+/** Sends one of our own requests on `ws` and waits for its reply (or the timeout, which closes the socket unless `keep`). */
+function request(ws: WebSocket, method: string, params: unknown, timeoutMs: number, keep = false): Promise<ResponseFrame> {
   const id = `e${++ownIds}`;
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       awaiting.delete(id);
       resolve({ id, error: { code: "timeout", message: `no answer to ${method} within ${timeoutMs} ms` } });
-      ws.close(4000, `${method} timed out`);
+      if (!keep) ws.close(4000, `${method} timed out`);
     }, timeoutMs);
     awaiting.set(id, (frame) => {
       clearTimeout(timer);
@@ -130,6 +130,17 @@ function request(ws: WebSocket, method: string, params: unknown, timeoutMs: numb
     });
     send(ws, { id, method, params });
   });
+}
+
+/** A request of our own to the daemon on the live link (the transfer methods); throws the daemon's error. */
+export async function callDaemon<T = any>(method: string, params: unknown, timeoutMs: number, signal?: AbortSignal): Promise<T> {
+  const ws = socket;
+  if (!ws || ws.readyState !== WebSocket.OPEN) {
+    throw new BskError("cdp_failed", `cannot send ${method}: the link to the daemon is down`, { data: { reason: "daemon_link_down" } });
+  }
+  const reply = await raceAbort(request(ws, method, params, timeoutMs, true), signal);
+  if ("error" in reply) throw BskError.from(reply.error as ErrorBody);
+  return reply.result as T;
 }
 
 async function handshake(ws: WebSocket, settings: Settings): Promise<void> {

@@ -11,6 +11,7 @@ import { getSession } from "./sessions.ts";
 import { dialogHandlers } from "./tools/dialogs.ts";
 import { diagnosticsHandlers } from "./tools/diagnostics.ts";
 import { emulationHandlers } from "./tools/emulation.ts";
+import { fileHandlers } from "./tools/files.ts";
 import { interactionHandlers } from "./tools/interaction.ts";
 import { navigationHandlers } from "./tools/navigation.ts";
 import { observationHandlers } from "./tools/observation.ts";
@@ -29,6 +30,7 @@ const HANDLERS: { [M in ExtensionMethodName]: Handler<M> } = {
   ...emulationHandlers,
   ...waitHandlers,
   ...dialogHandlers,
+  ...fileHandlers,
 };
 
 type AnySchema = ReturnType<ReturnType<typeof getMethod>["params"]>;

@@ -15,6 +15,12 @@ export function onCapture(h: OverlayHider): void {
   hiders.push(h);
 }
 
+/** Hides bsk's overlays in the tab for a longer capture; returns how to show them again. */
+export async function hideOverlays(tabId: number): Promise<() => Promise<void>> {
+  await Promise.all(hiders.map((h) => h.hide(tabId)));
+  return async () => void (await Promise.all(hiders.map((h) => h.show(tabId))));
+}
+
 const BOX_FN = `function () {
   this.scrollIntoView({ block: "nearest", inline: "nearest" });
   const r = this.getBoundingClientRect();

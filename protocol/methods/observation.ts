@@ -123,8 +123,52 @@ export const observationMethods = {
         format: { param: "format", type: "enum", options: ["png", "jpeg"], default: "png", description: "Image format" },
         quality: { param: "quality", type: "number", description: "JPEG quality 1-100" },
         out: { param: "out", type: "string", description: "File to write" },
+        "full-page": { param: "", type: "boolean", description: "The whole page, top to bottom (same as bsk screenshot full-page)" },
       },
+      variants: { "full-page": ["screenshot", "full-page"] },
       examples: ["bsk screenshot --out page.png --session $S", "bsk screenshot --ref @e12 --format jpeg --quality 80 --session $S"],
+    },
+  }),
+
+  "screenshot.full_page": method({
+    owner: "extension",
+    scope: "tab",
+    description:
+      "Capture the whole page top to bottom as one PNG, scrolling through it (follow: keep going while the page grows, up to --max-height). Aborted, leaving no file, if the tab navigates, closes, is deactivated or leaves the session.",
+    params: () =>
+      z.object({
+        ...tabParams(),
+        scope: z.enum(["current", "follow"]).default("current").describe("current: the height at the start; follow: keep capturing as the page grows"),
+        max_height: z.number().int().min(1).max(200_000).default(100_000).describe("Tallest image in CSS px"),
+        quiet_ms: z.number().int().min(100).max(30_000).default(1500).describe("follow: stop once the page has not grown for this long"),
+        out: z.string().optional().describe("File to write (the CLI writes it; default in the temp dir)"),
+      }),
+    result: () =>
+      z.object({
+        tab_id: z.number().int(),
+        format: z.literal("png"),
+        width: z.number().int(),
+        height: z.number().int(),
+        bytes: z.number().int(),
+        sha256: z.string(),
+        tiles: z.number().int(),
+        /** Why capturing stopped: the page's end, --max-height, or (follow) no growth for quiet_ms. */
+        stopped: z.enum(["end", "max_height"]),
+        /** Staged PNG the CLI writes to `path` (dropped from its output). */
+        transfer_id: z.string().optional(),
+        path: z.string().optional(),
+      }),
+    transfer: { download: { pathParam: "out", defaultName: "bsk-screenshot", ext: "png" } },
+    cli: {
+      words: ["screenshot", "full-page"],
+      flags: {
+        scope: { param: "scope", type: "enum", options: ["current", "follow"], default: "current", description: "follow: keep capturing while the page grows" },
+        "max-height": { param: "max_height", type: "number", default: 100000, description: "Tallest image in CSS px" },
+        quiet: { param: "quiet_ms", type: "duration", default: "1500ms", description: "follow: stop after the page has not grown this long" },
+        out: { param: "out", type: "string", description: "File to write" },
+      },
+      defaultTimeoutMs: 120_000,
+      examples: ["bsk screenshot --full-page --out page.png --session $S", "bsk screenshot --full-page --scope follow --session $S"],
     },
   }),
 
@@ -154,5 +198,6 @@ export const observationEffects: Record<keyof typeof observationMethods, Effect>
   observe: "TransientInput",
   find: "PassiveRead",
   screenshot: "PassiveRead",
+  "screenshot.full_page": "TransientInput",
   get_html: "PassiveRead",
 };

@@ -2,7 +2,7 @@
  * One isolated bsk world per test file: its own $BSK_HOME, daemon port, fixture site and Chromium profile,
  * driven only through the compiled dist/bsk binary, as an agent would.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { launchChromium, type Browser } from "../../scripts/chromium.ts";
@@ -52,7 +52,14 @@ export const TEST_DURATIONS: Record<string, string> = {
   BSK_OWNER_POLL_MS: "100",
 };
 
-export async function startWorld(opts: { env?: Record<string, string>; browserUrls?: (f: FixtureServer) => string[] } = {}): Promise<World> {
+export interface WorldOptions {
+  env?: Record<string, string>;
+  browserUrls?: (f: FixtureServer) => string[];
+  /** Written as the profile's Default/Preferences before Chromium starts (e.g. download settings); `home` is $BSK_HOME. */
+  prefs?: (home: string) => Record<string, unknown>;
+}
+
+export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   const home = mkdtempSync("/tmp/bsk-e2e-");
   const port = await freePort();
   const fixtures = startFixtureServer();
@@ -101,6 +108,10 @@ export async function startWorld(opts: { env?: Record<string, string>; browserUr
   const started = await bsk(["daemon", "start", "--port", String(port)]);
   if (started.code !== 0) throw new Error(`daemon start failed: ${started.stderr}`);
 
+  if (opts.prefs) {
+    mkdirSync(join(home, "profile/Default"), { recursive: true });
+    writeFileSync(join(home, "profile/Default/Preferences"), JSON.stringify(opts.prefs(home)));
+  }
   const connectUrl = `chrome-extension://${EXTENSION_ID}/connect.html?port=${port}&label=e2e`;
   const browser = await launchChromium({
     extensionDir: EXTENSION_DIR,

@@ -1,6 +1,7 @@
 /** snapshot / observe / find / screenshot / get_html. */
 import type { observationMethods } from "../../../protocol/methods/observation.ts";
 import { resolveTarget } from "../refs/resolve.ts";
+import { fullPage } from "../fullpage/capture.ts";
 import { screenshot } from "../screenshot.ts";
 import { resolveTab } from "../sessions.ts";
 import { capture } from "../snapshot/capture.ts";
@@ -45,6 +46,8 @@ export const observationHandlers: FamilyHandlers<typeof observationMethods> = {
     const target = p.target ? await resolveTarget(p.session_id, tabId, p.target, signal) : null;
     return screenshot(tabId, target, p.format, p.quality, signal);
   },
+
+  "screenshot.full_page": (p, { signal }) => fullPage(p, signal),
 
   get_html: async (p, { signal }) => {
     const { tabId } = await resolveTab(p);

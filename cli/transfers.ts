@@ -1,0 +1,228 @@
+/**
+ * The CLI's side of file transfers (protocol/methods/files.ts): it alone reads upload sources and writes download
+ * destinations. Uploads are hashed, then staged in the daemon in chunks (the same bytes staged again in a session
+ * are not sent twice, so a retry with the same --op-id sends the same params). Downloads and full-page captures are
+ * read back in chunks into a temp file beside the destination, checked by size and SHA-256, then renamed into place;
+ * a failure leaves no file behind. Imported only by commands with a transfer.
+ */
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { basename } from "node:path";
+import type { TransferSpec } from "../protocol/define.ts";
+import { BskError } from "../protocol/errors.ts";
+import { TRANSFER_CHUNK_BYTES } from "../protocol/methods/files.ts";
+import { call, nextRequestId, type Connection } from "./daemon-client.ts";
+import { defaultPath } from "./file-result.ts";
+
+type Env = Record<string, string | undefined>;
+
+const STEP_TIMEOUT_MS = 60_000;
+
+async function daemonCall(conn: Connection, method: string, params: Record<string, unknown>): Promise<any> {
+  const reply = await call(conn, { id: nextRequestId(), method, params, meta: { timeout_ms: STEP_TIMEOUT_MS } }, { giveUpMs: STEP_TIMEOUT_MS + 5000 });
+  if (!reply.ok) throw reply.error;
+  return reply.result;
+}
+
+/** Progress on stderr, only when it is a terminal. */
+function progress(label: string): { update(done: number, total: number): void; end(): void } {
+  if (!process.stderr.isTTY) return { update() {}, end() {} };
+  let last = 0;
+  return {
+    update(done, total) {
+      const now = performance.now();
+      if (now - last < 100 && done < total) return;
+      last = now;
+      const pct = total ? Math.floor((done / total) * 100) : 0;
+      process.stderr.write(`\r${label} ${(done / 1048576).toFixed(1)}/${(total / 1048576).toFixed(1)} MiB ${pct}%\x1b[K`);
+    },
+    end() {
+      process.stderr.write("\r\x1b[K");
+    },
+  };
+}
+
+async function sha256File(path: string): Promise<string> {
+  const h = new Bun.CryptoHasher("sha256");
+  const file = Bun.file(path);
+  const step = 8 * 1024 * 1024;
+  for (let off = 0, size = file.size; off < size; off += step) h.update(await file.slice(off, off + step).arrayBuffer());
+  return h.digest("hex");
+}
+
+function mimeOf(path: string): string {
+  const t = Bun.file(path).type;
+  return t === "application/octet-stream" ? "" : t.split(";")[0]!;
+}
+
+/** Stage one local file; returns the StagedFile the extension receives. */
+async function stage(conn: Connection, sessionId: string, path: string): Promise<Record<string, unknown>> {
+  let size: number;
+  try {
+    const st = statSync(path);
+    if (!st.isFile()) throw new Error("not a regular file");
+    size = st.size;
+  } catch (err) {
+    throw new BskError("invalid_params", `cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`, {
+      hint: "Give --file the path of a readable file.",
+      data: { reason: "file_unreadable", path },
+    });
+  }
+  const name = basename(path);
+  const mime = mimeOf(path);
+  const sha256 = await sha256File(path);
+  const begun = await daemonCall(conn, "transfer.begin", { session_id: sessionId, name, size, sha256, ...(mime && { mime }) });
+  const id = begun.transfer_id as string;
+  if (!begun.complete) {
+    const bar = progress(`staging ${name}`);
+    const file = Bun.file(path);
+    try {
+      for (let offset = 0; offset < size; ) {
+        const bytes = new Uint8Array(await file.slice(offset, Math.min(size, offset + TRANSFER_CHUNK_BYTES)).arrayBuffer());
+        if (!bytes.length) throw new BskError("invalid_params", `${path} shrank while it was read`, { data: { reason: "file_changed", path } });
+        await daemonCall(conn, "transfer.chunk", { session_id: sessionId, transfer_id: id, offset, data: bytes.toBase64() });
+        offset += bytes.length;
+        bar.update(offset, size);
+      }
+    } finally {
+      bar.end();
+    }
+    await daemonCall(conn, "transfer.finish", { session_id: sessionId, transfer_id: id, sha256 });
+  }
+  return { transfer_id: id, name, size, sha256, mime };
+}
+
+function outExists(path: string): BskError {
+  return new BskError("invalid_params", `${path} already exists`, {
+    hint: "Pass --overwrite to replace it, or choose another --out.",
+    data: { reason: "out_exists", path },
+  });
+}
+
+/** Before the call: stage upload sources; refuse a download destination that exists (before anything is clicked). */
+export async function beforeCall(conn: Connection, spec: TransferSpec, params: Record<string, unknown>): Promise<void> {
+  const sessionId = String(params.session_id);
+  if (spec.upload) {
+    const paths = params[spec.upload];
+    if (!Array.isArray(paths) || paths.length === 0) {
+      throw new BskError("invalid_params", "give at least one --file PATH", { hint: "For example: --file ./report.pdf" });
+    }
+    const staged = [];
+    for (const path of paths) staged.push(await stage(conn, sessionId, String(path)));
+    params[spec.upload] = staged;
+  }
+  const dl = spec.download;
+  if (dl) {
+    const out = params[dl.pathParam];
+    const overwrite = dl.overwriteParam ? params[dl.overwriteParam] === true : false;
+    if (dl.overwriteParam && typeof out !== "string") {
+      throw new BskError("invalid_params", "give --out PATH: where to save the download", { hint: "For example: --out ./report.pdf" });
+    }
+    if (typeof out === "string" && existsSync(out)) {
+      if (statSync(out).isDirectory() && !dl.overwriteParam) return;
+      if (!overwrite) throw outExists(out);
+    }
+  }
+}
+
+/** Where a transfer result goes: the given path, or a fresh one (a directory given, or none: the temp dir). */
+function destination(spec: NonNullable<TransferSpec["download"]>, params: Record<string, unknown>, env: Env): string {
+  const asked = params[spec.pathParam];
+  const ext = spec.ext ?? "bin";
+  if (typeof asked === "string") {
+    if (!spec.overwriteParam && existsSync(asked) && statSync(asked).isDirectory()) return defaultPath(asked, spec.defaultName, ext, new Date());
+    return asked;
+  }
+  return defaultPath(env.TMPDIR || "/tmp", spec.defaultName, ext, new Date());
+}
+
+/** After the call: read the staged result into its destination, atomically; the output gets `path` instead of the id. */
+export async function afterCall(
+  conn: Connection,
+  spec: TransferSpec,
+  params: Record<string, unknown>,
+  result: Record<string, unknown>,
+  env: Env,
+): Promise<Record<string, unknown>> {
+  const dl = spec.download;
+  const id = result.transfer_id;
+  if (!dl || typeof id !== "string") return result;
+  const sessionId = String(params.session_id);
+  const path = destination(dl, params, env);
+  const overwrite = dl.overwriteParam ? params[dl.overwriteParam] === true : true;
+  const size = Number(result.size ?? result.bytes);
+  await fetchTo(conn, sessionId, id, path, { overwrite, size, sha256: String(result.sha256) });
+  await daemonCall(conn, "transfer.release", { session_id: sessionId, transfer_id: id }).catch(() => undefined);
+  const { transfer_id: _id, local_path: _local, ...rest } = result;
+  return { ...rest, path };
+}
+
+async function fetchTo(
+  conn: Connection,
+  sessionId: string,
+  id: string,
+  path: string,
+  want: { overwrite: boolean; size: number; sha256: string },
+): Promise<void> {
+  const tmp = `${path}.bsk-${process.pid}.tmp`;
+  const h = new Bun.CryptoHasher("sha256");
+  const bar = progress(`writing ${basename(path)}`);
+  let fd: number;
+  try {
+    fd = openSync(tmp, "wx", 0o644);
+  } catch (err) {
+    throw notWritten(path, err);
+  }
+  let written = 0;
+  try {
+    for (;;) {
+      const r = await daemonCall(conn, "transfer.read", { session_id: sessionId, transfer_id: id, offset: written });
+      const bytes = Uint8Array.fromBase64(r.data as string);
+      if (bytes.length) {
+        h.update(bytes);
+        for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off);
+        written += bytes.length;
+        bar.update(written, Number(r.size));
+      }
+      if (r.eof) break;
+      if (!bytes.length) throw new BskError("protocol_error", `transfer ${id} returned no bytes before its end`);
+    }
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = -1;
+    const sha = h.digest("hex");
+    if (written !== want.size || sha !== want.sha256) {
+      throw new BskError("protocol_error", `the bytes read back (${written} B, sha256 ${sha.slice(0, 12)}…) are not what was staged`, {
+        data: { reason: "checksum_mismatch", size: written, sha256: sha, expected_size: want.size, expected_sha256: want.sha256 },
+      });
+    }
+    if (want.overwrite) renameSync(tmp, path);
+    else {
+      // link() refuses to replace a file that appeared meanwhile, where rename would clobber it.
+      try {
+        linkSync(tmp, path);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "EEXIST") throw outExists(path);
+        throw err;
+      }
+      unlinkSync(tmp);
+    }
+  } catch (err) {
+    if (fd! >= 0) closeSync(fd!);
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* already gone */
+    }
+    if (err instanceof BskError) throw err;
+    throw notWritten(path, err);
+  } finally {
+    bar.end();
+  }
+}
+
+function notWritten(path: string, err: unknown): BskError {
+  return new BskError("invalid_params", `cannot write ${path}: ${err instanceof Error ? err.message : String(err)}`, {
+    hint: "Give --out a path in a directory that exists and is writable.",
+    data: { reason: "file_not_written", path },
+  });
+}

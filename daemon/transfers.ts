@@ -1,0 +1,298 @@
+/**
+ * Staged transfers: bytes on their way between the CLI and the extension, kept in a private directory
+ * ($BSK_HOME/transfers/<session>/<id>/<name>, dirs 0700, files 0600) under session-scoped opaque ids, with caps on
+ * a file's size, the number of files and a session's total. Uploads arrive from the CLI in chunks and are read by
+ * the extension; downloads are taken from where the browser saved them; full-page captures arrive from the
+ * extension. Everything of a session goes when the session ends, and everything at daemon start-up.
+ */
+import { closeSync, copyFileSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmdirSync, rmSync, unlinkSync, writeSync } from "node:fs";
+import { basename, dirname, isAbsolute, join } from "node:path";
+import { BskError } from "../protocol/errors.ts";
+import { TRANSFER_CHUNK_BYTES } from "../protocol/methods/files.ts";
+
+export interface TransferLimits {
+  maxFileBytes: number;
+  maxFiles: number;
+  maxSessionBytes: number;
+}
+
+export const TRANSFER_DEFAULTS: TransferLimits = {
+  maxFileBytes: 200 * 1024 * 1024,
+  maxFiles: 20,
+  maxSessionBytes: 500 * 1024 * 1024,
+};
+
+function envInt(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const n = Number(env[name]);
+  return env[name] && Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+export function transferLimits(env: Record<string, string | undefined>): TransferLimits {
+  return {
+    maxFileBytes: envInt(env, "BSK_TRANSFER_MAX_FILE_BYTES", TRANSFER_DEFAULTS.maxFileBytes),
+    maxFiles: envInt(env, "BSK_TRANSFER_MAX_FILES", TRANSFER_DEFAULTS.maxFiles),
+    maxSessionBytes: envInt(env, "BSK_TRANSFER_MAX_SESSION_BYTES", TRANSFER_DEFAULTS.maxSessionBytes),
+  };
+}
+
+interface Entry {
+  id: string;
+  session: string;
+  name: string;
+  mime: string;
+  path: string;
+  /** Declared by begin (uploads); undefined for bytes produced by the extension. */
+  declaredSize?: number;
+  declaredSha?: string;
+  received: number;
+  state: "open" | "complete";
+  fd: number;
+  hasher?: Bun.CryptoHasher;
+  sha256?: string;
+  /** name/size/sha key of a complete upload, for staging the same bytes once. */
+  key?: string;
+}
+
+function newId(): string {
+  const b = crypto.getRandomValues(new Uint8Array(12));
+  return `t${Buffer.from(b).toString("hex")}`;
+}
+
+function tooLarge(what: string, limit: number, reason = "file_too_large"): BskError {
+  return new BskError("invalid_params", `${what} is over the ${Math.round(limit / 1048576)} MiB limit`, {
+    hint: "Transfers are capped (BSK_TRANSFER_MAX_FILE_BYTES, BSK_TRANSFER_MAX_SESSION_BYTES); send a smaller file.",
+    data: { reason, limit_bytes: limit },
+  });
+}
+
+export class TransferStore {
+  private readonly entries = new Map<string, Entry>();
+  /** Download folders the browser saved into per session (removed when the session ends). */
+  private readonly browserDirs = new Map<string, Set<string>>();
+
+  constructor(
+    readonly root: string,
+    readonly limits: TransferLimits = TRANSFER_DEFAULTS,
+  ) {}
+
+  /** At start-up: nothing staged by an earlier daemon survives it. */
+  clearAll(): void {
+    rmSync(this.root, { recursive: true, force: true });
+    mkdirSync(this.root, { recursive: true, mode: 0o700 });
+  }
+
+  private sessionEntries(session: string): Entry[] {
+    return [...this.entries.values()].filter((e) => e.session === session);
+  }
+
+  private get(session: string, id: string): Entry {
+    const e = this.entries.get(id);
+    if (!e || e.session !== session) {
+      throw new BskError("not_found", `no staged transfer ${id} in session ${session}`, {
+        hint: "Staged files live until their session ends; stage it again.",
+        data: { reason: "no_transfer", transfer_id: id },
+      });
+    }
+    return e;
+  }
+
+  private checkRoom(session: string, size: number): void {
+    const mine = this.sessionEntries(session);
+    if (mine.length >= this.limits.maxFiles) {
+      throw new BskError("invalid_params", `session ${session} already holds ${mine.length} staged files (limit ${this.limits.maxFiles})`, {
+        hint: "Staged files are freed when the session ends; start a new session for more (BSK_TRANSFER_MAX_FILES).",
+        data: { reason: "too_many_files", limit: this.limits.maxFiles },
+      });
+    }
+    if (size > this.limits.maxFileBytes) throw tooLarge("the file", this.limits.maxFileBytes);
+    const used = mine.reduce((n, e) => n + Math.max(e.received, e.declaredSize ?? 0), 0);
+    if (used + size > this.limits.maxSessionBytes) throw tooLarge("the session's staged files", this.limits.maxSessionBytes, "session_quota");
+  }
+
+  private create(session: string, name: string, mime: string): Entry {
+    const id = newId();
+    const dir = join(this.root, session, id);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const path = join(dir, name);
+    const fd = openSync(path, "wx", 0o600);
+    const e: Entry = { id, session, name, mime, path, received: 0, state: "open", fd, hasher: new Bun.CryptoHasher("sha256") };
+    this.entries.set(id, e);
+    return e;
+  }
+
+  begin(session: string, p: { name: string; size?: number; sha256?: string; mime?: string }): { transfer_id: string; complete: boolean; chunk_bytes: number } {
+    const key = p.size !== undefined && p.sha256 ? `${p.name}\0${p.size}\0${p.sha256}` : undefined;
+    if (key) {
+      const same = this.sessionEntries(session).find((e) => e.key === key && e.state === "complete");
+      if (same) return { transfer_id: same.id, complete: true, chunk_bytes: TRANSFER_CHUNK_BYTES };
+    }
+    this.checkRoom(session, p.size ?? 0);
+    const e = this.create(session, p.name, p.mime ?? "");
+    e.declaredSize = p.size;
+    e.declaredSha = p.sha256;
+    e.key = key;
+    return { transfer_id: e.id, complete: false, chunk_bytes: TRANSFER_CHUNK_BYTES };
+  }
+
+  chunk(session: string, id: string, offset: number, data: string): { received: number } {
+    const e = this.get(session, id);
+    if (e.state !== "open") throw new BskError("invalid_params", `transfer ${id} is already complete`, { data: { reason: "transfer_complete" } });
+    if (offset !== e.received) {
+      throw new BskError("invalid_params", `chunk at ${offset}, but ${e.received} bytes were received`, {
+        data: { reason: "chunk_out_of_order", received: e.received },
+      });
+    }
+    const bytes = Uint8Array.fromBase64(data);
+    const limit = e.declaredSize ?? this.limits.maxFileBytes;
+    if (e.received + bytes.length > limit) {
+      this.drop(e);
+      if (e.declaredSize !== undefined) {
+        throw new BskError("invalid_params", `transfer ${id} got more bytes than the ${e.declaredSize} declared`, { data: { reason: "size_mismatch" } });
+      }
+      throw tooLarge("the file", this.limits.maxFileBytes);
+    }
+    const others = this.sessionEntries(session).reduce((n, x) => (x === e ? n : n + Math.max(x.received, x.declaredSize ?? 0)), 0);
+    if (e.declaredSize === undefined && others + e.received + bytes.length > this.limits.maxSessionBytes) {
+      this.drop(e);
+      throw tooLarge("the session's staged files", this.limits.maxSessionBytes, "session_quota");
+    }
+    for (let off = 0; off < bytes.length; ) off += writeSync(e.fd, bytes, off);
+    e.hasher!.update(bytes);
+    e.received += bytes.length;
+    return { received: e.received };
+  }
+
+  async finish(session: string, id: string, p: { sha256?: string; head?: string }): Promise<{ transfer_id: string; size: number; sha256: string }> {
+    const e = this.get(session, id);
+    if (e.state === "complete") return { transfer_id: e.id, size: e.received, sha256: e.sha256! };
+    let sha: string;
+    if (p.head) {
+      const head = Uint8Array.fromBase64(p.head);
+      if (head.length > e.received) throw new BskError("invalid_params", "the header is longer than the file", { data: { reason: "bad_head" } });
+      writeSync(e.fd, head, 0, head.length, 0);
+      fsyncSync(e.fd);
+      sha = await hashFile(e.path);
+    } else {
+      fsyncSync(e.fd);
+      sha = e.hasher!.digest("hex");
+    }
+    closeSync(e.fd);
+    e.fd = -1;
+    e.hasher = undefined;
+    const wantSha = p.sha256 ?? e.declaredSha;
+    if ((e.declaredSize !== undefined && e.received !== e.declaredSize) || (wantSha && wantSha !== sha)) {
+      this.drop(e);
+      throw new BskError("invalid_params", `transfer ${id} does not match what was declared (${e.received} B, sha256 ${sha.slice(0, 12)}…)`, {
+        hint: "The file changed while it was read; stage it again.",
+        data: { reason: "checksum_mismatch", size: e.received, sha256: sha },
+      });
+    }
+    e.state = "complete";
+    e.sha256 = sha;
+    return { transfer_id: e.id, size: e.received, sha256: sha };
+  }
+
+  async read(session: string, id: string, offset: number, length: number): Promise<{ data: string; eof: boolean; size: number; path: string }> {
+    const e = this.get(session, id);
+    if (e.state !== "complete") throw new BskError("invalid_params", `transfer ${id} is not complete yet`, { data: { reason: "transfer_open" } });
+    const end = Math.min(e.received, offset + length);
+    const bytes = offset >= end ? new Uint8Array(0) : new Uint8Array(await Bun.file(e.path).slice(offset, end).arrayBuffer());
+    return { data: bytes.toBase64(), eof: end >= e.received, size: e.received, path: e.path };
+  }
+
+  /** The facts of a complete transfer. */
+  info(session: string, id: string): { name: string; mime: string; size: number; sha256: string; path: string } {
+    const e = this.get(session, id);
+    return { name: e.name, mime: e.mime, size: e.received, sha256: e.sha256 ?? "", path: e.path };
+  }
+
+  release(session: string, id: string): { released: boolean } {
+    const e = this.entries.get(id);
+    if (!e || e.session !== session) return { released: false };
+    this.drop(e);
+    return { released: true };
+  }
+
+  /**
+   * Take a file the browser downloaded into `bsk-<session>/` of its download folder: a regular file (no symlink),
+   * within the caps; moved (or copied) into staging and hashed.
+   */
+  async importDownload(session: string, src: string, mime: string): Promise<{ transfer_id: string; size: number; sha256: string }> {
+    const dir = dirname(src);
+    if (!isAbsolute(src) || basename(dir) !== `bsk-${session}`) {
+      throw new BskError("protocol_error", `the browser saved the download outside the session's folder: ${src}`, {
+        data: { reason: "download_path_refused" },
+      });
+    }
+    let dirs = this.browserDirs.get(session);
+    if (!dirs) this.browserDirs.set(session, (dirs = new Set()));
+    dirs.add(dir);
+    const st = lstatSync(src);
+    if (!st.isFile() || lstatSync(dir).isSymbolicLink()) {
+      throw new BskError("protocol_error", `the downloaded file is not a regular file: ${src}`, { data: { reason: "download_path_refused" } });
+    }
+    try {
+      this.checkRoom(session, st.size);
+    } catch (err) {
+      unlinkSync(src);
+      throw err;
+    }
+    const e = this.create(session, basename(src).replace(/^[0-9a-f-]{36}-/, "") || "download", mime);
+    closeSync(e.fd);
+    e.fd = -1;
+    try {
+      try {
+        renameSync(src, e.path);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
+        copyFileSync(src, e.path);
+        unlinkSync(src);
+      }
+      e.received = lstatSync(e.path).size;
+      e.sha256 = await hashFile(e.path);
+      e.state = "complete";
+      e.hasher = undefined;
+    } catch (err) {
+      this.drop(e);
+      throw err;
+    }
+    return { transfer_id: e.id, size: e.received, sha256: e.sha256 };
+  }
+
+  private drop(e: Entry): void {
+    this.entries.delete(e.id);
+    if (e.fd >= 0) {
+      try {
+        closeSync(e.fd);
+      } catch {}
+      e.fd = -1;
+    }
+    rmSync(dirname(e.path), { recursive: true, force: true });
+  }
+
+  /** The session ended: its staged files and its (empty) download folders go. */
+  dropSession(session: string): void {
+    for (const e of this.sessionEntries(session)) this.drop(e);
+    rmSync(join(this.root, session), { recursive: true, force: true });
+    for (const dir of this.browserDirs.get(session) ?? []) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        /* not empty (a download the person kept) or already gone */
+      }
+    }
+    this.browserDirs.delete(session);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+async function hashFile(path: string): Promise<string> {
+  const h = new Bun.CryptoHasher("sha256");
+  const file = Bun.file(path);
+  const step = 8 * 1024 * 1024;
+  for (let off = 0, size = file.size; off < size; off += step) h.update(await file.slice(off, off + step).arrayBuffer());
+  return h.digest("hex");
+}

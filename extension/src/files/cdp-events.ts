@@ -1,0 +1,33 @@
+/**
+ * CDP events of a tab from every session of it, out-of-process iframes included (a file chooser or a download can
+ * start in any frame). One tap is registered on first use; listeners come and go per call.
+ */
+import { tapCdp } from "../cdp.ts";
+import type { CdpTarget } from "../refs/target.ts";
+
+type Listener = (source: CdpTarget, params: Record<string, any>) => void;
+
+const listeners = new Map<string, Set<Listener>>();
+let tapped = false;
+
+const key = (tabId: number, method: string) => `${tabId}|${method}`;
+
+/** Listen to `method` on every session of the tab until the returned function is called. */
+export function onTabEvent(tabId: number, method: string, listener: Listener): () => void {
+  if (!tapped) {
+    tapped = true;
+    tapCdp({
+      onEvent(source, m, p) {
+        for (const l of listeners.get(key(source.tabId, m)) ?? []) l(source, p);
+      },
+    });
+  }
+  const k = key(tabId, method);
+  let set = listeners.get(k);
+  if (!set) listeners.set(k, (set = new Set()));
+  set.add(listener);
+  return () => {
+    set.delete(listener);
+    if (set.size === 0 && listeners.get(k) === set) listeners.delete(k);
+  };
+}

@@ -1,0 +1,269 @@
+/**
+ * screenshot.full_page: scroll through the page a viewport at a time, capture only the rows not captured yet, and
+ * stream them as one PNG (png.ts) into a staged transfer in the daemon, which the CLI then writes. `current` stops at
+ * the height the page had at the start; `follow` keeps going while the page grows (an infinite feed loads more as
+ * the bottom comes into view) until it stays the same for quiet_ms, or max_height. Navigating, closing or
+ * deactivating the tab, leaving the session, or a cancel aborts the capture and drops what was staged: never a
+ * partial image. The scroll position is restored afterwards.
+ */
+import { browser } from "wxt/browser";
+import type { ParsedParams, Result } from "../../../protocol/catalog.ts";
+import { BskError } from "../../../protocol/errors.ts";
+import { raceAbort } from "../abort.ts";
+import { mainFrameId, send, sendTo, subscribe } from "../cdp.ts";
+import { callDaemon } from "../connection.ts";
+import { worldOf, type World } from "../frames.ts";
+import { hideOverlays } from "../screenshot.ts";
+import { resolveTab } from "../sessions.ts";
+import { toBase64 } from "./base64.ts";
+import { PNG_END, PNG_HEAD_BYTES, pngHead, RowEncoder } from "./png.ts";
+
+type Params = ParsedParams<"screenshot.full_page">;
+
+const DAEMON_TIMEOUT_MS = 30_000;
+/** Bytes per transfer.chunk (a little under the 3 MiB the daemon takes per chunk). */
+const SEND_BYTES = 2 * 1024 * 1024;
+
+interface Metrics {
+  x: number;
+  y: number;
+  width: number;
+  viewHeight: number;
+  height: number;
+}
+
+const MEASURE = `(() => {
+  const el = document.scrollingElement || document.documentElement;
+  return JSON.stringify({ x: scrollX, y: scrollY, width: document.documentElement.clientWidth, viewHeight: innerHeight, height: el.scrollHeight });
+})()`;
+
+/** Scrolls (instantly, whatever the page's scroll-behavior) and waits two frames for it to be painted. */
+const scrollTo = (y: number) => `new Promise((resolve) => {
+  scrollTo({ left: scrollX, top: ${y}, behavior: "instant" });
+  const done = () => resolve(JSON.stringify({ y: scrollY, height: (document.scrollingElement || document.documentElement).scrollHeight }));
+  let frames = 0;
+  const tick = () => (++frames >= 2 ? done() : requestAnimationFrame(tick));
+  requestAnimationFrame(tick);
+  setTimeout(done, 200);
+})`;
+
+/** follow: resolves with the new height once the page grows past `height`, or with it unchanged after `quiet` ms. */
+const grown = (height: number, quiet: number) => `new Promise((resolve) => {
+  const el = document.scrollingElement || document.documentElement;
+  const start = performance.now();
+  const check = () => {
+    if (el.scrollHeight > ${height} || performance.now() - start > ${quiet}) return resolve(el.scrollHeight);
+    setTimeout(check, 50);
+  };
+  check();
+})`;
+
+/** Aborts the capture on what must end it; `check()` also re-checks the session's scope. */
+function watchTab(p: Params, tabId: number, windowId: number, mainFrame: string, signal: AbortSignal) {
+  const ac = new AbortController();
+  const stop = (err: BskError) => {
+    if (!ac.signal.aborted) ac.abort(err);
+  };
+  const onCallAbort = () => stop(signal.reason instanceof BskError ? signal.reason : new BskError("cancelled", "the capture was cancelled"));
+  signal.addEventListener("abort", onCallAbort, { once: true });
+  const navigated = (url: string) =>
+    stop(
+      new BskError("cancelled", `the tab navigated (${url}) during the full-page capture; no image was written`, {
+        hint: "Wait for the page to settle (bsk wait-for), then capture again.",
+        data: { reason: "capture_navigated", url },
+      }),
+    );
+  const off = subscribe(
+    tabId,
+    (m, ev) => {
+      if (m === "Page.frameNavigated" && !ev.frame?.parentId) navigated(String(ev.frame?.url ?? ""));
+      else if (m === "Page.navigatedWithinDocument" && ev.frameId === mainFrame) navigated(String(ev.url ?? ""));
+    },
+    () => stop(closed(tabId)),
+  );
+  const onRemoved = (id: number) => {
+    if (id === tabId) stop(closed(tabId));
+  };
+  const onActivated = (info: { tabId: number; windowId: number }) => {
+    if (info.windowId === windowId && info.tabId !== tabId) {
+      stop(
+        new BskError("cancelled", `tab ${tabId} stopped being the active tab of its window during the full-page capture; no image was written`, {
+          hint: "Leave the tab in front while it is captured, then capture again.",
+          data: { reason: "capture_deactivated" },
+        }),
+      );
+    }
+  };
+  browser.tabs.onRemoved.addListener(onRemoved);
+  browser.tabs.onActivated.addListener(onActivated);
+  return {
+    signal: ac.signal,
+    async check(): Promise<void> {
+      if (ac.signal.aborted) throw ac.signal.reason;
+      try {
+        await resolveTab(p);
+      } catch (err) {
+        stop(err instanceof BskError ? err : closed(tabId));
+        throw ac.signal.reason;
+      }
+    },
+    dispose(): void {
+      signal.removeEventListener("abort", onCallAbort);
+      off();
+      browser.tabs.onRemoved.removeListener(onRemoved);
+      browser.tabs.onActivated.removeListener(onActivated);
+    },
+  };
+}
+
+function closed(tabId: number): BskError {
+  return new BskError("not_found", `tab ${tabId} closed during the full-page capture; no image was written`, { data: { reason: "tab_closed", tab_id: tabId } });
+}
+
+async function evalJson<T>(world: World, expression: string, signal: AbortSignal): Promise<T> {
+  const r = await sendTo(world.target, "Runtime.evaluate", { expression, contextId: world.contextId, awaitPromise: true, returnByValue: true }, signal);
+  const v = r.result?.value;
+  return (typeof v === "string" ? JSON.parse(v) : v) as T;
+}
+
+/** Rows [top, top+height) of the page (CSS px, in the viewport now) as RGBA pixels. */
+async function captureRows(tabId: number, m: Metrics, top: number, height: number, signal: AbortSignal) {
+  const shot = await send<{ data: string }>(
+    tabId,
+    "Page.captureScreenshot",
+    { format: "png", fromSurface: true, clip: { x: m.x, y: top, width: m.width, height, scale: 1 } },
+    signal,
+  );
+  const blob = await (await fetch(`data:image/png;base64,${shot.data}`)).blob();
+  const bitmap = await createImageBitmap(blob);
+  try {
+    const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+    const ctx = canvas.getContext("2d")!;
+    ctx.drawImage(bitmap, 0, 0);
+    return { width: bitmap.width, height: bitmap.height, rgba: ctx.getImageData(0, 0, bitmap.width, bitmap.height).data };
+  } finally {
+    bitmap.close();
+  }
+}
+
+/** Bytes to the daemon in chunks of about SEND_BYTES. */
+function sender(sessionId: string, transferId: string, signal: AbortSignal) {
+  let offset = 0;
+  let parts: Uint8Array[] = [];
+  let size = 0;
+  const flush = async () => {
+    if (!size) return;
+    const data = new Uint8Array(size);
+    let o = 0;
+    for (const p of parts) {
+      data.set(p, o);
+      o += p.length;
+    }
+    parts = [];
+    size = 0;
+    await callDaemon("transfer.chunk", { session_id: sessionId, transfer_id: transferId, offset, data: toBase64(data) }, DAEMON_TIMEOUT_MS, signal);
+    offset += data.length;
+  };
+  return {
+    async push(bytes: Uint8Array) {
+      parts.push(bytes);
+      size += bytes.length;
+      if (size >= SEND_BYTES) await flush();
+    },
+    flush,
+    get sent() {
+      return offset + size;
+    },
+  };
+}
+
+export async function fullPage(p: Params, callSignal: AbortSignal): Promise<Result<"screenshot.full_page">> {
+  const { tabId, tab } = await resolveTab(p);
+  if (!tab.active) await browser.tabs.update(tabId, { active: true });
+  const mainFrame = await mainFrameId(tabId, callSignal);
+  const guard = watchTab(p, tabId, tab.windowId, mainFrame, callSignal);
+  const signal = guard.signal;
+  const world = await worldOf({ tabId }, mainFrame, signal);
+  const start = await evalJson<Metrics>(world, MEASURE, signal);
+  const showOverlays = await hideOverlays(tabId);
+  let transferId: string | null = null;
+  let encoder: RowEncoder | null = null;
+  try {
+    const begun = await callDaemon<{ transfer_id: string }>("transfer.begin", { session_id: p.session_id, name: "full-page.png" }, DAEMON_TIMEOUT_MS, signal);
+    transferId = begun.transfer_id;
+    const out = sender(p.session_id, transferId, signal);
+    await out.push(new Uint8Array(PNG_HEAD_BYTES));
+    const limit = Math.min(p.max_height, p.scope === "current" ? start.height : p.max_height);
+    let height = start.height;
+    let captured = 0;
+    let tiles = 0;
+    let scale = 1;
+    let stuck = false;
+    for (;;) {
+      while (!stuck && captured < Math.min(height, limit)) {
+        await guard.check();
+        const at = await evalJson<{ y: number; height: number }>(world, scrollTo(captured), signal);
+        if (p.scope === "follow") height = Math.max(height, at.height);
+        const bottom = Math.min(at.y + start.viewHeight, height, limit);
+        // The page cannot scroll to where the next rows are (it shrank, or scrolls inside an element): stop there.
+        if (at.y > captured || bottom <= captured) {
+          stuck = true;
+          break;
+        }
+        const tile = await captureRows(tabId, start, captured, bottom - captured, signal);
+        if (!encoder) {
+          scale = tile.width / start.width;
+          encoder = new RowEncoder(tile.width, (b) => out.push(b));
+        }
+        if (tile.width !== encoder.width) {
+          throw new BskError("cdp_failed", "the page's width changed during the full-page capture; no image was written", { data: { reason: "capture_resized" } });
+        }
+        const rows = Math.min(tile.height, Math.round((bottom - captured) * scale));
+        await encoder.addRows(tile.rgba, rows);
+        captured = bottom;
+        tiles++;
+      }
+      if (p.scope !== "follow" || stuck || captured >= p.max_height) break;
+      const next = await raceAbort(
+        sendTo(world.target, "Runtime.evaluate", { expression: grown(height, p.quiet_ms), contextId: world.contextId, awaitPromise: true, returnByValue: true }, signal),
+        signal,
+      );
+      const newHeight = Number(next.result?.value ?? height);
+      if (newHeight <= height) break;
+      height = newHeight;
+    }
+    await guard.check();
+    if (!encoder) throw new BskError("unsupported", "the page has nothing to capture (zero height)", { data: { reason: "no_box" } });
+    await encoder.end();
+    await out.push(PNG_END);
+    await out.flush();
+    const width = encoder.width;
+    const finished = await callDaemon<{ size: number; sha256: string }>(
+      "transfer.finish",
+      { session_id: p.session_id, transfer_id: transferId, head: toBase64(pngHead(width, encoder.rows)) },
+      DAEMON_TIMEOUT_MS,
+      signal,
+    );
+    return {
+      tab_id: tabId,
+      format: "png",
+      width,
+      height: encoder.rows,
+      bytes: finished.size,
+      sha256: finished.sha256,
+      tiles,
+      stopped: captured >= p.max_height ? "max_height" : "end",
+      transfer_id: transferId,
+    };
+  } catch (err) {
+    encoder?.abort();
+    if (transferId) void callDaemon("transfer.release", { session_id: p.session_id, transfer_id: transferId }, DAEMON_TIMEOUT_MS).catch(() => undefined);
+    throw signal.aborted && signal.reason instanceof BskError ? signal.reason : err;
+  } finally {
+    guard.dispose();
+    await showOverlays().catch(() => undefined);
+    if (!signal.aborted || !(signal.reason instanceof BskError && signal.reason.data?.reason === "capture_navigated")) {
+      await evalJson(world, `(scrollTo({ left: ${start.x}, top: ${start.y}, behavior: "instant" }), "")`, AbortSignal.timeout(2000)).catch(() => undefined);
+    }
+  }
+}

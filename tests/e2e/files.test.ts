@@ -1,0 +1,235 @@
+/**
+ * Uploads and downloads end to end: real Chromium (the extension has no file access, as an unpacked extension by
+ * default), dist/bsk, the files-* fixture pages. The page computes the SHA-256 of what it received; generated
+ * downloads come from the fixture server (fixtureBytes), never from disk.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fixtureBytes } from "../fixtures/server.ts";
+import { startWorld, type Run, type World } from "./harness.ts";
+
+let w: World;
+let s: string;
+let dir: string;
+
+const downloadsOf = (home: string) => join(home, "browser-downloads");
+
+beforeAll(async () => {
+  w = await startWorld({ prefs: (home) => ({ download: { default_directory: downloadsOf(home), prompt_for_download: false } }) });
+  s = await w.startSession();
+  dir = join(w.home, "work");
+  mkdirSync(dir);
+}, 60_000);
+
+afterAll(async () => {
+  await w?.stop();
+});
+
+const ok = (args: string[]) => w.ok([...args, "--session", s]);
+const run = (args: string[]) => w.bsk([...args, "--session", s, "--json"]);
+const js = async (expression: string, frame?: string) => (await ok(["evaluate", expression, ...(frame ? ["--frame", frame] : [])])).value;
+
+async function fails(args: string[], code: string): Promise<any> {
+  const r: Run = await run(args);
+  if (r.json?.ok !== false) throw new Error(`expected ${args.join(" ")} to fail with ${code}, got:\n${r.stdout}${r.stderr}`);
+  expect(r.json.error.code).toBe(code);
+  return r.json.error;
+}
+
+function sha256(bytes: Uint8Array | string): string {
+  return new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+}
+
+function localFile(name: string, content: string | Uint8Array): { path: string; size: number; sha256: string } {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return { path, size: typeof content === "string" ? Buffer.byteLength(content) : content.length, sha256: sha256(content) };
+}
+
+/** The generated file /download/N/NAME serves, hashed as it is made (never held whole). */
+function generatedSha(size: number): string {
+  const h = new Bun.CryptoHasher("sha256");
+  for (let off = 0; off < size; off += 1 << 20) h.update(fixtureBytes(off, Math.min(1 << 20, size - off)));
+  return h.digest("hex");
+}
+
+const received = (frame?: string) => js(`window.settled()`, frame);
+
+describe("upload", () => {
+  beforeAll(async () => {
+    await ok(["navigate", w.fixtures.url("/files-upload.html")]);
+  });
+
+  test("one file into a file input, built in the page (no file access)", async () => {
+    const f = localFile("cv.txt", "Ada Lovelace, analyst\n");
+    const r = await ok(["upload", "#single", "--file", f.path]);
+    expect(r).toMatchObject({ mode: "input", via: "page", effect_state: "committed", input: { role: expect.any(String) } });
+    expect(r.files).toEqual([{ name: "cv.txt", size: f.size, sha256: f.sha256 }]);
+    expect((await received()).single).toEqual([{ name: "cv.txt", size: f.size, type: "text/plain", sha256: f.sha256 }]);
+  });
+
+  test("several files into a multiple input; several into a single one is refused, nothing attached", async () => {
+    const a = localFile("a.txt", "first");
+    const b = localFile("b.json", '{"second":true}');
+    const r = await ok(["upload", "#multi", "--file", a.path, "--file", b.path]);
+    expect(r.files.map((x: any) => x.name)).toEqual(["a.txt", "b.json"]);
+    const got = (await received()).multi;
+    expect(got.map((x: any) => [x.name, x.sha256])).toEqual([
+      ["a.txt", a.sha256],
+      ["b.json", b.sha256],
+    ]);
+
+    await ok(["evaluate", `delete window.received.single`]);
+    const err = await fails(["upload", "#single", "--file", a.path, "--file", b.path], "invalid_params");
+    expect(err.data).toMatchObject({ reason: "not_multiple", effect_state: "none" });
+    expect((await received()).single).toBeUndefined();
+  });
+
+  test("a 50 MB file arrives intact (the page's own SHA-256 matches)", async () => {
+    const big = new Uint8Array(50 * 1024 * 1024);
+    for (let off = 0; off < big.length; off += 1 << 20) big.set(fixtureBytes(off, 1 << 20), off);
+    const f = localFile("big.bin", big);
+    const r = await ok(["upload", "#single", "--file", f.path]);
+    expect(r.files[0]).toMatchObject({ size: f.size, sha256: f.sha256 });
+    const got = (await received()).single;
+    expect(got).toEqual([{ name: "big.bin", size: f.size, type: expect.any(String), sha256: f.sha256 }]);
+  }, 60_000);
+
+  test("through a hidden input behind a styled button, and behind a label", async () => {
+    const a = localFile("photo.png", "not really a png");
+    const r = await ok(["upload", "#pick", "--file", a.path]);
+    expect(r).toMatchObject({ target: { role: "button", name: "Choose files" }, effect_state: "committed" });
+    expect((await received()).hidden?.[0]).toMatchObject({ name: "photo.png", sha256: a.sha256 });
+
+    const l = await ok(["upload", "label[for=labelled]", "--file", a.path]);
+    expect(l.effect_state).toBe("committed");
+    expect((await received()).labelled?.[0]).toMatchObject({ name: "photo.png", sha256: a.sha256 });
+  });
+
+  test("a click that opens no chooser: file_input_not_activated, nothing attached", async () => {
+    const a = localFile("x.txt", "x");
+    const before = await received();
+    const err = await fails(["upload", "#nothing", "--file", a.path], "unsupported");
+    expect(err.data).toMatchObject({ reason: "file_input_not_activated", effect_state: "none" });
+    expect(await received()).toEqual(before);
+  });
+
+  test("drop mode drops the files on a drop zone", async () => {
+    const a = localFile("dropped.csv", "a,b\n1,2\n");
+    const b = localFile("second.txt", "two");
+    const r = await ok(["upload", "#zone", "--mode", "drop", "--file", a.path, "--file", b.path]);
+    expect(r).toMatchObject({ mode: "drop", input: null, effect_state: "committed" });
+    expect((await received()).zone.map((x: any) => [x.name, x.sha256])).toEqual([
+      ["dropped.csv", a.sha256],
+      ["second.txt", b.sha256],
+    ]);
+  });
+
+  test("the same bytes staged again are not sent twice; a retry with the same --op-id does not upload twice", async () => {
+    const a = localFile("retry.txt", "once");
+    const first = await w.bsk(["upload", "#single", "--file", a.path, "--op-id", "up-retry-1", "--session", s, "--json"]);
+    expect(first.json?.ok).toBe(true);
+    await ok(["evaluate", `window.changes = 0; document.getElementById("single").addEventListener("change", () => window.changes++)`]);
+    const again = await w.bsk(["upload", "#single", "--file", a.path, "--op-id", "up-retry-1", "--session", s, "--json"]);
+    expect(again.json?.ok).toBe(true);
+    expect(await js(`window.changes`)).toBe(0);
+  });
+
+  test("in a cross-site (out-of-process) iframe", async () => {
+    await ok(["navigate", w.fixtures.url("/files-frame.html")]);
+    const snap = await ok(["snapshot"]);
+    const frameRef = (snap.text as string).split("\n").find((l) => l.includes("Uploader"))?.match(/@e\d+/)?.[0];
+    const resume = (snap.text as string).split("\n").find((l) => l.includes("Resume") && /@e\d+/.test(l))?.match(/@e\d+/)?.[0];
+    expect(frameRef).toBeDefined();
+    expect(resume).toBeDefined();
+    const a = localFile("framed.txt", "inside the frame");
+    const r = await ok(["upload", resume!, "--file", a.path]);
+    expect(r.effect_state).toBe("committed");
+    expect((await received(frameRef)).single).toEqual([{ name: "framed.txt", size: a.size, type: "text/plain", sha256: a.sha256 }]);
+
+    const pick = (snap.text as string).split("\n").find((l) => l.includes("Choose files"))?.match(/@e\d+/)?.[0];
+    const h = await ok(["upload", pick!, "--file", a.path]);
+    expect(h.effect_state).toBe("committed");
+    expect((await received(frameRef)).hidden?.[0]).toMatchObject({ name: "framed.txt", sha256: a.sha256 });
+  });
+});
+
+describe("download", () => {
+  beforeAll(async () => {
+    await ok(["navigate", w.fixtures.url("/files-download.html")]);
+  });
+
+  const inBrowserFolder = () => (existsSync(downloadsOf(w.home)) ? readdirSync(downloadsOf(w.home), { recursive: true }) : []);
+
+  test("a small file: path, size, sha256, MIME type; the browser keeps no copy", async () => {
+    const out = join(dir, "notes.txt");
+    const r = await ok(["download", "#small", "--out", out]);
+    expect(r).toMatchObject({ path: out, size: 13, name: "notes.txt", effect_state: "committed", sha256: generatedSha(13) });
+    expect(r.mime).toEqual(expect.any(String));
+    expect(r.transfer_id).toBeUndefined();
+    expect(sha256(readFileSync(out))).toBe(r.sha256);
+    expect(inBrowserFolder().filter((f) => !String(f).startsWith("bsk-"))).toEqual([]);
+    const files = inBrowserFolder().filter((f) => String(f).includes("/"));
+    expect(files).toEqual([]);
+  });
+
+  test("a generated 50 MB file, checksum checked", async () => {
+    const out = join(dir, "big-download.bin");
+    const r = await ok(["download", "#big", "--out", out]);
+    expect(r.size).toBe(52428800);
+    expect(r.sha256).toBe(generatedSha(52428800));
+    expect(sha256(readFileSync(out))).toBe(r.sha256);
+  }, 60_000);
+
+  test("a blob download (URL.createObjectURL + a[download])", async () => {
+    const out = join(dir, "blob.txt");
+    const r = await ok(["download", "#blob", "--out", out]);
+    expect(r).toMatchObject({ name: "from-blob.txt", size: 17 });
+    expect(r.url.startsWith("blob:")).toBe(true);
+    expect(readFileSync(out, "utf8")).toBe("made in the page\n");
+  });
+
+  test("an existing --out is refused before anything is clicked; --overwrite replaces it", async () => {
+    const out = join(dir, "exists.txt");
+    writeFileSync(out, "keep me");
+    await ok(["evaluate", `window.clicks = 0; document.getElementById("small").addEventListener("click", () => window.clicks++)`]);
+    const err = await fails(["download", "#small", "--out", out], "invalid_params");
+    expect(err.data).toMatchObject({ reason: "out_exists" });
+    expect(readFileSync(out, "utf8")).toBe("keep me");
+    expect(await js(`window.clicks`)).toBe(0);
+
+    const r = await ok(["download", "#small", "--out", out, "--overwrite"]);
+    expect(r.size).toBe(13);
+    expect(sha256(readFileSync(out))).toBe(generatedSha(13));
+    expect(readdirSync(dir).filter((f) => f.includes(".tmp"))).toEqual([]);
+  });
+
+  test("a click that downloads nothing: no_download, no file", async () => {
+    await ok(["navigate", w.fixtures.url("/files-download.html")]);
+    const out = join(dir, "never.txt");
+    const err = await fails(["download", "#page", "--out", out], "unsupported");
+    expect(err.data).toMatchObject({ reason: "no_download", effect_state: "none" });
+    expect(existsSync(out)).toBe(false);
+  });
+});
+
+describe("download with \"Ask where to save\" on", () => {
+  let w2: World;
+  let s2: string;
+  beforeAll(async () => {
+    w2 = await startWorld({ prefs: (home) => ({ download: { default_directory: downloadsOf(home), prompt_for_download: true } }) });
+    s2 = await w2.startSession();
+  }, 60_000);
+  afterAll(async () => {
+    await w2?.stop();
+  });
+
+  test("still downloads, without a prompt", async () => {
+    await w2.ok(["navigate", w2.fixtures.url("/files-download.html"), "--session", s2]);
+    const out = join(w2.home, "asked.txt");
+    const r = await w2.ok(["download", "#small", "--out", out, "--session", s2, "--timeout", "20s"]);
+    expect(r.sha256).toBe(generatedSha(13));
+    expect(readFileSync(out).length).toBe(13);
+  }, 60_000);
+});
