@@ -6,7 +6,7 @@ import type { Effect, FlagSpec, PositionalSpec, Scope, TransferSpec } from "../p
 import { catalogCommands } from "./catalog-table.ts" with { type: "macro" };
 
 /** What a CLI-only command runs (cli/commands/*). */
-export type LocalAction = "daemon.start" | "daemon.stop" | "daemon.status" | "logs" | "version" | "install-skill" | "completion";
+export type LocalAction = "daemon.start" | "daemon.stop" | "daemon.status" | "logs" | "version" | "install-skill" | "completion" | "doctor" | "mcp";
 
 export interface CommandSpec {
   words: string[];
@@ -89,6 +89,28 @@ const LOCAL: CommandSpec[] = [
       force: { param: "force", type: "boolean", description: "Overwrite copies the person edited" },
     },
     examples: ["bsk install-skill", "bsk install-skill --harness claude-code --harness codex", "bsk install-skill --list"],
+  },
+  {
+    words: ["doctor"],
+    description:
+      "Prove the whole path works: daemon, browser, protocol, skill, then a session that opens a built-in page, snapshots it, clicks a button and stops, each hop timed; exit 1 with the fix when a step fails.",
+    local: "doctor",
+    scope: "none",
+    positionals: [],
+    flags: {
+      browser: { param: "browser", type: "string", description: "Browser instance id or label to test (default: the first connected)" },
+    },
+    examples: ["bsk doctor", "bsk doctor --json"],
+  },
+  {
+    words: ["mcp"],
+    description:
+      "Serve the catalog as an MCP stdio server (tools such as session_start, navigate, snapshot, click, screenshot); its sessions end when it exits.",
+    local: "mcp",
+    scope: "none",
+    positionals: [],
+    flags: {},
+    examples: ["claude mcp add bsk -- bsk mcp"],
   },
   {
     words: ["completion"],

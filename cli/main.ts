@@ -81,6 +81,10 @@ async function runLocal(p: Extract<Plan, { kind: "local" }>, env: Env): Promise<
       return completion(String(p.params.shell));
     case "install-skill":
       return (await import("./commands/install-skill.ts")).installSkill({ env, params: p.params, json: p.json });
+    case "doctor":
+      return (await import("./commands/doctor.ts")).doctor({ paths, env, params: p.params });
+    case "mcp":
+      return (await import("./mcp/server.ts")).mcpCommand({ env, json: p.json });
   }
 }
 

@@ -21,6 +21,10 @@ export type Outcome =
       traceId?: string;
       timings?: Timings;
       opId?: string;
+      /** A command that reports its own failures (doctor) exits non-zero with a result. */
+      exitCode?: number;
+      /** The whole --json object, for a command whose documented shape is not the {ok, result} envelope (doctor). */
+      jsonBody?: Record<string, unknown>;
     }
   | { ok: false; error: BskError; redact?: readonly string[]; traceId?: string; timings?: Timings; opId?: string };
 
@@ -240,9 +244,10 @@ export function render(o: Outcome, json: boolean): Rendered {
     const exitCode = exitCodeFor(o.error.code);
     return json ? { stdout: JSON.stringify(jsonError(o)), exitCode } : { stderr: humanError(o.error, o.redact), exitCode };
   }
-  if (json) return { stdout: JSON.stringify(jsonSuccess(o)), exitCode: 0 };
+  const exitCode = o.exitCode ?? 0;
+  if (json) return { stdout: JSON.stringify(o.jsonBody ?? jsonSuccess(o)), exitCode };
   const h = humanSuccess(o.format, o.result, o.params, o.redact);
-  return { stdout: h.stdout, stderr: h.stderr, exitCode: 0 };
+  return { stdout: h.stdout, stderr: h.stderr, exitCode };
 }
 
 /** Print a rendered outcome; returns its exit code. */

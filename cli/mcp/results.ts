@@ -1,0 +1,61 @@
+/**
+ * Tool results as MCP content. Most results are their JSON object as text; a snapshot is its text (what an agent
+ * reads anyway); a screenshot is image content plus a one-line summary. Errors are `isError` results whose text
+ * says `error:` and `hint:` like the CLI, with the code and data also in structured form.
+ */
+import { BskError, hintFor } from "../../protocol/errors.ts";
+import { redact } from "../output.ts";
+import type { McpTool } from "./tools.ts";
+
+export type Content = { type: "text"; text: string } | { type: "image"; data: string; mimeType: string };
+
+export interface ToolResult {
+  content: Content[];
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** Images larger than this go back as a path only (clients cap inline images at a few MB). */
+export const MAX_INLINE_IMAGE_BYTES = 4 * 1024 * 1024;
+
+const SNAPSHOT_METHODS: ReadonlySet<string> = new Set(["snapshot", "observe"]);
+
+const text = (t: string): Content => ({ type: "text", text: t });
+
+function snapshotContent(tool: McpTool, r: Record<string, unknown>): Content[] {
+  const more = r.truncated && r.cursor ? `\n-- more: call ${tool.name} with cursor "${String(r.cursor)}"` : "";
+  return [text(`${String(r.text ?? "")}${more}`)];
+}
+
+function imageContent(r: Record<string, unknown>, dataKey: string, inline?: Uint8Array): Content[] {
+  const { [dataKey]: data, ...rest } = r;
+  const mimeType = r.format === "jpeg" ? "image/jpeg" : "image/png";
+  const b64 = typeof data === "string" ? data : inline ? inline.toBase64() : undefined;
+  const summary = text(JSON.stringify(rest));
+  return b64 ? [{ type: "image", data: b64, mimeType }, summary] : [summary];
+}
+
+/**
+ * `fileBytes`: the bytes of a result written to a local file (a full-page capture), shown inline when small enough.
+ */
+export function toolResult(tool: McpTool, result: unknown, fileBytes?: Uint8Array): ToolResult {
+  const r = result && typeof result === "object" ? (result as Record<string, unknown>) : null;
+  if (r && SNAPSHOT_METHODS.has(tool.method)) return { content: snapshotContent(tool, r) };
+  if (r && tool.fileResult) return { content: imageContent(r, tool.fileResult.data) };
+  if (r && fileBytes && fileBytes.length <= MAX_INLINE_IMAGE_BYTES) return { content: imageContent(r, "", fileBytes) };
+  return { content: [text(JSON.stringify(result ?? null))] };
+}
+
+export function toolError(e: BskError, redactKeys: readonly string[] = []): ToolResult {
+  const hint = e.hint || hintFor(e.code, e.data?.reason);
+  const data = redact(e.data ?? {}, redactKeys);
+  const lines = [`error: ${e.message}`, `hint: ${hint}`, `code: ${e.code}`];
+  const { reason: _reason, ...rest } = data;
+  if (Object.keys(rest).length) lines.push(`detail: ${JSON.stringify(rest)}`);
+  return {
+    isError: true,
+    content: [text(lines.join("\n"))],
+    structuredContent: { error: { code: e.code, message: e.message, hint, data } },
+  };
+}

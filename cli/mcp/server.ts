@@ -1,0 +1,163 @@
+/**
+ * `bsk mcp`: the catalog as an MCP stdio server (official SDK). Each tool call is one request to the daemon over
+ * its own connection (started as the CLI starts it), so calls run concurrently and a cancelled call cancels only
+ * itself. The SDK's low-level Server is used on purpose: the tools' JSON Schemas come from the catalog
+ * (tools.ts), not from a second set of schemas registered with McpServer.
+ *
+ * Its sessions end with it: session_start always carries owner_pid = this process (the daemon ends the session
+ * if we die), and stdin closing, SIGTERM or SIGINT stop them explicitly before exiting.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { bskHome, homePaths, type HomePaths } from "../../daemon/home.ts";
+import { BskError, toErrorBody } from "../../protocol/errors.ts";
+import { APP_VERSION } from "../../protocol/version.ts";
+import { reachDaemon, type Connection } from "../daemon-client.ts";
+import type { Outcome } from "../output.ts";
+import { absolutePath, GRACE_MS } from "../plan.ts";
+import { DEFAULT_TIMEOUT_MS, request } from "../request.ts";
+import { instructions } from "./instructions.ts";
+import { MAX_INLINE_IMAGE_BYTES, toolError, toolResult, type ToolResult } from "./results.ts";
+import { mcpTools, type McpTool } from "./tools.ts";
+
+type Env = Record<string, string | undefined>;
+
+const STOP_TIMEOUT_MS = 5_000;
+
+const asBskError = (e: unknown) => (e instanceof BskError ? e : BskError.from(toErrorBody(e)));
+
+/** The deadline of one call: the method's own wait (a borrow, a help request, `wait`) on top of the usual timeout. */
+export function timeoutFor(tool: McpTool, params: Record<string, unknown>): number {
+  const base = tool.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!tool.waitParam) return base;
+  const schema = tool.inputSchema.properties[tool.waitParam] as { default?: unknown } | undefined;
+  const ownWait = Number(params[tool.waitParam] ?? schema?.default ?? 0) || 0;
+  return Math.max(base, ownWait + GRACE_MS);
+}
+
+/** Local paths in params are the client's, relative to this server's working directory (the CLI's rule too). */
+function absolutePaths(tool: McpTool, params: Record<string, unknown>, env: Env): void {
+  const cwd = process.cwd();
+  const pathParam = tool.fileResult?.pathParam ?? tool.transfer?.download?.pathParam;
+  if (pathParam && typeof params[pathParam] === "string") params[pathParam] = absolutePath(params[pathParam] as string, cwd, env.HOME);
+  const uploads = tool.transfer?.upload;
+  if (uploads && Array.isArray(params[uploads])) {
+    params[uploads] = (params[uploads] as unknown[]).map((p) => absolutePath(String(p), cwd, env.HOME));
+  }
+}
+
+export class McpBridge {
+  readonly tools: McpTool[] = mcpTools();
+  private readonly byName = new Map(this.tools.map((t) => [t.name, t]));
+  /** Live sessions this server started. */
+  readonly sessions = new Set<string>();
+
+  constructor(
+    private readonly paths: HomePaths,
+    private readonly env: Env,
+  ) {}
+
+  async callTool(name: string, args: Record<string, unknown> = {}, signal?: AbortSignal): Promise<ToolResult> {
+    const tool = this.byName.get(name);
+    if (!tool) {
+      return toolError(new BskError("unknown_method", `no tool ${JSON.stringify(name)}`, { hint: "List the tools (tools/list) and use one of those names." }));
+    }
+    const params: Record<string, unknown> = { ...args };
+    if (tool.method === "session.start") params.owner_pid = process.pid;
+    absolutePaths(tool, params, this.env);
+    let conn: Connection;
+    try {
+      conn = await reachDaemon(this.paths, this.env);
+    } catch (e) {
+      return toolError(asBskError(e), tool.redact);
+    }
+    try {
+      const files = tool.transfer ? await import("../transfers.ts") : undefined;
+      if (files) await files.beforeCall(conn, tool.transfer!, params);
+      const opId = tool.effect === "BrowserMutation" ? crypto.randomUUID() : undefined;
+      const reply = await request(conn, tool.method, params, { timeoutMs: timeoutFor(tool, params), opId, signal });
+      if (!reply.ok) return toolError(reply.error, tool.redact);
+      this.track(tool, reply.result);
+      if (files && reply.result && typeof reply.result === "object") {
+        const saved = await files.afterCall(conn, tool.transfer!, params, reply.result as Record<string, unknown>, this.env);
+        const bytes = typeof saved.path === "string" ? await imageBytes(saved.path) : undefined;
+        return toolResult(tool, saved, bytes);
+      }
+      if (tool.fileResult && typeof params[tool.fileResult.pathParam] === "string") {
+        const { saveFileResult } = await import("../file-result.ts");
+        const result = reply.result as Record<string, unknown>;
+        const saved = saveFileResult(result, tool.fileResult, params, this.env);
+        return toolResult(tool, { ...saved, [tool.fileResult.data]: result[tool.fileResult.data] });
+      }
+      return toolResult(tool, reply.result);
+    } catch (e) {
+      return toolError(asBskError(e), tool.redact);
+    } finally {
+      conn.close();
+    }
+  }
+
+  private track(tool: McpTool, result: unknown): void {
+    const r = result as { session_id?: unknown; stopped?: unknown } | null;
+    if (tool.method === "session.start" && typeof r?.session_id === "string") this.sessions.add(r.session_id);
+    if (tool.method === "session.stop" && Array.isArray(r?.stopped)) for (const id of r.stopped) this.sessions.delete(String(id));
+  }
+
+  /** Stop every session this server started; failures (already ended, daemon gone) are ignored. */
+  async stopSessions(): Promise<void> {
+    const ids = [...this.sessions];
+    this.sessions.clear();
+    await Promise.all(
+      ids.map(async (session_id) => {
+        const conn = await reachDaemon(this.paths, this.env, false).catch(() => null);
+        if (!conn) return;
+        await request(conn, "session.stop", { session_id }, { timeoutMs: STOP_TIMEOUT_MS }).finally(() => conn.close());
+      }),
+    );
+  }
+}
+
+async function imageBytes(path: string): Promise<Uint8Array | undefined> {
+  const file = Bun.file(path);
+  if (!/\.(png|jpe?g)$/i.test(path) || file.size > MAX_INLINE_IMAGE_BYTES) return undefined;
+  return new Uint8Array(await file.arrayBuffer());
+}
+
+/** Serve until stdin closes or a signal; returns the exit code. */
+export async function serveMcp(env: Env): Promise<number> {
+  const bridge = new McpBridge(homePaths(bskHome(env)), env);
+  const server = new Server(
+    { name: "bsk", version: APP_VERSION },
+    { capabilities: { tools: {} }, instructions: instructions(new Set(bridge.tools.map((t) => t.name))) },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: bridge.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => bridge.callTool(req.params.name, req.params.arguments, extra.signal));
+
+  let done: (code: number) => void = () => {};
+  const finished = new Promise<number>((resolve) => (done = resolve));
+  let closing = false;
+  const shutdown = async () => {
+    if (closing) return;
+    closing = true;
+    await bridge.stopSessions().catch(() => undefined);
+    await server.close().catch(() => undefined);
+    done(0);
+  };
+  process.stdin.on("end", shutdown);
+  process.stdin.on("close", shutdown);
+  process.on("SIGTERM", shutdown);
+  process.on("SIGINT", shutdown);
+  server.onclose = () => void shutdown();
+
+  await server.connect(new StdioServerTransport());
+  return finished;
+}
+
+/** `bsk mcp`: stdout belongs to the MCP protocol, so nothing is printed around it. */
+export async function mcpCommand({ env, json }: { env: Env; json: boolean }): Promise<Outcome> {
+  if (json) throw new BskError("invalid_params", "bsk mcp speaks MCP on stdout; --json does not apply", { hint: "Run it as: bsk mcp" });
+  return { ok: true, format: "none", result: null, exitCode: await serveMcp(env) };
+}

@@ -1,0 +1,163 @@
+/**
+ * The catalog as MCP tools: every agent-facing method with a CLI shape becomes a tool named after the method
+ * (`tab.list` → `tab_list`), with the method's description, its params schema as JSON Schema (`z.toJSONSchema`,
+ * input side) and annotations from its effect class. Nothing here is written twice: a new catalog method is a new tool.
+ */
+import { z } from "zod";
+import { EFFECTS, METHOD_NAMES, METHODS, type MethodName } from "../../protocol/catalog.ts";
+import type { CliShape, Effect, MethodDef, Scope, TransferSpec } from "../../protocol/define.ts";
+
+/** Methods with a CLI shape that administer the daemon rather than drive the browser. */
+export const NOT_FOR_AGENTS: ReadonlySet<string> = new Set(["system.allow_extension"]);
+
+/** Params the server fills itself (its sessions end with it), so they are not in the tool's schema. */
+export const SERVER_PARAMS: Readonly<Record<string, readonly string[]>> = { "session.start": ["owner_pid"] };
+
+/** ControlPlane methods that only read. */
+const CONTROL_READS: ReadonlySet<string> = new Set(["system.status", "session.list", "browser.list"]);
+
+export interface JsonSchemaObject {
+  type: "object";
+  properties: Record<string, object>;
+  required?: string[];
+  [key: string]: unknown;
+}
+
+export interface ToolAnnotations {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+export interface McpTool {
+  name: string;
+  method: MethodName;
+  description: string;
+  inputSchema: JsonSchemaObject;
+  annotations: ToolAnnotations;
+  scope: Scope;
+  effect: Effect;
+  redact: readonly string[];
+  fileResult?: MethodDef["fileResult"];
+  transfer?: TransferSpec;
+  waitParam?: string;
+  defaultTimeoutMs?: number;
+}
+
+export function toolName(method: string): string {
+  return method.replace(/\./g, "_");
+}
+
+export function isAgentMethod(name: string): boolean {
+  return Boolean(METHODS[name as MethodName]?.cli) && !NOT_FOR_AGENTS.has(name);
+}
+
+export function annotationsFor(method: string, effect: Effect, def: MethodDef): ToolAnnotations {
+  const readOnly = effect === "PassiveRead" || CONTROL_READS.has(method);
+  return {
+    title: `bsk ${def.cli?.words.join(" ") ?? method}`,
+    readOnlyHint: readOnly,
+    destructiveHint: !readOnly && effect === "BrowserMutation",
+    idempotentHint: readOnly || effect === "TransientInput",
+    openWorldHint: def.owner === "extension",
+  };
+}
+
+/** Command words (`tab list`) → the tool and CLI shape of that command, for rewriting CLI wording in descriptions. */
+type CommandIndex = Map<string, { tool: string; shape: CliShape }>;
+
+function commandIndex(): CommandIndex {
+  const index: CommandIndex = new Map();
+  for (const name of METHOD_NAMES) {
+    const cli = METHODS[name].cli as CliShape | undefined;
+    if (cli) index.set(cli.words.join(" "), { tool: toolName(name), shape: cli });
+  }
+  return index;
+}
+
+/**
+ * CLI wording in a description, as an MCP client sees it: `bsk tab list` → `tab_list`, `--max-tokens` → `max_tokens`.
+ * A flag is looked up in the method's own shape, then in the shape of the last command the text named.
+ */
+export function mcpWording(text: string, own: CliShape | undefined, index: CommandIndex): string {
+  let named: CliShape | undefined;
+  const withTools = text.replace(/\bbsk ((?:[a-z][a-z-]*)(?: [a-z][a-z-]*)*)/g, (whole, words: string) => {
+    const parts = words.split(" ");
+    for (let n = parts.length; n > 0; n--) {
+      const hit = index.get(parts.slice(0, n).join(" "));
+      if (hit) {
+        named = hit.shape;
+        return [hit.tool, ...parts.slice(n)].join(" ");
+      }
+    }
+    return whole;
+  });
+  return withTools.replace(/--([a-z][a-z-]*)/g, (whole, flag: string) => {
+    for (const shape of [own, named]) {
+      const spec = shape?.flags?.[flag];
+      if (spec?.param) return spec.param;
+      const variant = shape?.variants?.[flag];
+      if (variant) return index.get(variant.join(" "))?.tool ?? whole;
+    }
+    return whole;
+  });
+}
+
+const SAFE_INT = Number.MAX_SAFE_INTEGER;
+
+/** Rewrites descriptions and drops bounds that only restate "an integer" (±2^53), which cost every client tokens. */
+function tidy(node: unknown, reword: (s: string) => string): unknown {
+  if (Array.isArray(node)) return node.map((n) => tidy(n, reword));
+  if (!node || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === "$schema") continue;
+    if ((k === "minimum" && v === -SAFE_INT) || (k === "maximum" && v === SAFE_INT)) continue;
+    out[k] = k === "description" && typeof v === "string" ? reword(v) : tidy(v, reword);
+  }
+  return out;
+}
+
+export function inputSchemaFor(method: MethodName, reword: (s: string) => string = (s) => s): JsonSchemaObject {
+  const def = METHODS[method] as MethodDef;
+  const schema = tidy(z.toJSONSchema(def.params(), { io: "input", unrepresentable: "any" }), reword) as JsonSchemaObject;
+  schema.properties ??= {};
+  for (const hidden of SERVER_PARAMS[method] ?? []) {
+    delete schema.properties[hidden];
+    if (schema.required) schema.required = schema.required.filter((r) => r !== hidden);
+  }
+  return schema;
+}
+
+/** What a tool returns over MCP, where that differs from the CLI (which writes files and prints paths). */
+function resultNote(def: MethodDef): string {
+  if (def.fileResult) return " Returns the image itself (also written to `out` when given).";
+  if (def.transfer?.download) return " Returns the path of the file written (the image itself too when it is small).";
+  return "";
+}
+
+export function mcpTools(): McpTool[] {
+  const index = commandIndex();
+  return METHOD_NAMES.filter(isAgentMethod).map((method) => {
+    const def = METHODS[method] as MethodDef;
+    const shape = def.cli as CliShape;
+    const reword = (s: string) => mcpWording(s, shape, index);
+    const tool: McpTool = {
+      name: toolName(method),
+      method,
+      description: reword(def.description) + resultNote(def),
+      inputSchema: inputSchemaFor(method, reword),
+      annotations: annotationsFor(method, EFFECTS[method], def),
+      scope: def.scope,
+      effect: EFFECTS[method],
+      redact: def.redact ?? [],
+    };
+    if (def.fileResult) tool.fileResult = def.fileResult;
+    if (def.transfer) tool.transfer = def.transfer;
+    if (def.waitParam) tool.waitParam = def.waitParam;
+    if (shape.defaultTimeoutMs) tool.defaultTimeoutMs = shape.defaultTimeoutMs;
+    return tool;
+  });
+}

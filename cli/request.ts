@@ -1,0 +1,31 @@
+/**
+ * One request to the daemon on an open connection, for long-lived callers (bsk mcp, bsk doctor) that build their
+ * own params instead of parsing argv: the frame's meta (trace id, deadline, op id for mutations) and cancellation
+ * by an AbortSignal, which sends `cancel` on the same connection as Ctrl-C does for the CLI.
+ */
+import { call, nextRequestId, type Connection, type Reply } from "./daemon-client.ts";
+import { GRACE_MS } from "./plan.ts";
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export interface RequestOptions {
+  timeoutMs?: number;
+  /** Idempotency key; give one for BrowserMutation calls. */
+  opId?: string;
+  signal?: AbortSignal;
+}
+
+export async function request(conn: Connection, method: string, params: Record<string, unknown>, opts: RequestOptions = {}): Promise<Reply> {
+  const id = nextRequestId();
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const traceId = crypto.getRandomValues(new Uint32Array(1))[0]!.toString(16).padStart(8, "0");
+  const meta: Record<string, unknown> = { trace_id: traceId, timeout_ms: timeoutMs, client_pid: process.pid };
+  if (opts.opId) meta.op_id = opts.opId;
+  const cancel = () => conn.write(`${JSON.stringify({ id: `${id}.cancel`, method: "cancel", params: { id } })}\n`);
+  opts.signal?.addEventListener("abort", cancel, { once: true });
+  try {
+    return await call(conn, { id, method, params, meta }, { giveUpMs: timeoutMs + GRACE_MS });
+  } finally {
+    opts.signal?.removeEventListener("abort", cancel);
+  }
+}

@@ -1,0 +1,119 @@
+/** `bsk doctor`: green through the real browser with every hop listed; red with a precise hint when a part is missing. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { BSK, freePort, startWorld, TEST_DURATIONS, type Run, type World } from "./harness.ts";
+
+const HOPS = ["daemon", "browser", "protocol", "skill", "session_start", "navigate", "snapshot", "click", "verify", "session_stop"];
+
+let w: World;
+const homes: string[] = [];
+
+function tempHome(): string {
+  const dir = mkdtempSync("/tmp/bsk-doctor-home-");
+  homes.push(dir);
+  return dir;
+}
+
+beforeAll(async () => {
+  w = await startWorld();
+}, 60_000);
+
+afterAll(async () => {
+  await w?.stop();
+  for (const dir of homes) rmSync(dir, { recursive: true, force: true });
+});
+
+async function run(args: string[], env: Record<string, string>): Promise<Run> {
+  const proc = Bun.spawn([BSK, ...args], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  let json: unknown;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code, stdout, stderr, json };
+}
+
+describe("doctor in a working setup", () => {
+  test("every hop passes, timed, from daemon to session stop", async () => {
+    const home = tempHome();
+    expect((await w.bsk(["install-skill", "--harness", "claude-code"], { env: { HOME: home } })).code).toBe(0);
+    const r = await w.bsk(["doctor", "--json"], { env: { HOME: home } });
+    expect(r.code).toBe(0);
+    expect(r.json.ok).toBe(true);
+    expect(r.json.checks.map((c: any) => c.name)).toEqual(HOPS);
+    for (const c of r.json.checks) {
+      expect(c.status).toBe("ok");
+      expect(typeof c.ms).toBe("number");
+      expect(c.detail.length).toBeGreaterThan(0);
+    }
+    const byName = Object.fromEntries(r.json.checks.map((c: any) => [c.name, c]));
+    expect(byName.browser.detail).toContain('"e2e"');
+    expect(byName.snapshot.detail).toMatch(/^button @e\d+ among/);
+    expect(byName.verify.detail).toContain("bsk doctor: clicked");
+    // Its session is gone again.
+    const { sessions } = await w.ok(["session", "list"]);
+    expect(sessions.filter((s: any) => s.name === "bsk doctor" && s.state !== "ended")).toEqual([]);
+  });
+
+  test("a missing skill is a warning, not a failure; the human form marks each line", async () => {
+    const r = await w.bsk(["doctor"], { env: { HOME: tempHome() } });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines.find((l) => l.startsWith("! skill"))).toContain("not installed");
+    expect(lines.filter((l) => l.startsWith("✓ ")).map((l) => l.split(/\s+/)[1])).toEqual(HOPS.filter((h) => h !== "skill"));
+    expect(lines.at(-1)).toBe("all good (1 warning(s))");
+    expect(r.stdout).toContain("hint: Install it where your agent reads skills: bsk install-skill");
+  });
+});
+
+describe("doctor when something is missing", () => {
+  test("no extension connected: the browser check fails fast with how to load it", async () => {
+    const home = tempHome();
+    const port = await freePort();
+    const env: Record<string, string> = {
+      ...(process.env as Record<string, string>),
+      ...TEST_DURATIONS,
+      HOME: home,
+      BSK_HOME: `${home}/.bsk`,
+      BSK_PORT: String(port),
+      BSK_DOCTOR_BROWSER_WAIT_MS: "300",
+    };
+    delete env.BSK_AUTO_START;
+    try {
+      const r = await run(["doctor", "--json"], env);
+      expect(r.code).toBe(1);
+      const json = r.json as any;
+      expect(json.ok).toBe(false);
+      expect(json.checks.map((c: any) => [c.name, c.status])).toEqual([
+        ["daemon", "ok"],
+        ["browser", "fail"],
+        ["skill", "warn"],
+      ]);
+      const browser = json.checks[1];
+      expect(browser.detail).toBe("no browser connected within 0.3 s");
+      expect(browser.hint).toContain("chrome://extensions");
+      expect(browser.hint).toContain("Load unpacked");
+      expect(browser.hint).toContain(EXTENSION_ID);
+      expect(browser.hint).toContain(`127.0.0.1:${port}`);
+
+      const human = await run(["doctor"], env);
+      expect(human.code).toBe(1);
+      expect(human.stdout).toMatch(/^✗ browser +\d+ ms {2}no browser connected within 0\.3 s\n {2}hint: Load the bsk extension/m);
+    } finally {
+      await run(["daemon", "stop"], env);
+    }
+  });
+
+  test("no daemon and automatic start off: the daemon check fails with bsk daemon start", async () => {
+    const home = tempHome();
+    const env = { ...(process.env as Record<string, string>), HOME: home, BSK_HOME: `${home}/.bsk`, BSK_AUTO_START: "0" };
+    const r = await run(["doctor", "--json"], env);
+    expect(r.code).toBe(1);
+    const daemon = (r.json as any).checks[0];
+    expect(daemon).toMatchObject({ name: "daemon", status: "fail", detail: "the bsk daemon is not running" });
+    expect(daemon.hint).toContain("bsk daemon start");
+  });
+});

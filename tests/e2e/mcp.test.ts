@@ -1,0 +1,132 @@
+/** `bsk mcp` end to end: the MCP SDK's own client spawns dist/bsk mcp and drives the real browser through it. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { fixtureBytes } from "../fixtures/server.ts";
+import { BSK, startWorld, until, type World } from "./harness.ts";
+
+let w: World;
+
+beforeAll(async () => {
+  w = await startWorld();
+}, 60_000);
+
+afterAll(async () => {
+  await w?.stop();
+});
+
+async function connect(cwd?: string): Promise<{ client: Client; transport: StdioClientTransport }> {
+  const transport = new StdioClientTransport({ command: BSK, args: ["mcp"], env: w.env, stderr: "pipe", cwd });
+  const client = new Client({ name: "bsk-e2e", version: "0" });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+type Content = { type: string; text?: string; data?: string; mimeType?: string };
+
+async function callOk(client: Client, name: string, args: Record<string, unknown>): Promise<Content[]> {
+  const r = await client.callTool({ name, arguments: args });
+  const content = r.content as Content[];
+  if (r.isError) throw new Error(`${name} failed: ${content.map((c) => c.text).join("\n")}`);
+  return content;
+}
+
+const json = (content: Content[]) => JSON.parse(content.find((c) => c.type === "text")!.text!);
+
+async function endReason(sessionId: string): Promise<string | undefined> {
+  const { sessions } = await w.ok(["session", "list"]);
+  const s = sessions.find((x: any) => x.session_id === sessionId);
+  return s?.state === "ended" ? s.end_reason : undefined;
+}
+
+describe("bsk mcp", () => {
+  test("lists the catalog's agent methods as tools with their schemas and annotations", async () => {
+    const { client } = await connect();
+    try {
+      expect(client.getInstructions()).toContain("session_stop");
+      const { tools } = await client.listTools();
+      const byName = new Map(tools.map((t) => [t.name, t]));
+      for (const name of ["session_start", "session_stop", "session_list", "system_status", "browser_list", "tab_list", "navigate", "snapshot", "click", "fill", "screenshot", "dialog_accept"]) {
+        expect(byName.has(name)).toBe(true);
+      }
+      expect(byName.has("system_allow_extension")).toBe(false);
+      expect(byName.get("tab_list")!.inputSchema.required).toContain("session_id");
+      expect(byName.get("click")!.inputSchema.required).toContain("session_id");
+      expect(byName.get("session_start")!.inputSchema.properties).not.toHaveProperty("owner_pid");
+      expect(byName.get("snapshot")!.annotations).toMatchObject({ readOnlyHint: true });
+      expect(byName.get("click")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("session_start → navigate → snapshot → click by ref → screenshot; closing the client stops the session", async () => {
+    const { client } = await connect();
+    let session = "";
+    try {
+      session = json(await callOk(client, "session_start", { name: "mcp e2e", focus: false })).session_id;
+      expect(session).toMatch(/^[a-z0-9]+$/);
+
+      const nav = json(await callOk(client, "navigate", { session_id: session, url: w.fixtures.url("/shop.html") }));
+      expect(nav).toMatchObject({ title: "Tiny Shop", status: 200 });
+
+      const snap = (await callOk(client, "snapshot", { session_id: session }))[0]!.text!;
+      expect(snap).toContain("Cart: 0 items");
+      const ref = snap.split("\n").find((l) => l.includes('button "Add to cart"'))?.match(/@e\d+/)?.[0];
+      expect(ref).toBeDefined();
+
+      const click = json(await callOk(client, "click", { session_id: session, target: ref }));
+      expect(click.target).toMatchObject({ role: "button", name: "Add to cart" });
+      const after = (await callOk(client, "snapshot", { session_id: session }))[0]!.text!;
+      expect(after).toContain("Cart: 1 item");
+
+      const shot = await callOk(client, "screenshot", { session_id: session });
+      const image = shot.find((c) => c.type === "image")!;
+      expect(image.mimeType).toBe("image/png");
+      expect([...Buffer.from(image.data!, "base64").subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+      expect(json(shot.filter((c) => c.type === "text"))).toMatchObject({ format: "png" });
+
+      const bad = await client.callTool({ name: "click", arguments: { session_id: session, target: "#no-such-element" } });
+      expect(bad.isError).toBe(true);
+      expect((bad.content as Content[])[0]!.text).toMatch(/^error: .+\nhint: .+/);
+      expect((bad.structuredContent as any).error.code).toBe("not_found");
+    } finally {
+      await client.close();
+    }
+    expect(await until("the session to end", () => endReason(session))).toBe("stopped");
+  });
+
+  test("upload and download move files through the server, with paths relative to its working directory", async () => {
+    const dir = mkdtempSync("/tmp/bsk-mcp-files-");
+    writeFileSync(`${dir}/cv.txt`, "hello cv\n");
+    const { client } = await connect(dir);
+    try {
+      const session = json(await callOk(client, "session_start", { focus: false })).session_id;
+      await callOk(client, "navigate", { session_id: session, url: w.fixtures.url("/files-upload.html") });
+      const up = json(await callOk(client, "upload", { session_id: session, target: "#single", files: ["cv.txt"] }));
+      expect(up.files).toEqual([{ name: "cv.txt", size: 9, sha256: expect.any(String) }]);
+
+      await callOk(client, "navigate", { session_id: session, url: w.fixtures.url("/files-download.html") });
+      const down = json(await callOk(client, "download", { session_id: session, target: "#small", out: "notes.txt" }));
+      expect(down.path).toBe(`${dir}/notes.txt`);
+      expect(new Uint8Array(readFileSync(`${dir}/notes.txt`))).toEqual(fixtureBytes(0, 13));
+
+      await callOk(client, "navigate", { session_id: session, url: w.fixtures.url("/shop.html") });
+      const page = await callOk(client, "screenshot_full_page", { session_id: session, out: "page.png" });
+      expect(page.map((c) => c.type)).toEqual(["image", "text"]);
+      expect(json(page.filter((c) => c.type === "text")).path).toBe(`${dir}/page.png`);
+    } finally {
+      await client.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a killed server's sessions end too (the daemon watches its pid)", async () => {
+    const { client, transport } = await connect();
+    const session = json(await callOk(client, "session_start", { focus: false })).session_id;
+    process.kill(transport.pid!, "SIGKILL");
+    expect(await until("the session to end", () => endReason(session))).toBe("owner_exited");
+    await client.close();
+  });
+});

@@ -1,0 +1,117 @@
+/** The catalog → MCP tool derivation (cli/mcp/tools.ts) and the shapes of tool results (cli/mcp/results.ts). */
+import { describe, expect, test } from "bun:test";
+import Ajv2020 from "ajv/dist/2020.js";
+import { EFFECTS, METHOD_NAMES, METHODS } from "../../protocol/catalog.ts";
+import { BskError } from "../../protocol/errors.ts";
+import { instructions } from "../../cli/mcp/instructions.ts";
+import { toolError, toolResult } from "../../cli/mcp/results.ts";
+import { timeoutFor } from "../../cli/mcp/server.ts";
+import { mcpTools, NOT_FOR_AGENTS, toolName } from "../../cli/mcp/tools.ts";
+
+const tools = mcpTools();
+const byName = new Map(tools.map((t) => [t.name, t]));
+const tool = (name: string) => byName.get(name)!;
+
+describe("catalog → tools", () => {
+  test("every agent-facing catalog method is a tool; wire-only and admin methods are not", () => {
+    const expected = METHOD_NAMES.filter((m) => METHODS[m].cli && !NOT_FOR_AGENTS.has(m));
+    expect(tools.map((t) => t.method)).toEqual(expected);
+    for (const m of ["system.handshake", "session.open", "session.close", "cancel", "system.allow_extension"]) {
+      expect(byName.has(toolName(m))).toBe(false);
+    }
+    for (const m of ["session.start", "session.stop", "session.list", "system.status", "browser.list", "tab.list", "navigate", "snapshot", "click", "screenshot"]) {
+      expect(byName.get(toolName(m))?.method).toBe(m as never);
+    }
+  });
+
+  test("names are unique and valid MCP tool names (dots become underscores)", () => {
+    expect(new Set(tools.map((t) => t.name)).size).toBe(tools.length);
+    for (const t of tools) expect(t.name).toMatch(/^[a-z][a-z0-9_]{0,63}$/);
+    expect(toolName("tab.list")).toBe("tab_list");
+    expect(toolName("mouse.down")).toBe("mouse_down");
+  });
+
+  test("input schemas are valid JSON Schema objects that require session_id where the catalog's scope does", () => {
+    const ajv = new Ajv2020({ strict: false });
+    for (const t of tools) {
+      expect(t.inputSchema.type).toBe("object");
+      expect(typeof t.inputSchema.properties).toBe("object");
+      expect(() => ajv.compile(t.inputSchema)).not.toThrow();
+      if (t.scope !== "none") expect(t.inputSchema.required).toContain("session_id");
+      expect(JSON.stringify(t.inputSchema)).not.toContain("9007199254740991");
+    }
+    const click = ajv.compile(tool("click").inputSchema);
+    expect(click({ session_id: "ab12", target: "@e3" })).toBe(true);
+    expect(click({ target: "@e3" })).toBe(false);
+  });
+
+  test("session_start does not offer owner_pid: the server sets it so its sessions end with it", () => {
+    expect(tool("session_start").inputSchema.properties).not.toHaveProperty("owner_pid");
+    expect(tool("session_start").inputSchema.properties).toHaveProperty("name");
+  });
+
+  test("annotations follow the effect class", () => {
+    for (const t of tools) {
+      const effect = EFFECTS[t.method];
+      if (effect === "PassiveRead") expect(t.annotations.readOnlyHint).toBe(true);
+      if (effect === "BrowserMutation") expect(t.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
+      expect(t.annotations.openWorldHint).toBe(METHODS[t.method].owner === "extension");
+      expect(t.annotations.title).toStartWith("bsk ");
+    }
+    expect(tool("session_list").annotations.readOnlyHint).toBe(true);
+    expect(tool("session_start").annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+    expect(tool("hover").annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+  });
+
+  test("descriptions speak in tool and parameter names, not CLI commands and flags", () => {
+    for (const t of tools) {
+      const text = `${t.description} ${JSON.stringify(t.inputSchema)}`;
+      expect(text).not.toMatch(/\bbsk (session|tab|snapshot|navigate) /);
+    }
+    expect((tool("click").inputSchema.properties.session_id as { description: string }).description).toBe("Session id from session_start");
+    expect(tool("snapshot").inputSchema.properties.cursor).toMatchObject({ description: "Continue a snapshot cut by max_tokens" });
+    expect(tool("dialog_accept").description).toContain("; text answers a prompt()");
+  });
+
+  test("the instructions name only tools that exist", () => {
+    const text = instructions(new Set(byName.keys()));
+    expect(text).toContain("session_stop");
+    expect(instructions(new Set())).not.toContain("tab_borrow");
+    const named = text.match(/\b[a-z]+_[a-z_]+\b/g) ?? [];
+    const notTools = new Set(["effect_state", "stale_ref", "element_obscured", "dialog_pending", "session_id", "new_tab", "dom_changed"]);
+    expect(named.filter((n) => !notTools.has(n) && !byName.has(n))).toEqual([]);
+  });
+
+  test("a call's deadline covers the method's own wait", () => {
+    expect(timeoutFor(tool("snapshot"), {})).toBe(30_000);
+    expect(timeoutFor(tool("wait"), { duration_ms: 120_000 })).toBe(125_000);
+    if (byName.has("tab_borrow")) expect(timeoutFor(tool("tab_borrow"), {})).toBe(65_000);
+  });
+});
+
+describe("results", () => {
+  test("a screenshot is image content plus a summary without the bytes", () => {
+    const r = toolResult(tool("screenshot"), { tab_id: 1, format: "jpeg", width: 2, height: 2, bytes: 3, data: "AAEC" });
+    expect(r.content[0]).toEqual({ type: "image", data: "AAEC", mimeType: "image/jpeg" });
+    expect(JSON.parse((r.content[1] as { text: string }).text)).toEqual({ tab_id: 1, format: "jpeg", width: 2, height: 2, bytes: 3 });
+  });
+
+  test("a snapshot is its text, with how to get the next part when it was cut", () => {
+    const r = toolResult(tool("snapshot"), { text: 'button "Go" @e1', truncated: true, cursor: "c2" });
+    expect(r.content).toEqual([{ type: "text", text: 'button "Go" @e1\n-- more: call snapshot with cursor "c2"' }]);
+  });
+
+  test("other results are their JSON", () => {
+    expect(toolResult(tool("tab_list"), { tabs: [] }).content).toEqual([{ type: "text", text: '{"tabs":[]}' }]);
+  });
+
+  test("errors say error and hint, carry the code structured, and never echo redacted params", () => {
+    const e = new BskError("invalid_params", "the field did not take the value", { data: { value: "hunter2", reason: "x" } });
+    const r = toolError(e, tool("fill").redact);
+    expect(r.isError).toBe(true);
+    const text = (r.content[0] as { text: string }).text;
+    expect(text).toStartWith("error: the field did not take the value\nhint: ");
+    expect(text).not.toContain("hunter2");
+    expect(r.structuredContent).toMatchObject({ error: { code: "invalid_params", message: "the field did not take the value", data: { value: "[redacted]" } } });
+  });
+});
