@@ -111,9 +111,24 @@ export interface RequestFrameOut {
   meta: Record<string, unknown>;
 }
 
+export interface ReplyMeta {
+  trace_id?: string;
+  timings?: Record<string, number>;
+  /** A mutation's effect: committed, none or unknown. */
+  effect_state?: string;
+  /** Answered from the ledger's record of an earlier call with the same op id. */
+  replayed?: boolean;
+}
+
 export type Reply =
-  | { ok: true; result: unknown; meta?: { trace_id?: string; timings?: Record<string, number> }; interrupted: boolean }
-  | { ok: false; error: BskError; meta?: { trace_id?: string; timings?: Record<string, number> }; interrupted: boolean };
+  | { ok: true; result: unknown; meta?: ReplyMeta; interrupted: boolean }
+  | { ok: false; error: BskError; meta?: ReplyMeta; interrupted: boolean };
+
+/** A frame a streaming call (events --follow) sends ahead of its reply. */
+export interface StreamedEvent {
+  event: string;
+  payload: unknown;
+}
 
 export interface CallOptions {
   /** Give up (timeout) when nothing came back by then. */
@@ -124,6 +139,8 @@ export interface CallOptions {
   cancelWaitMs?: number;
   /** Hint for a dropped connection (e.g. naming the op id to retry with). */
   dropHint?: string;
+  /** Event frames sent before the reply (a streaming call); without this they are ignored. */
+  onEvent?: (frame: StreamedEvent) => void;
 }
 
 /** Send one request and wait for its reply. Never rejects: failures come back as BskError replies. */
@@ -167,6 +184,10 @@ export function call(conn: Connection, frame: RequestFrameOut, opts: CallOptions
         return;
       }
       if (!msg || typeof msg !== "object") return;
+      if ("event" in msg && !("id" in msg)) {
+        opts.onEvent?.(msg as unknown as StreamedEvent);
+        return;
+      }
       // `id: null` is the daemon saying it could not read our frame; it is ours (one request per connection).
       if (msg.id !== frame.id && !(msg.id === null && msg.error)) return;
       const interrupted = interrupts > 0;

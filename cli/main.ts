@@ -6,7 +6,7 @@
 import { bskHome, homePaths } from "../daemon/home.ts";
 import { BskError, toErrorBody } from "../protocol/errors.ts";
 import { call, nextRequestId, reachDaemon } from "./daemon-client.ts";
-import { emit, render, type Outcome } from "./output.ts";
+import { emit, printStreamed, render, type Outcome } from "./output.ts";
 import { plan, wantsJson, type Plan } from "./plan.ts";
 
 type Env = Record<string, string | undefined>;
@@ -29,20 +29,30 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
       return { ok: false, error: asBskError(e), traceId, opId };
     }
   }
+  let streamed = false;
   const reply = await call(
     conn,
     { id: nextRequestId(), method: p.method, params: p.params, meta: p.meta },
     {
       giveUpMs: p.giveUpMs,
       cancelOnInterrupt: true,
+      onEvent: (frame) => {
+        streamed = true;
+        printStreamed(frame, p.json);
+      },
       dropHint: opId
         ? `The daemon went away mid-call, so it may or may not have run; see bsk logs, then retry with --op-id ${opId} so it never runs twice.`
         : undefined,
     },
   );
   const trace = reply.meta?.trace_id ?? traceId;
+  const effect = { effectState: reply.meta?.effect_state, replayed: reply.meta?.replayed || undefined };
+  // Ctrl-C is how a follow ends: what streamed is the output.
+  if (streamed && !reply.ok && reply.interrupted && reply.error.code === "cancelled") {
+    return { ok: true, result: null, format: "none", streamed, traceId: trace };
+  }
   const timings = () => ({ ...reply.meta?.timings, cli: Math.round(performance.now() * 10) / 10 });
-  if (!reply.ok) return { ok: false, error: reply.error, traceId: trace, timings: timings(), opId, redact: p.cmd.redact };
+  if (!reply.ok) return { ok: false, error: reply.error, traceId: trace, timings: timings(), opId, redact: p.cmd.redact, ...effect };
   let result = reply.result;
   if (files && result && typeof result === "object") {
     try {
@@ -61,7 +71,7 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
       return { ok: false, error: asBskError(e), traceId: trace, timings: timings(), opId };
     }
   }
-  return { ok: true, result, format: p.method, params: p.params, redact: p.cmd.redact, traceId: trace, timings: timings(), opId };
+  return { ok: true, result, format: p.method, params: p.params, redact: p.cmd.redact, traceId: trace, timings: timings(), opId, ...effect, streamed };
 }
 
 async function runLocal(p: Extract<Plan, { kind: "local" }>, env: Env): Promise<Outcome> {

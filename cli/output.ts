@@ -5,6 +5,7 @@
  */
 import { BskError, exitCodeFor, hintFor } from "../protocol/errors.ts";
 import { PAGE_FORMATTERS } from "./format-page.ts";
+import { eventLine, RECORD_FORMATTERS } from "./format-records.ts";
 
 export type Timings = Record<string, number>;
 
@@ -21,12 +22,26 @@ export type Outcome =
       traceId?: string;
       timings?: Timings;
       opId?: string;
+      /** A mutation's effect_state (committed | none | unknown) and whether it was a ledger replay. */
+      effectState?: string;
+      replayed?: boolean;
+      /** `events --follow` printed its events as they came; nothing is left to print on success. */
+      streamed?: boolean;
       /** A command that reports its own failures (doctor) exits non-zero with a result. */
       exitCode?: number;
       /** The whole --json object, for a command whose documented shape is not the {ok, result} envelope (doctor). */
       jsonBody?: Record<string, unknown>;
     }
-  | { ok: false; error: BskError; redact?: readonly string[]; traceId?: string; timings?: Timings; opId?: string };
+  | {
+      ok: false;
+      error: BskError;
+      redact?: readonly string[];
+      traceId?: string;
+      timings?: Timings;
+      opId?: string;
+      effectState?: string;
+      replayed?: boolean;
+    };
 
 export interface Rendered {
   stdout?: string;
@@ -62,7 +77,24 @@ export function jsonSuccess(o: Extract<Outcome, { ok: true }>): Record<string, u
   const out: Record<string, unknown> = { ok: true, result: o.result ?? null, trace_id: o.traceId ?? null };
   if (o.timings) out.timings = o.timings;
   if (o.opId) out.op_id = o.opId;
+  addEffect(out, o);
   return out;
+}
+
+/** `effect_state` (and `replayed`) next to `op_id` at the top level of a mutation's --json output. */
+function addEffect(out: Record<string, unknown>, o: { effectState?: string; replayed?: boolean }): void {
+  if (o.effectState) out.effect_state = o.effectState;
+  if (o.replayed) out.replayed = true;
+}
+
+/** Human mode names the effect only when it matters: unknown, or an answer replayed from the ledger. */
+function effectNote(o: { effectState?: string; replayed?: boolean; opId?: string }): string | undefined {
+  const notes: string[] = [];
+  if (o.replayed) notes.push(`note: op ${o.opId} already ran; this is its recorded outcome (it did not run again)`);
+  if (o.effectState === "unknown") {
+    notes.push(`effect: unknown — it may or may not have happened; check the page before acting (op ${o.opId} never runs twice)`);
+  }
+  return notes.length ? notes.join("\n") : undefined;
 }
 
 export function jsonError(o: Extract<Outcome, { ok: false }>): Record<string, unknown> {
@@ -80,6 +112,7 @@ export function jsonError(o: Extract<Outcome, { ok: false }>): Record<string, un
   };
   if (o.timings) out.timings = o.timings;
   if (o.opId) out.op_id = o.opId;
+  addEffect(out, o);
   return out;
 }
 
@@ -195,6 +228,7 @@ const FORMATTERS: Record<string, Formatter> = {
     return { stdout: out.join("\n"), stderr: kept.join("\n") || undefined };
   },
   ...PAGE_FORMATTERS,
+  ...RECORD_FORMATTERS,
 };
 
 /** Compact YAML-ish text for results without a formatter. */
@@ -242,12 +276,20 @@ export function humanError(e: BskError, redactKeys: readonly string[] = []): str
 export function render(o: Outcome, json: boolean): Rendered {
   if (!o.ok) {
     const exitCode = exitCodeFor(o.error.code);
-    return json ? { stdout: JSON.stringify(jsonError(o)), exitCode } : { stderr: humanError(o.error, o.redact), exitCode };
+    if (json) return { stdout: JSON.stringify(jsonError(o)), exitCode };
+    return { stderr: [humanError(o.error, o.redact), effectNote(o)].filter(Boolean).join("\n"), exitCode };
   }
+  if (json && o.streamed) return { exitCode: 0 };
   const exitCode = o.exitCode ?? 0;
   if (json) return { stdout: JSON.stringify(o.jsonBody ?? jsonSuccess(o)), exitCode };
   const h = humanSuccess(o.format, o.result, o.params, o.redact);
-  return { stdout: h.stdout, stderr: h.stderr, exitCode };
+  const stderr = [h.stderr, effectNote(o)].filter(Boolean).join("\n") || undefined;
+  return { stdout: h.stdout, stderr, exitCode };
+}
+
+/** One event of `events --follow`, printed as it arrives: a JSON object per line, or the human event line. */
+export function printStreamed(frame: { event: string; payload: unknown }, json: boolean): void {
+  if (frame.event === "session.event") console.log(json ? JSON.stringify(frame.payload) : eventLine(frame.payload));
 }
 
 /** Print a rendered outcome; returns its exit code. */

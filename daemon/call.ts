@@ -21,6 +21,8 @@ export class Call {
   opReserved = false;
   /** Answered from the ledger's record of an earlier call with the same op_id. */
   replayed = false;
+  /** The recorded effect_state of the op a replay answers with. */
+  replayedEffect?: "committed" | "none" | "unknown";
   /** Sent to the extension; after this a failure leaves the effect unknown. */
   dispatched = false;
   /** The extension answered (with a result or an error). */

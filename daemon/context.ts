@@ -28,4 +28,6 @@ export interface DaemonContext {
 /** One CLI connection: its calls in flight, by request id. */
 export interface ClientLink {
   readonly calls: Map<string, Call>;
+  /** Send a frame (an event of a streaming call) ahead of the call's reply; dropped once the connection closed. */
+  push(frame: object): void;
 }

@@ -15,7 +15,8 @@ import { callBudgetMs } from "./deadline.ts";
 import { checkEffectGate } from "./effect-gate.ts";
 import { forwardToBrowser, round } from "./forward.ts";
 import type { DaemonHandler } from "./handlers/types.ts";
-import { classifyOutcome, paramsHash, type OpRecord } from "./ledger.ts";
+import { classifyOutcome, type EffectState, type OpRecord } from "./ledger.ts";
+import { storedReply } from "./ledger-reply.ts";
 import { afterBrowser } from "./transfer-link.ts";
 import { parseParams, resolveMethod } from "./validate.ts";
 
@@ -56,17 +57,13 @@ export class Dispatcher {
       outcome = { error: toErrorBody(err) };
     }
 
-    if (call?.opReserved) {
-      const opId = call.opId!;
-      this.ctx.ledger.outcome(opId, classifyOutcome(outcome, call.dispatched, call.answered)).catch((err) =>
-        this.ctx.log.error("could not record an op outcome", { op_id: opId, error: err }),
-      );
-    }
+    const effectState = call ? this.settleOp(call, outcome) : undefined;
     if (call) this.recordEvents(call, outcome);
     const timings = { ...call?.timings, daemon: round(performance.now() - receivedAt) };
     const meta: Record<string, unknown> = { trace_id: traceId, timings };
     if (call?.opId) meta.op_id = call.opId;
     if (call?.replayed) meta.replayed = true;
+    if (effectState) meta.effect_state = effectState;
     this.ctx.log.info("call", {
       id: frame.id,
       method: frame.method,
@@ -122,6 +119,27 @@ export class Dispatcher {
     return this.sessionStages(call, effect);
   }
 
+  /**
+   * Ledger outcome of a mutation: recorded (off the reply path; the ledger fsyncs it in its next group commit) and
+   * told to the caller as `meta.effect_state`, and as `error.data.effect_state` on an error.
+   */
+  private settleOp(call: Call, outcome: Outcome): EffectState | undefined {
+    if (EFFECTS[call.method] !== "BrowserMutation") return undefined;
+    let effect: EffectState;
+    if (call.opReserved) {
+      const opId = call.opId!;
+      const classified = classifyOutcome(outcome, call.dispatched, call.answered);
+      effect = classified.effect_state;
+      const reply = storedReply(classified.reply, call.params, call.def.redact);
+      this.ctx.ledger.outcome(opId, { ...classified, reply: withEffect(reply, effect) }).catch((err) =>
+        this.ctx.log.error("could not record an op outcome", { op_id: opId, error: err }),
+      );
+    } else if (call.replayed && call.replayedEffect) effect = call.replayedEffect;
+    else effect = "none"; // refused before it was reserved (op_id_reused, ledger unavailable): this call did nothing
+    if ("error" in outcome) outcome.error = withEffect(outcome, effect).error;
+    return effect;
+  }
+
   /** Event log stage: a call cut off after it reached the browser is an interrupt the agent can look up later. */
   private recordEvents(call: Call, outcome: Outcome): void {
     if (!call.sessionId || !call.dispatched || call.answered || !("error" in outcome)) return;
@@ -140,7 +158,7 @@ export class Dispatcher {
     const r = await this.ctx.ledger.reserve({
       op_id: call.opId,
       method: call.method,
-      params_hash: paramsHash(call.method, call.params),
+      params_hash: this.ctx.ledger.hashParams(call.method, call.params),
       session_id: typeof call.params.session_id === "string" ? call.params.session_id : undefined,
       trace_id: call.traceId,
     });
@@ -149,7 +167,9 @@ export class Dispatcher {
       return undefined;
     }
     call.replayed = true;
-    return r.kind === "replay" ? r.record : await r.settled;
+    const record = r.kind === "replay" ? r.record : await r.settled;
+    call.replayedEffect = record.outcome?.effect_state ?? record.effect_state;
+    return record;
   }
 
   private async sessionStages(call: Call, effect: Effect): Promise<unknown> {
@@ -176,6 +196,12 @@ export class Dispatcher {
       sessions.endCall(rt, call);
     }
   }
+}
+
+/** The reply with `error.data.effect_state` set (kept when the extension declared it). */
+function withEffect<R extends Outcome>(reply: R, effect: EffectState): R {
+  if (!("error" in reply) || reply.error.data?.effect_state !== undefined) return reply;
+  return { ...reply, error: { ...reply.error, data: { ...reply.error.data, effect_state: effect } } };
 }
 
 function replay(record: OpRecord): unknown {

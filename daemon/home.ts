@@ -8,6 +8,8 @@
  *   logs/daemon.log    structured JSON log lines (rotated to daemon.log.1)
  *   config.json        extra allowed extension ids
  *   state/sessions.json the session registry (for re-adoption after a restart; ids never reused)
+ *   ledger/            the operation ledger (ops-NNNNNN.jsonl, fsync'd) and its HMAC key
+ *   events/            each session's event stream (<session>.jsonl)
  */
 export const DEFAULT_PORT = 52800;
 /** Linux sun_path holds 108 bytes, macOS 104; stay well under both. */
@@ -31,6 +33,8 @@ export interface HomePaths {
   config: string;
   stateDir: string;
   sessions: string;
+  ledgerDir: string;
+  eventsDir: string;
 }
 
 export function homePaths(home = bskHome()): HomePaths {
@@ -52,6 +56,8 @@ export function homePaths(home = bskHome()): HomePaths {
     config: `${home}/config.json`,
     stateDir: `${home}/state`,
     sessions: `${home}/state/sessions.json`,
+    ledgerDir: `${home}/ledger`,
+    eventsDir: `${home}/events`,
   };
 }
 

@@ -96,6 +96,7 @@ export function startIpcServer(opts: {
           const conn: Conn = {
             id: ++nextConnId,
             calls: new Map<string, Call>(),
+            push: (frame) => write(sock, frame),
             out: [],
             closed: false,
             reader: new LineReader(

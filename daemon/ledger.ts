@@ -3,10 +3,10 @@
  * gets an outcome afterwards, so a retried op_id replays the recorded outcome instead of acting twice.
  * Params are kept only as a hash (values typed into fields never appear in clear).
  *
- * `Ledger` is the seam: this in-memory implementation keeps the semantics; a persistent one appends
- * `reserved` and the outcome to an fsync'd JSONL file and turns `reserved` entries found at start-up
- * into `unknown`.
+ * `Ledger` is the seam: the daemon runs `FileLedger` (ledger-file.ts: fsync'd JSONL, `reserved` entries found at
+ * start-up become `unknown`); this in-memory implementation keeps the same semantics for tests.
  */
+import { createHmac } from "node:crypto";
 import { BskError, type ErrorBody } from "../protocol/errors.ts";
 
 export type OpState = "reserved" | "executed" | "not_executed" | "unknown";
@@ -31,9 +31,20 @@ export interface OpOutcome {
 
 export interface OpRecord extends OpReservation {
   state: OpState;
+  effect_state?: EffectState;
+  /** Why it did not (certainly) execute: the error code, or daemon_restarted. */
+  reason?: string;
   reserved_at: string;
   settled_at?: string;
+  /** The recorded outcome with its reply (present when a repeated op id is answered from it). */
   outcome?: OpOutcome;
+}
+
+export interface LedgerQuery {
+  session_id?: string;
+  state?: OpState;
+  /** The newest `limit` matching ops. */
+  limit?: number;
 }
 
 export type ReserveResult =
@@ -44,26 +55,38 @@ export type ReserveResult =
   | { kind: "pending"; settled: Promise<OpRecord> };
 
 export interface Ledger {
+  /** A keyed hash of a call's method and params: what a retry is compared by; never the values themselves. */
+  hashParams(method: string, params: unknown): string;
   /** Throws invalid_params (reason op_id_reused) when op_id was used for another method or params. */
   reserve(op: OpReservation): Promise<ReserveResult>;
   outcome(opId: string, outcome: OpOutcome): Promise<void>;
   get(opId: string): OpRecord | undefined;
+  /** Remembered ops, oldest first (the newest `limit` of those matching). */
+  list(q?: LedgerQuery): { ops: OpRecord[]; total: number };
+  close(): Promise<void>;
+}
+
+export function opIdReused(opId: string, priorMethod: string): BskError {
+  return new BskError("invalid_params", `op id ${opId} was already used for a different ${priorMethod} call`, {
+    data: { reason: "op_id_reused", op_id: opId, effect_state: "none" },
+  });
 }
 
 export class MemoryLedger implements Ledger {
   private readonly records = new Map<string, OpRecord>();
   private readonly waiters = new Map<string, PromiseWithResolvers<OpRecord>>();
+  private readonly key = crypto.getRandomValues(new Uint8Array(32));
 
   constructor(private readonly maxRecords = 10_000) {}
+
+  hashParams(method: string, params: unknown): string {
+    return keyedParamsHash(this.key, method, params);
+  }
 
   async reserve(op: OpReservation): Promise<ReserveResult> {
     const prior = this.records.get(op.op_id);
     if (prior) {
-      if (prior.method !== op.method || prior.params_hash !== op.params_hash) {
-        throw new BskError("invalid_params", `op id ${op.op_id} was already used for a different ${prior.method} call`, {
-          data: { reason: "op_id_reused", op_id: op.op_id },
-        });
-      }
+      if (prior.method !== op.method || prior.params_hash !== op.params_hash) throw opIdReused(op.op_id, prior.method);
       if (prior.state !== "reserved") return { kind: "replay", record: prior };
       return { kind: "pending", settled: this.waiterFor(op.op_id).promise };
     }
@@ -76,6 +99,8 @@ export class MemoryLedger implements Ledger {
     const rec = this.records.get(opId);
     if (!rec || rec.state !== "reserved") return;
     rec.state = outcome.state;
+    rec.effect_state = outcome.effect_state;
+    if (outcome.reason !== undefined) rec.reason = outcome.reason;
     rec.outcome = outcome;
     rec.settled_at = new Date().toISOString();
     this.waiters.get(opId)?.resolve(rec);
@@ -85,6 +110,16 @@ export class MemoryLedger implements Ledger {
   get(opId: string): OpRecord | undefined {
     return this.records.get(opId);
   }
+
+  list(q: LedgerQuery = {}): { ops: OpRecord[]; total: number } {
+    const ops = [...this.records.values()].filter(
+      (r) => (q.session_id === undefined || r.session_id === q.session_id) && (q.state === undefined || r.state === q.state),
+    );
+    const limit = q.limit ?? ops.length;
+    return { ops: ops.slice(Math.max(0, ops.length - limit)).map(({ outcome: _, ...r }) => r), total: ops.length };
+  }
+
+  async close(): Promise<void> {}
 
   private waiterFor(opId: string): PromiseWithResolvers<OpRecord> {
     let w = this.waiters.get(opId);
@@ -128,16 +163,13 @@ export function classifyOutcome(
   return { state: "unknown", effect_state: "unknown", reason: error.code, reply };
 }
 
-/** A stable hash of a call's method and params (keys sorted), for comparing retries without keeping values. */
-export function paramsHash(method: string, params: unknown): string {
-  const h = new Bun.CryptoHasher("sha256");
-  h.update(method);
-  h.update("\n");
-  h.update(canonicalJson(params));
-  return h.digest("hex");
+/** HMAC-SHA256 under `key` of the method and its params in canonical JSON. */
+export function keyedParamsHash(key: Uint8Array, method: string, params: unknown): string {
+  return createHmac("sha256", key).update(method).update("\n").update(canonicalJson(params)).digest("hex");
 }
 
-function canonicalJson(value: unknown): string {
+/** JSON with object keys sorted and undefined values left out: equal params give equal text. */
+export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   const obj = value as Record<string, unknown>;

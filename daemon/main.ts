@@ -11,14 +11,15 @@ import { resolveConfig, type DaemonConfig, type DaemonOptions } from "./config.t
 import type { DaemonContext } from "./context.ts";
 import { removeDaemonJson, writeDaemonJson } from "./daemon-json.ts";
 import { Dispatcher } from "./dispatch.ts";
-import { MemoryEventLog } from "./event-log.ts";
+import { FileEventLog } from "./event-store.ts";
 import { ensurePrivateDir } from "./fs-util.ts";
 import { startGateway } from "./gateway.ts";
 import { DAEMON_HANDLERS } from "./handlers/index.ts";
 import type { DaemonInfo } from "./home.ts";
 import { IdleExit } from "./idle-exit.ts";
 import { startIpcServer } from "./ipc-server.ts";
-import { MemoryLedger } from "./ledger.ts";
+import type { Ledger } from "./ledger.ts";
+import { FileLedger } from "./ledger-file.ts";
 import { acquireLock } from "./lock.ts";
 import { openLog, type Logger } from "./log.ts";
 import { SessionRegistry } from "./sessions.ts";
@@ -44,12 +45,16 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<RunOutcome> {
   const lock = await acquireLock(paths);
   if (lock.kind === "held") return { kind: "already_running", info: lock.info };
   let log: Logger | undefined;
+  let ledger: Ledger | undefined;
   try {
     log = openLog(paths.log);
-    await serve(config, log, lock.release, opts.onReady);
+    const warn = log.warn;
+    ledger = await FileLedger.open(paths.ledgerDir, { onWarn: (msg, fields) => warn(msg, fields) });
+    await serve(config, log, ledger, lock.release, opts.onReady);
     return { kind: "stopped" };
   } catch (err) {
     log?.error("daemon failed", { error: err });
+    await ledger?.close().catch(() => undefined);
     log?.close();
     lock.release();
     throw err;
@@ -68,7 +73,7 @@ async function syncSkills(log: Logger): Promise<void> {
   }
 }
 
-async function serve(config: DaemonConfig, log: Logger, releaseLock: () => void, onReady?: (info: DaemonInfo) => void) {
+async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseLock: () => void, onReady?: (info: DaemonInfo) => void) {
   const { paths } = config;
   const info: DaemonInfo = {
     pid: process.pid,
@@ -79,7 +84,7 @@ async function serve(config: DaemonConfig, log: Logger, releaseLock: () => void,
     started_at: new Date().toISOString(),
   };
   const browsers = new BrowserRegistry();
-  const events = new MemoryEventLog();
+  const events = new FileEventLog(paths.eventsDir, { onWarn: (msg, fields) => log.warn(msg, fields) });
   let idle: IdleExit | undefined;
   const onChange = () => idle?.check();
   const transfers = new TransferStore(join(paths.home, "transfers"), transferLimits(process.env));
@@ -96,7 +101,7 @@ async function serve(config: DaemonConfig, log: Logger, releaseLock: () => void,
     browsers,
     sessions,
     events,
-    ledger: new MemoryLedger(),
+    ledger,
     allowList: new AllowList(paths.config),
     transfers,
     shutdown: (reason) => (stopping ??= stop(reason)),
@@ -145,6 +150,7 @@ async function serve(config: DaemonConfig, log: Logger, releaseLock: () => void,
     } catch (err) {
       log.error("error while stopping", { error: err });
     } finally {
+      await ledger.close().catch((err: unknown) => log.error("could not close the ledger", { error: err }));
       removeDaemonJson(paths, process.pid);
       releaseLock();
       log.close();

@@ -12,6 +12,7 @@ import { fileEffects, fileMethods } from "./methods/files.ts";
 import { interactionEffects, interactionMethods } from "./methods/interaction.ts";
 import { navigationEffects, navigationMethods } from "./methods/navigation.ts";
 import { observationEffects, observationMethods } from "./methods/observation.ts";
+import { recordEffects, recordMethods } from "./methods/records.ts";
 import { sessionEffects, sessionMethods } from "./methods/session.ts";
 import { systemEffects, systemMethods } from "./methods/system.ts";
 import { tabEffects, tabMethods } from "./methods/tabs.ts";
@@ -28,6 +29,7 @@ export const METHODS = {
   ...dialogMethods,
   ...diagnosticsMethods,
   ...emulationMethods,
+  ...recordMethods,
   ...fileMethods,
 };
 
@@ -48,6 +50,7 @@ export const EFFECTS: Record<MethodName, Effect> = {
   ...dialogEffects,
   ...diagnosticsEffects,
   ...emulationEffects,
+  ...recordEffects,
   ...fileEffects,
 };
 

@@ -46,6 +46,10 @@ export const REASON_HINTS: Record<string, string> = {
   frame_too_large: "Frames are capped at 16 MiB; ask for less (smaller --max-tokens, a file output).",
   browser_gone: "The browser disconnected; reopen it and start a new session.",
   op_id_reused: "This --op-id was used for a different call; use a fresh op id.",
+  daemon_restarted:
+    "The daemon stopped while this op was in flight, so it may or may not have run; check the page before acting again (this op id never runs again).",
+  ledger_unavailable: "The operation ledger cannot be written, so no mutation runs; check the disk under $BSK_HOME/ledger.",
+  renderer_crashed: "The tab's page crashed; reload it (bsk reload) or open it again, then re-observe.",
   file_input_not_activated: "The click did not open a file chooser; target the file input or its button.",
   label_ambiguous: "Several browsers share that label; use the instance id from bsk browsers.",
   no_current_tab: "The session has no current tab; create one with bsk tab create.",

@@ -1,5 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { classifyOutcome, MemoryLedger, paramsHash } from "../../daemon/ledger.ts";
+import { classifyOutcome, MemoryLedger } from "../../daemon/ledger.ts";
+
+const hasher = new MemoryLedger();
+const paramsHash = (method: string, params: unknown) => hasher.hashParams(method, params);
 
 const op = (op_id: string, params: unknown = { url: "https://a.example" }) => ({
   op_id,
@@ -76,7 +79,7 @@ describe("classifyOutcome", () => {
   });
 });
 
-describe("paramsHash", () => {
+describe("hashParams", () => {
   test("ignores key order and undefined values, and never contains the values", () => {
     const a = paramsHash("fill", { session_id: "abcd", value: "hunter2", opts: { x: 1, y: [1, 2] } });
     const b = paramsHash("fill", { opts: { y: [1, 2], x: 1 }, value: "hunter2", session_id: "abcd", extra: undefined });
@@ -84,5 +87,12 @@ describe("paramsHash", () => {
     expect(a).toMatch(/^[0-9a-f]{64}$/);
     expect(paramsHash("fill", { value: "other" })).not.toBe(paramsHash("fill", { value: "hunter2" }));
     expect(paramsHash("type", { value: "x" })).not.toBe(paramsHash("fill", { value: "x" }));
+  });
+
+  test("is keyed: another ledger (another key) hashes the same params differently, so a plain hash cannot be looked up", () => {
+    const other = new MemoryLedger();
+    expect(other.hashParams("fill", { value: "hunter2" })).not.toBe(paramsHash("fill", { value: "hunter2" }));
+    const plain = new Bun.CryptoHasher("sha256").update('fill\n{"value":"hunter2"}').digest("hex");
+    expect(paramsHash("fill", { value: "hunter2" })).not.toBe(plain);
   });
 });

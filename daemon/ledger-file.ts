@@ -1,0 +1,446 @@
+/**
+ * The operation ledger on disk: `$BSK_HOME/ledger/ops-NNNNNN.jsonl` (0600), one JSON object per line, appended and
+ * fdatasync'd. A `reserved` line is durable before the op is dispatched; its outcome line follows (group-committed,
+ * off the reply path). At start-up every segment is read back: ops still `reserved` were in flight when the
+ * daemon died and become `unknown` (reason daemon_restarted) — never run again.
+ *
+ * Params are kept only as an HMAC keyed with `ledger/key` (32 random bytes, 0600, made once per home), so a weak
+ * value typed into a field cannot be guessed offline from the ledger. A lost key fails closed: old op ids no longer
+ * match their params and a retry is refused (op_id_reused), never run twice.
+ *
+ * Bounds: a segment is closed at `segmentBytes` (8 MiB). Closed segments are deleted when their last entry is older
+ * than `maxAgeMs` (30 days), or — oldest first — while the ledger exceeds `maxTotalBytes` (32 MiB), but never before
+ * their last entry is `minKeepMs` (24 h) old. So an op id is remembered at least 24 h after its outcome (longer than
+ * any call's deadline, 24 h at most), usually 30 days. Only the index (no replies) is held in memory; a replay reads
+ * its outcome line back from disk.
+ */
+import {
+  closeSync,
+  existsSync,
+  fdatasync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { BskError, type ErrorBody } from "../protocol/errors.ts";
+import { ensurePrivateDir } from "./fs-util.ts";
+import {
+  keyedParamsHash,
+  opIdReused,
+  type Ledger,
+  type LedgerQuery,
+  type OpOutcome,
+  type OpRecord,
+  type OpReservation,
+  type ReserveResult,
+} from "./ledger.ts";
+
+export interface FileLedgerOptions {
+  segmentBytes?: number;
+  maxTotalBytes?: number;
+  minKeepMs?: number;
+  maxAgeMs?: number;
+  now?: () => number;
+  onWarn?: (msg: string, fields: Record<string, unknown>) => void;
+}
+
+export const LEDGER_DEFAULTS = {
+  segmentBytes: 8 * 1024 * 1024,
+  maxTotalBytes: 32 * 1024 * 1024,
+  minKeepMs: 24 * 3600_000,
+  maxAgeMs: 30 * 24 * 3600_000,
+};
+
+const SEGMENT = /^ops-(\d{6})\.jsonl$/;
+const KEY_BYTES = 32;
+
+interface Where {
+  seg: number;
+  offset: number;
+  length: number;
+}
+
+interface Entry extends OpRecord {
+  /** Segment of the op's latest line: the op is forgotten with that segment. */
+  seg: number;
+  /** Where its outcome line is, to read the recorded reply back for a replay. */
+  outcomeAt?: Where;
+  /** The reply until its outcome line is on disk (a retry may come before that). */
+  reply?: OpOutcome["reply"];
+}
+
+interface Segment {
+  n: number;
+  bytes: number;
+  /** ms of its newest line */
+  lastAt: number;
+}
+
+interface Pending {
+  text: string;
+  done: PromiseWithResolvers<Where>;
+}
+
+type Line =
+  | { e: "reserved"; op_id: string; method: string; params_hash: string; session_id?: string; trace_id: string; at: string }
+  | {
+      e: "outcome";
+      op_id: string;
+      state: OpOutcome["state"];
+      effect_state: OpOutcome["effect_state"];
+      reason?: string;
+      reply: OpOutcome["reply"];
+      at: string;
+    };
+
+export class FileLedger implements Ledger {
+  private readonly entries = new Map<string, Entry>();
+  private readonly waiters = new Map<string, PromiseWithResolvers<OpRecord>>();
+  private readonly segments: Segment[] = [];
+  private readonly key: Buffer;
+  private readonly opts: Required<Omit<FileLedgerOptions, "onWarn">> & Pick<FileLedgerOptions, "onWarn">;
+  private fd = -1;
+  private queue: Pending[] = [];
+  private writing = false;
+  /** The running group commit, if any. */
+  private drained: Promise<void> | undefined;
+  private closed = false;
+
+  /** Opens (creating if needed) the ledger in `dir`; ops found reserved become unknown. */
+  static async open(dir: string, opts: FileLedgerOptions = {}): Promise<FileLedger> {
+    const ledger = new FileLedger(dir, opts);
+    await ledger.recover();
+    return ledger;
+  }
+
+  private constructor(
+    private readonly dir: string,
+    opts: FileLedgerOptions,
+  ) {
+    this.opts = { ...LEDGER_DEFAULTS, now: Date.now, ...opts };
+    ensurePrivateDir(dir);
+    this.key = loadKey(`${dir}/key`);
+    this.load();
+  }
+
+  hashParams(method: string, params: unknown): string {
+    return keyedParamsHash(this.key, method, params);
+  }
+
+  async reserve(op: OpReservation): Promise<ReserveResult> {
+    const prior = this.entries.get(op.op_id);
+    if (prior) {
+      if (prior.method !== op.method || prior.params_hash !== op.params_hash) throw opIdReused(op.op_id, prior.method);
+      if (prior.state === "reserved") return { kind: "pending", settled: this.waiterFor(op.op_id).promise };
+      return { kind: "replay", record: this.withReply(prior) };
+    }
+    const at = new Date(this.opts.now()).toISOString();
+    const entry: Entry = { ...op, state: "reserved", reserved_at: at, seg: 0 };
+    // Claimed before the write, so a second call with the same op id waits for this one instead of racing it.
+    this.entries.set(op.op_id, entry);
+    try {
+      const line: Line = { e: "reserved", ...op, at };
+      entry.seg = (await this.append(line)).seg;
+    } catch (err) {
+      this.entries.delete(op.op_id);
+      this.waiters.get(op.op_id)?.reject(err);
+      this.waiters.delete(op.op_id);
+      throw new BskError("unsupported", `the operation ledger could not record op ${op.op_id}, so it was not run`, {
+        hint: "Check the disk under $BSK_HOME/ledger (space, permissions), then retry.",
+        data: { reason: "ledger_unavailable", op_id: op.op_id, error: err instanceof Error ? err.message : String(err) },
+      });
+    }
+    return { kind: "fresh" };
+  }
+
+  async outcome(opId: string, outcome: OpOutcome): Promise<void> {
+    const entry = this.entries.get(opId);
+    if (!entry || entry.state !== "reserved") return;
+    const at = new Date(this.opts.now()).toISOString();
+    entry.state = outcome.state;
+    entry.effect_state = outcome.effect_state;
+    if (outcome.reason !== undefined) entry.reason = outcome.reason;
+    entry.settled_at = at;
+    entry.reply = outcome.reply;
+    // Waiters replay what the first caller was told.
+    this.waiters.get(opId)?.resolve({ ...entry, outcome });
+    this.waiters.delete(opId);
+    const line: Line = { e: "outcome", op_id: opId, state: outcome.state, effect_state: outcome.effect_state, reply: outcome.reply, at };
+    if (outcome.reason !== undefined) line.reason = outcome.reason;
+    const where = await this.append(line);
+    entry.seg = where.seg;
+    entry.outcomeAt = where;
+    delete entry.reply;
+  }
+
+  get(opId: string): OpRecord | undefined {
+    const e = this.entries.get(opId);
+    return e && publicRecord(e);
+  }
+
+  list(q: LedgerQuery = {}): { ops: OpRecord[]; total: number } {
+    const matching: Entry[] = [];
+    for (const e of this.entries.values()) {
+      if (q.session_id !== undefined && e.session_id !== q.session_id) continue;
+      if (q.state !== undefined && e.state !== q.state) continue;
+      matching.push(e);
+    }
+    matching.sort((a, b) => a.reserved_at.localeCompare(b.reserved_at));
+    const limit = q.limit ?? matching.length;
+    return { ops: matching.slice(Math.max(0, matching.length - limit)).map(publicRecord), total: matching.length };
+  }
+
+  /** Waits for queued lines to reach the disk, then closes the file. */
+  async close(): Promise<void> {
+    while (this.writing && this.drained) await this.drained;
+    this.closed = true;
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+
+  // ------------------------------------------------------------------ start-up
+
+  private load(): void {
+    const names = readdirSync(this.dir)
+      .map((name) => SEGMENT.exec(name))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => Number(m[1]))
+      .sort((a, b) => a - b);
+    for (const n of names) this.loadSegment(n);
+    this.prune();
+  }
+
+  private loadSegment(n: number): void {
+    const path = this.segmentPath(n);
+    const buf = readFileSync(path);
+    const seg: Segment = { n, bytes: buf.length, lastAt: statSync(path).mtimeMs };
+    this.segments.push(seg);
+    let offset = 0;
+    let bad = 0;
+    while (offset < buf.length) {
+      let nl = buf.indexOf(10, offset);
+      if (nl < 0) nl = buf.length;
+      const length = nl - offset;
+      const text = buf.toString("utf8", offset, nl);
+      if (text.trim()) {
+        const line = parseLine(text);
+        if (line) this.replayLine(line, { seg: n, offset, length });
+        else bad++;
+      }
+      offset = nl + 1;
+    }
+    // A torn last line (the daemon died mid-write) is skipped; anything else unreadable is reported.
+    if (bad) this.opts.onWarn?.("ledger lines could not be read", { segment: path, lines: bad });
+  }
+
+  private replayLine(line: Line, where: Where): void {
+    if (line.e === "reserved") {
+      const { e: _, at, ...op } = line;
+      if (!this.entries.has(op.op_id)) this.entries.set(op.op_id, { ...op, state: "reserved", reserved_at: at, seg: where.seg });
+      return;
+    }
+    const entry = this.entries.get(line.op_id);
+    if (!entry) return;
+    entry.state = line.state;
+    entry.effect_state = line.effect_state;
+    if (line.reason !== undefined) entry.reason = line.reason;
+    entry.settled_at = line.at;
+    entry.seg = where.seg;
+    entry.outcomeAt = where;
+  }
+
+  /** Ops that were in flight when the daemon stopped: their effect is unknown and they never run again. */
+  private async recover(): Promise<void> {
+    const stranded = [...this.entries.values()].filter((e) => e.state === "reserved");
+    await Promise.all(
+      stranded.map((e) => {
+        const error: ErrorBody = {
+          code: "protocol_error",
+          message: `the daemon stopped while ${e.method} (op ${e.op_id}) was in flight; it may or may not have run`,
+          data: { reason: "daemon_restarted", effect_state: "unknown", op_id: e.op_id },
+        };
+        return this.outcome(e.op_id, { state: "unknown", effect_state: "unknown", reason: "daemon_restarted", reply: { error } });
+      }),
+    );
+  }
+
+  // ------------------------------------------------------------------ writing
+
+  /** Queue a line; resolves once it (and everything queued with it) is written and fdatasync'd. */
+  private append(line: Line): Promise<Where> {
+    if (this.closed) return Promise.reject(new Error("the ledger is closed"));
+    const done = Promise.withResolvers<Where>();
+    this.queue.push({ text: `${JSON.stringify(line)}\n`, done });
+    if (!this.writing) {
+      this.writing = true;
+      this.drained = this.drain();
+    }
+    return done.promise;
+  }
+
+  /** Group commit: whatever queued while the last fdatasync ran goes out in one write and one fdatasync. */
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length) {
+        const batch = this.queue.splice(0);
+        try {
+          const seg = this.current();
+          const wheres: Where[] = [];
+          let offset = seg.bytes;
+          const parts = batch.map((p) => {
+            const bytes = Buffer.from(p.text);
+            wheres.push({ seg: seg.n, offset, length: bytes.length - 1 });
+            offset += bytes.length;
+            return bytes;
+          });
+          const bytes = Buffer.concat(parts);
+          let written = 0;
+          while (written < bytes.length) written += writeSync(this.fd, bytes, written);
+          seg.bytes += bytes.length;
+          seg.lastAt = this.opts.now();
+          await new Promise<void>((resolve, reject) => fdatasync(this.fd, (err) => (err ? reject(err) : resolve())));
+          batch.forEach((p, i) => p.done.resolve(wheres[i]!));
+        } catch (err) {
+          for (const p of batch) p.done.reject(err);
+        }
+      }
+    } finally {
+      // Synchronously after the last look at the queue, so a line queued from here on starts a new drain.
+      this.writing = false;
+      this.drained = undefined;
+    }
+  }
+
+  /** The segment being written, opened (or rotated) as needed. */
+  private current(): Segment {
+    let seg = this.segments.at(-1);
+    if (seg && this.fd >= 0 && seg.bytes < this.opts.segmentBytes) return seg;
+    if (seg && this.fd < 0 && seg.bytes < this.opts.segmentBytes) {
+      this.fd = openSync(this.segmentPath(seg.n), "a+", 0o600);
+      // The daemon may have died mid-line: start on a fresh one.
+      if (seg.bytes > 0 && !endsWithNewline(this.fd, seg.bytes)) seg.bytes += writeSync(this.fd, "\n");
+      return seg;
+    }
+    if (this.fd >= 0) closeSync(this.fd);
+    const n = (seg?.n ?? 0) + 1;
+    this.fd = openSync(this.segmentPath(n), "a", 0o600);
+    // The new file's name must survive a crash too.
+    const dirFd = openSync(this.dir, "r");
+    try {
+      fsyncSync(dirFd);
+    } finally {
+      closeSync(dirFd);
+    }
+    seg = { n, bytes: fstatSync(this.fd).size, lastAt: this.opts.now() };
+    this.segments.push(seg);
+    this.prune();
+    return seg;
+  }
+
+  /** Drop old closed segments (see the bounds above) and the ops whose latest line they hold. */
+  private prune(): void {
+    const now = this.opts.now();
+    let total = this.segments.reduce((s, x) => s + x.bytes, 0);
+    while (this.segments.length > 1) {
+      const oldest = this.segments[0]!;
+      const age = now - oldest.lastAt;
+      const tooOld = age > this.opts.maxAgeMs;
+      const tooBig = total > this.opts.maxTotalBytes && age > this.opts.minKeepMs;
+      if (!tooOld && !tooBig) break;
+      this.segments.shift();
+      total -= oldest.bytes;
+      rmSync(this.segmentPath(oldest.n), { force: true });
+      for (const [id, e] of this.entries) if (e.seg === oldest.n && e.state !== "reserved") this.entries.delete(id);
+    }
+  }
+
+  // ------------------------------------------------------------------ reading back
+
+  private withReply(entry: Entry): OpRecord {
+    const rec = publicRecord(entry);
+    const reply = entry.reply ?? (entry.outcomeAt ? this.readReply(entry.outcomeAt) : undefined);
+    if (reply && entry.state !== "reserved") {
+      rec.outcome = { state: entry.state, effect_state: entry.effect_state!, ...(entry.reason !== undefined && { reason: entry.reason }), reply };
+    }
+    return rec;
+  }
+
+  private readReply(where: Where): OpOutcome["reply"] | undefined {
+    let fd: number;
+    try {
+      fd = openSync(this.segmentPath(where.seg), "r");
+    } catch {
+      return undefined;
+    }
+    try {
+      const buf = Buffer.alloc(where.length);
+      readSync(fd, buf, 0, where.length, where.offset);
+      const line = parseLine(buf.toString("utf8"));
+      return line?.e === "outcome" ? line.reply : undefined;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private waiterFor(opId: string): PromiseWithResolvers<OpRecord> {
+    let w = this.waiters.get(opId);
+    if (!w) {
+      w = Promise.withResolvers<OpRecord>();
+      w.promise.catch(() => {});
+      this.waiters.set(opId, w);
+    }
+    return w;
+  }
+
+  private segmentPath(n: number): string {
+    return `${this.dir}/ops-${String(n).padStart(6, "0")}.jsonl`;
+  }
+}
+
+function publicRecord(e: Entry): OpRecord {
+  const { seg: _s, outcomeAt: _o, reply: _r, ...rec } = e;
+  return { ...rec };
+}
+
+function parseLine(text: string): Line | undefined {
+  try {
+    const v = JSON.parse(text) as Line;
+    if (!v || typeof v !== "object" || typeof v.op_id !== "string") return undefined;
+    if (v.e === "reserved" && typeof v.method === "string" && typeof v.params_hash === "string") return v;
+    if (v.e === "outcome" && typeof v.state === "string" && v.reply && typeof v.reply === "object") return v;
+  } catch {}
+  return undefined;
+}
+
+function endsWithNewline(fd: number, size: number): boolean {
+  const b = Buffer.alloc(1);
+  readSync(fd, b, 0, 1, size - 1);
+  return b[0] === 10;
+}
+
+/** The per-home HMAC key: made once (exclusively, 0600), then read. */
+function loadKey(path: string): Buffer {
+  if (!existsSync(path)) {
+    const key = Buffer.from(crypto.getRandomValues(new Uint8Array(KEY_BYTES)));
+    try {
+      writeFileSync(path, key.toString("hex"), { mode: 0o600, flag: "wx" });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+  }
+  const hex = readFileSync(path, "utf8").trim();
+  if (!/^[0-9a-f]{64}$/.test(hex)) {
+    throw new BskError("unsupported", `the ledger key ${path} is not readable as 32 hex bytes`, {
+      hint: "Move it aside and restart the daemon; ops recorded under the old key will be refused if retried.",
+      data: { reason: "ledger_unavailable" },
+    });
+  }
+  return Buffer.from(hex, "hex");
+}

@@ -1,0 +1,105 @@
+import { z } from "zod";
+import { type Effect, method, sessionParam } from "../define.ts";
+
+export const OP_STATES = ["reserved", "executed", "not_executed", "unknown"] as const;
+
+/** One operation of the ledger (a browser mutation under its op id). Params are never listed, only their keyed hash. */
+export const OpInfo = () =>
+  z.object({
+    op_id: z.string(),
+    method: z.string(),
+    session_id: z.string().optional(),
+    state: z.enum(OP_STATES),
+    /** committed (executed), none (not_executed), unknown; absent while reserved. */
+    effect_state: z.enum(["committed", "none", "unknown"]).optional(),
+    /** Why it did not (certainly) run: the error code, or daemon_restarted. */
+    reason: z.string().optional(),
+    reserved_at: z.string(),
+    settled_at: z.string().optional(),
+    trace_id: z.string(),
+  });
+
+/** One entry of a session's event stream; `seq` is the daemon's, consecutive per session. */
+export const EventInfo = () =>
+  z.object({
+    seq: z.number().int(),
+    ts: z.string(),
+    event: z.string(),
+    data: z.record(z.string(), z.unknown()),
+    /** A coalesced burst: this many events of the kind within a short window; `data` is the last one's. */
+    count: z.number().int().optional(),
+  });
+
+/** Follow for a day unless --timeout says otherwise (Ctrl-C ends it sooner; so does the session's end). */
+export const FOLLOW_MS = 86_400_000;
+
+/** What was done and what happened: the operation ledger and the session event stream, both kept on disk. */
+export const recordMethods = {
+  ops: method({
+    owner: "daemon",
+    scope: "none",
+    description: "Operations in the ledger: each browser mutation's op id, method, session and outcome (oldest first).",
+    params: () =>
+      z.object({
+        session_id: z.string().min(1).max(32).optional().describe("Only this session's ops"),
+        state: z.enum(OP_STATES).optional().describe("Only ops in this state"),
+        limit: z.number().int().min(1).max(10_000).default(50).describe("The newest this many matching ops"),
+      }),
+    result: () => z.object({ ops: z.array(OpInfo()), total: z.number().int().describe("Matching ops remembered") }),
+    cli: {
+      words: ["ops"],
+      flags: {
+        session: { param: "session_id", type: "string", description: "Only this session's ops" },
+        state: { param: "state", type: "enum", options: OP_STATES, description: "Only ops in this state" },
+        limit: { param: "limit", type: "number", default: 50, description: "The newest this many matching ops" },
+      },
+      examples: ["bsk ops --state unknown", "bsk ops --session $S --json"],
+    },
+  }),
+
+  events: method({
+    owner: "daemon",
+    scope: "session",
+    description: "The session's ordered event stream after a cursor (also of an ended session); --follow streams new ones.",
+    params: () =>
+      z.object({
+        ...sessionParam(),
+        since: z.number().int().min(0).default(0).describe("Only events after this sequence number"),
+        limit: z.number().int().min(1).max(10_000).default(200).describe("Most events to return (not with --follow)"),
+        types: z
+          .array(z.string().min(1).max(200))
+          .optional()
+          .describe("Only these kinds: a name (console.error) or a family (tab, socket); comma-separated or repeated"),
+        follow_ms: z.number().int().min(0).max(FOLLOW_MS).default(0).describe("Keep streaming new events this long"),
+      }),
+    result: () =>
+      z.object({
+        session_id: z.string(),
+        events: z.array(EventInfo()).describe("Empty with --follow: those went out as event frames"),
+        next_since: z.number().int().describe("Pass as --since next time"),
+        dropped: z.number().int().describe("Events after since that are no longer kept"),
+        ended: z.boolean().describe("The session has ended (its stream is complete)"),
+      }),
+    waitParam: "follow_ms",
+    cli: {
+      words: ["events"],
+      flags: {
+        since: { param: "since", type: "number", description: "Only events after this sequence number" },
+        limit: { param: "limit", type: "number", default: 200, description: "Most events to return" },
+        type: { param: "types", type: "list", description: "Only these kinds, e.g. console.error,navigation or tab" },
+        follow: {
+          param: "follow_ms",
+          type: "boolean",
+          value: FOLLOW_MS,
+          description: "Keep printing new events until Ctrl-C, --timeout or the session's end",
+        },
+      },
+      examples: ["bsk events --session $S --since 12", "bsk events --session $S --follow --type console.error,request.failed --json"],
+    },
+  }),
+};
+
+export const recordEffects: Record<keyof typeof recordMethods, Effect> = {
+  ops: "ControlPlane",
+  events: "PassiveRead",
+};

@@ -1,0 +1,211 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { FileLedger } from "../../daemon/ledger-file.ts";
+import type { OpOutcome } from "../../daemon/ledger.ts";
+import { storedReply } from "../../daemon/ledger-reply.ts";
+
+const homes: string[] = [];
+afterEach(() => {
+  for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true });
+});
+
+function dir(): string {
+  const d = mkdtempSync("/tmp/bsk-ledger-");
+  homes.push(d);
+  return `${d}/ledger`;
+}
+
+const op = (l: FileLedger, op_id: string, params: unknown = { session_id: "abcd", target: "@e1" }, method = "click") => ({
+  op_id,
+  method,
+  params_hash: l.hashParams(method, params),
+  session_id: "abcd",
+  trace_id: "t1",
+});
+
+const executed = (result: unknown = { ok: 1 }): OpOutcome => ({ state: "executed", effect_state: "committed", reply: { result } });
+
+function lines(d: string): any[] {
+  return readdirSync(d)
+    .filter((f) => f.endsWith(".jsonl"))
+    .sort()
+    .flatMap((f) => readFileSync(`${d}/${f}`, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)));
+}
+
+describe("FileLedger", () => {
+  test("reserved is on disk before reserve resolves; files and key are private", async () => {
+    const d = dir();
+    const l = await FileLedger.open(d);
+    expect(await l.reserve(op(l, "o1"))).toEqual({ kind: "fresh" });
+    expect(lines(d)).toEqual([expect.objectContaining({ e: "reserved", op_id: "o1", method: "click", session_id: "abcd" })]);
+    await l.outcome("o1", executed());
+    expect(lines(d)[1]).toMatchObject({ e: "outcome", op_id: "o1", state: "executed", effect_state: "committed" });
+    for (const f of readdirSync(d)) expect(statSync(`${d}/${f}`).mode & 0o777).toBe(0o600);
+    expect(statSync(d).mode & 0o777).toBe(0o700);
+    await l.close();
+  });
+
+  test("after a restart a settled op replays its recorded reply and never runs again; other params are refused", async () => {
+    const d = dir();
+    const a = await FileLedger.open(d);
+    await a.reserve(op(a, "o1"));
+    await a.outcome("o1", executed({ tab_id: 3, effect: { kind: "navigated" } }));
+    await a.close();
+
+    const b = await FileLedger.open(d);
+    const again = await b.reserve(op(b, "o1"));
+    expect(again.kind).toBe("replay");
+    expect(again.kind === "replay" && again.record.outcome?.reply).toEqual({ result: { tab_id: 3, effect: { kind: "navigated" } } });
+    await expect(b.reserve(op(b, "o1", { session_id: "abcd", target: "@e2" }))).rejects.toMatchObject({
+      code: "invalid_params",
+      data: { reason: "op_id_reused" },
+    });
+    await b.close();
+  });
+
+  test("an op found reserved at start-up (the daemon died mid-call) becomes unknown, recorded on disk", async () => {
+    const d = dir();
+    const a = await FileLedger.open(d);
+    await a.reserve(op(a, "o1"));
+    // No close: as after kill -9, the reserved line is all there is.
+
+    const b = await FileLedger.open(d);
+    expect(b.get("o1")).toMatchObject({ state: "unknown", effect_state: "unknown", reason: "daemon_restarted" });
+    const r = await b.reserve(op(b, "o1"));
+    expect(r.kind === "replay" && r.record.outcome?.reply).toMatchObject({
+      error: { code: "protocol_error", data: { reason: "daemon_restarted", effect_state: "unknown" } },
+    });
+    expect(lines(d).at(-1)).toMatchObject({ e: "outcome", op_id: "o1", state: "unknown" });
+    expect(b.list({ state: "unknown" }).ops.map((o) => o.op_id)).toEqual(["o1"]);
+    await b.close();
+  });
+
+  test("a torn last line is skipped and the next entry starts on a line of its own", async () => {
+    const d = dir();
+    const a = await FileLedger.open(d);
+    await a.reserve(op(a, "o1"));
+    await a.outcome("o1", executed());
+    await a.close();
+    const seg = `${d}/${readdirSync(d).find((f) => f.endsWith(".jsonl"))}`;
+    appendFileSync(seg, '{"e":"reserved","op_id":"torn","meth');
+
+    const b = await FileLedger.open(d);
+    expect(b.get("torn")).toBeUndefined();
+    await b.reserve(op(b, "o2"));
+    await b.close();
+    const c = await FileLedger.open(d);
+    expect(c.get("o1")?.state).toBe("executed");
+    expect(c.get("o2")?.state).toBe("unknown");
+    await c.close();
+  });
+
+  test("the params hash is keyed per home: the key is made once, kept, and a plain hash is not what is stored", async () => {
+    const d1 = dir();
+    const d2 = dir();
+    const a = await FileLedger.open(d1);
+    const b = await FileLedger.open(d2);
+    const params = { session_id: "abcd", target: "#pw", value: "hunter2" };
+    expect(a.hashParams("fill", params)).not.toBe(b.hashParams("fill", params));
+    const key = readFileSync(`${d1}/key`, "utf8");
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    await a.reserve(op(a, "o1", params, "fill"));
+    await a.close();
+    expect(readFileSync(`${d1}/${readdirSync(d1).find((f) => f.endsWith(".jsonl"))}`, "utf8")).not.toContain("hunter2");
+    const again = await FileLedger.open(d1);
+    expect(readFileSync(`${d1}/key`, "utf8")).toBe(key);
+    expect(again.hashParams("fill", params)).toBe(a.hashParams("fill", params));
+    await again.close();
+    await b.close();
+  });
+
+  test("a lost key fails closed: the old op id no longer matches and is refused, not run again", async () => {
+    const d = dir();
+    const a = await FileLedger.open(d);
+    await a.reserve(op(a, "o1"));
+    await a.outcome("o1", executed());
+    await a.close();
+    rmSync(`${d}/key`);
+    const b = await FileLedger.open(d);
+    await expect(b.reserve(op(b, "o1"))).rejects.toMatchObject({ data: { reason: "op_id_reused" } });
+    await b.close();
+  });
+
+  test("an unreadable key stops the ledger from opening", async () => {
+    const d = dir();
+    (await FileLedger.open(d)).close();
+    writeFileSync(`${d}/key`, "not a key");
+    await expect(FileLedger.open(d)).rejects.toMatchObject({ data: { reason: "ledger_unavailable" } });
+  });
+
+  test("segments rotate at their size; old ones go past the total only once a day old, and past max age always", async () => {
+    const d = dir();
+    let now = Date.parse("2030-01-01T00:00:00Z");
+    const opts = { segmentBytes: 600, maxTotalBytes: 1500, minKeepMs: 3600_000, maxAgeMs: 10 * 3600_000, now: () => now };
+    const l = await FileLedger.open(d, opts);
+    for (let i = 0; i < 12; i++) {
+      await l.reserve(op(l, `o${i}`));
+      await l.outcome(`o${i}`, executed());
+    }
+    const segs = () => readdirSync(d).filter((f) => f.endsWith(".jsonl"));
+    // Over the total, but nothing is an hour old yet: all kept, every op still known.
+    expect(segs().length).toBeGreaterThan(3);
+    expect(l.get("o0")?.state).toBe("executed");
+
+    now += 2 * 3600_000;
+    await l.reserve(op(l, "late"));
+    await l.outcome("late", executed());
+    const total = segs().reduce((s, f) => s + statSync(`${d}/${f}`).size, 0);
+    // The next rotation trims the oldest segments down to the total; their ops are forgotten.
+    for (let i = 0; i < 4; i++) {
+      await l.reserve(op(l, `m${i}`));
+      await l.outcome(`m${i}`, executed());
+    }
+    expect(segs().reduce((s, f) => s + statSync(`${d}/${f}`).size, 0)).toBeLessThan(total + 600);
+    expect(l.get("o0")).toBeUndefined();
+    expect(l.get("m3")?.state).toBe("executed");
+
+    now += 11 * 3600_000;
+    for (let i = 0; i < 4; i++) {
+      await l.reserve(op(l, `n${i}`));
+      await l.outcome(`n${i}`, executed());
+    }
+    expect(l.get("late")).toBeUndefined();
+    expect(l.get("n3")?.state).toBe("executed");
+    await l.close();
+
+    // A restart applies the same bounds to what is on disk (mtime is a segment's last write).
+    for (const f of segs()) utimesSync(`${d}/${f}`, new Date(now - 20 * 3600_000), new Date(now - 20 * 3600_000));
+    const again = await FileLedger.open(d, opts);
+    expect(segs()).toHaveLength(1);
+    await again.close();
+  });
+
+  test("concurrent reservations are group-committed and each gets its own outcome", async () => {
+    const d = dir();
+    const l = await FileLedger.open(d);
+    const ids = Array.from({ length: 50 }, (_, i) => `c${i}`);
+    await Promise.all(ids.map((id) => l.reserve(op(l, id, { session_id: "abcd", target: id }))));
+    await Promise.all(ids.map((id, i) => l.outcome(id, executed({ i }))));
+    await l.close();
+    const b = await FileLedger.open(d);
+    for (const [i, id] of ids.entries()) {
+      const r = await b.reserve(op(b, id, { session_id: "abcd", target: id }));
+      expect(r.kind === "replay" && r.record.outcome?.reply).toEqual({ result: { i } });
+    }
+    expect(b.list({ limit: 5 }).ops.map((o) => o.op_id)).toEqual(ids.slice(-5));
+    expect(b.list({ session_id: "zzzz" }).total).toBe(0);
+    await b.close();
+  });
+});
+
+describe("storedReply", () => {
+  test("typed secrets and field read-backs are masked; big results are replaced by their size", () => {
+    const params = { session_id: "abcd", target: "#pw", value: "hunter2" };
+    const r = storedReply({ result: { value_ok: false, actual: "hunt", note: "typed hunter2!", n: 2 } }, params, ["value"]);
+    expect(r).toEqual({ result: { value_ok: false, actual: "[redacted]", note: "[redacted]", n: 2 } });
+    const e = storedReply({ error: { code: "timeout", message: "fill hunter2 timed out" } }, params, ["value"]);
+    expect(JSON.stringify(e)).not.toContain("hunter2");
+    expect(storedReply({ result: { value: "x".repeat(20_000) } }, {}, [])).toEqual({ result: { result_not_kept: true, bytes: 20_012 } });
+    expect(storedReply({ result: { actual: "kept" } }, { value: "v" }, [])).toEqual({ result: { actual: "kept" } });
+  });
+});
