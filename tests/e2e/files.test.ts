@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fixtureBytes } from "../fixtures/server.ts";
-import { startWorld, type Run, type World } from "./harness.ts";
+import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { startWorld, until, type Run, type World } from "./harness.ts";
 
 let w: World;
 let s: string;
@@ -15,8 +16,41 @@ let dir: string;
 
 const downloadsOf = (home: string) => join(home, "browser-downloads");
 
+/**
+ * As the person would on chrome://extensions: turn off "Allow access to file URLs" (the browser then reloads the
+ * extension, which reconnects). Unpacked extensions start with it on; a store install starts with it off.
+ */
+async function turnOffFileAccess(world: World): Promise<void> {
+  const before = new Date().toISOString();
+  const targetId = await world.person.openTab(`chrome://extensions/?id=${EXTENSION_ID}`);
+  const list = (await (await fetch(`http://127.0.0.1:${world.browser.cdpPort}/json/list`)).json()) as { id: string; webSocketDebuggerUrl: string }[];
+  const ws = new WebSocket(list.find((t) => t.id === targetId)!.webSocketDebuggerUrl);
+  await new Promise((resolve) => (ws.onopen = resolve));
+  const answer = new Promise<any>((resolve) => (ws.onmessage = (ev) => resolve(JSON.parse(String(ev.data)))));
+  const expression = `new Promise((resolve) => {
+    const go = () => {
+      if (!globalThis.chrome?.developerPrivate) return setTimeout(go, 20);
+      // Developer mode on first: otherwise the reload this causes leaves a command-line extension disabled.
+      chrome.developerPrivate.updateProfileConfiguration({ inDeveloperMode: true }, () =>
+        chrome.developerPrivate.updateExtensionConfiguration({ extensionId: ${JSON.stringify(EXTENSION_ID)}, fileAccess: false }, () =>
+          resolve(chrome.runtime.lastError?.message ?? "ok")));
+    };
+    go();
+  })`;
+  ws.send(JSON.stringify({ id: 1, method: "Runtime.evaluate", params: { expression, awaitPromise: true, returnByValue: true } }));
+  expect((await answer).result?.result?.value).toBe("ok");
+  ws.close();
+  await world.person.send("Target.closeTarget", { targetId });
+  await world.person.openTab(`chrome-extension://${EXTENSION_ID}/connect.html?port=${world.port}&label=e2e&close=1`);
+  await until("the reloaded extension to reconnect", async () => {
+    const browsers = (await world.ok(["browsers"])).browsers as { connected_at: string }[];
+    return browsers.length === 1 && browsers[0]!.connected_at > before;
+  });
+}
+
 beforeAll(async () => {
   w = await startWorld({ prefs: (home) => ({ download: { default_directory: downloadsOf(home), prompt_for_download: false } }) });
+  await turnOffFileAccess(w);
   s = await w.startSession();
   dir = join(w.home, "work");
   mkdirSync(dir);
@@ -214,7 +248,7 @@ describe("download", () => {
   });
 });
 
-describe("download with \"Ask where to save\" on", () => {
+describe("a browser with \"Ask where to save\" on and file access (unpacked extensions get it by default)", () => {
   let w2: World;
   let s2: string;
   beforeAll(async () => {
@@ -225,11 +259,26 @@ describe("download with \"Ask where to save\" on", () => {
     await w2?.stop();
   });
 
-  test("still downloads, without a prompt", async () => {
+  // No extension API skips that prompt (an onDeterminingFilename suggestion does not, nor does downloads.download
+  // with saveAs: false; chrome.debugger refuses Page.setDownloadBehavior). Headless Chromium cancels the prompt, so
+  // the download fails with a reason and hint that name the setting, and nothing is left behind.
+  test("fails clearly, naming the setting, and leaves nothing behind", async () => {
     await w2.ok(["navigate", w2.fixtures.url("/files-download.html"), "--session", s2]);
     const out = join(w2.home, "asked.txt");
-    const r = await w2.ok(["download", "#small", "--out", out, "--session", s2, "--timeout", "20s"]);
-    expect(r.sha256).toBe(generatedSha(13));
-    expect(readFileSync(out).length).toBe(13);
+    const r = await w2.bsk(["download", "#small", "--out", out, "--session", s2, "--json"]);
+    expect(r.json?.ok).toBe(false);
+    expect(r.json.error).toMatchObject({ code: "unsupported", data: { reason: "download_prompted", effect_state: "none" } });
+    expect(r.json.error.hint).toContain("Ask where to save");
+    expect(existsSync(out)).toBe(false);
+  }, 60_000);
+
+  test("uploads use the staged paths when the extension may read local files", async () => {
+    await w2.ok(["navigate", w2.fixtures.url("/files-upload.html"), "--session", s2]);
+    const path = join(w2.home, "via-path.txt");
+    writeFileSync(path, "read by the browser");
+    const r = await w2.ok(["upload", "#single", "--file", path, "--session", s2]);
+    expect(r).toMatchObject({ via: "path", effect_state: "committed" });
+    const got = (await w2.ok(["evaluate", "window.settled()", "--session", s2])).value.single;
+    expect(got[0]).toMatchObject({ name: "via-path.txt", sha256: sha256("read by the browser") });
   }, 60_000);
 });

@@ -1,16 +1,20 @@
 /**
  * download: click the target and claim exactly the download that click caused. The tab's CDP sessions report the
- * download's URL (Page.downloadWillBegin); chrome.downloads.onDeterminingFilename holds each new download until it
- * can be matched to that URL, and steers the match into `bsk-<session>/` of the browser's download folder (an
- * extension's suggestion decides the path, so neither the person's own folder layout nor "Ask where to save" is
- * involved). Others get no suggestion and go their usual way. Once complete, the download is erased from the
- * browser's list; the daemon, on the same machine, takes the file from the path the browser reports.
+ * download's URL (Page.downloadWillBegin), which picks the one new chrome.downloads item that is the click's.
+ * Where it is saved: onDeterminingFilename steers the match into `bsk-<session>/` of the browser's download folder;
+ * others get no suggestion. (The daemon also names a private folder for the tab's download behaviour, but
+ * chrome.debugger refuses Page.setDownloadBehavior to extensions — "browser-level" — so that is tried and skipped.)
+ * "Ask where to save" cannot be skipped by an extension: neither a filename suggestion nor downloads.download with
+ * saveAs: false bypasses it (measured), so a download the prompt cancels fails with download_prompted. Once complete,
+ * the download is erased from the browser's list; the daemon, on the same machine, takes the file from the path the
+ * browser reports.
  */
 import { browser, type Browser } from "wxt/browser";
 import type { ParsedParams, Result } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import { raceAbort } from "../abort.ts";
 import { actedOn, actionable } from "../actionability.ts";
+import { sendTo } from "../cdp.ts";
 import { withEffect } from "../effects.ts";
 import { click } from "../input/mouse.ts";
 import { resolveTarget } from "../refs/resolve.ts";
@@ -34,6 +38,9 @@ class Claim {
   private readonly urls: { url: string; name?: string }[] = [];
   private readonly held: { item: DownloadItem; suggest: (s?: Browser.downloads.FilenameSuggestion) => void; timer: ReturnType<typeof setTimeout> }[] = [];
   claimed: DownloadItem | null = null;
+  private readonly created: DownloadItem[] = [];
+  /** Called once the click's download has started (its place is decided by then). */
+  onClaim: () => void = () => {};
   private wake: (() => void) | null = null;
   private readonly offs: (() => void)[] = [];
 
@@ -45,8 +52,15 @@ class Claim {
       onTabEvent(tabId, "Page.downloadWillBegin", (_s, p) => {
         this.urls.push({ url: String(p.url ?? ""), name: p.suggestedFilename });
         for (const h of [...this.held]) this.match(h);
+        this.matchCreated();
       }),
     );
+    const onCreated = (item: DownloadItem) => {
+      this.created.push(item);
+      this.matchCreated();
+    };
+    browser.downloads.onCreated.addListener(onCreated);
+    this.offs.push(() => browser.downloads.onCreated.removeListener(onCreated));
     const onDetermine = (item: DownloadItem, suggest: (s?: Browser.downloads.FilenameSuggestion) => void): boolean => {
       const h = { item, suggest, timer: setTimeout(() => this.letGo(h), HOLD_MS) };
       this.held.push(h);
@@ -61,14 +75,27 @@ class Claim {
     return this.urls.find((u) => u.url === item.url || u.url === item.finalUrl);
   }
 
+  private claim(item: DownloadItem): void {
+    this.claimed = item;
+    this.onClaim();
+    this.wake?.();
+  }
+
+  /** A download saved where the tab's download behaviour says: onCreated is all that is heard of it. */
+  private matchCreated(): void {
+    if (this.claimed) return;
+    const item = this.created.find((i) => this.matches(i));
+    if (item) this.claim(item);
+  }
+
   private match(h: (typeof this.held)[number]): void {
     const u = this.matches(h.item);
-    if (!u || this.claimed) return;
+    if (!u) return;
     this.release(h);
-    this.claimed = h.item;
+    if (this.claimed && this.claimed.id !== h.item.id) return h.suggest();
     const name = safeName(h.item.filename || u.name || "download");
     h.suggest({ filename: `bsk-${this.sessionId}/${crypto.randomUUID()}-${name}`, conflictAction: "uniquify" });
-    this.wake?.();
+    if (!this.claimed) this.claim(h.item);
   }
 
   private release(h: (typeof this.held)[number]): void {
@@ -131,9 +158,15 @@ async function finished(id: number, signal: AbortSignal): Promise<DownloadItem> 
 }
 
 function interrupted(why: unknown): BskError {
+  if (why === "USER_CANCELED") {
+    return new BskError("unsupported", "the browser asked where to save the download, and the download was cancelled there; nothing was saved", {
+      hint: "Chrome's \"Ask where to save each file before downloading\" is on, and no extension can skip that prompt: ask the person to turn it off (Settings > Downloads), or to save it for you (bsk request-help).",
+      data: { reason: "download_prompted", effect_state: "none" },
+    });
+  }
   return new BskError("cdp_failed", `the download failed: ${String(why ?? "interrupted")}`, {
     hint: "Check the link in the page (bsk network shows the request), then retry.",
-    data: { reason: "download_failed", effect_state: "none" },
+    data: { reason: "download_failed", effect_state: "none", cause: String(why ?? "interrupted") },
   });
 }
 
@@ -144,6 +177,8 @@ export async function download(p: ParsedParams<"download">, signal: AbortSignal)
   const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
   const at = await actionable(rt, { hitTest: true, enabled: true, probe: true }, signal);
   const claim = new Claim(p.session_id, tabId);
+  const restore = p.download_dir ? await steer(tabId, p.download_dir, signal) : async () => {};
+  claim.onClaim = () => void restore();
   let item: DownloadItem | null = null;
   try {
     const effect = await withEffect(tabId, { target: rt.cdp, objectId: rt.objectId }, signal, () =>
@@ -156,7 +191,6 @@ export async function download(p: ParsedParams<"download">, signal: AbortSignal)
         data: { reason: "no_download", effect_state: "none", effect, urls: claim.seenUrls },
       });
     }
-    claim.dispose();
     const done = await finished(item.id, signal);
     await browser.downloads.erase({ id: item.id });
     const name = done.filename.split(/[\\/]/).pop()!.replace(/^[0-9a-f-]{36}-/, "");
@@ -182,5 +216,20 @@ export async function download(p: ParsedParams<"download">, signal: AbortSignal)
     throw err;
   } finally {
     claim.dispose();
+    await restore();
   }
+}
+
+/**
+ * Points the tab's downloads at `dir` without asking; returns how to put the browser's own behaviour back (once).
+ * It applies to the whole profile, so it is held only until the click's download has started.
+ */
+async function steer(tabId: number, dir: string, signal: AbortSignal): Promise<() => Promise<void>> {
+  try {
+    await sendTo({ tabId }, "Page.setDownloadBehavior", { behavior: "allow", downloadPath: dir }, signal);
+  } catch {
+    return async () => {};
+  }
+  let done: Promise<void> | null = null;
+  return () => (done ??= sendTo({ tabId }, "Page.setDownloadBehavior", { behavior: "default" }).then(() => undefined, () => undefined));
 }
