@@ -4,7 +4,10 @@
  */
 import pkg from "../package.json" with { type: "json" };
 
-export const APP_VERSION: string = pkg.version;
+/** Set only by test builds (`--define BUILD_APP_VERSION=...`) to produce an "older" and a "newer" binary. */
+declare const BUILD_APP_VERSION: string | undefined;
+
+export const APP_VERSION: string = typeof BUILD_APP_VERSION !== "undefined" ? BUILD_APP_VERSION : pkg.version;
 export const PROTOCOL_VERSION = "1.0";
 export const DAEMON_NAME = "bsk-daemon";
 export const EXTENSION_CLIENT = "bsk-extension";

@@ -16,19 +16,24 @@ async function buildExtension() {
   cpSync(join(root, "extension/.output/chrome-mv3"), join(dist, "extension"), { recursive: true });
 }
 
-async function buildBinary(target?: string, outfile = join(dist, "bsk")) {
+/**
+ * `defines` are build-time constants (`--define NAME=<json>`): the release bakes BUILD_RELEASE_BASE_URL in, tests
+ * build binaries with BUILD_APP_VERSION and BUILD_RELEASE_PUBKEY (see protocol/version.ts, protocol/release-key.ts).
+ */
+export async function buildBinary(target?: string, outfile = join(dist, "bsk"), defines: Record<string, string> = {}) {
   const args = ["build", "--compile", "--minify", "--bytecode", "--format=esm", "--splitting", "cli/main.ts", "--outfile", outfile];
   if (target) args.push(`--target=${target}`);
-  const proc = Bun.spawn(["bun", ...args], { cwd: root, stdout: "pipe", stderr: "pipe" });
+  for (const [name, value] of Object.entries(defines)) args.push("--define", `${name}=${JSON.stringify(value)}`);
+  const proc = Bun.spawn([process.execPath, ...args], { cwd: root, stdout: "pipe", stderr: "pipe" });
   if ((await proc.exited) !== 0) {
     throw new Error(`bun build failed:\n${await new Response(proc.stderr).text()}`);
   }
 }
 
-const only = process.argv[2];
-const t0 = performance.now();
-if (only !== "binary") await buildExtension();
-if (only !== "extension") await buildBinary();
-console.log(`built dist/bsk and dist/extension in ${Math.round(performance.now() - t0)} ms`);
-
-export { buildBinary };
+if (import.meta.main) {
+  const only = process.argv[2];
+  const t0 = performance.now();
+  if (only !== "binary") await buildExtension();
+  if (only !== "extension") await buildBinary();
+  console.log(`built dist/bsk and dist/extension in ${Math.round(performance.now() - t0)} ms`);
+}

@@ -1,0 +1,88 @@
+/**
+ * npm run release [platform...]: cross-compile bsk for every platform (each target's Bun runtime is downloaded
+ * once from the npm registry into ~/.bun/install/cache), pack the archives and the extension zip, and write
+ * SHA256SUMS, version.json and version.json.sig into dist/release/, plus install.sh pointing at the release host.
+ *
+ * Needs the release private key: BSK_RELEASE_KEY_FILE=/path/to/release-ed25519.pem (never in the repo).
+ * BSK_RELEASE_BASE_URL sets where the assets will be published (baked into the binaries as their update source).
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { RELEASE_PUBLIC_KEY } from "../protocol/release-key.ts";
+import { binaryName, latestManifestUrl, PLATFORMS, RELEASE_BASE_URL, type Platform } from "../protocol/release.ts";
+import { APP_VERSION, PROTOCOL_VERSION } from "../protocol/version.ts";
+import { buildBinary } from "./build.ts";
+import { publicKeyOf, writeRelease } from "./release/pack.ts";
+
+const root = join(import.meta.dir, "..");
+const out = join(root, "dist/release");
+
+function fail(message: string, hint: string): never {
+  console.error(`error: ${message}\nhint: ${hint}`);
+  process.exit(1);
+}
+
+const keyFile = process.env.BSK_RELEASE_KEY_FILE;
+if (!keyFile) fail("BSK_RELEASE_KEY_FILE is not set", "Point it at the release private key (PEM, Ed25519): BSK_RELEASE_KEY_FILE=~/keys/release-ed25519.pem npm run release");
+let privateKeyPem: string;
+try {
+  privateKeyPem = readFileSync(keyFile, "utf8");
+} catch (err) {
+  fail(`cannot read ${keyFile}: ${(err as Error).message}`, "Check the path and its permissions.");
+}
+if (publicKeyOf(privateKeyPem) !== RELEASE_PUBLIC_KEY) {
+  fail(`${keyFile} is not the release key built into bsk`, "Installed binaries would refuse this release; use the key whose public half is in protocol/release-key.ts.");
+}
+
+const baseUrl = (process.env.BSK_RELEASE_BASE_URL || RELEASE_BASE_URL).replace(/\/+$/, "");
+if (!/^https?:\/\//.test(baseUrl)) fail(`BSK_RELEASE_BASE_URL ${JSON.stringify(baseUrl)} is not an http(s) URL`, "For example https://github.com/<owner>/bsk/releases");
+if (baseUrl === RELEASE_BASE_URL && !process.env.BSK_RELEASE_BASE_URL) {
+  console.error(`note: BSK_RELEASE_BASE_URL is not set; asset URLs use the placeholder ${baseUrl}`);
+}
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((p) => !(PLATFORMS as readonly string[]).includes(p));
+if (unknown.length) fail(`unknown platform ${unknown.join(", ")}`, `Choose from: ${PLATFORMS.join(", ")}`);
+const platforms = (wanted.length ? wanted : PLATFORMS) as Platform[];
+
+const extensionDir = join(root, "dist/extension");
+const extManifest = join(extensionDir, "manifest.json");
+if (!existsSync(extManifest)) fail("dist/extension is missing", "npm run build (npm run release runs it first)");
+const extVersion = JSON.parse(readFileSync(extManifest, "utf8")).version;
+if (extVersion !== APP_VERSION) fail(`dist/extension is version ${extVersion}, bsk is ${APP_VERSION}`, "npm run build, then release again.");
+
+const t0 = performance.now();
+rmSync(out, { recursive: true, force: true });
+const buildDir = join(out, ".build");
+mkdirSync(buildDir, { recursive: true });
+const binaries: Partial<Record<Platform, string>> = {};
+for (const platform of platforms) {
+  const t = performance.now();
+  const file = join(buildDir, platform, binaryName(platform));
+  mkdirSync(join(buildDir, platform), { recursive: true });
+  // Without BSK_RELEASE_BASE_URL the binaries know no release host: bsk update then asks for BSK_UPDATE_MANIFEST_URL.
+  await buildBinary(`bun-${platform}`, file, process.env.BSK_RELEASE_BASE_URL ? { BUILD_RELEASE_BASE_URL: baseUrl } : {});
+  binaries[platform] = file;
+  console.log(`built ${platform} in ${Math.round(performance.now() - t)} ms`);
+}
+
+const { files } = writeRelease({
+  outDir: out,
+  version: APP_VERSION,
+  protocolVersion: PROTOCOL_VERSION,
+  baseUrl,
+  binaries,
+  extensionDir,
+  privateKeyPem,
+});
+rmSync(buildDir, { recursive: true, force: true });
+
+const installer = readFileSync(join(root, "install.sh"), "utf8");
+const marker = `BSK_DEFAULT_BASE_URL="${RELEASE_BASE_URL}"`;
+if (!installer.includes(marker)) fail("install.sh has no default base URL line to fill in", `Expected: ${marker}`);
+writeFileSync(join(out, "install.sh"), installer.replace(marker, `BSK_DEFAULT_BASE_URL="${baseUrl}"`), { mode: 0o755 });
+files["install.sh"] = Buffer.byteLength(installer);
+
+console.log(`\nrelease ${APP_VERSION} (protocol ${PROTOCOL_VERSION}) in dist/release/, ${Math.round((performance.now() - t0) / 1000)} s:`);
+for (const [name, size] of Object.entries(files)) console.log(`  ${name.padEnd(36)} ${(size / 1e6).toFixed(1).padStart(7)} MB`);
+console.log(`\nPublish every file under ${baseUrl}/download/v${APP_VERSION}/ and mark it latest (${latestManifestUrl(baseUrl)}).`);

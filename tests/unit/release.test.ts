@@ -1,0 +1,131 @@
+import { describe, expect, test } from "bun:test";
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fromTarGz, fromZip } from "../../cli/update/extract.ts";
+import { RELEASE_PUBLIC_KEY } from "../../protocol/release-key.ts";
+import {
+  assetName,
+  compareVersions,
+  currentPlatform,
+  parseManifest,
+  RELEASE_BASE_URL,
+  resolveAssetUrl,
+  serializeManifest,
+  verifySignature,
+  type ReleaseManifest,
+} from "../../protocol/release.ts";
+import { tarGz, zip } from "../../scripts/release/archive.ts";
+import { publicKeyOf, signBytes } from "../../scripts/release/pack.ts";
+
+const root = join(import.meta.dir, "../..");
+
+function keyPair() {
+  const { privateKey } = generateKeyPairSync("ed25519");
+  const pem = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+  return { pem, pub: publicKeyOf(pem) };
+}
+
+describe("versions", () => {
+  test("semver order, pre-releases below their release", () => {
+    const ordered = ["0.1.0-alpha", "0.1.0-alpha.2", "0.1.0-beta", "0.1.0-test", "0.1.0", "0.1.1-test", "0.1.1", "0.2.0", "1.0.0", "10.0.0"];
+    for (let i = 0; i + 1 < ordered.length; i++) {
+      expect(compareVersions(ordered[i]!, ordered[i + 1]!)).toBe(-1);
+      expect(compareVersions(ordered[i + 1]!, ordered[i]!)).toBe(1);
+    }
+    expect(compareVersions("0.1.0", "0.1.0")).toBe(0);
+    expect(() => compareVersions("0.1", "0.1.0")).toThrow();
+  });
+
+  test("platform and asset names", () => {
+    expect(currentPlatform("linux", "x64")).toBe("linux-x64");
+    expect(currentPlatform("win32", "x64")).toBe("windows-x64");
+    expect(currentPlatform("freebsd", "x64")).toBeNull();
+    expect(assetName("1.2.3", "darwin-arm64")).toBe("bsk-1.2.3-darwin-arm64.tar.gz");
+    expect(assetName("1.2.3", "windows-x64")).toBe("bsk-1.2.3-windows-x64.zip");
+  });
+});
+
+describe("archives", () => {
+  const data = crypto.getRandomValues(new Uint8Array(70_001));
+
+  test("tar.gz round trip; the entry is executable for tar too", () => {
+    const archive = tarGz([{ name: "README", data: new TextEncoder().encode("hi") }, { name: "bsk", data, mode: 0o755 }]);
+    expect(fromTarGz(archive, "bsk")).toEqual(data);
+    expect(() => fromTarGz(archive, "other")).toThrow(/no other/);
+    expect(() => fromTarGz(new Uint8Array([1, 2, 3]), "bsk")).toThrow(/not gzip/);
+    const dir = mkdtempSync("/tmp/bsk-rel-");
+    try {
+      writeFileSync(join(dir, "a.tar.gz"), archive);
+      const listing = Bun.spawnSync(["tar", "-tvzf", join(dir, "a.tar.gz")]).stdout.toString();
+      expect(listing).toMatch(/^-rwxr-xr-x .* bsk$/m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("zip round trip (stored and deflated), CRC checked", () => {
+    const text = new TextEncoder().encode("a".repeat(5000));
+    const archive = zip([
+      { name: "bsk.exe", data, mode: 0o755 },
+      { name: "dir/x.txt", data: text },
+    ]);
+    expect(fromZip(archive, "bsk.exe")).toEqual(data);
+    expect(fromZip(archive, "dir/x.txt")).toEqual(text);
+    const broken = archive.slice();
+    broken[30 + "bsk.exe".length + 10]! ^= 0xff;
+    expect(() => fromZip(broken, "bsk.exe")).toThrow(/CRC/);
+  });
+});
+
+describe("manifest", () => {
+  const m: ReleaseManifest = {
+    version: "0.2.0",
+    protocol_version: "2.0",
+    released_at: "2026-01-01T00:00:00.000Z",
+    assets: { "linux-x64": { url: "https://h/x.tar.gz", sha256: "a".repeat(64), size: 5 }, "windows-x64": { url: "x.zip" } },
+    extension: { url: "https://h/e.zip", sha256: "b".repeat(64) },
+  };
+
+  test("serialized as JSON with one line per asset (install.sh reads it with sed)", () => {
+    const text = serializeManifest(m);
+    expect(JSON.parse(text)).toEqual(m);
+    expect(text).toContain(`    "linux-x64": {"url":"https://h/x.tar.gz","sha256":"${"a".repeat(64)}","size":5}`);
+    expect(parseManifest(new TextEncoder().encode(text))).toEqual(m);
+  });
+
+  test("bad manifests are refused; unknown platforms ignored", () => {
+    const enc = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+    expect(() => parseManifest(enc({ ...m, version: "1.0" }))).toThrow(/version/);
+    expect(() => parseManifest(new TextEncoder().encode("{"))).toThrow(/not JSON/);
+    expect(parseManifest(enc({ ...m, assets: { "plan9-mips": { url: "x" } } })).assets).toEqual({});
+  });
+
+  test("asset URLs resolve against the manifest and must be http(s)", () => {
+    expect(resolveAssetUrl("x.zip", "http://127.0.0.1:1/latest/download/version.json")).toBe("http://127.0.0.1:1/latest/download/x.zip");
+    expect(() => resolveAssetUrl("file:///etc/passwd", "https://h/version.json")).toThrow(/not http/);
+  });
+
+  test("signatures: the right key verifies exactly these bytes; anything else is false", async () => {
+    const k = keyPair();
+    const other = keyPair();
+    const bytes = new TextEncoder().encode(serializeManifest(m));
+    const sig = signBytes(bytes, k.pem);
+    expect(await verifySignature(bytes, sig, k.pub)).toBe(true);
+    expect(await verifySignature(bytes, `${sig}\n`, k.pub)).toBe(true);
+    expect(await verifySignature(bytes, sig, other.pub)).toBe(false);
+    const tampered = bytes.slice();
+    tampered[10]! ^= 1;
+    expect(await verifySignature(tampered, sig, k.pub)).toBe(false);
+    expect(await verifySignature(bytes, "not base64!", k.pub)).toBe(false);
+    expect(await verifySignature(bytes, "", k.pub)).toBe(false);
+    // The built-in key is a real Ed25519 key that this test's signature does not match.
+    expect(await verifySignature(bytes, sig)).toBe(false);
+  });
+});
+
+test("install.sh carries the built-in release key and the placeholder base URL the release script replaces", () => {
+  const sh = readFileSync(join(root, "install.sh"), "utf8");
+  expect(sh).toContain(`BSK_RELEASE_PUBKEY="${RELEASE_PUBLIC_KEY}"`);
+  expect(sh).toContain(`BSK_DEFAULT_BASE_URL="${RELEASE_BASE_URL}"`);
+});
