@@ -7,14 +7,14 @@ import { z } from "zod";
 import { EFFECTS, METHOD_NAMES, METHODS, type MethodName } from "../../protocol/catalog.ts";
 import type { CliShape, Effect, MethodDef, Scope, TransferSpec } from "../../protocol/define.ts";
 
-/** Methods with a CLI shape that administer the daemon rather than drive the browser. */
-export const NOT_FOR_AGENTS: ReadonlySet<string> = new Set(["system.allow_extension"]);
-
-/** Params the server fills itself (its sessions end with it), so they are not in the tool's schema. */
-export const SERVER_PARAMS: Readonly<Record<string, readonly string[]>> = { "session.start": ["owner_pid"] };
+/**
+ * Params a tool does not offer: owner_pid is the server's own (its sessions end with it); a followed event
+ * stream arrives as event frames, which a tool result cannot carry.
+ */
+export const HIDDEN_PARAMS: Readonly<Record<string, readonly string[]>> = { "session.start": ["owner_pid"], events: ["follow_ms"] };
 
 /** ControlPlane methods that only read. */
-const CONTROL_READS: ReadonlySet<string> = new Set(["system.status", "session.list", "browser.list"]);
+const CONTROL_READS: ReadonlySet<string> = new Set(["system.status", "session.list", "browser.list", "ops"]);
 
 export interface JsonSchemaObject {
   type: "object";
@@ -50,8 +50,10 @@ export function toolName(method: string): string {
   return method.replace(/\./g, "_");
 }
 
+/** Methods with a CLI shape, except the daemon's administration (`bsk daemon allow-extension`, `bsk daemon pair`, …). */
 export function isAgentMethod(name: string): boolean {
-  return Boolean(METHODS[name as MethodName]?.cli) && !NOT_FOR_AGENTS.has(name);
+  const cli = METHODS[name as MethodName]?.cli as CliShape | undefined;
+  return Boolean(cli) && cli!.words[0] !== "daemon";
 }
 
 export function annotationsFor(method: string, effect: Effect, def: MethodDef): ToolAnnotations {
@@ -124,7 +126,7 @@ export function inputSchemaFor(method: MethodName, reword: (s: string) => string
   const def = METHODS[method] as MethodDef;
   const schema = tidy(z.toJSONSchema(def.params(), { io: "input", unrepresentable: "any" }), reword) as JsonSchemaObject;
   schema.properties ??= {};
-  for (const hidden of SERVER_PARAMS[method] ?? []) {
+  for (const hidden of HIDDEN_PARAMS[method] ?? []) {
     delete schema.properties[hidden];
     if (schema.required) schema.required = schema.required.filter((r) => r !== hidden);
   }

@@ -110,7 +110,7 @@ describe("bsk mcp", () => {
       await callOk(client, "navigate", { session_id: session, url: w.fixtures.url("/files-download.html") });
       const down = json(await callOk(client, "download", { session_id: session, target: "#small", out: "notes.txt" }));
       expect(down.path).toBe(`${dir}/notes.txt`);
-      expect(new Uint8Array(readFileSync(`${dir}/notes.txt`))).toEqual(fixtureBytes(0, 13));
+      expect([...readFileSync(`${dir}/notes.txt`)]).toEqual([...fixtureBytes(0, 13)]);
 
       await callOk(client, "navigate", { session_id: session, url: w.fixtures.url("/shop.html") });
       const page = await callOk(client, "screenshot_full_page", { session_id: session, out: "page.png" });

@@ -6,7 +6,7 @@ import { BskError } from "../../protocol/errors.ts";
 import { instructions } from "../../cli/mcp/instructions.ts";
 import { toolError, toolResult } from "../../cli/mcp/results.ts";
 import { timeoutFor } from "../../cli/mcp/server.ts";
-import { mcpTools, NOT_FOR_AGENTS, toolName } from "../../cli/mcp/tools.ts";
+import { mcpTools, toolName } from "../../cli/mcp/tools.ts";
 
 const tools = mcpTools();
 const byName = new Map(tools.map((t) => [t.name, t]));
@@ -14,9 +14,9 @@ const tool = (name: string) => byName.get(name)!;
 
 describe("catalog → tools", () => {
   test("every agent-facing catalog method is a tool; wire-only and admin methods are not", () => {
-    const expected = METHOD_NAMES.filter((m) => METHODS[m].cli && !NOT_FOR_AGENTS.has(m));
+    const expected = METHOD_NAMES.filter((m) => METHODS[m].cli && METHODS[m].cli.words[0] !== "daemon");
     expect(tools.map((t) => t.method)).toEqual(expected);
-    for (const m of ["system.handshake", "session.open", "session.close", "cancel", "system.allow_extension"]) {
+    for (const m of ["system.handshake", "session.open", "session.close", "cancel", "system.allow_extension", "system.pairing_code"]) {
       expect(byName.has(toolName(m))).toBe(false);
     }
     for (const m of ["session.start", "session.stop", "session.list", "system.status", "browser.list", "tab.list", "navigate", "snapshot", "click", "screenshot"]) {
