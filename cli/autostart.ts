@@ -111,9 +111,12 @@ function startFailed(paths: HomePaths, why: string): BskError {
   });
 }
 
-/** Start a detached daemon for this $BSK_HOME and return a connection to whichever daemon serves it. */
+/**
+ * Start a detached daemon for this $BSK_HOME and return a connection to whichever daemon serves it.
+ * Background daemons keep bsk up to date (--auto-update); one a person runs in a terminal does not.
+ */
 export async function startDaemon(paths: HomePaths, env: Env, extra: string[] = []): Promise<Connection> {
   await ensureHome(paths);
-  const child = await spawnDetached(daemonArgv({ extra }), paths.log, { ...env, BSK_HOME: paths.home });
+  const child = await spawnDetached(daemonArgv({ extra: ["--auto-update", ...extra] }), paths.log, { ...env, BSK_HOME: paths.home });
   return waitForDaemon(paths, { child });
 }

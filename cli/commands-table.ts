@@ -6,7 +6,7 @@ import type { Effect, FlagSpec, PositionalSpec, Scope, TransferSpec } from "../p
 import { catalogCommands } from "./catalog-table.ts" with { type: "macro" };
 
 /** What a CLI-only command runs (cli/commands/*). */
-export type LocalAction = "daemon.start" | "daemon.stop" | "daemon.status" | "logs" | "version" | "install-skill" | "completion" | "doctor" | "mcp";
+export type LocalAction = "daemon.start" | "daemon.stop" | "daemon.status" | "logs" | "version" | "install-skill" | "completion" | "doctor" | "mcp" | "update";
 
 export interface CommandSpec {
   words: string[];
@@ -42,6 +42,11 @@ const LOCAL: CommandSpec[] = [
       port: { param: "port", type: "number", env: "BSK_PORT", description: "Extension gateway port", default: 52800 },
       "session-idle": { param: "session_idle_ms", type: "duration", description: "End sessions idle this long", default: "5m" },
       "daemon-idle": { param: "daemon_idle_ms", type: "duration", description: "Exit after this long with no session and no browser" },
+      "auto-update": {
+        param: "auto_update",
+        type: "boolean",
+        description: "Check for updates every 6 h and install them while no session is live (background daemons have it; BSK_AUTO_UPDATE=off stops it)",
+      },
     },
     examples: ["bsk daemon start", "bsk daemon start --foreground --port 52801"],
   },
@@ -120,6 +125,19 @@ const LOCAL: CommandSpec[] = [
     positionals: [{ param: "shell", description: "bash, zsh or fish", required: true }],
     flags: {},
     examples: ['eval "$(bsk completion bash)"', "bsk completion fish > ~/.config/fish/completions/bsk.fish"],
+  },
+  {
+    words: ["update"],
+    description:
+      "Install the newest signed release: SHA-256 and signature checked, binary swapped atomically (the old one kept as <bin>.previous), daemon restarted, rolled back if it does not serve within 20 s. Waits while sessions are live.",
+    local: "update",
+    scope: "none",
+    positionals: [],
+    flags: {
+      check: { param: "check", type: "boolean", description: "Only report whether a newer release exists" },
+      yes: { param: "yes", type: "boolean", alias: "y", description: "Install without asking (needed when not on a terminal)" },
+    },
+    examples: ["bsk update --check", "bsk update", "bsk update --yes --json"],
   },
   {
     words: ["version"],

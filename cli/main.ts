@@ -71,6 +71,10 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
       return { ok: false, error: asBskError(e), traceId: trace, timings: timings(), opId };
     }
   }
+  if (p.method === "system.status" && result && typeof result === "object") {
+    const update = (await import("./update/status-note.ts")).updateNote(bskHome(env));
+    if (update) result = { ...result, update };
+  }
   return { ok: true, result, format: p.method, params: p.params, redact: p.cmd.redact, traceId: trace, timings: timings(), opId, ...effect, streamed };
 }
 
@@ -91,6 +95,8 @@ async function runLocal(p: Extract<Plan, { kind: "local" }>, env: Env): Promise<
       return completion(String(p.params.shell));
     case "install-skill":
       return (await import("./commands/install-skill.ts")).installSkill({ env, params: p.params, json: p.json });
+    case "update":
+      return (await import("./commands/update.ts")).update({ paths, env, params: p.params, json: p.json });
     case "doctor":
       return (await import("./commands/doctor.ts")).doctor({ paths, env, params: p.params });
     case "mcp":

@@ -169,6 +169,7 @@ function statusText(r: any): string {
     `sessions: ${r.sessions?.length ?? 0}`,
     ...(r.sessions ?? []).map((s: any) => `  ${sessionLine(s)}`),
   ];
+  if (r.update) out.push(`update: bsk ${r.update.latest} is available${r.update.state === "deferred" ? " (waits for the sessions to end)" : ""}; install it with: bsk update`);
   return out.join("\n");
 }
 
@@ -213,6 +214,17 @@ const FORMATTERS: Record<string, Formatter> = {
   none: () => "",
   text: (r) => String(r.text ?? "").replace(/\n$/, ""),
   version: (r) => `bsk ${r.version} (protocol ${r.protocol_version})`,
+  update: (r) => {
+    const note = r.extension_note ? `note: ${r.extension_note}` : undefined;
+    if (r.updated) {
+      const daemon = r.daemon?.restarted
+        ? `daemon restarted (pid ${r.daemon.pid}, version ${r.daemon.version})`
+        : "no daemon was running; the next command starts the new one";
+      return { stdout: `updated bsk ${r.current} → ${r.latest}: ${r.binary} (the old one kept as ${r.previous})\n${daemon}`, stderr: note };
+    }
+    if (r.update_available) return { stdout: `bsk ${r.latest} is available (this is ${r.current}); install it with: bsk update`, stderr: note };
+    return `bsk ${r.current} is up to date (latest release ${r.latest})`;
+  },
   "install-skill.list": (r) =>
     (r.harnesses ?? [])
       .map((h: any) => `${h.harness.padEnd(12)} ${h.state.padEnd(13)} ${h.detected ? "detected" : "-       "} ${h.path}`)

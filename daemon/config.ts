@@ -10,6 +10,8 @@ export interface DaemonOptions {
   port?: number;
   sessionIdleMs?: number;
   daemonIdleMs?: number;
+  /** Check for updates and install them (daemons the CLI starts in the background; `--auto-update`). */
+  autoUpdate?: boolean;
   /** Environment to read settings from (default process.env); lets tests run daemons in-process. */
   env?: Record<string, string | undefined>;
   /** Called once the daemon serves both links and daemon.json is written. */
@@ -28,6 +30,9 @@ export interface DaemonConfig {
   browserWaitMs: number;
   readoptWaitMs: number;
   ownerPollMs: number;
+  /** Periodic update check on (--auto-update, and BSK_AUTO_UPDATE is not off), and its interval. */
+  autoUpdate: boolean;
+  updateIntervalMs: number;
   /** Calls allowed to wait behind the running one, per session. */
   queueLimit: number;
   defaultTimeoutMs: number;
@@ -43,6 +48,7 @@ export const DEFAULTS = {
   browserWaitMs: 35_000,
   readoptWaitMs: 60_000,
   ownerPollMs: 1_000,
+  updateIntervalMs: 6 * 3600_000,
   queueLimit: 32,
   defaultTimeoutMs: 30_000,
 } as const;
@@ -75,6 +81,8 @@ export function resolveConfig(opts: DaemonOptions = {}): DaemonConfig {
     browserWaitMs: envMs(env, "BSK_BROWSER_WAIT_MS", DEFAULTS.browserWaitMs),
     readoptWaitMs: envMs(env, "BSK_READOPT_WAIT_MS", DEFAULTS.readoptWaitMs),
     ownerPollMs: Math.max(10, envMs(env, "BSK_OWNER_POLL_MS", DEFAULTS.ownerPollMs)),
+    autoUpdate: opts.autoUpdate === true && !/^(off|0|false|no)$/i.test((env.BSK_AUTO_UPDATE ?? "").trim()),
+    updateIntervalMs: Math.max(10, envMs(env, "BSK_UPDATE_INTERVAL_MS", DEFAULTS.updateIntervalMs)),
     queueLimit: DEFAULTS.queueLimit,
     defaultTimeoutMs: DEFAULTS.defaultTimeoutMs,
   };

@@ -14,6 +14,7 @@ import type { DaemonConfig } from "./config.ts";
 import type { EventSink } from "./event-log.ts";
 import type { Logger } from "./log.ts";
 import type { SessionRegistry } from "./sessions.ts";
+import { versionRefusal } from "./version-refusal.ts";
 import { extensionTransfer, isTransferMethod } from "./transfer-link.ts";
 import type { TransferStore } from "./transfers.ts";
 
@@ -111,9 +112,7 @@ function handshake(ws: Ws, frame: RequestFrame, deps: LinkDeps): void {
     reject(
       ws,
       frame.id,
-      new BskError("version_too_old", `extension protocol ${p.protocol_version} cannot talk to daemon protocol ${PROTOCOL_VERSION}`, {
-        data: { daemon_protocol: PROTOCOL_VERSION, extension_protocol: p.protocol_version },
-      }),
+      versionRefusal(p.protocol_version),
     );
     ws.close(CLOSE.versionTooOld, "version_too_old");
     return;

@@ -24,6 +24,7 @@ import { acquireLock } from "./lock.ts";
 import { openLog, type Logger } from "./log.ts";
 import { SessionRegistry } from "./sessions.ts";
 import { TransferStore, transferLimits } from "./transfers.ts";
+import { startUpdateCheck, type UpdateCheck } from "./update-check.ts";
 import { warmSchemas } from "./validate.ts";
 
 export type { DaemonOptions } from "./config.ts";
@@ -86,7 +87,11 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
   const browsers = new BrowserRegistry();
   const events = new FileEventLog(paths.eventsDir, { onWarn: (msg, fields) => log.warn(msg, fields) });
   let idle: IdleExit | undefined;
-  const onChange = () => idle?.check();
+  let updates: UpdateCheck | undefined;
+  const onChange = () => {
+    idle?.check();
+    updates?.sessionsChanged();
+  };
   const transfers = new TransferStore(join(paths.home, "transfers"), transferLimits(process.env));
   transfers.clearAll();
   const sessions = new SessionRegistry({ config, log, browsers, events, onChange, onSessionEnded: (id) => transfers.dropSession(id) });
@@ -130,6 +135,7 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
     () => void ctx.shutdown("idle"),
   );
   idle.check();
+  updates = startUpdateCheck(config, log, () => sessions.liveCount);
   const onSignal = (signal: NodeJS.Signals) => void ctx.shutdown(signal);
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
@@ -140,6 +146,7 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
     process.off("SIGINT", onSignal);
     try {
       idle?.stop();
+      updates?.stop();
       ipc.stopAccepting();
       // Sessions end while the links are still up, so browsers close their windows and callers hear why.
       const ended = await sessions.endAll("daemon_stopped", STOP_BUDGET_MS);

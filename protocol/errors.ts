@@ -53,6 +53,25 @@ export const REASON_HINTS: Record<string, string> = {
   file_input_not_activated: "The click did not open a file chooser; target the file input or its button.",
   label_ambiguous: "Several browsers share that label; use the instance id from bsk browsers.",
   no_current_tab: "The session has no current tab; create one with bsk tab create.",
+  extension_too_old:
+    "Update the extension to this bsk's release: unzip its bsk-extension-<version>.zip over the unpacked extension's folder, then click reload on chrome://extensions.",
+  daemon_too_old: "The extension is newer than bsk: run bsk update (the daemon restarts by itself).",
+  bad_signature: "Nothing was installed: the manifest is not signed by the bsk release key. Check BSK_UPDATE_MANIFEST_URL; never work around this.",
+  missing_checksum: "Nothing was installed: the release names no SHA-256 for this platform; wait for a fixed release.",
+  checksum_mismatch: "Nothing was installed: the download differs from what the release signed; retry later and report it if it repeats.",
+  bad_manifest: "The release manifest is malformed; check BSK_UPDATE_MANIFEST_URL or retry later.",
+  manifest_unreachable: "Nothing changed; check the network and BSK_UPDATE_MANIFEST_URL, then retry.",
+  download_failed: "Nothing changed; check the network and retry bsk update.",
+  bad_archive: "Nothing was installed: the release archive holds no usable bsk binary.",
+  new_binary_broken: "Nothing was installed: the new binary does not run here; report it with your OS and CPU.",
+  no_asset_for_platform: "This release has no build for this OS and CPU; build from source (npm run build).",
+  no_release_host: "Set BSK_UPDATE_MANIFEST_URL to a release's version.json, or install a released bsk with install.sh.",
+  not_installed_binary: "Run the installed bsk's update instead; a source checkout updates with git pull && npm run build.",
+  sessions_live: "Sessions must end first (bsk session list, bsk session stop <id>), then run bsk update again; --yes does not skip this.",
+  confirmation_required: "Run bsk update --yes to install without a prompt, or bsk update --check to only look.",
+  update_in_progress: "Another update is running; wait for it, then check bsk version.",
+  install_dir_not_writable: "bsk cannot write where it is installed; run the update as that directory's owner, or reinstall with install.sh into a BSK_INSTALL_DIR you own.",
+  update_rolled_back: "The new daemon did not serve, so the previous bsk was put back; see bsk logs and report it.",
 };
 
 export interface ErrorBody {

@@ -33,7 +33,7 @@ export async function daemonStart({ paths, env, params }: LocalContext): Promise
   const daemonIdleMs = params.daemon_idle_ms as number | undefined;
   if (params.foreground) {
     const { runDaemon } = await import("../../daemon/main.ts");
-    const r = await runDaemon({ home: paths.home, port, sessionIdleMs, daemonIdleMs });
+    const r = await runDaemon({ home: paths.home, port, sessionIdleMs, daemonIdleMs, autoUpdate: Boolean(params.auto_update) });
     if (r.kind === "already_running") {
       return {
         ok: true,

@@ -163,7 +163,8 @@ async function handshake(ws: WebSocket, settings: Settings): Promise<void> {
   if ("error" in reply) {
     const error = reply.error as ErrorBody;
     refused = error.code === "version_too_old";
-    setStatus({ state: refused ? "version_skew" : "disconnected", port: settings.port, error: error.message });
+    // A refusal's hint says which side to update and how; the popup shows it with the message.
+    setStatus({ state: refused ? "version_skew" : "disconnected", port: settings.port, error: error.hint ? `${error.message}. ${error.hint}` : error.message });
     ws.close(1000, "handshake refused");
     return;
   }

@@ -1,0 +1,45 @@
+/**
+ * $BSK_HOME/update-state.json: what the last update check or install found. The daemon's periodic check and
+ * `bsk update` write it; `bsk status` reads it (one small file, no network).
+ */
+import { readJsonFile, writeFileAtomic } from "./fs-util.ts";
+
+export type UpdateStateName =
+  /** Newest release installed. */
+  | "current"
+  /** A newer release exists; it will be installed when no session is live. */
+  | "available"
+  /** A newer release exists but sessions are live; it waits for them to end. */
+  | "deferred"
+  /** `bsk update --yes` was started for it. */
+  | "installing"
+  | "updated"
+  /** The check or the install failed (see error); the next check tries again. */
+  | "failed";
+
+export interface UpdateState {
+  checked_at: string;
+  /** The newest release's version, when known. */
+  latest: string | null;
+  /** The version that wrote this state. */
+  current: string;
+  state: UpdateStateName;
+  error: string | null;
+  /** Why an available release is not installed automatically. */
+  note?: string;
+}
+
+export function updateStatePath(home: string): string {
+  return `${home}/update-state.json`;
+}
+
+export function readUpdateState(home: string): UpdateState | undefined {
+  const raw = readJsonFile(updateStatePath(home));
+  if (!raw || typeof raw !== "object") return undefined;
+  const s = raw as Partial<UpdateState>;
+  return typeof s.checked_at === "string" && typeof s.state === "string" ? (s as UpdateState) : undefined;
+}
+
+export function writeUpdateState(home: string, state: UpdateState): void {
+  writeFileAtomic(updateStatePath(home), `${JSON.stringify(state)}\n`);
+}

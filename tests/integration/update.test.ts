@@ -1,0 +1,400 @@
+/**
+ * bsk update, the daemon's periodic check and install.sh against a local release server. Two binaries are built
+ * with build-time defines (a test release key; versions 0.1.0-test and 0.1.1-test); the old one is installed
+ * into a temp dir with its own $BSK_HOME, port and daemon, and updated from releases signed in this test.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { generateKeyPairSync } from "node:crypto";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { readUpdateState } from "../../daemon/update-state.ts";
+import { RELEASE_PUBLIC_KEY } from "../../protocol/release-key.ts";
+import { assetName, assetUrl, currentPlatform, serializeManifest, type ReleaseManifest } from "../../protocol/release.ts";
+import { PROTOCOL_VERSION } from "../../protocol/version.ts";
+import { buildBinary } from "../../scripts/build.ts";
+import { packBinary, publicKeyOf, sha256Hex, signBytes, writeRelease } from "../../scripts/release/pack.ts";
+import { freePort, ROOT } from "./harness.ts";
+
+const OLD = "0.1.0-test";
+const NEW = "0.1.1-test";
+/** Each case starts daemons and moves ~100 MB binaries around. */
+const T = 30_000;
+const platform = currentPlatform()!;
+const work = mkdtempSync("/tmp/bsk-upd-");
+const relDir = join(work, "rel");
+
+function keyPair() {
+  const { privateKey } = generateKeyPairSync("ed25519");
+  const pem = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+  return { pem, pub: publicKeyOf(pem) };
+}
+const key = keyPair();
+const otherKey = keyPair();
+
+let oldBin: string;
+let server: ReturnType<typeof Bun.serve>;
+let origin: string;
+let goodManifest: ReleaseManifest;
+
+const manifestUrl = (release: string) => `${origin}/${release}/latest/download/version.json`;
+
+/** A release directory served at /<name>/latest/download/<file> and /<name>/download/v<version>/<file>. */
+function publish(name: string, manifest: ReleaseManifest, files: Record<string, Uint8Array>, signWith = key.pem): void {
+  const dir = join(relDir, name);
+  mkdirSync(dir, { recursive: true });
+  for (const [file, bytes] of Object.entries(files)) writeFileSync(join(dir, file), bytes);
+  const bytes = new TextEncoder().encode(serializeManifest(manifest));
+  writeFileSync(join(dir, "version.json"), bytes);
+  writeFileSync(join(dir, "version.json.sig"), `${signBytes(bytes, signWith)}\n`);
+  const sums = Object.entries(manifest.assets).map(([p, a]) => `${a!.sha256 ?? "-"}  ${assetName(manifest.version, p as typeof platform)}`);
+  writeFileSync(join(dir, "SHA256SUMS"), `${sums.join("\n")}\n`);
+}
+
+/** A release of `archive` named `name` (its manifest says what `edit` makes of it). */
+function variant(name: string, archive: Uint8Array, edit: (a: { url: string; sha256?: string; size?: number }) => void = () => {}, signWith = key.pem) {
+  const file = assetName(NEW, platform);
+  const asset = { url: assetUrl(`${origin}/${name}`, NEW, file), sha256: sha256Hex(archive), size: archive.length };
+  edit(asset);
+  publish(name, { ...goodManifest, assets: { [platform]: asset } }, { [file]: archive }, signWith);
+}
+
+beforeAll(async () => {
+  server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const m = /^\/([\w-]+)\/(?:latest\/download|download\/v[^/]+)\/([^/]+)$/.exec(new URL(req.url).pathname);
+      const file = m ? Bun.file(join(relDir, m[1]!, m[2]!)) : undefined;
+      return file && (await file.exists()) ? new Response(file) : new Response("not found", { status: 404 });
+    },
+  });
+  origin = `http://127.0.0.1:${server.port}`;
+
+  const build = join(work, "build");
+  oldBin = join(build, "old/bsk");
+  const newBin = join(build, "new/bsk");
+  await Promise.all([
+    buildBinary(undefined, oldBin, { BUILD_APP_VERSION: OLD, BUILD_RELEASE_PUBKEY: key.pub }),
+    buildBinary(undefined, newBin, { BUILD_APP_VERSION: NEW, BUILD_RELEASE_PUBKEY: key.pub }),
+  ]);
+
+  // The good release goes through the real packaging; the bad ones are variants of it.
+  const good = writeRelease({
+    outDir: join(relDir, "good"),
+    version: NEW,
+    protocolVersion: PROTOCOL_VERSION,
+    baseUrl: `${origin}/good`,
+    binaries: { [platform]: newBin },
+    privateKeyPem: key.pem,
+    level: 1,
+  });
+  goodManifest = good.manifest;
+  const archive = new Uint8Array(readFileSync(join(relDir, "good", assetName(NEW, platform))));
+
+  const tampered = archive.slice();
+  tampered[tampered.length >> 1]! ^= 0xff;
+  variant("tampered", tampered, (a) => {
+    a.sha256 = sha256Hex(archive);
+  });
+  variant("nochecksum", archive, (a) => {
+    delete a.sha256;
+  });
+  variant("otherkey", archive, () => {}, otherKey.pem);
+  // A "new bsk" that reports the expected version but whose daemon never starts.
+  const fake = new TextEncoder().encode(
+    `#!/bin/sh\ncase "$1" in version) echo '{"ok":true,"result":{"version":"${NEW}","protocol_version":"${PROTOCOL_VERSION}"}}'; exit 0;; esac\necho "no daemon here" >&2\nexit 1\n`,
+  );
+  variant("nodaemon", packBinary(fake, platform, 1));
+}, 120_000);
+
+afterAll(() => {
+  server?.stop(true);
+  rmSync(work, { recursive: true, force: true });
+});
+
+// ---------------------------------------------------------------- an installed old bsk
+
+interface Installed {
+  dir: string;
+  bin: string;
+  home: string;
+  env: Record<string, string>;
+  run(args: string[], extraEnv?: Record<string, string>): Promise<{ code: number; json: any; stdout: string; stderr: string }>;
+}
+
+const installs: Installed[] = [];
+
+async function install(extraEnv: Record<string, string> = {}): Promise<Installed> {
+  const dir = mkdtempSync(join(work, "i-"));
+  const bin = join(dir, "bin/bsk");
+  mkdirSync(join(dir, "bin"));
+  copyFileSync(oldBin, bin);
+  chmodSync(bin, 0o755);
+  const home = join(dir, "h");
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: dir,
+    BSK_HOME: home,
+    BSK_PORT: String(await freePort()),
+    BSK_AUTO_UPDATE: "off",
+    BSK_NATIVE_HOST: "off",
+    BSK_UPDATE_SERVE_TIMEOUT_MS: "10000",
+    ...extraEnv,
+  };
+  const inst: Installed = {
+    dir,
+    bin,
+    home,
+    env,
+    async run(args, more = {}) {
+      const proc = Bun.spawn([bin, ...args], { env: { ...env, ...more }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+      let json: any;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      return { code, json, stdout, stderr };
+    },
+  };
+  installs.push(inst);
+  return inst;
+}
+
+async function daemonStatus(i: Installed): Promise<{ pid: number; version: string }> {
+  const r = await i.run(["daemon", "status", "--json"]);
+  expect(r.json?.ok).toBe(true);
+  return r.json.result.daemon;
+}
+
+const fileHash = (path: string) => sha256Hex(new Uint8Array(readFileSync(path)));
+const oldHash = () => fileHash(oldBin);
+
+function leftovers(i: Installed): string[] {
+  return readdirSync(join(i.dir, "bin")).filter((f) => f !== "bsk" && f !== "bsk.previous");
+}
+
+/** Wait for a condition; the deadline is a failure, not a sleep. */
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 20_000, detail = () => ""): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (let delay = 10; ; delay = Math.min(delay * 2, 100)) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${detail()}`);
+    await Bun.sleep(delay);
+  }
+}
+
+afterEach(async () => {
+  for (const i of installs.splice(0)) {
+    await i.run(["daemon", "stop"]);
+    rmSync(i.dir, { recursive: true, force: true });
+  }
+});
+
+/** A live session in the registry: the daemon keeps it live while it waits for its browser to come back. */
+function writeLiveSession(home: string): void {
+  mkdirSync(join(home, "state"), { recursive: true, mode: 0o700 });
+  const now = new Date().toISOString();
+  const s = { session_id: "upds", browser_instance_id: "b-test", state: "live", window_id: 1, current_tab_id: null, created_at: now, last_used_at: now };
+  writeFileSync(join(home, "state/sessions.json"), JSON.stringify({ version: 1, issued_ids: ["upds"], sessions: [s], ended: [] }), { mode: 0o600 });
+}
+
+// ---------------------------------------------------------------- bsk update
+
+describe("bsk update", () => {
+  test("test binaries trust the test key, not the built-in one", () => {
+    expect(key.pub).not.toBe(RELEASE_PUBLIC_KEY);
+  });
+
+  test("a good release: binary swapped, previous kept, daemon restarted on the new version", async () => {
+    const i = await install();
+    expect((await i.run(["daemon", "start", "--json"])).code).toBe(0);
+    const before = await daemonStatus(i);
+    expect(before.version).toBe(OLD);
+
+    const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
+    expect(r.json).toMatchObject({ ok: true, result: { updated: true, current: OLD, latest: NEW, daemon: { restarted: true, version: NEW } } });
+    expect(r.stderr).toBe("");
+
+    expect((await i.run(["version", "--json"])).json.result.version).toBe(NEW);
+    const after = await daemonStatus(i);
+    expect(after.version).toBe(NEW);
+    expect(after.pid).not.toBe(before.pid);
+    expect(r.json.result.daemon.pid).toBe(after.pid);
+    expect(fileHash(`${i.bin}.previous`)).toBe(oldHash());
+    expect(leftovers(i)).toEqual([]);
+    expect(readUpdateState(i.home)).toMatchObject({ state: "updated", latest: NEW });
+
+    // Now current: nothing to do.
+    const again = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
+    expect(again.json.result).toMatchObject({ updated: false, update_available: false, current: NEW });
+  }, T);
+
+  test("--check reports the newer release and changes nothing", async () => {
+    const i = await install();
+    await i.run(["daemon", "start"]);
+    const before = await daemonStatus(i);
+    const r = await i.run(["update", "--check", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
+    expect(r.json).toMatchObject({ ok: true, result: { update_available: true, updated: false, current: OLD, latest: NEW } });
+    const human = await i.run(["update", "--check"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
+    expect(human.stdout).toContain(`bsk ${NEW} is available`);
+    expect(fileHash(i.bin)).toBe(oldHash());
+    expect((await daemonStatus(i)).pid).toBe(before.pid);
+    expect(existsSync(join(i.home, "update-state.json"))).toBe(false);
+  }, T);
+
+  const refusals: [string, string, string][] = [
+    ["a tampered archive", "tampered", "permission_denied/checksum_mismatch"],
+    ["a release without a checksum", "nochecksum", "invalid_params/missing_checksum"],
+    ["a manifest signed by another key", "otherkey", "permission_denied/bad_signature"],
+  ];
+  for (const [what, release, expected] of refusals) {
+    test(`${what} is refused: binary and daemon untouched`, async () => {
+      const i = await install();
+      await i.run(["daemon", "start"]);
+      const before = await daemonStatus(i);
+      const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl(release) });
+      expect(r.code).toBe(1);
+      expect(`${r.json?.error?.code}/${r.json?.error?.data?.reason}`).toBe(expected);
+      expect(fileHash(i.bin)).toBe(oldHash());
+      expect(existsSync(`${i.bin}.previous`)).toBe(false);
+      expect(leftovers(i)).toEqual([]);
+      expect(await daemonStatus(i)).toMatchObject({ pid: before.pid, version: OLD });
+    }, T);
+  }
+
+  test("a release whose daemon does not start is rolled back: old binary, old daemon serving", async () => {
+    const i = await install();
+    await i.run(["daemon", "start"]);
+    const before = await daemonStatus(i);
+    const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("nodaemon") });
+    expect(r.json?.error).toMatchObject({ code: "unsupported", data: { reason: "update_rolled_back" } });
+    expect(r.json.error.message).toContain(`the previous daemon (${OLD}) serves again`);
+    expect(fileHash(i.bin)).toBe(oldHash());
+    expect(leftovers(i)).toEqual([]);
+    const after = await daemonStatus(i);
+    expect(after.version).toBe(OLD);
+    expect(after.pid).not.toBe(before.pid);
+    expect(readUpdateState(i.home)).toMatchObject({ state: "failed", latest: NEW });
+  }, T);
+
+  test("deferred while a session is live, even with --yes", async () => {
+    const i = await install({ BSK_READOPT_WAIT_MS: "60000" });
+    writeLiveSession(i.home);
+    await i.run(["daemon", "start"]);
+    const before = await daemonStatus(i);
+    const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
+    expect(r.json?.error).toMatchObject({ code: "unsupported", data: { reason: "sessions_live", sessions: ["upds"] } });
+    expect(r.json.error.hint).toContain("--yes does not skip this");
+    expect(fileHash(i.bin)).toBe(oldHash());
+    expect((await daemonStatus(i)).pid).toBe(before.pid);
+    expect(readUpdateState(i.home)).toMatchObject({ state: "deferred", latest: NEW });
+    // bsk status says an update is waiting.
+    const status = await i.run(["status"]);
+    expect(status.stdout).toContain(`update: bsk ${NEW} is available (waits for the sessions to end)`);
+  }, T);
+
+  test("without --yes and without a terminal it asks for --yes", async () => {
+    const i = await install();
+    const r = await i.run(["update", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
+    expect(r.json?.error).toMatchObject({ code: "invalid_params", data: { reason: "confirmation_required" } });
+    expect(fileHash(i.bin)).toBe(oldHash());
+  }, T);
+
+  test("from source (bun cli/main.ts) it is unsupported, with a hint", async () => {
+    const proc = Bun.spawn([process.execPath, join(ROOT, "cli/main.ts"), "update", "--yes", "--json"], {
+      env: { ...process.env, BSK_HOME: join(work, "src-home"), BSK_UPDATE_MANIFEST_URL: manifestUrl("good"), BSK_AUTO_START: "0" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const out = JSON.parse(await new Response(proc.stdout).text());
+    expect(await proc.exited).toBe(1);
+    expect(out.error).toMatchObject({ code: "unsupported", data: { reason: "not_installed_binary" } });
+    expect(out.error.hint).toContain("git pull && npm run build");
+  }, T);
+});
+
+// ---------------------------------------------------------------- the daemon's periodic check
+
+describe("the daemon's periodic check", () => {
+  test("a background daemon finds the release, waits for the live session to end, then installs it", async () => {
+    const i = await install({
+      BSK_AUTO_UPDATE: "ON",
+      BSK_UPDATE_INTERVAL_MS: "100",
+      BSK_UPDATE_MANIFEST_URL: manifestUrl("good"),
+      BSK_READOPT_WAIT_MS: "1500",
+    });
+    writeLiveSession(i.home);
+    await i.run(["daemon", "start"]);
+    const before = await daemonStatus(i);
+    await until("the check to defer the update", () => (readUpdateState(i.home)?.state === "deferred" ? true : undefined));
+    expect(fileHash(i.bin)).toBe(oldHash());
+    // The session ends (its browser never comes back); the update goes in.
+    const log = () => readFileSync(join(i.home, "logs/daemon.log"), "utf8").split("\n").slice(-30).join("\n");
+    await until("the update", () => (readUpdateState(i.home)?.state === "updated" ? true : undefined), 30_000, log);
+    expect((await i.run(["version", "--json"])).json.result.version).toBe(NEW);
+    const after = await until("the new daemon", async () => {
+      const r = await i.run(["daemon", "status", "--json"]);
+      return r.json?.result?.daemon?.version === NEW ? r.json.result.daemon : undefined;
+    });
+    expect(after.pid).not.toBe(before.pid);
+  }, 60_000);
+
+  test("BSK_AUTO_UPDATE=off: no check at all", async () => {
+    const i = await install({ BSK_AUTO_UPDATE: "Off", BSK_UPDATE_INTERVAL_MS: "10", BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
+    await i.run(["daemon", "start"]);
+    await daemonStatus(i);
+    const log = () => readFileSync(join(i.home, "logs/daemon.log"), "utf8");
+    await until("the daemon's start in its log", () => (log().includes("daemon started") ? true : undefined));
+    expect(existsSync(join(i.home, "update-state.json"))).toBe(false);
+    expect(fileHash(i.bin)).toBe(oldHash());
+  }, T);
+});
+
+// ---------------------------------------------------------------- install.sh
+
+describe("install.sh", () => {
+  function installer(): string {
+    const path = join(work, "install.sh");
+    const text = readFileSync(join(ROOT, "install.sh"), "utf8").replace(`BSK_RELEASE_PUBKEY="${RELEASE_PUBLIC_KEY}"`, `BSK_RELEASE_PUBKEY="${key.pub}"`);
+    writeFileSync(path, text);
+    return path;
+  }
+
+  async function runInstaller(release: string) {
+    const dir = mkdtempSync(join(work, "sh-"));
+    const proc = Bun.spawn(["sh", installer()], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, BSK_RELEASE_BASE_URL: `${origin}/${release}`, BSK_INSTALL_DIR: join(dir, "bin") },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    return { dir, bin: join(dir, "bin/bsk"), stdout, stderr, code };
+  }
+
+  test("installs the verified binary and prints the next steps", async () => {
+    const r = await runInstaller("good");
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`installed bsk ${NEW} to ${r.bin} (SHA-256 verified, signature verified)`);
+    expect(r.stdout).toContain("Load unpacked");
+    expect(r.stdout).toContain("bsk install-skill");
+    const v = Bun.spawnSync([r.bin, "version"]).stdout.toString();
+    expect(v).toContain(NEW);
+  }, T);
+
+  for (const [what, release, message] of [
+    ["a tampered archive", "tampered", "SHA-256 mismatch"],
+    ["a manifest signed by another key", "otherkey", "not signed by the bsk release key"],
+    ["a release without a checksum", "nochecksum", "names no SHA-256"],
+  ]) {
+    test(`refuses ${what} and installs nothing`, async () => {
+      const r = await runInstaller(release!);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(message!);
+      expect(existsSync(r.bin)).toBe(false);
+    }, T);
+  }
+});
