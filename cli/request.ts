@@ -13,6 +13,8 @@ export interface RequestOptions {
   /** Idempotency key; give one for BrowserMutation calls. */
   opId?: string;
   signal?: AbortSignal;
+  /** Hint for a connection lost mid-call (e.g. retry with the same op id). */
+  dropHint?: string;
 }
 
 export async function request(conn: Connection, method: string, params: Record<string, unknown>, opts: RequestOptions = {}): Promise<Reply> {
@@ -24,7 +26,7 @@ export async function request(conn: Connection, method: string, params: Record<s
   const cancel = () => conn.write(`${JSON.stringify({ id: `${id}.cancel`, method: "cancel", params: { id } })}\n`);
   opts.signal?.addEventListener("abort", cancel, { once: true });
   try {
-    return await call(conn, { id, method, params, meta }, { giveUpMs: timeoutMs + GRACE_MS });
+    return await call(conn, { id, method, params, meta }, { giveUpMs: timeoutMs + GRACE_MS, dropHint: opts.dropHint });
   } finally {
     opts.signal?.removeEventListener("abort", cancel);
   }

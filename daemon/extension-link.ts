@@ -11,7 +11,8 @@ import { encodeFrame, parseFrame, type EventFrame, type RequestFrame } from "../
 import { APP_VERSION, checkCompatibility, DAEMON_NAME, PROTOCOL_VERSION } from "../protocol/version.ts";
 import { browserGone, type BrowserConn, type BrowserRegistry } from "./browsers.ts";
 import type { DaemonConfig } from "./config.ts";
-import type { EventSink } from "./event-log.ts";
+import type { EventSink, EventSource } from "./event-log.ts";
+import { eventIntake } from "./event-intake.ts";
 import type { Logger } from "./log.ts";
 import type { SessionRegistry } from "./sessions.ts";
 import { versionRefusal } from "./version-refusal.ts";
@@ -134,6 +135,7 @@ function handshake(ws: Ws, frame: RequestFrame, deps: LinkDeps): void {
     replaced.close(CLOSE.replaced, "replaced by a new connection");
   }
   const { adopted, ended } = deps.sessions.adopt(p.instance_id, p.sessions);
+  const eventsAcked = eventIntake(deps.events).open(conn, p.event_stream, deps.sessions.liveOn(p.instance_id).map((rt) => rt.id));
   send(ws, {
     id: frame.id,
     result: {
@@ -144,6 +146,7 @@ function handshake(ws: Ws, frame: RequestFrame, deps: LinkDeps): void {
       heartbeat_ms: config.heartbeatMs,
       adopted,
       ended,
+      events_acked: eventsAcked,
     },
   });
   log.info("browser connected", {
@@ -160,7 +163,18 @@ function handshake(ws: Ws, frame: RequestFrame, deps: LinkDeps): void {
   deps.onChange();
 }
 
+/** A numbered event is recorded once, and acknowledged whatever became of it (event-intake.ts). */
 function onEvent(ws: Ws, conn: BrowserConn, frame: EventFrame, deps: LinkDeps): void {
+  const intake = eventIntake(deps.events);
+  const taken = intake.accept(conn, frame.seq);
+  try {
+    if (taken.kind === "fresh") recordEvent(ws, conn, frame, deps, taken.source);
+  } finally {
+    intake.ack(conn, frame.seq);
+  }
+}
+
+function recordEvent(ws: Ws, conn: BrowserConn, frame: EventFrame, deps: LinkDeps, source?: EventSource): void {
   const name = frame.event;
   if (!Object.hasOwn(EVENTS, name)) {
     deps.log.debug("unknown event from extension", { event: name, browser: conn.instanceId });
@@ -191,5 +205,7 @@ function onEvent(ws: Ws, conn: BrowserConn, frame: EventFrame, deps: LinkDeps): 
     return;
   }
   const { session_id: _, ...data } = payload;
-  deps.events.append(sessionId, name, data);
+  // A coalesced burst carries its count beside the payload's own fields (the schemas do not list it).
+  const count = (frame.payload as { count?: unknown } | null)?.count;
+  deps.events.append(sessionId, name, data, { source, ...(typeof count === "number" && { count }) });
 }

@@ -1,4 +1,8 @@
-/** Events on the daemon↔extension link (extension → daemon unless noted). */
+/**
+ * Events on the daemon↔extension link (extension → daemon unless noted). The extension numbers the events it sends
+ * (frame `seq`, per `event_stream` of the handshake) and keeps them until the daemon's `system.ack`; a burst of one
+ * kind within a short window may arrive as one event whose payload carries `count` (the payload is the last one's).
+ */
 import { z } from "zod";
 
 export const EVENTS = {
@@ -28,6 +32,52 @@ export const EVENTS = {
     }),
   /** The dialog was answered, by the agent (bsk dialog) or by the person. */
   "dialog.closed": () => z.object({ session_id: z.string(), tab_id: z.number().int(), accepted: z.boolean() }),
+  /** Daemon → extension: every numbered event up to `seq` is recorded; the extension may forget them. */
+  "system.ack": () => z.object({ seq: z.number().int().nonnegative() }),
+  /** The page logged an error (console.error, console.assert) or threw uncaught. */
+  "console.error": () =>
+    z.object({ session_id: z.string(), tab_id: z.number().int(), text: z.string(), url: z.string().optional(), line: z.number().int().optional() }),
+  /** A request of the page failed (network error, blocked, cancelled) or was answered with HTTP ≥ 400. */
+  "request.failed": () =>
+    z.object({
+      session_id: z.string(),
+      tab_id: z.number().int(),
+      method: z.string(),
+      url: z.string(),
+      type: z.string(),
+      status: z.number().int().nullable(),
+      error: z.string().optional(),
+    }),
+  /** The tab's renderer crashed (the tab is still open, showing the browser's error page); its calls failed. */
+  "tab.crashed": () => z.object({ session_id: z.string(), tab_id: z.number().int(), url: z.string().optional() }),
+  /** Opt-in (--observe dom): what changed in the page's DOM during a frame, summarised. */
+  "dom.mutations": () =>
+    z.object({
+      session_id: z.string(),
+      tab_id: z.number().int(),
+      added: z.number().int(),
+      removed: z.number().int(),
+      attributes: z.number().int(),
+      text: z.number().int(),
+    }),
+  /** Opt-in (--observe sockets): the page's own WebSocket connections. */
+  "socket.opened": () => z.object({ session_id: z.string(), tab_id: z.number().int(), url: z.string() }),
+  "socket.closed": () => z.object({ session_id: z.string(), tab_id: z.number().int(), url: z.string() }),
+  "socket.error": () => z.object({ session_id: z.string(), tab_id: z.number().int(), url: z.string(), error: z.string() }),
+  /** Opt-in (--observe visibility): the page became visible or hidden. */
+  "visibility": () => z.object({ session_id: z.string(), tab_id: z.number().int(), state: z.enum(["visible", "hidden"]) }),
+  /** Opt-in (--observe perf): a performance entry of the page (navigation and resource timing). */
+  "perf": () =>
+    z.object({
+      session_id: z.string(),
+      tab_id: z.number().int(),
+      entry_type: z.string(),
+      name: z.string(),
+      start_ms: z.number(),
+      duration_ms: z.number(),
+      transfer_size: z.number().optional(),
+      initiator: z.string().optional(),
+    }),
 } as const;
 
 export type EventName = keyof typeof EVENTS;

@@ -36,20 +36,32 @@ function imageContent(r: Record<string, unknown>, dataKey: string, inline?: Uint
   return b64 ? [{ type: "image", data: b64, mimeType }, summary] : [summary];
 }
 
+/** A mutation's op id and what the daemon knows of its effect, as the CLI's --json shows them. */
+export interface OpFacts {
+  op_id?: string;
+  effect_state?: string;
+  replayed?: boolean;
+}
+
+function facts(op: OpFacts | undefined): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(op ?? {}).filter(([, v]) => v !== undefined && v !== false));
+}
+
 /**
  * `fileBytes`: the bytes of a result written to a local file (a full-page capture), shown inline when small enough.
+ * `op`: a mutation's op id and effect_state, added to its JSON.
  */
-export function toolResult(tool: McpTool, result: unknown, fileBytes?: Uint8Array): ToolResult {
+export function toolResult(tool: McpTool, result: unknown, fileBytes?: Uint8Array, op?: OpFacts): ToolResult {
   const r = result && typeof result === "object" ? (result as Record<string, unknown>) : null;
   if (r && SNAPSHOT_METHODS.has(tool.method)) return { content: snapshotContent(tool, r) };
   if (r && tool.fileResult) return { content: imageContent(r, tool.fileResult.data) };
-  if (r && fileBytes && fileBytes.length <= MAX_INLINE_IMAGE_BYTES) return { content: imageContent(r, "", fileBytes) };
-  return { content: [text(JSON.stringify(result ?? null))] };
+  if (r && fileBytes && fileBytes.length <= MAX_INLINE_IMAGE_BYTES) return { content: imageContent({ ...r, ...facts(op) }, "", fileBytes) };
+  return { content: [text(JSON.stringify(r ? { ...r, ...facts(op) } : (result ?? null)))] };
 }
 
-export function toolError(e: BskError, redactKeys: readonly string[] = []): ToolResult {
+export function toolError(e: BskError, redactKeys: readonly string[] = [], op?: OpFacts): ToolResult {
   const hint = e.hint || hintFor(e.code, e.data?.reason);
-  const data = redact(e.data ?? {}, redactKeys);
+  const data = { ...redact(e.data ?? {}, redactKeys), ...facts(op) };
   const lines = [`error: ${e.message}`, `hint: ${hint}`, `code: ${e.code}`];
   const { reason: _reason, ...rest } = data;
   if (Object.keys(rest).length) lines.push(`detail: ${JSON.stringify(rest)}`);

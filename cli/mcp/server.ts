@@ -18,8 +18,8 @@ import type { Outcome } from "../output.ts";
 import { absolutePath, GRACE_MS } from "../plan.ts";
 import { DEFAULT_TIMEOUT_MS, request } from "../request.ts";
 import { instructions } from "./instructions.ts";
-import { MAX_INLINE_IMAGE_BYTES, toolError, toolResult, type ToolResult } from "./results.ts";
-import { mcpTools, type McpTool } from "./tools.ts";
+import { MAX_INLINE_IMAGE_BYTES, toolError, toolResult, type OpFacts, type ToolResult } from "./results.ts";
+import { mcpTools, OP_ID_PARAM, type McpTool } from "./tools.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -63,8 +63,9 @@ export class McpBridge {
     if (!tool) {
       return toolError(new BskError("unknown_method", `no tool ${JSON.stringify(name)}`, { hint: "List the tools (tools/list) and use one of those names." }));
     }
-    const params: Record<string, unknown> = { ...args };
+    const { [OP_ID_PARAM]: givenOpId, ...params } = args;
     if (tool.method === "session.start") params.owner_pid = process.pid;
+    const opId = tool.effect === "BrowserMutation" ? (typeof givenOpId === "string" ? givenOpId : crypto.randomUUID()) : undefined;
     absolutePaths(tool, params, this.env);
     let conn: Connection;
     try {
@@ -75,14 +76,15 @@ export class McpBridge {
     try {
       const files = tool.transfer ? await import("../transfers.ts") : undefined;
       if (files) await files.beforeCall(conn, tool.transfer!, params);
-      const opId = tool.effect === "BrowserMutation" ? crypto.randomUUID() : undefined;
-      const reply = await request(conn, tool.method, params, { timeoutMs: timeoutFor(tool, params), opId, signal });
-      if (!reply.ok) return toolError(reply.error, tool.redact);
+      const dropHint = opId && `The daemon went away mid-call, so it may or may not have run; retry with op_id "${opId}" so it never runs twice.`;
+      const reply = await request(conn, tool.method, params, { timeoutMs: timeoutFor(tool, params), opId, signal, dropHint: dropHint || undefined });
+      const op: OpFacts | undefined = opId ? { op_id: opId, effect_state: reply.meta?.effect_state, replayed: reply.meta?.replayed } : undefined;
+      if (!reply.ok) return toolError(reply.error, tool.redact, op);
       this.track(tool, reply.result);
       if (files && reply.result && typeof reply.result === "object") {
         const saved = await files.afterCall(conn, tool.transfer!, params, reply.result as Record<string, unknown>, this.env);
         const bytes = typeof saved.path === "string" ? await imageBytes(saved.path) : undefined;
-        return toolResult(tool, saved, bytes);
+        return toolResult(tool, saved, bytes, op);
       }
       if (tool.fileResult && typeof params[tool.fileResult.pathParam] === "string") {
         const { saveFileResult } = await import("../file-result.ts");
@@ -90,9 +92,9 @@ export class McpBridge {
         const saved = saveFileResult(result, tool.fileResult, params, this.env);
         return toolResult(tool, { ...saved, [tool.fileResult.data]: result[tool.fileResult.data] });
       }
-      return toolResult(tool, reply.result);
+      return toolResult(tool, reply.result, undefined, op);
     } catch (e) {
-      return toolError(asBskError(e), tool.redact);
+      return toolError(asBskError(e), tool.redact, opId ? { op_id: opId } : undefined);
     } finally {
       conn.close();
     }

@@ -122,6 +122,15 @@ function tidy(node: unknown, reword: (s: string) => string): unknown {
   return out;
 }
 
+/** Offered by every page-changing tool: the request's op id (RequestMeta.op_id), the CLI's --op-id. */
+export const OP_ID_PARAM = "op_id";
+const OP_ID_SCHEMA = {
+  type: "string",
+  minLength: 1,
+  maxLength: 128,
+  description: "Your own id for this operation: calling again with the same op_id returns its recorded outcome instead of acting twice",
+};
+
 export function inputSchemaFor(method: MethodName, reword: (s: string) => string = (s) => s): JsonSchemaObject {
   const def = METHODS[method] as MethodDef;
   const schema = tidy(z.toJSONSchema(def.params(), { io: "input", unrepresentable: "any" }), reword) as JsonSchemaObject;
@@ -130,6 +139,7 @@ export function inputSchemaFor(method: MethodName, reword: (s: string) => string
     delete schema.properties[hidden];
     if (schema.required) schema.required = schema.required.filter((r) => r !== hidden);
   }
+  if (EFFECTS[method] === "BrowserMutation") schema.properties[OP_ID_PARAM] = OP_ID_SCHEMA;
   return schema;
 }
 

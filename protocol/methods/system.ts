@@ -25,6 +25,8 @@ export const systemMethods = {
             }),
           )
           .default([]),
+        /** The extension's event stream (new each browser run): its numbered events are acknowledged per stream. */
+        event_stream: z.string().min(1).max(64).optional(),
       }),
     result: () =>
       z.object({
@@ -35,6 +37,8 @@ export const systemMethods = {
         heartbeat_ms: z.number().int(),
         adopted: z.array(z.string()),
         ended: z.array(z.object({ session_id: z.string(), reason: z.string() })),
+        /** The highest event seq of `event_stream` the daemon already recorded: the extension resends only later ones. */
+        events_acked: z.number().int().optional(),
       }),
   }),
 

@@ -76,8 +76,11 @@ describe("bsk mcp", () => {
       const ref = snap.split("\n").find((l) => l.includes('button "Add to cart"'))?.match(/@e\d+/)?.[0];
       expect(ref).toBeDefined();
 
-      const click = json(await callOk(client, "click", { session_id: session, target: ref }));
-      expect(click.target).toMatchObject({ role: "button", name: "Add to cart" });
+      const click = json(await callOk(client, "click", { session_id: session, target: ref, op_id: "mcp-e2e-add" }));
+      expect(click).toMatchObject({ target: { role: "button", name: "Add to cart" }, op_id: "mcp-e2e-add", effect_state: "committed" });
+      // The same op_id again is answered from the ledger: the click does not happen twice.
+      const again = json(await callOk(client, "click", { session_id: session, target: ref, op_id: "mcp-e2e-add" }));
+      expect(again).toMatchObject({ op_id: "mcp-e2e-add", replayed: true });
       const after = (await callOk(client, "snapshot", { session_id: session }))[0]!.text!;
       expect(after).toContain("Cart: 1 item");
 

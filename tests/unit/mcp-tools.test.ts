@@ -45,6 +45,10 @@ describe("catalog → tools", () => {
     expect(click({ target: "@e3" })).toBe(false);
   });
 
+  test("page-changing tools take an op_id for safe retries; reads do not", () => {
+    for (const t of tools) expect(Object.hasOwn(t.inputSchema.properties, "op_id")).toBe(EFFECTS[t.method] === "BrowserMutation");
+  });
+
   test("session_start does not offer owner_pid: the server sets it so its sessions end with it", () => {
     expect(tool("session_start").inputSchema.properties).not.toHaveProperty("owner_pid");
     expect(tool("session_start").inputSchema.properties).toHaveProperty("name");
@@ -101,8 +105,10 @@ describe("results", () => {
     expect(r.content).toEqual([{ type: "text", text: 'button "Go" @e1\n-- more: call snapshot with cursor "c2"' }]);
   });
 
-  test("other results are their JSON", () => {
+  test("other results are their JSON; a mutation's carries its op_id and effect_state", () => {
     expect(toolResult(tool("tab_list"), { tabs: [] }).content).toEqual([{ type: "text", text: '{"tabs":[]}' }]);
+    const click = toolResult(tool("click"), { tab_id: 1 }, undefined, { op_id: "o1", effect_state: "unknown", replayed: false });
+    expect(click.content).toEqual([{ type: "text", text: '{"tab_id":1,"op_id":"o1","effect_state":"unknown"}' }]);
   });
 
   test("errors say error and hint, carry the code structured, and never echo redacted params", () => {
