@@ -94,6 +94,13 @@ export const PAGE_FORMATTERS: Record<string, PageFormatter> = {
     return { stdout: lines.join("\n"), stderr };
   },
   screenshot: (r) => r.path ?? "",
+  "screenshot.full_page": (r) => ({ stdout: r.path ?? "", stderr: `-- ${r.width}x${r.height} px, ${r.tiles} tiles${r.stopped === "max_height" ? ", cut at --max-height" : ""}` }),
+  upload: (r) => {
+    const files = (r.files ?? []).map((f: any) => `${f.name} (${f.size} B)`).join(", ");
+    const into = r.mode === "drop" ? `dropped on ${actedOn(r.target)}` : `into ${actedOn(r.input)}`;
+    return `uploaded ${files} ${into} ${effectText(r.effect)}`;
+  },
+  download: (r) => `saved ${r.path} (${r.size} B, ${r.mime || "unknown type"}, sha256 ${String(r.sha256).slice(0, 12)}…) from ${r.url}`,
   get_html: (r) => ({ stdout: r.html ?? "", stderr: r.truncated ? `-- cut at ${r.bytes} bytes (--max-bytes)` : undefined }),
 
   click: action((r, p) => (Number(p.count) === 2 ? "double-clicked" : Number(p.count) === 3 ? "triple-clicked" : "clicked")),

@@ -51,6 +51,13 @@ export const REASON_HINTS: Record<string, string> = {
   ledger_unavailable: "The operation ledger cannot be written, so no mutation runs; check the disk under $BSK_HOME/ledger.",
   renderer_crashed: "The tab's page crashed; reload it (bsk reload) or open it again, then re-observe.",
   file_input_not_activated: "The click did not open a file chooser; target the file input or its button.",
+  out_exists: "Pass --overwrite to replace the file, or choose another --out.",
+  no_download: "The click started no download; target the link or button that downloads.",
+  download_prompted: "Chrome asks where to save each file; ask the person to turn that off (Settings > Downloads).",
+  file_too_large: "Staged files are capped (BSK_TRANSFER_MAX_FILE_BYTES); send a smaller file.",
+  session_quota: "The session's staged files are capped (BSK_TRANSFER_MAX_SESSION_BYTES); start a new session.",
+  capture_navigated: "The page navigated during the capture; wait for it to settle, then capture again.",
+  capture_deactivated: "Keep the tab in front while it is captured, then capture again.",
   label_ambiguous: "Several browsers share that label; use the instance id from bsk browsers.",
   no_current_tab: "The session has no current tab; create one with bsk tab create.",
   extension_too_old:

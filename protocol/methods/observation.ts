@@ -95,7 +95,7 @@ export const observationMethods = {
   screenshot: method({
     owner: "extension",
     scope: "tab",
-    description: "Capture the viewport or one element (--ref) as PNG or JPEG into a file; prints its path.",
+    description: "Capture the viewport or one element (--ref) as PNG or JPEG into a file; prints its path. --full-page: the whole page (bsk screenshot full-page).",
     params: () =>
       z.object({
         ...tabParams(),
@@ -123,7 +123,6 @@ export const observationMethods = {
         format: { param: "format", type: "enum", options: ["png", "jpeg"], default: "png", description: "Image format" },
         quality: { param: "quality", type: "number", description: "JPEG quality 1-100" },
         out: { param: "out", type: "string", description: "File to write" },
-        "full-page": { param: "", type: "boolean", description: "The whole page, top to bottom (same as bsk screenshot full-page)" },
       },
       variants: { "full-page": ["screenshot", "full-page"] },
       examples: ["bsk screenshot --out page.png --session $S", "bsk screenshot --ref @e12 --format jpeg --quality 80 --session $S"],
