@@ -6,7 +6,7 @@ import type { Effect, FlagSpec, PositionalSpec, Scope, TransferSpec } from "../p
 import { catalogCommands } from "./catalog-table.ts" with { type: "macro" };
 
 /** What a CLI-only command runs (cli/commands/*). */
-export type LocalAction = "daemon.start" | "daemon.stop" | "daemon.status" | "logs" | "version" | "install-skill" | "completion" | "doctor" | "mcp" | "update";
+export type LocalAction = "daemon.start" | "daemon.stop" | "daemon.status" | "logs" | "version" | "install-skill" | "completion" | "doctor" | "mcp" | "update" | "native.install" | "native.uninstall";
 
 export interface CommandSpec {
   words: string[];
@@ -116,6 +116,33 @@ const LOCAL: CommandSpec[] = [
     positionals: [],
     flags: {},
     examples: ["claude mcp add bsk -- bsk mcp"],
+  },
+  {
+    words: ["native", "install"],
+    description:
+      "Register bsk's native messaging host (com.bsk.bridge) with Chromium and Chrome, so the extension fetches this install's secret by itself (daemon start also does it for browsers it finds).",
+    local: "native.install",
+    scope: "none",
+    positionals: [],
+    flags: {
+      "profile-dir": {
+        param: "profile_dirs",
+        type: "list",
+        description: "Only for the browser started with --user-data-dir=DIR (repeatable), not the default profiles",
+      },
+    },
+    examples: ["bsk native install", "bsk native install --profile-dir ~/chrome-work"],
+  },
+  {
+    words: ["native", "uninstall"],
+    description: "Remove the native messaging host registrations that point at this $BSK_HOME (pair with a code afterwards).",
+    local: "native.uninstall",
+    scope: "none",
+    positionals: [],
+    flags: {
+      "profile-dir": { param: "profile_dirs", type: "list", description: "Also this --user-data-dir (repeatable)" },
+    },
+    examples: [],
   },
   {
     words: ["completion"],

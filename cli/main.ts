@@ -97,6 +97,10 @@ async function runLocal(p: Extract<Plan, { kind: "local" }>, env: Env): Promise<
       return (await import("./commands/install-skill.ts")).installSkill({ env, params: p.params, json: p.json });
     case "update":
       return (await import("./commands/update.ts")).update({ paths, env, params: p.params, json: p.json });
+    case "native.install":
+      return (await import("./commands/native.ts")).nativeInstall({ paths, env, params: p.params });
+    case "native.uninstall":
+      return (await import("./commands/native.ts")).nativeUninstall({ paths, env, params: p.params });
     case "doctor":
       return (await import("./commands/doctor.ts")).doctor({ paths, env, params: p.params });
     case "mcp":
@@ -118,6 +122,11 @@ async function version(): Promise<Outcome> {
 }
 
 export async function main(argv: string[], env: Env): Promise<number> {
+  // Chrome runs the native messaging host with the caller's origin as its argument (daemon/native-host/).
+  if (argv[0] === "native-host") {
+    const { runNativeHost } = await import("../daemon/native-host/host.ts");
+    return runNativeHost(argv.slice(1), homePaths(bskHome(env)));
+  }
   if (argv[0] === "__complete") {
     const { complete } = await import("./completion.ts");
     const out = complete(argv.slice(1));

@@ -211,6 +211,15 @@ const FORMATTERS: Record<string, Formatter> = {
     ].join("\n"),
   "daemon.stop": (r) => (r.stopped ? `stopped (pid ${r.pid}${r.killed ? ", killed after 5 s" : ""})` : "not running"),
   logs: (r) => ({ stdout: (r.lines ?? []).join("\n"), stderr: r.note }),
+  "native.install": (r) => {
+    const rows = (r.registrations ?? []).map((x: any) => `${x.state.padEnd(7)} ${x.browser.padEnd(11)} ${x.manifest}${x.note ? `  (${x.note})` : ""}`);
+    return [`host: ${r.host} → ${r.launcher}`, ...rows].join("\n");
+  },
+  "native.uninstall": (r) => (r.removed ?? []).map((m: string) => `removed ${m}`).join("\n") || "nothing was registered",
+  "system.pairing_code": (r) => ({
+    stdout: r.code,
+    stderr: `Type it into the bsk extension's popup (Pairing) within ${Math.round(r.expires_in_ms / 60000)} min; it works once.`,
+  }),
   none: () => "",
   text: (r) => String(r.text ?? "").replace(/\n$/, ""),
   version: (r) => `bsk ${r.version} (protocol ${r.protocol_version})`,

@@ -43,10 +43,14 @@ export function browserGone(instanceId: string, detail = "the browser disconnect
   });
 }
 
+const SENT_KEPT = 4096;
+
 export class BrowserConn {
   lastFrameAt = performance.now();
   closed = false;
   private readonly pending = new Map<string, Pending>();
+  /** Ids of the requests this connection was sent (the newest SENT_KEPT), to tell a late reply from a stray one. */
+  private readonly sent = new Set<string>();
 
   constructor(
     readonly ws: WsLike,
@@ -69,6 +73,7 @@ export class BrowserConn {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.closed) return Promise.reject(browserGone(this.instanceId));
     const id = this.nextId();
+    this.remember(id);
     const { promise, resolve, reject } = Promise.withResolvers<ExtensionReply>();
     const onAbort = () => {
       if (!this.pending.delete(id)) return;
@@ -112,6 +117,16 @@ export class BrowserConn {
     return true;
   }
 
+  /** Whether a request with this id went out on this connection (recently). */
+  wasSent(id: string | number | null): boolean {
+    return id !== null && this.sent.has(String(id));
+  }
+
+  private remember(id: string): void {
+    this.sent.add(id);
+    if (this.sent.size > SENT_KEPT) this.sent.delete(this.sent.values().next().value!);
+  }
+
   send(frame: object): boolean {
     if (this.closed) return false;
     try {
@@ -123,7 +138,9 @@ export class BrowserConn {
 
   sendCancel(targetId: string): void {
     // The extension answers `{cancelled}`; nobody waits for it.
-    this.send({ id: this.nextId(), method: "cancel", params: { id: targetId } });
+    const id = this.nextId();
+    this.remember(id);
+    this.send({ id, method: "cancel", params: { id: targetId } });
   }
 
   /** The socket is gone: every waiting request fails now rather than hanging until its deadline. */

@@ -33,6 +33,10 @@ export interface DaemonConfig {
   /** Periodic update check on (--auto-update, and BSK_AUTO_UPDATE is not off), and its interval. */
   autoUpdate: boolean;
   updateIntervalMs: number;
+  /** How long a `bsk daemon pair` code stays valid. */
+  pairingTtlMs: number;
+  /** auto: register the native messaging host with the browsers found at start; off: only `bsk native install`. */
+  nativeHost: "auto" | "off";
   /** Calls allowed to wait behind the running one, per session. */
   queueLimit: number;
   defaultTimeoutMs: number;
@@ -49,6 +53,7 @@ export const DEFAULTS = {
   readoptWaitMs: 60_000,
   ownerPollMs: 1_000,
   updateIntervalMs: 6 * 3600_000,
+  pairingTtlMs: 300_000,
   queueLimit: 32,
   defaultTimeoutMs: 30_000,
 } as const;
@@ -83,6 +88,8 @@ export function resolveConfig(opts: DaemonOptions = {}): DaemonConfig {
     ownerPollMs: Math.max(10, envMs(env, "BSK_OWNER_POLL_MS", DEFAULTS.ownerPollMs)),
     autoUpdate: opts.autoUpdate === true && !/^(off|0|false|no)$/i.test((env.BSK_AUTO_UPDATE ?? "").trim()),
     updateIntervalMs: Math.max(10, envMs(env, "BSK_UPDATE_INTERVAL_MS", DEFAULTS.updateIntervalMs)),
+    pairingTtlMs: envMs(env, "BSK_PAIRING_TTL_MS", DEFAULTS.pairingTtlMs),
+    nativeHost: env.BSK_NATIVE_HOST === "off" ? "off" : "auto",
     queueLimit: DEFAULTS.queueLimit,
     defaultTimeoutMs: DEFAULTS.defaultTimeoutMs,
   };

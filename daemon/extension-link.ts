@@ -7,7 +7,7 @@ import type { ServerWebSocket } from "bun";
 import { METHODS } from "../protocol/catalog.ts";
 import { BskError, toErrorBody } from "../protocol/errors.ts";
 import { EVENTS, type EventName } from "../protocol/events.ts";
-import { encodeFrame, parseFrame, type EventFrame, type RequestFrame } from "../protocol/frames.ts";
+import { encodeFrame, parseFrame, type EventFrame, type RequestFrame, type ResponseFrame } from "../protocol/frames.ts";
 import { APP_VERSION, checkCompatibility, DAEMON_NAME, PROTOCOL_VERSION } from "../protocol/version.ts";
 import { browserGone, type BrowserConn, type BrowserRegistry } from "./browsers.ts";
 import type { DaemonConfig } from "./config.ts";
@@ -16,6 +16,7 @@ import { eventIntake } from "./event-intake.ts";
 import type { Logger } from "./log.ts";
 import type { SessionRegistry } from "./sessions.ts";
 import { versionRefusal } from "./version-refusal.ts";
+import { beforeHandshake, type LinkTrust, type TrustDeps } from "./trust/link-trust.ts";
 import { extensionTransfer, isTransferMethod } from "./transfer-link.ts";
 import type { TransferStore } from "./transfers.ts";
 
@@ -26,6 +27,8 @@ export interface LinkDeps {
   sessions: SessionRegistry;
   events: EventSink;
   onChange: () => void;
+  /** This install's secret and pending pairing code: a link proves the secret before it is a browser. */
+  trust: Omit<TrustDeps, "log">;
   /** Staged files the extension reads (uploads) and writes (full-page captures). */
   transfers?: TransferStore;
 }
@@ -42,6 +45,7 @@ export const CLOSE = {
 export interface LinkState {
   extensionId: string;
   openedAt: number;
+  trust: LinkTrust;
   handshakeTimer?: Timer;
   conn?: BrowserConn;
   /** Dropped for silence: its sessions already ended, no reconnect grace. */
@@ -70,13 +74,13 @@ export function handleExtensionFrame(ws: Ws, text: string, deps: LinkDeps): void
   }
   const { value } = parsed;
   if (!conn) {
-    if (value.kind === "request" && value.frame.method === "system.handshake") return handshake(ws, value.frame, deps);
-    const id = value.kind === "event" ? null : value.frame.id;
-    return reject(ws, id, new BskError("protocol_error", "the first frame must be a system.handshake request"));
+    const proven = beforeHandshake(ws, value, { ...deps.trust, log: deps.log });
+    if (proven) handshake(ws, proven, deps);
+    return;
   }
   switch (value.kind) {
     case "response":
-      if (!conn.handleResponse(value.frame)) deps.log.debug("response for no pending request", { id: value.frame.id, browser: conn.instanceId });
+      onResponse(conn, value.frame, deps);
       return;
     case "event":
       return onEvent(ws, conn, value.frame, deps);
@@ -95,6 +99,7 @@ export function handleExtensionFrame(ws: Ws, text: string, deps: LinkDeps): void
   }
 }
 
+/** Runs once the extension has proven the secret (trust/link-trust.ts). */
 function handshake(ws: Ws, frame: RequestFrame, deps: LinkDeps): void {
   const { log, config } = deps;
   const parsed = METHODS["system.handshake"].params().safeParse(frame.params ?? {});
@@ -163,6 +168,19 @@ function handshake(ws: Ws, frame: RequestFrame, deps: LinkDeps): void {
   deps.onChange();
 }
 
+/**
+ * A reply counts only on the connection the request went out on; anything else (another browser answering, a
+ * replaced connection's late reply to an id it was never sent) is dropped and logged.
+ */
+function onResponse(conn: BrowserConn, frame: ResponseFrame, deps: LinkDeps): void {
+  if (conn.handleResponse(frame)) return;
+  if (conn.wasSent(frame.id)) {
+    deps.log.debug("late response (the call had already ended)", { id: frame.id, browser: conn.instanceId });
+    return;
+  }
+  deps.log.warn("dropped a response to a request this browser connection was never sent", { id: frame.id, browser: conn.instanceId });
+}
+
 /** A numbered event is recorded once, and acknowledged whatever became of it (event-intake.ts). */
 function onEvent(ws: Ws, conn: BrowserConn, frame: EventFrame, deps: LinkDeps): void {
   const intake = eventIntake(deps.events);
@@ -189,14 +207,22 @@ function recordEvent(ws: Ws, conn: BrowserConn, frame: EventFrame, deps: LinkDep
   if (name === "system.heartbeat") return;
 
   const sessionId = payload.session_id as string;
+  // A browser speaks only for its own sessions, and only on its current connection (not one it replaced).
+  const current = deps.browsers.get(conn.instanceId) === conn;
   const rt = deps.sessions.get(sessionId);
-  if (!rt && name === "session.ended") {
-    deps.sessions.amendEnd(sessionId, conn.instanceId, String(payload.reason), payload.lost_tab_ids as number[]);
+  if (current && !rt && name === "session.ended") {
+    if (!deps.sessions.amendEnd(sessionId, conn.instanceId, String(payload.reason), payload.lost_tab_ids as number[])) {
+      deps.log.warn("dropped an event for a session this browser does not own", { event: name, session: sessionId, browser: conn.instanceId });
+    }
     return;
   }
-  // A browser speaks only for its own sessions.
-  if (!rt || rt.record.browser_instance_id !== conn.instanceId) {
-    deps.log.debug("event for a session this browser does not hold", { event: name, session: sessionId, browser: conn.instanceId });
+  if (!current || !rt || rt.record.browser_instance_id !== conn.instanceId) {
+    deps.log.warn("dropped an event for a session this browser connection does not own", {
+      event: name,
+      session: sessionId,
+      browser: conn.instanceId,
+      ...(current ? {} : { replaced: true }),
+    });
     return;
   }
   if (name === "session.ended") {

@@ -45,7 +45,7 @@ export function startGateway(deps: GatewayDeps): Gateway {
         return new Response(`${decision.reason}\n`, { status: decision.status });
       }
       if (stopping) return new Response("daemon is stopping\n", { status: 503 });
-      const data: LinkState = { extensionId: decision.extensionId, openedAt: performance.now() };
+      const data: LinkState = { extensionId: decision.extensionId, openedAt: performance.now(), trust: { port: srv.port ?? config.port } };
       if (srv.upgrade(req, { data })) return undefined;
       return new Response("expected a WebSocket upgrade\n", { status: 426 });
     },

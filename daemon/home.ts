@@ -7,6 +7,8 @@
  *   run/daemon.sock    CLI ↔ daemon JSONL socket (a short hashed path in /tmp when $BSK_HOME is deep)
  *   logs/daemon.log    structured JSON log lines (rotated to daemon.log.1)
  *   config.json        extra allowed extension ids
+ *   trust.key          this install's secret (base64url); the extension gets it once (native messaging or pairing)
+ *   native/            the native messaging host launcher Chrome runs (bsk native install)
  *   state/sessions.json the session registry (for re-adoption after a restart; ids never reused)
  *   ledger/            the operation ledger (ops-NNNNNN.jsonl, fsync'd) and its HMAC key
  *   events/            each session's event stream (<session>.jsonl)
@@ -31,6 +33,8 @@ export interface HomePaths {
   logsDir: string;
   log: string;
   config: string;
+  secret: string;
+  nativeDir: string;
   stateDir: string;
   sessions: string;
   ledgerDir: string;
@@ -54,6 +58,8 @@ export function homePaths(home = bskHome()): HomePaths {
     logsDir: `${home}/logs`,
     log: `${home}/logs/daemon.log`,
     config: `${home}/config.json`,
+    secret: `${home}/trust.key`,
+    nativeDir: `${home}/native`,
     stateDir: `${home}/state`,
     sessions: `${home}/state/sessions.json`,
     ledgerDir: `${home}/ledger`,

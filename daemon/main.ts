@@ -23,6 +23,9 @@ import { FileLedger } from "./ledger-file.ts";
 import { acquireLock } from "./lock.ts";
 import { openLog, type Logger } from "./log.ts";
 import { SessionRegistry } from "./sessions.ts";
+import { registerNativeHost } from "./native-host/register.ts";
+import { PairingCodes } from "./trust/pairing-codes.ts";
+import { ensureSecret } from "./trust/secret.ts";
 import { TransferStore, transferLimits } from "./transfers.ts";
 import { startUpdateCheck, type UpdateCheck } from "./update-check.ts";
 import { warmSchemas } from "./validate.ts";
@@ -97,6 +100,10 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
   const sessions = new SessionRegistry({ config, log, browsers, events, onChange, onSessionEnded: (id) => transfers.dropSession(id) });
   sessions.load();
 
+  const secret = ensureSecret(paths.secret, paths.home);
+  const allowList = new AllowList(paths.config);
+  if (config.nativeHost === "auto") registerNativeHostsQuietly(paths, allowList, log);
+
   const stopped = Promise.withResolvers<void>();
   let stopping: Promise<void> | undefined;
   const ctx: DaemonContext = {
@@ -107,7 +114,8 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
     sessions,
     events,
     ledger,
-    allowList: new AllowList(paths.config),
+    allowList,
+    trust: { secret, pairing: new PairingCodes(config.pairingTtlMs) },
     transfers,
     shutdown: (reason) => (stopping ??= stop(reason)),
   };
@@ -170,6 +178,17 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
   setTimeout(warmSchemas, 0);
   setTimeout(() => void syncSkills(log), 0);
   await stopped.promise;
+}
+
+/** Lets the extension fetch the secret through native messaging; a failure only means it pairs by code. */
+function registerNativeHostsQuietly(paths: DaemonConfig["paths"], allowList: AllowList, log: Logger): void {
+  try {
+    const done = registerNativeHost({ paths, mode: "auto", extensionIds: allowList.all() });
+    const changed = done.filter((r) => r.state !== "kept");
+    if (changed.length) log.info("native messaging host", { registrations: changed });
+  } catch (err) {
+    log.warn("could not register the native messaging host", { error: err });
+  }
 }
 
 function portError(port: number, err: unknown): Error {

@@ -8,7 +8,7 @@ import type { MethodDef } from "../protocol/define.ts";
 import { BskError } from "../protocol/errors.ts";
 
 /** Methods only the extension link carries; a CLI client never sends them. */
-const EXTENSION_LINK_ONLY = new Set<string>(["system.handshake"]);
+const EXTENSION_LINK_ONLY = new Set<string>(["system.hello", "system.handshake", "system.pair_begin", "system.pair_finish"]);
 
 /** Extension-owned methods without a CLI shape are the daemon's own calls into the extension (session.open, session.close). */
 export function isClientCallable(name: MethodName): boolean {

@@ -12,7 +12,7 @@ export default defineConfig({
     description: "Lets AI agents use this browser in their own Agent Window, with your say.",
     version: pkg.version,
     minimum_chrome_version: "125",
-    permissions: ["debugger", "tabs", "windows", "storage", "alarms", "scripting", "notifications", "webNavigation", "cookies", "downloads"],
+    permissions: ["debugger", "tabs", "windows", "storage", "alarms", "scripting", "notifications", "webNavigation", "cookies", "nativeMessaging", "declarativeNetRequest", "webRequest", "webRequestAuthProvider", "downloads"],
     host_permissions: ["<all_urls>"],
     action: { default_title: "bsk" },
   },

@@ -18,6 +18,8 @@ export const ENV_VARS: EnvVar[] = [
   { name: "BSK_SESSION_IDLE_MS", default: "300000", read_by: "daemon", description: "A session with no call for this long ends (reason idle)." },
   { name: "BSK_DAEMON_IDLE_MS", default: "600000", read_by: "daemon", description: "The daemon exits after this long with no client, browser or session." },
   { name: "BSK_HANDSHAKE_MS", default: "5000", read_by: "daemon", description: "An extension must handshake within this time after connecting." },
+  { name: "BSK_NATIVE_HOST", default: "auto", read_by: "daemon", description: "off = the daemon does not register its native messaging host with the browsers it finds at start (bsk native install still does)." },
+  { name: "BSK_PAIRING_TTL_MS", default: "300000", read_by: "daemon", description: "How long a bsk daemon pair code stays valid (it also works only once)." },
   { name: "BSK_HEARTBEAT_MS", default: "20000", read_by: "daemon", description: "Heartbeat interval the daemon asks the extension for." },
   { name: "BSK_BROWSER_SILENCE_MS", default: "60000", read_by: "daemon", description: "A browser silent this long is dropped and its sessions end (browser_gone)." },
   { name: "BSK_BROWSER_WAIT_MS", default: "35000", read_by: "daemon", description: "session start waits this long for a browser to connect." },

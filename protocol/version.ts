@@ -8,7 +8,11 @@ import pkg from "../package.json" with { type: "json" };
 declare const BUILD_APP_VERSION: string | undefined;
 
 export const APP_VERSION: string = typeof BUILD_APP_VERSION !== "undefined" ? BUILD_APP_VERSION : pkg.version;
-export const PROTOCOL_VERSION = "1.0";
+/**
+ * 2.0: the link starts with a mutual proof of this install's secret (system.hello, then system.handshake with the
+ * extension's proof); a 1.x peer cannot do it, hence a new major.
+ */
+export const PROTOCOL_VERSION = "2.0";
 export const DAEMON_NAME = "bsk-daemon";
 export const EXTENSION_CLIENT = "bsk-extension";
 

@@ -1,5 +1,6 @@
 /** Daemon-answered system methods: status, browsers, shutdown, the extension allow-list, cancel. */
 import type { ParsedParams, Result } from "../../protocol/catalog.ts";
+import { formatCode } from "../../protocol/trust.ts";
 import { PROTOCOL_VERSION } from "../../protocol/version.ts";
 import { cancelledError } from "../call.ts";
 import type { DaemonContext } from "../context.ts";
@@ -21,6 +22,7 @@ const status: DaemonHandler = async ({ ctx }) => {
       home: config.paths.home,
       socket: info.socket,
       ws_port: info.ws_port,
+      key_id: ctx.trust.secret.keyId,
     },
     browsers: browserInfos(ctx),
     sessions: ctx.sessions.liveRecords(),
@@ -43,6 +45,18 @@ const allowExtension: DaemonHandler = async ({ call, ctx }) => {
   return { allowed } satisfies Result<"system.allow_extension">;
 };
 
+/** A one-use code the person types into the popup; the extension trades it for the secret (trust/link-trust.ts). */
+const pairingCode: DaemonHandler = async ({ ctx }) => {
+  const issued = ctx.trust.pairing.issue();
+  ctx.log.info("pairing code issued", { expires_at: new Date(issued.expiresAt).toISOString() });
+  return {
+    code: formatCode(issued.code),
+    expires_at: new Date(issued.expiresAt).toISOString(),
+    expires_in_ms: Math.max(0, issued.expiresAt - Date.now()),
+    ws_port: ctx.info.ws_port,
+  } satisfies Result<"system.pairing_code">;
+};
+
 /** Cancel a call in flight: a waiting call leaves its queue, a forwarded one is cancelled at the extension too. */
 const cancel: DaemonHandler = async ({ call, findCall }) => {
   const { id } = call.params as ParsedParams<"cancel">;
@@ -57,5 +71,6 @@ export const systemHandlers = {
   "browser.list": browserList,
   "system.shutdown": shutdown,
   "system.allow_extension": allowExtension,
+  "system.pairing_code": pairingCode,
   cancel,
 };

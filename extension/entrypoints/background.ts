@@ -5,7 +5,7 @@
 import { browser, type Browser } from "wxt/browser";
 import { defineBackground } from "wxt/utils/define-background";
 import { installCdpListeners } from "../src/cdp.ts";
-import { connect } from "../src/connection.ts";
+import { connect, pair, unpair } from "../src/connection.ts";
 import { installDialogTracking } from "../src/dialogs.ts";
 import { installFrameTracking } from "../src/frames.ts";
 import { installDiagnosticsCapture } from "../src/diagnostics/capture.ts";
@@ -24,6 +24,8 @@ function fromOwnPage(sender: Browser.runtime.MessageSender): boolean {
 async function onPageMessage(msg: PageMessage): Promise<unknown> {
   if (msg.type === "reconnect") await connect();
   else if (msg.type === "stop_session") await endByPerson(msg.session_id, "stopped_by_person");
+  else if (msg.type === "pair") return pair(msg.code);
+  else if (msg.type === "unpair") await unpair();
   return { ok: true };
 }
 

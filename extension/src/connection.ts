@@ -1,6 +1,8 @@
 /**
- * The WebSocket to the daemon: connect, handshake, heartbeat, reconnect; requests in, replies and events out.
- * The daemon is trusted (loopback, pinned origin), so malformed frames from it are logged and dropped.
+ * The WebSocket to the daemon: connect, prove trust both ways, handshake, heartbeat, reconnect; requests in,
+ * replies and events out. Whatever listens on the port must first prove it holds this install's secret
+ * (trust/prove.ts): until then it gets no handshake details, no answer to any request and no event. Malformed
+ * frames from a proven daemon are logged and dropped.
  */
 import { browser } from "wxt/browser";
 import { BskError, toErrorBody, type ErrorBody } from "../../protocol/errors.ts";
@@ -11,6 +13,9 @@ import { errorMessage, raceAbort } from "./abort.ts";
 import { parseBrowser, type BrowserId } from "./browser-info.ts";
 import { dispatch } from "./dispatcher.ts";
 import { setSink } from "./outbox.ts";
+import { clearKey, loadKey, saveKey, type InstallKey } from "./trust/key-store.ts";
+import { fetchSecretNative } from "./trust/native.ts";
+import { proveLink } from "./trust/prove.ts";
 import { allSessions, closeSession, sessionsReady } from "./sessions.ts";
 import { DEFAULT_PORT, loadSettings, SESSION, type ConnectionStatus, type Settings } from "./settings.ts";
 
@@ -20,8 +25,13 @@ const BACKOFF_MAX_MS = 2_000;
 /** After version_too_old: the daemon will not change its mind soon, so do not hammer it. */
 const REFUSED_RETRY_MS = 30_000;
 const HEARTBEAT_MAX_MS = 20_000;
+/** After a daemon failed its proof, the secret is fetched again through native messaging at most this often. */
+const NATIVE_REFRESH_MS = 30_000;
 
 let socket: WebSocket | null = null;
+/** The socket whose daemon proved the secret and accepted our handshake: the only one served. */
+let trusted: WebSocket | null = null;
+let lastNativeRefresh = 0;
 let socketPort = 0;
 let backoff = BACKOFF_MIN_MS;
 let retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -65,11 +75,18 @@ async function open(opts: { force?: boolean; retry?: boolean }): Promise<void> {
   const live = socket && (socket.readyState === WebSocket.CONNECTING || socket.readyState === WebSocket.OPEN);
   if (live && !opts.force && socketPort === settings.port) return;
   if (socket) retire(socket, "reconnecting");
+  const key = await installKey();
+  if (!key.ok) {
+    // Nothing to prove a daemon with: stay off the network until paired (the alarm and the popup retry).
+    setStatus({ state: "not_paired", port: settings.port, error: key.error });
+    return;
+  }
   const ws = new WebSocket(`ws://127.0.0.1:${settings.port}/extension`);
   socket = ws;
   socketPort = settings.port;
-  setStatus({ state: "connecting", port: settings.port });
-  ws.onopen = () => void handshake(ws, settings);
+  // An untrusted daemon stays the state shown until one proves itself (no flicker through "connecting").
+  if (status.state !== "untrusted" || status.port !== settings.port) setStatus({ state: "connecting", port: settings.port });
+  ws.onopen = () => void handshake(ws, settings, key.key);
   ws.onmessage = (ev) => onMessage(ws, String(ev.data));
   ws.onclose = () => onClosed(ws);
 }
@@ -87,9 +104,60 @@ function retire(ws: WebSocket, why: string): void {
   if (socket === ws) lost();
 }
 
+/** This browser's pairing key: stored, or fetched once through native messaging. */
+async function installKey(): Promise<{ ok: true; key: InstallKey } | { ok: false; error: string }> {
+  const stored = await loadKey();
+  if (stored) return { ok: true, key: stored };
+  const native = await fetchSecretNative();
+  if (native.ok) {
+    try {
+      return { ok: true, key: await saveKey(native.secret, "native") };
+    } finally {
+      native.secret.fill(0);
+    }
+  }
+  return {
+    ok: false,
+    error: `not paired with bsk: run \`bsk native install\` (native messaging: ${native.error}) or enter a code from \`bsk daemon pair\``,
+  };
+}
+
+/**
+ * A daemon failed its proof. If the person made a new secret (a fresh $BSK_HOME), native messaging has it: fetch
+ * it (rarely) and say whether it changed, so the caller retries at once.
+ */
+async function refreshedKey(current: InstallKey): Promise<boolean> {
+  if (Date.now() - lastNativeRefresh < NATIVE_REFRESH_MS) return false;
+  lastNativeRefresh = Date.now();
+  const native = await fetchSecretNative();
+  if (!native.ok) return false;
+  try {
+    const saved = await saveKey(native.secret, "native");
+    return saved.key_id !== current.key_id;
+  } finally {
+    native.secret.fill(0);
+  }
+}
+
+/** Pairing by code (popup): the new key replaces the old one and the link starts over. */
+export async function pair(code: string): Promise<{ ok: boolean; key_id?: string; error?: string }> {
+  const settings = await loadSettings(browserId().name.toLowerCase());
+  const { pairWithCode } = await import("./trust/pairing.ts");
+  const outcome = await pairWithCode(code, settings.port);
+  if (outcome.ok) await connect({ force: true });
+  return outcome;
+}
+
+/** Forget this browser's pairing (popup): the link closes and nothing connects until it is paired again. */
+export async function unpair(): Promise<void> {
+  await clearKey();
+  await connect({ force: true });
+}
+
 /** Shared by every way a socket ends: no more events to it, no work for it. */
 function lost(): void {
   socket = null;
+  trusted = null;
   setSink(null);
   clearInterval(heartbeatTimer);
   for (const ac of inflight.values()) ac.abort(new BskError("cancelled", "the connection to the daemon closed"));
@@ -105,7 +173,7 @@ function onClosed(ws: WebSocket): void {
     retryTimer = setTimeout(() => void connect({ retry: true }), REFUSED_RETRY_MS);
     return;
   }
-  setStatus({ ...status, state: "disconnected", port: socketPort });
+  if (status.state !== "untrusted") setStatus({ ...status, state: "disconnected", port: socketPort });
   retryTimer = setTimeout(() => void connect({ retry: true }), backoff);
   backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
 }
@@ -134,7 +202,7 @@ function request(ws: WebSocket, method: string, params: unknown, timeoutMs: numb
 
 /** A request of our own to the daemon on the live link (the transfer methods); throws the daemon's error. */
 export async function callDaemon<T = any>(method: string, params: unknown, timeoutMs: number, signal?: AbortSignal): Promise<T> {
-  const ws = socket;
+  const ws = trusted;
   if (!ws || ws.readyState !== WebSocket.OPEN) {
     throw new BskError("cdp_failed", `cannot send ${method}: the link to the daemon is down`, { data: { reason: "daemon_link_down" } });
   }
@@ -143,8 +211,20 @@ export async function callDaemon<T = any>(method: string, params: unknown, timeo
   return reply.result as T;
 }
 
-async function handshake(ws: WebSocket, settings: Settings): Promise<void> {
+async function handshake(ws: WebSocket, settings: Settings, key: InstallKey): Promise<void> {
+  const proven = await proveLink(key.key, settings.port, (method, params) => request(ws, method, params, HANDSHAKE_TIMEOUT_MS));
+  if (ws !== socket) return;
+  if (!proven.ok) {
+    refused = proven.kind === "refused";
+    const state = proven.kind === "untrusted" ? "untrusted" : refused ? "version_skew" : "disconnected";
+    setStatus({ state, port: settings.port, error: proven.message, key_id: key.key_id });
+    if (proven.kind === "untrusted") console.warn(`bsk: ${proven.message}`);
+    ws.close(1000, proven.kind === "untrusted" ? "untrusted daemon" : "hello refused");
+    if (proven.kind === "untrusted" && (await refreshedKey(key))) void connect();
+    return;
+  }
   const params: Params<"system.handshake"> = {
+    proof: proven.proof,
     client: EXTENSION_CLIENT,
     version: browser.runtime.getManifest().version,
     protocol_version: PROTOCOL_VERSION,
@@ -171,12 +251,14 @@ async function handshake(ws: WebSocket, settings: Settings): Promise<void> {
   const result = reply.result as Result<"system.handshake">;
   refused = false;
   backoff = BACKOFF_MIN_MS;
+  trusted = ws;
   setStatus({
     state: "connected",
     port: settings.port,
     daemon_version: result.version,
     protocol_version: result.protocol_version,
     skew: result.skew,
+    key_id: key.key_id,
   });
   const beat = () => send(ws, { event: "system.heartbeat", payload: { sessions: allSessions().length } });
   clearInterval(heartbeatTimer);
@@ -195,7 +277,9 @@ function onMessage(ws: WebSocket, text: string): void {
   }
   const { kind, frame } = parsed.value;
   if (kind === "response") awaiting.get(frame.id ?? "")?.(frame);
-  else if (kind === "request") void onRequest(ws, frame);
+  // Requests are served only once the daemon has proven the secret and taken our handshake; before that they
+  // get no answer at all.
+  else if (kind === "request" && ws === trusted) void onRequest(ws, frame);
 }
 
 async function onRequest(ws: WebSocket, frame: RequestFrame): Promise<void> {

@@ -53,7 +53,11 @@ export interface Settings {
   instance_id: string;
 }
 
-export type ConnectionState = "connecting" | "connected" | "version_skew" | "disconnected";
+/**
+ * not_paired: no secret yet (no native messaging host, no pairing code entered), so no connection is tried.
+ * untrusted: something answers on the port but could not prove this install's secret; it gets nothing.
+ */
+export type ConnectionState = "connecting" | "connected" | "version_skew" | "disconnected" | "not_paired" | "untrusted";
 
 export interface ConnectionStatus {
   state: ConnectionState;
@@ -63,6 +67,8 @@ export interface ConnectionStatus {
   protocol_version?: string;
   /** Connected, but the protocol minors differ. */
   skew?: boolean;
+  /** Public name of this browser's pairing key (the daemon's `bsk status` shows its own). */
+  key_id?: string;
   /** Why the last attempt failed, for the popup. */
   error?: string;
   since: number;
@@ -80,7 +86,11 @@ export interface SessionState {
 }
 
 /** Messages from extension pages (popup, connect page) to the service worker. */
-export type PageMessage = { type: "reconnect" } | { type: "stop_session"; session_id: string };
+export type PageMessage =
+  | { type: "reconnect" }
+  | { type: "stop_session"; session_id: string }
+  | { type: "pair"; code: string }
+  | { type: "unpair" };
 
 export function validPort(value: unknown): number | null {
   const n = typeof value === "string" ? Number(value.trim()) : value;

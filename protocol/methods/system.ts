@@ -3,12 +3,33 @@ import { type Effect, BrowserInfo, method, SessionInfo } from "../define.ts";
 
 /** Daemon status, browser registry, extension handshake and cancellation. */
 export const systemMethods = {
+  "system.hello": method({
+    owner: "daemon",
+    scope: "none",
+    description: "First frame from the extension: a nonce the daemon must MAC with this install's secret (protocol/trust.ts).",
+    params: () =>
+      z.object({
+        protocol_version: z.string(),
+        nonce: z.string().min(32).max(64),
+      }),
+    result: () =>
+      z.object({
+        server: z.string(),
+        protocol_version: z.string(),
+        nonce: z.string(),
+        /** HMAC(secret, daemon proof transcript); the extension sends nothing more unless it checks out. */
+        proof: z.string(),
+      }),
+  }),
+
   "system.handshake": method({
     owner: "daemon",
     scope: "none",
-    description: "First frame from the extension: who it is and which sessions it still holds.",
+    description: "After system.hello: the extension's own proof, who it is and which sessions it still holds.",
     params: () =>
       z.object({
+        /** HMAC(secret, extension proof transcript) over the hello's nonces. */
+        proof: z.string(),
         client: z.string(),
         version: z.string(),
         protocol_version: z.string(),
@@ -42,6 +63,40 @@ export const systemMethods = {
       }),
   }),
 
+  "system.pair_begin": method({
+    owner: "daemon",
+    scope: "none",
+    description: "Pairing, first frame instead of system.hello: burns the pending code and proves it (protocol/trust.ts).",
+    params: () => z.object({ protocol_version: z.string(), nonce: z.string().min(32).max(64) }),
+    result: () => z.object({ protocol_version: z.string(), nonce: z.string(), proof: z.string() }),
+  }),
+
+  "system.pair_finish": method({
+    owner: "daemon",
+    scope: "none",
+    description: "Pairing: the extension proves the code; the daemon answers with the secret sealed under it, then closes.",
+    params: () => z.object({ proof: z.string() }),
+    result: () => z.object({ sealed_secret: z.string(), key_id: z.string() }),
+  }),
+
+  "system.pairing_code": method({
+    owner: "daemon",
+    scope: "none",
+    description: "Print a one-use pairing code for the extension's popup (when native messaging is not available).",
+    params: () => z.object({}),
+    result: () =>
+      z.object({
+        code: z.string(),
+        expires_at: z.string(),
+        expires_in_ms: z.number().int(),
+        ws_port: z.number().int(),
+      }),
+    cli: {
+      words: ["daemon", "pair"],
+      examples: ["bsk daemon pair   # then type the code into the bsk popup's Pairing field"],
+    },
+  }),
+
   "system.status": method({
     owner: "daemon",
     scope: "none",
@@ -58,6 +113,8 @@ export const systemMethods = {
           home: z.string(),
           socket: z.string(),
           ws_port: z.number().int(),
+          /** Public name of this install's secret; the popup of a paired extension shows the same. */
+          key_id: z.string(),
         }),
         browsers: z.array(BrowserInfo()),
         sessions: z.array(SessionInfo()),
@@ -111,7 +168,11 @@ export const systemMethods = {
 
 /** Effect class of each method above; the compiler checks it names every one of them. */
 export const systemEffects: Record<keyof typeof systemMethods, Effect> = {
+  "system.hello": "ControlPlane",
   "system.handshake": "ControlPlane",
+  "system.pair_begin": "ControlPlane",
+  "system.pair_finish": "ControlPlane",
+  "system.pairing_code": "ControlPlane",
   "system.status": "ControlPlane",
   "system.shutdown": "ControlPlane",
   "system.allow_extension": "ControlPlane",

@@ -50,6 +50,9 @@ export const TEST_DURATIONS: Record<string, string> = {
   BSK_BROWSER_WAIT_MS: "15000",
   BSK_READOPT_WAIT_MS: "15000",
   BSK_OWNER_POLL_MS: "100",
+  // The daemon must not register its native messaging host with the machine's real browsers; each world
+  // registers it for its own profile directory instead (bsk native install --profile-dir).
+  BSK_NATIVE_HOST: "off",
 };
 
 export interface WorldOptions {
@@ -107,6 +110,10 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
 
   const started = await bsk(["daemon", "start", "--port", String(port)]);
   if (started.code !== 0) throw new Error(`daemon start failed: ${started.stderr}`);
+  // Trust is bootstrapped for real: the extension fetches this home's secret through native messaging.
+  const profileDir = join(home, "profile");
+  const native = await bsk(["native", "install", "--profile-dir", profileDir]);
+  if (native.code !== 0) throw new Error(`native install failed: ${native.stderr}`);
 
   if (opts.prefs) {
     mkdirSync(join(home, "profile/Default"), { recursive: true });
@@ -115,7 +122,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   const connectUrl = `chrome-extension://${EXTENSION_ID}/connect.html?port=${port}&label=e2e`;
   const browser = await launchChromium({
     extensionDir: EXTENSION_DIR,
-    profileDir: join(home, "profile"),
+    profileDir,
     urls: [connectUrl],
     cdp: true,
   });

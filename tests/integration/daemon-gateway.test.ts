@@ -1,10 +1,13 @@
 /** The extension link: who may connect, the handshake, malformed frames, liveness, reconnects. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { PROTOCOL_VERSION } from "../../protocol/version.ts";
 import { removeHome, startDaemon, startSession, withSession, type TestDaemon } from "./harness.ts";
 import { Peer } from "./peer.ts";
 
 const OTHER_ID = "abcdefghijklmnopabcdefghijklmnop";
+/** Same major as ours, another minor. */
+const SKEWED = `${PROTOCOL_VERSION.split(".")[0]}.7`;
 
 /** A raw upgrade request, so the test sees the HTTP status a refused WebSocket gets. */
 async function upgradeStatus(port: number, path: string, origin?: string): Promise<{ status: number; body: string }> {
@@ -69,7 +72,7 @@ describe("gateway", () => {
     expect(r.allowed).toEqual([EXTENSION_ID, OTHER_ID]);
     const config = JSON.parse(await Bun.file(d.paths.config).text());
     expect(config.allowed_extensions).toEqual([OTHER_ID]);
-    const peer = await Peer.start({ port: d.port, origin: `chrome-extension://${OTHER_ID}` });
+    const peer = await Peer.start({ port: d.port, secret: d.secret, origin: `chrome-extension://${OTHER_ID}` });
     peer.close();
     await peer.closed;
   });
@@ -82,13 +85,13 @@ describe("gateway", () => {
   });
 
   test("a non-handshake first frame gets protocol_error; the link still accepts the handshake", async () => {
-    const peer = await Peer.connect({ port: d.port });
+    const peer = await Peer.connect({ port: d.port, secret: d.secret });
     peer.send({ event: "system.heartbeat", payload: {} });
     const err = await peer.unmatched.next();
     expect(err.error?.code).toBe("protocol_error");
-    expect(err.error?.message).toContain("system.handshake");
+    expect(err.error?.message).toContain("system.hello");
     const r = await peer.handshake();
-    expect(r.result).toMatchObject({ server: "bsk-daemon", protocol_version: "1.0", skew: false, heartbeat_ms: 1000 });
+    expect(r.result).toMatchObject({ server: "bsk-daemon", protocol_version: PROTOCOL_VERSION, skew: false, heartbeat_ms: 1000 });
     peer.close();
   });
 
@@ -111,19 +114,19 @@ describe("gateway", () => {
   });
 
   test("a different protocol major is refused with version_too_old naming both, then closed", async () => {
-    const peer = await Peer.connect({ port: d.port, protocolVersion: "2.0" });
+    const peer = await Peer.connect({ port: d.port, secret: d.secret, protocolVersion: "3.0" });
     const r = await peer.handshake();
     expect(r.error?.code).toBe("version_too_old");
-    expect(r.error?.data).toEqual({ daemon_protocol: "1.0", extension_protocol: "2.0" });
+    expect(r.error?.data).toMatchObject({ reason: "daemon_too_old", daemon_protocol: PROTOCOL_VERSION, extension_protocol: "3.0" });
     expect((await peer.closed).code).toBe(4002);
   });
 
   test("a different minor is accepted and shown as skew", async () => {
-    const peer = await d.peer({ protocolVersion: "1.7", label: "skewed" });
+    const peer = await d.peer({ protocolVersion: SKEWED, label: "skewed" });
     const c = await d.client();
     const { browsers } = await c.call("browser.list");
     const b = browsers.find((x: any) => x.instance_id === peer.instanceId);
-    expect(b).toMatchObject({ label: "skewed", protocol_version: "1.7", skew: true, name: "Chromium", sessions: 0 });
+    expect(b).toMatchObject({ label: "skewed", protocol_version: SKEWED, skew: true, name: "Chromium", sessions: 0 });
     peer.close();
     await peer.closed;
   });
@@ -132,7 +135,7 @@ describe("gateway", () => {
     const first = await d.peer({ label: "twice" });
     const c = await d.client();
     const s = await startSession(c, { browser: first.instanceId });
-    const second = await Peer.start({ port: d.port, instanceId: first.instanceId, label: "twice", sessions: [...first.sessions.values()] });
+    const second = await Peer.start({ port: d.port, secret: d.secret, instanceId: first.instanceId, label: "twice", sessions: [...first.sessions.values()] });
     expect((await first.closed).code).toBe(4003);
     const { browsers } = await c.call("browser.list");
     expect(browsers.filter((b: any) => b.instance_id === first.instanceId)).toHaveLength(1);
@@ -172,7 +175,7 @@ describe("browser liveness", () => {
       const stray = { session_id: "zzzz", window_id: 1, tab_ids: [1], current_tab_id: 1 };
       peer.close();
       await peer.closed;
-      const back = await Peer.connect({ port: d.port, instanceId: peer.instanceId, sessions: [...peer.sessions.values(), stray] });
+      const back = await Peer.connect({ port: d.port, secret: d.secret, instanceId: peer.instanceId, sessions: [...peer.sessions.values(), stray] });
       const hs = await back.handshake();
       expect(hs.result.adopted).toEqual([s]);
       expect(hs.result.ended).toEqual([{ session_id: "zzzz", reason: "not_adoptable" }]);
@@ -187,7 +190,7 @@ describe("browser liveness", () => {
     await withSession({ env: { BSK_RECONNECT_GRACE_MS: "5000" } }, async ({ d, peer, c, s }) => {
       peer.close();
       await peer.closed;
-      const back = await Peer.connect({ port: d.port, instanceId: peer.instanceId, sessions: [] });
+      const back = await Peer.connect({ port: d.port, secret: d.secret, instanceId: peer.instanceId, sessions: [] });
       expect((await back.handshake()).result.adopted).toEqual([]);
       back.event("session.ended", { session_id: s, reason: "window_closed", lost_tab_ids: [3] });
       await back.barrier();

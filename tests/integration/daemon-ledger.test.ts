@@ -91,7 +91,7 @@ describe("a daemon killed mid-call", () => {
 
     const second = await startDaemon({ home, port, subprocess: true });
     try {
-      const back = await Peer.start({ port, instanceId: peer.instanceId, sessions: [...peer.sessions.values()] });
+      const back = await Peer.start({ port, secret: second.secret, instanceId: peer.instanceId, sessions: [...peer.sessions.values()] });
       const c2 = await second.client();
       const ops = await c2.call("ops", { session_id: s });
       expect(ops.ops).toEqual([

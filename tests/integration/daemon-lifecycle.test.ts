@@ -109,7 +109,7 @@ describe("restart", () => {
       // Before the browser is back the session is still listed as live.
       expect((await c2.call("session.list")).sessions.find((x: any) => x.session_id === s)?.state).toBe("live");
       const stray = { session_id: "zzzz", window_id: 9, tab_ids: [90], current_tab_id: 90 };
-      const back = await Peer.connect({ port, instanceId: peer.instanceId, sessions: [...peer.sessions.values(), stray] });
+      const back = await Peer.connect({ port, secret: second.secret, instanceId: peer.instanceId, sessions: [...peer.sessions.values(), stray] });
       const hs = await back.handshake();
       expect(hs.result).toMatchObject({ adopted: [s], ended: [{ session_id: "zzzz", reason: "not_adoptable" }] });
       const call = c2.request("tab.list", { session_id: s });

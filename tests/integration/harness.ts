@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { homePaths, type DaemonInfo, type HomePaths } from "../../daemon/home.ts";
 import { runDaemon, type RunOutcome } from "../../daemon/main.ts";
+import { ensureSecret } from "../../daemon/trust/secret.ts";
 import { IpcClient } from "./ipc-client.ts";
 import { Peer, type PeerOptions } from "./peer.ts";
 
@@ -22,6 +23,8 @@ export const TEST_ENV: Record<string, string> = {
   BSK_OWNER_POLL_MS: "20",
   BSK_SESSION_IDLE_MS: "60000",
   BSK_DAEMON_IDLE_MS: "60000",
+  // In-process daemons share the test runner's HOME: never register native hosts with the real browsers.
+  BSK_NATIVE_HOST: "off",
 };
 
 export async function freePort(): Promise<number> {
@@ -40,6 +43,8 @@ export interface TestDaemon {
   port: number;
   paths: HomePaths;
   info: DaemonInfo;
+  /** This home's install secret ($BSK_HOME/trust.key), for peers that prove it. */
+  secret: Uint8Array;
   /** Resolves when the daemon stops (in-process: its RunOutcome; subprocess: its exit code). */
   done: Promise<RunOutcome | number>;
   client(): Promise<IpcClient>;
@@ -89,11 +94,13 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
     info = first;
   }
 
+  const secret = ensureSecret(paths.secret, home).bytes;
   return {
     home,
     port,
     paths,
     info,
+    secret,
     done,
     proc,
     async client() {
@@ -102,7 +109,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
       return c;
     },
     async peer(p = {}) {
-      const peer = await Peer.start({ ...p, port });
+      const peer = await Peer.start({ secret, ...p, port });
       peers.push(peer);
       return peer;
     },

@@ -1,9 +1,11 @@
 /**
- * A scripted extension: connects to the daemon's gateway like the real service worker, handshakes, and
- * answers the daemon's requests. Requests other than session.open/close and cancel are held until the
+ * A scripted extension: connects to the daemon's gateway like the real service worker, proves the install's
+ * secret (system.hello, then system.handshake with its proof; protocol/trust.ts), and answers the daemon's requests. Requests other than session.open/close and cancel are held until the
  * test replies to them, so ordering tests never depend on timing.
  */
+import { createHmac } from "node:crypto";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { LABELS, NONCE_BYTES, randomBase64url, toBase64url, transcript } from "../../protocol/trust.ts";
 import { PROTOCOL_VERSION } from "../../protocol/version.ts";
 import { AsyncQueue } from "./async-queue.ts";
 import type { Reply } from "./ipc-client.ts";
@@ -25,6 +27,8 @@ export interface PeerOptions {
   sessions?: ReportedSession[];
   /** Answer session.open / session.close by itself (default true). */
   autoSession?: boolean;
+  /** This install's secret (TestDaemon.secret); without it the peer cannot prove itself and is refused. */
+  secret?: Uint8Array;
 }
 
 export interface Incoming {
@@ -89,8 +93,19 @@ export class Peer {
     return peer;
   }
 
-  handshake(overrides: Record<string, unknown> = {}): Promise<Reply> {
+  /** Whether the daemon proved the secret in its hello (checked like the real extension does). */
+  daemonProven = false;
+
+  /** system.hello, then system.handshake with this peer's proof (a wrong one without the secret). */
+  async handshake(overrides: Record<string, unknown> = {}): Promise<Reply> {
+    const nonceE = randomBase64url(NONCE_BYTES);
+    const hello = await this.request("system.hello", { protocol_version: this.opts.protocolVersion ?? PROTOCOL_VERSION, nonce: nonceE });
+    if (hello.error) return hello;
+    const nonceD = String(hello.result.nonce);
+    const mac = (label: string) => toBase64url(createHmac("sha256", this.opts.secret ?? new Uint8Array(32)).update(transcript(label, this.opts.port, nonceE, nonceD)).digest());
+    this.daemonProven = !!this.opts.secret && hello.result.proof === mac(LABELS.daemonProof);
     return this.request("system.handshake", {
+      proof: mac(LABELS.extensionProof),
       client: "bsk-extension",
       version: "0.1.0",
       protocol_version: this.opts.protocolVersion ?? PROTOCOL_VERSION,

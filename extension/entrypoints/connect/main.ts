@@ -1,6 +1,6 @@
 /**
  * Test hook: connect.html?port=NNNN[&label=XYZ][&close=1] stores the port (and label), tells the service worker
- * to reconnect now, and shows "connecting to NNNN", then "connected". Tests use it instead of the popup.
+ * to reconnect now, and shows "connecting to NNNN", then "connected" (or "not paired: …" / "untrusted: …"). Tests use it instead of the popup.
  * The page title mirrors the text, so a test can read it from the tab list.
  */
 import { browser } from "wxt/browser";
@@ -35,6 +35,8 @@ async function main(): Promise<void> {
       if (q.get("close") === "1") void closeThisTab();
     } else if (s.state === "version_skew") {
       show(`version skew: ${s.error ?? "the daemon refused this extension's protocol"}`);
+    } else if (s.state === "not_paired" || s.state === "untrusted") {
+      show(`${s.state.replace("_", " ")}: ${s.error ?? ""}`);
     }
   };
   browser.storage.session.onChanged.addListener((changes) => {

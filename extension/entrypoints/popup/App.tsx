@@ -20,6 +20,8 @@ const STATE_TEXT: Record<ConnectionStatus["state"], string> = {
   connecting: "Connecting",
   version_skew: "Version skew",
   disconnected: "Disconnected",
+  not_paired: "Not paired",
+  untrusted: "Untrusted daemon",
 };
 
 function EditField(props: { label: string; value: string; save: (text: string) => string | null }) {

@@ -1,0 +1,161 @@
+/**
+ * The extension link before its handshake: the mutual proof of this install's secret (protocol/trust.ts), and
+ * pairing by code. Nothing else is served to a link that has not proven the secret: it gets no browser entry, so no
+ * session, request or event ever reaches it. Every failure closes the link; secrets and MACs are never logged.
+ */
+import type { ServerWebSocket } from "bun";
+import { METHODS } from "../../protocol/catalog.ts";
+import { BskError, toErrorBody } from "../../protocol/errors.ts";
+import { encodeFrame, type Frame, type RequestFrame } from "../../protocol/frames.ts";
+import { NONCE_BYTES, randomBase64url } from "../../protocol/trust.ts";
+import { checkCompatibility, DAEMON_NAME, PROTOCOL_VERSION } from "../../protocol/version.ts";
+import type { Logger } from "../log.ts";
+import { versionRefusal } from "../version-refusal.ts";
+import type { PairingCodes } from "./pairing-codes.ts";
+import { checkExtensionProof, checkPairExtensionProof, daemonProof, pairDaemonProof, sealSecret, type Nonces } from "./proofs.ts";
+import type { InstallSecret } from "./secret.ts";
+
+export interface TrustDeps {
+  log: Logger;
+  secret: InstallSecret;
+  pairing: PairingCodes;
+}
+
+/** Per link, before its handshake. */
+export interface LinkTrust {
+  /** The gateway's port, as the extension dialed it (part of every transcript). */
+  port: number;
+  hello?: Nonces;
+  pairing?: { key: Uint8Array; nonces: Nonces };
+}
+
+export const TRUST_CLOSE = {
+  untrusted: 4005,
+  paired: 4006,
+  pairingFailed: 4007,
+} as const;
+
+interface TrustWsData {
+  extensionId: string;
+  trust: LinkTrust;
+}
+type Ws = ServerWebSocket<TrustWsData>;
+
+function send(ws: Ws, frame: object): void {
+  try {
+    ws.send(encodeFrame(frame));
+  } catch {}
+}
+
+function refuse(ws: Ws, id: string | number | null, err: BskError, close?: { code: number; reason: string }): undefined {
+  send(ws, { id, error: toErrorBody(err) });
+  if (close) ws.close(close.code, close.reason);
+  return undefined;
+}
+
+function parse<M extends "system.hello" | "system.handshake" | "system.pair_begin" | "system.pair_finish">(
+  method: M,
+  frame: RequestFrame,
+): { ok: true; params: any } | { ok: false; err: BskError } {
+  const r = METHODS[method].params().safeParse(frame.params ?? {});
+  if (r.success) return { ok: true, params: r.data };
+  const issue = r.error.issues[0];
+  return { ok: false, err: new BskError("invalid_params", `${method}: params.${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`) };
+}
+
+/** version_too_old (and close) unless the peer's protocol major is ours. */
+function versionRefused(ws: Ws, frame: RequestFrame, deps: TrustDeps): boolean {
+  const theirs = (frame.params as { protocol_version?: unknown } | undefined)?.protocol_version;
+  const compat = checkCompatibility(PROTOCOL_VERSION, theirs);
+  if (compat.ok) return false;
+  deps.log.warn("extension refused: protocol version", { extension_protocol: theirs, daemon_protocol: PROTOCOL_VERSION });
+  refuse(ws, frame.id, versionRefusal(String(theirs)), { code: 4002, reason: "version_too_old" });
+  return true;
+}
+
+/**
+ * A frame on a link that has not handshaken. Returns the handshake request once its proof checks out (the
+ * caller registers the browser); handles and answers everything else itself.
+ */
+export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestFrame | undefined {
+  if (value.kind !== "request") {
+    return refuse(ws, value.kind === "event" ? null : value.frame.id, new BskError("protocol_error", "the first frame must be a system.hello request"));
+  }
+  const frame = value.frame;
+  const t = ws.data.trust;
+  switch (frame.method) {
+    case "system.hello": {
+      if (versionRefused(ws, frame, deps)) return undefined;
+      const p = parse("system.hello", frame);
+      if (!p.ok) return refuse(ws, frame.id, p.err);
+      if (t.hello || t.pairing) return refuse(ws, frame.id, new BskError("protocol_error", "this link has already said hello"));
+      t.hello = { port: t.port, nonceE: p.params.nonce, nonceD: randomBase64url(NONCE_BYTES) };
+      send(ws, {
+        id: frame.id,
+        result: { server: DAEMON_NAME, protocol_version: PROTOCOL_VERSION, nonce: t.hello.nonceD, proof: daemonProof(deps.secret.bytes, t.hello) },
+      });
+      return undefined;
+    }
+    case "system.handshake": {
+      if (versionRefused(ws, frame, deps)) return undefined;
+      if (!t.hello) return refuse(ws, frame.id, new BskError("protocol_error", "send system.hello before system.handshake"));
+      const proof = (frame.params as { proof?: unknown } | undefined)?.proof;
+      if (!checkExtensionProof(deps.secret.bytes, t.hello, proof)) {
+        deps.log.warn("extension refused: it could not prove this install's secret", { extension: ws.data.extensionId });
+        return refuse(
+          ws,
+          frame.id,
+          new BskError("permission_denied", "the extension could not prove it holds this bsk install's secret", {
+            data: { reason: "untrusted_extension", key_id: deps.secret.keyId },
+          }),
+          { code: TRUST_CLOSE.untrusted, reason: "untrusted extension" },
+        );
+      }
+      t.hello = undefined;
+      return frame;
+    }
+    case "system.pair_begin": {
+      if (versionRefused(ws, frame, deps)) return undefined;
+      const p = parse("system.pair_begin", frame);
+      if (!p.ok) return refuse(ws, frame.id, p.err);
+      if (t.hello || t.pairing) return refuse(ws, frame.id, new BskError("protocol_error", "this link has already said hello"));
+      const key = deps.pairing.take();
+      if (!key) {
+        deps.log.warn("pairing refused: no pending code", { extension: ws.data.extensionId });
+        return refuse(
+          ws,
+          frame.id,
+          new BskError("not_found", "no pairing code is waiting (none was made, it expired, or it was already tried)", {
+            data: { reason: "no_pairing_code" },
+          }),
+          { code: TRUST_CLOSE.pairingFailed, reason: "no pairing code" },
+        );
+      }
+      t.pairing = { key, nonces: { port: t.port, nonceE: p.params.nonce, nonceD: randomBase64url(NONCE_BYTES) } };
+      send(ws, {
+        id: frame.id,
+        result: { protocol_version: PROTOCOL_VERSION, nonce: t.pairing.nonces.nonceD, proof: pairDaemonProof(key, t.pairing.nonces) },
+      });
+      return undefined;
+    }
+    case "system.pair_finish": {
+      const pairing = t.pairing;
+      t.pairing = undefined;
+      if (!pairing) return refuse(ws, frame.id, new BskError("protocol_error", "send system.pair_begin first"));
+      const p = parse("system.pair_finish", frame);
+      if (!p.ok || !checkPairExtensionProof(pairing.key, pairing.nonces, p.params.proof)) {
+        deps.log.warn("pairing refused: the extension did not prove the code", { extension: ws.data.extensionId });
+        return refuse(ws, frame.id, new BskError("permission_denied", "the pairing code did not match", { data: { reason: "pairing_failed" } }), {
+          code: TRUST_CLOSE.pairingFailed,
+          reason: "pairing failed",
+        });
+      }
+      send(ws, { id: frame.id, result: { sealed_secret: sealSecret(pairing.key, pairing.nonces, deps.secret.bytes), key_id: deps.secret.keyId } });
+      deps.log.info("extension paired by code", { extension: ws.data.extensionId, key_id: deps.secret.keyId });
+      ws.close(TRUST_CLOSE.paired, "paired; connect again");
+      return undefined;
+    }
+    default:
+      return refuse(ws, frame.id, new BskError("protocol_error", "the first frame must be a system.hello request"));
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * Trust both ways on the extension link, and who may speak for a session: a peer without this install's secret is
+ * never a browser; pairing by code; a browser's events and replies count only for what it owns.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { LABELS, normalizeCode, randomBase64url, toBase64url, transcript, xorBytes } from "../../protocol/trust.ts";
+import { PROTOCOL_VERSION } from "../../protocol/version.ts";
+import { pairingKeyBytes } from "../../daemon/trust/proofs.ts";
+import { removeHome, startDaemon, startSession, type TestDaemon } from "./harness.ts";
+import { Peer } from "./peer.ts";
+
+const mac = (key: Uint8Array, text: string) => createHmac("sha256", key).update(text).digest();
+
+describe("a peer without the secret", () => {
+  let d: TestDaemon;
+  beforeAll(async () => {
+    d = await startDaemon();
+  });
+  afterAll(async () => {
+    await d.stop();
+    removeHome(d.home);
+  });
+
+  test("is refused at its handshake and closed; it never becomes a browser, so no session can start on it", async () => {
+    const intruder = await Peer.connect({ port: d.port, label: "intruder" });
+    const r = await intruder.handshake();
+    expect(r.error).toMatchObject({ code: "permission_denied", data: { reason: "untrusted_extension" } });
+    expect(intruder.daemonProven).toBe(false);
+    expect((await intruder.closed).code).toBe(4005);
+    const c = await d.client();
+    expect((await c.call("browser.list")).browsers).toEqual([]);
+    const start = await c.request("session.start", { focus: false }, { timeout_ms: 400 });
+    expect(start.error?.code).toBe("no_browser_connected");
+    expect(intruder.requests.all).toEqual([]);
+  });
+
+  test("the daemon proves the secret in its hello, for the port the extension dialed", async () => {
+    const peer = await Peer.connect({ port: d.port, secret: d.secret });
+    const nonceE = randomBase64url(32);
+    const hello = await peer.request("system.hello", { protocol_version: PROTOCOL_VERSION, nonce: nonceE });
+    const expected = mac(d.secret, transcript(LABELS.daemonProof, d.port, nonceE, hello.result.nonce));
+    expect(hello.result.proof).toBe(toBase64url(expected));
+    expect(hello.result.proof).not.toBe(toBase64url(mac(d.secret, transcript(LABELS.daemonProof, d.port + 1, nonceE, hello.result.nonce))));
+    // Nothing but the handshake may follow; a second hello is refused.
+    expect((await peer.request("system.hello", { protocol_version: PROTOCOL_VERSION, nonce: nonceE })).error?.code).toBe("protocol_error");
+    peer.close();
+  });
+
+  test("a handshake without hello, or a replayed proof on another link, is refused", async () => {
+    const a = await Peer.connect({ port: d.port, secret: d.secret });
+    const noHello = await a.request("system.handshake", { proof: "x", client: "bsk-extension", version: "0", protocol_version: PROTOCOL_VERSION, instance_id: "i", browser: { name: "C", version: "1" }, label: "l" });
+    expect(noHello.error?.message).toContain("system.hello");
+    // A proof recorded on one link is worthless on another (fresh daemon nonce).
+    const nonceE = randomBase64url(32);
+    const hello = await a.request("system.hello", { protocol_version: PROTOCOL_VERSION, nonce: nonceE });
+    const proof = toBase64url(mac(d.secret, transcript(LABELS.extensionProof, d.port, nonceE, hello.result.nonce)));
+    const b = await Peer.connect({ port: d.port });
+    await b.request("system.hello", { protocol_version: PROTOCOL_VERSION, nonce: nonceE });
+    const replay = await b.request("system.handshake", { proof, client: "bsk-extension", version: "0", protocol_version: PROTOCOL_VERSION, instance_id: "i", browser: { name: "C", version: "1" }, label: "l" });
+    expect(replay.error?.data?.reason).toBe("untrusted_extension");
+    a.close();
+  });
+});
+
+describe("pairing by code", () => {
+  let d: TestDaemon;
+  beforeAll(async () => {
+    d = await startDaemon({ env: { BSK_PAIRING_TTL_MS: "60000" } });
+  });
+  afterAll(async () => {
+    await d.stop();
+    removeHome(d.home);
+  });
+
+  async function pair(code: string, opts: { wrongProof?: boolean } = {}) {
+    const k = pairingKeyBytes(normalizeCode(code));
+    const peer = await Peer.connect({ port: d.port });
+    const nonceE = randomBase64url(32);
+    const begin = await peer.request("system.pair_begin", { protocol_version: PROTOCOL_VERSION, nonce: nonceE });
+    if (begin.error) return { begin, peer };
+    const t = (label: string) => transcript(label, d.port, nonceE, begin.result.nonce);
+    const daemonProved = begin.result.proof === toBase64url(mac(k, t(LABELS.pairDaemon)));
+    const proof = opts.wrongProof ? toBase64url(mac(k, t(LABELS.pairDaemon))) : toBase64url(mac(k, t(LABELS.pairExtension)));
+    const finish = await peer.request("system.pair_finish", { proof });
+    const secret = finish.result ? xorBytes(Buffer.from(finish.result.sealed_secret, "base64url"), mac(k, t(LABELS.pairSeal))) : undefined;
+    return { begin, finish, daemonProved, secret, peer };
+  }
+
+  test("bsk daemon pair's code gives the install's secret once; then the link closes", async () => {
+    const c = await d.client();
+    const issued = await c.call("system.pairing_code");
+    expect(issued.code).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    expect(issued.ws_port).toBe(d.port);
+    const r = await pair(issued.code.toLowerCase());
+    expect(r.daemonProved).toBe(true);
+    expect(r.secret).toEqual(Buffer.from(d.secret));
+    expect(r.finish?.result.key_id).toBe((await c.call("system.status")).daemon.key_id);
+    expect((await r.peer.closed).code).toBe(4006);
+    // Used: the same code gets nothing.
+    const again = await pair(issued.code);
+    expect(again.begin.error).toMatchObject({ code: "not_found", data: { reason: "no_pairing_code" } });
+  });
+
+  test("a wrong code: the daemon's proof does not check out, and the code is burnt by the attempt", async () => {
+    const c = await d.client();
+    const issued = await c.call("system.pairing_code");
+    const wrong = await pair("AAAA-BBBB-CCCC");
+    expect(wrong.daemonProved).toBe(false);
+    expect(wrong.finish?.error?.data?.reason).toBe("pairing_failed");
+    expect((await pair(issued.code)).begin.error?.data?.reason).toBe("no_pairing_code");
+  });
+
+  test("an extension that cannot prove the code gets no secret", async () => {
+    const c = await d.client();
+    const issued = await c.call("system.pairing_code");
+    const r = await pair(issued.code, { wrongProof: true });
+    expect(r.finish?.error?.data?.reason).toBe("pairing_failed");
+    expect(r.secret).toBeUndefined();
+  });
+
+  test("the secret is never logged", async () => {
+    await d.stop();
+    const log = readFileSync(d.paths.log, "utf8");
+    expect(log).toContain("extension paired by code");
+    expect(log).not.toContain(toBase64url(d.secret));
+    d = await startDaemon({ home: d.home });
+  });
+});
+
+describe("a browser speaks only for its own sessions", () => {
+  test("events and replies from a second browser about a session it does not own are dropped and logged", async () => {
+    const d = await startDaemon();
+    try {
+      const owner = await d.peer({ label: "owner" });
+      const other = await d.peer({ label: "other" });
+      const c = await d.client();
+      const s = await startSession(c, { browser: owner.instanceId });
+
+      // The other browser claims the session ended and answers the owner's request.
+      other.event("session.ended", { session_id: s, reason: "window_closed", lost_tab_ids: [] });
+      other.event("navigation", { session_id: s, tab_id: 1, url: "https://evil.example/" });
+      const call = c.request("tab.list", { session_id: s });
+      const held = await owner.next("tab.list");
+      other.send({ id: held.id, result: { current_tab_id: 666, tabs: [] } });
+      await other.barrier();
+      held.reply({ current_tab_id: 1000, tabs: [] });
+      expect((await call).result.current_tab_id).toBe(1000);
+      const { sessions } = await c.call("session.list");
+      expect(sessions.find((x: any) => x.session_id === s)).toMatchObject({ state: "live" });
+      const events = await c.call("events", { session_id: s });
+      expect(JSON.stringify(events)).not.toContain("evil.example");
+
+      await c.call("session.stop", { session_id: s });
+      await d.stop();
+      const lines = readFileSync(d.paths.log, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const dropped = lines.filter((l) => l.level === "warn" && l.browser === other.instanceId);
+      expect(dropped.map((l) => l.msg)).toEqual([
+        "dropped an event for a session this browser connection does not own",
+        "dropped an event for a session this browser connection does not own",
+        "dropped a response to a request this browser connection was never sent",
+      ]);
+    } finally {
+      removeHome(d.home);
+    }
+  });
+
+  test("a replaced connection's late events are dropped; the new connection serves the session", async () => {
+    const d = await startDaemon();
+    try {
+      const first = await d.peer();
+      const c = await d.client();
+      const s = await startSession(c, { browser: first.instanceId });
+      const second = await Peer.start({ port: d.port, secret: d.secret, instanceId: first.instanceId, sessions: [...first.sessions.values()] });
+      // The old socket may still deliver a frame before its close lands: it must not end the session.
+      first.event("session.ended", { session_id: s, reason: "window_closed", lost_tab_ids: [] });
+      expect((await first.closed).code).toBe(4003);
+      await second.barrier();
+      const call = c.request("tab.list", { session_id: s });
+      (await second.next("tab.list")).reply({ current_tab_id: 7, tabs: [] });
+      expect((await call).result.current_tab_id).toBe(7);
+      second.close();
+    } finally {
+      await d.stop();
+      removeHome(d.home);
+    }
+  });
+});

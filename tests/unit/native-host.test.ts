@@ -1,0 +1,115 @@
+/** The native messaging host: Chrome's framing, who gets an answer, and the manifests bsk registers. */
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { AllowList } from "../../daemon/allow-list.ts";
+import { homePaths } from "../../daemon/home.ts";
+import { answer, callerAllowed, decodeNativeMessage, encodeNativeMessage } from "../../daemon/native-host/host.ts";
+import { HOST_NAME, launcherPath, manifestPath, registerNativeHost, unregisterNativeHost } from "../../daemon/native-host/register.ts";
+import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { fromBase64url } from "../../protocol/trust.ts";
+
+function tmp(): string {
+  return mkdtempSync("/tmp/bsk-native-");
+}
+
+describe("framing", () => {
+  test("a 4-byte little-endian length, then JSON; partial input waits for the rest", () => {
+    const bytes = encodeNativeMessage({ type: "get_secret" });
+    expect(new DataView(bytes.buffer).getUint32(0, true)).toBe(bytes.length - 4);
+    expect(decodeNativeMessage(bytes.subarray(0, 3))).toBeUndefined();
+    expect(decodeNativeMessage(bytes.subarray(0, bytes.length - 1))).toBeUndefined();
+    expect(decodeNativeMessage(bytes)?.value).toEqual({ type: "get_secret" });
+    const huge = new Uint8Array(8);
+    new DataView(huge.buffer).setUint32(0, 1 << 30, true);
+    expect(() => decodeNativeMessage(huge)).toThrow("too large");
+  });
+});
+
+describe("answers", () => {
+  test("only our extension ids are callers", () => {
+    const home = tmp();
+    try {
+      const allow = new AllowList(join(home, "config.json"));
+      expect(callerAllowed(`chrome-extension://${EXTENSION_ID}/`, allow)).toBe(true);
+      expect(callerAllowed(`chrome-extension://${"a".repeat(32)}/`, allow)).toBe(false);
+      expect(callerAllowed(undefined, allow)).toBe(false);
+      expect(callerAllowed("https://evil.example/", allow)).toBe(false);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test("get_secret makes the home's secret once and returns it; unknown requests are refused", () => {
+    const home = tmp();
+    try {
+      const paths = homePaths(home);
+      const a = answer({ type: "get_secret" }, paths);
+      expect(a.ok).toBe(true);
+      expect(fromBase64url(a.secret)?.length).toBe(32);
+      expect(answer({ type: "get_secret" }, paths).secret).toBe(a.secret);
+      expect(readFileSync(paths.secret, "utf8").trim()).toBe(a.secret as string);
+      expect(answer({ type: "other" }, paths).ok).toBe(false);
+      expect(answer(null, paths).ok).toBe(false);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("registration", () => {
+  test("a profile directory gets a manifest naming a launcher that fixes BSK_HOME; uninstall removes it", () => {
+    const home = tmp();
+    const fakeHome = tmp();
+    try {
+      const paths = homePaths(home);
+      const profile = join(fakeHome, "profile");
+      const done = registerNativeHost({ paths, mode: "explicit", explicitRoots: [profile], env: { HOME: fakeHome } });
+      // --profile-dir alone: the default browser directories are left alone.
+      expect(done.map((r) => r.manifest)).toEqual([manifestPath(profile)]);
+      const manifest = JSON.parse(readFileSync(manifestPath(profile), "utf8"));
+      expect(manifest).toMatchObject({ name: HOST_NAME, type: "stdio", path: launcherPath(paths), allowed_origins: [`chrome-extension://${EXTENSION_ID}/`] });
+      const launcher = readFileSync(launcherPath(paths), "utf8");
+      expect(launcher.startsWith("#!/bin/sh\n")).toBe(true);
+      expect(launcher).toContain(`BSK_HOME='${home}' exec `);
+      expect(launcher).toContain(' native-host "$@"');
+      expect(statSync(launcherPath(paths)).mode & 0o777).toBe(0o700);
+      expect(registerNativeHost({ paths, mode: "explicit", explicitRoots: [profile], env: { HOME: fakeHome } })[0]!.state).toBe("kept");
+
+      expect(unregisterNativeHost({ paths, explicitRoots: [profile], env: { HOME: fakeHome } })).toEqual([manifestPath(profile)]);
+      expect(existsSync(manifestPath(profile))).toBe(false);
+      expect(existsSync(launcherPath(paths))).toBe(false);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+      rmSync(fakeHome, { recursive: true, force: true });
+    }
+  });
+
+  test("auto (daemon start): only browsers whose directory exists, never over another live bsk home's manifest", () => {
+    const home = tmp();
+    const otherHome = tmp();
+    const fakeHome = tmp();
+    try {
+      const env = { HOME: fakeHome, XDG_CONFIG_HOME: join(fakeHome, ".config") };
+      const chromium = join(fakeHome, ".config/chromium");
+      const chrome = join(fakeHome, ".config/google-chrome");
+      mkdirSync(chromium, { recursive: true });
+      mkdirSync(chrome, { recursive: true });
+      // Chrome is already registered by another bsk home whose launcher exists.
+      registerNativeHost({ paths: homePaths(otherHome), mode: "explicit", explicitRoots: [chrome], env });
+      const done = registerNativeHost({ paths: homePaths(home), mode: "auto", env });
+      expect(done.find((r) => r.browser === "chromium")?.state).toBe("written");
+      expect(done.find((r) => r.browser === "chrome")?.state).toBe("skipped");
+      expect(done.some((r) => r.browser === "brave")).toBe(false);
+      expect(JSON.parse(readFileSync(manifestPath(chrome), "utf8")).path).toBe(launcherPath(homePaths(otherHome)));
+      // A stale manifest (its launcher is gone) is taken over.
+      rmSync(launcherPath(homePaths(otherHome)));
+      expect(registerNativeHost({ paths: homePaths(home), mode: "auto", env }).find((r) => r.browser === "chrome")?.state).toBe("written");
+      // explicit install takes over whatever is there
+      writeFileSync(manifestPath(chromium), JSON.stringify({ path: "/bin/true" }));
+      expect(registerNativeHost({ paths: homePaths(home), mode: "explicit", env }).find((r) => r.browser === "chromium")?.state).toBe("written");
+    } finally {
+      for (const d of [home, otherHome, fakeHome]) rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
