@@ -3,6 +3,7 @@
  * own params instead of parsing argv: the frame's meta (trace id, deadline, op id for mutations) and cancellation
  * by an AbortSignal, which sends `cancel` on the same connection as Ctrl-C does for the CLI.
  */
+import { BskError } from "../protocol/errors.ts";
 import { call, nextRequestId, type Connection, type Reply } from "./daemon-client.ts";
 import { GRACE_MS } from "./plan.ts";
 
@@ -23,6 +24,9 @@ export async function request(conn: Connection, method: string, params: Record<s
   const traceId = crypto.getRandomValues(new Uint32Array(1))[0]!.toString(16).padStart(8, "0");
   const meta: Record<string, unknown> = { trace_id: traceId, timeout_ms: timeoutMs, client_pid: process.pid };
   if (opts.opId) meta.op_id = opts.opId;
+  if (opts.signal?.aborted) {
+    return { ok: false, interrupted: true, error: new BskError("cancelled", "cancelled before it was sent", { data: { confirmed: true } }) };
+  }
   const cancel = () => conn.write(`${JSON.stringify({ id: `${id}.cancel`, method: "cancel", params: { id } })}\n`);
   opts.signal?.addEventListener("abort", cancel, { once: true });
   try {

@@ -100,6 +100,33 @@ describe("bsk mcp", () => {
     expect(await until("the session to end", () => endReason(session))).toBe("stopped");
   });
 
+  test("a call the client cancels is cancelled in the daemon and the browser too", async () => {
+    const { client } = await connect();
+    try {
+      const session = json(await callOk(client, "session_start", { focus: false })).session_id;
+      await callOk(client, "navigate", { session_id: session, url: w.fixtures.url("/shop.html") });
+      // The fixture server holds this page, so the navigation is certainly in flight when the client cancels.
+      const abort = new AbortController();
+      const args = { session_id: session, url: w.fixtures.url("/hold/mcp-cancel"), op_id: "mcp-e2e-cancel" };
+      const navigating = client.callTool({ name: "navigate", arguments: args }, undefined, { signal: abort.signal });
+      await w.fixtures.seen("/hold/mcp-cancel");
+      abort.abort();
+      await expect(navigating).rejects.toThrow();
+      const op = await until("the daemon to settle the cancelled op", async () => {
+        const { ops } = await w.ok(["ops", "--session", session]);
+        const o = ops.find((x: any) => x.op_id === "mcp-e2e-cancel");
+        return o && o.state !== "reserved" ? o : undefined;
+      });
+      expect(op.state).not.toBe("executed");
+      // Had the navigation not been cancelled, this call would wait behind it in the session's queue.
+      const r = await client.callTool({ name: "tab_list", arguments: { session_id: session } }, undefined, { timeout: 10_000 });
+      expect(r.isError).toBeFalsy();
+    } finally {
+      w.fixtures.release("mcp-cancel");
+      await client.close();
+    }
+  });
+
   test("upload and download move files through the server, with paths relative to its working directory", async () => {
     const dir = mkdtempSync("/tmp/bsk-mcp-files-");
     writeFileSync(`${dir}/cv.txt`, "hello cv\n");
