@@ -13,6 +13,7 @@ import { APP_VERSION, checkCompatibility, PROTOCOL_VERSION } from "../../protoco
 import { reachDaemon, type Connection, type Reply } from "../daemon-client.ts";
 import type { Outcome } from "../output.ts";
 import { request } from "../request.ts";
+import { readLogTail, refusalSince } from "./doctor-log.ts";
 import { renderDoctor, type Check, type DoctorReport } from "./doctor-report.ts";
 import { skillCheck } from "./doctor-skill.ts";
 
@@ -65,7 +66,8 @@ export function noBrowserHint(port: unknown): string {
   return (
     `Load the bsk extension: open chrome://extensions, turn on Developer mode, click "Load unpacked" and choose ` +
     `${extensionDir()} (extension id ${EXTENSION_ID}). If it is loaded, open its popup: it must say Connected ` +
-    `(this daemon listens on 127.0.0.1:${String(port)}).`
+    `(this daemon listens on 127.0.0.1:${String(port)}); if it says Not paired, run bsk daemon pair and type the ` +
+    `code into its Pairing field.`
   );
 }
 
@@ -122,14 +124,14 @@ class Doctor {
       }
       return { value: d, detail };
     });
-    const browser = daemon ? await this.hop("browser", () => this.browser(daemon.ws_port)) : undefined;
+    const browser = daemon ? await this.hop("browser", () => this.browser(daemon.ws_port, daemon.started_at)) : undefined;
     if (daemon && browser) await this.hop("protocol", async () => protocolCheck(daemon.protocol_version, browser));
     await this.hop("skill", async () => skillCheck(this.env));
     if (daemon && browser) await this.roundTrip(browser);
     this.conn?.close();
   }
 
-  private async browser(port: unknown) {
+  private async browser(port: unknown, daemonStartedAt: string) {
     const waitMs = Number(this.env.BSK_DOCTOR_BROWSER_WAIT_MS ?? DEFAULT_BROWSER_WAIT_MS);
     const deadline = performance.now() + (Number.isFinite(waitMs) ? waitMs : DEFAULT_BROWSER_WAIT_MS);
     const wanted = typeof this.params.browser === "string" ? this.params.browser : undefined;
@@ -147,6 +149,8 @@ class Doctor {
             hint: `Connected: ${browsers.map((b) => `${b.instance_id} (${b.label})`).join(", ")}.`,
           });
         }
+        const refused = refusalSince(readLogTail(this.paths.log), daemonStartedAt);
+        if (refused) throw refused;
         throw new BskError("no_browser_connected", `no browser connected within ${Math.round(waitMs / 100) / 10} s`, { hint: noBrowserHint(port) });
       }
       await Bun.sleep(BROWSER_POLL_MS);

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { Peer } from "../integration/peer.ts";
 import { BSK, freePort, startWorld, TEST_DURATIONS, type Run, type World } from "./harness.ts";
 
 const HOPS = ["daemon", "browser", "protocol", "skill", "session_start", "navigate", "snapshot", "click", "verify", "session_stop"];
@@ -69,19 +70,25 @@ describe("doctor in a working setup", () => {
   });
 });
 
+/** Its own home and port, no browser at all; doctor waits only 300 ms for one. */
+async function browserlessWorld(): Promise<{ env: Record<string, string>; port: number }> {
+  const home = tempHome();
+  const port = await freePort();
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    ...TEST_DURATIONS,
+    HOME: home,
+    BSK_HOME: `${home}/.bsk`,
+    BSK_PORT: String(port),
+    BSK_DOCTOR_BROWSER_WAIT_MS: "300",
+  };
+  delete env.BSK_AUTO_START;
+  return { env, port };
+}
+
 describe("doctor when something is missing", () => {
   test("no extension connected: the browser check fails fast with how to load it", async () => {
-    const home = tempHome();
-    const port = await freePort();
-    const env: Record<string, string> = {
-      ...(process.env as Record<string, string>),
-      ...TEST_DURATIONS,
-      HOME: home,
-      BSK_HOME: `${home}/.bsk`,
-      BSK_PORT: String(port),
-      BSK_DOCTOR_BROWSER_WAIT_MS: "300",
-    };
-    delete env.BSK_AUTO_START;
+    const { env, port } = await browserlessWorld();
     try {
       const r = await run(["doctor", "--json"], env);
       expect(r.code).toBe(1);
@@ -102,6 +109,31 @@ describe("doctor when something is missing", () => {
       const human = await run(["doctor"], env);
       expect(human.code).toBe(1);
       expect(human.stdout).toMatch(/^✗ browser +\d+ ms {2}no browser connected within 0\.3 s\n {2}hint: Load the bsk extension/m);
+    } finally {
+      await run(["daemon", "stop"], env);
+    }
+  });
+
+  test("an extension the daemon turned away: the browser check says why and how to fix it", async () => {
+    const { env, port } = await browserlessWorld();
+    try {
+      expect((await run(["daemon", "start"], env)).code).toBe(0);
+      // An extension holding another install's secret (or none) cannot prove it and is refused.
+      const stranger = await Peer.connect({ port });
+      expect((await stranger.handshake()).error?.data?.reason).toBe("untrusted_extension");
+      const untrusted = (await run(["doctor", "--json"], env)).json as any;
+      expect(untrusted.checks[1]).toMatchObject({ name: "browser", status: "fail" });
+      expect(untrusted.checks[1].detail).toContain("could not prove it holds this install's secret");
+      expect(untrusted.checks[1].hint).toContain("bsk daemon pair");
+
+      // An extension of another protocol major is refused, and doctor says which side to update.
+      const old = await Peer.connect({ port, protocolVersion: "1.0" });
+      expect((await old.handshake()).error?.code).toBe("version_too_old");
+      const r = await run(["doctor", "--json"], env);
+      expect(r.code).toBe(1);
+      const browser = (r.json as any).checks[1];
+      expect(browser.detail).toContain("extension protocol 1.0 cannot talk to daemon protocol");
+      expect(browser.hint).toContain("Update the extension");
     } finally {
       await run(["daemon", "stop"], env);
     }

@@ -1,6 +1,7 @@
 /** doctor's human report and its skill check (the round trip itself is in tests/e2e/doctor.test.ts). */
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { refusalSince } from "../../cli/commands/doctor-log.ts";
 import { renderDoctor } from "../../cli/commands/doctor-report.ts";
 import { skillCheck } from "../../cli/commands/doctor-skill.ts";
 import { findHarness } from "../../skill/harnesses.ts";
@@ -58,4 +59,43 @@ test("with no harness found, the hint says where to look", () => {
   const home = mkdtempSync("/tmp/bsk-doctor-unit-");
   homes.push(home);
   expect(skillCheck({ HOME: home, PATH: "" })).toMatchObject({ status: "warn", detail: "not installed, and no agent harness detected" });
+});
+
+describe("why no browser connected, from the daemon's log", () => {
+  const line = (ts: string, level: string, msg: string, fields: Record<string, unknown> = {}) => JSON.stringify({ ts, level, msg, ...fields });
+  const start = "2026-11-29T10:00:00.000Z";
+
+  test("the latest refusal since the daemon started becomes the failure, with its fix", () => {
+    const log = [
+      line("2026-11-29T09:00:00.000Z", "warn", "extension refused: protocol version", { extension_protocol: "1.0" }),
+      line(start, "info", "daemon started"),
+      line("2026-11-29T10:00:01.000Z", "warn", "extension refused: protocol version", { extension_protocol: "1.0" }),
+      line("2026-11-29T10:00:02.000Z", "warn", "extension refused: it could not prove this install's secret", { extension: "x" }),
+      "not json",
+    ].join("\n");
+    const e = refusalSince(log, start)!;
+    expect(e.code).toBe("permission_denied");
+    expect(e.hint).toContain("bsk daemon pair");
+  });
+
+  test("a protocol refusal says which side to update", () => {
+    const e = refusalSince(line("2026-11-29T10:00:01.000Z", "warn", "extension refused: protocol version", { extension_protocol: "1.0" }), start)!;
+    expect(e.code).toBe("version_too_old");
+    expect(e.data?.reason).toBe("extension_too_old");
+  });
+
+  test("an origin off the allow-list names the id to allow", () => {
+    const origin = `chrome-extension://${"b".repeat(32)}`;
+    const e = refusalSince(line("2026-11-29T10:00:01.000Z", "warn", "extension connection refused", { origin, reason: "not allowed" }), start)!;
+    expect(e.hint).toBe(`If that is your bsk extension, allow it: bsk daemon allow-extension ${"b".repeat(32)}`);
+  });
+
+  test("refusals from before this daemon started, and other warnings, are not the reason", () => {
+    const log = [
+      line("2026-11-29T09:59:59.000Z", "warn", "extension refused: it could not prove this install's secret"),
+      line("2026-11-29T10:00:03.000Z", "warn", "something else"),
+    ].join("\n");
+    expect(refusalSince(log, start)).toBeUndefined();
+    expect(refusalSince("", start)).toBeUndefined();
+  });
 });
