@@ -15,6 +15,7 @@ import { dispatch } from "./dispatcher.ts";
 import { setSink } from "./outbox.ts";
 import { clearKey, loadKey, saveKey, type InstallKey } from "./trust/key-store.ts";
 import { fetchSecretNative } from "./trust/native.ts";
+import { pairWithCode } from "./trust/pairing.ts";
 import { proveLink } from "./trust/prove.ts";
 import { allSessions, closeSession, sessionsReady } from "./sessions.ts";
 import { DEFAULT_PORT, loadSettings, SESSION, type ConnectionStatus, type Settings } from "./settings.ts";
@@ -142,7 +143,6 @@ async function refreshedKey(current: InstallKey): Promise<boolean> {
 /** Pairing by code (popup): the new key replaces the old one and the link starts over. */
 export async function pair(code: string): Promise<{ ok: boolean; key_id?: string; error?: string }> {
   const settings = await loadSettings(browserId().name.toLowerCase());
-  const { pairWithCode } = await import("./trust/pairing.ts");
   const outcome = await pairWithCode(code, settings.port);
   if (outcome.ok) await connect({ force: true });
   return outcome;
@@ -252,6 +252,8 @@ async function handshake(ws: WebSocket, settings: Settings, key: InstallKey): Pr
   refused = false;
   backoff = BACKOFF_MIN_MS;
   trusted = ws;
+  // The next daemon that fails its proof may be a new secret: ask native messaging at once then.
+  lastNativeRefresh = 0;
   setStatus({
     state: "connected",
     port: settings.port,
