@@ -3,7 +3,7 @@
  * reads anyway); a screenshot is image content plus a one-line summary. Errors are `isError` results whose text
  * says `error:` and `hint:` like the CLI, with the code and data also in structured form.
  */
-import { BskError, hintFor } from "../../protocol/errors.ts";
+import { type BskError, ERRORS, hintFor } from "../../protocol/errors.ts";
 import { redact } from "../output.ts";
 import type { McpTool } from "./tools.ts";
 
@@ -59,15 +59,23 @@ export function toolResult(tool: McpTool, result: unknown, fileBytes?: Uint8Arra
   return { content: [text(JSON.stringify(r ? { ...r, ...facts(op) } : (result ?? null)))] };
 }
 
-export function toolError(e: BskError, redactKeys: readonly string[] = [], op?: OpFacts): ToolResult {
-  const hint = e.hint || hintFor(e.code, e.data?.reason);
+/** The CLI's generic hint for bad arguments points at --help; a tool's arguments are checked against its schema. */
+const SCHEMA_HINT = "Check the arguments against the tool's input schema (tools/list).";
+
+export function toolError(e: BskError, tool?: Pick<McpTool, "redact" | "reword">, op?: OpFacts): ToolResult {
+  const redactKeys = tool?.redact ?? [];
+  const reword = tool?.reword ?? ((s: string) => s);
+  let hint = e.hint || hintFor(e.code, e.data?.reason);
+  if (e.code === "invalid_params" && hint === ERRORS.invalid_params.hint) hint = SCHEMA_HINT;
+  hint = reword(hint);
+  const message = reword(e.message);
   const data = { ...redact(e.data ?? {}, redactKeys), ...facts(op) };
-  const lines = [`error: ${e.message}`, `hint: ${hint}`, `code: ${e.code}`];
+  const lines = [`error: ${message}`, `hint: ${hint}`, `code: ${e.code}`];
   const { reason: _reason, ...rest } = data;
   if (Object.keys(rest).length) lines.push(`detail: ${JSON.stringify(rest)}`);
   return {
     isError: true,
     content: [text(lines.join("\n"))],
-    structuredContent: { error: { code: e.code, message: e.message, hint, data } },
+    structuredContent: { error: { code: e.code, message, hint, data } },
   };
 }

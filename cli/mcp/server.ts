@@ -71,7 +71,7 @@ export class McpBridge {
     try {
       conn = await reachDaemon(this.paths, this.env);
     } catch (e) {
-      return toolError(asBskError(e), tool.redact);
+      return toolError(asBskError(e), tool);
     }
     try {
       const files = tool.transfer ? await import("../transfers.ts") : undefined;
@@ -79,7 +79,7 @@ export class McpBridge {
       const dropHint = opId && `The daemon went away mid-call, so it may or may not have run; retry with op_id "${opId}" so it never runs twice.`;
       const reply = await request(conn, tool.method, params, { timeoutMs: timeoutFor(tool, params), opId, signal, dropHint: dropHint || undefined });
       const op: OpFacts | undefined = opId ? { op_id: opId, effect_state: reply.meta?.effect_state, replayed: reply.meta?.replayed } : undefined;
-      if (!reply.ok) return toolError(reply.error, tool.redact, op);
+      if (!reply.ok) return toolError(reply.error, tool, op);
       this.track(tool, reply.result);
       if (files && reply.result && typeof reply.result === "object") {
         const saved = await files.afterCall(conn, tool.transfer!, params, reply.result as Record<string, unknown>, this.env);
@@ -94,7 +94,7 @@ export class McpBridge {
       }
       return toolResult(tool, reply.result, undefined, op);
     } catch (e) {
-      return toolError(asBskError(e), tool.redact, opId ? { op_id: opId } : undefined);
+      return toolError(asBskError(e), tool, opId ? { op_id: opId } : undefined);
     } finally {
       conn.close();
     }

@@ -44,6 +44,8 @@ export interface McpTool {
   transfer?: TransferSpec;
   waitParam?: string;
   defaultTimeoutMs?: number;
+  /** CLI wording (commands, flags) in this tool's terms, for messages that come back from the daemon. */
+  reword: (text: string) => string;
 }
 
 export function toolName(method: string): string {
@@ -72,9 +74,10 @@ type CommandIndex = Map<string, { tool: string; shape: CliShape }>;
 
 function commandIndex(): CommandIndex {
   const index: CommandIndex = new Map();
-  for (const name of METHOD_NAMES) {
-    const cli = METHODS[name].cli as CliShape | undefined;
-    if (cli) index.set(cli.words.join(" "), { tool: toolName(name), shape: cli });
+  // Only commands that are tools: `bsk daemon …` stays a command the person runs.
+  for (const name of METHOD_NAMES.filter(isAgentMethod)) {
+    const cli = METHODS[name].cli as CliShape;
+    index.set(cli.words.join(" "), { tool: toolName(name), shape: cli });
   }
   return index;
 }
@@ -165,6 +168,7 @@ export function mcpTools(): McpTool[] {
       scope: def.scope,
       effect: EFFECTS[method],
       redact: def.redact ?? [],
+      reword,
     };
     if (def.fileResult) tool.fileResult = def.fileResult;
     if (def.transfer) tool.transfer = def.transfer;

@@ -113,11 +113,22 @@ describe("results", () => {
 
   test("errors say error and hint, carry the code structured, and never echo redacted params", () => {
     const e = new BskError("invalid_params", "the field did not take the value", { data: { value: "hunter2", reason: "x" } });
-    const r = toolError(e, tool("fill").redact);
+    const r = toolError(e, tool("fill"));
     expect(r.isError).toBe(true);
     const text = (r.content[0] as { text: string }).text;
     expect(text).toStartWith("error: the field did not take the value\nhint: ");
     expect(text).not.toContain("hunter2");
     expect(r.structuredContent).toMatchObject({ error: { code: "invalid_params", message: "the field did not take the value", data: { value: "[redacted]" } } });
+  });
+
+  test("commands the person runs stay commands in hints", () => {
+    const e = new BskError("permission_denied", "refused", { data: { reason: "origin_not_allowed" } });
+    expect((toolError(e, tool("session_start")).content[0] as { text: string }).text).toContain("hint: Add the extension id with: bsk daemon allow-extension <id>.");
+  });
+
+  test("error wording from the daemon is put in the tool's terms", () => {
+    const e = new BskError("invalid_params", "wait_for: give one of --navigation, --url, --target, --text or --text-gone");
+    const text = (toolError(e, tool("wait_for")).content[0] as { text: string }).text;
+    expect(text).toStartWith("error: wait_for: give one of navigation, url, target, text or text_gone\nhint: Check the arguments against the tool's input schema");
   });
 });
