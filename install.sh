@@ -13,9 +13,9 @@
 #   BSK_RELEASE_BASE_URL   the release host (default below; npm run release fills in its own)
 set -eu
 
-BSK_DEFAULT_BASE_URL="https://example.com/bsk/releases"
+default_base_url="https://example.com/bsk/releases"
 # The bsk release public key (Ed25519, SubjectPublicKeyInfo, base64); the same as protocol/release-key.ts.
-BSK_RELEASE_PUBKEY="MCowBQYDK2VwAyEA+qTS3xWX934bbrnUuFMoifItj+m0WgNK4TPKiLtpEvc="
+release_pubkey="MCowBQYDK2VwAyEA+qTS3xWX934bbrnUuFMoifItj+m0WgNK4TPKiLtpEvc="
 
 say() { printf '%s\n' "$*"; }
 fail() {
@@ -24,7 +24,7 @@ fail() {
   exit 1
 }
 
-base=${BSK_RELEASE_BASE_URL:-$BSK_DEFAULT_BASE_URL}
+base=${BSK_RELEASE_BASE_URL:-$default_base_url}
 base=${base%/}
 dir=${BSK_INSTALL_DIR:-${HOME:?HOME is not set}/.local/bin}
 
@@ -72,7 +72,7 @@ fi
 fetch "$rel/version.json" "$tmp/version.json" || fail "could not download $rel/version.json" "Check the network, BSK_RELEASE_BASE_URL and BSK_VERSION."
 
 # Signature: verified whenever this machine can; a bad or missing signature is never installed.
-printf -- '-----BEGIN PUBLIC KEY-----\n%s\n-----END PUBLIC KEY-----\n' "$BSK_RELEASE_PUBKEY" >"$tmp/release-key.pem"
+printf -- '-----BEGIN PUBLIC KEY-----\n%s\n-----END PUBLIC KEY-----\n' "$release_pubkey" >"$tmp/release-key.pem"
 if command -v openssl >/dev/null 2>&1 &&
   openssl pkey -pubin -in "$tmp/release-key.pem" -noout >/dev/null 2>&1 &&
   openssl pkeyutl -help 2>&1 | grep -q -- '-rawin'; then

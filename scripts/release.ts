@@ -78,9 +78,9 @@ const { files } = writeRelease({
 rmSync(buildDir, { recursive: true, force: true });
 
 const installer = readFileSync(join(root, "install.sh"), "utf8");
-const marker = `BSK_DEFAULT_BASE_URL="${RELEASE_BASE_URL}"`;
+const marker = `default_base_url="${RELEASE_BASE_URL}"`;
 if (!installer.includes(marker)) fail("install.sh has no default base URL line to fill in", `Expected: ${marker}`);
-writeFileSync(join(out, "install.sh"), installer.replace(marker, `BSK_DEFAULT_BASE_URL="${baseUrl}"`), { mode: 0o755 });
+writeFileSync(join(out, "install.sh"), installer.replace(marker, `default_base_url="${baseUrl}"`), { mode: 0o755 });
 files["install.sh"] = Buffer.byteLength(installer);
 
 console.log(`\nrelease ${APP_VERSION} (protocol ${PROTOCOL_VERSION}) in dist/release/, ${Math.round((performance.now() - t0) / 1000)} s:`);

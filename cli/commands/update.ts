@@ -117,7 +117,10 @@ export async function update({ paths, env, params, json }: Options): Promise<Out
     extension_url: manifest.extension?.url ?? null,
     extension_note: newer ? (extensionNote(manifest) ?? null) : null,
   };
-  if (params.check || !newer) return { ok: true, format: "update", result: { ...base, checked: true, updated: false } };
+  if (params.check || !newer) {
+    if (!params.check) state(paths, { latest: manifest.version, state: "current", error: null });
+    return { ok: true, format: "update", result: { ...base, checked: true, updated: false } };
+  }
 
   const bin = realpathSync(process.execPath);
   const before = await runningDaemon(paths);
@@ -168,7 +171,7 @@ async function install(paths: HomePaths, env: Env, m: ReleaseManifest, url: stri
     // A session may have started during the download.
     const before = await runningDaemon(paths);
     if (before?.sessions.length) throw sessionsLive(before.sessions, m.version);
-    if (before) await stopDaemon(paths, env);
+    // Swapped first: the old daemon keeps running from the old file until it is stopped, and a failed swap leaves it be.
     swapIn(bin, staged);
     swapped = true;
     const daemon = await restartOrRollBack(paths, env, bin, m.version, before);
@@ -184,14 +187,15 @@ async function install(paths: HomePaths, env: Env, m: ReleaseManifest, url: stri
  */
 async function restartOrRollBack(paths: HomePaths, env: Env, bin: string, version: string, before: RunningDaemon | null) {
   const port = before?.port ?? Number(env.BSK_PORT || 52800);
+  let pid: number;
   try {
-    const pid = await startAndVerify(paths, env, bin, port, version, serveTimeoutMs(env));
-    if (!before) await stopDaemon(paths, env);
-    return { restarted: Boolean(before), pid: before ? pid : null, version };
+    if (before) await stopDaemon(paths, env);
+    pid = await startAndVerify(paths, env, bin, port, version, serveTimeoutMs(env));
   } catch (err) {
     restorePrevious(bin);
     let restored: string;
     if (before) {
+      await stopDaemon(paths, env).catch(() => undefined);
       try {
         const pid = await startAndVerify(paths, env, bin, port, before.version, serveTimeoutMs(env));
         restored = `the previous daemon (${before.version}) serves again, pid ${pid}`;
@@ -203,4 +207,7 @@ async function restartOrRollBack(paths: HomePaths, env: Env, bin: string, versio
       data: { reason: "update_rolled_back", version, binary: bin },
     });
   }
+  // Proven; a daemon that was not running before is not left running (the next command starts one).
+  if (!before) await stopDaemon(paths, env).catch(() => undefined);
+  return { restarted: Boolean(before), pid: before ? pid : null, version };
 }

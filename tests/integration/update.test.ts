@@ -232,6 +232,14 @@ describe("bsk update", () => {
     expect(again.json.result).toMatchObject({ updated: false, update_available: false, current: NEW });
   }, T);
 
+  test("with no daemon running, the new one is started only to prove it, then stopped", async () => {
+    const i = await install();
+    const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
+    expect(r.json).toMatchObject({ ok: true, result: { updated: true, latest: NEW, daemon: { restarted: false, pid: null, version: NEW } } });
+    expect((await i.run(["daemon", "status", "--json"])).json?.error?.data?.reason).toBe("daemon_not_running");
+    expect((await i.run(["version", "--json"])).json.result.version).toBe(NEW);
+  }, T);
+
   test("--check reports the newer release and changes nothing", async () => {
     const i = await install();
     await i.run(["daemon", "start"]);
@@ -358,7 +366,7 @@ describe("the daemon's periodic check", () => {
 describe("install.sh", () => {
   function installer(): string {
     const path = join(work, "install.sh");
-    const text = readFileSync(join(ROOT, "install.sh"), "utf8").replace(`BSK_RELEASE_PUBKEY="${RELEASE_PUBLIC_KEY}"`, `BSK_RELEASE_PUBKEY="${key.pub}"`);
+    const text = readFileSync(join(ROOT, "install.sh"), "utf8").replace(`release_pubkey="${RELEASE_PUBLIC_KEY}"`, `release_pubkey="${key.pub}"`);
     writeFileSync(path, text);
     return path;
   }

@@ -126,6 +126,6 @@ describe("manifest", () => {
 
 test("install.sh carries the built-in release key and the placeholder base URL the release script replaces", () => {
   const sh = readFileSync(join(root, "install.sh"), "utf8");
-  expect(sh).toContain(`BSK_RELEASE_PUBKEY="${RELEASE_PUBLIC_KEY}"`);
-  expect(sh).toContain(`BSK_DEFAULT_BASE_URL="${RELEASE_BASE_URL}"`);
+  expect(sh).toContain(`release_pubkey="${RELEASE_PUBLIC_KEY}"`);
+  expect(sh).toContain(`default_base_url="${RELEASE_BASE_URL}"`);
 });
