@@ -10,6 +10,8 @@ import { installDialogTracking } from "../src/dialogs.ts";
 import { installFrameTracking } from "../src/frames.ts";
 import { installDiagnosticsCapture } from "../src/diagnostics/capture.ts";
 import { installOwnPageRevival } from "../src/own-pages.ts";
+import { installCrashWatch } from "../src/crash.ts";
+import { installKeepalive } from "../src/keepalive.ts";
 import { installOwnershipListeners } from "../src/ownership.ts";
 import { endByPerson, sessionsReady } from "../src/sessions.ts";
 import { LOCAL, type PageMessage } from "../src/settings.ts";
@@ -38,6 +40,8 @@ export default defineBackground({
     installDiagnosticsCapture();
     installOwnershipListeners();
     installOwnPageRevival();
+    installCrashWatch();
+    installKeepalive();
 
     // Reconnects a dropped socket within 30 s, and wakes a stopped worker to do it.
     void browser.alarms.get(RECONNECT_ALARM).then(async (existing) => {

@@ -12,7 +12,7 @@ import { EXTENSION_CLIENT, PROTOCOL_VERSION } from "../../protocol/version.ts";
 import { errorMessage, raceAbort } from "./abort.ts";
 import { parseBrowser, type BrowserId } from "./browser-info.ts";
 import { dispatch } from "./dispatcher.ts";
-import { setSink } from "./outbox.ts";
+import { onAck, outboxStream, setSink } from "./outbox.ts";
 import { clearKey, loadKey, saveKey, type InstallKey } from "./trust/key-store.ts";
 import { fetchSecretNative } from "./trust/native.ts";
 import { pairWithCode } from "./trust/pairing.ts";
@@ -237,6 +237,7 @@ async function handshake(ws: WebSocket, settings: Settings, key: InstallKey): Pr
       tab_ids: Object.keys(s.tabs).map(Number),
       current_tab_id: s.current_tab_id,
     })),
+    event_stream: await outboxStream(),
   };
   const reply = await request(ws, "system.handshake", params, HANDSHAKE_TIMEOUT_MS);
   if (ws !== socket) return;
@@ -266,7 +267,7 @@ async function handshake(ws: WebSocket, settings: Settings, key: InstallKey): Pr
   clearInterval(heartbeatTimer);
   // Traffic at least every 20 s also keeps the service worker alive (it is stopped after 30 s idle).
   heartbeatTimer = setInterval(beat, Math.min(Math.max(1000, result.heartbeat_ms), HEARTBEAT_MAX_MS));
-  setSink((event, payload) => send(ws, { event, payload }));
+  setSink((frame) => send(ws, frame), result.events_acked ?? 0);
   // Sessions the daemon could not take back are ended here, cleanly (their tabs closed one by one).
   for (const ended of result.ended) await closeSession(ended.session_id);
 }
@@ -279,6 +280,7 @@ function onMessage(ws: WebSocket, text: string): void {
   }
   const { kind, frame } = parsed.value;
   if (kind === "response") awaiting.get(frame.id ?? "")?.(frame);
+  else if (kind === "event" && frame.event === "system.ack" && ws === socket) onAck(Number((frame.payload as { seq?: unknown } | null)?.seq));
   // Requests are served only once the daemon has proven the secret and taken our handshake; before that they
   // get no answer at all.
   else if (kind === "request" && ws === trusted) void onRequest(ws, frame);

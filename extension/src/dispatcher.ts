@@ -6,6 +6,7 @@
 import type { ExtensionMethodName } from "../../protocol/catalog.ts";
 import { getMethod, isMethodName, METHODS } from "../../protocol/catalog.ts";
 import { BskError } from "../../protocol/errors.ts";
+import { crashGuard } from "./crash.ts";
 import { dialogGuard } from "./dialogs.ts";
 import { getSession } from "./sessions.ts";
 import { dialogHandlers } from "./tools/dialogs.ts";
@@ -60,7 +61,8 @@ export async function dispatch(method: string, params: unknown, ctx: CallContext
   const tabId = dialogRaceTab(method, parsed.data as { session_id?: string; tab_id?: number });
   if (tabId === undefined) return handler(parsed.data as never, ctx);
   // A JS dialog stalls the page: one already open fails the call now, one that opens during it ends it.
-  const guard = dialogGuard(tabId, ctx.signal);
+  // A crashed renderer ends the call too (crash.ts).
+  const guard = crashGuard(tabId, dialogGuard(tabId, ctx.signal), method);
   try {
     return await handler(parsed.data as never, { ...ctx, signal: guard.signal });
   } finally {

@@ -30,8 +30,8 @@ export const EventInfo = () =>
     count: z.number().int().optional(),
   });
 
-/** Follow for a day unless --timeout says otherwise (Ctrl-C ends it sooner; so does the session's end). */
-export const FOLLOW_MS = 86_400_000;
+/** Follow for most of a day (a call's deadline is at most 24 h) unless --timeout says less; Ctrl-C or the session's end stop it sooner. */
+export const FOLLOW_MS = 23 * 3_600_000;
 
 /** What was done and what happened: the operation ledger and the session event stream, both kept on disk. */
 export const recordMethods = {

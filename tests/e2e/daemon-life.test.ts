@@ -1,6 +1,7 @@
 /** The daemon's life with a real browser: auto-start, detachment, restart with re-adoption. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import { alive, daemonPid as pidOf } from "./daemon-process.ts";
 import { BSK, startWorld, until, type World } from "./harness.ts";
 
 let w: World;
@@ -13,18 +14,7 @@ afterAll(async () => {
   await w?.stop();
 });
 
-function daemonPid(): number {
-  return JSON.parse(readFileSync(`${w.home}/daemon.json`, "utf8")).pid;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const daemonPid = () => pidOf(w.home);
 
 test("with BSK_AUTO_START=0 and no daemon, commands fail naming `bsk daemon start`", async () => {
   const r = await w.bsk(["session", "list"], { env: { BSK_AUTO_START: "0", BSK_HOME: `${w.home}/nowhere` } });

@@ -18,6 +18,9 @@ export interface ConsoleEntry {
   ts: number;
 }
 
+/** Where a message came from; `network`: the browser's own note about a failed load (also a failed request). */
+export type ConsoleOrigin = "console" | "exception" | "browser" | "network";
+
 /** log and info rank the same, as in DevTools' "Info" filter. */
 const RANK: Record<ConsoleLevel, number> = { debug: 0, log: 1, info: 1, warning: 2, error: 3 };
 
@@ -99,17 +102,28 @@ const SILENT = new Set(["endGroup", "profile", "profileEnd"]);
 export class ConsoleLog {
   readonly ring: Ring<ConsoleEntry>;
 
-  constructor(capacity = 1000) {
+  /** `onAdd` hears each new entry and where it came from (ConsoleOrigin). */
+  constructor(
+    capacity = 1000,
+    private readonly onAdd?: (e: ConsoleEntry, origin: ConsoleOrigin) => void,
+  ) {
     this.ring = new Ring(capacity);
   }
 
-  private add(level: ConsoleLevel, text: string, ts: number | undefined, where?: { url?: string; lineNumber?: number }): void {
-    this.ring.push((seq) => {
+  private add(
+    level: ConsoleLevel,
+    text: string,
+    ts: number | undefined,
+    where?: { url?: string; lineNumber?: number },
+    origin: ConsoleOrigin = "console",
+  ): void {
+    const entry = this.ring.push((seq) => {
       const e: ConsoleEntry = { seq, level, text: text.slice(0, STORED_TEXT_CHARS), ts: ts ?? Date.now() };
       if (where?.url) e.url = where.url.slice(0, STORED_TEXT_CHARS);
       if (where?.url && where.lineNumber !== undefined) e.line = where.lineNumber + 1;
       return e;
     });
+    this.onAdd?.(entry, origin);
   }
 
   /** Feeds one CDP event of the tab; events of other domains are ignored. */
@@ -129,14 +143,14 @@ export class ConsoleLog {
         const thrown = d.exception ? showValue(d.exception) : "";
         const text = thrown ? `${d.text ?? "Uncaught"} ${thrown}` : (d.text ?? "Uncaught exception");
         const frame: CallFrame | undefined = d.stackTrace?.callFrames?.[0];
-        this.add("error", text, params.timestamp, d.url ? { url: d.url, lineNumber: d.lineNumber } : frame);
+        this.add("error", text, params.timestamp, d.url ? { url: d.url, lineNumber: d.lineNumber } : frame, "exception");
         return;
       }
       case "Log.entryAdded": {
         const e = params.entry ?? {};
         // Some browser messages carry format arguments ("… %o" with the element it is about).
         const text = e.args?.length ? formatArgs([{ type: "string", value: String(e.text ?? "") }, ...e.args]) : String(e.text ?? "");
-        this.add(LOG_LEVEL[e.level] ?? "info", text, e.timestamp, e);
+        this.add(LOG_LEVEL[e.level] ?? "info", text, e.timestamp, e, e.source === "network" ? "network" : "browser");
         return;
       }
     }

@@ -38,9 +38,11 @@ export class NetworkLog {
   readonly ring: Ring<RequestEntry>;
   private readonly inFlight = new Map<string, InFlight>();
 
+  /** `onAdd` hears each request as it ends (enters the ring). */
   constructor(
     capacity = 1000,
     private readonly maxInFlight = 1000,
+    private readonly onAdd?: (e: RequestEntry) => void,
   ) {
     this.ring = new Ring(capacity);
   }
@@ -49,7 +51,7 @@ export class NetworkLog {
     const r = this.inFlight.get(id);
     if (!r) return;
     this.inFlight.delete(id);
-    this.ring.push((seq) => {
+    const entry = this.ring.push((seq) => {
       const e: RequestEntry = {
         seq,
         method: r.method,
@@ -62,6 +64,7 @@ export class NetworkLog {
       if (outcome.error !== undefined) e.error = outcome.error;
       return e;
     });
+    this.onAdd?.(entry);
   }
 
   /**

@@ -1,0 +1,73 @@
+/**
+ * The browser's own DevTools port, used the way a person (or the browser itself) would act outside bsk: run
+ * script in a page, crash its renderer, stop the extension's service worker. Each page target is reached through
+ * its own WebSocket (/json/list), so nothing here depends on a shared CDP session.
+ */
+import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import type { Person } from "./person.ts";
+
+interface TargetInfo {
+  id: string;
+  type: string;
+  url: string;
+  webSocketDebuggerUrl?: string;
+}
+
+async function targets(port: number): Promise<TargetInfo[]> {
+  return (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+}
+
+/**
+ * Commands on a page target's own socket, one after another; resolves with the last one's result, or — when `until`
+ * names an event — once that event arrives (a crashed page never answers Page.crash).
+ */
+async function onPage(port: number, marker: string, commands: [string, object][], until?: string): Promise<any> {
+  const page = (await targets(port)).find((t) => t.type === "page" && t.url.includes(marker));
+  if (!page?.webSocketDebuggerUrl) throw new Error(`no page ${marker}`);
+  const ws = new WebSocket(page.webSocketDebuggerUrl);
+  await new Promise<void>((resolve, reject) => {
+    ws.onopen = () => resolve();
+    ws.onerror = () => reject(new Error(`could not reach page ${marker}`));
+  });
+  try {
+    return await new Promise((resolve, reject) => {
+      ws.onmessage = (ev) => {
+        const msg = JSON.parse(String(ev.data));
+        if (until && msg.method === until) return resolve(msg.params);
+        if (msg.id === undefined) return;
+        if (msg.error) return reject(new Error(msg.error.message));
+        if (msg.id < commands.length) ws.send(JSON.stringify({ id: msg.id + 1, method: commands[msg.id]![0], params: commands[msg.id]![1] }));
+        else if (!until) resolve(msg.result);
+      };
+      ws.send(JSON.stringify({ id: 1, method: commands[0]![0], params: commands[0]![1] }));
+    });
+  } finally {
+    ws.close();
+  }
+}
+
+/** Run `expression` in the page whose URL contains `marker`, as its own DevTools console would. */
+export async function evaluateInPage(port: number, marker: string, expression: string): Promise<unknown> {
+  const r = await onPage(port, marker, [["Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }]]);
+  if (r?.exceptionDetails) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
+  return r?.result?.value;
+}
+
+/** Crash the renderer of the page whose URL contains `marker` (the tab stays open on the browser's error page). */
+export async function crashPage(port: number, marker: string): Promise<void> {
+  await onPage(port, marker, [["Inspector.enable", {}], ["Page.crash", {}]], "Inspector.targetCrashed");
+}
+
+/** The extension's service worker target, if it runs. */
+export async function serviceWorker(person: Person): Promise<{ targetId: string } | undefined> {
+  const { targetInfos } = await person.send("Target.getTargets");
+  return targetInfos.find((t: any) => t.type === "service_worker" && t.url.startsWith(`chrome-extension://${EXTENSION_ID}/`));
+}
+
+/** Stop the extension's service worker, as Chrome does to an idle one (Target.closeTarget on its target). */
+export async function stopServiceWorker(person: Person): Promise<string> {
+  const sw = await serviceWorker(person);
+  if (!sw) throw new Error("the extension's service worker is not running");
+  await person.send("Target.closeTarget", { targetId: sw.targetId });
+  return sw.targetId;
+}
