@@ -37,7 +37,7 @@ const start: DaemonHandler = async ({ call, ctx }) => {
   try {
     const reply = await conn.request(
       "session.open",
-      { session_id: rt.id, name: p.name, focus: p.focus, width: p.width, height: p.height },
+      { session_id: rt.id, name: p.name, focus: p.focus, width: p.width, height: p.height, observe: p.observe },
       { traceId: call.traceId, timeoutMs: call.remainingMs(), signal: call.signal },
     );
     const raw = settle(call, reply);

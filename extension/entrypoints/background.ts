@@ -11,6 +11,7 @@ import { installFrameTracking } from "../src/frames.ts";
 import { installDiagnosticsCapture } from "../src/diagnostics/capture.ts";
 import { installOwnPageRevival } from "../src/own-pages.ts";
 import { installCrashWatch } from "../src/crash.ts";
+import { installObserve } from "../src/events/observe.ts";
 import { installKeepalive } from "../src/keepalive.ts";
 import { installOwnershipListeners } from "../src/ownership.ts";
 import { endByPerson, sessionsReady } from "../src/sessions.ts";
@@ -41,6 +42,7 @@ export default defineBackground({
     installOwnershipListeners();
     installOwnPageRevival();
     installCrashWatch();
+    installObserve();
     installKeepalive();
 
     // Reconnects a dropped socket within 30 s, and wakes a stopped worker to do it.

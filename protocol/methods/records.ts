@@ -3,6 +3,10 @@ import { type Effect, method, sessionParam } from "../define.ts";
 
 export const OP_STATES = ["reserved", "executed", "not_executed", "unknown"] as const;
 
+/** Richer event streams a session can opt into (session start --observe). */
+export const OBSERVE_KINDS = ["dom", "sockets", "visibility", "perf"] as const;
+export const ObserveKinds = () => z.array(z.enum(OBSERVE_KINDS));
+
 /** One operation of the ledger (a browser mutation under its op id). Params are never listed, only their keyed hash. */
 export const OpInfo = () =>
   z.object({

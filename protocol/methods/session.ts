@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type Effect, method, SessionInfo, sessionParam } from "../define.ts";
+import { OBSERVE_KINDS, ObserveKinds } from "./records.ts";
 
 /** Session lifecycle: the daemon's public methods and its calls into the extension. */
 export const sessionMethods = {
@@ -16,6 +17,9 @@ export const sessionMethods = {
         owner_pid: z.number().int().positive().optional().describe("End the session when this process exits"),
         name: z.string().max(80).optional().describe("A label for the task, shown to the person"),
         lease_ms: z.number().int().min(1000).optional().describe("End the session if no call renews it within this time"),
+        observe: ObserveKinds()
+          .default([])
+          .describe("Richer event streams: DOM mutation summaries, the page's WebSockets, visibility changes, performance entries"),
       }),
     result: () =>
       z.object({
@@ -34,6 +38,12 @@ export const sessionMethods = {
         "owner-pid": { param: "owner_pid", type: "number", env: "BSK_OWNER_PID", description: "End the session when this process exits" },
         name: { param: "name", type: "string", description: "Task label shown to the person" },
         lease: { param: "lease_ms", type: "duration", description: "End the session unless a call renews it within this time (e.g. 2m)" },
+        observe: {
+          param: "observe",
+          type: "list",
+          options: OBSERVE_KINDS,
+          description: "Also stream these into bsk events: dom, sockets, visibility, perf (comma-separated or repeated)",
+        },
       },
       examples: ["S=$(bsk session start --name 'compare prices')", "bsk session start --no-focus --width 1280 --height 900"],
     },
@@ -87,6 +97,7 @@ export const sessionMethods = {
         focus: z.boolean().default(true),
         width: z.number().int().optional(),
         height: z.number().int().optional(),
+        observe: ObserveKinds().default([]),
       }),
     result: () => z.object({ window_id: z.number().int(), tab_id: z.number().int() }),
   }),

@@ -161,3 +161,39 @@ test("bsk events --follow prints each new event as one line until the session en
   expect(lines.at(-1)).toMatchObject({ event: "session.ended", session_id: s, data: { reason: "stopped" } });
   expect(lines.map((l) => l.seq)).toEqual(lines.map((_, i) => i + 1));
 }, 60_000);
+
+test("session start --observe streams DOM summaries, the page's WebSockets, visibility and performance entries", async () => {
+  const s = await w.startSession(["--observe", "dom,sockets", "--observe", "visibility,perf"]);
+  await w.ok(["navigate", w.fixtures.url("/events.html"), "--session", s]);
+  const first = (await w.ok(["tab", "list", "--session", s])).current_tab_id;
+  await w.ok([
+    "evaluate",
+    "document.body.append(document.createElement('p'), document.createElement('p')); new WebSocket('ws://127.0.0.1:9/'); fetch('/echo-title/perf').then((r) => r.status)",
+    "--session",
+    s,
+  ]);
+  // Another tab in front hides the first one.
+  await w.ok(["tab", "create", w.fixtures.url("/echo-title/second"), "--session", s]);
+  const evs = await eventsUntil(s, "every observed kind", (e) =>
+    ["dom.mutations", "socket.opened", "socket.closed", "visibility", "perf"].every((k) => e.some((x) => x.event === k)),
+  );
+  const of = (k: string) => evs.filter((e) => e.event === k).map((e) => e.data);
+  expect(of("dom.mutations").reduce((n, d) => n + d.added, 0)).toBeGreaterThanOrEqual(2);
+  expect(of("socket.opened")[0]).toMatchObject({ tab_id: first, url: "ws://127.0.0.1:9/" });
+  expect(of("socket.closed")[0]).toMatchObject({ url: "ws://127.0.0.1:9/" });
+  expect(of("visibility")).toContainEqual(expect.objectContaining({ tab_id: first, state: "hidden" }));
+  expect(of("perf").map((d) => d.entry_type)).toContain("navigation");
+  expect(of("perf").some((d) => d.entry_type === "resource" && d.name.endsWith("/echo-title/perf"))).toBe(true);
+  const sockets = await w.ok(["events", "--session", s, "--type", "socket"]);
+  expect(sockets.events.every((e: any) => e.event.startsWith("socket."))).toBe(true);
+  await w.ok(["session", "stop", s]);
+}, 60_000);
+
+test("without --observe none of those streams is recorded", async () => {
+  const s = await w.startSession();
+  await w.ok(["navigate", w.fixtures.url("/events.html"), "--session", s]);
+  await w.ok(["evaluate", "document.body.append(document.createElement('p')); new WebSocket('ws://127.0.0.1:9/'); console.error('marker'); 1", "--session", s]);
+  const evs = await eventsUntil(s, "the marker error", (e) => texts(e).includes("marker"));
+  expect(evs.filter((e) => /^(dom|socket|visibility|perf)/.test(e.event))).toEqual([]);
+  await w.ok(["session", "stop", s]);
+}, 60_000);

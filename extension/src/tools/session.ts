@@ -3,6 +3,7 @@ import { browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import type { sessionMethods } from "../../../protocol/methods/session.ts";
 import type { FamilyHandlers } from "./handler.ts";
+import { observeSession } from "../events/observe.ts";
 import { addSession, closeSession, getSession } from "../sessions.ts";
 
 export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
@@ -26,6 +27,7 @@ export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
       throw new BskError("cdp_failed", "the browser did not open a window", { data: { reason: "window_create_failed" } });
     }
     addSession({ session_id: p.session_id, name: p.name, window_id: win.id, tab_id: tabId });
+    await observeSession(p.session_id, p.observe);
     return { window_id: win.id, tab_id: tabId };
   },
 
