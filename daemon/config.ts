@@ -48,7 +48,8 @@ export const DEFAULTS = {
   handshakeMs: 5_000,
   heartbeatMs: 20_000,
   browserSilenceMs: 60_000,
-  reconnectGraceMs: 3_000,
+  // Longer than a stopped service worker takes to wake and reconnect (keep-alive pings every 2 s, SPEC: within 5 s).
+  reconnectGraceMs: 10_000,
   browserWaitMs: 35_000,
   readoptWaitMs: 60_000,
   ownerPollMs: 1_000,

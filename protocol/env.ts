@@ -23,7 +23,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: "BSK_HEARTBEAT_MS", default: "20000", read_by: "daemon", description: "Heartbeat interval the daemon asks the extension for." },
   { name: "BSK_BROWSER_SILENCE_MS", default: "60000", read_by: "daemon", description: "A browser silent this long is dropped and its sessions end (browser_gone)." },
   { name: "BSK_BROWSER_WAIT_MS", default: "35000", read_by: "daemon", description: "session start waits this long for a browser to connect." },
-  { name: "BSK_RECONNECT_GRACE_MS", default: "3000", read_by: "daemon", description: "Sessions survive a browser reconnecting within this time." },
+  { name: "BSK_RECONNECT_GRACE_MS", default: "10000", read_by: "daemon", description: "Sessions survive a browser reconnecting within this time (a stopped service worker waking up)." },
   { name: "BSK_READOPT_WAIT_MS", default: "60000", read_by: "daemon", description: "After a restart, live sessions wait this long for their browser to re-adopt them." },
   { name: "BSK_DOCTOR_BROWSER_WAIT_MS", default: "5000", read_by: "cli", description: "bsk doctor waits this long for a browser to connect before it fails the browser check." },
   { name: "BSK_OWNER_POLL_MS", default: "1000", read_by: "daemon", description: "How often owner processes (--owner-pid) are checked." },

@@ -10,11 +10,13 @@
  *   cold start     `bsk session start` with no daemon running while the extension retries at its backoff ceiling
  * Targets (issue 2): tab list p50 ≤ 15 ms, evaluate p50 ≤ 20 ms, session start p50 ≤ 500 ms, cold start ≤ 3 s.
  * See-and-act (scripts/bench/actions.ts) and snapshot size against Playwright (scripts/bench/snapshot-size.ts).
+ * The operation ledger's fsync per mutation, in-process, against the in-memory floor (scripts/bench/ledger.ts).
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../protocol/extension-identity.ts";
 import { actionLatency } from "./bench/actions.ts";
+import { ledgerCost } from "./bench/ledger.ts";
 import { printSizes, snapshotSizes, type SizeRow } from "./bench/snapshot-size.ts";
 import { printRows, row, RUNS, series, type Row } from "./bench/timing.ts";
 import { launchChromium } from "./chromium.ts";
@@ -72,6 +74,7 @@ try {
   const floor = await floorBinary();
   rows.push(row("floor: empty compiled Bun process", await series([floor], world.env)));
   rmSync(join(floor, ".."), { recursive: true, force: true });
+  rows.push(...(await ledgerCost(world.home)));
 
   await world.run(["daemon", "start", "--port", String(world.port)]);
   const browser = await launchChromium({

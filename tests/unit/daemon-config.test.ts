@@ -26,6 +26,6 @@ describe("daemon config", () => {
     expect(defaults.paths.home).toBe("/home/x/.bsk");
     expect(defaults.port).toBe(52800);
     expect(defaults.browserWaitMs).toBe(35_000);
-    expect(defaults.reconnectGraceMs).toBe(3_000);
+    expect(defaults.reconnectGraceMs).toBe(10_000);
   });
 });
