@@ -70,13 +70,14 @@ export class FileEventLog implements EventSink {
   }
 
   append(sessionId: string, event: string, data: Record<string, unknown> = {}, extra: AppendExtra = {}): SessionEvent {
+    const path = this.path(sessionId);
     const stream = this.stream(sessionId);
     const entry: SessionEvent = { seq: stream.lastSeq + 1, ts: new Date(this.opts.now()).toISOString(), event, data };
     if (extra.count !== undefined && extra.count > 1) entry.count = extra.count;
     const line: Line = extra.source ? { ...entry, src: extra.source.key, sseq: extra.source.seq } : entry;
     const text = `${stream.torn ? "\n" : ""}${JSON.stringify(line)}\n`;
     try {
-      appendFileSync(this.path(sessionId), text, { mode: 0o600 });
+      appendFileSync(path, text, { mode: 0o600 });
       stream.torn = false;
       stream.bytes += Buffer.byteLength(text);
     } catch (err) {
