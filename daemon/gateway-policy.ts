@@ -33,7 +33,7 @@ export function checkUpgrade(req: {
   const m = req.origin ? ORIGIN.exec(req.origin) : null;
   if (!m) return { ok: false, status: 403, reason: "origin must be chrome-extension://<allowed id>" };
   if (!req.isAllowed(m[1]!)) {
-    return { ok: false, status: 403, reason: `extension ${m[1]} is not allowed (origin_not_allowed): bsk daemon allow-extension <id>` };
+    return { ok: false, status: 403, reason: `extension ${m[1]} is not allowed (extension_not_allowed): bsk daemon allow-extension <id>` };
   }
   return { ok: true, extensionId: m[1]! };
 }

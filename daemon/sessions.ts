@@ -154,7 +154,14 @@ export class SessionRegistry {
   }
 
   /** Issue a fresh id and record a starting session; persisted before the browser is asked to open it. */
-  reserve(opts: { browser_instance_id: string; name?: string; owner_pid?: number; lease_ms?: number }): SessionRuntime {
+  reserve(opts: {
+    browser_instance_id: string;
+    name?: string;
+    owner_pid?: number;
+    lease_ms?: number;
+    allow_origins?: string[];
+    block_requests?: boolean;
+  }): SessionRuntime {
     const id = newSessionId(this.issued);
     this.issued.add(id);
     const now = new Date().toISOString();
@@ -167,6 +174,8 @@ export class SessionRegistry {
       ...(opts.name !== undefined && { name: opts.name }),
       ...(opts.owner_pid !== undefined && { owner_pid: opts.owner_pid }),
       ...(opts.lease_ms !== undefined && { lease_ms: opts.lease_ms }),
+      ...(opts.allow_origins !== undefined && { allow_origins: opts.allow_origins }),
+      ...(opts.block_requests && { block_requests: true }),
     };
     const rt = new SessionRuntime(record, this.deps.config.queueLimit);
     this.live.set(id, rt);

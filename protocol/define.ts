@@ -121,6 +121,9 @@ export const SessionInfo = () =>
     lease_ms: z.number().int().optional(),
     ended_at: z.string().optional(),
     end_reason: z.string().optional(),
+    /** session start --allow-origin (canonical) and --block-requests. */
+    allow_origins: z.array(z.string()).optional(),
+    block_requests: z.boolean().optional(),
   });
 
 export const BrowserInfo = () =>

@@ -36,7 +36,14 @@ export const REASON_HINTS: Record<string, string> = {
   borrow_conflict: "Another session holds this tab; pick another tab or wait until it is returned.",
   borrow_denied: "The person said no; do not ask again for this tab.",
   borrow_timed_out: "The person did not answer; do not ask again, carry on without that tab.",
-  origin_not_allowed: "Add the extension id with: bsk daemon allow-extension <id>.",
+  origin_not_allowed:
+    "This session may load only the origins given with session start --allow-origin; stay on them, or ask the person to start a session that allows this origin.",
+  extension_not_allowed: "Add the extension id with: bsk daemon allow-extension <id>.",
+  browser_prompt:
+    "The browser is asking the person something bsk cannot see or answer (HTTP sign-in, a permission, opening another app): ask them with bsk request-help --prompt '…', then re-observe.",
+  untrusted_extension: "The extension is paired with another bsk install: run bsk daemon pair and type the code into the extension popup's Pairing field.",
+  no_pairing_code: "Run bsk daemon pair for a fresh code and type it into the popup within its time; each code works once.",
+  pairing_failed: "The code did not match: run bsk daemon pair again and type the new code exactly.",
   restricted_url: "Browser-internal, extension and store pages cannot be automated; use a web page.",
   ambiguous_selector: "The selector matched several elements; use a ref from bsk snapshot or a more specific selector.",
   taken_over: "The person took over this session; wait until they click Resume, then re-observe.",

@@ -78,6 +78,30 @@ export const EVENTS = {
       transfer_size: z.number().optional(),
       initiator: z.string().optional(),
     }),
+  /**
+   * Something the browser asks the person that the agent can neither see nor answer: HTTP (or proxy) sign-in (bsk
+   * cancels it in a session's tab: the page shows the site's 401), a permission prompt, opening another app
+   * (external protocol), printing, a device chooser. The action that caused it fails with reason browser_prompt.
+   */
+  "browser.prompt": () =>
+    z.object({
+      session_id: z.string(),
+      tab_id: z.number().int(),
+      kind: z.enum(["http_auth", "proxy_auth", "permission", "external_protocol", "print", "device_chooser"]),
+      url: z.string(),
+      /** The permission asked for (geolocation, notifications, camera, …), the auth realm and scheme, … */
+      detail: z.record(z.string(), z.string()).default({}),
+      /** cancelled: bsk said no for the person (HTTP auth); left_to_person: the browser's own prompt is up. */
+      answer: z.enum(["cancelled", "left_to_person"]),
+    }),
+  /** A request of a session with --allow-origin went to another origin and was blocked (navigation, frame or any request). */
+  "origin.blocked": () =>
+    z.object({
+      session_id: z.string(),
+      tab_id: z.number().int(),
+      url: z.string(),
+      kind: z.enum(["navigation", "frame", "request"]),
+    }),
 } as const;
 
 export type EventName = keyof typeof EVENTS;

@@ -69,8 +69,8 @@ function asError(l: LogLine): BskError | undefined {
     const origin = typeof l.origin === "string" ? l.origin : "an unknown origin";
     const id = /^chrome-extension:\/\/([a-p]{32})$/.exec(origin)?.[1];
     return new BskError("permission_denied", `the daemon refused a connection from ${origin}: ${String(l.reason ?? "refused")}`, {
-      hint: id ? `If that is your bsk extension, allow it: bsk daemon allow-extension ${id}` : hintFor("permission_denied", "origin_not_allowed"),
-      data: { reason: "origin_not_allowed" },
+      hint: id ? `If that is your bsk extension, allow it: bsk daemon allow-extension ${id}` : hintFor("permission_denied", "extension_not_allowed"),
+      data: { reason: "extension_not_allowed" },
     });
   }
   return undefined;

@@ -1,6 +1,7 @@
 /** Session lifecycle methods the daemon answers: start (picks a browser, opens the Agent Window), stop, list. */
 import { METHODS, type ParsedParams, type Result } from "../../protocol/catalog.ts";
 import { BskError, toErrorBody } from "../../protocol/errors.ts";
+import { normalizeOrigin } from "../../protocol/origins.ts";
 import { pickBrowser } from "../browsers.ts";
 import { settle } from "../forward.ts";
 import type { DaemonHandler } from "./types.ts";
@@ -11,6 +12,12 @@ const ANSWER_MARGIN_MS = 100;
 const start: DaemonHandler = async ({ call, ctx }) => {
   const p = call.params as ParsedParams<"session.start">;
   const pick = () => pickBrowser(ctx.browsers.list().map((c) => c.record), p.browser);
+  const allowOrigins = p.allow_origins?.length ? [...new Set(p.allow_origins.map((o) => normalizeOrigin(o)!))] : undefined;
+  if (p.block_requests && !allowOrigins) {
+    throw new BskError("invalid_params", "--block-requests needs --allow-origin (which origins may still be reached)", {
+      hint: "For example: bsk session start --allow-origin https://shop.example --block-requests",
+    });
+  }
 
   call.stage = "browser_wait";
   let browser = pick();
@@ -31,13 +38,23 @@ const start: DaemonHandler = async ({ call, ctx }) => {
     name: p.name,
     owner_pid: p.owner_pid,
     lease_ms: p.lease_ms,
+    allow_origins: allowOrigins,
+    block_requests: p.block_requests || undefined,
   });
   call.sessionId = rt.id;
   call.stage = "extension";
   try {
     const reply = await conn.request(
       "session.open",
-      { session_id: rt.id, name: p.name, focus: p.focus, width: p.width, height: p.height, observe: p.observe },
+      {
+        session_id: rt.id,
+        name: p.name,
+        focus: p.focus,
+        width: p.width,
+        height: p.height,
+        observe: p.observe,
+        ...(allowOrigins && { allow_origins: allowOrigins, block_requests: p.block_requests }),
+      },
       { traceId: call.traceId, timeoutMs: call.remainingMs(), signal: call.signal },
     );
     const raw = settle(call, reply);

@@ -9,6 +9,8 @@ import { connect, pair, unpair } from "../src/connection.ts";
 import { installDialogTracking } from "../src/dialogs.ts";
 import { installFrameTracking } from "../src/frames.ts";
 import { installDiagnosticsCapture } from "../src/diagnostics/capture.ts";
+import { installOriginGuard } from "../src/guard/origins.ts";
+import { installPromptWatch } from "../src/guard/prompts.ts";
 import { installOwnPageRevival } from "../src/own-pages.ts";
 import { installCrashWatch } from "../src/crash.ts";
 import { installObserve } from "../src/events/observe.ts";
@@ -41,6 +43,8 @@ export default defineBackground({
     installDiagnosticsCapture();
     installOwnershipListeners();
     installOwnPageRevival();
+    installOriginGuard();
+    installPromptWatch();
     installCrashWatch();
     installObserve();
     installKeepalive();

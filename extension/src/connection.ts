@@ -280,7 +280,7 @@ function onMessage(ws: WebSocket, text: string): void {
   }
   const { kind, frame } = parsed.value;
   if (kind === "response") awaiting.get(frame.id ?? "")?.(frame);
-  else if (kind === "event" && frame.event === "system.ack" && ws === socket) onAck(Number((frame.payload as { seq?: unknown } | null)?.seq));
+  else if (kind === "event" && frame.event === "system.ack" && ws === trusted) onAck(Number((frame.payload as { seq?: unknown } | null)?.seq));
   // Requests are served only once the daemon has proven the secret and taken our handshake; before that they
   // get no answer at all.
   else if (kind === "request" && ws === trusted) void onRequest(ws, frame);

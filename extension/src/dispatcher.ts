@@ -8,6 +8,7 @@ import { getMethod, isMethodName, METHODS } from "../../protocol/catalog.ts";
 import { BskError } from "../../protocol/errors.ts";
 import { crashGuard } from "./crash.ts";
 import { dialogGuard } from "./dialogs.ts";
+import { guardHandlers } from "./guard/call-guard.ts";
 import { getSession } from "./sessions.ts";
 import { dialogHandlers } from "./tools/dialogs.ts";
 import { diagnosticsHandlers } from "./tools/diagnostics.ts";
@@ -33,6 +34,8 @@ const HANDLERS: { [M in ExtensionMethodName]: Handler<M> } = {
   ...dialogHandlers,
   ...fileHandlers,
 };
+// Page-changing calls: allowed origins first, then what the browser did that the agent cannot see (guard/).
+guardHandlers(HANDLERS);
 
 type AnySchema = ReturnType<ReturnType<typeof getMethod>["params"]>;
 const schemas = new Map<ExtensionMethodName, AnySchema>();

@@ -44,11 +44,19 @@ async function load(): Promise<void> {
 }
 
 let persistQueued = false;
+const changeListeners: (() => void)[] = [];
+
+/** Called (batched, after the current task) whenever a session or its tabs change; e.g. to keep blocking rules in step. */
+export function onSessionsChanged(fn: () => void): void {
+  changeListeners.push(fn);
+}
+
 function persist(): void {
   if (persistQueued) return;
   persistQueued = true;
   queueMicrotask(() => {
     persistQueued = false;
+    for (const fn of changeListeners) fn();
     browser.storage.session
       .set({ [SESSION.sessions]: Object.fromEntries(sessions) })
       .catch((err: unknown) => console.error("bsk: could not save sessions", err));
@@ -88,7 +96,14 @@ export function isClosing(sessionId: string): boolean {
   return closing.has(sessionId);
 }
 
-export function addSession(init: { session_id: string; name?: string; window_id: number; tab_id: number }): SessionState {
+export function addSession(init: {
+  session_id: string;
+  name?: string;
+  window_id: number;
+  tab_id: number;
+  allow_origins?: string[];
+  block_requests?: boolean;
+}): SessionState {
   const s: SessionState = {
     session_id: init.session_id,
     window_id: init.window_id,
@@ -97,6 +112,10 @@ export function addSession(init: { session_id: string; name?: string; window_id:
     recent: [init.tab_id],
   };
   if (init.name) s.name = init.name;
+  if (init.allow_origins?.length) {
+    s.allow_origins = init.allow_origins;
+    if (init.block_requests) s.block_requests = true;
+  }
   sessions.set(s.session_id, s);
   persist();
   return s;

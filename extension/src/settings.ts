@@ -83,6 +83,10 @@ export interface SessionState {
   tabs: Record<string, Ownership>;
   /** Owned tab ids that were current, most recent last: where `current` falls back when the current tab closes. */
   recent: number[];
+  /** session start --allow-origin (canonical origins): nothing else loads in the session's tabs (guard/origins.ts). */
+  allow_origins?: string[];
+  /** --block-requests: every request to another origin is blocked, not only navigations. */
+  block_requests?: boolean;
 }
 
 /** Messages from extension pages (popup, connect page) to the service worker. */

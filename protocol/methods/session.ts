@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type Effect, method, SessionInfo, sessionParam } from "../define.ts";
+import { normalizeOrigin } from "../origins.ts";
 import { OBSERVE_KINDS, ObserveKinds } from "./records.ts";
 
 /** Session lifecycle: the daemon's public methods and its calls into the extension. */
@@ -20,6 +21,12 @@ export const sessionMethods = {
         observe: ObserveKinds()
           .default([])
           .describe("Richer event streams: DOM mutation summaries, the page's WebSockets, visibility changes, performance entries"),
+        allow_origins: z
+          .array(z.string().refine((o) => normalizeOrigin(o) !== null, "an origin is scheme://host[:port], e.g. https://example.com"))
+          .max(64)
+          .optional()
+          .describe("Only these origins may load in the session's tabs (top-level and frames); others are blocked"),
+        block_requests: z.boolean().default(false).describe("With allow_origins: block every request to other origins, not only navigations"),
       }),
     result: () =>
       z.object({
@@ -44,8 +51,22 @@ export const sessionMethods = {
           options: OBSERVE_KINDS,
           description: "Also stream these into bsk events: dom, sockets, visibility, perf (comma-separated or repeated)",
         },
+        "allow-origin": {
+          param: "allow_origins",
+          type: "list",
+          description: "Only this origin may load in the session's tabs, top-level or in frames (repeatable); navigations elsewhere are blocked",
+        },
+        "block-requests": {
+          param: "block_requests",
+          type: "boolean",
+          description: "With --allow-origin: block every request (fetch, images, scripts, sockets) to other origins too",
+        },
       },
-      examples: ["S=$(bsk session start --name 'compare prices')", "bsk session start --no-focus --width 1280 --height 900"],
+      examples: [
+        "S=$(bsk session start --name 'compare prices')",
+        "bsk session start --no-focus --width 1280 --height 900",
+        "bsk session start --allow-origin https://shop.example --allow-origin https://pay.example --block-requests",
+      ],
     },
   }),
 
@@ -98,6 +119,9 @@ export const sessionMethods = {
         width: z.number().int().optional(),
         height: z.number().int().optional(),
         observe: ObserveKinds().default([]),
+        /** Canonical origins (daemon-normalised); absent: no limit. */
+        allow_origins: z.array(z.string()).optional(),
+        block_requests: z.boolean().default(false),
       }),
     result: () => z.object({ window_id: z.number().int(), tab_id: z.number().int() }),
   }),

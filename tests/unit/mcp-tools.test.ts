@@ -122,7 +122,7 @@ describe("results", () => {
   });
 
   test("commands the person runs stay commands in hints", () => {
-    const e = new BskError("permission_denied", "refused", { data: { reason: "origin_not_allowed" } });
+    const e = new BskError("permission_denied", "refused", { data: { reason: "extension_not_allowed" } });
     expect((toolError(e, tool("session_start")).content[0] as { text: string }).text).toContain("hint: Add the extension id with: bsk daemon allow-extension <id>.");
   });
 

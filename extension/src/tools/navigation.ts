@@ -6,6 +6,7 @@ import type { navigationMethods } from "../../../protocol/methods/navigation.ts"
 import { mainFrameId, send } from "../cdp.ts";
 import type { FamilyHandlers } from "./handler.ts";
 import { NavigationWatch, type Milestone } from "../lifecycle.ts";
+import { assertOriginAllowed } from "../guard/origins.ts";
 import { assertNotRestricted } from "../scope.ts";
 import { resolveTab } from "../sessions.ts";
 import { normalizeUrl } from "../urls.ts";
@@ -61,7 +62,7 @@ async function goHistory(
   signal: AbortSignal,
   delta: 1 | -1,
 ): Promise<NavigationResult> {
-  const { tabId } = await resolveTab(p);
+  const { session, tabId } = await resolveTab(p);
   return watching(tabId, signal, async (watch) => {
     const history = await send<{ currentIndex: number; entries: { id: number; url: string }[] }>(
       tabId,
@@ -72,6 +73,8 @@ async function goHistory(
     const entry = history.entries[history.currentIndex + delta];
     if (!entry) return navigationResult(tabId, false, signal);
     assertNotRestricted(entry.url, tabId);
+    // A page from the back-forward cache comes back without a request the blocking rules would see.
+    assertOriginAllowed(session, entry.url, tabId);
     await send(tabId, "Page.navigateToHistoryEntry", { entryId: entry.id }, signal);
     await watch.until(p.wait_until, signal);
     return navigationResult(tabId, true, signal);

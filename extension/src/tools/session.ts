@@ -4,6 +4,7 @@ import { BskError } from "../../../protocol/errors.ts";
 import type { sessionMethods } from "../../../protocol/methods/session.ts";
 import type { FamilyHandlers } from "./handler.ts";
 import { observeSession } from "../events/observe.ts";
+import { rulesInStep } from "../guard/origins.ts";
 import { addSession, closeSession, getSession } from "../sessions.ts";
 
 export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
@@ -26,7 +27,16 @@ export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
     if (win?.id === undefined || tabId === undefined) {
       throw new BskError("cdp_failed", "the browser did not open a window", { data: { reason: "window_create_failed" } });
     }
-    addSession({ session_id: p.session_id, name: p.name, window_id: win.id, tab_id: tabId });
+    addSession({
+      session_id: p.session_id,
+      name: p.name,
+      window_id: win.id,
+      tab_id: tabId,
+      allow_origins: p.allow_origins,
+      block_requests: p.block_requests,
+    });
+    // The blocking rules cover the Agent Window's first tab before the agent can navigate it.
+    await rulesInStep();
     await observeSession(p.session_id, p.observe);
     return { window_id: win.id, tab_id: tabId };
   },

@@ -1,0 +1,53 @@
+/**
+ * Wraps the handlers of page-changing methods (BrowserMutation, TransientInput) of a session: a URL outside the
+ * session's allowed origins is refused before anything happens (navigate, tab create); what the browser did during
+ * the call that the agent cannot see (a blocked navigation, a prompt for the person) fails the call with it.
+ */
+import { EFFECTS, type ExtensionMethodName } from "../../../protocol/catalog.ts";
+import { getSession } from "../sessions.ts";
+import type { Handler } from "../tools/handler.ts";
+import { normalizeUrl } from "../urls.ts";
+import { raceAbort } from "../abort.ts";
+import { endsTheCall, incidentError, watchIncidents } from "./incidents.ts";
+import { assertOriginAllowed } from "./origins.ts";
+
+type Handlers = { [M in ExtensionMethodName]: Handler<M> };
+
+const PAGE_CHANGING = new Set(["BrowserMutation", "TransientInput"]);
+
+function wrap(method: ExtensionMethodName, handler: Handler<ExtensionMethodName>): Handler<ExtensionMethodName> {
+  return async (params, ctx) => {
+    const p = params as { session_id?: string; tab_id?: number; url?: string };
+    const session = p.session_id ? getSession(p.session_id) : undefined;
+    if (!session) return handler(params, ctx);
+    if (typeof p.url === "string" && session.allow_origins?.length) {
+      // normalizeUrl throws invalid_params for what is not a URL; the handler would say the same.
+      assertOriginAllowed(session, normalizeUrl(p.url), p.tab_id);
+    }
+    const cut = new AbortController();
+    const watch = watchIncidents(session.session_id, (i) => {
+      if (endsTheCall(i)) cut.abort(incidentError([i], null));
+    });
+    try {
+      let result: unknown;
+      try {
+        result = await raceAbort(handler(params, { ...ctx, signal: AbortSignal.any([ctx.signal, cut.signal]) }), cut.signal);
+      } catch (err) {
+        if (watch.incidents.length) throw incidentError(watch.incidents, null);
+        throw err;
+      }
+      if (watch.incidents.length) throw incidentError(watch.incidents, { result });
+      return result as never;
+    } finally {
+      watch.dispose();
+    }
+  };
+}
+
+/** Replaces, in place, the handler of every page-changing method with its guarded version. */
+export function guardHandlers(handlers: Handlers): void {
+  for (const method of Object.keys(handlers) as ExtensionMethodName[]) {
+    if (!PAGE_CHANGING.has(EFFECTS[method])) continue;
+    (handlers as Record<string, Handler<ExtensionMethodName>>)[method] = wrap(method, handlers[method] as Handler<ExtensionMethodName>);
+  }
+}
