@@ -344,6 +344,10 @@ export class SessionRegistry {
   /** The browser's socket closed: its sessions survive a short reconnect, then end with browser_gone. */
   browserLeft(instanceId: string): void {
     if (this.liveOn(instanceId).length === 0) return;
+    // Born in the daemon: tells a reader of the stream why calls were cut off and events paused (adoption follows).
+    for (const rt of this.liveOn(instanceId)) {
+      this.deps.events.append(rt.id, "browser.disconnected", { browser_instance_id: instanceId, grace_ms: this.deps.config.reconnectGraceMs });
+    }
     const prior = this.graceTimers.get(instanceId);
     if (prior) clearTimeout(prior);
     this.graceTimers.set(

@@ -102,6 +102,25 @@ describe("numbered events", () => {
   });
 });
 
+describe("events born in the daemon", () => {
+  test("the browser's link dropping and coming back is in the stream: browser.disconnected, then session.adopted", async () => {
+    await withDaemon({ env: { BSK_RECONNECT_GRACE_MS: "5000" } }, async (d) => {
+      const { peer } = await streamingPeer(d, "st-d");
+      const c = await d.client();
+      const s = await startSession(c);
+      const follower = await d.client();
+      void follower.request("events", { session_id: s, follow_ms: 60_000, types: ["browser"] });
+      peer.close();
+      await follower.unmatched.next((f: any) => f.payload?.event === "browser.disconnected", "browser.disconnected");
+      const back = await streamingPeer(d, "st-d", { instanceId: peer.instanceId, sessions: [...peer.sessions.values()] });
+      const evs = (await c.call("events", { session_id: s })).events;
+      expect(evs.map((e: any) => e.event)).toEqual(["session.started", "browser.disconnected", "session.adopted"]);
+      expect(evs[1].data).toMatchObject({ browser_instance_id: peer.instanceId, grace_ms: 5000 });
+      back.peer.close();
+    });
+  });
+});
+
 describe("bsk events", () => {
   test("--follow streams each new event as a frame, then answers when the session ends", async () => {
     await withDaemon({}, async (d) => {
