@@ -164,6 +164,7 @@ function statusText(r: any): string {
     `home: ${d.home}`,
     `socket: ${d.socket}`,
     `port: ${d.ws_port}`,
+    ...(d.key_id ? [`trust key: ${d.key_id} (the extension's popup shows the same when paired)`] : []),
     `browsers: ${r.browsers?.length ?? 0}`,
     ...(r.browsers ?? []).map((b: any) => `  ${browserLine(b)}`),
     `sessions: ${r.sessions?.length ?? 0}`,

@@ -77,6 +77,7 @@ try {
   rows.push(...(await ledgerCost(world.home)));
 
   await world.run(["daemon", "start", "--port", String(world.port)]);
+  await world.trustProfile();
   const browser = await launchChromium({
     extensionDir: join(ROOT, "dist/extension"),
     profileDir: join(world.home, "profile"),

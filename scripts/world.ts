@@ -18,6 +18,8 @@ export interface PrivateWorld {
   fixtures: FixtureServer;
   browser?: Browser;
   launchBrowser(): Promise<Browser>;
+  /** Lets the extension in this world's profile fetch its secret through native messaging (trust both ways). */
+  trustProfile(): Promise<void>;
   run(args: string[]): Promise<{ code: number; stdout: string; stderr: string; ms: number }>;
   /** Stops everything; keeps $BSK_HOME (logs, profile) when asked, e.g. after a failure. */
   dispose(opts?: { keepHome?: boolean }): Promise<void>;
@@ -34,7 +36,13 @@ export async function privateWorld(prefix: string): Promise<PrivateWorld> {
   const home = mkdtempSync(`/tmp/${prefix}-`);
   const port = await freePort();
   const fixtures = startFixtureServer();
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), BSK_HOME: home, BSK_PORT: String(port) };
+  // The native messaging host is registered for this world's profile only, never with the machine's browsers.
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    BSK_HOME: home,
+    BSK_PORT: String(port),
+    BSK_NATIVE_HOST: "off",
+  };
   delete env.BSK_SESSION;
   delete env.BSK_AUTO_START;
   const world: PrivateWorld = {
@@ -43,12 +51,17 @@ export async function privateWorld(prefix: string): Promise<PrivateWorld> {
     env,
     fixtures,
     async launchBrowser() {
+      await world.trustProfile();
       world.browser = await launchChromium({
         extensionDir: join(ROOT, "dist/extension"),
         profileDir: join(home, "profile"),
         urls: [`chrome-extension://${EXTENSION_ID}/connect.html?port=${port}&label=${prefix}`],
       });
       return world.browser;
+    },
+    async trustProfile() {
+      const r = await world.run(["native", "install", "--profile-dir", join(home, "profile")]);
+      if (r.code !== 0) throw new Error(`bsk native install failed: ${r.stderr}`);
     },
     async run(args) {
       const t0 = performance.now();

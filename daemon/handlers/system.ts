@@ -1,6 +1,7 @@
 /** Daemon-answered system methods: status, browsers, shutdown, the extension allow-list, cancel. */
 import type { ParsedParams, Result } from "../../protocol/catalog.ts";
 import { formatCode } from "../../protocol/trust.ts";
+import { registerNativeHost } from "../native-host/register.ts";
 import { PROTOCOL_VERSION } from "../../protocol/version.ts";
 import { cancelledError } from "../call.ts";
 import type { DaemonContext } from "../context.ts";
@@ -42,6 +43,14 @@ const allowExtension: DaemonHandler = async ({ call, ctx }) => {
   const { extension_id } = call.params as ParsedParams<"system.allow_extension">;
   const allowed = ctx.allowList.add(extension_id);
   ctx.log.info("extension allowed", { extension_id });
+  // The native messaging host answers only the ids its manifests list: list the new one where we registered it.
+  if (ctx.config.nativeHost === "auto") {
+    try {
+      registerNativeHost({ paths: ctx.config.paths, mode: "auto", extensionIds: allowed });
+    } catch (err) {
+      ctx.log.warn("could not update the native messaging host", { error: err });
+    }
+  }
   return { allowed } satisfies Result<"system.allow_extension">;
 };
 
