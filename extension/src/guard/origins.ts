@@ -6,35 +6,15 @@
  * own tabs are never in them. Blocks are reported as origin.blocked events, and a blocked top-level navigation fails
  * the call that caused it (incidents.ts). `navigate` and `tab create` are refused before they start.
  */
-import { browser, type Browser } from "wxt/browser";
+import { browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import { originAllowed, requestOrigin } from "../../../protocol/origins.ts";
 import { emit } from "../outbox.ts";
 import { allSessions, onSessionsChanged, ownerOfTab, sessionsReady } from "../sessions.ts";
 import type { SessionState } from "../settings.ts";
 import { reportIncident } from "./incidents.ts";
+import { rulesFor } from "./origin-rules.ts";
 
-type Rule = Browser.declarativeNetRequest.Rule;
-type ResourceType = `${Browser.declarativeNetRequest.ResourceType}`;
-
-const FRAMES: ResourceType[] = ["main_frame", "sub_frame"];
-const EVERYTHING: ResourceType[] = [
-  "main_frame",
-  "sub_frame",
-  "stylesheet",
-  "script",
-  "image",
-  "font",
-  "object",
-  "xmlhttprequest",
-  "ping",
-  "csp_report",
-  "media",
-  "websocket",
-  "webtransport",
-  "webbundle",
-  "other",
-];
 const BLOCKED = "net::ERR_BLOCKED_BY_CLIENT";
 
 /** Throws permission_denied (origin_not_allowed) when the session may not load `url`. */
@@ -43,30 +23,6 @@ export function assertOriginAllowed(s: SessionState, url: string, tabId?: number
   throw new BskError("permission_denied", `${url} is outside this session's allowed origins (${s.allow_origins!.join(", ")})`, {
     data: { reason: "origin_not_allowed", url, allowed: s.allow_origins, ...(tabId === undefined ? {} : { tab_id: tabId }) },
   });
-}
-
-/** The rules that enforce every session's list now: one block rule and one allow rule per origin (and its ws twin). */
-export function rulesFor(sessions: readonly SessionState[]): Rule[] {
-  const rules: Rule[] = [];
-  let id = 1;
-  for (const s of sessions) {
-    const tabIds = Object.keys(s.tabs).map(Number);
-    if (!s.allow_origins?.length || tabIds.length === 0) continue;
-    const resourceTypes = (s.block_requests ? EVERYTHING : FRAMES) as Browser.declarativeNetRequest.ResourceType[];
-    rules.push({ id: id++, priority: 1, action: { type: "block" as Browser.declarativeNetRequest.RuleActionType }, condition: { tabIds, resourceTypes } });
-    for (const origin of s.allow_origins) {
-      const socket = origin.replace(/^http/, "ws");
-      for (const prefix of s.block_requests ? [origin, socket] : [origin]) {
-        rules.push({
-          id: id++,
-          priority: 2,
-          action: { type: "allow" as Browser.declarativeNetRequest.RuleActionType },
-          condition: { tabIds, resourceTypes, urlFilter: `|${prefix}/` },
-        });
-      }
-    }
-  }
-  return rules;
 }
 
 let applied = "";
