@@ -3,7 +3,7 @@
  * session's allowed origins is refused before anything happens (navigate, tab create); what the browser did during
  * the call that the agent cannot see (a blocked navigation, a prompt for the person) fails the call with it.
  */
-import { EFFECTS, type ExtensionMethodName } from "../../../protocol/catalog.ts";
+import { EFFECTS, METHODS, type ExtensionMethodName } from "../../../protocol/catalog.ts";
 import { getSession } from "../sessions.ts";
 import type { Handler } from "../tools/handler.ts";
 import { normalizeUrl } from "../urls.ts";
@@ -24,8 +24,13 @@ function wrap(method: ExtensionMethodName, handler: Handler<ExtensionMethodName>
       // normalizeUrl throws invalid_params for what is not a URL; the handler would say the same.
       assertOriginAllowed(session, normalizeUrl(p.url), p.tab_id);
     }
+    // What happens in the session's other tabs meanwhile is not this call's doing: only the tab it acts on and tabs
+    // its page opens count (a borrowed tab arriving during tab borrow is the person's page, not a consequence).
+    const before = new Set(Object.keys(session.tabs));
+    const target = METHODS[method].scope === "tab" ? (p.tab_id ?? session.current_tab_id) : null;
+    const ours = (tabId: number) => tabId === target || (!before.has(String(tabId)) && session.tabs[String(tabId)] !== "borrowed");
     const cut = new AbortController();
-    const watch = watchIncidents(session.session_id, (i) => {
+    const watch = watchIncidents(session.session_id, ours, (i) => {
       if (endsTheCall(i)) cut.abort(incidentError([i], null));
     });
     try {

@@ -11,6 +11,7 @@ export type Incident =
 
 interface Watch {
   incidents: Incident[];
+  counts: (tabId: number) => boolean;
   onIncident?: (i: Incident) => void;
 }
 
@@ -18,14 +19,19 @@ const watchers = new Map<string, Set<Watch>>();
 
 export function reportIncident(sessionId: string, incident: Incident): void {
   for (const w of watchers.get(sessionId) ?? []) {
+    if (!w.counts(incident.tab_id)) continue;
     w.incidents.push(incident);
     w.onIncident?.(incident);
   }
 }
 
-/** Collects the session's incidents until `dispose`; `onIncident` hears each as it comes. */
-export function watchIncidents(sessionId: string, onIncident?: (i: Incident) => void): { incidents: Incident[]; dispose: () => void } {
-  const w: Watch = { incidents: [], onIncident };
+/** Collects the session's incidents in the tabs `counts` accepts until `dispose`; `onIncident` hears each as it comes. */
+export function watchIncidents(
+  sessionId: string,
+  counts: (tabId: number) => boolean,
+  onIncident?: (i: Incident) => void,
+): { incidents: Incident[]; dispose: () => void } {
+  const w: Watch = { incidents: [], counts, onIncident };
   let set = watchers.get(sessionId);
   if (!set) watchers.set(sessionId, (set = new Set()));
   set.add(w);
