@@ -13,7 +13,11 @@ import { join } from "node:path";
 import type { ServerWebSocket } from "bun";
 import { getMethod } from "../../protocol/catalog.ts";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { randomBase64url } from "../../protocol/trust.ts";
 import { PROTOCOL_VERSION } from "../../protocol/version.ts";
+import { homePaths } from "../../daemon/home.ts";
+import { daemonProof } from "../../daemon/trust/proofs.ts";
+import { ensureSecret } from "../../daemon/trust/secret.ts";
 import { startFixtureServer } from "../../tests/fixtures/server.ts";
 import { Person } from "../../tests/e2e/person.ts";
 
@@ -71,7 +75,12 @@ const server = Bun.serve({
     },
     message(ws, data) {
       const f = JSON.parse(String(data)) as Frame;
-      if (f.method === "system.handshake") {
+      // The extension trusts only a daemon that proves this home's secret (protocol/trust.ts).
+      if (f.method === "system.hello") {
+        const nonces = { port: server.port!, nonceE: f.params.nonce, nonceD: randomBase64url(32) };
+        const proof = daemonProof(secret.bytes, nonces);
+        ws.send(JSON.stringify({ id: f.id, result: { server: "bsk-daemon", protocol_version: PROTOCOL_VERSION, nonce: nonces.nonceD, proof } }));
+      } else if (f.method === "system.handshake") {
         handshakes.push(f);
         ws.send(JSON.stringify(handshakeReply(f)));
         connected();
@@ -143,6 +152,12 @@ async function pageEval(urlPart: string, expression: string): Promise<unknown> {
 const fixtures = startFixtureServer();
 const url = fixtures.url;
 const profile = mkdtempSync("/tmp/bsk-smoke-");
+// A home of its own whose secret the extension fetches through native messaging, registered for this profile only.
+const home = mkdtempSync("/tmp/bsk-smoke-home-");
+const secret = ensureSecret(homePaths(home).secret, home);
+Bun.spawnSync([process.execPath, join(ROOT, "cli/main.ts"), "native", "install", "--profile-dir", profile], {
+  env: { ...process.env, BSK_HOME: home },
+});
 const firstConnection = nextConnection(15_000);
 const launched = Bun.spawnSync(
   ["bash", LAUNCH, EXT, profile, `chrome-extension://${EXTENSION_ID}/connect.html?port=${server.port}&label=smoke`],
@@ -444,6 +459,7 @@ try {
   fixtures.stop();
   for (let i = 0; i < 100 && isAlive(pid); i++) await Bun.sleep(50);
   rmSync(profile, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
 }
 console.log(failures ? `${failures} check(s) failed` : "all checks passed");
 process.exit(failures ? 1 : 0);
