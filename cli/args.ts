@@ -117,6 +117,12 @@ function convert(cmd: CommandSpec, label: string, def: Pick<FlagSpec, "type" | "
     }
     case "enum":
       return oneOf(cmd, label, def.options ?? [], raw, value);
+    case "json":
+      try {
+        return JSON.parse(raw);
+      } catch (e) {
+        throw invalid(cmd, `${label} expects JSON, got ${value}: ${(e as Error).message}`, `Quote it for the shell: ${label} '{"key":"value"}'.`);
+      }
     case "list":
       // A list with fixed options also takes them comma-separated (--modifiers Control,Shift); free text never
       // splits, since an option label may hold a comma.

@@ -128,6 +128,14 @@ export const PAGE_FORMATTERS: Record<string, PageFormatter> = {
 
   wait_for: (r) => `${r.matched} after ${Math.round(r.waited_ms)}ms  ${r.url}`,
   wait: (r) => `waited ${Math.round(r.waited_ms)}ms`,
+  request_help: (r) => {
+    const note = r.note ? `  note ${q(r.note)}` : "";
+    const missing = (r.targets ?? []).filter((t: any) => !t.found).map((t: any) => t.target);
+    return {
+      stdout: `${r.outcome} after ${Math.round(r.waited_ms)}ms${note}  ${r.url}`,
+      stderr: missing.length ? `-- not highlighted (not found): ${missing.join(", ")}` : undefined,
+    };
+  },
 
   "dialog.status": (r) => (r.open && r.dialog ? `open ${dialogLine(r.dialog)}` : "no dialog"),
   "dialog.accept": (r) => `accepted ${dialogLine(r.dialog)}`,

@@ -28,7 +28,9 @@ function flagLabel(name: string, f: FlagDef): string {
             ? " <n>"
             : f.type === "list"
               ? " <value> (repeatable)"
-              : ` <${name === "session" ? "id" : "value"}>`;
+              : f.type === "json"
+                ? " <json>"
+                : ` <${name === "session" ? "id" : "value"}>`;
   return `${f.alias ? `-${f.alias}, ` : ""}--${name}${value}`;
 }
 

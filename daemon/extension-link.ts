@@ -15,6 +15,7 @@ import type { EventSink, EventSource } from "./event-log.ts";
 import { eventIntake } from "./event-intake.ts";
 import type { Logger } from "./log.ts";
 import type { SessionRegistry } from "./sessions.ts";
+import { onControlEvent } from "./takeover.ts";
 import { versionRefusal } from "./version-refusal.ts";
 import { beforeHandshake, type LinkTrust, type TrustDeps } from "./trust/link-trust.ts";
 import { extensionTransfer, isTransferMethod } from "./transfer-link.ts";
@@ -227,9 +228,11 @@ function recordEvent(ws: Ws, conn: BrowserConn, frame: EventFrame, deps: LinkDep
   }
   if (name === "session.ended") {
     const lost = payload.lost_tab_ids as number[];
-    void deps.sessions.endSession(sessionId, String(payload.reason), { fromBrowser: true, lostTabIds: lost });
+    const cause = typeof payload.cause === "string" ? payload.cause : undefined;
+    void deps.sessions.endSession(sessionId, String(payload.reason), { fromBrowser: true, lostTabIds: lost, cause });
     return;
   }
+  if (onControlEvent(deps, rt, name, payload)) return;
   const { session_id: _, ...data } = payload;
   // A coalesced burst carries its count beside the payload's own fields (the schemas do not list it).
   const count = (frame.payload as { count?: unknown } | null)?.count;

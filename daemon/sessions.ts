@@ -59,6 +59,8 @@ export interface EndOptions {
   /** The browser ended it (or is gone): do not send it session.close. */
   fromBrowser?: boolean;
   lostTabIds?: number[];
+  /** A finer cause than the reason (e.g. debugging_cancelled for stopped_by_person): in the event log and the log. */
+  cause?: string;
   closeTimeoutMs?: number;
   traceId?: string;
   detail?: Record<string, unknown>;
@@ -252,8 +254,12 @@ export class SessionRegistry {
     }
     this.persistNow();
     this.deps.onSessionEnded?.(id);
-    this.deps.events.append(id, "session.ended", { reason, ...(record.lost_tab_ids && { lost_tab_ids: record.lost_tab_ids }) });
-    this.deps.log.info("session ended", { session: id, reason, trace_id: opts.traceId, ...opts.detail });
+    this.deps.events.append(id, "session.ended", {
+      reason,
+      ...(opts.cause && { cause: opts.cause }),
+      ...(record.lost_tab_ids && { lost_tab_ids: record.lost_tab_ids }),
+    });
+    this.deps.log.info("session ended", { session: id, reason, cause: opts.cause, trace_id: opts.traceId, ...opts.detail });
     this.deps.onChange();
 
     const conn = opts.fromBrowser ? undefined : this.deps.browsers.get(record.browser_instance_id);

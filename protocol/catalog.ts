@@ -8,6 +8,7 @@ import type { Effect, MethodDef } from "./define.ts";
 import { diagnosticsEffects, diagnosticsMethods } from "./methods/diagnostics.ts";
 import { dialogEffects, dialogMethods } from "./methods/dialogs.ts";
 import { emulationEffects, emulationMethods } from "./methods/emulation.ts";
+import { humanEffects, humanMethods } from "./methods/human.ts";
 import { fileEffects, fileMethods } from "./methods/files.ts";
 import { interactionEffects, interactionMethods } from "./methods/interaction.ts";
 import { navigationEffects, navigationMethods } from "./methods/navigation.ts";
@@ -29,6 +30,7 @@ export const METHODS = {
   ...dialogMethods,
   ...diagnosticsMethods,
   ...emulationMethods,
+  ...humanMethods,
   ...recordMethods,
   ...fileMethods,
 };
@@ -50,6 +52,7 @@ export const EFFECTS: Record<MethodName, Effect> = {
   ...dialogEffects,
   ...diagnosticsEffects,
   ...emulationEffects,
+  ...humanEffects,
   ...recordEffects,
   ...fileEffects,
 };

@@ -14,7 +14,8 @@ export interface FlagSpec {
   /** Params key the flag fills. */
   param: string;
   /** `file`: the CLI reads the named file (`-` = stdin) and sends its text as the param (secrets stay out of argv). */
-  type: "string" | "boolean" | "number" | "duration" | "list" | "enum" | "file";
+  /** `json`: the value is parsed as JSON (an object param such as request-help's --until). */
+  type: "string" | "boolean" | "number" | "duration" | "list" | "enum" | "file" | "json";
   description: string;
   alias?: string;
   options?: readonly string[];

@@ -14,6 +14,8 @@ export const EVENTS = {
       session_id: z.string(),
       reason: z.string(),
       lost_tab_ids: z.array(z.number().int()).default([]),
+      /** A finer cause, e.g. reason stopped_by_person with cause debugging_cancelled (the browser's debugging bar). */
+      cause: z.string().optional(),
     }),
   /** A tab joined a session (created by it, or opened by one of its tabs). */
   "tab.opened": () =>
@@ -32,6 +34,22 @@ export const EVENTS = {
     }),
   /** The dialog was answered, by the agent (bsk dialog) or by the person. */
   "dialog.closed": () => z.object({ session_id: z.string(), tab_id: z.number().int(), accepted: z.boolean() }),
+  /**
+   * The person clicked Take over (overlay or popup): the daemon marks the session taken_over, cancels its calls and
+   * refuses mutations and transient input (user_aborted, reason taken_over) until session.resume. `tab_id`: where they clicked.
+   */
+  "session.takeover": () => z.object({ session_id: z.string(), tab_id: z.number().int().optional() }),
+  /** The person clicked Resume: the session is live again; refs from before the takeover stay stale. */
+  "session.resume": () => z.object({ session_id: z.string(), tab_id: z.number().int().optional() }),
+  /** A request-help call ended with this outcome (also the call's result). */
+  "help.outcome": () =>
+    z.object({
+      session_id: z.string(),
+      tab_id: z.number().int(),
+      outcome: z.enum(["completed", "continued", "cancelled", "timed_out", "disabled"]),
+      note: z.string().default(""),
+      title: z.string().optional(),
+    }),
   /** Daemon → extension: every numbered event up to `seq` is recorded; the extension may forget them. */
   "system.ack": () => z.object({ seq: z.number().int().nonnegative() }),
   /** The page logged an error (console.error, console.assert) or threw uncaught. */

@@ -5,6 +5,7 @@
 import { browser, type Browser } from "wxt/browser";
 import { defineBackground } from "wxt/utils/define-background";
 import { installCdpListeners } from "../src/cdp.ts";
+import { resume, takeOver } from "../src/control.ts";
 import { connect, pair, unpair } from "../src/connection.ts";
 import { installDialogTracking } from "../src/dialogs.ts";
 import { installFrameTracking } from "../src/frames.ts";
@@ -15,6 +16,7 @@ import { installOwnPageRevival } from "../src/own-pages.ts";
 import { installCrashWatch } from "../src/crash.ts";
 import { installObserve } from "../src/events/observe.ts";
 import { installKeepalive } from "../src/keepalive.ts";
+import { installOverlay } from "../src/overlay/hub.ts";
 import { installOwnershipListeners } from "../src/ownership.ts";
 import { endByPerson, sessionsReady } from "../src/sessions.ts";
 import { LOCAL, type PageMessage } from "../src/settings.ts";
@@ -29,6 +31,8 @@ function fromOwnPage(sender: Browser.runtime.MessageSender): boolean {
 async function onPageMessage(msg: PageMessage): Promise<unknown> {
   if (msg.type === "reconnect") await connect();
   else if (msg.type === "stop_session") await endByPerson(msg.session_id, "stopped_by_person");
+  else if (msg.type === "takeover_session") await takeOver(msg.session_id);
+  else if (msg.type === "resume_session") await resume(msg.session_id);
   else if (msg.type === "pair") return pair(msg.code);
   else if (msg.type === "unpair") await unpair();
   return { ok: true };
@@ -43,6 +47,7 @@ export default defineBackground({
     installDiagnosticsCapture();
     installOwnershipListeners();
     installOwnPageRevival();
+    installOverlay();
     installOriginGuard();
     installPromptWatch();
     installCrashWatch();

@@ -125,11 +125,20 @@ async function checkInPage(this: Element, opts: Required<ActOptions>, stableCapM
   const y = (part.top + part.bottom) / 2;
 
   if (opts.hitTest) {
-    let hit: Element | null = doc.elementFromPoint(x, y);
-    while (hit?.shadowRoot) {
-      const inner = hit.shadowRoot.elementFromPoint(x, y);
-      if (!inner || inner === hit) break;
-      hit = inner;
+    const hitAt = () => {
+      let h: Element | null = doc.elementFromPoint(x, y);
+      while (h?.shadowRoot) {
+        const inner = h.shadowRoot.elementFromPoint(x, y);
+        if (!inner || inner === h) break;
+        h = inner;
+      }
+      return h;
+    };
+    let hit = hitAt();
+    // bsk's own control pill (overlay/ui/host.ts; its closed shadow root hits as the host) steps aside to the other edge.
+    if (hit?.localName === "bsk-overlay") {
+      hit.setAttribute("data-bsk-dodge", y < win.innerHeight / 2 ? "bottom" : "top");
+      hit = hitAt();
     }
     const within = (n: Element | null, of: Element) => {
       for (let a = n; a; a = parentOf(a)) if (a === of) return true;
@@ -247,11 +256,11 @@ interface DescribedNode {
  * in a parent. The tab's hit test at the top-level point must land in the element's frame (same-process frames are
  * hit-tested through) or on the owner of a frame on the way to it (an out-of-process iframe), else that covers it.
  */
-async function coveredInParents(rt: ResolvedTarget, x: number, y: number, signal: AbortSignal): Promise<Covering | null> {
+async function coveredInParents(rt: ResolvedTarget, x: number, y: number, signal: AbortSignal, again = { ignoreNone: true, dodged: false }): Promise<Covering | null> {
   const hit = await sendTo<{ backendNodeId: number; frameId: string }>(
     { tabId: rt.tabId },
     "DOM.getNodeForLocation",
-    { x: Math.round(x), y: Math.round(y), includeUserAgentShadowDOM: false, ignorePointerEventsNone: true },
+    { x: Math.round(x), y: Math.round(y), includeUserAgentShadowDOM: false, ignorePointerEventsNone: again.ignoreNone },
     signal,
   );
   if (hit.frameId === rt.frameId) return null;
@@ -260,12 +269,43 @@ async function coveredInParents(rt: ResolvedTarget, x: number, y: number, signal
   for (let id: string | undefined = rt.frameId; id && !path.has(id); id = frames.get(id)?.parentId) path.add(id);
   const { node } = await sendTo<DescribedNode>({ tabId: rt.tabId }, "DOM.describeNode", { backendNodeId: hit.backendNodeId }, signal);
   if (node.frameId && path.has(node.frameId)) return null;
+  const own = await overlayPart(rt.tabId, hit.backendNodeId, y, signal);
+  // bsk's own overlay: its glow and pill body let clicks through (test what a click reaches); a button of the pill
+  // steps aside (see checkInPage), then the point is tested again.
+  if (own === "pass" && again.ignoreNone) return coveredInParents(rt, x, y, signal, { ...again, ignoreNone: false });
+  if (own === "dodged" && !again.dodged) return coveredInParents(rt, x, y, signal, { ...again, dodged: true });
   const attrs = new Map<string, string>();
   for (let i = 0; i + 1 < (node.attributes?.length ?? 0); i += 2) attrs.set(node.attributes![i]!, node.attributes![i + 1]!);
   let selector = node.localName ?? "element";
   if (attrs.get("id")) selector += `#${attrs.get("id")}`;
   for (const c of (attrs.get("class") ?? "").split(/\s+/).filter(Boolean).slice(0, 3)) selector += `.${c}`;
   return { role: "", name: attrs.get("aria-label") ?? "", selector };
+}
+
+/** A node of bsk's overlay (overlay/ui/host.ts) at a hit point: one that lets clicks through, or a pill button that now stepped aside. */
+async function overlayPart(tabId: number, backendNodeId: number, y: number, signal: AbortSignal): Promise<"no" | "pass" | "dodged"> {
+  const { object } = await sendTo({ tabId }, "DOM.resolveNode", { backendNodeId }, signal);
+  const r = await sendTo(
+    { tabId },
+    "Runtime.callFunctionOn",
+    {
+      objectId: object.objectId,
+      returnByValue: true,
+      arguments: [{ value: y }],
+      functionDeclaration: `function (y) {
+        const el = this.nodeType === 1 ? this : this.parentElement;
+        const root = el && el.getRootNode();
+        const host = root && root.host ? root.host : el;
+        if (!host || host.localName !== "bsk-overlay") return "no";
+        if (el !== host && getComputedStyle(el).pointerEvents === "none") return "pass";
+        host.setAttribute("data-bsk-dodge", y < innerHeight / 2 ? "bottom" : "top");
+        return "dodged";
+      }`,
+    },
+    signal,
+  );
+  await sendTo({ tabId }, "Runtime.releaseObject", { objectId: object.objectId }, signal).catch(() => undefined);
+  return r.result?.value ?? "no";
 }
 
 /** Checks and prepares the element for an action; returns the point to act on in top-level coordinates. */

@@ -60,10 +60,20 @@ export function installCdpListeners(): void {
     if (source.tabId === undefined) return;
     forget(source.tabId);
     for (const t of taps) t.onDetach?.(source.tabId);
-    // canceled_by_user: the person dismissed the "is debugging this browser" bar. A later issue makes it Stop.
-    if (reason === "canceled_by_user") console.warn(`bsk: debugging of tab ${source.tabId} cancelled by the person`);
+    // canceled_by_user: the person dismissed the "is debugging this browser" bar (control.ts makes it Stop).
+    if (reason === "canceled_by_user") {
+      console.warn(`bsk: debugging of tab ${source.tabId} cancelled by the person`);
+      for (const l of cancelledListeners) l(source.tabId);
+    }
     for (const s of subscribers.get(source.tabId) ?? []) s.onDetach?.(reason);
   });
+}
+
+const cancelledListeners: ((tabId: number) => void)[] = [];
+
+/** The person cancelled debugging from the browser's own bar (Chrome detaches every tab of the extension then). */
+export function onDebuggingCancelled(listener: (tabId: number) => void): void {
+  cancelledListeners.push(listener);
 }
 
 function forget(tabId: number): void {

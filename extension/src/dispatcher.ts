@@ -6,6 +6,8 @@
 import type { ExtensionMethodName } from "../../protocol/catalog.ts";
 import { getMethod, isMethodName, METHODS } from "../../protocol/catalog.ts";
 import { BskError } from "../../protocol/errors.ts";
+import { raceAbort } from "./abort.ts";
+import { beginCall } from "./control.ts";
 import { crashGuard } from "./crash.ts";
 import { dialogGuard } from "./dialogs.ts";
 import { guardHandlers } from "./guard/call-guard.ts";
@@ -13,6 +15,7 @@ import { getSession } from "./sessions.ts";
 import { dialogHandlers } from "./tools/dialogs.ts";
 import { diagnosticsHandlers } from "./tools/diagnostics.ts";
 import { emulationHandlers } from "./tools/emulation.ts";
+import { humanHandlers } from "./tools/human.ts";
 import { fileHandlers } from "./tools/files.ts";
 import { interactionHandlers } from "./tools/interaction.ts";
 import { navigationHandlers } from "./tools/navigation.ts";
@@ -32,6 +35,7 @@ const HANDLERS: { [M in ExtensionMethodName]: Handler<M> } = {
   ...emulationHandlers,
   ...waitHandlers,
   ...dialogHandlers,
+  ...humanHandlers,
   ...fileHandlers,
 };
 // Page-changing calls: allowed origins first, then what the browser did that the agent cannot see (guard/).
@@ -61,20 +65,31 @@ export async function dispatch(method: string, params: unknown, ctx: CallContext
     throw new BskError("invalid_params", `${method}: ${where}${issue?.message ?? "invalid params"}`);
   }
   const handler = HANDLERS[method] as Handler<ExtensionMethodName>;
-  const tabId = dialogRaceTab(method, parsed.data as { session_id?: string; tab_id?: number });
-  if (tabId === undefined) return handler(parsed.data as never, ctx);
+  const p = parsed.data as { session_id?: string; tab_id?: number };
+  // A taken-over session refuses page actions here too; a takeover cuts its running calls off.
+  const call = await beginCall(method, p, ctx.signal);
+  try {
+    return await raceAbort(guarded(handler, method, parsed.data, { ...ctx, signal: call.signal }), call.signal);
+  } finally {
+    call.end();
+  }
+}
+
+async function guarded(handler: Handler<ExtensionMethodName>, method: ExtensionMethodName, params: unknown, ctx: CallContext): Promise<unknown> {
+  const tabId = dialogRaceTab(method, params as { session_id?: string; tab_id?: number });
+  if (tabId === undefined) return handler(params as never, ctx);
   // A JS dialog stalls the page: one already open fails the call now, one that opens during it ends it.
   // A crashed renderer ends the call too (crash.ts).
   const guard = crashGuard(tabId, dialogGuard(tabId, ctx.signal), method);
   try {
-    return await handler(parsed.data as never, { ...ctx, signal: guard.signal });
+    return await handler(params as never, { ...ctx, signal: guard.signal });
   } finally {
     guard.dispose();
   }
 }
 
-/** Reads of the worker's own buffers and the dialog methods themselves need no page. */
-const NO_DIALOG_RACE = new Set<string>(["dialog.status", "dialog.accept", "dialog.dismiss", "console", "network"]);
+/** Reads of the worker's own buffers and the dialog methods themselves need no page; request-help waits for the person, who may answer a dialog themselves. */
+const NO_DIALOG_RACE = new Set<string>(["dialog.status", "dialog.accept", "dialog.dismiss", "console", "network", "request_help"]);
 
 /** The tab a tab-scoped call acts on (as resolveTab will pick it), when it must race the tab's dialog state. */
 function dialogRaceTab(method: ExtensionMethodName, p: { session_id?: string; tab_id?: number }): number | undefined {

@@ -187,8 +187,8 @@ export async function closeSession(sessionId: string): Promise<{ closed_tab_ids:
 }
 
 /** The person ended the session (closed its window, pressed Stop): tell the daemon, then clean up. */
-export async function endByPerson(sessionId: string, reason: string, lostTabIds: number[] = []): Promise<void> {
+export async function endByPerson(sessionId: string, reason: string, lostTabIds: number[] = [], cause?: string): Promise<void> {
   if (!sessions.has(sessionId) || closing.has(sessionId)) return;
-  emit("session.ended", { session_id: sessionId, reason, lost_tab_ids: lostTabIds });
+  emit("session.ended", { session_id: sessionId, reason, lost_tab_ids: lostTabIds, ...(cause && { cause }) });
   await closeSession(sessionId);
 }

@@ -45,7 +45,8 @@ export async function readSwitches(): Promise<Switches> {
     return { ...DEFAULT_SWITCHES };
   }
 }
-export const SESSION = { connection: "connection", sessions: "sessions" } as const;
+/** `control`: ids of the sessions the person has taken over (control.ts). */
+export const SESSION = { connection: "connection", sessions: "sessions", control: "control" } as const;
 
 export interface Settings {
   port: number;
@@ -93,6 +94,8 @@ export interface SessionState {
 export type PageMessage =
   | { type: "reconnect" }
   | { type: "stop_session"; session_id: string }
+  | { type: "takeover_session"; session_id: string }
+  | { type: "resume_session"; session_id: string }
   | { type: "pair"; code: string }
   | { type: "unpair" };
 

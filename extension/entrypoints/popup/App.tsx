@@ -1,30 +1,42 @@
-/** The popup: connection state, versions, identity, the daemon port, and live sessions with a Stop button each. */
-import { createSignal, For, onCleanup, onMount, Show } from "solid-js";
+/**
+ * The popup: connection state, versions, instance label and port, live sessions (Take over / Resume / Stop) and
+ * the person's switches. Everything it shows comes from chrome.storage and refreshes when that changes.
+ * `popup.html?lang=zh-CN` forces a language (tests, screenshots); otherwise it follows the browser.
+ */
+import { createSignal, onCleanup, onMount, Show } from "solid-js";
+import { createStore, reconcile } from "solid-js/store";
 import { browser } from "wxt/browser";
 import { parseBrowser } from "../../src/browser-info.ts";
+import { setLang, t, type MessageKey } from "../../src/i18n.ts";
 import {
+  DEFAULT_SWITCHES,
   LOCAL,
   loadSettings,
   readConnectionStatus,
   readSessions,
+  readSwitches,
   SESSION,
   validPort,
   type ConnectionStatus,
-  type PageMessage,
   type SessionState,
   type Settings,
+  type Switches as SwitchValues,
 } from "../../src/settings.ts";
+import { Sessions } from "./Sessions.tsx";
+import { Switches } from "./Switches.tsx";
 
-const STATE_TEXT: Record<ConnectionStatus["state"], string> = {
-  connected: "Connected",
-  connecting: "Connecting",
-  version_skew: "Version skew",
-  disconnected: "Disconnected",
-  not_paired: "Not paired",
-  untrusted: "Untrusted daemon",
+setLang(new URLSearchParams(location.search).get("lang") ?? undefined);
+
+const STATE_TEXT: Record<ConnectionStatus["state"], MessageKey> = {
+  connected: "popup.connected",
+  connecting: "popup.connecting",
+  version_skew: "popup.version_skew",
+  disconnected: "popup.off",
+  not_paired: "popup.not_paired",
+  untrusted: "popup.untrusted",
 };
 
-function EditField(props: { label: string; value: string; save: (text: string) => string | null }) {
+function EditField(props: { name: string; label: string; value: string; save: (text: string) => string | null }) {
   const [error, setError] = createSignal<string | null>(null);
   let input!: HTMLInputElement;
   const submit = (ev: SubmitEvent) => {
@@ -32,10 +44,10 @@ function EditField(props: { label: string; value: string; save: (text: string) =
     setError(props.save(input.value));
   };
   return (
-    <form onSubmit={submit}>
-      <label>{props.label}</label>
-      <input ref={input} value={props.value} />
-      <button type="submit">Save</button>
+    <form class="field" onSubmit={submit}>
+      <label for={props.name}>{props.label}</label>
+      <input id={props.name} name={props.name} ref={input} value={props.value} />
+      <button type="submit">{t("popup.save")}</button>
       <Show when={error()}>
         <span class="error">{error()}</span>
       </Show>
@@ -45,15 +57,26 @@ function EditField(props: { label: string; value: string; save: (text: string) =
 
 export function App() {
   const [conn, setConn] = createSignal<ConnectionStatus>();
-  const [sessions, setSessions] = createSignal<SessionState[]>([]);
+  // A store reconciled by id: a session's row (and the button under the person's pointer) survives refreshes.
+  const [sessions, setSessions] = createStore<SessionState[]>([]);
+  const [takenOver, setTakenOver] = createSignal<string[]>([]);
   const [settings, setSettings] = createSignal<Settings>();
+  const [switches, setSwitches] = createSignal<SwitchValues>(DEFAULT_SWITCHES);
   const defaultLabel = parseBrowser(navigator.userAgent).name.toLowerCase();
 
   const refresh = async () => {
-    const [c, s, st] = await Promise.all([readConnectionStatus(), readSessions(), loadSettings(defaultLabel)]);
+    const [c, s, st, sw, control] = await Promise.all([
+      readConnectionStatus(),
+      readSessions(),
+      loadSettings(defaultLabel),
+      readSwitches(),
+      browser.storage.session.get(SESSION.control),
+    ]);
     setConn(c);
-    setSessions(Object.values(s));
+    setSessions(reconcile(Object.values(s), { key: "session_id" }));
     setSettings(st);
+    setSwitches(sw);
+    setTakenOver(Array.isArray(control[SESSION.control]) ? (control[SESSION.control] as string[]) : []);
   };
   const onChange = () => void refresh();
   onMount(() => {
@@ -64,71 +87,49 @@ export function App() {
 
   const savePort = (text: string) => {
     const port = validPort(text);
-    if (port === null) return "1-65535";
+    if (port === null) return t("popup.bad_port");
     void browser.storage.local.set({ [LOCAL.port]: port });
     return null;
   };
   const saveLabel = (text: string) => {
     const label = text.trim().slice(0, 64);
-    if (!label) return "empty";
+    if (!label) return t("popup.empty");
     void browser.storage.local.set({ [LOCAL.label]: label });
     return null;
-  };
-  const stop = (sessionId: string) => {
-    const msg: PageMessage = { type: "stop_session", session_id: sessionId };
-    void browser.runtime.sendMessage(msg);
   };
 
   const state = () => conn()?.state ?? "disconnected";
   return (
     <main class={state()}>
       <h1>
-        <span class="dot" /> bsk — {STATE_TEXT[state()]}
+        <span class="dot" /> bsk · <span class="state">{t(STATE_TEXT[state()])}</span>
         <Show when={state() === "connected" && conn()?.skew}>
-          <span class="muted">(version skew)</span>
+          <span class="muted">{t("popup.skew_note")}</span>
         </Show>
       </h1>
       <Show when={conn()?.error && state() !== "connected"}>
         <div class="error">{conn()?.error}</div>
       </Show>
       <dl>
-        <dt>extension</dt>
+        <dt>{t("popup.extension")}</dt>
         <dd>{browser.runtime.getManifest().version}</dd>
-        <dt>daemon</dt>
+        <dt>{t("popup.daemon")}</dt>
         <dd>{conn()?.daemon_version ?? "—"}</dd>
-        <dt>protocol</dt>
+        <dt>{t("popup.protocol")}</dt>
         <dd>{conn()?.protocol_version ?? "—"}</dd>
-        <dt>instance</dt>
+        <dt>{t("popup.instance")}</dt>
         <dd>{settings()?.instance_id ?? "—"}</dd>
       </dl>
       <Show when={settings()}>
         {(st) => (
           <>
-            <EditField label="label" value={st().label} save={saveLabel} />
-            <EditField label="port" value={String(st().port)} save={savePort} />
+            <EditField name="label" label={t("popup.label")} value={st().label} save={saveLabel} />
+            <EditField name="port" label={t("popup.port")} value={String(st().port)} save={savePort} />
           </>
         )}
       </Show>
-      <h2 style={{ "font-size": "13px", margin: "10px 0 2px" }}>Sessions</h2>
-      <Show when={sessions().length > 0} fallback={<div class="muted">No live sessions.</div>}>
-        <ul>
-          <For each={sessions()}>
-            {(s) => (
-              <li>
-                <span>
-                  <b>{s.session_id}</b> {s.name ?? ""}{" "}
-                  <span class="muted">
-                    {Object.keys(s.tabs).length} tab{Object.keys(s.tabs).length === 1 ? "" : "s"}
-                  </span>
-                </span>
-                <button type="button" onClick={() => stop(s.session_id)}>
-                  Stop
-                </button>
-              </li>
-            )}
-          </For>
-        </ul>
-      </Show>
+      <Sessions sessions={sessions} takenOver={takenOver()} />
+      <Switches values={switches()} />
     </main>
   );
 }

@@ -13,14 +13,27 @@ export interface PointWorld {
 }
 
 function atPointInPage(installProbe: (n: Node) => void, x: number | null, y: number | null): string {
-  installProbe(document);
-  if (x === null || y === null) return JSON.stringify({ viewport: { width: innerWidth, height: innerHeight } });
-  let hit = document.elementFromPoint(x, y);
-  while (hit?.shadowRoot) {
-    const inner = hit.shadowRoot.elementFromPoint(x, y);
-    if (!inner || inner === hit) break;
-    hit = inner;
+  if (x === null || y === null) {
+    installProbe(document);
+    return JSON.stringify({ viewport: { width: innerWidth, height: innerHeight } });
   }
+  const hitAt = (px: number, py: number) => {
+    let h = document.elementFromPoint(px, py);
+    while (h?.shadowRoot) {
+      const inner = h.shadowRoot.elementFromPoint(px, py);
+      if (!inner || inner === h) break;
+      h = inner;
+    }
+    return h;
+  };
+  let hit = hitAt(x, y);
+  // Input at a point never presses bsk's own control pill (overlay/ui/host.ts): it steps aside to the other edge
+  // first, before the DOM observer is armed (the move is not the page's change).
+  if (hit?.localName === "bsk-overlay") {
+    hit.setAttribute("data-bsk-dodge", y < innerHeight / 2 ? "bottom" : "top");
+    hit = hitAt(x, y);
+  }
+  installProbe(document);
   let described: [string, string] = ["", ""];
   try {
     if (hit) described = JSON.parse((globalThis as any).__bsk.describe(hit));

@@ -21,6 +21,8 @@ const HTML_FN = `function (maxBytes) {
     root = clone;
   }
   let html = root.outerHTML;
+  // bsk's own overlay host (its closed shadow root never serializes) is not the page's.
+  for (const own of this && this.nodeType === 1 ? [] : document.querySelectorAll("bsk-overlay")) html = html.replace(own.outerHTML, "");
   if (!this || this.nodeType !== 1) {
     const dt = document.doctype;
     if (dt) html = "<!DOCTYPE " + dt.name + ">\\n" + html;

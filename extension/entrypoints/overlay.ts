@@ -1,0 +1,106 @@
+/**
+ * The overlay content script, in every top-level page (manifest content_scripts, document_end). It draws only what
+ * the service worker says this tab should show: the control pill and glow in a live session's tabs, the help panel
+ * during request-help. In the person's own tabs it does nothing and does not wake the worker unless some session
+ * is live (storage.local LIVE_KEY).
+ *
+ * Built as an unlisted script listed in the manifest by hand (wxt.config.ts) rather than a WXT content script:
+ * WXT's content-script context announces itself to the page with a DOM event that a page could also send to
+ * switch the overlay off.
+ */
+import { browser } from "wxt/browser";
+import { defineUnlistedScript } from "wxt/utils/define-unlisted-script";
+import { CriteriaWatch } from "../src/help/watch.ts";
+import { LIVE_KEY, type OverlayPush, type OverlayRequest, type OverlayView } from "../src/overlay/messages.ts";
+import { OverlayHost } from "../src/overlay/ui/host.ts";
+import { HelpPanel } from "../src/overlay/ui/panel.ts";
+import { Pill } from "../src/overlay/ui/pill.ts";
+
+/** While shown, the overlay asks again this often: it notices a restarted worker, and keeps a stopped one waking up. */
+const REFRESH_MS = 20_000;
+
+export default defineUnlistedScript(() => {
+  if (window.top !== window || (globalThis as { __bskOverlay?: boolean }).__bskOverlay) return;
+  (globalThis as { __bskOverlay?: boolean }).__bskOverlay = true;
+
+  let host: OverlayHost | null = null;
+  let pill: Pill | null = null;
+  let panel: HelpPanel | null = null;
+  let watch: CriteriaWatch | null = null;
+  let refresh: ReturnType<typeof setInterval> | undefined;
+
+  const send = (msg: OverlayRequest) => browser.runtime.sendMessage(msg).catch(() => null) as Promise<unknown>;
+
+  const ensureHost = (): OverlayHost => {
+    if (!host) {
+      host = new OverlayHost();
+      pill = new Pill(host.root, (action) => void send({ type: `overlay.${action}` }));
+    }
+    return host;
+  };
+
+  const render = (view: OverlayView | null) => {
+    const wanted = view !== null && (view.hints || view.help !== null);
+    if (!wanted && !host) return;
+    const root = ensureHost().root;
+    pill!.update(view);
+
+    const help = view?.help ?? null;
+    if (panel && panel.id !== help?.id) {
+      panel.dispose();
+      panel = null;
+      watch?.stop();
+      watch = null;
+    }
+    if (help && !panel) {
+      const helpId = help.id;
+      panel = new HelpPanel(root, help, {
+        done: (note) => void send({ type: "help.done", help_id: helpId, note }),
+        cancel: (note) => void send({ type: "help.cancel", help_id: helpId, note }),
+        note: (note) => void send({ type: "help.note", help_id: helpId, note }),
+      });
+      if (help.until) {
+        const until = help.until;
+        watch = new CriteriaWatch(
+          until,
+          () => void send({ type: "help.completed", help_id: helpId, note: currentNote() }),
+          (message) => void send({ type: "help.invalid", help_id: helpId, message }),
+        );
+        watch.start();
+      }
+    }
+
+    clearInterval(refresh);
+    refresh = view ? setInterval(() => void hello(), REFRESH_MS) : undefined;
+    if (!wanted) {
+      host?.dispose();
+      host = pill = null;
+    }
+  };
+
+  const currentNote = () => panel?.currentNote() ?? "";
+
+  const hello = async () => render(((await send({ type: "overlay.hello" })) as OverlayView | null | undefined) ?? null);
+
+  browser.runtime.onMessage.addListener((msg: OverlayPush, sender, sendResponse) => {
+    if (sender.id !== browser.runtime.id || sender.tab) return false;
+    switch (msg?.type) {
+      case "overlay.view":
+        render(msg.view);
+        return false;
+      case "overlay.capture":
+        host?.setCaptureHidden(msg.hidden);
+        sendResponse(true);
+        return false;
+      case "help.recheck":
+        watch?.recheck();
+        return false;
+      default:
+        return false;
+    }
+  });
+
+  void browser.storage.local.get(LIVE_KEY).then((got) => {
+    if (got[LIVE_KEY] === true) void hello();
+  });
+});

@@ -1,0 +1,56 @@
+/** Live sessions: id, name, tabs, and Take over / Resume / Stop for each. */
+import { For, Show } from "solid-js";
+import { browser } from "wxt/browser";
+import { t } from "../../src/i18n.ts";
+import type { PageMessage, SessionState } from "../../src/settings.ts";
+
+function tell(msg: PageMessage): void {
+  void browser.runtime.sendMessage(msg);
+}
+
+export function Sessions(props: { sessions: SessionState[]; takenOver: string[] }) {
+  return (
+    <section>
+      <h2>{t("popup.sessions")}</h2>
+      <Show when={props.sessions.length > 0} fallback={<div class="muted">{t("popup.no_sessions")}</div>}>
+        <ul class="sessions">
+          <For each={props.sessions}>
+            {(s) => {
+              const taken = () => props.takenOver.includes(s.session_id);
+              const tabs = () => Object.keys(s.tabs).length;
+              return (
+                <li data-session={s.session_id}>
+                  <div class="who">
+                    <b>{s.session_id}</b> <span class="name">{s.name ?? ""}</span>
+                    <div class="muted">
+                      {tabs() === 1 ? t("popup.tab_one") : t("popup.tabs", { n: tabs() })}
+                      <Show when={taken()}>
+                        {" · "}
+                        <span class="taken">{t("popup.taken_over")}</span>
+                      </Show>
+                    </div>
+                  </div>
+                  <Show
+                    when={taken()}
+                    fallback={
+                      <button type="button" data-action="takeover" title={t("pill.takeover_title")} onClick={() => tell({ type: "takeover_session", session_id: s.session_id })}>
+                        {t("pill.takeover")}
+                      </button>
+                    }
+                  >
+                    <button type="button" data-action="resume" title={t("pill.resume_title")} onClick={() => tell({ type: "resume_session", session_id: s.session_id })}>
+                      {t("pill.resume")}
+                    </button>
+                  </Show>
+                  <button type="button" class="stop" data-action="stop" title={t("pill.stop_title")} onClick={() => tell({ type: "stop_session", session_id: s.session_id })}>
+                    {t("pill.stop")}
+                  </button>
+                </li>
+              );
+            }}
+          </For>
+        </ul>
+      </Show>
+    </section>
+  );
+}

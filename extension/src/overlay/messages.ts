@@ -1,0 +1,68 @@
+/**
+ * What the overlay content script and the service worker say to each other (runtime messages). The worker is the
+ * authority: it decides which tab shows what, and it reads the session from the sender's tab, never from the page.
+ * Type-only imports here: the content script runs in every page and carries no schema library.
+ */
+
+/** The overlay's host element in the top document (a closed shadow root inside). Page code and bsk's in-page code match this name. */
+export const OVERLAY_TAG = "bsk-overlay";
+
+/** storage.local: true while any session is live, so content scripts in the person's tabs do not wake the worker for nothing. */
+export const LIVE_KEY = "overlay_live";
+
+export interface HelpCriteriaView {
+  url_contains?: string;
+  url_matches?: string;
+  element_exists?: string;
+  element_missing?: string;
+  text_present?: string;
+  text_absent?: string;
+  stable_ms: number;
+}
+
+export interface HelpView {
+  id: string;
+  title?: string;
+  prompt: string;
+  /** The note typed so far (kept by the worker, so a reload does not lose it). */
+  note: string;
+  until?: HelpCriteriaView;
+  /** How many targets are marked in the page (attribute HELP_TARGET_ATTR = id). */
+  targets: number;
+}
+
+/** Marks the elements a help request highlights (set by the worker in bsk's isolated world, read by the overlay). */
+export const HELP_TARGET_ATTR = "data-bsk-help-target";
+
+export interface OverlayView {
+  session_id: string;
+  name?: string;
+  state: "live" | "taken_over";
+  /** A call of the session is running on this tab: the edge glow. */
+  busy: boolean;
+  /** "Show control hints": the pill and the glow. */
+  hints: boolean;
+  help: HelpView | null;
+}
+
+/** Content script → worker. */
+export type OverlayRequest =
+  | { type: "overlay.hello" }
+  | { type: "overlay.takeover" }
+  | { type: "overlay.resume" }
+  | { type: "overlay.stop" }
+  | { type: "help.note"; help_id: string; note: string }
+  | { type: "help.done"; help_id: string; note: string }
+  | { type: "help.cancel"; help_id: string; note: string }
+  /** The criteria held for stable_ms in this document. */
+  | { type: "help.completed"; help_id: string; note: string }
+  /** The criteria cannot be checked here (e.g. an invalid selector). */
+  | { type: "help.invalid"; help_id: string; message: string };
+
+/** Worker → content script. */
+export type OverlayPush =
+  | { type: "overlay.view"; view: OverlayView | null }
+  /** Hide everything (a screenshot is being taken) or show it again; answered once the page has restyled. */
+  | { type: "overlay.capture"; hidden: boolean }
+  /** The URL changed without a new document (history.pushState): check the criteria again. */
+  | { type: "help.recheck" };

@@ -1,0 +1,8 @@
+/** request_help: asking the person for help in a tab (see help/request.ts). */
+import type { humanMethods } from "../../../protocol/methods/human.ts";
+import { requestHelp } from "../help/request.ts";
+import type { FamilyHandlers } from "./handler.ts";
+
+export const humanHandlers: FamilyHandlers<typeof humanMethods> = {
+  request_help: (p, { signal }) => requestHelp(p, signal),
+};

@@ -1,0 +1,154 @@
+/**
+ * request-help end to end: the agent asks through dist/bsk, the person (through the browser's DevTools port) sees
+ * the panel, signs in, types a note, clicks Done or Cancel, reloads, changes the SPA route; every outcome and its
+ * note come back to the agent. The call is known to be waiting once its panel shows, never by sleeps.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { startWorld, type Run, type World } from "./harness.ts";
+import { PersonPage } from "./person-page.ts";
+
+let w: World;
+let s: string;
+let marker = 0;
+
+beforeAll(async () => {
+  w = await startWorld();
+  s = await w.startSession();
+}, 60_000);
+
+afterAll(async () => {
+  await w?.stop();
+});
+
+const run = (args: string[]) => w.bsk([...args, "--session", s, "--json"]);
+const help = (...args: string[]) => run(["request-help", ...args]);
+
+async function result(r: Promise<Run>): Promise<any> {
+  const got = await r;
+  if (got.code !== 0 || !got.json?.ok) throw new Error(`request-help failed (exit ${got.code}):\n${got.stdout}${got.stderr}`);
+  return got.json.result;
+}
+
+/** Opens `path` (made unique) in the session's tab and attaches the person to it. */
+async function open(path: string): Promise<PersonPage> {
+  const sep = path.includes("?") ? "&" : "?";
+  const unique = `${path}${sep}m=${++marker}`;
+  await w.ok(["navigate", w.fixtures.url(unique), "--session", s]);
+  return PersonPage.find(w.browser.cdpPort!, unique);
+}
+
+const panelShown = (page: PersonPage) => page.waitOverlay("the help panel", (o) => !!o?.panel);
+const panelGone = (page: PersonPage) => page.waitOverlay("no help panel", (o) => !o?.panel);
+
+describe("request-help", () => {
+  test("completed by its criteria after the person signs in (a redirect to a new document)", async () => {
+    await w.ok(["navigate", w.fixtures.url("/account"), "--session", s]);
+    const page = await PersonPage.find(w.browser.cdpPort!, "/account");
+    const asking = help(
+      "--title", "Sign in",
+      "--prompt", "Please sign in to your account, then I will continue.",
+      "--until", JSON.stringify({ url_contains: "/account", text_present: "Logged in", stable_ms: 200 }),
+      "--timeout", "20s",
+    );
+    const look = await panelShown(page);
+    expect(look!.panelText).toContain("Please sign in to your account");
+    expect(look!.panelText).toContain("Sign in");
+    expect(look!.buttons).toEqual(["cancel", "done"]);
+    expect(look!.pill).toBe(false);
+
+    await page.clickSelector('a[href^="/login"]');
+    const r = await result(asking);
+    expect(r).toMatchObject({ outcome: "completed", note: "", title: "Account" });
+    expect(r.url).toContain("/account");
+    await panelGone(page);
+    expect((await page.overlay())!.pill).toBe(true);
+    page.close();
+  });
+
+  test("continued: Done with a note; targets are highlighted, missing ones reported", async () => {
+    const page = await open("/overlay.html");
+    const asking = help("--prompt", "Check the Probe button", "--target", "#probe", "--target", "#nope", "--timeout", "20s");
+    await page.waitOverlay("the target highlighted", (o) => !!o?.panel && o.marks === 1);
+    await page.typeNote("looks fine to me");
+    await page.clickOverlay("done");
+    const r = await result(asking);
+    expect(r).toMatchObject({ outcome: "continued", note: "looks fine to me" });
+    expect(r.targets).toEqual([
+      { target: "#probe", found: true, role: "button", name: "Probe" },
+      { target: "#nope", found: false, error: "selector_not_found" },
+    ]);
+    await panelGone(page);
+    expect(await page.evaluate(`document.querySelectorAll("[data-bsk-help-target]").length`)).toBe(0);
+    const { events } = await w.ok(["events", "--session", s, "--type", "help"]);
+    expect(events.at(-1)).toMatchObject({ event: "help.outcome", data: { outcome: "continued", note: "looks fine to me" } });
+    page.close();
+  });
+
+  test("cancelled: Cancel", async () => {
+    const page = await open("/overlay.html");
+    const asking = help("--prompt", "Approve the payment", "--timeout", "20s");
+    await panelShown(page);
+    await page.clickOverlay("cancel");
+    expect(await result(asking)).toMatchObject({ outcome: "cancelled", note: "" });
+    await panelGone(page);
+    page.close();
+  });
+
+  test("timed_out: nobody answers within --timeout", async () => {
+    const page = await open("/overlay.html");
+    const r = await result(help("--prompt", "Anyone there?", "--timeout", "1500ms"));
+    expect(r.outcome).toBe("timed_out");
+    expect(r.waited_ms).toBeGreaterThanOrEqual(1400);
+    await panelGone(page);
+    page.close();
+  });
+
+  test("survives a reload (the panel comes back with the note) and ends on an SPA route change", async () => {
+    const page = await open("/overlay.html");
+    const asking = help("--prompt", "Pick step 2", "--until", JSON.stringify({ url_contains: "step=2" }), "--timeout", "20s");
+    await panelShown(page);
+    await page.typeNote("half done");
+    await page.evaluate("window.before = true");
+    await page.send("Page.reload");
+    await page.waitFor(`!window.before && document.readyState === "complete"`);
+    await panelShown(page);
+    // Only an explicit signal ends it: the reload did not.
+    await page.evaluate(`history.pushState({}, "", location.pathname + location.search + "&step=2")`);
+    const r = await result(asking);
+    expect(r).toMatchObject({ outcome: "completed", note: "half done" });
+    expect(r.url).toContain("step=2");
+    page.close();
+  });
+
+  test("disabled at once, nothing shown, when the person turned help requests off", async () => {
+    const page = await open("/overlay.html");
+    await w.person.openTab(`chrome-extension://${EXTENSION_ID}/popup.html`);
+    const popup = await PersonPage.find(w.browser.cdpPort!, "/popup.html");
+    await popup.clickSelector('input[name="allow_help"]');
+    await popup.waitFor(`chrome.storage.local.get("allow_help").then((v) => v.allow_help === false)`);
+
+    const r = await result(help("--prompt", "Solve the captcha", "--timeout", "20s"));
+    expect(r).toMatchObject({ outcome: "disabled", note: "" });
+    expect(r.waited_ms).toBeLessThan(5000);
+    expect((await page.overlay())!.panel).toBe(false);
+
+    await popup.clickSelector('input[name="allow_help"]');
+    await popup.waitFor(`chrome.storage.local.get("allow_help").then((v) => v.allow_help === true)`);
+    await popup.closeTab();
+    page.close();
+  });
+
+  test("bad criteria are refused before anything is shown", async () => {
+    const bad = async (until: string, text: string) => {
+      const r = await help("--prompt", "x", "--until", until);
+      expect(r.json.error.code).toBe("invalid_params");
+      expect(r.json.error.message).toContain(text);
+    };
+    await bad("{not json", "expects JSON");
+    await bad(JSON.stringify({ url_contain: "typo" }), "url_contain");
+    await bad(JSON.stringify({ stable_ms: 100 }), "at least one condition");
+    await bad(JSON.stringify({ url_matches: "(" }), "regular expression");
+    await bad(JSON.stringify({ element_exists: "a[" }), "not a valid CSS selector");
+  });
+});

@@ -1,0 +1,263 @@
+/**
+ * The person's hands and eyes inside one page, through the browser's DevTools port (its own connection to the
+ * page target, not through bsk). It reads bsk's overlay through CDP's DOM domain, which pierces the closed shadow
+ * root, and clicks its buttons with real mouse events at their on-screen position, as a person would.
+ */
+import { until } from "./harness.ts";
+
+interface DomNode {
+  nodeId: number;
+  backendNodeId: number;
+  nodeType: number;
+  nodeName: string;
+  nodeValue?: string;
+  attributes?: string[];
+  children?: DomNode[];
+  shadowRoots?: DomNode[];
+}
+
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** What the person sees of bsk's overlay. */
+export interface OverlayLook {
+  pill: boolean;
+  pillText: string;
+  glow: boolean;
+  /** data-action of every visible button (takeover, resume, stop, done, cancel). */
+  buttons: string[];
+  panel: boolean;
+  panelText: string;
+  /** Highlight boxes drawn around help targets. */
+  marks: number;
+  /** The host's data-bsk-dodge (the pill moved to that edge). */
+  dodge: string | null;
+}
+
+const attrs = (n: DomNode) => {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < (n.attributes?.length ?? 0); i += 2) out[n.attributes![i]!] = n.attributes![i + 1]!;
+  return out;
+};
+
+function kids(n: DomNode): DomNode[] {
+  return [...(n.shadowRoots ?? []), ...(n.children ?? [])];
+}
+
+function findAll(n: DomNode, pred: (n: DomNode) => boolean, out: DomNode[] = []): DomNode[] {
+  if (pred(n)) out.push(n);
+  for (const c of kids(n)) findAll(c, pred, out);
+  return out;
+}
+
+function text(n: DomNode): string {
+  if (n.nodeType === 3) return n.nodeValue ?? "";
+  return (n.children ?? []).map(text).join(" ").replace(/\s+/g, " ").trim();
+}
+
+export class PersonPage {
+  private nextId = 1;
+  private pending = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void }>();
+
+  private constructor(
+    private readonly ws: WebSocket,
+    readonly targetId: string,
+  ) {
+    ws.onmessage = (ev) => {
+      const msg = JSON.parse(String(ev.data));
+      const p = msg.id !== undefined ? this.pending.get(msg.id) : undefined;
+      if (!p) return;
+      this.pending.delete(msg.id);
+      if (msg.error) p.reject(new Error(msg.error.message));
+      else p.resolve(msg.result);
+    };
+    // The page went away (closed, crashed): nothing it was asked will be answered.
+    ws.onclose = () => {
+      for (const p of this.pending.values()) p.reject(new Error("the page's DevTools connection closed"));
+      this.pending.clear();
+      this.closed = true;
+    };
+  }
+
+  private closed = false;
+
+  /** Attaches to the first page whose URL contains `marker`, once there is one. */
+  static async find(cdpPort: number, marker: string, ms = 10_000): Promise<PersonPage> {
+    const target = await until(`a page at ${marker}`, async () => {
+      const list = (await (await fetch(`http://127.0.0.1:${cdpPort}/json/list`)).json()) as any[];
+      return list.find((t) => t.type === "page" && String(t.url).includes(marker));
+    }, ms);
+    const ws = new WebSocket(target.webSocketDebuggerUrl);
+    await new Promise<void>((resolve, reject) => {
+      ws.onopen = () => resolve();
+      ws.onerror = () => reject(new Error(`could not attach to ${target.url}`));
+    });
+    return new PersonPage(ws, target.id);
+  }
+
+  send(method: string, params: object = {}): Promise<any> {
+    if (this.closed) return Promise.reject(new Error("the page's DevTools connection closed"));
+    const id = this.nextId++;
+    this.ws.send(JSON.stringify({ id, method, params }));
+    return new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
+  }
+
+  /** The page's own JS (main world), awaited. */
+  async evaluate(expression: string): Promise<any> {
+    const r = await this.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true });
+    if (r.exceptionDetails) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
+    return r.result?.value;
+  }
+
+  /** Until `expression` (evaluated in the page, awaited) is truthy. */
+  waitFor(expression: string, ms = 10_000): Promise<unknown> {
+    return until(expression, () => this.evaluate(expression).catch(() => false), ms);
+  }
+
+  private async overlayRoot(): Promise<{ host: DomNode; shadow: DomNode } | null> {
+    const { root } = await this.send("DOM.getDocument", { depth: -1, pierce: true });
+    const host = findAll(root, (n) => n.nodeName === "BSK-OVERLAY")[0];
+    const shadow = host?.shadowRoots?.[0];
+    return host && shadow ? { host, shadow } : null;
+  }
+
+  /** Whether `n` renders: neither it nor an ancestor inside the shadow root is `hidden`. */
+  private static shown(shadow: DomNode, n: DomNode): boolean {
+    const path = (at: DomNode, trail: DomNode[]): DomNode[] | null => {
+      if (at === n) return [...trail, at];
+      for (const c of kids(at)) {
+        const p = path(c, [...trail, at]);
+        if (p) return p;
+      }
+      return null;
+    };
+    return (path(shadow, []) ?? []).every((x) => !("hidden" in attrs(x)));
+  }
+
+  async overlay(): Promise<OverlayLook | null> {
+    const o = await this.overlayRoot();
+    if (!o) return null;
+    const { shadow, host } = o;
+    const byClass = (cls: string) => findAll(shadow, (n) => (attrs(n).class ?? "").split(/\s+/).includes(cls));
+    const pill = byClass("pill")[0];
+    const panel = byClass("panel")[0];
+    const glow = byClass("glow")[0];
+    const buttons = findAll(shadow, (n) => n.nodeName === "BUTTON" && PersonPage.shown(shadow, n)).map((b) => attrs(b)["data-action"]!);
+    return {
+      pill: !!pill && PersonPage.shown(shadow, pill),
+      pillText: pill ? text(pill) : "",
+      glow: !!glow && PersonPage.shown(shadow, glow) && (attrs(glow).class ?? "").includes("on"),
+      buttons,
+      panel: !!panel,
+      panelText: panel ? text(panel) : "",
+      marks: byClass("mark").length,
+      dodge: attrs(host)["data-bsk-dodge"] ?? null,
+    };
+  }
+
+  /** Waits until the overlay looks as `pred` wants (polling the page through CDP, like the harness's `until`). */
+  waitOverlay(what: string, pred: (o: OverlayLook | null) => boolean, ms = 10_000): Promise<OverlayLook | null> {
+    return until(what, async () => {
+      const o = await this.overlay().catch(() => null);
+      return pred(o) ? { o } : undefined;
+    }, ms).then((r) => r.o);
+  }
+
+  private async overlayNode(which: { action?: string; cls?: string; tag?: string }): Promise<DomNode> {
+    const o = await this.overlayRoot();
+    if (!o) throw new Error("no bsk overlay in the page");
+    const node = findAll(o.shadow, (n) =>
+      which.tag ? n.nodeName === which.tag : which.action ? attrs(n)["data-action"] === which.action : (attrs(n).class ?? "").split(/\s+/).includes(which.cls!),
+    )[0];
+    if (!node) throw new Error(`no overlay element ${JSON.stringify(which)}`);
+    return node;
+  }
+
+  private async boxOf(nodeId: number): Promise<Box> {
+    const { model } = await this.send("DOM.getBoxModel", { nodeId });
+    const [x1, y1, x2, , , y3] = model.border as number[];
+    return { x: x1!, y: y1!, width: x2! - x1!, height: y3! - y1! };
+  }
+
+  /** The on-screen box of an overlay element: a button by its data-action, or the first element with a class. */
+  async overlayBox(which: { action?: string; cls?: string }): Promise<Box> {
+    return this.boxOf((await this.overlayNode(which)).nodeId);
+  }
+
+  /**
+   * Clicks the middle of the node `find` returns, once a look at that point shows that node (a person looks before
+   * clicking; a page still laying out, or re-rendering, is looked at again).
+   */
+  private async clickNode(what: string, find: () => Promise<DomNode | number>): Promise<void> {
+    await this.send("Page.bringToFront");
+    const at = await until(`${what} under the pointer`, async () => {
+      try {
+        const found = await find();
+        const nodeId = typeof found === "number" ? found : found.nodeId;
+        const { node } = await this.send("DOM.describeNode", { nodeId });
+        const b = await this.boxOf(nodeId);
+        const x = Math.round(b.x + b.width / 2);
+        const y = Math.round(b.y + b.height / 2);
+        const hit = await this.send("DOM.getNodeForLocation", { x, y, includeUserAgentShadowDOM: false, ignorePointerEventsNone: false });
+        return hit.backendNodeId === node.backendNodeId && { x, y };
+      } catch {
+        return undefined;
+      }
+    });
+    await this.clickAt(at.x, at.y);
+  }
+
+  /** A person clicks what they see: the tab comes to the front first (input to a hidden tab is throttled). */
+  async clickAt(x: number, y: number): Promise<void> {
+    await this.send("Page.bringToFront");
+    const base = { x, y, button: "left", clickCount: 1 };
+    await this.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y });
+    await this.send("Input.dispatchMouseEvent", { type: "mousePressed", ...base });
+    // A click that closes the page (Stop closes the agent's tab) is not answered.
+    await this.send("Input.dispatchMouseEvent", { type: "mouseReleased", ...base }).catch((err: Error) => {
+      if (!this.closed) throw err;
+    });
+  }
+
+  /** Clicks an overlay button (takeover, resume, stop, done, cancel) with trusted mouse events. */
+  clickOverlay(action: string): Promise<void> {
+    return this.clickNode(`the overlay's ${action} button`, () => this.overlayNode({ action }));
+  }
+
+  /** Clicks the page's own element matching `selector` (e.g. in bsk's popup opened as a tab). */
+  clickSelector(selector: string): Promise<void> {
+    return this.clickNode(selector, async () => {
+      const { root } = await this.send("DOM.getDocument", { depth: 0 });
+      const { nodeId } = await this.send("DOM.querySelector", { nodeId: root.nodeId, selector });
+      if (!nodeId) throw new Error(`nothing matches ${selector}`);
+      await this.send("DOM.scrollIntoViewIfNeeded", { nodeId });
+      return nodeId as number;
+    });
+  }
+
+  /** Clicks the help panel's note field and types into it. */
+  async typeNote(note: string): Promise<void> {
+    await this.clickNode("the note field", () => this.overlayNode({ tag: "TEXTAREA" }));
+    await this.send("Input.insertText", { text: note });
+  }
+
+  /** What the screen shows, as the person's own DevTools captures it (overlay included). */
+  async screenshot(): Promise<Uint8Array> {
+    const { data } = await this.send("Page.captureScreenshot", { format: "png" });
+    return Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+
+  /** Closes the tab itself (as the person would), then the connection. */
+  async closeTab(): Promise<void> {
+    await this.send("Page.close").catch(() => undefined);
+    this.ws.close();
+  }
+}
