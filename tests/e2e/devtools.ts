@@ -21,8 +21,8 @@ async function targets(port: number): Promise<TargetInfo[]> {
  * Commands on a page target's own socket, one after another; resolves with the last one's result, or — when `until`
  * names an event — once that event arrives (a crashed page never answers Page.crash).
  */
-async function onPage(port: number, marker: string, commands: [string, object][], until?: string): Promise<any> {
-  const page = (await targets(port)).find((t) => t.type === "page" && t.url.includes(marker));
+async function onPage(port: number, marker: string, commands: [string, object][], until?: string, type = "page"): Promise<any> {
+  const page = (await targets(port)).find((t) => t.type === type && t.url.includes(marker));
   if (!page?.webSocketDebuggerUrl) throw new Error(`no page ${marker}`);
   const ws = new WebSocket(page.webSocketDebuggerUrl);
   await new Promise<void>((resolve, reject) => {
@@ -49,6 +49,13 @@ async function onPage(port: number, marker: string, commands: [string, object][]
 /** Run `expression` in the page whose URL contains `marker`, as its own DevTools console would. */
 export async function evaluateInPage(port: number, marker: string, expression: string): Promise<unknown> {
   const r = await onPage(port, marker, [["Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }]]);
+  if (r?.exceptionDetails) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
+  return r?.result?.value;
+}
+
+/** Run `expression` in the extension's service worker (as chrome://inspect would). */
+export async function evaluateInWorker(port: number, expression: string): Promise<unknown> {
+  const r = await onPage(port, `chrome-extension://${EXTENSION_ID}/`, [["Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }]], undefined, "service_worker");
   if (r?.exceptionDetails) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
   return r?.result?.value;
 }

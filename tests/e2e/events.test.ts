@@ -4,7 +4,7 @@
  * duplicate), a crashed renderer, and `bsk events --follow`.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { crashPage, evaluateInPage, serviceWorker, stopServiceWorker } from "./devtools.ts";
+import { crashPage, evaluateInPage, evaluateInWorker, serviceWorker, stopServiceWorker } from "./devtools.ts";
 import { startWorld, until, type World } from "./harness.ts";
 
 let w: World;
@@ -82,6 +82,14 @@ test("the service worker stopped mid-call: the call is unknown; the worker wakes
   await w.ok(["navigate", w.fixtures.url("/events.html"), "--session", s]);
   await w.ok(["evaluate", "console.error('before stop'); 1", "--session", s]);
   await eventsUntil(s, "the error before the stop", (e) => texts(e).includes("before stop"));
+
+  // What wakes a stopped worker: the keep-alive script, registered in every page, pinging from this session's tab.
+  const keepalive = (await evaluateInWorker(
+    w.browser.cdpPort!,
+    "Promise.all([chrome.scripting.getRegisteredContentScripts(), chrome.storage.local.get('keepalive_live')]).then(([s, l]) => ({ js: s.flatMap((x) => x.js), live: l.keepalive_live }))",
+  )) as { js: string[]; live: boolean };
+  expect(keepalive.js).toContain("keepalive.js");
+  expect(keepalive.live).toBe(true);
 
   const inFlight = w.bsk(["evaluate", "fetch('/hold/sw-stop').then((r) => r.status)", "--session", s, "--json"]);
   await w.fixtures.seen("/hold/sw-stop");
