@@ -7,7 +7,7 @@
  * A person's tab opened in or dragged into an Agent Window is never adopted: it has no owned opener.
  */
 import { browser } from "wxt/browser";
-import { emit } from "./outbox.ts";
+import { emit, emitBurst } from "./outbox.ts";
 import { adoptTab, dropTab, endByPerson, isClosing, ownerOfTab, sessionByWindow, sessionsReady, setCurrent } from "./sessions.ts";
 
 /** Borrowed tabs that went down with an Agent Window the person is closing, by window id. */
@@ -40,7 +40,11 @@ async function adoptOpened(openerId: number, tabId: number, url: string): Promis
 async function reportNavigation(tabId: number, url: string, cause: string): Promise<void> {
   await sessionsReady();
   const owned = ownerOfTab(tabId);
-  if (owned && !isClosing(owned.session.session_id)) emit("navigation", { session_id: owned.session.session_id, tab_id: tabId, url, cause });
+  if (!owned || isClosing(owned.session.session_id)) return;
+  const event = { session_id: owned.session.session_id, tab_id: tabId, url, cause };
+  // A single-page app can push history entries in a burst: those are coalesced (count); real loads never are.
+  if (cause === "history_state") emitBurst("navigation", tabId, event);
+  else emit("navigation", event);
 }
 
 async function onTabRemoved(tabId: number, windowId: number, isWindowClosing: boolean): Promise<void> {

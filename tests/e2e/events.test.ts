@@ -77,6 +77,20 @@ test("1,000 console errors from the page arrive in order, bursts coalesced with 
   await w.ok(["session", "stop", s]);
 }, 60_000);
 
+test("a burst of history pushes is coalesced: the navigations' counts add up and the last URL is the last push", async () => {
+  const s = await w.startSession();
+  await w.ok(["navigate", w.fixtures.url("/events.html"), "--session", s]);
+  await w.ok(["evaluate", "pushes(150)", "--session", s]);
+  const pushed = (evs: any[]) => evs.filter((e) => e.event === "navigation" && e.data.cause === "history_state");
+  const total = (evs: any[]) => pushed(evs).reduce((n, e) => n + (e.count ?? 1), 0);
+  const evs = await eventsUntil(s, "all 150 pushes", (e) => total(e) >= 150);
+  expect(total(evs)).toBe(150);
+  expect(pushed(evs).length).toBeLessThan(10);
+  expect(pushed(evs).at(-1).data.url).toEndWith("/events.html?p=149");
+  expectConsecutive(evs);
+  await w.ok(["session", "stop", s]);
+}, 60_000);
+
 test("the service worker stopped mid-call: the call is unknown; the worker wakes, reconnects within 5 s and keeps capturing", async () => {
   const s = await w.startSession();
   await w.ok(["navigate", w.fixtures.url("/events.html"), "--session", s]);
@@ -182,8 +196,11 @@ test("session start --observe streams DOM summaries, the page's WebSockets, visi
   ]);
   // Another tab in front hides the first one.
   await w.ok(["tab", "create", w.fixtures.url("/echo-title/second"), "--session", s]);
-  const evs = await eventsUntil(s, "every observed kind", (e) =>
-    ["dom.mutations", "socket.opened", "socket.closed", "visibility", "perf"].every((k) => e.some((x) => x.event === k)),
+  const fetched = (e: any) => e.event === "perf" && e.data.entry_type === "resource" && e.data.name.endsWith("/echo-title/perf");
+  const evs = await eventsUntil(
+    s,
+    "every observed kind",
+    (e) => ["dom.mutations", "socket.opened", "socket.closed", "visibility"].every((k) => e.some((x) => x.event === k)) && e.some(fetched),
   );
   const of = (k: string) => evs.filter((e) => e.event === k).map((e) => e.data);
   expect(of("dom.mutations").reduce((n, d) => n + d.added, 0)).toBeGreaterThanOrEqual(2);
@@ -191,7 +208,6 @@ test("session start --observe streams DOM summaries, the page's WebSockets, visi
   expect(of("socket.closed")[0]).toMatchObject({ url: "ws://127.0.0.1:9/" });
   expect(of("visibility")).toContainEqual(expect.objectContaining({ tab_id: first, state: "hidden" }));
   expect(of("perf").map((d) => d.entry_type)).toContain("navigation");
-  expect(of("perf").some((d) => d.entry_type === "resource" && d.name.endsWith("/echo-title/perf"))).toBe(true);
   const sockets = await w.ok(["events", "--session", s, "--type", "socket"]);
   expect(sockets.events.every((e: any) => e.event.startsWith("socket."))).toBe(true);
   await w.ok(["session", "stop", s]);

@@ -73,12 +73,13 @@ export function installObserve(): void {
       if (method === "Network.webSocketCreated") {
         const url = String(params.url ?? "").slice(0, NAME_CHARS);
         open.set(id, url);
-        emitBurst("socket.opened", source.tabId, { ...base, url });
+        emitBurst("socket.opened", `${source.tabId}:${url}`, { ...base, url });
       } else if (method === "Network.webSocketClosed") {
-        emitBurst("socket.closed", source.tabId, { ...base, url: open.get(id) ?? "" });
+        emitBurst("socket.closed", `${source.tabId}:${open.get(id) ?? ""}`, { ...base, url: open.get(id) ?? "" });
         open.delete(id);
       } else if (method === "Network.webSocketFrameError") {
-        emitBurst("socket.error", source.tabId, { ...base, url: open.get(id) ?? "", error: String(params.errorMessage ?? "").slice(0, NAME_CHARS) });
+        const url = open.get(id) ?? "";
+        emitBurst("socket.error", `${source.tabId}:${url}`, { ...base, url, error: String(params.errorMessage ?? "").slice(0, NAME_CHARS) });
       }
     },
     onDetach(tabId) {
@@ -101,10 +102,12 @@ function fromPage(base: { session_id: string; tab_id: number }, kinds: Kind[], p
   } else if (r.kind === "visibility" && kinds.includes("visibility")) {
     emitBurst("visibility", base.tab_id, { ...base, state: r.state === "hidden" ? "hidden" : "visible" });
   } else if (r.kind === "perf" && kinds.includes("perf")) {
-    emitBurst("perf", base.tab_id, {
+    // Each entry names something else (a page, a resource): only repeats of the same name are folded.
+    const name = String(r.name ?? "").slice(0, NAME_CHARS);
+    emitBurst("perf", `${base.tab_id}:${name}`, {
       ...base,
       entry_type: String(r.entry_type ?? "").slice(0, 40),
-      name: String(r.name ?? "").slice(0, NAME_CHARS),
+      name,
       start_ms: Math.round(num(r.start_ms)),
       duration_ms: Math.round(num(r.duration_ms)),
       ...(typeof r.transfer_size === "number" && { transfer_size: r.transfer_size }),
