@@ -10,7 +10,8 @@ import type { DaemonHandler } from "./types.ts";
 const ops: DaemonHandler = async ({ call, ctx }) => {
   const p = call.params as ParsedParams<"ops">;
   const { ops, total } = ctx.ledger.list({ session_id: p.session_id, state: p.state, limit: p.limit });
-  return { ops: ops.map(({ outcome: _, ...op }) => op), total } as Result<"ops">;
+  // The params hash only compares retries; it tells a reader nothing.
+  return { ops: ops.map(({ outcome: _o, params_hash: _h, ...op }) => op), total } as Result<"ops">;
 };
 
 const events: DaemonHandler = async ({ call, ctx, client }) => {

@@ -97,6 +97,7 @@ describe("a daemon killed mid-call", () => {
       expect(ops.ops).toEqual([
         expect.objectContaining({ op_id: "k-1", method: "click", state: "unknown", effect_state: "unknown", reason: "daemon_restarted" }),
       ]);
+      expect(ops.ops[0].params_hash).toBeUndefined();
       const again = await c2.request("click", { session_id: s, target: "@e1" }, { op_id: "k-1" });
       expect(again.meta).toMatchObject({ replayed: true, effect_state: "unknown" });
       expect(again.error).toMatchObject({ code: "protocol_error", data: { reason: "daemon_restarted", effect_state: "unknown" } });
