@@ -58,7 +58,7 @@ test("an infinite feed: current stops at the height it had, follow keeps going w
   expect(pngSize(join(dir, "current.png")).height).toBe(start);
 
   await ok(["navigate", w.fixtures.url("/files-feed.html")]);
-  const fol = await ok(["screenshot", "--full-page", "--scope", "follow", "--quiet", "1500ms", "--out", join(dir, "follow.png")]);
+  const fol = await ok(["screenshot", "--full-page", "--scope", "follow", "--quiet", "3000ms", "--out", join(dir, "follow.png")]);
   const end = await js(`document.documentElement.scrollHeight`);
   // 100 posts of 100 px (and the 1 px sentinel under them)
   expect(end).toBeGreaterThanOrEqual(10000);

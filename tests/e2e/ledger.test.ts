@@ -23,7 +23,15 @@ afterAll(async () => {
 async function clicks(): Promise<number> {
   const marker = "/echo-title/click-counter";
   if (!(await w.person.pages()).some((p) => p.url.includes(marker))) await w.person.openTab(w.fixtures.url(marker));
-  return Number(await evaluateInPage(w.browser.cdpPort!, marker, "localStorage.getItem('clicks') || '0'"));
+  // A tab just opened still shows its first blank document (no localStorage) until the page commits.
+  const read = await until("the counter page to load", async () => {
+    try {
+      return { n: Number(await evaluateInPage(w.browser.cdpPort!, marker, "localStorage.getItem('clicks') || '0'")) };
+    } catch {
+      return undefined;
+    }
+  });
+  return read.n;
 }
 
 test("kill -9 while a click is in flight: after the restart the op is unknown, and its op id never clicks again", async () => {
