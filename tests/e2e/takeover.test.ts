@@ -140,12 +140,16 @@ describe("the pill stays out of the agent's way", () => {
     expect(look).toMatchObject({ pill: true, dodge: "top" });
 
     // Where the pill is now, a click at a point (no target) lands on the page, never on the pill's Stop.
-    const stop = await page.overlayBox({ action: "stop" });
-    const [x, y] = [Math.round(stop.x + stop.width / 2), Math.round(stop.y + stop.height / 2)];
-    await page.evaluate(`placeUnder(${x}, ${y})`);
-    await w.ok(["click", "--x", String(x), "--y", String(y), "--session", s]);
+    // (A new window may still change size under the test: the point is taken again until the page got the click.)
+    await until("the point click reached the page", async () => {
+      const stop = await page.overlayBox({ action: "stop" });
+      const [x, y] = [Math.round(stop.x + stop.width / 2), Math.round(stop.y + stop.height / 2)];
+      await page.evaluate(`placeUnder(${x}, ${y})`);
+      await w.ok(["click", "--x", String(x), "--y", String(y), "--session", s]);
+      expect((await sessionState(s)).state).toBe("live");
+      return (await page.evaluate("clicks.length")) === 2;
+    });
     expect(await page.evaluate("clicks")).toEqual(["under", "under"]);
-    expect((await sessionState(s)).state).toBe("live");
     expect((await page.overlay())!.dodge).toBe("bottom");
     page.close();
     await w.ok(["session", "stop", s]);
