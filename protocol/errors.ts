@@ -67,6 +67,10 @@ export const REASON_HINTS: Record<string, string> = {
   capture_deactivated: "Keep the tab in front while it is captured, then capture again.",
   label_ambiguous: "Several browsers share that label; use the instance id from bsk browsers.",
   no_current_tab: "The session has no current tab; create one with bsk tab create.",
+  invalid_criteria:
+    "Fix --until: a JSON object with url_contains, url_matches, element_exists, element_missing, text_present or text_absent (and stable_ms); selectors must be valid CSS.",
+  help_pending: "This tab already shows a help request; wait for its outcome before asking again.",
+  tab_closed: "The tab was closed; list the session's tabs (bsk tab list) and continue in one of them.",
   extension_too_old:
     "Update the extension to this bsk's release: unzip its bsk-extension-<version>.zip over the unpacked extension's folder, then click reload on chrome://extensions.",
   daemon_too_old: "The extension is newer than bsk: run bsk update (the daemon restarts by itself).",

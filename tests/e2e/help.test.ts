@@ -85,13 +85,19 @@ describe("request-help", () => {
     page.close();
   });
 
-  test("cancelled: Cancel", async () => {
+  test("cancelled: Cancel; a background tab is brought to the front first", async () => {
     const page = await open("/overlay.html");
-    const asking = help("--prompt", "Approve the payment", "--timeout", "20s");
+    const { tab_id: asked } = (await w.ok(["tab", "list", "--session", s])).tabs.find((t: any) => t.current);
+    const other = await w.ok(["tab", "create", w.fixtures.url("/echo-title/other"), "--session", s]);
+    await page.waitFor(`document.visibilityState === "hidden"`);
+
+    const asking = help("--prompt", "Approve the payment", "--timeout", "20s", "--tab", String(asked));
     await panelShown(page);
+    expect(await page.evaluate("document.visibilityState")).toBe("visible");
     await page.clickOverlay("cancel");
-    expect(await result(asking)).toMatchObject({ outcome: "cancelled", note: "" });
+    expect(await result(asking)).toMatchObject({ tab_id: asked, outcome: "cancelled", note: "" });
     await panelGone(page);
+    await w.ok(["tab", "close", String(other.tab_id), "--session", s]);
     page.close();
   });
 
