@@ -146,7 +146,10 @@ export function installOverlay(): void {
   onCapture({
     async hide(tabId) {
       if (!shows(viewFor(tabId))) return;
-      await Promise.race([tell(tabId, { type: "overlay.capture", hidden: true }), new Promise((r) => setTimeout(r, CAPTURE_HIDE_CAP_MS))]);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const cap = new Promise((resolve) => (timer = setTimeout(resolve, CAPTURE_HIDE_CAP_MS)));
+      await Promise.race([tell(tabId, { type: "overlay.capture", hidden: true }), cap]);
+      clearTimeout(timer);
     },
     async show(tabId) {
       if (shows(viewFor(tabId))) await tell(tabId, { type: "overlay.capture", hidden: false });
