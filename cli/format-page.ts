@@ -144,6 +144,15 @@ export const PAGE_FORMATTERS: Record<string, PageFormatter> = {
   console: consoleText,
   network: networkText,
 
+  "tab.borrow": (r) => {
+    const f = r.from ?? {};
+    const state = [f.pinned && "pinned", f.muted && "muted", f.group_id >= 0 && `group ${f.group_id}`].filter(Boolean).join(", ");
+    const from = `from window ${f.window_id} index ${f.index}${state ? `, ${state}` : ""}`;
+    return `borrowed ${r.tab_id} into window ${r.window_id} (${from})${r.asked ? "" : " without a prompt: confirmation is off"}`;
+  },
+  "tab.return": (r) =>
+    `returned ${r.tab_id} to window ${r.window_id} index ${r.index}${r.fallback ? " (its own window is gone)" : ""}`,
+
   emulate: emulateText,
   "window.resize": (r) => {
     const view = r.viewport ? `  viewport ${r.viewport.width}x${r.viewport.height}` : "";

@@ -122,6 +122,8 @@ export const SessionInfo = () =>
     lease_ms: z.number().int().optional(),
     ended_at: z.string().optional(),
     end_reason: z.string().optional(),
+    /** Borrowed tabs that closed with the Agent Window when the person closed it (the browser can reopen them). */
+    lost_tab_ids: z.array(z.number().int()).optional(),
     /** session start --allow-origin (canonical) and --block-requests. */
     allow_origins: z.array(z.string()).optional(),
     block_requests: z.boolean().optional(),

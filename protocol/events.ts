@@ -21,6 +21,11 @@ export const EVENTS = {
   "tab.opened": () =>
     z.object({ session_id: z.string(), tab_id: z.number().int(), opener_tab_id: z.number().int().optional(), url: z.string() }),
   "tab.closed": () => z.object({ session_id: z.string(), tab_id: z.number().int() }),
+  /** The person lent the session one of their tabs (`asked`: through the consent window; false: confirmation is off). */
+  "tab.borrowed": () => z.object({ session_id: z.string(), tab_id: z.number().int(), url: z.string(), asked: z.boolean() }),
+  /** A borrowed tab went back to the person (tab.return or the session's end). */
+  "tab.returned": () =>
+    z.object({ session_id: z.string(), tab_id: z.number().int(), window_id: z.number().int(), fallback: z.boolean() }),
   "navigation": () =>
     z.object({ session_id: z.string(), tab_id: z.number().int(), url: z.string(), cause: z.string().optional() }),
   /** A JavaScript dialog opened in a session's tab: page actions fail with dialog_pending until it is answered. */

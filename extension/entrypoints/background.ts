@@ -4,6 +4,7 @@
  */
 import { browser, type Browser } from "wxt/browser";
 import { defineBackground } from "wxt/utils/define-background";
+import { installConsent } from "../src/borrow/consent.ts";
 import { installCdpListeners } from "../src/cdp.ts";
 import { resume, takeOver } from "../src/control.ts";
 import { connect, pair, unpair } from "../src/connection.ts";
@@ -53,6 +54,7 @@ export default defineBackground({
     installCrashWatch();
     installObserve();
     installKeepalive();
+    installConsent();
 
     // Reconnects a dropped socket within 30 s, and wakes a stopped worker to do it.
     void browser.alarms.get(RECONNECT_ALARM).then(async (existing) => {

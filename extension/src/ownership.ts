@@ -64,7 +64,7 @@ async function onTabReplaced(addedId: number, removedId: number): Promise<void> 
   const owned = ownerOfTab(removedId);
   if (!owned) return;
   const wasCurrent = owned.session.current_tab_id === removedId;
-  adoptTab(owned.session, addedId, owned.ownership);
+  adoptTab(owned.session, addedId, owned.ownership, owned.session.borrowed?.[String(removedId)]);
   dropTab(owned.session, removedId);
   if (wasCurrent) setCurrent(owned.session, addedId);
 }

@@ -7,11 +7,12 @@
  */
 import { browser, type Browser } from "wxt/browser";
 import { BskError } from "../../protocol/errors.ts";
+import { putBack, type Placed } from "./borrow/place.ts";
 import { detach } from "./cdp.ts";
 import { emit } from "./outbox.ts";
 import { forgetSession as forgetRefs } from "./refs/table.ts";
 import { assertNotRestricted, assertOwned, type Ownership } from "./scope.ts";
-import { readSessions, SESSION, type SessionState } from "./settings.ts";
+import { readSessions, SESSION, type BorrowOrigin, type SessionState } from "./settings.ts";
 
 const sessions = new Map<string, SessionState>();
 /** Sessions being closed by us: their window and tab removals are not the person's doing. */
@@ -33,6 +34,7 @@ async function load(): Promise<void> {
   const gone: string[] = [];
   for (const s of Object.values(stored)) {
     for (const id of Object.keys(s.tabs)) if (!tabIds.has(Number(id))) delete s.tabs[id];
+    for (const id of Object.keys(s.borrowed ?? {})) if (s.tabs[id] !== "borrowed") delete s.borrowed![id];
     s.recent = s.recent.filter((id) => s.tabs[String(id)]);
     if (s.current_tab_id !== null && !s.tabs[String(s.current_tab_id)]) s.current_tab_id = s.recent.at(-1) ?? null;
     sessions.set(s.session_id, s);
@@ -121,8 +123,10 @@ export function addSession(init: {
   return s;
 }
 
-export function adoptTab(s: SessionState, tabId: number, ownership: Ownership): void {
+/** `from`: where a borrowed tab came from (it goes back there). */
+export function adoptTab(s: SessionState, tabId: number, ownership: Ownership, from?: BorrowOrigin): void {
   s.tabs[String(tabId)] = ownership;
+  if (from) (s.borrowed ??= {})[String(tabId)] = from;
   persist();
 }
 
@@ -135,6 +139,7 @@ export function setCurrent(s: SessionState, tabId: number): void {
 /** Forgets an owned tab; if it was current, the most recently current owned tab takes over (or none). */
 export function dropTab(s: SessionState, tabId: number): void {
   delete s.tabs[String(tabId)];
+  if (s.borrowed) delete s.borrowed[String(tabId)];
   s.recent = s.recent.filter((id) => id !== tabId);
   if (s.current_tab_id === tabId) s.current_tab_id = s.recent.at(-1) ?? null;
   persist();
@@ -154,22 +159,47 @@ export async function resolveTab(p: { session_id: string; tab_id?: number }): Pr
 }
 
 /**
- * Ends a session on the browser side: its own tabs close one by one (so nothing of the person's goes with the
- * window), debugger detached, state forgotten. A person's tab that was dragged into the Agent Window stays, and
- * so does the window around it. Idempotent: an unknown session closes nothing.
+ * Gives a borrowed tab back to the person (see borrow/place.ts for where it goes): the debugger leaves it and it
+ * is no session's any more. If it cannot be moved it stays borrowed and the error is thrown.
+ */
+export async function giveBack(s: SessionState, tabId: number): Promise<Placed> {
+  const from = s.borrowed?.[String(tabId)];
+  const isAgentWindow = (windowId: number) => sessionByWindow(windowId) !== undefined;
+  // No recorded origin (should not happen): any normal window of the person's will do.
+  const placed = await putBack(tabId, from ?? { window_id: -1, index: -1, pinned: false, group_id: -1, muted: false }, isAgentWindow);
+  dropTab(s, tabId);
+  emit("tab.returned", { session_id: s.session_id, tab_id: tabId, window_id: placed.window_id, fallback: placed.fallback });
+  await detach(tabId);
+  return placed;
+}
+
+/**
+ * Ends a session on the browser side: borrowed tabs go back to the person first, then its own tabs close one by
+ * one (so nothing of the person's goes with the window), debugger detached, state forgotten. A person's tab that
+ * was dragged into the Agent Window stays, and so does the window around it; so does a borrowed tab that could
+ * not be moved back. Idempotent: an unknown session closes nothing.
  */
 export async function closeSession(sessionId: string): Promise<{ closed_tab_ids: number[]; returned_tab_ids: number[] }> {
   const s = sessions.get(sessionId);
   if (!s || closing.has(sessionId)) return { closed_tab_ids: [], returned_tab_ids: [] };
   closing.add(sessionId);
   const closed: number[] = [];
+  const returned: number[] = [];
   try {
     for (const [id, ownership] of Object.entries(s.tabs)) {
+      if (ownership !== "borrowed") continue;
       const tabId = Number(id);
-      if (ownership === "borrowed") {
-        await detach(tabId); // returning borrowed tabs to their place comes with tab borrow
-        continue;
+      try {
+        await giveBack(s, tabId);
+        returned.push(tabId);
+      } catch (err) {
+        console.error(`bsk: could not return tab ${tabId}; it stays in the Agent Window`, err);
+        await detach(tabId);
       }
+    }
+    for (const [id, ownership] of Object.entries(s.tabs)) {
+      if (ownership === "borrowed") continue;
+      const tabId = Number(id);
       try {
         await browser.tabs.remove(tabId);
         closed.push(tabId);
@@ -183,7 +213,7 @@ export async function closeSession(sessionId: string): Promise<{ closed_tab_ids:
     persist();
     void forgetRefs(sessionId).catch(() => undefined);
   }
-  return { closed_tab_ids: closed, returned_tab_ids: [] };
+  return { closed_tab_ids: closed, returned_tab_ids: returned };
 }
 
 /** The person ended the session (closed its window, pressed Stop): tell the daemon, then clean up. */

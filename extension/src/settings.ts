@@ -88,6 +88,18 @@ export interface SessionState {
   allow_origins?: string[];
   /** --block-requests: every request to another origin is blocked, not only navigations. */
   block_requests?: boolean;
+  /** Borrowed tab id → where it came from (tab.return and the session's end put it back there). */
+  borrowed?: Record<string, BorrowOrigin>;
+}
+
+/** Where a borrowed tab was in the person's windows (the `from` of tab.borrow's result). */
+export interface BorrowOrigin {
+  window_id: number;
+  index: number;
+  pinned: boolean;
+  /** -1: not in a group. */
+  group_id: number;
+  muted: boolean;
 }
 
 /** Messages from extension pages (popup, connect page) to the service worker. */

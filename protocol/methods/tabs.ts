@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type Effect, method, sessionParam, TabInfo } from "../define.ts";
 
-/** Tabs: listing, creating, selecting and closing the session's tabs. */
+/** Tabs: listing, creating, selecting and closing the session's tabs; borrowing the person's and giving them back. */
 export const tabMethods = {
   "tab.list": method({
     owner: "extension",
@@ -65,7 +65,87 @@ export const tabMethods = {
       flags: { tab: { param: "tab_id", type: "number", description: "Tab id" } },
     },
   }),
+
+  "tab.borrow": method({
+    owner: "extension",
+    scope: "session",
+    description:
+      "Borrow one of the person's tabs: they are asked in a consent window (unless they turned that off in the popup); " +
+      "allowed, the tab moves intact into the Agent Window and becomes the session's current tab. Deny, timeout or Ctrl-C: it never moves.",
+    params: () =>
+      z.object({
+        ...sessionParam(),
+        tab_id: z.number().int().describe("The person's tab (bsk tab list --scope user)"),
+        timeout_ms: z
+          .number()
+          .int()
+          .min(1000)
+          .max(600_000)
+          .default(60_000)
+          .describe("How long the person has to answer; no answer is a refusal"),
+      }),
+    result: () =>
+      z.object({
+        tab_id: z.number().int(),
+        window_id: z.number().int(),
+        index: z.number().int(),
+        /** Where it came from; tab.return puts it back there. */
+        from: BorrowOrigin(),
+        /** Whether the person was asked (false: they turned confirmation off). */
+        asked: z.boolean(),
+        current_tab_id: z.number().int().nullable(),
+      }),
+    waitParam: "timeout_ms",
+    cli: {
+      words: ["tab", "borrow"],
+      positionals: [{ param: "tab_id", description: "The person's tab id (bsk tab list --scope user)", required: true, type: "number" }],
+      flags: {
+        tab: { param: "tab_id", type: "number", description: "Tab id" },
+        timeout: {
+          param: "timeout_ms",
+          type: "duration",
+          default: "60s",
+          description: "How long the person has to answer (1s–10m); the call waits that long too",
+        },
+      },
+      examples: ["bsk tab list --scope user --session $S", "bsk tab borrow 1234 --session $S", "bsk tab return 1234 --session $S"],
+    },
+  }),
+
+  "tab.return": method({
+    owner: "extension",
+    scope: "session",
+    description:
+      "Give a borrowed tab back: to its window and index with its pinned, group and muted state; if that window is gone, " +
+      "to another normal window of the person's (fallback: true).",
+    params: () => z.object({ ...sessionParam(), tab_id: z.number().int().describe("A tab this session borrowed") }),
+    result: () =>
+      z.object({
+        tab_id: z.number().int(),
+        window_id: z.number().int(),
+        index: z.number().int(),
+        /** The original window was gone (or is an Agent Window): it went to another of the person's windows. */
+        fallback: z.boolean(),
+        current_tab_id: z.number().int().nullable(),
+      }),
+    cli: {
+      words: ["tab", "return"],
+      positionals: [{ param: "tab_id", description: "A borrowed tab's id", required: true, type: "number" }],
+      flags: { tab: { param: "tab_id", type: "number", description: "Tab id" } },
+    },
+  }),
 };
+
+/** Where a borrowed tab was, so it can go back there. */
+export const BorrowOrigin = () =>
+  z.object({
+    window_id: z.number().int(),
+    index: z.number().int(),
+    pinned: z.boolean(),
+    /** -1: not in a group. */
+    group_id: z.number().int(),
+    muted: z.boolean(),
+  });
 
 /** Effect class of each method above; the compiler checks it names every one of them. */
 export const tabEffects: Record<keyof typeof tabMethods, Effect> = {
@@ -73,4 +153,6 @@ export const tabEffects: Record<keyof typeof tabMethods, Effect> = {
   "tab.create": "BrowserMutation",
   "tab.select": "BrowserMutation",
   "tab.close": "BrowserMutation",
+  "tab.borrow": "BrowserMutation",
+  "tab.return": "BrowserMutation",
 };

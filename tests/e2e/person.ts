@@ -1,6 +1,7 @@
 /**
  * Acts as the person at the keyboard, through the browser's own remote-debugging port (not through bsk):
- * opens ordinary tabs, closes windows by hand. Minimal CDP client.
+ * opens ordinary tabs, closes windows by hand, types into pages, clicks bsk's own consent window.
+ * Minimal CDP client.
  */
 export class Person {
   private nextId = 1;
@@ -27,10 +28,116 @@ export class Person {
     return new Person(ws);
   }
 
-  send(method: string, params: object = {}): Promise<any> {
+  /** `sessionId`: a page attached with attachToTarget({flatten: true}). A command unanswered for 20 s fails (not hangs). */
+  send(method: string, params: object = {}, sessionId?: string): Promise<any> {
     const id = this.nextId++;
-    this.ws.send(JSON.stringify({ id, method, params }));
-    return new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    this.ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`the browser did not answer ${method} within 20 s: ${JSON.stringify(params).slice(0, 300)}`));
+      }, 20_000);
+      const settle = <T>(f: (v: T) => void) => (v: T) => {
+        clearTimeout(timer);
+        f(v);
+      };
+      this.pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
+    });
+  }
+
+  /** Evaluates `expression` (awaiting a promise) in a page target, as the person's own DevTools would. */
+  async evaluateIn(targetId: string, expression: string): Promise<any> {
+    const { sessionId } = await this.send("Target.attachToTarget", { targetId, flatten: true });
+    try {
+      const r = await this.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }, sessionId);
+      if (r.exceptionDetails) throw new Error(`in ${targetId}: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
+      return r.result?.value;
+    } finally {
+      await this.send("Target.detachFromTarget", { sessionId }).catch(() => undefined);
+    }
+  }
+
+  /** Types `text` into the element `selector` matches, with trusted input events, as the person would. */
+  async typeInto(targetId: string, selector: string, text: string): Promise<void> {
+    const { sessionId } = await this.send("Target.attachToTarget", { targetId, flatten: true });
+    try {
+      await this.send("Runtime.evaluate", { expression: `document.querySelector(${JSON.stringify(selector)}).focus()` }, sessionId);
+      await this.send("Input.insertText", { text }, sessionId);
+    } finally {
+      await this.send("Target.detachFromTarget", { sessionId }).catch(() => undefined);
+    }
+  }
+
+  /** The first page whose URL contains `marker`, once there is one. */
+  async waitForPage(marker: string, ms = 10_000, except?: string): Promise<{ targetId: string; url: string; title: string }> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const page = (await this.pages()).find((p) => p.url.includes(marker) && !(except && p.url.includes(except)));
+      if (page) return page;
+      if (Date.now() > deadline) throw new Error(`no page ${marker} within ${ms} ms`);
+      await Bun.sleep(25);
+    }
+  }
+
+  /**
+   * Answers bsk's consent window (consent.html) by clicking Allow or Deny once it shows its prompt.
+   * Returns what the prompt named: the session line and the tab's title.
+   */
+  async answerConsent(allow: boolean, ms = 10_000): Promise<{ session: string; title: string; url: string; countdown: string }> {
+    const page = await this.waitForPage("/consent.html", ms);
+    const button = allow ? "allow" : "deny";
+    // The prompt's text arrives from the worker after load; the page may still be committing when attached.
+    const click = `new Promise((resolve) => {
+      const look = () => {
+        const card = document.getElementById("card");
+        if (!card || card.hidden) return void setTimeout(look, 20);
+        const text = (id) => document.getElementById(id).textContent;
+        const shown = { session: text("session"), title: text("tab-title"), url: text("tab-url"), countdown: text("countdown") };
+        // Clicked after this evaluation has answered: the click closes the window, which would swallow the answer.
+        setTimeout(() => document.getElementById(${JSON.stringify(button)}).click(), 0);
+        resolve(shown);
+      };
+      look();
+    })`;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.evaluateIn(page.targetId, click);
+      } catch (err) {
+        if (attempt >= 3 || !/context|destroyed|navigat/i.test(String(err))) throw err;
+      }
+    }
+  }
+
+  /**
+   * Opens `url` in a background tab of the person's own window (the one bsk's connect page sits in; Target.createTarget
+   * would pick the last window opened, which may be an Agent Window) and waits for it to load. Returns the tab id.
+   */
+  async openInOwnWindow(url: string): Promise<number> {
+    return this.asExtension(`new Promise((resolve) => chrome.windows.getCurrent().then(async (win) => {
+      const tab = await chrome.tabs.create({ windowId: win.id, url: ${JSON.stringify(url)}, active: false });
+      const done = (id, info) => {
+        if (id !== tab.id || info.status !== "complete") return;
+        chrome.tabs.onUpdated.removeListener(done);
+        resolve(tab.id);
+      };
+      chrome.tabs.onUpdated.addListener(done);
+      const now = await chrome.tabs.get(tab.id);
+      if (now.status === "complete" && (now.url || "") !== "") done(tab.id, { status: "complete" });
+    }))`);
+  }
+
+  /** Runs chrome.* as the person's hands (dragging tabs, toggling settings) from an extension page of bsk's. */
+  async asExtension(expression: string, pageMarker = "/connect.html"): Promise<any> {
+    // A page passed on the command line is an error page until the extension has loaded and revived it.
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      // Not a connect page that closes itself (close=1) once connected.
+      const page = await this.waitForPage(pageMarker, 10_000, "close=1");
+      const ready = await this.evaluateIn(page.targetId, "typeof chrome === 'object' && !!chrome.tabs").catch(() => false);
+      if (ready) return this.evaluateIn(page.targetId, expression);
+      if (Date.now() > deadline) throw new Error(`${pageMarker} never became an extension page`);
+      await Bun.sleep(25);
+    }
   }
 
   async pages(): Promise<{ targetId: string; url: string; title: string }[]> {

@@ -1,9 +1,10 @@
-/** tab.list / tab.create / tab.select / tab.close. */
+/** tab.list / tab.create / tab.select / tab.close; tab.borrow / tab.return live in ../borrow/. */
 import { browser, type Browser } from "wxt/browser";
 import type { Result } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import type { tabMethods } from "../../../protocol/methods/tabs.ts";
 import type { FamilyHandlers } from "./handler.ts";
+import { borrowTab, returnTab } from "../borrow/borrow.ts";
 import { emit } from "../outbox.ts";
 import { assertNotRestricted, assertOwned, ownerOf } from "../scope.ts";
 import { adoptTab, allSessions, dropTab, requireSession, resolveTab, setCurrent } from "../sessions.ts";
@@ -84,6 +85,9 @@ export const tabHandlers: FamilyHandlers<typeof tabMethods> = {
     await browser.tabs.remove(tabId).catch(() => undefined);
     return { closed_tab_id: tabId, current_tab_id: s.current_tab_id };
   },
+
+  "tab.borrow": (p, ctx) => borrowTab(p, ctx.signal),
+  "tab.return": (p) => returnTab(p),
 };
 
 /**

@@ -1,0 +1,67 @@
+/**
+ * consent.html?id=<prompt>: the person's Allow / Deny for one tab.borrow, in a window of its own. Everything it
+ * shows comes from the service worker over the port; when the port drops (answered, timed out, cancelled, the
+ * worker restarted) the window closes itself.
+ */
+import { browser } from "wxt/browser";
+import { CONSENT_PORT, type ConsentInfo, type ToPage, type ToWorker } from "../../src/borrow/consent-messages.ts";
+import { strings } from "./strings.ts";
+
+const t = strings(browser.i18n.getUILanguage());
+const id = new URLSearchParams(location.search).get("id") ?? "";
+const $ = (name: string) => document.getElementById(name)!;
+
+async function closeSelf(): Promise<void> {
+  const tab = await browser.tabs.getCurrent().catch(() => undefined);
+  if (tab?.id !== undefined) await browser.tabs.remove(tab.id).catch(() => window.close());
+  else window.close();
+}
+
+function render(info: ConsentInfo, answer: (allow: boolean) => void): void {
+  $("heading").textContent = t.heading;
+  $("session-label").textContent = t.session;
+  $("session").textContent = info.session_name ? `"${info.session_name}" (${t.sessionId(info.session_id)})` : t.sessionId(info.session_id);
+  $("tab-title").textContent = info.title || info.url;
+  $("tab-url").textContent = info.url;
+  if (info.fav_icon_url) {
+    const img = $("favicon") as HTMLImageElement;
+    img.src = info.fav_icon_url;
+    img.hidden = false;
+  }
+  $("explain").textContent = t.explain;
+  const allow = $("allow") as HTMLButtonElement;
+  const deny = $("deny") as HTMLButtonElement;
+  allow.textContent = t.allow;
+  deny.textContent = t.deny;
+  const tick = () => {
+    const left = Math.max(0, Math.ceil((info.deadline - Date.now()) / 1000));
+    $("countdown").textContent = t.countdown(left);
+  };
+  tick();
+  setInterval(tick, 250);
+  allow.onclick = () => answer(true);
+  deny.onclick = () => answer(false);
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape") answer(false);
+  });
+  document.title = `bsk: borrow "${info.title || info.url}"?`;
+  $("card").hidden = false;
+}
+
+const port = browser.runtime.connect({ name: CONSENT_PORT });
+let answered = false;
+const answer = (allow: boolean) => {
+  if (answered) return;
+  answered = true;
+  for (const b of ["allow", "deny"]) ($(b) as HTMLButtonElement).disabled = true;
+  $("status").textContent = allow ? t.allowed : t.denied;
+  const msg: ToWorker = { type: "answer", id, allow };
+  port.postMessage(msg);
+};
+port.onMessage.addListener((msg: ToPage) => {
+  if (msg.type === "info") render(msg.info, answer);
+  else void closeSelf();
+});
+port.onDisconnect.addListener(() => void closeSelf());
+const hello: ToWorker = { type: "hello", id };
+port.postMessage(hello);

@@ -1,0 +1,273 @@
+/**
+ * Borrowing the person's tabs with their consent, and giving them back. The person is a second CDP client: it
+ * types into its own tabs, clicks Allow / Deny in bsk's consent window, and uses an extension page of bsk's as
+ * its hands for what only chrome.* can do (pin, mute, drag a tab, close a window, flip the popup switch).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { BSK, startWorld, until, type Run, type World } from "./harness.ts";
+
+let w: World;
+
+beforeAll(async () => {
+  w = await startWorld();
+}, 60_000);
+
+afterAll(async () => {
+  await w?.stop();
+});
+
+afterEach(async () => {
+  await setConfirm(true);
+  await w.bsk(["session", "stop", "--all"]);
+  // A consent window still closing would be the next test's prompt.
+  await until("every consent window to close", async () => (await consentPages()) === 0);
+});
+
+const chrome = (expression: string) => w.person.asExtension(expression);
+
+/** What the browser says about a tab, as the person's hands see it. */
+async function tabState(tabId: number): Promise<{ windowId: number; index: number; pinned: boolean; muted: boolean; groupId: number }> {
+  return chrome(
+    `chrome.tabs.get(${tabId}).then((t) => ({ windowId: t.windowId, index: t.index, pinned: t.pinned, muted: t.mutedInfo.muted, groupId: t.groupId }))`,
+  );
+}
+
+async function setConfirm(on: boolean): Promise<void> {
+  await chrome(`chrome.storage.local.set({ confirm_borrow: ${on} })`);
+}
+
+/** The person opens a page in a tab of their own window (or a new window); its browser tab id and DevTools target. */
+async function personTab(marker: string, opts: { newWindow?: boolean } = {}): Promise<{ tabId: number; targetId: string }> {
+  const url = w.fixtures.url(`/borrow-form.html?${marker}`);
+  const tabId: number = opts.newWindow
+    ? await chrome(`chrome.windows.create({ url: ${JSON.stringify(url)}, focused: false }).then((win) => win.tabs[0].id)`)
+    : await w.person.openInOwnWindow(url);
+  const { targetId } = await w.person.waitForPage(marker);
+  return { tabId, targetId };
+}
+
+async function consentPages(): Promise<number> {
+  return (await w.person.pages()).filter((p) => p.url.includes(`${EXTENSION_ID}/consent.html`)).length;
+}
+
+function fails(r: Run, code: string, reason?: string): void {
+  if (r.json?.ok !== false) throw new Error(`expected ${code}, got exit ${r.code}:\n${r.stdout}\n${r.stderr}`);
+  expect(r.json.error.code).toBe(code);
+  if (reason) expect(r.json.error.data?.reason).toBe(reason);
+}
+
+const borrow = (s: string, tabId: number, extra: string[] = []) => w.bsk(["tab", "borrow", String(tabId), "--session", s, "--json", ...extra]);
+
+describe("tab borrow with the person's consent", () => {
+  test("allowed: the tab moves intact into the Agent Window, is the session's, and goes back where it was", async () => {
+    const s = await w.startSession(["--name", "write a letter"]);
+    const { tabId, targetId } = await personTab("allowed");
+    await w.person.typeInto(targetId, "#to", "Dear Ada");
+    await chrome(`chrome.tabs.update(${tabId}, { pinned: true, muted: true })`);
+    const before = await tabState(tabId);
+    const loadedAt = await w.person.evaluateIn(targetId, "window.loadedAt");
+
+    const pending = borrow(s, tabId);
+    const shown = await w.person.answerConsent(true);
+    expect(shown.session).toContain("write a letter");
+    expect(shown.session).toContain(s);
+    expect(shown.title).toBe("Draft letter");
+    expect(shown.url).toContain("allowed");
+    expect(shown.countdown).toMatch(/\d+ s/);
+    const r = await pending;
+    expect(r.code).toBe(0);
+    const agentWindow = (await w.ok(["tab", "list", "--session", s])).tabs.find((t: any) => t.ownership === "created").window_id;
+    expect(r.json.result).toMatchObject({
+      tab_id: tabId,
+      window_id: agentWindow,
+      asked: true,
+      current_tab_id: tabId,
+      from: { window_id: before.windowId, index: before.index, pinned: true, muted: true, group_id: -1 },
+    });
+    expect(await consentPages()).toBe(0);
+
+    // Same document, same script state, the person's typing still there.
+    expect((await tabState(tabId)).windowId).toBe(agentWindow);
+    expect((await w.ok(["evaluate", "[document.getElementById('to').value, window.loads, window.loadedAt]", "--session", s])).value).toEqual([
+      "Dear Ada",
+      1,
+      loadedAt,
+    ]);
+    expect((await w.ok(["snapshot", "--session", s])).text).toContain('heading "Draft letter"');
+    const listed = (await w.ok(["tab", "list", "--session", s])).tabs.find((t: any) => t.tab_id === tabId);
+    expect(listed).toMatchObject({ owner: "session", ownership: "borrowed", current: true });
+
+    // It is the person's: closing it is refused.
+    fails(await w.bsk(["tab", "close", String(tabId), "--session", s, "--json"]), "permission_denied", "borrowed_tab");
+
+    const back = await w.ok(["tab", "return", String(tabId), "--session", s]);
+    expect(back).toMatchObject({ tab_id: tabId, window_id: before.windowId, index: before.index, fallback: false });
+    expect(back.current_tab_id).not.toBe(tabId);
+    expect(await tabState(tabId)).toEqual(before);
+    expect(await w.person.evaluateIn(targetId, "document.getElementById('to').value")).toBe("Dear Ada");
+    fails(await w.bsk(["evaluate", "1", "--tab", String(tabId), "--session", s, "--json"]), "permission_denied", "agent_window_scope");
+    fails(await w.bsk(["tab", "return", String(tabId), "--session", s, "--json"]), "permission_denied", "agent_window_scope");
+    await chrome(`chrome.tabs.update(${tabId}, { pinned: false, muted: false })`);
+  });
+
+  test("denied: the tab never moves", async () => {
+    const s = await w.startSession();
+    const { tabId } = await personTab("denied");
+    const before = await tabState(tabId);
+    const pending = borrow(s, tabId);
+    await w.person.answerConsent(false);
+    const r = await pending;
+    expect(r.code).toBe(1);
+    fails(r, "permission_denied", "borrow_denied");
+    expect(r.json.error.hint).toContain("do not ask again");
+    expect(await tabState(tabId)).toEqual(before);
+    expect((await w.ok(["tab", "list", "--session", s])).tabs.some((t: any) => t.tab_id === tabId)).toBe(false);
+    await until("the consent window to close", async () => (await consentPages()) === 0);
+  });
+
+  test("no answer before the countdown ends: timed out, the tab never moves", async () => {
+    const s = await w.startSession();
+    const { tabId } = await personTab("unanswered");
+    const before = await tabState(tabId);
+    const pending = borrow(s, tabId, ["--timeout", "1s"]);
+    await w.person.waitForPage("/consent.html");
+    const r = await pending;
+    fails(r, "permission_denied", "borrow_timed_out");
+    expect(await tabState(tabId)).toEqual(before);
+    await until("the consent window to close", async () => (await consentPages()) === 0);
+  });
+
+  test("the person closes the consent window without answering: denied", async () => {
+    const s = await w.startSession();
+    const { tabId } = await personTab("closed-prompt");
+    const before = await tabState(tabId);
+    const pending = borrow(s, tabId);
+    const page = await w.person.waitForPage("/consent.html");
+    await w.person.send("Target.closeTarget", { targetId: page.targetId });
+    const r = await pending;
+    fails(r, "permission_denied", "borrow_denied");
+    expect(await tabState(tabId)).toEqual(before);
+  });
+
+  test("Ctrl-C while the person is deciding: cancelled, the prompt closes, the tab never moves", async () => {
+    const s = await w.startSession();
+    const { tabId } = await personTab("ctrl-c");
+    const before = await tabState(tabId);
+    const proc = Bun.spawn([BSK, "tab", "borrow", String(tabId), "--session", s, "--json"], { env: w.env, stdout: "pipe", stderr: "pipe" });
+    await w.person.waitForPage("/consent.html");
+    proc.kill("SIGINT");
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(code).toBe(2);
+    expect(JSON.parse(out).error.code).toBe("cancelled");
+    await until("the consent window to close", async () => (await consentPages()) === 0);
+    expect(await tabState(tabId)).toEqual(before);
+    expect((await w.ok(["tab", "list", "--scope", "all", "--session", s])).tabs.find((t: any) => t.tab_id === tabId).owner).toBe("person");
+  });
+
+  test("the service worker restarting during the prompt: the call fails, the prompt goes, the tab never moves", async () => {
+    const s = await w.startSession();
+    const { tabId } = await personTab("worker-restart");
+    const before = await tabState(tabId);
+    const pending = borrow(s, tabId);
+    await w.person.waitForPage("/consent.html");
+    const { targetInfos } = await w.person.send("Target.getTargets");
+    const sw = targetInfos.find((t: any) => t.type === "service_worker" && t.url.includes(EXTENSION_ID));
+    await w.person.send("Target.closeTarget", { targetId: sw.targetId });
+    const r = await pending;
+    // The daemon lost the reply with the worker: the agent hears the browser went away, the outcome unknown.
+    fails(r, "cdp_failed", "browser_gone");
+    await w.person.openTab(`chrome-extension://${EXTENSION_ID}/connect.html?port=${w.port}&label=e2e&close=1`);
+    await until("the consent window to close", async () => (await consentPages()) === 0);
+    await until("the session to be usable again", async () => (await w.bsk(["tab", "list", "--session", s])).code === 0);
+    expect(await tabState(tabId)).toEqual(before);
+    expect((await w.ok(["tab", "list", "--scope", "all", "--session", s])).tabs.find((t: any) => t.tab_id === tabId).owner).toBe("person");
+  });
+
+  test("with confirmation turned off in the popup's setting: borrowed without a prompt, the rules still hold", async () => {
+    const a = await w.startSession();
+    const b = await w.startSession();
+    const { tabId } = await personTab("no-confirm");
+    await setConfirm(false);
+    const r = await borrow(a, tabId);
+    expect(r.code).toBe(0);
+    expect(r.json.result.asked).toBe(false);
+    expect(await consentPages()).toBe(0);
+    fails(await borrow(b, tabId), "permission_denied", "borrow_conflict");
+    fails(await borrow(a, tabId), "invalid_params", "already_owned");
+    const bOwn = (await w.ok(["tab", "list", "--session", b])).tabs[0].tab_id;
+    fails(await borrow(a, bOwn), "permission_denied", "borrow_conflict");
+    fails(await borrow(a, 987654), "not_found");
+    const restricted = await w.person.openInOwnWindow("chrome://version");
+    fails(await borrow(a, restricted), "permission_denied", "restricted_url");
+    await chrome(`chrome.tabs.remove(${restricted})`);
+    expect(await consentPages()).toBe(0);
+  });
+
+  test("two sessions racing for one tab: exactly one asks and wins", async () => {
+    const a = await w.startSession();
+    const b = await w.startSession();
+    const { tabId } = await personTab("race");
+    const runs = [borrow(a, tabId), borrow(b, tabId)];
+    // The loser is refused at once, while the winner's prompt is still up.
+    const loser = await Promise.race(runs.map((p, i) => p.then((r) => ({ r, i }))));
+    fails(loser.r, "permission_denied", "borrow_conflict");
+    await w.person.waitForPage("/consent.html");
+    expect(await consentPages()).toBe(1);
+    await w.person.answerConsent(true);
+    const winner = await runs[1 - loser.i]!;
+    expect(winner.code).toBe(0);
+    const [winnerId, loserId] = loser.i === 0 ? [b, a] : [a, b];
+    expect((await w.ok(["tab", "list", "--session", winnerId])).tabs.some((t: any) => t.tab_id === tabId)).toBe(true);
+    fails(await borrow(loserId, tabId), "permission_denied", "borrow_conflict");
+    fails(await w.bsk(["evaluate", "1", "--tab", String(tabId), "--session", loserId, "--json"]), "permission_denied", "agent_window_scope");
+  });
+});
+
+describe("giving tabs back", () => {
+  test("session stop returns borrowed tabs to their place and closes only the session's own", async () => {
+    const s = await w.startSession();
+    const { tabId } = await personTab("stop-returns");
+    const before = await tabState(tabId);
+    await setConfirm(false);
+    await w.ok(["tab", "borrow", String(tabId), "--session", s]);
+    const created = await w.ok(["tab", "create", w.fixtures.url("/echo-title/agent-own"), "--session", s]);
+    const stopped = await w.ok(["session", "stop", s]);
+    expect(stopped.returned_tab_ids).toEqual([tabId]);
+    expect(stopped.closed_tab_ids).toContain(created.tab_id);
+    expect(await tabState(tabId)).toEqual(before);
+  });
+
+  test("the original window is gone: the tab goes to a window of the person's, never to an Agent Window", async () => {
+    const a = await w.startSession();
+    const b = await w.startSession();
+    // Alone in its own window, the tab's window closes when it moves out.
+    const { tabId } = await personTab("fallback", { newWindow: true });
+    const original = (await tabState(tabId)).windowId;
+    await setConfirm(false);
+    await w.ok(["tab", "borrow", String(tabId), "--session", a]);
+    expect(await chrome(`chrome.windows.get(${original}).then(() => true, () => false)`)).toBe(false);
+    const agentWindows = await Promise.all([a, b].map(async (s) => (await w.ok(["tab", "list", "--session", s])).tabs[0].window_id));
+    // Session b's Agent Window is the one the person looked at last.
+    await chrome(`chrome.windows.update(${agentWindows[1]}, { focused: true })`);
+    const back = await w.ok(["tab", "return", String(tabId), "--session", a]);
+    expect(back.fallback).toBe(true);
+    expect(agentWindows).not.toContain(back.window_id);
+    const win = await chrome(`chrome.windows.get(${back.window_id}).then((w) => ({ type: w.type, incognito: w.incognito }))`);
+    expect(win).toEqual({ type: "normal", incognito: false });
+  });
+
+  test("the person closes the Agent Window holding a borrowed tab: the session ends and reports the tab lost", async () => {
+    const s = await w.startSession();
+    const { tabId } = await personTab("lost");
+    await setConfirm(false);
+    const borrowed = await w.ok(["tab", "borrow", String(tabId), "--session", s]);
+    await chrome(`chrome.windows.remove(${borrowed.window_id})`);
+    const ended = await until("the session to end", async () => {
+      const list = (await w.ok(["session", "list"])).sessions;
+      return list.find((x: any) => x.session_id === s && x.state === "ended");
+    });
+    expect(ended.end_reason).toBe("window_closed");
+    expect(ended.lost_tab_ids).toEqual([tabId]);
+  });
+});
