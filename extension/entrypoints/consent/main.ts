@@ -5,10 +5,11 @@
  */
 import { browser } from "wxt/browser";
 import { CONSENT_PORT, type ConsentInfo, type ToPage, type ToWorker } from "../../src/borrow/consent-messages.ts";
-import { strings } from "./strings.ts";
+import { setLang, t } from "../../src/i18n.ts";
 
-const t = strings(browser.i18n.getUILanguage());
-const id = new URLSearchParams(location.search).get("id") ?? "";
+const query = new URLSearchParams(location.search);
+const id = query.get("id") ?? "";
+setLang(query.get("lang") ?? undefined);
 const $ = (name: string) => document.getElementById(name)!;
 
 async function closeSelf(): Promise<void> {
@@ -18,9 +19,9 @@ async function closeSelf(): Promise<void> {
 }
 
 function render(info: ConsentInfo, answer: (allow: boolean) => void): void {
-  $("heading").textContent = t.heading;
-  $("session-label").textContent = t.session;
-  $("session").textContent = info.session_name ? `"${info.session_name}" (${t.sessionId(info.session_id)})` : t.sessionId(info.session_id);
+  $("heading").textContent = t("consent.title");
+  const session = info.session_name ? `"${info.session_name}" (${info.session_id})` : info.session_id;
+  $("session").textContent = t("consent.body", { session });
   $("tab-title").textContent = info.title || info.url;
   $("tab-url").textContent = info.url;
   if (info.fav_icon_url) {
@@ -28,14 +29,14 @@ function render(info: ConsentInfo, answer: (allow: boolean) => void): void {
     img.src = info.fav_icon_url;
     img.hidden = false;
   }
-  $("explain").textContent = t.explain;
+  $("explain").textContent = t("consent.explain");
   const allow = $("allow") as HTMLButtonElement;
   const deny = $("deny") as HTMLButtonElement;
-  allow.textContent = t.allow;
-  deny.textContent = t.deny;
+  allow.textContent = t("consent.allow");
+  deny.textContent = t("consent.deny");
   const tick = () => {
     const left = Math.max(0, Math.ceil((info.deadline - Date.now()) / 1000));
-    $("countdown").textContent = t.countdown(left);
+    $("countdown").textContent = t("consent.countdown", { s: left });
   };
   tick();
   setInterval(tick, 250);
@@ -54,7 +55,7 @@ const answer = (allow: boolean) => {
   if (answered) return;
   answered = true;
   for (const b of ["allow", "deny"]) ($(b) as HTMLButtonElement).disabled = true;
-  $("status").textContent = allow ? t.allowed : t.denied;
+  $("status").textContent = t(allow ? "consent.allowed" : "consent.denied");
   const msg: ToWorker = { type: "answer", id, allow };
   port.postMessage(msg);
 };
