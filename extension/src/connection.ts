@@ -28,6 +28,10 @@ const REFUSED_RETRY_MS = 30_000;
 const HEARTBEAT_MAX_MS = 20_000;
 /** After a daemon failed its proof, the secret is fetched again through native messaging at most this often. */
 const NATIVE_REFRESH_MS = 30_000;
+/** Not paired: native messaging is asked again after 1 s, doubling to 30 s (a host that failed once may answer next). */
+const NOT_PAIRED_RETRY_MIN_MS = 1_000;
+const NOT_PAIRED_RETRY_MAX_MS = 30_000;
+let notPairedRetry = NOT_PAIRED_RETRY_MIN_MS;
 
 let socket: WebSocket | null = null;
 /** The socket whose daemon proved the secret and accepted our handshake: the only one served. */
@@ -78,10 +82,13 @@ async function open(opts: { force?: boolean; retry?: boolean }): Promise<void> {
   if (socket) retire(socket, "reconnecting");
   const key = await installKey();
   if (!key.ok) {
-    // Nothing to prove a daemon with: stay off the network until paired (the alarm and the popup retry).
+    // Nothing to prove a daemon with: stay off the network until paired; native messaging is asked again later.
     setStatus({ state: "not_paired", port: settings.port, error: key.error });
+    retryTimer = setTimeout(() => void connect({ retry: true }), notPairedRetry);
+    notPairedRetry = Math.min(notPairedRetry * 2, NOT_PAIRED_RETRY_MAX_MS);
     return;
   }
+  notPairedRetry = NOT_PAIRED_RETRY_MIN_MS;
   const ws = new WebSocket(`ws://127.0.0.1:${settings.port}/extension`);
   socket = ws;
   socketPort = settings.port;

@@ -10,9 +10,16 @@ export const NATIVE_HOST = "com.bsk.bridge";
 
 export type NativeResult = { ok: true; secret: Uint8Array } | { ok: false; error: string };
 
+/** A host that never answers must not hold up the connection (connect attempts run one after another). */
+const NATIVE_TIMEOUT_MS = 10_000;
+
 export async function fetchSecretNative(): Promise<NativeResult> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const reply = (await browser.runtime.sendNativeMessage(NATIVE_HOST, { type: "get_secret" })) as {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the native host did not answer within ${NATIVE_TIMEOUT_MS / 1000} s`)), NATIVE_TIMEOUT_MS);
+    });
+    const reply = (await Promise.race([browser.runtime.sendNativeMessage(NATIVE_HOST, { type: "get_secret" }), timeout])) as {
       ok?: unknown;
       secret?: unknown;
       error?: unknown;
@@ -23,5 +30,7 @@ export async function fetchSecretNative(): Promise<NativeResult> {
     return { ok: true, secret };
   } catch (err) {
     return { ok: false, error: err instanceof Error ? err.message : String(err) };
+  } finally {
+    clearTimeout(timer);
   }
 }
