@@ -22,6 +22,7 @@ import {
   type Settings,
   type Switches as SwitchValues,
 } from "../../src/settings.ts";
+import { Pairing } from "./Pairing.tsx";
 import { Sessions } from "./Sessions.tsx";
 import { Switches } from "./Switches.tsx";
 
@@ -128,6 +129,7 @@ export function App() {
           </>
         )}
       </Show>
+      <Pairing conn={conn()} />
       <Sessions sessions={sessions} takenOver={takenOver()} />
       <Switches values={switches()} />
     </main>
