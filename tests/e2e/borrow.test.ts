@@ -6,6 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { BSK, startWorld, until, type Run, type World } from "./harness.ts";
+import { PersonPage } from "./person-page.ts";
 
 let w: World;
 
@@ -33,8 +34,24 @@ async function tabState(tabId: number): Promise<{ windowId: number; index: numbe
   );
 }
 
+/** The popup's "Confirm before borrowing tabs" switch, set directly (tests that only need it off to go faster). */
 async function setConfirm(on: boolean): Promise<void> {
   await chrome(`chrome.storage.local.set({ confirm_borrow: ${on} })`);
+}
+
+/** The person opens bsk's popup (as a page) and clicks "Confirm before borrowing tabs". */
+async function clickConfirmSwitch(): Promise<boolean> {
+  await w.person.openTab(`chrome-extension://${EXTENSION_ID}/popup.html?borrow-switch`);
+  const popup = await PersonPage.find(w.browser.cdpPort!, "/popup.html?borrow-switch");
+  try {
+    await popup.waitFor(`document.querySelector('input[name="confirm_borrow"]') !== null`);
+    const before: boolean = await popup.evaluate(`document.querySelector('input[name="confirm_borrow"]').checked`);
+    await popup.clickSelector('input[name="confirm_borrow"]');
+    await popup.waitFor(`chrome.storage.local.get("confirm_borrow").then((v) => v.confirm_borrow === ${!before})`);
+    return !before;
+  } finally {
+    await popup.closeTab();
+  }
 }
 
 /** The person opens a page in a tab of their own window (or a new window); its browser tab id and DevTools target. */
@@ -150,6 +167,32 @@ describe("tab borrow with the person's consent", () => {
     expect(await tabState(tabId)).toEqual(before);
   });
 
+  test("the person closes the tab while being asked: the prompt goes, not_found", async () => {
+    const s = await w.startSession();
+    const { tabId } = await personTab("closed-tab");
+    const pending = borrow(s, tabId);
+    await w.person.waitForPage("/consent.html");
+    await chrome(`chrome.tabs.remove(${tabId})`);
+    fails(await pending, "not_found");
+    await until("the consent window to close", async () => (await consentPages()) === 0);
+  });
+
+  test("the tab goes to another site while the person is asked: an Allow given for the old page lends nothing", async () => {
+    const s = await w.startSession();
+    const { tabId } = await personTab("changed-site");
+    const pending = borrow(s, tabId);
+    await w.person.waitForPage("/consent.html");
+    const elsewhere = w.fixtures.crossUrl("/echo-title/elsewhere");
+    await chrome(`chrome.tabs.update(${tabId}, { url: ${JSON.stringify(elsewhere)} })`);
+    await until("the tab to show the other site", async () => (await chrome(`chrome.tabs.get(${tabId}).then((t) => t.url)`)) === elsewhere);
+    const before = await tabState(tabId);
+    await w.person.answerConsent(true);
+    const r = await pending;
+    fails(r, "permission_denied", "borrow_denied");
+    expect(r.json.error.data.detail).toBe("tab_changed");
+    expect(await tabState(tabId)).toEqual(before);
+  });
+
   test("Ctrl-C while the person is deciding: cancelled, the prompt closes, the tab never moves", async () => {
     const s = await w.startSession();
     const { tabId } = await personTab("ctrl-c");
@@ -188,7 +231,7 @@ describe("tab borrow with the person's consent", () => {
     const a = await w.startSession();
     const b = await w.startSession();
     const { tabId } = await personTab("no-confirm");
-    await setConfirm(false);
+    expect(await clickConfirmSwitch()).toBe(false);
     const r = await borrow(a, tabId);
     expect(r.code).toBe(0);
     expect(r.json.result.asked).toBe(false);

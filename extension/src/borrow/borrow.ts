@@ -37,6 +37,12 @@ export async function borrowTab(p: ParsedParams<"tab.borrow">, signal: AbortSign
     // The session may have ended and the tab may have changed while the person was deciding.
     const s = requireSession(p.session_id);
     const now = await eligibleTab(s, tabId);
+    if (asked && siteOf(now) !== siteOf(tab)) {
+      // The person said yes to the page they were shown, not to whatever the tab shows now.
+      throw new BskError("permission_denied", `tab ${tabId} went to another site while the person was asked`, {
+        data: { reason: "borrow_denied", tab_id: tabId, detail: "tab_changed" },
+      });
+    }
     const from = originOf(now);
     const moved = now.windowId === s.window_id ? now : only(await browser.tabs.move(tabId, { windowId: s.window_id, index: -1 }));
     if (signal.aborted) {
@@ -89,6 +95,15 @@ async function eligibleTab(s: SessionState, tabId: number): Promise<Browser.tabs
   });
   if (refusal) throw refusal;
   return tab;
+}
+
+function siteOf(tab: Browser.tabs.Tab): string {
+  const url = tab.url || tab.pendingUrl || "";
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
 }
 
 function isAgentWindow(windowId: number): boolean {

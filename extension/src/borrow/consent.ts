@@ -84,6 +84,11 @@ export async function askConsent(req: ConsentRequest): Promise<void> {
   }, req.timeoutMs);
   const onAbort = () => prompt.settle(abortError(req.signal));
   req.signal.addEventListener("abort", onAbort, { once: true });
+  // Nothing left to lend: the prompt goes at once rather than asking about a tab that is gone.
+  const onTabRemoved = (removed: number) => {
+    if (removed === tabId) prompt.settle(new BskError("not_found", `tab ${tabId} was closed while the person was asked`, { data: { tab_id: tabId } }));
+  };
+  browser.tabs.onRemoved.addListener(onTabRemoved);
   try {
     void openWindow(prompt).then(resolveWindow);
     void notify(prompt);
@@ -92,6 +97,7 @@ export async function askConsent(req: ConsentRequest): Promise<void> {
   } finally {
     clearTimeout(timer);
     req.signal.removeEventListener("abort", onAbort);
+    browser.tabs.onRemoved.removeListener(onTabRemoved);
     prompts.delete(id);
     void dismiss(prompt);
   }
