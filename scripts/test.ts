@@ -27,7 +27,8 @@ const proc = Bun.spawn(["bun", "test", ...suites, "--timeout=30000", "--reporter
   cwd: root,
   stdout: "inherit",
   stderr: "inherit",
-  env: { ...process.env, FORCE_COLOR: "0" },
+  // Daemons the tests start must not register bsk's native messaging host with this machine's real browsers.
+  env: { ...process.env, FORCE_COLOR: "0", BSK_NATIVE_HOST: "off" },
 });
 const code = await proc.exited;
 
