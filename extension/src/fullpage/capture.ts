@@ -260,7 +260,7 @@ export async function fullPage(p: Params, callSignal: AbortSignal): Promise<Resu
     if (transferId) void callDaemon("transfer.release", { session_id: p.session_id, transfer_id: transferId }, DAEMON_TIMEOUT_MS).catch(() => undefined);
     if (signal.aborted && signal.reason instanceof BskError) throw signal.reason;
     // The page can go before its navigation event arrives: the call in flight fails with "navigated or closed".
-    if (err instanceof BskError && /navigated or closed|context was destroyed|Cannot find context/i.test(String(err.data?.cdp_message ?? ""))) {
+    if (err instanceof BskError && /navigated or closed|context was destroyed|Cannot find context|Not attached to an active page/i.test(String(err.data?.cdp_message ?? ""))) {
       throw new BskError("cancelled", "the tab navigated during the full-page capture; no image was written", {
         hint: "Wait for the page to settle (bsk wait-for), then capture again.",
         data: { reason: "capture_navigated" },
