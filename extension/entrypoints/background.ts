@@ -15,6 +15,7 @@ import { installOriginGuard } from "../src/guard/origins.ts";
 import { installPromptWatch } from "../src/guard/prompts.ts";
 import { installOwnPageRevival } from "../src/own-pages.ts";
 import { installCrashWatch } from "../src/crash.ts";
+import { installDownloadTap } from "../src/files/download-tap.ts";
 import { installObserve } from "../src/events/observe.ts";
 import { installKeepalive } from "../src/keepalive.ts";
 import { installOverlay } from "../src/overlay/hub.ts";
@@ -52,6 +53,7 @@ export default defineBackground({
     installOriginGuard();
     installPromptWatch();
     installCrashWatch();
+    installDownloadTap();
     installObserve();
     installKeepalive();
     installConsent();

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { fixtureBytes } from "../fixtures/server.ts";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { evaluateInWorker } from "./devtools.ts";
 import { startWorld, until, type Run, type World } from "./harness.ts";
 
 let w: World;
@@ -259,18 +260,40 @@ describe("a browser with \"Ask where to save\" on and file access (unpacked exte
     await w2?.stop();
   });
 
-  // No extension API skips that prompt (an onDeterminingFilename suggestion does not, nor does downloads.download
-  // with saveAs: false; chrome.debugger refuses Page.setDownloadBehavior). Headless Chromium cancels the prompt, so
-  // the download fails with a reason and hint that name the setting, and nothing is left behind.
-  test("fails clearly, naming the setting, and leaves nothing behind", async () => {
+  // No extension API skips that prompt (neither an onDeterminingFilename suggestion nor downloads.download with
+  // saveAs: false does), so bsk takes the bytes before the download manager sees them: from the response, or from
+  // the page's Blob. Headless Chromium cancels any prompt it would show, so a prompt would fail these downloads.
+  const asked = (name: string) => join(w2.home, name);
+  const browserFolder = () => (existsSync(downloadsOf(w2.home)) ? readdirSync(downloadsOf(w2.home), { recursive: true }) : []);
+
+  test("an attachment link, a 50 MB file, <a download>, a blob (also one revoked at once) and a data: URL all save without a prompt", async () => {
     await w2.ok(["navigate", w2.fixtures.url("/files-download.html"), "--session", s2]);
-    const out = join(w2.home, "asked.txt");
-    const r = await w2.bsk(["download", "#small", "--out", out, "--session", s2, "--json"]);
-    expect(r.json?.ok).toBe(false);
-    expect(r.json.error).toMatchObject({ code: "unsupported", data: { reason: "download_prompted", effect_state: "none" } });
-    expect(r.json.error.hint).toContain("Ask where to save");
-    expect(existsSync(out)).toBe(false);
-  }, 60_000);
+    const cases: [string, string, (r: any) => void][] = [
+      ["#small", "asked.txt", (r) => expect(r).toMatchObject({ name: "notes.txt", size: 13, sha256: generatedSha(13) })],
+      ["#big", "asked-big.bin", (r) => expect(r).toMatchObject({ name: "big.bin", size: 52428800, sha256: generatedSha(52428800) })],
+      ["#attr", "asked-page.html", (r) => expect(r).toMatchObject({ name: "page-copy.html", mime: "text/html", sha256: sha256(readFileSync(join(import.meta.dir, "../fixtures/pages/files-download.html"))) })],
+      ["#blob", "asked-blob.txt", (r) => expect(r).toMatchObject({ name: "from-blob.txt", size: 17, mime: "text/plain" })],
+      ["#blob-revoked", "asked-revoked.bin", (r) => expect(r).toMatchObject({ name: "revoked.bin", size: 4 })],
+      ["#data", "asked-data.txt", (r) => expect(r).toMatchObject({ name: "hello.txt", size: 15 })],
+    ];
+    for (const [target, file, check] of cases) {
+      const r = await w2.bsk(["download", target, "--out", asked(file), "--session", s2, "--json"]);
+      expect({ target, ok: r.json?.ok, error: r.json?.error }).toEqual({ target, ok: true, error: undefined });
+      check(r.json.result);
+      expect(r.json.result).toMatchObject({ effect_state: "committed", effect: { kind: "download" } });
+      expect(sha256(readFileSync(asked(file)))).toBe(r.json.result.sha256);
+    }
+    expect(readFileSync(asked("asked-blob.txt"), "utf8")).toBe("made in the page\n");
+    expect([...readFileSync(asked("asked-revoked.bin"))]).toEqual([0, 1, 2, 255]);
+    expect(readFileSync(asked("asked-data.txt"), "utf8")).toBe("hello from data");
+    // Nothing reached the person's download folder or the browser's download list.
+    expect(browserFolder().filter((f) => !String(f).startsWith("bsk-"))).toEqual([]);
+    const list = () => evaluateInWorker(w2.browser.cdpPort!, "chrome.downloads.search({}).then((l) => l.map((d) => [d.url, d.state, d.error].join(' ')))");
+    await until("the browser's download list is empty", async () => ((await list()) as string[]).length === 0 || undefined);
+    // Each file was fetched once: bsk read the response the click caused, it did not ask again.
+    expect(w2.fixtures.hits("/download/13/notes.txt")).toBe(1);
+    expect(w2.fixtures.hits("/download/52428800/big.bin")).toBe(1);
+  }, 120_000);
 
   test("uploads use the staged paths when the extension may read local files", async () => {
     await w2.ok(["navigate", w2.fixtures.url("/files-upload.html"), "--session", s2]);

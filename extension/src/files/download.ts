@@ -1,13 +1,14 @@
 /**
- * download: click the target and claim exactly the download that click caused. The tab's CDP sessions report the
- * download's URL (Page.downloadWillBegin), which picks the one new chrome.downloads item that is the click's.
- * Where it is saved: onDeterminingFilename steers the match into `bsk-<session>/` of the browser's download folder;
- * others get no suggestion. (The daemon also names a private folder for the tab's download behaviour, but
- * chrome.debugger refuses Page.setDownloadBehavior to extensions — "browser-level" — so that is tried and skipped.)
- * "Ask where to save" cannot be skipped by an extension: neither a filename suggestion nor downloads.download with
- * saveAs: false bypasses it (measured), so a download the prompt cancels fails with download_prompted. Once complete,
- * the download is erased from the browser's list; the daemon, on the same machine, takes the file from the path the
- * browser reports.
+ * download: click the target and save exactly the download that click caused. Its bytes come from one of three
+ * places, whichever the click produces first:
+ *  - the response itself (download-tap.ts): a document response that is a download is read before the browser's
+ *    download manager sees it — no file in the person's folder, no "Ask where to save" prompt, nothing fetched twice;
+ *  - the page's memory (page-blob.ts): a blob: or data: URL download, read from the page's Blob;
+ *  - the browser (download-claim.ts): anything else (a download started in an out-of-process frame, a Blob the page
+ *    can no longer read) is steered into `bsk-<session>/` of the browser's download folder, erased from the list
+ *    once complete, and taken by the daemon from there (same machine only). With "Ask where to save" on, only this
+ *    last way can end at the prompt; it then fails with download_prompted.
+ * The browser's own item for a download whose bytes were taken is cancelled while its name is being decided.
  */
 import { browser, type Browser } from "wxt/browser";
 import type { ParsedParams, Result } from "../../../protocol/catalog.ts";
@@ -15,122 +16,48 @@ import { BskError } from "../../../protocol/errors.ts";
 import { raceAbort } from "../abort.ts";
 import { actedOn, actionable } from "../actionability.ts";
 import { sendTo } from "../cdp.ts";
-import { withEffect } from "../effects.ts";
+import { type ActionEffect, withEffect } from "../effects.ts";
 import { click } from "../input/mouse.ts";
+import type { CdpTarget, ResolvedTarget } from "../refs/target.ts";
 import { resolveTarget } from "../refs/resolve.ts";
 import { resolveTab } from "../sessions.ts";
-import { onTabEvent } from "./cdp-events.ts";
+import { Claim, type DownloadItem, type Routing } from "./download-claim.ts";
+import { ResponseTap } from "./download-tap.ts";
+import { PageBlobs } from "./page-blob.ts";
+import type { Finished } from "./transfer-out.ts";
 
-type DownloadItem = Browser.downloads.DownloadItem;
-
-/** How long a new download is held waiting for the click's download URL before it goes its usual way. */
-const HOLD_MS = 3000;
-/** After the click's settle, how long the download may take to start. */
+/** After the click's settle, how long a download the click announced may take to start. */
 const START_WAIT_MS = 5000;
 
-function safeName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? "";
-  const clean = base.replace(/[\u0000-\u001f<>:"|?*]/g, "_").replace(/^\.+/, "").slice(-150);
-  return clean || "download";
-}
+type Got =
+  | { kind: "transfer"; url: string; name: string; mime: string; out: Finished }
+  | { kind: "browser"; item: DownloadItem };
 
-class Claim {
-  private readonly urls: { url: string; name?: string }[] = [];
-  private readonly held: { item: DownloadItem; suggest: (s?: Browser.downloads.FilenameSuggestion) => void; timer: ReturnType<typeof setTimeout> }[] = [];
-  claimed: DownloadItem | null = null;
-  private readonly created: DownloadItem[] = [];
-  /** Called once the click's download has started (its place is decided by then). */
-  onClaim: () => void = () => {};
+/** The first source to offer its work is the click's download; later offers are refused before they start. */
+class First<T> {
+  work: Promise<T> | null = null;
   private wake: (() => void) | null = null;
-  private readonly offs: (() => void)[] = [];
 
-  constructor(
-    private readonly sessionId: string,
-    tabId: number,
-  ) {
-    this.offs.push(
-      onTabEvent(tabId, "Page.downloadWillBegin", (_s, p) => {
-        this.urls.push({ url: String(p.url ?? ""), name: p.suggestedFilename });
-        for (const h of [...this.held]) this.match(h);
-        this.matchCreated();
-      }),
-    );
-    const onCreated = (item: DownloadItem) => {
-      this.created.push(item);
-      this.matchCreated();
-    };
-    browser.downloads.onCreated.addListener(onCreated);
-    this.offs.push(() => browser.downloads.onCreated.removeListener(onCreated));
-    const onDetermine = (item: DownloadItem, suggest: (s?: Browser.downloads.FilenameSuggestion) => void): boolean => {
-      const h = { item, suggest, timer: setTimeout(() => this.letGo(h), HOLD_MS) };
-      this.held.push(h);
-      this.match(h);
-      return true;
-    };
-    browser.downloads.onDeterminingFilename.addListener(onDetermine);
-    this.offs.push(() => browser.downloads.onDeterminingFilename.removeListener(onDetermine));
-  }
-
-  private matches(item: DownloadItem): { url: string; name?: string } | undefined {
-    return this.urls.find((u) => u.url === item.url || u.url === item.finalUrl);
-  }
-
-  private claim(item: DownloadItem): void {
-    this.claimed = item;
-    this.onClaim();
+  offer(start: () => Promise<T>): boolean {
+    if (this.work) return false;
+    this.work = start();
+    this.work.catch(() => undefined);
     this.wake?.();
+    return true;
   }
 
-  /** A download saved where the tab's download behaviour says: onCreated is all that is heard of it. */
-  private matchCreated(): void {
-    if (this.claimed) return;
-    const item = this.created.find((i) => this.matches(i));
-    if (item) this.claim(item);
-  }
-
-  private match(h: (typeof this.held)[number]): void {
-    const u = this.matches(h.item);
-    if (!u) return;
-    this.release(h);
-    if (this.claimed && this.claimed.id !== h.item.id) return h.suggest();
-    const name = safeName(h.item.filename || u.name || "download");
-    h.suggest({ filename: `bsk-${this.sessionId}/${crypto.randomUUID()}-${name}`, conflictAction: "uniquify" });
-    if (!this.claimed) this.claim(h.item);
-  }
-
-  private release(h: (typeof this.held)[number]): void {
-    clearTimeout(h.timer);
-    const i = this.held.indexOf(h);
-    if (i !== -1) this.held.splice(i, 1);
-  }
-
-  private letGo(h: (typeof this.held)[number]): void {
-    this.release(h);
-    h.suggest();
-  }
-
-  async waitClaimed(ms: number, signal: AbortSignal): Promise<DownloadItem | null> {
-    const until = performance.now() + ms;
-    while (!this.claimed && performance.now() < until) {
+  async wait(ms: number, signal: AbortSignal): Promise<Promise<T> | null> {
+    if (!this.work) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
       await raceAbort(
         new Promise<void>((resolve) => {
           this.wake = resolve;
-          setTimeout(resolve, Math.max(0, until - performance.now()));
+          timer = setTimeout(resolve, ms);
         }),
         signal,
-      );
+      ).finally(() => clearTimeout(timer));
     }
-    return this.claimed;
-  }
-
-  /** What the click asked for, for an error message. */
-  get seenUrls(): string[] {
-    return this.urls.map((u) => u.url);
-  }
-
-  dispose(): void {
-    for (const off of this.offs.splice(0)) off();
-    for (const h of [...this.held]) this.letGo(h);
+    return this.work;
   }
 }
 
@@ -160,14 +87,45 @@ async function finished(id: number, signal: AbortSignal): Promise<DownloadItem> 
 function interrupted(why: unknown): BskError {
   if (why === "USER_CANCELED") {
     return new BskError("unsupported", "the browser asked where to save the download, and the download was cancelled there; nothing was saved", {
-      hint: "Chrome's \"Ask where to save each file before downloading\" is on, and no extension can skip that prompt: ask the person to turn it off (Settings > Downloads), or to save it for you (bsk request-help).",
+      hint: "This download could not be taken from the page, and Chrome's \"Ask where to save each file before downloading\" is on: ask the person to turn it off (Settings > Downloads), or to save it for you (bsk request-help).",
       data: { reason: "download_prompted", effect_state: "none" },
     });
   }
-  return new BskError("cdp_failed", `the download failed: ${String(why ?? "interrupted")}`, {
+  return downloadFailed(why);
+}
+
+function downloadFailed(why: unknown): BskError {
+  const cause = why instanceof BskError ? why.message : String(why ?? "interrupted");
+  return new BskError("cdp_failed", `the download failed: ${cause}`, {
     hint: "Check the link in the page (bsk network shows the request), then retry.",
-    data: { reason: "download_failed", effect_state: "none", cause: String(why ?? "interrupted") },
+    data: { reason: "download_failed", effect_state: "none", cause },
   });
+}
+
+/** The link and file name an <a download> target asks for, if it is one. */
+async function downloadLink(rt: ResolvedTarget, signal: AbortSignal): Promise<{ url: string; name?: string } | undefined> {
+  const r = await sendTo<{ result: { value?: unknown } }>(
+    rt.cdp,
+    "Runtime.callFunctionOn",
+    {
+      objectId: rt.objectId,
+      functionDeclaration:
+        "function () { const a = this.closest && this.closest('a[download]'); return a && a.href ? { url: a.href, name: a.getAttribute('download') } : null; }",
+      returnByValue: true,
+    },
+    signal,
+  ).catch(() => null);
+  const v = r?.result.value as { url?: unknown; name?: unknown } | null | undefined;
+  if (!v || typeof v.url !== "string") return undefined;
+  return { url: v.url, ...(typeof v.name === "string" && v.name && { name: v.name }) };
+}
+
+/** The effect as the person would see it: a download, not the navigation the browser turned into one. */
+function asDownload(effect: ActionEffect, url: string, name: string): ActionEffect {
+  const out: ActionEffect = { ...effect, kind: effect.dialog ? "dialog" : "download", download: { url, suggested_filename: name } };
+  if (out.navigation?.url === url || (out.navigation && out.navigation.status === null)) delete out.navigation;
+  if (out.kind === "download" && out.new_tab_ids) out.kind = "new_tab";
+  return out;
 }
 
 export async function download(p: ParsedParams<"download">, signal: AbortSignal): Promise<Result<"download">> {
@@ -176,38 +134,100 @@ export async function download(p: ParsedParams<"download">, signal: AbortSignal)
   const tabId = r.tabId;
   const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
   const at = await actionable(rt, { hitTest: true, enabled: true, probe: true }, signal);
-  const claim = new Claim(p.session_id, tabId);
-  const restore = p.download_dir ? await steer(tabId, p.download_dir, signal) : async () => {};
-  claim.onClaim = () => void restore();
-  let item: DownloadItem | null = null;
+  const first = new First<Got>();
+  let browserItem: number | null = null;
+  const blobs = await PageBlobs.arm(rt, signal);
+
+  const fromPage = async (item: DownloadItem, name: string, to: Routing): Promise<Got> => {
+    try {
+      const got = await blobs.take(item.url, p.session_id, name, signal);
+      to.cancel();
+      return { kind: "transfer", url: item.url, name, mime: got.mime || item.mime || "", out: got.out };
+    } catch (err) {
+      if (signal.aborted) {
+        to.cancel();
+        throw err;
+      }
+      return fromBrowser(item, to);
+    }
+  };
+  const fromBrowser = async (item: DownloadItem, to: Routing): Promise<Got> => {
+    browserItem = item.id;
+    to.steer();
+    const done = await finished(item.id, signal);
+    await browser.downloads.erase({ id: item.id });
+    return { kind: "browser", item: done };
+  };
+
+  let tap: ResponseTap | null = null;
+  const claim = new Claim(p.session_id, tabId, (item, name, to) => {
+    if (tap?.tookUrl(item.url) || tap?.tookUrl(item.finalUrl)) return to.cancel();
+    if (/^(blob|data):/i.test(item.url) && first.offer(() => fromPage(item, name, to))) return;
+    if (first.offer(() => fromBrowser(item, to))) return;
+    to.pass();
+  });
   try {
+    const targets: CdpTarget[] = rt.cdp.sessionId ? [{ tabId }, rt.cdp] : [{ tabId }];
+    tap = await ResponseTap.arm(
+      tabId,
+      targets,
+      {
+        sessionId: p.session_id,
+        link: await downloadLink(rt, signal),
+        offer: (head, start) => {
+          const mine = first.offer(async () => {
+            const t = await start();
+            return { kind: "transfer", url: t.head.url, name: t.head.name, mime: t.head.mime, out: t.out };
+          });
+          if (mine) claim.expect(head.url, head.name);
+          return mine;
+        },
+      },
+      signal,
+    );
     const effect = await withEffect(tabId, { target: rt.cdp, objectId: rt.objectId }, signal, () =>
       click(tabId, at.x, at.y, { button: "left", count: 1, modifiers: [] }, signal),
     );
-    item = await claim.waitClaimed(effect.kind === "download" || claim.seenUrls.length ? START_WAIT_MS : 1000, signal);
-    if (!item) {
+    const work = await first.wait(effect.kind === "download" || claim.seenUrls.length ? START_WAIT_MS : 1000, signal);
+    if (!work) {
       throw new BskError("unsupported", `clicking ${rt.ref ?? rt.role} "${rt.name}" started no download; nothing was saved`, {
         hint: "Target the link or button that downloads (bsk snapshot); a page that opens a viewer instead needs its own download button.",
         data: { reason: "no_download", effect_state: "none", effect, urls: claim.seenUrls },
       });
     }
-    const done = await finished(item.id, signal);
-    await browser.downloads.erase({ id: item.id });
-    const name = done.filename.split(/[\\/]/).pop()!.replace(/^[0-9a-f-]{36}-/, "");
+    let got: Got;
+    try {
+      got = await work;
+    } catch (err) {
+      if (signal.aborted || (err instanceof BskError && err.data?.reason === "download_prompted")) throw err;
+      throw err instanceof BskError && err.data?.reason === "download_failed" ? err : downloadFailed(err);
+    }
+    const base = { tab_id: tabId, target: actedOn(rt), effect_state: "committed" as const };
+    if (got.kind === "transfer") {
+      return {
+        ...base,
+        effect: asDownload(effect, got.url, got.name),
+        url: got.url,
+        name: got.name,
+        mime: got.mime,
+        size: got.out.size,
+        sha256: got.out.sha256,
+        transfer_id: got.out.transfer_id,
+      };
+    }
+    const done = got.item;
     return {
-      tab_id: tabId,
-      target: actedOn(rt),
+      ...base,
       effect,
       url: done.finalUrl || done.url,
-      name,
+      name: done.filename.split(/[\\/]/).pop()!.replace(/^[0-9a-f-]{36}-/, ""),
       mime: done.mime ?? "",
       size: done.fileSize,
       local_path: done.filename,
-      effect_state: "committed",
     };
   } catch (err) {
-    if (item) {
-      const id = item.id;
+    if (browserItem !== null) {
+      const id = browserItem;
       // Nothing half-done is left in the browser: a download still running is cancelled and its file removed.
       await browser.downloads.cancel(id).catch(() => undefined);
       await browser.downloads.removeFile(id).catch(() => undefined);
@@ -215,21 +235,10 @@ export async function download(p: ParsedParams<"download">, signal: AbortSignal)
     }
     throw err;
   } finally {
+    await first.work?.catch(() => undefined);
+    claim.eraseShadows();
     claim.dispose();
-    await restore();
+    await tap?.dispose();
+    await blobs.dispose();
   }
-}
-
-/**
- * Points the tab's downloads at `dir` without asking; returns how to put the browser's own behaviour back (once).
- * It applies to the whole profile, so it is held only until the click's download has started.
- */
-async function steer(tabId: number, dir: string, signal: AbortSignal): Promise<() => Promise<void>> {
-  try {
-    await sendTo({ tabId }, "Page.setDownloadBehavior", { behavior: "allow", downloadPath: dir }, signal);
-  } catch {
-    return async () => {};
-  }
-  let done: Promise<void> | null = null;
-  return () => (done ??= sendTo({ tabId }, "Page.setDownloadBehavior", { behavior: "default" }).then(() => undefined, () => undefined));
 }

@@ -11,18 +11,13 @@ import type { ParsedParams, Result } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import { raceAbort } from "../abort.ts";
 import { mainFrameId, send, sendTo, subscribe } from "../cdp.ts";
-import { callDaemon } from "../connection.ts";
 import { worldOf, type World } from "../frames.ts";
 import { hideOverlays } from "../screenshot.ts";
 import { resolveTab } from "../sessions.ts";
-import { toBase64 } from "./base64.ts";
+import { TransferOut } from "../files/transfer-out.ts";
 import { PNG_END, PNG_HEAD_BYTES, pngHead, RowEncoder } from "./png.ts";
 
 type Params = ParsedParams<"screenshot.full_page">;
-
-const DAEMON_TIMEOUT_MS = 30_000;
-/** Bytes per transfer.chunk (a little under the 3 MiB the daemon takes per chunk). */
-const SEND_BYTES = 2 * 1024 * 1024;
 
 interface Metrics {
   x: number;
@@ -146,37 +141,6 @@ async function captureRows(tabId: number, m: Metrics, top: number, height: numbe
   }
 }
 
-/** Bytes to the daemon in chunks of about SEND_BYTES. */
-function sender(sessionId: string, transferId: string, signal: AbortSignal) {
-  let offset = 0;
-  let parts: Uint8Array[] = [];
-  let size = 0;
-  const flush = async () => {
-    if (!size) return;
-    const data = new Uint8Array(size);
-    let o = 0;
-    for (const p of parts) {
-      data.set(p, o);
-      o += p.length;
-    }
-    parts = [];
-    size = 0;
-    await callDaemon("transfer.chunk", { session_id: sessionId, transfer_id: transferId, offset, data: toBase64(data) }, DAEMON_TIMEOUT_MS, signal);
-    offset += data.length;
-  };
-  return {
-    async push(bytes: Uint8Array) {
-      parts.push(bytes);
-      size += bytes.length;
-      if (size >= SEND_BYTES) await flush();
-    },
-    flush,
-    get sent() {
-      return offset + size;
-    },
-  };
-}
-
 export async function fullPage(p: Params, callSignal: AbortSignal): Promise<Result<"screenshot.full_page">> {
   const { tabId, tab } = await resolveTab(p);
   if (!tab.active) await browser.tabs.update(tabId, { active: true });
@@ -186,12 +150,10 @@ export async function fullPage(p: Params, callSignal: AbortSignal): Promise<Resu
   const world = await worldOf({ tabId }, mainFrame, signal);
   const start = await evalJson<Metrics>(world, MEASURE, signal);
   const showOverlays = await hideOverlays(tabId);
-  let transferId: string | null = null;
+  let out: TransferOut | null = null;
   let encoder: RowEncoder | null = null;
   try {
-    const begun = await callDaemon<{ transfer_id: string }>("transfer.begin", { session_id: p.session_id, name: "full-page.png" }, DAEMON_TIMEOUT_MS, signal);
-    transferId = begun.transfer_id;
-    const out = sender(p.session_id, transferId, signal);
+    out = await TransferOut.begin(p.session_id, "full-page.png", "image/png", signal);
     await out.push(new Uint8Array(PNG_HEAD_BYTES));
     const limit = Math.min(p.max_height, p.scope === "current" ? start.height : p.max_height);
     let height = start.height;
@@ -213,7 +175,7 @@ export async function fullPage(p: Params, callSignal: AbortSignal): Promise<Resu
         const tile = await captureRows(tabId, start, captured, bottom - captured, signal);
         if (!encoder) {
           scale = tile.width / start.width;
-          encoder = new RowEncoder(tile.width, (b) => out.push(b));
+          encoder = new RowEncoder(tile.width, (b) => out!.push(b));
         }
         if (tile.width !== encoder.width) {
           throw new BskError("cdp_failed", "the page's width changed during the full-page capture; no image was written", { data: { reason: "capture_resized" } });
@@ -236,14 +198,8 @@ export async function fullPage(p: Params, callSignal: AbortSignal): Promise<Resu
     if (!encoder) throw new BskError("unsupported", "the page has nothing to capture (zero height)", { data: { reason: "no_box" } });
     await encoder.end();
     await out.push(PNG_END);
-    await out.flush();
     const width = encoder.width;
-    const finished = await callDaemon<{ size: number; sha256: string }>(
-      "transfer.finish",
-      { session_id: p.session_id, transfer_id: transferId, head: toBase64(pngHead(width, encoder.rows)) },
-      DAEMON_TIMEOUT_MS,
-      signal,
-    );
+    const finished = await out.finish(pngHead(width, encoder.rows));
     return {
       tab_id: tabId,
       format: "png",
@@ -253,11 +209,11 @@ export async function fullPage(p: Params, callSignal: AbortSignal): Promise<Resu
       sha256: finished.sha256,
       tiles,
       stopped: captured >= p.max_height ? "max_height" : "end",
-      transfer_id: transferId,
+      transfer_id: out.transferId,
     };
   } catch (err) {
     encoder?.abort();
-    if (transferId) void callDaemon("transfer.release", { session_id: p.session_id, transfer_id: transferId }, DAEMON_TIMEOUT_MS).catch(() => undefined);
+    out?.release();
     if (signal.aborted && signal.reason instanceof BskError) throw signal.reason;
     // The page can go before its navigation event arrives: the call in flight fails with "navigated or closed".
     if (err instanceof BskError && /navigated or closed|context was destroyed|Cannot find context|Not attached to an active page/i.test(String(err.data?.cdp_message ?? ""))) {

@@ -1,0 +1,31 @@
+/**
+ * Reads a CDP stream (IO domain: a response body taken with Fetch.takeResponseBodyAsStream, or a page's Blob as
+ * `blob:<uuid>`) to its end, handing each piece on as bytes. The stream is closed however the read ends.
+ */
+import { sendTo } from "../cdp.ts";
+import type { CdpTarget } from "../refs/target.ts";
+
+const READ_BYTES = 1024 * 1024;
+
+function fromBase64(data: string): Uint8Array {
+  const native = (Uint8Array as unknown as { fromBase64?: (s: string) => Uint8Array }).fromBase64;
+  if (native) return native(data);
+  const bin = atob(data);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+const encoder = new TextEncoder();
+
+export async function readStream(target: CdpTarget, handle: string, onBytes: (b: Uint8Array) => Promise<void>, signal: AbortSignal): Promise<void> {
+  try {
+    for (;;) {
+      const r = await sendTo<{ data: string; base64Encoded?: boolean; eof: boolean }>(target, "IO.read", { handle, size: READ_BYTES }, signal);
+      if (r.data) await onBytes(r.base64Encoded ? fromBase64(r.data) : encoder.encode(r.data));
+      if (r.eof) return;
+    }
+  } finally {
+    void sendTo(target, "IO.close", { handle }).catch(() => undefined);
+  }
+}
