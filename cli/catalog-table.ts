@@ -5,7 +5,7 @@
  * or building a single schema at start-up. Nothing here may be a function: the value is serialised.
  */
 import { EFFECTS, cliMethods } from "../protocol/catalog.ts";
-import type { CliShape, Effect, FlagSpec, PositionalSpec, Scope, TransferSpec } from "../protocol/define.ts";
+import type { CliShape, Effect, FlagSpec, JsonFileSpec, PositionalSpec, Scope, TransferSpec } from "../protocol/define.ts";
 
 export interface CatalogCommand {
   method: string;
@@ -22,6 +22,8 @@ export interface CatalogCommand {
   redact?: string[];
   /** The result carries base64 bytes the CLI writes to a file. */
   fileResult?: { data: string; pathParam: string; defaultName: string };
+  /** The result carries a JSON document the CLI writes to a file. */
+  jsonFile?: JsonFileSpec;
   /** Files moved through the daemon's staging (upload sources, download and full-page destinations). */
   transfer?: TransferSpec;
   defaultTimeoutMs?: number;
@@ -45,6 +47,7 @@ export function catalogCommands(): CatalogCommand[] {
     if (def.waitParam) cmd.waitParam = def.waitParam;
     if (def.redact) cmd.redact = [...def.redact];
     if (def.fileResult) cmd.fileResult = { ...def.fileResult };
+    if (def.jsonFile) cmd.jsonFile = { ...def.jsonFile };
     if (def.transfer) cmd.transfer = JSON.parse(JSON.stringify(def.transfer));
     if (cli.defaultTimeoutMs) cmd.defaultTimeoutMs = cli.defaultTimeoutMs;
     if (cli.variants) cmd.variants = Object.fromEntries(Object.entries(cli.variants).map(([k, w]) => [k, [...w]]));

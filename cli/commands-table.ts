@@ -2,7 +2,7 @@
  * Every command the CLI knows: the catalog's methods (inlined at build time by a macro, no zod at run time)
  * plus the CLI-only commands (daemon start|stop|status, logs, version). Plain data; the router walks it.
  */
-import type { Effect, FlagSpec, PositionalSpec, Scope, TransferSpec } from "../protocol/define.ts";
+import type { Effect, FlagSpec, JsonFileSpec, PositionalSpec, Scope, TransferSpec } from "../protocol/define.ts";
 import { catalogCommands } from "./catalog-table.ts" with { type: "macro" };
 
 /** What a CLI-only command runs (cli/commands/*). */
@@ -21,6 +21,7 @@ export interface CommandSpec {
   waitParam?: string;
   redact?: string[];
   fileResult?: { data: string; pathParam: string; defaultName: string };
+  jsonFile?: JsonFileSpec;
   transfer?: TransferSpec;
   defaultTimeoutMs?: number;
   variants?: Record<string, string[]>;

@@ -29,6 +29,14 @@ export function defaultPath(dir: string, name: string, ext: string, now: Date): 
   return path;
 }
 
+/** An --out that exists and may not be replaced (no --overwrite): refused before the command does anything. */
+export function outExists(path: string): BskError {
+  return new BskError("invalid_params", `${path} already exists`, {
+    hint: "Pass --overwrite to replace it, or choose another --out.",
+    data: { reason: "out_exists", path },
+  });
+}
+
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();

@@ -29,6 +29,15 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
       return { ok: false, error: asBskError(e), traceId, opId };
     }
   }
+  const jsonFile = p.cmd.jsonFile ? await import("./json-file.ts") : undefined;
+  if (jsonFile) {
+    try {
+      jsonFile.checkJsonOut(p.cmd.jsonFile!, p.params);
+    } catch (e) {
+      conn.close();
+      return { ok: false, error: asBskError(e), traceId, opId };
+    }
+  }
   let streamed = false;
   const reply = await call(
     conn,
@@ -67,6 +76,13 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
     try {
       const { saveFileResult } = await import("./file-result.ts");
       result = saveFileResult(result as Record<string, unknown>, p.cmd.fileResult, p.params, env);
+    } catch (e) {
+      return { ok: false, error: asBskError(e), traceId: trace, timings: timings(), opId };
+    }
+  }
+  if (jsonFile && result && typeof result === "object") {
+    try {
+      result = jsonFile.saveJsonFile(result as Record<string, unknown>, p.cmd.jsonFile!, p.params, env);
     } catch (e) {
       return { ok: false, error: asBskError(e), traceId: trace, timings: timings(), opId };
     }

@@ -6,6 +6,7 @@
 import { BskError, exitCodeFor, hintFor } from "../protocol/errors.ts";
 import { PAGE_FORMATTERS } from "./format-page.ts";
 import { eventLine, RECORD_FORMATTERS } from "./format-records.ts";
+import { TRACE_FORMATTERS } from "./format-trace.ts";
 
 export type Timings = Record<string, number>;
 
@@ -251,6 +252,7 @@ const FORMATTERS: Record<string, Formatter> = {
   },
   ...PAGE_FORMATTERS,
   ...RECORD_FORMATTERS,
+  ...TRACE_FORMATTERS,
 };
 
 /** Compact YAML-ish text for results without a formatter. */

@@ -71,7 +71,7 @@ export function plan(argv: readonly string[], env: Env, ids: Ids = randomIds(), 
     throw new BskError("invalid_params", "--timeout must be between 1ms and 24h", { hint: "For example: --timeout 30s" });
   }
   // The CLI writes a file result itself, so its path is the CLI's: sent on absolute, for the logs only.
-  const pathParam = cmd.fileResult?.pathParam ?? cmd.transfer?.download?.pathParam;
+  const pathParam = cmd.fileResult?.pathParam ?? cmd.transfer?.download?.pathParam ?? cmd.jsonFile?.pathParam;
   if (pathParam && parsed.params[pathParam] !== undefined) {
     const path = String(parsed.params[pathParam]);
     if (!path.trim()) {

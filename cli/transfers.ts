@@ -11,7 +11,7 @@ import type { TransferSpec } from "../protocol/define.ts";
 import { BskError } from "../protocol/errors.ts";
 import { TRANSFER_CHUNK_BYTES } from "../protocol/methods/files.ts";
 import { call, nextRequestId, type Connection } from "./daemon-client.ts";
-import { defaultPath } from "./file-result.ts";
+import { defaultPath, outExists } from "./file-result.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -89,13 +89,6 @@ async function stage(conn: Connection, sessionId: string, path: string): Promise
     await daemonCall(conn, "transfer.finish", { session_id: sessionId, transfer_id: id, sha256 });
   }
   return { transfer_id: id, name, size, sha256, mime };
-}
-
-function outExists(path: string): BskError {
-  return new BskError("invalid_params", `${path} already exists`, {
-    hint: "Pass --overwrite to replace it, or choose another --out.",
-    data: { reason: "out_exists", path },
-  });
 }
 
 /** Before the call: stage upload sources; refuse a download destination that exists (before anything is clicked). */

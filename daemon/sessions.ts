@@ -34,6 +34,8 @@ export class SessionRuntime {
   readonly calls = new Set<Call>();
   idleTimer: Timer | undefined;
   leaseTimer: Timer | undefined;
+  /** Long waits that are not calls of the session (a recording): the idle and lease clocks stop while any is held. */
+  holds = 0;
   /** Loaded from disk after a restart; live again once its browser reports it in a handshake. */
   awaitingBrowser = false;
 
@@ -208,6 +210,21 @@ export class SessionRegistry {
     rt.calls.add(call);
     this.clearTimers(rt);
     this.touch(rt);
+  }
+
+  /** Keeps the session from idling out until the returned release is called (record start waits on the person). */
+  hold(rt: SessionRuntime): () => void {
+    rt.holds++;
+    this.clearTimers(rt);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      rt.holds--;
+      if (!this.live.has(rt.id)) return;
+      this.touch(rt);
+      this.armTimers(rt);
+    };
   }
 
   endCall(rt: SessionRuntime, call: Call): void {
@@ -417,7 +434,7 @@ export class SessionRegistry {
   /** Idle and lease clocks run only while no call of the session is in flight. */
   private armTimers(rt: SessionRuntime): void {
     this.clearTimers(rt);
-    if (rt.calls.size > 0 || rt.awaitingBrowser || rt.record.state === "starting") return;
+    if (rt.calls.size > 0 || rt.holds > 0 || rt.awaitingBrowser || rt.record.state === "starting") return;
     rt.idleTimer = setTimeout(() => void this.endSession(rt.id, "idle"), this.deps.config.sessionIdleMs);
     if (rt.record.lease_ms) {
       rt.leaseTimer = setTimeout(() => void this.endSession(rt.id, "lease_expired"), rt.record.lease_ms);

@@ -14,6 +14,7 @@ import { interactionEffects, interactionMethods } from "./methods/interaction.ts
 import { navigationEffects, navigationMethods } from "./methods/navigation.ts";
 import { observationEffects, observationMethods } from "./methods/observation.ts";
 import { recordEffects, recordMethods } from "./methods/records.ts";
+import { recordingEffects, recordingMethods } from "./methods/recording.ts";
 import { sessionEffects, sessionMethods } from "./methods/session.ts";
 import { systemEffects, systemMethods } from "./methods/system.ts";
 import { tabEffects, tabMethods } from "./methods/tabs.ts";
@@ -32,6 +33,7 @@ export const METHODS = {
   ...emulationMethods,
   ...humanMethods,
   ...recordMethods,
+  ...recordingMethods,
   ...fileMethods,
 };
 
@@ -54,6 +56,7 @@ export const EFFECTS: Record<MethodName, Effect> = {
   ...emulationEffects,
   ...humanEffects,
   ...recordEffects,
+  ...recordingEffects,
   ...fileEffects,
 };
 

@@ -61,10 +61,20 @@ export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType 
   redact?: readonly string[];
   /** Result key holding base64 bytes the CLI writes to a file (its path replaces the bytes in the output). */
   fileResult?: { data: string; pathParam: string; defaultName: string };
+  /** Result key holding a JSON document the CLI writes to a file (record start's trace); the result keeps it and gains `path`. */
+  jsonFile?: JsonFileSpec;
   /** A params key holding the method's own wait in ms; the daemon extends the call deadline to cover it. */
   waitParam?: string;
   /** Bytes moved through the daemon's transfer staging (methods/files.ts); the CLI alone touches local files. */
   transfer?: TransferSpec;
+}
+
+export interface JsonFileSpec {
+  data: string;
+  pathParam: string;
+  /** Without it an existing file is refused before the call starts (out_exists). */
+  overwriteParam: string;
+  defaultName: string;
 }
 
 export interface TransferSpec {

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { EFFECTS, METHOD_NAMES, METHODS } from "./catalog.ts";
 import { EVENTS } from "./events.ts";
 import { EventFrame, RequestFrame, ResponseFrame } from "./frames.ts";
+import { RecordTrace, TRACE_VERSION } from "./trace.ts";
 import { PROTOCOL_VERSION } from "./version.ts";
 
 const DRAFT = "https://json-schema.org/draft/2020-12/schema";
@@ -38,6 +39,7 @@ export function renderSchemas(): Record<string, string> {
   for (const [name, payload] of Object.entries(EVENTS)) {
     files[`events/${name}.json`] = text({ $schema: DRAFT, title: name, ...schema(payload(), "output") });
   }
+  files["trace.json"] = text({ $schema: DRAFT, title: "bsk record trace", "x-trace-version": TRACE_VERSION, ...schema(RecordTrace(), "output") });
   files["frames.json"] = text({
     $schema: DRAFT,
     title: "bsk frames",

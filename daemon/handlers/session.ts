@@ -3,14 +3,18 @@ import { METHODS, type ParsedParams, type Result } from "../../protocol/catalog.
 import { BskError, toErrorBody } from "../../protocol/errors.ts";
 import { normalizeOrigin } from "../../protocol/origins.ts";
 import { pickBrowser } from "../browsers.ts";
+import type { Call } from "../call.ts";
+import type { DaemonContext } from "../context.ts";
 import { settle } from "../forward.ts";
 import type { DaemonHandler } from "./types.ts";
 
 /** Leave this much of the deadline to answer no_browser_connected before the call itself times out. */
 const ANSWER_MARGIN_MS = 100;
 
-const start: DaemonHandler = async ({ call, ctx }) => {
-  const p = call.params as ParsedParams<"session.start">;
+const start: DaemonHandler = async ({ call, ctx }) => openSession(ctx, call, call.params as ParsedParams<"session.start">);
+
+/** Picks the browser (waiting for one within the call's time), reserves the session and has the browser open its Agent Window. */
+export async function openSession(ctx: DaemonContext, call: Call, p: ParsedParams<"session.start">): Promise<Result<"session.start">> {
   const pick = () => pickBrowser(ctx.browsers.list().map((c) => c.record), p.browser);
   const allowOrigins = p.allow_origins?.length ? [...new Set(p.allow_origins.map((o) => normalizeOrigin(o)!))] : undefined;
   if (p.block_requests && !allowOrigins) {
@@ -73,7 +77,7 @@ const start: DaemonHandler = async ({ call, ctx }) => {
     void ctx.sessions.endSession(rt.id, "start_failed", { traceId: call.traceId, detail: { code: toErrorBody(err).code } });
     throw err;
   }
-};
+}
 
 const stop: DaemonHandler = async ({ call, ctx }) => {
   const p = call.params as ParsedParams<"session.stop">;

@@ -20,6 +20,7 @@ import { installObserve } from "../src/events/observe.ts";
 import { installKeepalive } from "../src/keepalive.ts";
 import { installOverlay } from "../src/overlay/hub.ts";
 import { installOwnershipListeners } from "../src/ownership.ts";
+import { installRecorder } from "../src/recording/recorder.ts";
 import { endByPerson, sessionsReady } from "../src/sessions.ts";
 import { LOCAL, type PageMessage } from "../src/settings.ts";
 
@@ -57,6 +58,7 @@ export default defineBackground({
     installObserve();
     installKeepalive();
     installConsent();
+    installRecorder();
 
     // Reconnects a dropped socket within 30 s, and wakes a stopped worker to do it.
     void browser.alarms.get(RECONNECT_ALARM).then(async (existing) => {

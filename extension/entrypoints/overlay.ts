@@ -15,6 +15,7 @@ import { LIVE_KEY, type OverlayPush, type OverlayRequest, type OverlayView } fro
 import { OverlayHost } from "../src/overlay/ui/host.ts";
 import { HelpPanel } from "../src/overlay/ui/panel.ts";
 import { Pill } from "../src/overlay/ui/pill.ts";
+import { RecordPanel } from "../src/overlay/ui/record-panel.ts";
 
 /** While shown, the overlay asks again this often: it notices a restarted worker, and keeps a stopped one waking up. */
 const REFRESH_MS = 20_000;
@@ -26,6 +27,7 @@ export default defineUnlistedScript(() => {
   let host: OverlayHost | null = null;
   let pill: Pill | null = null;
   let panel: HelpPanel | null = null;
+  let recordPanel: RecordPanel | null = null;
   let watch: CriteriaWatch | null = null;
   let refresh: ReturnType<typeof setInterval> | undefined;
 
@@ -40,7 +42,7 @@ export default defineUnlistedScript(() => {
   };
 
   const render = (view: OverlayView | null) => {
-    const wanted = view !== null && (view.hints || view.help !== null);
+    const wanted = view !== null && (view.hints || view.help !== null || view.record !== null);
     if (!wanted && !host) return;
     const root = ensureHost().root;
     pill!.update(view);
@@ -70,11 +72,19 @@ export default defineUnlistedScript(() => {
       }
     }
 
+    const record = view?.record ?? null;
+    if (record && recordPanel) recordPanel.update(record);
+    else if (record) recordPanel = new RecordPanel(root, record, () => void send({ type: "record.panel_finish" }));
+    else {
+      recordPanel?.dispose();
+      recordPanel = null;
+    }
+
     clearInterval(refresh);
     refresh = view ? setInterval(() => void hello(), REFRESH_MS) : undefined;
     if (!wanted) {
       host?.dispose();
-      host = pill = null;
+      host = pill = recordPanel = null;
     }
   };
 

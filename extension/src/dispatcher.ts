@@ -20,6 +20,7 @@ import { fileHandlers } from "./tools/files.ts";
 import { interactionHandlers } from "./tools/interaction.ts";
 import { navigationHandlers } from "./tools/navigation.ts";
 import { observationHandlers } from "./tools/observation.ts";
+import { recordingHandlers } from "./tools/recording.ts";
 import { sessionHandlers } from "./tools/session.ts";
 import type { CallContext, Handler } from "./tools/handler.ts";
 import { tabHandlers } from "./tools/tabs.ts";
@@ -37,6 +38,7 @@ const HANDLERS: { [M in ExtensionMethodName]: Handler<M> } = {
   ...dialogHandlers,
   ...humanHandlers,
   ...fileHandlers,
+  ...recordingHandlers,
 };
 // Page-changing calls: allowed origins first, then what the browser did that the agent cannot see (guard/).
 guardHandlers(HANDLERS);

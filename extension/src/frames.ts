@@ -7,9 +7,9 @@
  * it); a navigation destroys the world with its document, and the next use creates a fresh one. Asking again for
  * the same name in the same document gives the same world back, so refs outlive a worker restart.
  */
-import { browser } from "wxt/browser";
 import { BskError } from "../../protocol/errors.ts";
 import { onAttach, sendTo, tapCdp } from "./cdp.ts";
+import { scriptText } from "./script-text.ts";
 import type { CdpTarget } from "./refs/target.ts";
 
 const AUTO_ATTACH = { autoAttach: true, waitForDebuggerOnStart: false, flatten: true, filter: [{ type: "iframe" }] };
@@ -137,18 +137,8 @@ function order(frames: FrameInfo[]): FrameInfo[] {
   return out;
 }
 
-let pageScript: Promise<string> | null = null;
-
 /** The page runtime (entrypoints/bsk-page.ts, built by WXT as one self-contained script). */
-function loadPageScript(): Promise<string> {
-  pageScript ??= fetch(browser.runtime.getURL("/bsk-page.js" as any))
-    .then((r) => r.text())
-    .catch((err: unknown) => {
-      pageScript = null;
-      throw err;
-    });
-  return pageScript;
-}
+const loadPageScript = () => scriptText("/bsk-page.js");
 
 /** bsk's isolated world of a frame with the page runtime installed; made once per document. */
 export function worldOf(target: CdpTarget, frameId: string, signal?: AbortSignal): Promise<World> {

@@ -239,6 +239,19 @@ export class PersonPage {
     });
   }
 
+  /** Types into whatever has focus, as the keyboard would (trusted input events). */
+  async type(text: string): Promise<void> {
+    await this.send("Input.insertText", { text });
+  }
+
+  /** Presses and releases one key (Enter, Tab, ArrowDown, …) with trusted key events. */
+  async press(key: "Enter" | "Tab" | "Escape" | "ArrowDown"): Promise<void> {
+    const codes = { Enter: 13, Tab: 9, Escape: 27, ArrowDown: 40 } as const;
+    const base = { key, code: key, windowsVirtualKeyCode: codes[key], nativeVirtualKeyCode: codes[key] };
+    await this.send("Input.dispatchKeyEvent", { type: "keyDown", ...base, ...(key === "Enter" && { text: "\r" }) });
+    await this.send("Input.dispatchKeyEvent", { type: "keyUp", ...base });
+  }
+
   /** Clicks the help panel's note field and types into it. */
   async typeNote(note: string): Promise<void> {
     await this.clickNode("the note field", () => this.overlayNode({ tag: "TEXTAREA" }));

@@ -7,6 +7,8 @@
 import { browser, type Browser } from "wxt/browser";
 import { controlReady, installDebuggingCancelStop, isBusy, isTakenOver, onBusyChange, onControlChange, pruneControl, resume, takeOver } from "../control.ts";
 import { fromPage, hasHelp, helpView, onHelpChange, tabGone } from "../help/registry.ts";
+import { finishFromPage } from "../recording/recorder.ts";
+import { onRecordingChange, recordingOfTab, recordingsReady } from "../recording/state.ts";
 import { onCapture } from "../screenshot.ts";
 import { allSessions, endByPerson, isClosing, ownerOfTab, sessionsReady } from "../sessions.ts";
 import { LOCAL, readSwitches, SESSION } from "../settings.ts";
@@ -23,7 +25,7 @@ function hintsReady(): Promise<void> {
 }
 
 async function ready(): Promise<void> {
-  await Promise.all([sessionsReady(), controlReady(), hintsReady()]);
+  await Promise.all([sessionsReady(), controlReady(), hintsReady(), recordingsReady()]);
 }
 
 export function viewFor(tabId: number): OverlayView | null {
@@ -37,11 +39,17 @@ export function viewFor(tabId: number): OverlayView | null {
     busy: isBusy(tabId),
     hints,
     help: helpView(tabId),
+    record: recordView(tabId),
   };
 }
 
+function recordView(tabId: number): OverlayView["record"] {
+  const rec = recordingOfTab(tabId);
+  return rec ? { steps: rec.steps.length, ...(rec.purpose !== undefined && { purpose: rec.purpose }) } : null;
+}
+
 function shows(view: OverlayView | null): boolean {
-  return view !== null && (view.hints || view.help !== null);
+  return view !== null && (view.hints || view.help !== null || view.record !== null);
 }
 
 function tell(tabId: number, msg: OverlayPush): Promise<unknown> {
@@ -105,6 +113,9 @@ async function onPageMessage(msg: OverlayRequest, sender: Browser.runtime.Messag
         break;
       case "overlay.hello":
         break;
+      case "record.panel_finish":
+        finishFromPage(tabId);
+        break;
       default:
         fromPage(tabId, msg);
     }
@@ -112,7 +123,7 @@ async function onPageMessage(msg: OverlayRequest, sender: Browser.runtime.Messag
   return viewFor(tabId);
 }
 
-const PAGE_TYPES = new Set(["overlay.hello", "overlay.takeover", "overlay.resume", "overlay.stop", "help.note", "help.done", "help.cancel", "help.completed", "help.invalid"]);
+const PAGE_TYPES = new Set(["overlay.hello", "record.panel_finish", "overlay.takeover", "overlay.resume", "overlay.stop", "help.note", "help.done", "help.cancel", "help.completed", "help.invalid"]);
 
 export function installOverlay(): void {
   installDebuggingCancelStop();
@@ -143,6 +154,7 @@ export function installOverlay(): void {
     if (hints) push(tabId);
   });
   onHelpChange(push);
+  onRecordingChange((rec) => push(rec.tab_id));
   onCapture({
     async hide(tabId) {
       if (!shows(viewFor(tabId))) return;

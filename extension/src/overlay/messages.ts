@@ -34,6 +34,12 @@ export interface HelpView {
 /** Marks the elements a help request highlights (set by the worker in bsk's isolated world, read by the overlay). */
 export const HELP_TARGET_ATTR = "data-bsk-help-target";
 
+/** A recording in this tab (record start): the record panel with its step count and Finish. */
+export interface RecordView {
+  purpose?: string;
+  steps: number;
+}
+
 export interface OverlayView {
   session_id: string;
   name?: string;
@@ -43,6 +49,8 @@ export interface OverlayView {
   /** "Show control hints": the pill and the glow. */
   hints: boolean;
   help: HelpView | null;
+  /** While recording, the record panel replaces the pill and glow: the person is the one acting. */
+  record: RecordView | null;
 }
 
 /** Content script → worker. */
@@ -51,6 +59,8 @@ export type OverlayRequest =
   | { type: "overlay.takeover" }
   | { type: "overlay.resume" }
   | { type: "overlay.stop" }
+  /** The person's Finish in the record panel. */
+  | { type: "record.panel_finish" }
   | { type: "help.note"; help_id: string; note: string }
   | { type: "help.done"; help_id: string; note: string }
   | { type: "help.cancel"; help_id: string; note: string }

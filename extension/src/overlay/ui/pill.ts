@@ -48,9 +48,9 @@ export class Pill {
     return b;
   }
 
-  /** Shown while the session is live and hints are on; hidden during a help request (its panel speaks then). */
+  /** Shown while the session is live and hints are on; hidden during a help request or a recording (their panels speak then). */
   update(view: OverlayView | null): void {
-    const shown = view !== null && view.hints && view.help === null;
+    const shown = view !== null && view.hints && view.help === null && view.record === null;
     this.pill.hidden = !shown;
     this.glow.classList.toggle("on", shown && view!.busy && view!.state === "live");
     this.glow.hidden = !shown;

@@ -42,6 +42,12 @@ textarea { width: 100%; min-height: 54px; resize: vertical; font: inherit; paddi
 .panel button { background: #e5e5ea; color: #1d1d1f; padding: 6px 14px; }
 .panel button.primary { background: #0a84ff; color: #fff; }
 
+.panel.record { width: 240px; top: auto; bottom: 16px; }
+.panel.record .head { background: #1c1c1e; cursor: default; }
+.rec-dot { width: 9px; height: 9px; border-radius: 50%; background: #ff3b30; animation: pulse 1.4s ease-in-out infinite; }
+.panel.record .actions { align-items: center; }
+.panel.record .steps { margin-right: auto; }
+
 .mark { position: fixed; pointer-events: none; border-radius: 6px; box-shadow: 0 0 0 3px #ff8a00, 0 0 0 7px rgba(255, 138, 0, .35); animation: flash 1.2s ease-in-out 3; }
 @keyframes flash { 50% { box-shadow: 0 0 0 3px #ff8a00, 0 0 0 12px rgba(255, 138, 0, .1); } }
 `;

@@ -1,0 +1,16 @@
+/** The text of a script built into the extension (bsk-page.js, bsk-recorder.js), fetched once; a failure is not remembered. */
+import { browser } from "wxt/browser";
+
+const texts = new Map<string, Promise<string>>();
+
+export function scriptText(path: string): Promise<string> {
+  let text = texts.get(path);
+  if (!text) {
+    text = fetch(browser.runtime.getURL(path as any)).then((r) => r.text());
+    texts.set(path, text);
+    text.catch(() => {
+      if (texts.get(path) === text) texts.delete(path);
+    });
+  }
+  return text;
+}

@@ -1,0 +1,10 @@
+/** record.begin / record.await / record.finish: the daemon's side of a recording (see recording/recorder.ts). */
+import type { recordingMethods } from "../../../protocol/methods/recording.ts";
+import { awaitRecording, beginRecording, finishRecording } from "../recording/recorder.ts";
+import type { FamilyHandlers } from "./handler.ts";
+
+export const recordingHandlers: FamilyHandlers<typeof recordingMethods> = {
+  "record.begin": (p, { signal }) => beginRecording(p, signal),
+  "record.await": (p, { signal }) => awaitRecording(p.session_id, signal),
+  "record.finish": async (p) => ({ steps: await finishRecording(p.session_id, p.stopped_by) }),
+};

@@ -1,0 +1,161 @@
+/**
+ * record start|stop end to end: the agent starts a recording through dist/bsk in the background; the person
+ * (through the browser's DevTools port, real input events) clicks, types a username and a password, picks an
+ * option, presses Enter and clicks Finish in the record panel. The trace validates against the schema, names its
+ * targets by role and name, tells navigations with their cause, and the password is nowhere: not in the trace,
+ * the output, the daemon's files or the event store. Progress is known from the panel's step count, never by sleeps.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { RecordTrace } from "../../protocol/trace.ts";
+import { startWorld, type Run, type World } from "./harness.ts";
+import { PersonPage } from "./person-page.ts";
+
+const PASSWORD = "hunter2-Sekret!";
+
+let w: World;
+
+beforeAll(async () => {
+  w = await startWorld();
+}, 60_000);
+
+afterAll(async () => {
+  await w?.stop();
+});
+
+function recordStart(args: string[]): Promise<Run> {
+  return w.bsk(["record", "start", ...args, "--json"]);
+}
+
+async function finished(r: Promise<Run>): Promise<any> {
+  const got = await r;
+  if (got.code !== 0 || !got.json?.ok) throw new Error(`record start failed (exit ${got.code}):\n${got.stdout}${got.stderr}`);
+  return got.json.result;
+}
+
+/** The recording tab once its record panel shows `steps` steps. */
+function panelAt(page: PersonPage, steps: number) {
+  return page.waitOverlay(`the record panel at ${steps} steps`, (o) => !!o?.panel && o.panelText.includes(steps === 1 ? "1 step" : `${steps} steps`));
+}
+
+/** Every file under `dir` (the Chromium profile left out: that is the browser's, not bsk's). */
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (name === "profile") continue;
+    if (statSync(path).isDirectory()) out.push(...filesUnder(path));
+    else out.push(path);
+  }
+  return out;
+}
+
+describe("record", () => {
+  test("human output lists the steps as bsk commands", async () => {
+    const recording = w.bsk(["record", "start", "--url", w.fixtures.url("/record-start.html")]);
+    const page = await PersonPage.find(w.browser.cdpPort!, "/record-start.html", 20_000);
+    await panelAt(page, 0);
+    await page.clickSelector("#to-login");
+    await panelAt(page, 2);
+    const stopped = await w.ok(["record", "stop"]);
+    expect(stopped.steps).toBe(2);
+    const r = await recording;
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("recorded 2 steps");
+    expect(r.stdout).toContain("ended by stop");
+    expect(r.stdout).toContain("bsk click '#to-login'   # link \"Sign in\"");
+    const path = /trace: (\S+)/.exec(r.stdout)?.[1];
+    expect(path && existsSync(path)).toBe(true);
+  }, 60_000);
+
+  test("an --out that exists is refused before anything starts, unless --overwrite", async () => {
+    const out = join(w.home, "taken.json");
+    writeFileSync(out, "keep me");
+    const before = (await w.ok(["session", "list"])).sessions.length;
+    const refused = await recordStart(["--url", w.fixtures.url("/record-start.html"), "--out", out]);
+    expect(refused.code).toBe(1);
+    expect(refused.json.error).toMatchObject({ code: "invalid_params", data: { reason: "out_exists" } });
+    expect(readFileSync(out, "utf8")).toBe("keep me");
+    expect((await w.ok(["session", "list"])).sessions.length).toBe(before);
+  });
+
+  test("the person closing the tab ends the recording with what it captured", async () => {
+    const out = join(w.home, "closed.json");
+    writeFileSync(out, "old");
+    const recording = recordStart(["--url", w.fixtures.url("/record-login.html"), "--out", out, "--overwrite"]);
+    const page = await PersonPage.find(w.browser.cdpPort!, "/record-login.html", 20_000);
+    await panelAt(page, 0);
+    await page.clickSelector("#user");
+    await page.type("bob");
+    await panelAt(page, 1);
+    await page.closeTab();
+    const r = await finished(recording);
+    expect(r.trace.stopped_by).toBe("tab_closed");
+    expect(r.trace.steps).toHaveLength(1);
+    expect(r.trace.steps[0]).toMatchObject({ op: "fill", value: "bob" });
+    expect(JSON.parse(readFileSync(out, "utf8")).stopped_by).toBe("tab_closed");
+    const sessions = (await w.ok(["session", "list"])).sessions;
+    expect(sessions.find((s: any) => s.session_id === r.session_id)?.state).toBe("ended");
+  }, 60_000);
+
+  test("the person's link click, fills, select, Enter and Finish become a trace; the password is nowhere", async () => {
+    const out = join(w.home, "signin-trace.json");
+    const recording = recordStart(["--url", w.fixtures.url("/record-start.html"), "--purpose", "sign in", "--out", out]);
+    const page = await PersonPage.find(w.browser.cdpPort!, "/record-start.html", 20_000);
+    const look = await panelAt(page, 0);
+    expect(look!.buttons).toEqual(["finish"]);
+    expect(look!.pill).toBe(false);
+    expect(look!.panelText).toContain("sign in");
+
+    await page.clickSelector("#to-login");
+    await page.waitFor(`location.pathname === "/record-login.html" && document.readyState === "complete"`);
+    await panelAt(page, 2);
+    await page.clickSelector("#user");
+    await page.type("alice");
+    await panelAt(page, 3);
+    // A native select's popup is not drivable through CDP: the person tabs to it and picks with the arrow key.
+    await page.evaluate(`document.querySelector("#plan").focus()`);
+    await page.press("ArrowDown");
+    await panelAt(page, 4);
+    await page.clickSelector("#pass");
+    await page.type(PASSWORD);
+    await panelAt(page, 5);
+    await page.press("Enter");
+    await page.waitFor(`location.pathname === "/record-welcome.html" && document.readyState === "complete"`);
+    await panelAt(page, 7);
+    await page.clickOverlay("finish");
+
+    const r = await finished(recording);
+    expect(r.path).toBe(out);
+    const trace = JSON.parse(readFileSync(out, "utf8"));
+    expect(RecordTrace().safeParse(trace).success).toBe(true);
+    expect(trace).toEqual(r.trace);
+    expect(trace).toMatchObject({ version: 1, stopped_by: "finish", purpose: "sign in" });
+    expect(trace.start_url).toContain("/record-start.html");
+    const ops = trace.steps.map((s: any) => s.op);
+    expect(ops).toEqual(["click", "navigate", "fill", "select", "fill", "press", "navigate"]);
+    const [click, toLogin, user, select, pass, enter, submitted] = trace.steps;
+    expect(click.target).toMatchObject({ role: "link", name: "Sign in", tag: "a", selector: "#to-login" });
+    expect(toLogin).toMatchObject({ cause: "link" });
+    expect(toLogin.to).toContain("/record-login.html");
+    expect(user).toMatchObject({ value: "alice", target: { role: "textbox", name: "Username", selector: "#user" } });
+    expect(user.redacted).toBeUndefined();
+    expect(select).toMatchObject({ values: ["pro"], labels: ["Professional"], target: { role: "combobox", name: "Plan" } });
+    expect(pass).toMatchObject({ value: "***", redacted: true, target: { role: "textbox", name: "Password", selector: "#pass" } });
+    expect(enter).toMatchObject({ key: "Enter", modifiers: [] });
+    expect(submitted).toMatchObject({ cause: "form_submit" });
+    expect(submitted.to).toContain("/record-welcome.html");
+    expect(trace.pages.map((p: any) => p.title)).toEqual(["Record start", "Record sign in", "Record welcome"]);
+
+    // The session is gone with the recording; its events stay readable, and nowhere holds the password
+    // (the daemon stopped first, so its batched log is on disk; this is the file's last test).
+    const sessionId = r.session_id;
+    const events = await w.bsk(["events", "--session", sessionId, "--json"]);
+    expect(events.code).toBe(0);
+    expect(events.stdout).not.toContain(PASSWORD);
+    await w.bsk(["daemon", "stop"]);
+    for (const file of filesUnder(w.home)) expect(readFileSync(file, "latin1").includes(PASSWORD)).toBe(false);
+    expect((await recording).stdout).not.toContain(PASSWORD);
+  }, 90_000);
+});

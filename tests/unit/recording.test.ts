@@ -1,0 +1,165 @@
+import { describe, expect, test } from "bun:test";
+import { stepCommand, traceLines } from "../../cli/format-trace.ts";
+import { addStep, navCause, notePage, type RawStep, type Trail } from "../../extension/src/recording/fold.ts";
+import { isSecretField, REDACTED, type FieldFacts } from "../../extension/src/recording/secrets.ts";
+import { RecordTrace, REDACTED_VALUE, TRACE_VERSION } from "../../protocol/trace.ts";
+
+const AT = "2025-01-01T00:00:00.000Z";
+const user = { role: "textbox", name: "Username", tag: "input", selector: "#user" };
+const pass = { role: "textbox", name: "Password", tag: "input", selector: "#pass" };
+const link = { role: "link", name: "Sign in", tag: "a", selector: "#to-login" };
+
+function trail(): Trail {
+  return { pages: [{ id: 1, url: "http://x/start", title: "Start" }], steps: [] };
+}
+
+function run(steps: RawStep[]): Trail {
+  const t = trail();
+  for (const s of steps) addStep(t, s, AT);
+  return t;
+}
+
+describe("folding steps", () => {
+  test("keystrokes in one field fold into one fill with the last value; another field starts a new one", () => {
+    const t = run([
+      { op: "fill", target: user, value: "a" },
+      { op: "fill", target: user, value: "al" },
+      { op: "fill", target: user, value: "alice" },
+      { op: "fill", target: pass, value: "***", redacted: true },
+      { op: "fill", target: pass, value: "***", redacted: true },
+    ]);
+    expect(t.steps).toEqual([
+      { op: "fill", target: user, value: "alice", id: 1, page: 1, at: AT },
+      { op: "fill", target: pass, value: "***", redacted: true, id: 2, page: 1, at: AT },
+    ]);
+  });
+
+  test("a fill after another step in between is a new step", () => {
+    const t = run([
+      { op: "fill", target: user, value: "a" },
+      { op: "press", key: "Tab", modifiers: [], target: user },
+      { op: "fill", target: user, value: "b" },
+    ]);
+    expect(t.steps.map((s) => s.op)).toEqual(["fill", "press", "fill"]);
+  });
+
+  test("a navigation opens a page; a redirect or route change right after it folds in, keeping the cause", () => {
+    const t = run([
+      { op: "click", target: link },
+      { op: "navigate", to: "http://x/login", cause: "link" },
+      { op: "navigate", to: "http://x/login?next=1", cause: "script" },
+      { op: "fill", target: user, value: "alice" },
+    ]);
+    expect(t.steps.map((s) => s.op)).toEqual(["click", "navigate", "fill"]);
+    expect(t.steps[1]).toMatchObject({ to: "http://x/login?next=1", cause: "link", page: 2 });
+    expect(t.steps[2]!.page).toBe(2);
+    expect(t.pages).toEqual([
+      { id: 1, url: "http://x/start", title: "Start" },
+      { id: 2, url: "http://x/login?next=1", title: "" },
+    ]);
+    notePage(t, "http://x/login?next=1", "Sign in");
+    expect(t.pages[1]!.title).toBe("Sign in");
+  });
+
+  test("a typed navigation right after another is kept; a route change to the same URL is dropped", () => {
+    const t = run([
+      { op: "navigate", to: "http://x/a", cause: "link" },
+      { op: "navigate", to: "http://x/b", cause: "typed" },
+      { op: "navigate", to: "http://x/b", cause: "spa" },
+    ]);
+    expect(t.steps.map((s) => s.op === "navigate" && s.cause)).toEqual(["link", "typed"]);
+  });
+
+  test("a double click folds into its click", () => {
+    const t = run([
+      { op: "click", target: link },
+      { op: "click", target: link, count: 2 },
+    ]);
+    expect(t.steps).toHaveLength(1);
+    expect(t.steps[0]).toMatchObject({ op: "click", count: 2 });
+  });
+
+  test("webNavigation's transition → cause", () => {
+    expect(navCause("link", [])).toBe("link");
+    expect(navCause("typed", ["from_address_bar"])).toBe("typed");
+    expect(navCause("form_submit", [])).toBe("form_submit");
+    expect(navCause("reload", [])).toBe("reload");
+    expect(navCause("link", ["forward_back"])).toBe("history");
+    expect(navCause("link", ["client_redirect"])).toBe("script");
+    expect(navCause("auto_toplevel", [])).toBe("other");
+  });
+});
+
+describe("secret fields", () => {
+  const field = (f: Partial<FieldFacts>): FieldFacts => ({
+    tag: "input", type: "text", autocomplete: "", name: "", id: "", label: "", placeholder: "", inputmode: "", maxLength: 0, ...f,
+  });
+
+  test.each([
+    ["a password field", { type: "password" }],
+    ["autocomplete one-time-code", { autocomplete: "one-time-code" }],
+    ["autocomplete current-password on a text field (show password)", { autocomplete: "current-password" }],
+    ["a card number", { autocomplete: "cc-number" }],
+    ["name otp", { name: "otp" }],
+    ["id totp_code", { id: "totp_code" }],
+    ["label 2FA code", { label: "2FA code" }],
+    ["placeholder Verification code", { placeholder: "Verification code" }],
+    ["a Chinese label 验证码", { label: "短信验证码" }],
+    ["a short numeric box", { inputmode: "numeric", maxLength: 6 }],
+    ["a short field named code", { type: "tel", maxLength: 6, name: "code" }],
+  ])("%s is secret", (_, f) => expect(isSecretField(field(f))).toBe(true));
+
+  test.each([
+    ["a username", { name: "username", autocomplete: "username", label: "Username" }],
+    ["a search box", { type: "search", name: "q" }],
+    ["a promo code field (not numeric, not short)", { name: "promo_code", label: "Promo code" }],
+    ["a postcode (a word containing code)", { name: "postcode", label: "Postcode" }],
+    ["a long numeric field", { inputmode: "numeric", maxLength: 20, name: "amount" }],
+  ])("%s is not", (_, f) => expect(isSecretField(field(f))).toBe(false));
+
+  test("the page's mask is the trace's", () => expect(REDACTED).toBe(REDACTED_VALUE));
+});
+
+describe("trace schema", () => {
+  const trace = {
+    version: TRACE_VERSION,
+    recorded_at: AT,
+    started_at: AT,
+    stopped_by: "finish",
+    start_url: "http://x/start",
+    pages: [{ id: 1, url: "http://x/start", title: "Start" }],
+    steps: [
+      { id: 1, page: 1, at: AT, op: "click", target: link },
+      { id: 2, page: 1, at: AT, op: "fill", target: pass, value: "***", redacted: true },
+      { id: 3, page: 1, at: AT, op: "select", target: { role: "combobox", name: "Plan", tag: "select" }, values: ["pro"], labels: ["Pro"] },
+      { id: 4, page: 1, at: AT, op: "press", key: "Enter", modifiers: [] },
+      { id: 5, page: 2, at: AT, op: "navigate", to: "http://x/home", cause: "form_submit" },
+      { id: 6, page: 2, at: AT, op: "check", target: { role: "checkbox", name: "Remember me", tag: "input" } },
+    ],
+  };
+
+  test("a trace validates; unknown fields, ops, causes and versions do not", () => {
+    expect(RecordTrace().safeParse(trace).success).toBe(true);
+    expect(RecordTrace().safeParse({ ...trace, extra: 1 }).success).toBe(false);
+    expect(RecordTrace().safeParse({ ...trace, version: 2 }).success).toBe(false);
+    expect(RecordTrace().safeParse({ ...trace, steps: [{ id: 1, page: 1, at: AT, op: "hover", target: link }] }).success).toBe(false);
+    expect(RecordTrace().safeParse({ ...trace, steps: [{ ...trace.steps[4], cause: "teleport" }] }).success).toBe(false);
+    expect(RecordTrace().safeParse({ ...trace, steps: [{ ...trace.steps[1], redacted: false }] }).success).toBe(false);
+  });
+
+  test("steps read as bsk commands; a redacted fill never shows a value", () => {
+    const parsed = RecordTrace().parse(trace);
+    expect(stepCommand(parsed.steps[0]!).command).toBe("bsk click '#to-login'");
+    expect(stepCommand(parsed.steps[1]!)).toEqual({ command: "bsk fill '#pass' --value-file -", note: 'textbox "Password", secret (not recorded)' });
+    expect(stepCommand(parsed.steps[3]!).command).toBe("bsk press Enter");
+    expect(stepCommand(parsed.steps[4]!).command).toBe("# → http://x/home");
+    const lines = traceLines(parsed);
+    expect(lines[2]).toBe(`3. bsk find 'combobox "Plan"'   # then use its @eN:`);
+    expect(lines[3]).toBe("   bsk select @eN --value pro");
+    expect(lines.join("\n")).not.toContain("***");
+  });
+
+  test("shortcuts name their chord as bsk press takes it", () => {
+    expect(stepCommand({ id: 1, page: 1, at: AT, op: "press", key: "a", modifiers: ["Control", "Shift"] }).command).toBe("bsk press Ctrl+Shift+a");
+  });
+});
