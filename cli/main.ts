@@ -5,6 +5,7 @@
  */
 import { bskHome, homePaths } from "../daemon/home.ts";
 import { BskError, toErrorBody } from "../protocol/errors.ts";
+import { CallProgressView, PROGRESS_EVENT } from "./call-progress.ts";
 import { call, nextRequestId, reachDaemon } from "./daemon-client.ts";
 import { emit, printStreamed, render, type Outcome } from "./output.ts";
 import { plan, wantsJson, type Plan } from "./plan.ts";
@@ -39,6 +40,7 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
     }
   }
   let streamed = false;
+  const progress = new CallProgressView(p.json);
   const reply = await call(
     conn,
     { id: nextRequestId(), method: p.method, params: p.params, meta: p.meta },
@@ -46,6 +48,7 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
       giveUpMs: p.giveUpMs,
       cancelOnInterrupt: true,
       onEvent: (frame) => {
+        if (frame.event === PROGRESS_EVENT) return progress.show(frame.payload);
         streamed = true;
         printStreamed(frame, p.json);
       },
@@ -54,6 +57,7 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
         : undefined,
     },
   );
+  progress.clear();
   const trace = reply.meta?.trace_id ?? traceId;
   const effect = { effectState: reply.meta?.effect_state, replayed: reply.meta?.replayed || undefined };
   // Ctrl-C is how a follow ends: what streamed is the output.

@@ -5,7 +5,7 @@
  */
 import type { BrowserInfo } from "../protocol/define.ts";
 import { BskError, type ErrorBody } from "../protocol/errors.ts";
-import { encodeFrame, type ResponseFrame } from "../protocol/frames.ts";
+import { type CallProgress, encodeFrame, type ResponseFrame } from "../protocol/frames.ts";
 import type { z } from "zod";
 
 export type BrowserRecord = Omit<z.infer<ReturnType<typeof BrowserInfo>>, "sessions">;
@@ -29,12 +29,15 @@ interface Pending {
   reject: (err: unknown) => void;
   sentAt: number;
   cleanup: () => void;
+  onProgress?: (p: CallProgress) => void;
 }
 
 export interface RequestOptions {
   traceId: string;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Hears the extension's call.progress about this request. */
+  onProgress?: (p: CallProgress) => void;
 }
 
 export function browserGone(instanceId: string, detail = "the browser disconnected"): BskError {
@@ -86,6 +89,7 @@ export class BrowserConn {
       reject,
       sentAt: performance.now(),
       cleanup: () => signal?.removeEventListener("abort", onAbort),
+      onProgress: opts.onProgress,
     });
     const frame = { id, method, params, meta: { trace_id: opts.traceId, timeout_ms: Math.max(1, opts.timeoutMs) } };
     if (!this.send(frame)) {
@@ -115,6 +119,11 @@ export class BrowserConn {
     if ("error" in frame) p.resolve({ error: frame.error as ErrorBody, timings, rttMs });
     else p.resolve({ result: frame.result, timings, rttMs });
     return true;
+  }
+
+  /** A call.progress from the extension, to whoever waits on that request (dropped once it was answered). */
+  handleProgress(p: CallProgress): void {
+    this.pending.get(String(p.request_id))?.onProgress?.(p);
   }
 
   /** Whether a request with this id went out on this connection (recently). */

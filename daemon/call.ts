@@ -5,7 +5,7 @@
 import type { MethodDef } from "../protocol/define.ts";
 import { BskError } from "../protocol/errors.ts";
 import type { MethodName } from "../protocol/catalog.ts";
-import type { RequestMeta } from "../protocol/frames.ts";
+import type { CallProgress, RequestMeta } from "../protocol/frames.ts";
 
 export type CallId = string | number;
 
@@ -29,6 +29,8 @@ export class Call {
   answered = false;
   /** Where the call is (daemon, queue, browser_wait, extension): named in a timeout. */
   stage = "daemon";
+  /** Passes the extension's progress notes on to the CLI that made the call (set by the dispatcher). */
+  onProgress?: (p: CallProgress) => void;
   /** Runs once the reply is written (system.shutdown replies before stopping). */
   afterReply?: () => void;
 

@@ -8,7 +8,7 @@
 import { EFFECTS, type MethodName } from "../protocol/catalog.ts";
 import type { Effect } from "../protocol/define.ts";
 import { BskError, toErrorBody, type ErrorBody } from "../protocol/errors.ts";
-import type { RequestFrame } from "../protocol/frames.ts";
+import { CALL_PROGRESS, type RequestFrame } from "../protocol/frames.ts";
 import { Call, mintTraceId, timeoutError } from "./call.ts";
 import type { ClientLink, DaemonContext } from "./context.ts";
 import { callBudgetMs } from "./deadline.ts";
@@ -90,6 +90,7 @@ export class Dispatcher {
       client.calls.set(key, call);
       this.byId.set(key, call);
     }
+    call.onProgress = ({ request_id: _, ...p }) => client.push({ event: CALL_PROGRESS, payload: p });
     const timer = setTimeout(() => call.abort(timeoutError(call, call.stage)), call.budgetMs);
     try {
       const work = this.stages(call, client);

@@ -7,7 +7,7 @@ import type { ServerWebSocket } from "bun";
 import { METHODS } from "../protocol/catalog.ts";
 import { BskError, toErrorBody } from "../protocol/errors.ts";
 import { EVENTS, type EventName } from "../protocol/events.ts";
-import { encodeFrame, parseFrame, type EventFrame, type RequestFrame, type ResponseFrame } from "../protocol/frames.ts";
+import { CALL_PROGRESS, CallProgress, encodeFrame, parseFrame, type EventFrame, type RequestFrame, type ResponseFrame } from "../protocol/frames.ts";
 import { APP_VERSION, checkCompatibility, DAEMON_NAME, PROTOCOL_VERSION } from "../protocol/version.ts";
 import { browserGone, type BrowserConn, type BrowserRegistry } from "./browsers.ts";
 import type { DaemonConfig } from "./config.ts";
@@ -84,6 +84,7 @@ export function handleExtensionFrame(ws: Ws, text: string, deps: LinkDeps): void
       onResponse(conn, value.frame, deps);
       return;
     case "event":
+      if (value.frame.event === CALL_PROGRESS) return onProgress(conn, value.frame.payload);
       return onEvent(ws, conn, value.frame, deps);
     case "request":
       if (isTransferMethod(value.frame.method)) {
@@ -183,6 +184,12 @@ function onResponse(conn: BrowserConn, frame: ResponseFrame, deps: LinkDeps): vo
 }
 
 /** A numbered event is recorded once, and acknowledged whatever became of it (event-intake.ts). */
+/** Progress is passed on as it comes, or not at all: it is never stored, acknowledged or resent. */
+function onProgress(conn: BrowserConn, payload: unknown): void {
+  const parsed = CallProgress.safeParse(payload);
+  if (parsed.success) conn.handleProgress(parsed.data);
+}
+
 function onEvent(ws: Ws, conn: BrowserConn, frame: EventFrame, deps: LinkDeps): void {
   const intake = eventIntake(deps.events);
   const taken = intake.accept(conn, frame.seq);

@@ -22,6 +22,7 @@ export async function forwardToBrowser(ctx: DaemonContext, call: Call, rt: Sessi
     traceId: call.traceId,
     timeoutMs: call.remainingMs(),
     signal: call.signal,
+    onProgress: call.onProgress,
   });
   call.dispatched = true;
   const result = settle(call, await pending);

@@ -66,6 +66,24 @@ export const EventFrame = z
   .strict();
 export type EventFrame = z.infer<typeof EventFrame>;
 
+/**
+ * `call.progress`: how far a long call has come (a full-page capture's rows, a download's bytes). The extension
+ * sends it about the daemon's request id, unnumbered (nothing is kept or resent); the daemon passes it to the CLI
+ * that made the call, which draws it on a terminal. Never part of a result.
+ */
+export const CALL_PROGRESS = "call.progress";
+export const CallProgress = z
+  .object({
+    request_id: Id,
+    done: z.number().nonnegative(),
+    /** Unknown (a download without Content-Length, a growing feed) when absent. */
+    total: z.number().nonnegative().optional(),
+    unit: z.enum(["px", "bytes"]),
+    label: z.string().max(80).optional(),
+  })
+  .strict();
+export type CallProgress = z.infer<typeof CallProgress>;
+
 export type Frame =
   | { kind: "request"; frame: RequestFrame }
   | { kind: "response"; frame: ResponseFrame }

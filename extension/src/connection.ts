@@ -6,12 +6,13 @@
  */
 import { browser } from "wxt/browser";
 import { BskError, toErrorBody, type ErrorBody } from "../../protocol/errors.ts";
-import { encodeFrame, MAX_FRAME_BYTES, parseFrame, type RequestFrame, type ResponseFrame } from "../../protocol/frames.ts";
+import { CALL_PROGRESS, encodeFrame, MAX_FRAME_BYTES, parseFrame, type RequestFrame, type ResponseFrame } from "../../protocol/frames.ts";
 import type { Params, Result } from "../../protocol/catalog.ts";
 import { EXTENSION_CLIENT, PROTOCOL_VERSION } from "../../protocol/version.ts";
 import { errorMessage, raceAbort } from "./abort.ts";
 import { parseBrowser, type BrowserId } from "./browser-info.ts";
 import { dispatch } from "./dispatcher.ts";
+import type { Progress } from "./tools/handler.ts";
 import { onAck, outboxStream, setSink } from "./outbox.ts";
 import { clearKey, loadKey, saveKey, type InstallKey } from "./trust/key-store.ts";
 import { fetchSecretNative } from "./trust/native.ts";
@@ -26,6 +27,8 @@ const BACKOFF_MAX_MS = 2_000;
 /** After version_too_old: the daemon will not change its mind soon, so do not hammer it. */
 const REFUSED_RETRY_MS = 30_000;
 const HEARTBEAT_MAX_MS = 20_000;
+/** Least time between two progress notes about one call. */
+const PROGRESS_MS = 200;
 /** After a daemon failed its proof, the secret is fetched again through native messaging at most this often. */
 const NATIVE_REFRESH_MS = 30_000;
 /** Not paired: native messaging is asked again after 1 s, doubling to 30 s (a host that failed once may answer next). */
@@ -293,6 +296,17 @@ function onMessage(ws: WebSocket, text: string): void {
   else if (kind === "request" && ws === trusted) void onRequest(ws, frame);
 }
 
+/** Progress notes about one request, at most one per PROGRESS_MS (the last is always sent once the work ends). */
+function progressTo(ws: WebSocket, requestId: string | number): Progress {
+  let last = 0;
+  return (p) => {
+    const now = performance.now();
+    if (now - last < PROGRESS_MS && (p.total === undefined || p.done < p.total)) return;
+    last = now;
+    if (ws.readyState === WebSocket.OPEN) ws.send(encodeFrame({ event: CALL_PROGRESS, payload: { request_id: requestId, ...p } }));
+  };
+}
+
 async function onRequest(ws: WebSocket, frame: RequestFrame): Promise<void> {
   const started = performance.now();
   const reply = (body: { result: unknown } | { error: ErrorBody }) => {
@@ -326,7 +340,7 @@ async function onRequest(ws: WebSocket, frame: RequestFrame): Promise<void> {
       : setTimeout(() => ac.abort(new BskError("timeout", `${frame.method} did not finish within ${timeoutMs} ms`)), timeoutMs);
   try {
     await sessionsReady();
-    const result = await raceAbort(dispatch(frame.method, frame.params, { signal: ac.signal }), ac.signal);
+    const result = await raceAbort(dispatch(frame.method, frame.params, { signal: ac.signal, progress: progressTo(ws, frame.id) }), ac.signal);
     reply({ result });
   } catch (err) {
     // A chrome.* API that throws is the browser refusing; our own errors are already BskErrors.

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, openSync, readdirSync, readSync, closeSync } from "node:fs";
 import { join } from "node:path";
-import { startWorld, type World } from "./harness.ts";
+import { BSK, startWorld, type World } from "./harness.ts";
 
 let w: World;
 let s: string;
@@ -49,6 +49,19 @@ test("a 30,000 px tall page becomes one image 30,000 px tall", async () => {
 }, 120_000);
 
 const js = async (expression: string) => (await ok(["evaluate", expression])).value;
+
+test("on a terminal the capture shows its progress while it runs (stderr), and wipes it before the result", async () => {
+  await ok(["navigate", w.fixtures.url("/files-tall.html")]);
+  const out = join(dir, "tall-tty.png");
+  // `script` gives the CLI a pseudo-terminal, as a person's shell would.
+  const cmd = [BSK, "screenshot", "--full-page", "--out", out, "--session", s].map((a) => `'${a}'`).join(" ");
+  const proc = Bun.spawn(["script", "-qefc", cmd, "/dev/null"], { env: { ...process.env, ...w.env }, stdout: "pipe", stderr: "pipe" });
+  const text = await new Response(proc.stdout).text();
+  expect(await proc.exited).toBe(0);
+  expect(text).toMatch(/capturing \d+ px of 30000 px \d+%/);
+  expect(text).toContain("\x1b[K");
+  expect(pngSize(out).height).toBe(30000);
+}, 120_000);
 
 test("an infinite feed: current stops at the height it had, follow keeps going while it grows", async () => {
   await ok(["navigate", w.fixtures.url("/files-feed.html")]);

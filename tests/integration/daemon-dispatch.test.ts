@@ -127,6 +127,24 @@ describe("order and parallelism", () => {
   });
 });
 
+describe("progress", () => {
+  test("the extension's call.progress reaches the CLI that made the call, unnumbered; malformed or orphan notes are dropped", async () => {
+    const s = await startSession(c);
+    const pending = c.request("screenshot.full_page", { session_id: s });
+    const incoming = await peer.next("screenshot.full_page");
+    peer.event("call.progress", { request_id: "x-nobody", done: 1, unit: "px" });
+    peer.event("call.progress", { request_id: incoming.id, done: 1, unit: "furlongs" });
+    peer.event("call.progress", { request_id: incoming.id, done: 800, total: 30000, unit: "px", label: "capturing" });
+    const note = (await c.unmatched.next((r: any) => r.event === "call.progress", "a progress note")) as any;
+    expect(note).toEqual({ event: "call.progress", payload: { done: 800, total: 30000, unit: "px", label: "capturing" } });
+    incoming.fail("cancelled", "stop here");
+    expect((await pending).error?.code).toBe("cancelled");
+    // The two bad notes never reached the client; the heartbeat-free link is still fine.
+    expect(c.unmatched.all.filter((r: any) => r.event === "call.progress")).toHaveLength(1);
+    expect((await c.request("session.list")).result.sessions).toBeArray();
+  });
+});
+
 describe("cancel", () => {
   test("cancelling a forwarded call answers it cancelled at once and sends cancel to the browser", async () => {
     const s = await startSession(c);

@@ -10,7 +10,8 @@ import type { CdpTarget } from "../refs/target.ts";
 import { onTabEvent } from "./cdp-events.ts";
 import { type DownloadHead, downloadOf } from "./download-response.ts";
 import { readStream } from "./io-stream.ts";
-import { type Finished, TransferOut } from "./transfer-out.ts";
+import { type Finished, pushCounted, TransferOut } from "./transfer-out.ts";
+import type { Progress } from "../tools/handler.ts";
 
 export interface Taken {
   head: DownloadHead;
@@ -35,15 +36,16 @@ export class ResponseTap {
     /** Offered the taking of the first download response; false when another source came first (nothing starts). */
     private readonly offer: (head: DownloadHead, start: () => Promise<Taken>) => boolean,
     private readonly signal: AbortSignal,
+    private readonly progress?: Progress,
   ) {}
 
   static async arm(
     tabId: number,
     targets: CdpTarget[],
-    opts: { sessionId: string; link?: { url: string; name?: string }; offer: (head: DownloadHead, start: () => Promise<Taken>) => boolean },
+    opts: { sessionId: string; progress?: Progress; link?: { url: string; name?: string }; offer: (head: DownloadHead, start: () => Promise<Taken>) => boolean },
     signal: AbortSignal,
   ): Promise<ResponseTap> {
-    const tap = new ResponseTap(targets, opts.sessionId, opts.offer, signal);
+    const tap = new ResponseTap(targets, opts.sessionId, opts.offer, signal, opts.progress);
     if (opts.link) tap.asked.set(opts.link.url, { name: opts.link.name });
     tap.offs.push(
       onTabEvent(tabId, "Page.frameRequestedNavigation", (_s, p) => {
@@ -88,7 +90,7 @@ export class ResponseTap {
     try {
       const { stream } = await sendTo<{ stream: string }>(source, "Fetch.takeResponseBodyAsStream", { requestId }, this.signal);
       out = await TransferOut.begin(this.sessionId, safeName(head.name), head.mime, this.signal);
-      await readStream(source, stream, (b) => out!.push(b), this.signal);
+      await readStream(source, stream, (b) => pushCounted(out!, b, head.size ?? undefined, this.progress), this.signal);
       return { head, out: await out.finish() };
     } catch (err) {
       out?.release();

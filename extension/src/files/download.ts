@@ -25,6 +25,7 @@ import { Claim, type DownloadItem, type Routing } from "./download-claim.ts";
 import { ResponseTap } from "./download-tap.ts";
 import { PageBlobs } from "./page-blob.ts";
 import type { Finished } from "./transfer-out.ts";
+import type { Progress } from "../tools/handler.ts";
 
 /** After the click's settle, how long a download the click announced may take to start. */
 const START_WAIT_MS = 5000;
@@ -128,7 +129,7 @@ function asDownload(effect: ActionEffect, url: string, name: string): ActionEffe
   return out;
 }
 
-export async function download(p: ParsedParams<"download">, signal: AbortSignal): Promise<Result<"download">> {
+export async function download(p: ParsedParams<"download">, signal: AbortSignal, progress?: Progress): Promise<Result<"download">> {
   const r = await resolveTab(p);
   if (!r.tab.active) await browser.tabs.update(r.tabId, { active: true });
   const tabId = r.tabId;
@@ -140,7 +141,7 @@ export async function download(p: ParsedParams<"download">, signal: AbortSignal)
 
   const fromPage = async (item: DownloadItem, name: string, to: Routing): Promise<Got> => {
     try {
-      const got = await blobs.take(item.url, p.session_id, name, signal);
+      const got = await blobs.take(item.url, p.session_id, name, signal, progress);
       to.cancel();
       return { kind: "transfer", url: item.url, name, mime: got.mime || item.mime || "", out: got.out };
     } catch (err) {
@@ -173,6 +174,7 @@ export async function download(p: ParsedParams<"download">, signal: AbortSignal)
       targets,
       {
         sessionId: p.session_id,
+        progress,
         link: await downloadLink(rt, signal),
         offer: (head, start) => {
           const mine = first.offer(async () => {

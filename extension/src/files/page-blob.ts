@@ -7,8 +7,8 @@
 import { sendTo } from "../cdp.ts";
 import type { CdpTarget, ResolvedTarget } from "../refs/target.ts";
 import { readStream } from "./io-stream.ts";
-import type { Finished } from "./transfer-out.ts";
-import { TransferOut } from "./transfer-out.ts";
+import { type Finished, pushCounted, TransferOut } from "./transfer-out.ts";
+import type { Progress } from "../tools/handler.ts";
 
 const ARM = `function () {
   const w = this.ownerDocument && this.ownerDocument.defaultView;
@@ -56,7 +56,7 @@ export class PageBlobs {
   }
 
   /** Streams the bytes behind a blob: or data: URL into a staged transfer. */
-  async take(url: string, sessionId: string, name: string, signal: AbortSignal): Promise<{ out: Finished; mime: string }> {
+  async take(url: string, sessionId: string, name: string, signal: AbortSignal, progress?: Progress): Promise<{ out: Finished; mime: string }> {
     if (!this.objectId) throw new Error("the page's frame is gone");
     const r = await sendTo<{ result: { objectId?: string }; exceptionDetails?: { text?: string; exception?: { description?: string } } }>(
       this.target,
@@ -66,17 +66,17 @@ export class PageBlobs {
     );
     if (r.exceptionDetails || !r.result.objectId) throw new Error(r.exceptionDetails?.exception?.description ?? r.exceptionDetails?.text ?? "no blob");
     const blob = r.result.objectId;
-    const facts = await sendTo<{ result: { value: { type: string } } }>(
+    const facts = await sendTo<{ result: { value: { type: string; size: number } } }>(
       this.target,
       "Runtime.callFunctionOn",
-      { objectId: blob, functionDeclaration: "function () { return { type: this.type }; }", returnByValue: true },
+      { objectId: blob, functionDeclaration: "function () { return { type: this.type, size: this.size }; }", returnByValue: true },
       signal,
     );
     const mime = String(facts.result.value?.type ?? "").split(";")[0]!.toLowerCase();
     const { uuid } = await sendTo<{ uuid: string }>(this.target, "IO.resolveBlob", { objectId: blob }, signal);
     const out = await TransferOut.begin(sessionId, name, mime, signal);
     try {
-      await readStream(this.target, `blob:${uuid}`, (b) => out.push(b), signal);
+      await readStream(this.target, `blob:${uuid}`, (b) => pushCounted(out, b, facts.result.value?.size, progress), signal);
       return { out: await out.finish(), mime };
     } catch (err) {
       out.release();

@@ -5,6 +5,7 @@
  */
 import { callDaemon } from "../connection.ts";
 import { toBase64 } from "../fullpage/base64.ts";
+import type { Progress } from "../tools/handler.ts";
 
 const DAEMON_TIMEOUT_MS = 30_000;
 /** Bytes per transfer.chunk (a little under the 3 MiB the daemon takes per chunk). */
@@ -72,4 +73,10 @@ export class TransferOut {
   release(): void {
     void callDaemon("transfer.release", { session_id: this.sessionId, transfer_id: this.transferId }, DAEMON_TIMEOUT_MS).catch(() => undefined);
   }
+}
+
+/** push(), then tell the caller how many bytes of `total` are in. */
+export async function pushCounted(out: TransferOut, bytes: Uint8Array, total: number | undefined, progress?: Progress): Promise<void> {
+  await out.push(bytes);
+  progress?.({ done: out.size, ...(total !== undefined && { total }), unit: "bytes", label: "downloading" });
 }

@@ -15,6 +15,7 @@ import { worldOf, type World } from "../frames.ts";
 import { hideOverlays } from "../screenshot.ts";
 import { resolveTab } from "../sessions.ts";
 import { TransferOut } from "../files/transfer-out.ts";
+import type { Progress } from "../tools/handler.ts";
 import { PNG_END, PNG_HEAD_BYTES, pngHead, RowEncoder } from "./png.ts";
 
 type Params = ParsedParams<"screenshot.full_page">;
@@ -141,7 +142,7 @@ async function captureRows(tabId: number, m: Metrics, top: number, height: numbe
   }
 }
 
-export async function fullPage(p: Params, callSignal: AbortSignal): Promise<Result<"screenshot.full_page">> {
+export async function fullPage(p: Params, callSignal: AbortSignal, progress?: Progress): Promise<Result<"screenshot.full_page">> {
   const { tabId, tab } = await resolveTab(p);
   if (!tab.active) await browser.tabs.update(tabId, { active: true });
   const mainFrame = await mainFrameId(tabId, callSignal);
@@ -184,6 +185,7 @@ export async function fullPage(p: Params, callSignal: AbortSignal): Promise<Resu
         await encoder.addRows(tile.rgba, rows);
         captured = bottom;
         tiles++;
+        progress?.({ done: captured, ...(p.scope === "current" && { total: limit }), unit: "px", label: "capturing" });
       }
       if (p.scope !== "follow" || stuck || captured >= p.max_height) break;
       const next = await raceAbort(

@@ -6,5 +6,5 @@ import type { FamilyHandlers } from "./handler.ts";
 
 export const fileHandlers: FamilyHandlers<typeof fileMethods> = {
   upload: (p, { signal }) => upload(p, signal),
-  download: (p, { signal }) => download(p, signal),
+  download: (p, { signal, progress }) => download(p, signal, progress),
 };

@@ -4,7 +4,11 @@ import type { ExtensionMethodName, ParsedParams, Result } from "../../../protoco
 export interface CallContext {
   /** Aborts on cancel or when the call's deadline passes; its reason is the error to answer with. */
   signal: AbortSignal;
+  /** Tells the caller how far a long call has come (call.progress); cheap to call often, it is throttled. */
+  progress?: Progress;
 }
+
+export type Progress = (p: { done: number; total?: number; unit: "px" | "bytes"; label?: string }) => void;
 
 export type Handler<M extends ExtensionMethodName> = (params: ParsedParams<M>, ctx: CallContext) => Promise<Result<M>>;
 

@@ -47,7 +47,7 @@ export const observationHandlers: FamilyHandlers<typeof observationMethods> = {
     return screenshot(tabId, target, p.format, p.quality, signal);
   },
 
-  "screenshot.full_page": (p, { signal }) => fullPage(p, signal),
+  "screenshot.full_page": (p, { signal, progress }) => fullPage(p, signal, progress),
 
   get_html: async (p, { signal }) => {
     const { tabId } = await resolveTab(p);

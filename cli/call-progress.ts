@@ -1,0 +1,47 @@
+/**
+ * The daemon's call.progress notes (protocol/frames.ts) drawn as one line on stderr while a long call runs: only on
+ * a terminal, never with --json, and wiped before the result is printed.
+ */
+/** protocol/frames.ts CALL_PROGRESS, spelt out so the CLI does not load zod for it (a unit test checks they agree). */
+export const PROGRESS_EVENT = "call.progress";
+
+const MIB = 1024 * 1024;
+
+function amount(n: number, unit: "px" | "bytes"): string {
+  return unit === "bytes" ? `${(n / MIB).toFixed(1)} MiB` : `${Math.round(n)} px`;
+}
+
+export function progressLine(p: { done: number; total?: number; unit: "px" | "bytes"; label?: string }): string {
+  const label = p.label ?? "working";
+  if (p.total === undefined || p.total <= 0) return `${label} ${amount(p.done, p.unit)}`;
+  const pct = Math.min(100, Math.floor((p.done / p.total) * 100));
+  return `${label} ${amount(p.done, p.unit)} of ${amount(p.total, p.unit)} ${pct}%`;
+}
+
+export class CallProgressView {
+  private drawn = false;
+  /** Decided on the first note (most calls get none, and asking about the terminal costs start-up). */
+  private on: boolean | undefined;
+
+  constructor(private readonly json: boolean) {}
+
+  show(payload: unknown): void {
+    this.on ??= !this.json && process.stderr.isTTY === true;
+    if (!this.on || !payload || typeof payload !== "object") return;
+    const p = payload as { done?: unknown; total?: unknown; unit?: unknown; label?: unknown };
+    if (typeof p.done !== "number" || (p.unit !== "px" && p.unit !== "bytes")) return;
+    const line = progressLine({
+      done: p.done,
+      unit: p.unit,
+      ...(typeof p.total === "number" && { total: p.total }),
+      ...(typeof p.label === "string" && { label: p.label }),
+    });
+    process.stderr.write(`\r${line}\x1b[K`);
+    this.drawn = true;
+  }
+
+  clear(): void {
+    if (this.drawn) process.stderr.write("\r\x1b[K");
+    this.drawn = false;
+  }
+}
