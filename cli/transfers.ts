@@ -106,7 +106,8 @@ export async function beforeCall(conn: Connection, spec: TransferSpec, params: R
   const dl = spec.download;
   if (dl) {
     const out = params[dl.pathParam];
-    const overwrite = dl.overwriteParam ? params[dl.overwriteParam] === true : false;
+    // Without an --overwrite flag (a screenshot), an existing file is replaced, as a plain screenshot's is.
+    const overwrite = dl.overwriteParam ? params[dl.overwriteParam] === true : true;
     if (dl.overwriteParam && typeof out !== "string") {
       throw new BskError("invalid_params", "give --out PATH: where to save the download", { hint: "For example: --out ./report.pdf" });
     }

@@ -71,12 +71,13 @@ test("an infinite feed: current stops at the height it had, follow keeps going w
   expect(pngSize(join(dir, "current.png")).height).toBe(start);
 
   await ok(["navigate", w.fixtures.url("/files-feed.html")]);
-  const fol = await ok(["screenshot", "--full-page", "--scope", "follow", "--quiet", "3000ms", "--out", join(dir, "follow.png")]);
+  // Written over the first capture: a screenshot replaces its --out, as a plain screenshot does.
+  const fol = await ok(["screenshot", "--full-page", "--scope", "follow", "--quiet", "3000ms", "--out", join(dir, "current.png")]);
   const end = await js(`document.documentElement.scrollHeight`);
   // 100 posts of 100 px (and the 1 px sentinel under them)
   expect(end).toBeGreaterThanOrEqual(10000);
   expect(fol.height).toBe(end);
-  expect(pngSize(join(dir, "follow.png")).height).toBe(end);
+  expect(pngSize(join(dir, "current.png")).height).toBe(end);
 }, 120_000);
 
 test("follow stops at --max-height", async () => {

@@ -36,7 +36,7 @@ const MEASURE = `(() => {
 /** Scrolls (instantly, whatever the page's scroll-behavior) and waits two frames for it to be painted. */
 const scrollTo = (y: number) => `new Promise((resolve) => {
   scrollTo({ left: scrollX, top: ${y}, behavior: "instant" });
-  const done = () => resolve(JSON.stringify({ y: scrollY, height: (document.scrollingElement || document.documentElement).scrollHeight }));
+  const done = () => resolve(JSON.stringify({ y: scrollY, view: innerHeight, height: (document.scrollingElement || document.documentElement).scrollHeight }));
   let frames = 0;
   const tick = () => (++frames >= 2 ? done() : requestAnimationFrame(tick));
   requestAnimationFrame(tick);
@@ -161,18 +161,16 @@ export async function fullPage(p: Params, callSignal: AbortSignal, progress?: Pr
     let captured = 0;
     let tiles = 0;
     let scale = 1;
-    let stuck = false;
     for (;;) {
-      while (!stuck && captured < Math.min(height, limit)) {
+      while (captured < Math.min(height, limit)) {
         await guard.check();
-        const at = await evalJson<{ y: number; height: number }>(world, scrollTo(captured), signal);
+        const at = await evalJson<{ y: number; view: number; height: number }>(world, scrollTo(captured), signal);
         if (p.scope === "follow") height = Math.max(height, at.height);
-        const bottom = Math.min(at.y + start.viewHeight, height, limit);
-        // The page cannot scroll to where the next rows are (it shrank, or scrolls inside an element): stop there.
-        if (at.y > captured || bottom <= captured) {
-          stuck = true;
-          break;
-        }
+        // The viewport as it is now: a bar appearing in the window can change it by a few pixels mid-capture.
+        const bottom = Math.min(at.y + at.view, height, limit);
+        // The page cannot scroll to where the next rows are (it shrank, or scrolls inside an element): stop there,
+        // unless (follow) it grows.
+        if (at.y > captured || bottom <= captured) break;
         const tile = await captureRows(tabId, start, captured, bottom - captured, signal);
         if (!encoder) {
           scale = tile.width / start.width;
@@ -187,7 +185,7 @@ export async function fullPage(p: Params, callSignal: AbortSignal, progress?: Pr
         tiles++;
         progress?.({ done: captured, ...(p.scope === "current" && { total: limit }), unit: "px", label: "capturing" });
       }
-      if (p.scope !== "follow" || stuck || captured >= p.max_height) break;
+      if (p.scope !== "follow" || captured >= p.max_height) break;
       const next = await raceAbort(
         sendTo(world.target, "Runtime.evaluate", { expression: grown(height, p.quiet_ms), contextId: world.contextId, awaitPromise: true, returnByValue: true }, signal),
         signal,
