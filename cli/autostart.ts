@@ -1,8 +1,9 @@
 /**
  * Starting the daemon on demand, fully detached: its own session (setsid), stdio appended to
  * $BSK_HOME/logs/daemon.log and never the caller's pipes, unref'd, so a harness reading our output to EOF
- * is never held. Two CLIs racing both succeed: the daemon's lock picks one, the other's spawn exits
- * (already running) and both connect to the winner.
+ * is never held. CLIs racing to start it spawn one daemon: the first takes daemon.starting, the others wait for
+ * that daemon's answer. (Were each to spawn its own, a loser still loading when the winner is stopped would take
+ * the free lock and come back as a daemon nobody asked for.) The daemon's own lock still guards against the rest.
  * node:fs is imported inside functions: a static import would be hoisted into the CLI's start-up by the bundler.
  */
 import type { FSWatcher } from "node:fs";
@@ -117,6 +118,54 @@ function startFailed(paths: HomePaths, why: string): BskError {
  */
 export async function startDaemon(paths: HomePaths, env: Env, extra: string[] = []): Promise<Connection> {
   await ensureHome(paths);
-  const child = await spawnDetached(daemonArgv({ extra: ["--auto-update", ...extra] }), paths.log, { ...env, BSK_HOME: paths.home });
-  return waitForDaemon(paths, { child });
+  const release = await takeStarting(paths);
+  if (!release) return waitForDaemon(paths, { ms: START_WAIT_MS * 2 });
+  try {
+    const child = await spawnDetached(daemonArgv({ extra: ["--auto-update", ...extra] }), paths.log, { ...env, BSK_HOME: paths.home });
+    return await waitForDaemon(paths, { child });
+  } finally {
+    release();
+  }
+}
+
+/**
+ * daemon.starting, created exclusively with our pid: returns how to let it go, or null when another live CLI
+ * holds it (it is starting the daemon). A holder that is gone, or held it longer than any start takes, is stale.
+ */
+export async function takeStarting(paths: HomePaths): Promise<(() => void) | null> {
+  const { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } = await import("node:fs");
+  const { pidAlive } = await import("../daemon/pid.ts");
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(paths.starting, "wx", 0o600);
+      writeSync(fd, `${process.pid}\n`);
+      closeSync(fd);
+      return () => {
+        try {
+          if (Number(readFileSync(paths.starting, "utf8").trim()) === process.pid) unlinkSync(paths.starting);
+        } catch {
+          /* already gone */
+        }
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    let holder = 0;
+    let age = 0;
+    try {
+      holder = Number(readFileSync(paths.starting, "utf8").trim());
+      age = Date.now() - statSync(paths.starting).mtimeMs;
+    } catch {
+      continue;
+    }
+    // An empty file is a CLI between its open and its write.
+    const live = holder ? pidAlive(holder) : age < 2000;
+    if (live && age < START_WAIT_MS * 2) return null;
+    try {
+      unlinkSync(paths.starting);
+    } catch {
+      /* another CLI cleared it first */
+    }
+  }
+  return null;
 }

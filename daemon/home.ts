@@ -4,6 +4,7 @@
  * $BSK_HOME (default ~/.bsk), dirs 0700, files 0600:
  *   daemon.json        pid, socket, ws port, version, start time (written atomically)
  *   daemon.lock        single-instance lock (holds the daemon's pid)
+ *   daemon.starting    held by the one CLI that is starting a daemon (its pid), while it waits for the answer
  *   run/daemon.sock    CLI ↔ daemon JSONL socket (a short hashed path in /tmp when $BSK_HOME is deep)
  *   logs/daemon.log    structured JSON log lines (rotated to daemon.log.1)
  *   config.json        extra allowed extension ids
@@ -28,6 +29,7 @@ export interface HomePaths {
   home: string;
   daemonJson: string;
   lock: string;
+  starting: string;
   runDir: string;
   socket: string;
   logsDir: string;
@@ -53,6 +55,7 @@ export function homePaths(home = bskHome()): HomePaths {
     home,
     daemonJson: `${home}/daemon.json`,
     lock: `${home}/daemon.lock`,
+    starting: `${home}/daemon.starting`,
     runDir,
     socket,
     logsDir: `${home}/logs`,

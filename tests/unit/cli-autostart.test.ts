@@ -171,3 +171,40 @@ describe("detached start", () => {
     expect(readFileSync(paths.log, "utf8")).toBe("boom\n");
   });
 });
+
+describe("daemon.starting: racing CLIs spawn one daemon", () => {
+  test("the first CLI takes it; while it lives others wait; letting go removes it; a dead or old holder is stale", async () => {
+    const { takeStarting } = await import("../../cli/autostart.ts");
+    const paths = homePaths(makeHome());
+    const release = await takeStarting(paths);
+    expect(release).toBeFunction();
+    expect(readFileSync(paths.starting, "utf8").trim()).toBe(String(process.pid));
+    expect(await takeStarting(paths)).toBeNull();
+    release!();
+    expect(existsSync(paths.starting)).toBe(false);
+
+    // A holder that is gone (a pid far above any live one) does not block the next start.
+    writeFileSync(paths.starting, "4194303\n");
+    const again = await takeStarting(paths);
+    expect(again).toBeFunction();
+    again!();
+
+    // Nor does a live one that has held it longer than any start takes.
+    writeFileSync(paths.starting, `${process.pid}\n`);
+    const old = new Date(Date.now() - 60_000);
+    const { utimesSync } = await import("node:fs");
+    utimesSync(paths.starting, old, old);
+    const late = await takeStarting(paths);
+    expect(late).toBeFunction();
+    late!();
+  });
+
+  test("letting go never removes another CLI's file", async () => {
+    const { takeStarting } = await import("../../cli/autostart.ts");
+    const paths = homePaths(makeHome());
+    const release = await takeStarting(paths);
+    writeFileSync(paths.starting, "1\n");
+    release!();
+    expect(readFileSync(paths.starting, "utf8")).toBe("1\n");
+  });
+});
