@@ -12,7 +12,11 @@ export const APP_VERSION: string = typeof BUILD_APP_VERSION !== "undefined" ? BU
  * 2.0: the link starts with a mutual proof of this install's secret (system.hello, then system.handshake with the
  * extension's proof); a 1.x peer cannot do it, hence a new major.
  */
-export const PROTOCOL_VERSION = "2.0";
+/**
+ * 2.1: record.* (the person's steps as a trace) and call.progress notes; a 2.0 peer answers record.* with
+ * unknown_method and sends no progress.
+ */
+export const PROTOCOL_VERSION = "2.1";
 export const DAEMON_NAME = "bsk-daemon";
 export const EXTENSION_CLIENT = "bsk-extension";
 

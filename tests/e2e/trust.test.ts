@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { PROTOCOL_VERSION } from "../../protocol/version.ts";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { startWorld, until, type World } from "./harness.ts";
 import { evalInPage } from "./page-eval.ts";
@@ -53,7 +54,7 @@ function squat(port: number) {
         frames.push(frame);
         if (frame.method === "system.hello") {
           const fake = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-          ws.send(JSON.stringify({ id: frame.id, result: { server: "bsk-daemon", protocol_version: "2.0", nonce: fake, proof: fake } }));
+          ws.send(JSON.stringify({ id: frame.id, result: { server: "bsk-daemon", protocol_version: PROTOCOL_VERSION, nonce: fake, proof: fake } }));
           ws.send(JSON.stringify({ id: "squat-3", method: "evaluate", params: { session_id: "whatever", expression: "document.cookie" } }));
           hellosSeen++;
           hellos.splice(0).forEach((f) => f());

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { stepCommand, traceLines } from "../../cli/format-trace.ts";
 import { addStep, navCause, notePage, type RawStep, type Trail } from "../../extension/src/recording/fold.ts";
-import { isSecretField, REDACTED, type FieldFacts } from "../../extension/src/recording/secrets.ts";
+import { isSecretField, REDACTED, redactUrl, type FieldFacts } from "../../extension/src/recording/secrets.ts";
 import { RecordTrace, REDACTED_VALUE, TRACE_VERSION } from "../../protocol/trace.ts";
 
 const AT = "2025-01-01T00:00:00.000Z";
@@ -118,6 +118,38 @@ describe("secret fields", () => {
   ])("%s is not", (_, f) => expect(isSecretField(field(f))).toBe(false));
 
   test("the page's mask is the trace's", () => expect(REDACTED).toBe(REDACTED_VALUE));
+});
+
+describe("secrets in URLs", () => {
+  test("credential-like query and fragment parameters become ***; others stay as they were", () => {
+    expect(redactUrl("https://x.test/cb?code=abc123&state=xyz&lang=en")).toBe("https://x.test/cb?code=***&state=xyz&lang=en");
+    expect(redactUrl("https://x.test/#access_token=T0K&token_type=bearer&expires_in=3600")).toBe("https://x.test/#access_token=***&token_type=***&expires_in=3600");
+    expect(redactUrl("https://x.test/dl?file=a.pdf&sig=deadbeef&X-Amz-Signature=f00")).toBe("https://x.test/dl?file=a.pdf&sig=***&X-Amz-Signature=***");
+    expect(redactUrl("https://x.test/search?q=shoes&page=2")).toBe("https://x.test/search?q=shoes&page=2");
+    expect(redactUrl("https://x.test/#section-2")).toBe("https://x.test/#section-2");
+  });
+
+  test("a parameter named like one of the recording's secret fields is redacted, whatever its name", () => {
+    expect(redactUrl("https://x.test/login?u=alice&k=hunter2", new Set(["k"]))).toBe("https://x.test/login?u=alice&k=***");
+  });
+
+  test("a GET form that sends the password in the URL: the navigation and the page keep no trace of it", () => {
+    const secret = "hunter2-in-the-url";
+    const t = run([
+      { op: "fill", target: { ...user, name_attr: "user" }, value: "alice" },
+      { op: "fill", target: { ...pass, name_attr: "pw" }, value: "***", redacted: true },
+      { op: "navigate", to: `http://x/welcome?user=alice&pw=${secret}`, cause: "form_submit" },
+    ]);
+    notePage(t, `http://x/welcome?user=alice&pw=${secret}`, "Welcome");
+    expect(JSON.stringify(t)).not.toContain(secret);
+    expect(t.steps.at(-1)).toMatchObject({ op: "navigate", to: "http://x/welcome?user=alice&pw=***" });
+    expect(t.pages.at(-1)).toMatchObject({ url: "http://x/welcome?user=alice&pw=***", title: "Welcome" });
+  });
+
+  test("a link's href in a target is redacted the same way", () => {
+    const t = run([{ op: "click", target: { ...link, href: "https://x.test/reset?token=s3cr3t" } }]);
+    expect(t.steps[0]).toMatchObject({ target: { href: "https://x.test/reset?token=***" } });
+  });
 });
 
 describe("trace schema", () => {

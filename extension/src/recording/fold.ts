@@ -5,6 +5,7 @@
  * its cause. Pages are numbered as documents and routes come.
  */
 import type { NavCause, TracePageT, TraceStepT, TraceTargetT } from "../../../protocol/trace.ts";
+import { redactUrl } from "./secrets.ts";
 
 type Distribute<T> = T extends unknown ? Omit<T, "id" | "page" | "at"> : never;
 /** A step as the page or the browser reports it; the worker numbers it and places it on a page. */
@@ -25,9 +26,10 @@ function currentPage(trail: Trail): number {
 }
 
 /** Adds `raw` to the trail (in place), folding it into the last step where it continues it. */
-export function addStep(trail: Trail, raw: RawStep, at: string): void {
+export function addStep(trail: Trail, reported: RawStep, at: string): void {
   const last = trail.steps.at(-1);
-  if (raw.op === "navigate") return addNavigation(trail, raw, at);
+  if (reported.op === "navigate") return addNavigation(trail, reported, at);
+  const raw = withSafeHref(reported, trail);
   const page = currentPage(trail);
   if (last && last.page === page) {
     if (raw.op === "fill" && last.op === "fill" && sameTarget(raw.target, last.target)) {
@@ -45,10 +47,25 @@ export function addStep(trail: Trail, raw: RawStep, at: string): void {
   trail.steps.push({ ...raw, id: trail.steps.length + 1, page, at } as TraceStepT);
 }
 
+/** A link target's href goes through the same URL redaction as navigations. */
+function withSafeHref<T extends RawStep>(raw: T, trail: Trail): T {
+  const target = "target" in raw ? raw.target : undefined;
+  if (!target?.href) return raw;
+  return { ...raw, target: { ...target, href: redactUrl(target.href, secretFieldNames(trail)) } };
+}
+
 /** Navigations the person did not start themselves: right after another navigation they are its continuation. */
 const FOLDED_CAUSES = new Set<NavCause>(["script", "redirect", "spa", "other"]);
 
-function addNavigation(trail: Trail, raw: Extract<RawStep, { op: "navigate" }>, at: string): void {
+/** The name attributes of the recording's secret fields: a GET form puts their values in the next URL. */
+function secretFieldNames(trail: Trail): Set<string> {
+  const names = new Set<string>();
+  for (const s of trail.steps) if (s.op === "fill" && s.redacted && s.target.name_attr) names.add(s.target.name_attr);
+  return names;
+}
+
+function addNavigation(trail: Trail, reported: Extract<RawStep, { op: "navigate" }>, at: string): void {
+  const raw = { ...reported, to: redactUrl(reported.to, secretFieldNames(trail)) };
   const last = trail.steps.at(-1);
   const page = trail.pages.at(-1);
   // A route change to where the page already is (replaceState with the same URL) is no step.
@@ -70,7 +87,7 @@ function addNavigation(trail: Trail, raw: Extract<RawStep, { op: "navigate" }>, 
 /** The page told its title once loaded: the current page gets it when the URL is its. */
 export function notePage(trail: Trail, url: string, title: string): void {
   const page = trail.pages.at(-1);
-  if (page && page.url === url) page.title = title;
+  if (page && page.url === redactUrl(url, secretFieldNames(trail))) page.title = title;
 }
 
 /**

@@ -14,6 +14,7 @@ import { scriptText } from "../script-text.ts";
 import { allSessions, onSessionsChanged, resolveTab } from "../sessions.ts";
 import { navigationHandlers, pageState } from "../tools/navigation.ts";
 import { addStep, navCause, notePage, type RawStep } from "./fold.ts";
+import { redactUrl } from "./secrets.ts";
 import { changed, dropRecording, putRecording, recordingOfTab, recordings, recordingsReady, type Recording } from "./state.ts";
 import { RECORD_BINDING, RECORD_WORLD, type PageReport } from "./wire.ts";
 
@@ -47,6 +48,7 @@ export async function beginRecording(
   await attach(tabId);
   if (p.url) await navigationHandlers.navigate({ session_id: p.session_id, tab_id: tabId, url: p.url, wait_until: "load" }, { signal });
   const state = await pageState(tabId, signal);
+  state.url = redactUrl(state.url);
   const started = new Date();
   const rec: Recording = {
     session_id: p.session_id,

@@ -36,3 +36,43 @@ export function isSecretField(f: FieldFacts): boolean {
   if (SECRET_WORDS.test(words)) return true;
   return shortNumeric(f) && (f.inputmode === "numeric" || CODE_WORD.test(words));
 }
+
+/** URL parameters that carry credentials: the field words above, plus tokens, keys, signatures and OAuth codes. */
+const SECRET_PARAM = /(^|[^a-z])(token|secret|api[-_]?key|apikey|access[-_]?key|signature|sig|session|sessionid|sid|auth|code|ticket|nonce)([^a-z]|$)/i;
+
+function secretParam(name: string, fieldNames: ReadonlySet<string>): boolean {
+  return fieldNames.has(name) || SECRET_WORDS.test(name) || SECRET_PARAM.test(name);
+}
+
+function redactParams(params: URLSearchParams, fieldNames: ReadonlySet<string>): boolean {
+  let changed = false;
+  for (const [name] of [...params]) {
+    if (!secretParam(name, fieldNames) || params.getAll(name).every((v) => v === REDACTED)) continue;
+    params.set(name, REDACTED);
+    changed = true;
+  }
+  return changed;
+}
+
+/**
+ * A URL as a trace may keep it: credential-like query (and fragment) parameters, and those named like a secret
+ * field of the recording (a GET form sends its password in the URL), become "***". Unparseable URLs are kept as
+ * they are only when they have no query at all.
+ */
+export function redactUrl(url: string, fieldNames: ReadonlySet<string> = new Set()): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url.includes("?") ? url.split("?")[0]! + "?***" : url;
+  }
+  let changed = redactParams(u.searchParams, fieldNames);
+  if (u.hash.includes("=")) {
+    const hash = new URLSearchParams(u.hash.slice(1));
+    if (redactParams(hash, fieldNames)) {
+      u.hash = hash.toString();
+      changed = true;
+    }
+  }
+  return changed ? u.toString().replaceAll("%2A%2A%2A", REDACTED) : url;
+}
