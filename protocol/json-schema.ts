@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { EFFECTS, METHOD_NAMES, METHODS } from "./catalog.ts";
 import { EVENTS } from "./events.ts";
-import { EventFrame, RequestFrame, ResponseFrame } from "./frames.ts";
+import { CALL_PROGRESS, CallProgress, EventFrame, RequestFrame, ResponseFrame } from "./frames.ts";
 import { RecordTrace, TRACE_VERSION } from "./trace.ts";
 import { PROTOCOL_VERSION } from "./version.ts";
 
@@ -48,6 +48,7 @@ export function renderSchemas(): Record<string, string> {
       request: schema(RequestFrame, "output"),
       response: schema(ResponseFrame, "output"),
       event: schema(EventFrame, "output"),
+      [CALL_PROGRESS]: schema(CallProgress, "output"),
     },
   });
   return files;
