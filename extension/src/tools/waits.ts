@@ -176,9 +176,15 @@ async function waitNavigation(tabId: number, p: { navigation: boolean; url?: str
     if (p.url === undefined) return watch.until(p.wait_until, signal);
     const matches = urlMatcher(p.url);
     // --url alone is satisfied by the page as it is; with --navigation it must be a new one.
-    // Read after the watch began, so a navigation in between is not missed.
+    // Read after the watch began, so a navigation in between is not missed. A navigation still on its way
+    // (pendingUrl) has not reached its URL: its commit and milestone are waited for like any later one.
     const now = await browser.tabs.get(tabId);
-    if (!p.navigation && matches(now.url || now.pendingUrl || "")) return;
+    if (!p.navigation && !now.pendingUrl && matches(now.url || "")) {
+      if (now.status === "complete" || p.wait_until === "commit") return;
+      // Committed there, still loading: that document's milestone.
+      const { frameTree } = await sendTo<{ frameTree: { frame: { loaderId: string; url: string } } }>({ tabId }, "Page.getFrameTree", {}, signal);
+      if (matches(frameTree.frame.url)) return watch.until(p.wait_until, signal, frameTree.frame.loaderId);
+    }
     await watch.untilUrl(matches, p.wait_until, signal);
   });
 }
