@@ -251,7 +251,7 @@ try {
   check("cancel of nothing → cancelled:false", cancelNone.result?.cancelled === false, cancelNone);
 
   // malformed and unknown
-  const unknown = await call("tab.borrow", { session_id: "aaaa" });
+  const unknown = await call("no.such.method", { session_id: "aaaa" });
   check("unknown method → unknown_method", unknown.error?.code === "unknown_method", unknown);
   const invalid = await call("navigate", { session_id: "aaaa" });
   check("missing url → invalid_params", invalid.error?.code === "invalid_params", invalid);

@@ -101,6 +101,32 @@ describe("request-help", () => {
     page.close();
   });
 
+  test("while the person helps, an HTTP sign-in in the tab is left to them; afterwards bsk cancels it again", async () => {
+    const page = await open("/overlay.html");
+    const { next_since } = await w.ok(["events", "--session", s, "--limit", "10000"]);
+    const asking = help("--prompt", "Sign in to the intranet", "--timeout", "20s");
+    await panelShown(page);
+    await page.evaluate(`location.href = "/basic-auth"`);
+    await w.fixtures.seen("/basic-auth");
+    // The browser had the sign-in for the person to answer. Headless has no dialog and declines it, which ends on
+    // its error page; had bsk cancelled it, the site's own 401 page would show.
+    const asked = await PersonPage.find(w.browser.cdpPort!, "/basic-auth");
+    await asked.waitFor(`location.href.startsWith("chrome-error:")`);
+    await asked.evaluate("history.back()");
+    asked.close();
+    const again = await PersonPage.find(w.browser.cdpPort!, `/overlay.html?m=${marker}`);
+    await panelShown(again);
+    await again.clickOverlay("done");
+    expect(await result(asking)).toMatchObject({ outcome: "continued" });
+    const during = (await w.ok(["events", "--session", s, "--since", String(next_since), "--type", "browser.prompt"])).events;
+    expect(during).toEqual([]);
+
+    const e = await run(["navigate", w.fixtures.url("/basic-auth?after=1")]);
+    expect(e.json?.error).toMatchObject({ code: "unsupported", data: { reason: "browser_prompt", prompt: "http_auth", answer: "cancelled" } });
+    again.close();
+    page.close();
+  });
+
   test("timed_out: nobody answers within --timeout", async () => {
     const page = await open("/overlay.html");
     const r = await result(help("--prompt", "Anyone there?", "--timeout", "1500ms"));

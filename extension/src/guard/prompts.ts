@@ -2,7 +2,7 @@
  * Browser prompts the agent cannot see or answer, in a session's tabs:
  * - HTTP and proxy sign-in (webRequest.onAuthRequired): bsk cancels it, so nothing waits on a dialog nobody
  *   watches, and never fills in anything (the page shows the site's 401). The person's own tabs get the browser's
- *   prompt as always; a tab the person was asked to help in (request-help) too (`letPersonAnswer`).
+ *   prompt as always; so does a session's tab while the person is asked to help in it (request-help).
  * - permission prompts, device choosers and printing (page-prompts.ts, through a CDP binding);
  * - opening another application (an external protocol such as mailto: or a custom scheme).
  * Each becomes a browser.prompt event and fails the page-changing call it happened in (incidents.ts), with a hint

@@ -8,6 +8,7 @@ import type { ParsedParams, Result } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import { mainFrameId, sendTo } from "../cdp.ts";
 import { dropWorld, isGoneError, worldOf } from "../frames.ts";
+import { letPersonAnswer } from "../guard/prompts.ts";
 import { HELP_TARGET_ATTR } from "../overlay/messages.ts";
 import { emit } from "../outbox.ts";
 import { callOn } from "../page-call.ts";
@@ -99,6 +100,8 @@ export async function requestHelp(p: ParsedParams<"request_help">, signal: Abort
   await checkSelectors(tabId, [until?.element_exists, until?.element_missing].filter((s): s is string => s !== undefined), signal);
   const id = crypto.randomUUID();
   const { found, marked } = await markTargets(p.session_id, tabId, p.targets, id, signal);
+  // While the person helps, the tab's browser prompts are theirs to answer (an HTTP sign-in is often the help).
+  letPersonAnswer(tabId, true);
   try {
     await bringToFront(tabId, tab.windowId);
     const { outcome, note } = await waitForPerson(
@@ -107,6 +110,7 @@ export async function requestHelp(p: ParsedParams<"request_help">, signal: Abort
     );
     return await answer(outcome, note, found);
   } finally {
+    letPersonAnswer(tabId, false);
     if (marked > 0 || found.some((f) => f.found)) await unmark(tabId, id);
   }
 }
