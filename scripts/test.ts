@@ -59,26 +59,8 @@ function countsByFile(outfile: string): Map<string, Counts> {
   return byFile;
 }
 
-let code = await runTests(suites, report);
+const code = await runTests(suites, report);
 const results = countsByFile(report);
-
-// A browser test that fails on a loaded machine gets one more run of its file, said out loud (never silent):
-// only e2e files, only once, and the second run's counts replace the first's for that file.
-const flaky = [...results].filter(([file, c]) => c.failed > 0 && file.startsWith("tests/e2e/")).map(([file]) => file);
-const otherFailures = [...results].some(([file, c]) => c.failed > 0 && !file.startsWith("tests/e2e/"));
-if (flaky.length && flaky.length <= 3 && !otherFailures) {
-  console.log(`\nretrying once after a failure: ${flaky.join(", ")}`);
-  const retryReport = join(root, ".tmp/junit-retry.xml");
-  const retryCode = await runTests(flaky, retryReport);
-  const retried = countsByFile(retryReport);
-  for (const file of flaky) {
-    const again = retried.get(file);
-    console.log(`retry of ${file}: ${again ? `${again.passed} passed, ${again.failed} failed` : "no report"} (first run: ${results.get(file)!.failed} failed)`);
-    results.set(file, again ?? { passed: 0, failed: 1, skipped: 0 });
-  }
-  const stillFailing = [...results.values()].some((c) => c.failed > 0);
-  code = stillFailing ? retryCode || 1 : 0;
-}
 
 let passed = 0;
 let failed = 0;
