@@ -190,7 +190,9 @@ export class PersonPage {
 
   /**
    * Clicks the middle of the node `find` returns, once a look at that point shows that node (a person looks before
-   * clicking; a page still laying out, or re-rendering, is looked at again).
+   * clicking; a page still laying out, or re-rendering, is looked at again). The look is taken again with the
+   * pointer there, right before the press: a new window's viewport shrinks in steps for its first ~200 ms while the
+   * browser's "is being debugged" bar slides in, and moves what is at the bottom (the pill) under a still pointer.
    */
   private async clickNode(what: string, find: () => Promise<DomNode | number>): Promise<void> {
     await this.send("Page.bringToFront");
@@ -202,20 +204,27 @@ export class PersonPage {
         const b = await this.boxOf(nodeId);
         const x = Math.round(b.x + b.width / 2);
         const y = Math.round(b.y + b.height / 2);
-        const hit = await this.send("DOM.getNodeForLocation", { x, y, includeUserAgentShadowDOM: false, ignorePointerEventsNone: false });
-        return hit.backendNodeId === node.backendNodeId && { x, y };
+        const look = () => this.send("DOM.getNodeForLocation", { x, y, includeUserAgentShadowDOM: false, ignorePointerEventsNone: false });
+        if ((await look()).backendNodeId !== node.backendNodeId) return undefined;
+        await this.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y });
+        return (await look()).backendNodeId === node.backendNodeId && { x, y };
       } catch {
         return undefined;
       }
     });
-    await this.clickAt(at.x, at.y);
+    await this.pressAt(at.x, at.y);
   }
 
   /** A person clicks what they see: the tab comes to the front first (input to a hidden tab is throttled). */
   async clickAt(x: number, y: number): Promise<void> {
     await this.send("Page.bringToFront");
-    const base = { x, y, button: "left", clickCount: 1 };
     await this.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y });
+    await this.pressAt(x, y);
+  }
+
+  /** Left button down and up where the pointer is. */
+  private async pressAt(x: number, y: number): Promise<void> {
+    const base = { x, y, button: "left", clickCount: 1 };
     await this.send("Input.dispatchMouseEvent", { type: "mousePressed", ...base });
     // A click that closes the page (Stop closes the agent's tab) is not answered.
     await this.send("Input.dispatchMouseEvent", { type: "mouseReleased", ...base }).catch((err: Error) => {
