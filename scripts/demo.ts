@@ -2,7 +2,8 @@
  * npm run demo: a real browser with the bsk extension doing a small real task on a local shop page,
  * driven only by `bsk` commands, each printed with its output.
  *
- * Task: open the shop, read the items and prices, add the cheapest one to the cart, confirm the cart, stop.
+ * Task: open the shop, read the items and prices from a snapshot, add the cheapest one to the cart by its ref, wait
+ * for the cart to say so, go to the checkout, take a screenshot, stop.
  * Runs in a private $BSK_HOME and port, on a fresh Chromium profile (headless unless HEADLESS=off).
  */
 import { privateWorld } from "./world.ts";
@@ -22,6 +23,23 @@ async function bsk(...args: string[]): Promise<string> {
   return out;
 }
 
+/** Items in a snapshot: a heading with the item's name, its price as text, then its "Add to cart" button's ref. */
+function cheapestItem(snapshot: string): { name: string; price: number; ref: string } {
+  const items: { name: string; price: number; ref: string }[] = [];
+  let name = "";
+  let price = Number.NaN;
+  for (const line of snapshot.split("\n")) {
+    const heading = /^heading "(.+)" \[level=2\]/.exec(line);
+    if (heading) [name, price] = [heading[1]!, Number.NaN];
+    const amount = /^"(\d+\.\d\d)"$/.exec(line.trim());
+    if (amount) price = Number(amount[1]);
+    const button = /button "Add to cart" (@e\d+)/.exec(line);
+    if (button && name && !Number.isNaN(price)) items.push({ name, price, ref: button[1]! });
+  }
+  if (!items.length) throw new Error("no items in the snapshot");
+  return items.sort((a, b) => a.price - b.price)[0]!;
+}
+
 let failed = false;
 try {
   console.log(dim(`# private daemon home ${world.home}, port ${world.port}; shop at ${world.fixtures.url("/shop.html")}`));
@@ -31,23 +49,18 @@ try {
 
   const s = await bsk("session", "start", "--name", "demo: buy the cheapest item");
   await bsk("navigate", world.fixtures.url("/shop.html"), "--session", s);
-  await bsk(
-    "evaluate",
-    "[...document.querySelectorAll('.item')].map(i => `${i.querySelector('h2').textContent}: ${i.dataset.price}`).join('\\n')",
-    "--session",
-    s,
-  );
-  await bsk(
-    "evaluate",
-    "(() => { const items = [...document.querySelectorAll('.item')]; const cheapest = items.sort((a, b) => a.dataset.price - b.dataset.price)[0]; cheapest.querySelector('button').click(); return 'added ' + cheapest.querySelector('h2').textContent; })()",
-    "--session",
-    s,
-  );
-  await bsk("evaluate", "document.getElementById('cart').textContent", "--session", s);
-  await bsk("tab", "create", world.fixtures.url("/checkout.html"), "--session", s);
-  await bsk("tab", "list", "--session", s);
+  // The agent's loop: observe, act on a ref from what it saw, observe again.
+  const page = await bsk("snapshot", "--session", s);
+  const cheapest = cheapestItem(page);
+  console.log(dim(`# the agent reads the snapshot: the cheapest item is ${cheapest.name} (${cheapest.price.toFixed(2)}), its button is ${cheapest.ref}`));
+  await bsk("click", cheapest.ref, "--session", s);
+  await bsk("wait-for", "--text", "Cart: 1 item", "--session", s);
+  const checkout = /link "Checkout" (@e\d+)/.exec(await bsk("snapshot", "--session", s))?.[1];
+  if (!checkout) throw new Error("no Checkout link in the snapshot");
+  await bsk("click", checkout, "--session", s);
+  await bsk("screenshot", "--session", s);
   await bsk("session", "stop", s);
-  console.log(bold("\ndemo finished: the agent found the cheapest item, added it to the cart and closed its window."));
+  console.log(bold("\ndemo finished: the agent read the page, added the cheapest item to the cart by its ref, checked out and closed its window."));
 } catch (err) {
   failed = true;
   console.error(`demo failed: ${err instanceof Error ? err.message : String(err)}`);
