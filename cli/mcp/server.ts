@@ -39,7 +39,7 @@ export function timeoutFor(tool: McpTool, params: Record<string, unknown>): numb
 /** Local paths in params are the client's, relative to this server's working directory (the CLI's rule too). */
 function absolutePaths(tool: McpTool, params: Record<string, unknown>, env: Env): void {
   const cwd = process.cwd();
-  const pathParam = tool.fileResult?.pathParam ?? tool.transfer?.download?.pathParam;
+  const pathParam = tool.fileResult?.pathParam ?? tool.transfer?.download?.pathParam ?? tool.jsonFile?.pathParam;
   if (pathParam && typeof params[pathParam] === "string") params[pathParam] = absolutePath(params[pathParam] as string, cwd, env.HOME);
   const uploads = tool.transfer?.upload;
   if (uploads && Array.isArray(params[uploads])) {
@@ -76,6 +76,9 @@ export class McpBridge {
     try {
       const files = tool.transfer ? await import("../transfers.ts") : undefined;
       if (files) await files.beforeCall(conn, tool.transfer!, params);
+      // A JSON document written to `out` only when asked (the CLI's default file would surprise an MCP client).
+      const jsonFile = tool.jsonFile && typeof params[tool.jsonFile.pathParam] === "string" ? await import("../json-file.ts") : undefined;
+      if (jsonFile) jsonFile.checkJsonOut(tool.jsonFile!, params);
       const dropHint = opId && `The daemon went away mid-call, so it may or may not have run; retry with op_id "${opId}" so it never runs twice.`;
       const reply = await request(conn, tool.method, params, { timeoutMs: timeoutFor(tool, params), opId, signal, dropHint: dropHint || undefined });
       const op: OpFacts | undefined = opId ? { op_id: opId, effect_state: reply.meta?.effect_state, replayed: reply.meta?.replayed } : undefined;
@@ -91,6 +94,9 @@ export class McpBridge {
         const result = reply.result as Record<string, unknown>;
         const saved = saveFileResult(result, tool.fileResult, params, this.env);
         return toolResult(tool, { ...saved, [tool.fileResult.data]: result[tool.fileResult.data] });
+      }
+      if (jsonFile && reply.result && typeof reply.result === "object") {
+        return toolResult(tool, jsonFile.saveJsonFile(reply.result as Record<string, unknown>, tool.jsonFile!, params, this.env), undefined, op);
       }
       return toolResult(tool, reply.result, undefined, op);
     } catch (e) {

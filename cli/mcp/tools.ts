@@ -41,6 +41,7 @@ export interface McpTool {
   effect: Effect;
   redact: readonly string[];
   fileResult?: MethodDef["fileResult"];
+  jsonFile?: MethodDef["jsonFile"];
   transfer?: TransferSpec;
   waitParam?: string;
   defaultTimeoutMs?: number;
@@ -150,6 +151,7 @@ export function inputSchemaFor(method: MethodName, reword: (s: string) => string
 function resultNote(def: MethodDef): string {
   if (def.fileResult) return " Returns the image itself (also written to `out` when given).";
   if (def.transfer?.download) return " Returns the path of the file written (the image itself too when it is small).";
+  if (def.jsonFile) return ` Returns the ${def.jsonFile.data} (also written to \`${def.jsonFile.pathParam}\` when given).`;
   return "";
 }
 
@@ -171,6 +173,7 @@ export function mcpTools(): McpTool[] {
       reword,
     };
     if (def.fileResult) tool.fileResult = def.fileResult;
+    if (def.jsonFile) tool.jsonFile = def.jsonFile;
     if (def.transfer) tool.transfer = def.transfer;
     if (def.waitParam) tool.waitParam = def.waitParam;
     if (shape.defaultTimeoutMs) tool.defaultTimeoutMs = shape.defaultTimeoutMs;

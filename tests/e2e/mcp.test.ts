@@ -152,6 +152,27 @@ describe("bsk mcp", () => {
     }
   });
 
+  test("record_start returns the trace and writes it to out; an existing out is refused before anything starts", async () => {
+    const dir = mkdtempSync("/tmp/bsk-mcp-rec-");
+    const { client } = await connect(dir);
+    try {
+      const recording = callOk(client, "record_start", { url: w.fixtures.url("/record-start.html"), purpose: "mcp", out: "trace.json" });
+      await until("the recording to stop", async () => (await w.bsk(["record", "stop", "--json"])).json?.ok === true);
+      const r = json(await recording);
+      expect(r).toMatchObject({ path: `${dir}/trace.json`, trace: { version: 1, stopped_by: "stop", purpose: "mcp" } });
+      expect(JSON.parse(readFileSync(`${dir}/trace.json`, "utf8"))).toEqual(r.trace);
+
+      const sessionsBefore = (await w.ok(["session", "list"])).sessions.length;
+      const refused = await client.callTool({ name: "record_start", arguments: { url: w.fixtures.url("/record-start.html"), out: "trace.json" } });
+      expect(refused.isError).toBe(true);
+      expect((refused.content as Content[])[0]!.text).toContain("already exists");
+      expect((await w.ok(["session", "list"])).sessions.length).toBe(sessionsBefore);
+    } finally {
+      await client.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   test("a killed server's sessions end too (the daemon watches its pid)", async () => {
     const { client, transport } = await connect();
     const session = json(await callOk(client, "session_start", { focus: false })).session_id;
