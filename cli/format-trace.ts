@@ -15,9 +15,13 @@ function described(t: TraceTargetT): string {
   return t.name ? `${t.role} ${JSON.stringify(t.name)}` : t.role;
 }
 
+/** A CSS selector reaches the main frame only: inside an iframe, the target is a ref found by role and name. */
+const bySelector = (t: TraceTargetT) => (t.selector && !t.frame ? t.selector : undefined);
+
 /** The target as a command argument: its recorded selector, else a placeholder the agent fills from `bsk find`. */
 function arg(t: TraceTargetT): string {
-  return t.selector ? shellQuote(t.selector) : "@eN";
+  const sel = bySelector(t);
+  return sel ? shellQuote(sel) : "@eN";
 }
 
 function chord(key: string, modifiers: readonly string[]): string {
@@ -44,7 +48,7 @@ export function stepCommand(step: TraceStepT): { command: string; note: string }
       return { command: [`bsk select ${arg(step.target)}`, ...step.values.map((v) => `--value ${shellQuote(v)}`)].join(" "), note: described(step.target) };
     case "press":
       return {
-        command: [`bsk press ${shellQuote(chord(step.key, step.modifiers))}`, step.target?.selector ? `--target ${shellQuote(step.target.selector)}` : ""].filter(Boolean).join(" "),
+        command: [`bsk press ${shellQuote(chord(step.key, step.modifiers))}`, step.target && bySelector(step.target) ? `--target ${shellQuote(step.target.selector!)}` : ""].filter(Boolean).join(" "),
         note: step.target ? described(step.target) : "",
       };
     case "check":
@@ -60,8 +64,9 @@ export function traceLines(trace: RecordTraceT): string[] {
   for (const step of trace.steps) {
     const { command, note } = stepCommand(step);
     const n = `${String(step.id).padStart(width)}.`;
-    if ("target" in step && step.target && !step.target.selector && step.op !== "press") {
-      lines.push(`${n} bsk find ${shellQuote(described(step.target))}   # then use its @eN:`);
+    if ("target" in step && step.target && !bySelector(step.target) && step.op !== "press") {
+      const where = step.target.frame ? ` (in the frame ${step.target.frame})` : "";
+      lines.push(`${n} bsk find ${shellQuote(described(step.target))}   # then use its @eN${where}:`);
       lines.push(`${" ".repeat(n.length)} ${command}`);
     } else lines.push(`${n} ${command}${note ? `   # ${note}` : ""}`);
   }

@@ -32,6 +32,8 @@ export const TraceTarget = () =>
     id: z.string().optional(),
     type: z.string().optional(),
     href: z.string().optional(),
+    /** The address of the iframe the element is in (absent: the page itself); reach it through a snapshot's refs. */
+    frame: z.string().optional(),
   });
 
 const Modifier = () => z.enum(["Alt", "Control", "Meta", "Shift"]);

@@ -86,6 +86,11 @@ function adoptChild(tabId: number, sessionId: string, frameId: string): void {
   );
 }
 
+/** The sessions of the tab's out-of-process iframes known now. */
+export function childSessionIds(tabId: number): string[] {
+  return [...(children.get(tabId)?.keys() ?? [])];
+}
+
 /** Whether an out-of-process iframe's session is still attached (it goes when the frame navigates away or is removed). */
 export function childSessionAlive(tabId: number, sessionId: string): boolean {
   return children.get(tabId)?.has(sessionId) ?? false;

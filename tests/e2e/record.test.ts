@@ -158,4 +158,29 @@ describe("record", () => {
     for (const file of filesUnder(w.home)) expect(readFileSync(file, "latin1").includes(PASSWORD)).toBe(false);
     expect((await recording).stdout).not.toContain(PASSWORD);
   }, 90_000);
+
+  test("inside iframes too, same-site and cross-site: each step says which frame", async () => {
+    const recording = recordStart(["--url", w.fixtures.url("/record-frames.html")]);
+    const page = await PersonPage.find(w.browser.cdpPort!, "/record-frames.html", 20_000);
+    await panelAt(page, 0);
+    // The inner page's layout is fixed: Subscribe at (10, 10) 120×30, Email at (10, 60) 200×30 in each frame.
+    await page.waitFor(`document.getElementById("cross").contentWindow && performance.getEntriesByType("resource").some((e) => e.name.includes("?cross"))`);
+    const at = (frame: string) => page.evaluate(`JSON.stringify(document.getElementById(${JSON.stringify(frame)}).getBoundingClientRect())`).then((r: string) => JSON.parse(r));
+    const same = await at("same");
+    await page.clickAt(Math.round(same.x + 70), Math.round(same.y + 25));
+    await panelAt(page, 1);
+    const cross = await at("cross");
+    await page.clickAt(Math.round(cross.x + 110), Math.round(cross.y + 75));
+    await page.type("me@example.com");
+    await panelAt(page, 2);
+    await w.ok(["record", "stop"]);
+    const r = await finished(recording);
+    expect(RecordTrace().safeParse(r.trace).success).toBe(true);
+    expect(r.trace.steps).toMatchObject([
+      { op: "click", target: { role: "button", name: "Subscribe", frame: expect.stringContaining("record-frame-inner.html?same") } },
+      { op: "fill", value: "me@example.com", target: { role: "textbox", name: "Email", frame: expect.stringContaining("localhost") } },
+    ]);
+    // The page itself keeps its own address and title (an iframe's are not the page's).
+    expect(r.trace.pages).toEqual([{ id: 1, url: w.fixtures.url("/record-frames.html"), title: "Record frames" }]);
+  }, 60_000);
 });

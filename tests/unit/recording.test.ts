@@ -191,6 +191,20 @@ describe("trace schema", () => {
     expect(lines.join("\n")).not.toContain("***");
   });
 
+  test("a step inside an iframe is found by role and name (a selector reaches the main frame only), naming the frame", () => {
+    const framed = { role: "button", name: "Subscribe", tag: "button", selector: "#sub", frame: "http://localhost:1/inner.html" };
+    const t = RecordTrace().parse({ ...trace, steps: [{ id: 1, page: 1, at: AT, op: "click", target: framed }] });
+    expect(stepCommand(t.steps[0]!).command).toBe("bsk click @eN");
+    expect(traceLines(t)).toEqual([`1. bsk find 'button "Subscribe"'   # then use its @eN (in the frame http://localhost:1/inner.html):`, "   bsk click @eN"]);
+    const pressed = stepCommand({ id: 1, page: 1, at: AT, op: "press", key: "Enter", modifiers: [], target: framed });
+    expect(pressed.command).toBe("bsk press Enter");
+  });
+
+  test("a frame's address is redacted like any URL", () => {
+    const t = run([{ op: "click", target: { ...link, frame: "https://pay.test/widget?session=abc" } }]);
+    expect(t.steps[0]).toMatchObject({ target: { frame: "https://pay.test/widget?session=***" } });
+  });
+
   test("shortcuts name their chord as bsk press takes it", () => {
     expect(stepCommand({ id: 1, page: 1, at: AT, op: "press", key: "a", modifiers: ["Control", "Shift"] }).command).toBe("bsk press Ctrl+Shift+a");
   });

@@ -18,7 +18,9 @@ export interface Trail {
 
 /** The same element, as far as two descriptions can tell. */
 export function sameTarget(a: TraceTargetT, b: TraceTargetT): boolean {
-  return a.role === b.role && a.name === b.name && a.tag === b.tag && a.selector === b.selector && a.id === b.id && a.name_attr === b.name_attr;
+  return (
+    a.role === b.role && a.name === b.name && a.tag === b.tag && a.selector === b.selector && a.id === b.id && a.name_attr === b.name_attr && a.frame === b.frame
+  );
 }
 
 function currentPage(trail: Trail): number {
@@ -47,11 +49,15 @@ export function addStep(trail: Trail, reported: RawStep, at: string): void {
   trail.steps.push({ ...raw, id: trail.steps.length + 1, page, at } as TraceStepT);
 }
 
-/** A link target's href goes through the same URL redaction as navigations. */
+/** A target's link and frame addresses go through the same URL redaction as navigations. */
 function withSafeHref<T extends RawStep>(raw: T, trail: Trail): T {
   const target = "target" in raw ? raw.target : undefined;
-  if (!target?.href) return raw;
-  return { ...raw, target: { ...target, href: redactUrl(target.href, secretFieldNames(trail)) } };
+  if (!target?.href && !target?.frame) return raw;
+  const names = secretFieldNames(trail);
+  const safe = { ...target };
+  if (safe.href) safe.href = redactUrl(safe.href, names);
+  if (safe.frame) safe.frame = redactUrl(safe.frame, names);
+  return { ...raw, target: safe };
 }
 
 /** Navigations the person did not start themselves: right after another navigation they are its continuation. */

@@ -9,7 +9,8 @@ import { browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import { RecordTrace, TraceStep, TRACE_VERSION, type RecordTraceT, type StopReason } from "../../../protocol/trace.ts";
 import { abortError } from "../abort.ts";
-import { attach, onAttach, send, tapCdp } from "../cdp.ts";
+import { attach, onAttach, send, sendTo, tapCdp } from "../cdp.ts";
+import { childSessionIds } from "../frames.ts";
 import { scriptText } from "../script-text.ts";
 import { allSessions, onSessionsChanged, resolveTab } from "../sessions.ts";
 import { navigationHandlers, pageState } from "../tools/navigation.ts";
@@ -29,6 +30,17 @@ async function installIn(tabId: number, sendCdp: (method: string, params?: objec
   await sendCdp("Runtime.addBinding", { name: RECORD_BINDING, executionContextName: RECORD_WORLD });
   const r = await sendCdp("Page.addScriptToEvaluateOnNewDocument", { source, worldName: RECORD_WORLD, runImmediately: true });
   return String(r.identifier);
+}
+
+/**
+ * An out-of-process iframe (another site's) is its own target: the recorder goes into it too, as it attaches.
+ * (Same-process iframes run the tab's script already.) Its scripts go with the recording's tab.
+ */
+function installInFrame(tabId: number, sessionId: string): void {
+  const child = { tabId, sessionId };
+  void installIn(tabId, (method, params) => sendTo(child, method, params)).catch((err: unknown) =>
+    console.warn(`bsk: the recorder could not reach iframe session ${sessionId}: ${String(err)}`),
+  );
 }
 
 function armTimer(rec: Recording): void {
@@ -64,6 +76,7 @@ export async function beginRecording(
   await putRecording(rec);
   armTimer(rec);
   rec.script_id = await installIn(tabId, (method, params) => send(tabId, method, params, signal));
+  for (const sessionId of childSessionIds(tabId)) installInFrame(tabId, sessionId);
   await changed(rec);
   return { tab_id: tabId, start_url: rec.start_url, started_at: rec.started_at };
 }
@@ -182,8 +195,12 @@ export function installRecorder(): void {
   });
   tapCdp({
     onEvent(source, method, params) {
-      if (method === "Runtime.bindingCalled" && params.name === RECORD_BINDING && !source.sessionId) {
+      if (method === "Runtime.bindingCalled" && params.name === RECORD_BINDING) {
         void recordingsReady().then(() => fromPage(source.tabId, params.payload));
+      } else if (method === "Target.attachedToTarget" && params.targetInfo?.type === "iframe") {
+        void recordingsReady().then(() => {
+          if (recordingOfTab(source.tabId)) installInFrame(source.tabId, String(params.sessionId));
+        });
       }
     },
   });

@@ -9,7 +9,7 @@ import { OVERLAY_TAG } from "../../overlay/messages.ts";
 import type { RawStep } from "../fold.ts";
 import { REDACTED } from "../secrets.ts";
 import type { PageReport } from "../wire.ts";
-import { describe, isSecret } from "./describe.ts";
+import { describe, inFrame, isSecret } from "./describe.ts";
 
 const CLICKABLE =
   'a[href],button,input,summary,label,[role=button],[role=link],[role=tab],[role=menuitem],[role=menuitemcheckbox],[role=menuitemradio],[role=option],[role=treeitem],[role=switch],[onclick],[tabindex]:not([tabindex="-1"])';
@@ -134,6 +134,8 @@ export function installCapture(send: (report: PageReport) => void): void {
     step(keyStep(e));
   });
 
+  // The page's own title and address; an iframe's are not the page's.
+  if (inFrame()) return;
   const page = () => send({ kind: "page", url: location.href, title: document.title });
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", page, { once: true });
   else page();

@@ -49,6 +49,15 @@ export function selectorOf(el: Element): string | undefined {
   return candidates.find((s) => unique(s, el));
 }
 
+/** This document is an iframe's (a cross-site parent cannot be read, but it can be told apart). */
+export function inFrame(): boolean {
+  try {
+    return window.top !== window;
+  } catch {
+    return true;
+  }
+}
+
 export function describe(el: Element): TraceTargetT {
   const t: TraceTargetT = { role: roleOf(el), name: nameOf(el).slice(0, ATTR_CHARS), tag: el.localName };
   const extra: Partial<TraceTargetT> = {
@@ -60,6 +69,7 @@ export function describe(el: Element): TraceTargetT {
     id: attr(el, "id"),
     type: el.localName === "input" || el.localName === "button" ? attr(el, "type") : undefined,
     href: el.localName === "a" ? attr(el, "href") : undefined,
+    frame: inFrame() ? location.href.slice(0, 2048) : undefined,
   };
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) (t as Record<string, unknown>)[k] = v;
   return t;
