@@ -16,6 +16,7 @@ import { onDebuggingCancelled } from "./cdp.ts";
 import { invalidateRefs } from "./refs/table.ts";
 import { allSessions, endByPerson, getSession } from "./sessions.ts";
 import { SESSION } from "./settings.ts";
+import { recordingsReady } from "./recording/state.ts";
 
 const KEY = SESSION.control;
 
@@ -74,6 +75,9 @@ export function takenOverError(sessionId: string): BskError {
 export async function takeOver(sessionId: string, tabId?: number): Promise<boolean> {
   await controlReady();
   if (!getSession(sessionId) || takenOver.has(sessionId)) return false;
+  // A recording's tab is the person's already; taking over would only cut off the wait for its trace.
+  const recording = (await recordingsReady()).get(sessionId);
+  if (recording && !recording.ended) return false;
   takenOver.add(sessionId);
   save();
   for (const ac of running.get(sessionId) ?? []) ac.abort(takenOverError(sessionId));

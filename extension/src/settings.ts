@@ -46,7 +46,7 @@ export async function readSwitches(): Promise<Switches> {
   }
 }
 /** `control`: ids of the sessions the person has taken over (control.ts). */
-export const SESSION = { connection: "connection", sessions: "sessions", control: "control" } as const;
+export const SESSION = { connection: "connection", sessions: "sessions", control: "control", recordings: "recordings" } as const;
 
 export interface Settings {
   port: number;

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { RecordTrace } from "../../protocol/trace.ts";
 import { startWorld, type Run, type World } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
@@ -182,5 +183,27 @@ describe("record", () => {
     ]);
     // The page itself keeps its own address and title (an iframe's are not the page's).
     expect(r.trace.pages).toEqual([{ id: 1, url: w.fixtures.url("/record-frames.html"), title: "Record frames" }]);
+  }, 60_000);
+
+  test("the popup offers no Take over for a recording (it would cut the trace off), and one asked for anyway is refused", async () => {
+    const recording = recordStart(["--url", w.fixtures.url("/record-start.html?popup")]);
+    const page = await PersonPage.find(w.browser.cdpPort!, "/record-start.html?popup", 20_000);
+    await panelAt(page, 0);
+    const { sessions } = await w.ok(["session", "list"]);
+    const s = sessions.find((x: any) => x.state === "live" && x.name === "recording").session_id as string;
+    await w.person.openTab(`chrome-extension://${EXTENSION_ID}/popup.html?recording`);
+    const popup = await PersonPage.find(w.browser.cdpPort!, "/popup.html?recording");
+    const row = `document.querySelector('li[data-session="${s}"]')`;
+    await popup.waitFor(`!!${row}?.querySelector(".recording")`);
+    expect(await popup.evaluate(`[...${row}.querySelectorAll("button")].map((b) => b.dataset.action)`)).toEqual(["stop"]);
+    // As if an older popup sent it: the worker refuses, the recording carries on.
+    await popup.evaluate(`chrome.runtime.sendMessage({ type: "takeover_session", session_id: ${JSON.stringify(s)} })`);
+    await page.clickSelector("#to-login");
+    await panelAt(page, 2);
+    await w.ok(["record", "stop"]);
+    const r = await finished(recording);
+    expect(r.trace).toMatchObject({ stopped_by: "stop" });
+    expect(r.trace.steps).toHaveLength(2);
+    await popup.closeTab();
   }, 60_000);
 });

@@ -61,23 +61,27 @@ export function App() {
   // A store reconciled by id: a session's row (and the button under the person's pointer) survives refreshes.
   const [sessions, setSessions] = createStore<SessionState[]>([]);
   const [takenOver, setTakenOver] = createSignal<string[]>([]);
+  const [recording, setRecording] = createSignal<string[]>([]);
   const [settings, setSettings] = createSignal<Settings>();
   const [switches, setSwitches] = createSignal<SwitchValues>(DEFAULT_SWITCHES);
   const defaultLabel = parseBrowser(navigator.userAgent).name.toLowerCase();
 
   const refresh = async () => {
-    const [c, s, st, sw, control] = await Promise.all([
+    const [c, s, st, sw, control, recs] = await Promise.all([
       readConnectionStatus(),
       readSessions(),
       loadSettings(defaultLabel),
       readSwitches(),
       browser.storage.session.get(SESSION.control),
+      browser.storage.session.get(SESSION.recordings),
     ]);
     setConn(c);
     setSessions(reconcile(Object.values(s), { key: "session_id" }));
     setSettings(st);
     setSwitches(sw);
     setTakenOver(Array.isArray(control[SESSION.control]) ? (control[SESSION.control] as string[]) : []);
+    const live = Object.values((recs[SESSION.recordings] ?? {}) as Record<string, { session_id: string; ended?: unknown }>);
+    setRecording(live.filter((r) => !r.ended).map((r) => r.session_id));
   };
   const onChange = () => void refresh();
   onMount(() => {
@@ -130,7 +134,7 @@ export function App() {
         )}
       </Show>
       <Pairing conn={conn()} />
-      <Sessions sessions={sessions} takenOver={takenOver()} />
+      <Sessions sessions={sessions} takenOver={takenOver()} recording={recording()} />
       <Switches values={switches()} />
     </main>
   );

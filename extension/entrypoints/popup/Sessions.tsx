@@ -8,7 +8,7 @@ function tell(msg: PageMessage): void {
   void browser.runtime.sendMessage(msg);
 }
 
-export function Sessions(props: { sessions: SessionState[]; takenOver: string[] }) {
+export function Sessions(props: { sessions: SessionState[]; takenOver: string[]; recording: string[] }) {
   return (
     <section>
       <h2>{t("popup.sessions")}</h2>
@@ -17,6 +17,8 @@ export function Sessions(props: { sessions: SessionState[]; takenOver: string[] 
           <For each={props.sessions}>
             {(s) => {
               const taken = () => props.takenOver.includes(s.session_id);
+              // A recording's tab is the person's already: no Take over (it would cut off the trace), Stop ends it.
+              const recording = () => props.recording.includes(s.session_id);
               const tabs = () => Object.keys(s.tabs).length;
               return (
                 <li data-session={s.session_id}>
@@ -28,19 +30,25 @@ export function Sessions(props: { sessions: SessionState[]; takenOver: string[] 
                         {" · "}
                         <span class="taken">{t("popup.taken_over")}</span>
                       </Show>
+                      <Show when={recording()}>
+                        {" · "}
+                        <span class="recording">{t("popup.recording")}</span>
+                      </Show>
                     </div>
                   </div>
                   <Show
-                    when={taken()}
+                    when={taken() || recording()}
                     fallback={
                       <button type="button" data-action="takeover" title={t("pill.takeover_title")} onClick={() => tell({ type: "takeover_session", session_id: s.session_id })}>
                         {t("pill.takeover")}
                       </button>
                     }
                   >
-                    <button type="button" data-action="resume" title={t("pill.resume_title")} onClick={() => tell({ type: "resume_session", session_id: s.session_id })}>
-                      {t("pill.resume")}
-                    </button>
+                    <Show when={taken()}>
+                      <button type="button" data-action="resume" title={t("pill.resume_title")} onClick={() => tell({ type: "resume_session", session_id: s.session_id })}>
+                        {t("pill.resume")}
+                      </button>
+                    </Show>
                   </Show>
                   <button type="button" class="stop" data-action="stop" title={t("pill.stop_title")} onClick={() => tell({ type: "stop_session", session_id: s.session_id })}>
                     {t("pill.stop")}

@@ -5,6 +5,7 @@
  */
 import { browser } from "wxt/browser";
 import type { StopReason, TracePageT, TraceStepT } from "../../../protocol/trace.ts";
+import { SESSION } from "../settings.ts";
 
 export interface Recording {
   session_id: string;
@@ -21,7 +22,7 @@ export interface Recording {
   ended?: { stopped_by: StopReason; recorded_at: string };
 }
 
-const KEY = "recordings";
+const KEY = SESSION.recordings;
 let all: Map<string, Recording> | null = null;
 let loading: Promise<Map<string, Recording>> | null = null;
 const listeners: ((rec: Recording) => void)[] = [];
