@@ -39,6 +39,7 @@ const FRAME_CAP_MS = 150;
 /** Reading the new document's status; a page busy in a long script answers late. */
 const STATUS_CAP_MS = 500;
 
+
 /**
  * Installs the mutation observer in the page (bsk's isolated world) for the document of `node`, and the shadow roots
  * it sits in. It also notes the frame after the input: the first input event the page sees requests an animation
@@ -127,7 +128,8 @@ export class EffectWatch {
   private downloadHint: string | null = null;
   private download: { url: string; suggested_filename?: string } | null = null;
   private opened: OpenDialog | null = null;
-  private wake: (() => void) | null = null;
+  /** Waiters to wake on any event (two can wait at once: the frame's read and a navigation starting). */
+  private readonly wakers = new Set<() => void>();
   private readonly offs: (() => void)[] = [];
 
   private constructor(
@@ -214,9 +216,7 @@ export class EffectWatch {
   }
 
   private poke(): void {
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
+    for (const wake of [...this.wakers]) wake();
   }
 
   /** Resolves once `done()` holds, or after `ms`. */
@@ -226,13 +226,18 @@ export class EffectWatch {
       const left = deadline - performance.now();
       if (left <= 0) return;
       let timer: ReturnType<typeof setTimeout> | undefined;
+      let wake: () => void = () => {};
       await raceAbort(
         new Promise<void>((resolve) => {
-          this.wake = resolve;
+          wake = resolve;
+          this.wakers.add(wake);
           timer = setTimeout(resolve, left);
         }),
         signal,
-      ).finally(() => clearTimeout(timer));
+      ).finally(() => {
+        clearTimeout(timer);
+        this.wakers.delete(wake);
+      });
     }
   }
 
@@ -269,7 +274,17 @@ export class EffectWatch {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), FRAME_CAP_MS)));
       const first = await Promise.race([evaluate(AFTER_FRAME, true), late]).finally(() => clearTimeout(timer));
-      return first === "late" ? await evaluate(READ_DOM_PROBE, false) : first;
+      if (first !== "late") return first;
+      // A document whose navigation has started (a slow server) answers page calls only once the new one commits:
+      // then whether its DOM changed is unknown, and the navigation tells what happened.
+      const read = evaluate(READ_DOM_PROBE, false);
+      const answered = new AbortController();
+      const navigating = this.until(() => this.started && !this.committed, NAV_COMMIT_CAP_MS, AbortSignal.any([signal, answered.signal])).then(
+        () => (this.started && !this.committed ? null : read),
+        () => read,
+      );
+      navigating.catch(() => undefined);
+      return await Promise.race([read, navigating]).finally(() => answered.abort());
     } catch (err) {
       if (isDialogPending(err) || signal.aborted) throw err;
       // The document went away under the observer: it was replaced.

@@ -248,6 +248,16 @@ describe("effects", () => {
     const r = await clicking;
     expect(r.effect).toMatchObject({ kind: "navigated", navigation: { url: w.fixtures.url("/hold/slow-nav"), status: 200 } });
   });
+
+  test("a click whose navigation stays on its way (a server that does not answer) returns it as started, status unknown", async () => {
+    await page("act-effects.html");
+    await js(`document.getElementById("slow").href = "/hold/stuck-nav"; 1`);
+    // The server answers only after the click has returned: the click cannot have waited for the commit.
+    const r = await ok(["click", "#slow"]);
+    expect(r.effect).toMatchObject({ kind: "navigated", navigation: { url: w.fixtures.url("/hold/stuck-nav"), status: null } });
+    w.fixtures.release("stuck-nav");
+    expect((await ok(["wait-for", "--url", "*/hold/stuck-nav"])).url).toBe(w.fixtures.url("/hold/stuck-nav"));
+  });
 });
 
 describe("dialogs", () => {

@@ -1,6 +1,7 @@
 /** The spine end to end: real Chromium, the built extension, dist/bsk, a local fixture site. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startWorld, until, type World } from "./harness.ts";
+import { PersonPage } from "./person-page.ts";
 
 let w: World;
 
@@ -70,10 +71,14 @@ describe("session, navigation, evaluate, tabs", () => {
     const waited = await w.ok(["wait-for", "--url", "*/echo-title/Two", "--session", s, "--timeout", "5s"]);
     expect(waited.matched).toBe("url");
 
-    // wait-for --navigation resolves on the navigation a page script starts later.
-    await w.ok(["evaluate", `setTimeout(() => location.href = ${JSON.stringify(w.fixtures.url("/echo-title/Three"))}, 50); 1`, "--session", s]);
-    const nav = await w.ok(["wait-for", "--navigation", "--session", s, "--timeout", "10s"]);
-    expect(nav).toMatchObject({ matched: "navigation", title: "Three" });
+    // wait-for --navigation resolves on a navigation that starts later: the person's, once the call is seen running
+    // (the tab glows while the agent acts).
+    const waiting = w.ok(["wait-for", "--navigation", "--session", s, "--timeout", "10s"]);
+    const person = await PersonPage.find(w.browser.cdpPort!, "/echo-title/Two");
+    await person.waitOverlay("the glow while the wait-for runs", (o) => !!o?.glow);
+    await person.evaluate(`location.href = ${JSON.stringify(w.fixtures.url("/echo-title/Three"))}`);
+    expect(await waiting).toMatchObject({ matched: "navigation", title: "Three" });
+    person.close();
 
     const timedOut = await w.bsk(["wait-for", "--url", "/never-matches/", "--session", s, "--timeout", "300ms", "--json"]);
     expect(timedOut.code).toBe(4);

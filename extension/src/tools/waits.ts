@@ -171,19 +171,32 @@ async function waitElement(sessionId: string, tabId: number, target: string, wan
   }
 }
 
+/** The committed document's own account of a milestone, awaited in the page (networkidle counts as load). */
+async function documentReached(tabId: number, milestone: "commit" | "domcontentloaded" | "load" | "networkidle", signal: AbortSignal): Promise<void> {
+  if (milestone === "commit") return;
+  const ready = milestone === "domcontentloaded" ? `document.readyState !== "loading"` : `document.readyState === "complete"`;
+  const event = milestone === "domcontentloaded" ? "DOMContentLoaded" : "load";
+  const expression = `new Promise((resolve) => (${ready}) ? resolve(true) : addEventListener(${JSON.stringify(event)}, () => resolve(true), { once: true }))`;
+  await sendTo({ tabId }, "Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }, signal).catch((err: unknown) => {
+    // The document went away meanwhile (another navigation): it is not where the wait ends.
+    if (!isGoneError(err)) throw err;
+  });
+}
+
 async function waitNavigation(tabId: number, p: { navigation: boolean; url?: string; wait_until: "commit" | "domcontentloaded" | "load" | "networkidle" }, signal: AbortSignal) {
   await watching(tabId, signal, async (watch) => {
     if (p.url === undefined) return watch.until(p.wait_until, signal);
     const matches = urlMatcher(p.url);
-    // --url alone is satisfied by the page as it is; with --navigation it must be a new one.
-    // Read after the watch began, so a navigation in between is not missed. A navigation still on its way
-    // (pendingUrl) has not reached its URL: its commit and milestone are waited for like any later one.
-    const now = await browser.tabs.get(tabId);
-    if (!p.navigation && !now.pendingUrl && matches(now.url || "")) {
-      if (now.status === "complete" || p.wait_until === "commit") return;
-      // Committed there, still loading: that document's milestone.
-      const { frameTree } = await sendTo<{ frameTree: { frame: { loaderId: string; url: string } } }>({ tabId }, "Page.getFrameTree", {}, signal);
-      if (matches(frameTree.frame.url)) return watch.until(p.wait_until, signal, frameTree.frame.loaderId);
+    // --url alone is satisfied by the page as it is; with --navigation it must be a new one. The committed
+    // document is read from the page after the watch began: a commit later than that reaches the watch, and a
+    // navigation still on its way (the tab's pendingUrl) has not reached its URL yet.
+    if (!p.navigation) {
+      const { frameTree } = await sendTo<{ frameTree: { frame: { url: string; urlFragment?: string } } }>({ tabId }, "Page.getFrameTree", {}, signal);
+      if (matches(frameTree.frame.url + (frameTree.frame.urlFragment ?? ""))) {
+        // Its milestones may have passed before the watch began: the document itself says how far it is.
+        if ((await browser.tabs.get(tabId)).pendingUrl === undefined) await documentReached(tabId, p.wait_until, signal);
+        return;
+      }
     }
     await watch.untilUrl(matches, p.wait_until, signal);
   });
