@@ -240,6 +240,14 @@ describe("download", () => {
     expect(readdirSync(dir).filter((f) => f.includes(".tmp"))).toEqual([]);
   });
 
+  test("a link that downloads in a new tab (target=_blank): the new tab's download is the click's", async () => {
+    await ok(["navigate", w.fixtures.url("/files-download.html")]);
+    const out = join(dir, "popup.txt");
+    const r = await ok(["download", "#popup", "--out", out]);
+    expect(r).toMatchObject({ path: out, size: 13, name: "popup.txt", sha256: generatedSha(13), effect_state: "committed" });
+    expect(inBrowserFolder().filter((f) => !String(f).startsWith("bsk-"))).toEqual([]);
+  });
+
   test("a click that downloads nothing: no_download, no file", async () => {
     await ok(["navigate", w.fixtures.url("/files-download.html")]);
     const out = join(dir, "never.txt");

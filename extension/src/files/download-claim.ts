@@ -36,6 +36,8 @@ interface Held {
 
 export class Claim {
   private readonly urls: { url: string; name?: string }[] = [];
+  /** What the tab's sessions announced as downloads (Page.downloadWillBegin). */
+  private readonly announced: string[] = [];
   private readonly held: Held[] = [];
   private readonly routed = new Set<number>();
   /** URLs whose bytes were taken from the response, and the browser's own items for them. */
@@ -51,6 +53,7 @@ export class Claim {
     this.offs.push(
       onTabEvent(tabId, "Page.downloadWillBegin", (_s, p) => {
         this.urls.push({ url: String(p.url ?? ""), name: p.suggestedFilename });
+        this.announced.push(String(p.url ?? ""));
         for (const h of [...this.held]) this.match(h);
       }),
     );
@@ -69,16 +72,19 @@ export class Claim {
     this.offs.push(() => browser.downloads.onDeterminingFilename.removeListener(onDetermine));
   }
 
-  /** A URL known to be the click's download by other means (its response was taken): its item is matched too. */
-  expect(url: string, name?: string): void {
-    this.taken.add(url);
+  /**
+   * A URL known to be the click's download by other means: its response was taken (its item is a shadow), or it
+   * is the clicked link's own address (a download it opens in another tab). Its item is matched too.
+   */
+  expect(url: string, name?: string, opts: { taken: boolean } = { taken: true }): void {
+    if (opts.taken) this.taken.add(url);
     this.urls.push({ url, name });
     for (const h of [...this.held]) this.match(h);
   }
 
   /** What the click asked to download, for an error message. */
   get seenUrls(): string[] {
-    return this.urls.map((u) => u.url);
+    return [...this.announced];
   }
 
   private match(h: Held): void {

@@ -103,22 +103,22 @@ function downloadFailed(why: unknown): BskError {
   });
 }
 
-/** The link and file name an <a download> target asks for, if it is one. */
-async function downloadLink(rt: ResolvedTarget, signal: AbortSignal): Promise<{ url: string; name?: string } | undefined> {
+/** The link the target is (or is in): its address, and the file name its download attribute asks for (null: none). */
+async function linkOf(rt: ResolvedTarget, signal: AbortSignal): Promise<{ url: string; download: string | null } | undefined> {
   const r = await sendTo<{ result: { value?: unknown } }>(
     rt.cdp,
     "Runtime.callFunctionOn",
     {
       objectId: rt.objectId,
       functionDeclaration:
-        "function () { const a = this.closest && this.closest('a[download]'); return a && a.href ? { url: a.href, name: a.getAttribute('download') } : null; }",
+        "function () { const a = this.closest && this.closest('a[href]'); return a && a.href ? { url: a.href, download: a.hasAttribute('download') ? a.getAttribute('download') : null } : null; }",
       returnByValue: true,
     },
     signal,
   ).catch(() => null);
-  const v = r?.result.value as { url?: unknown; name?: unknown } | null | undefined;
+  const v = r?.result.value as { url?: unknown; download?: unknown } | null | undefined;
   if (!v || typeof v.url !== "string") return undefined;
-  return { url: v.url, ...(typeof v.name === "string" && v.name && { name: v.name }) };
+  return { url: v.url, download: typeof v.download === "string" ? v.download : null };
 }
 
 /** The effect as the person would see it: a download, not the navigation the browser turned into one. */
@@ -169,13 +169,16 @@ export async function download(p: ParsedParams<"download">, signal: AbortSignal,
   });
   try {
     const targets: CdpTarget[] = rt.cdp.sessionId ? [{ tabId }, rt.cdp] : [{ tabId }];
+    const link = await linkOf(rt, signal);
+    // A link that opens its download in a new tab (target=_blank) is not this tab's: its item is known by address.
+    if (link) claim.expect(link.url, undefined, { taken: false });
     tap = await ResponseTap.arm(
       tabId,
       targets,
       {
         sessionId: p.session_id,
         progress,
-        link: await downloadLink(rt, signal),
+        link: link && link.download !== null ? { url: link.url, ...(link.download && { name: link.download }) } : undefined,
         offer: (head, start) => {
           const mine = first.offer(async () => {
             const t = await start();
@@ -190,7 +193,8 @@ export async function download(p: ParsedParams<"download">, signal: AbortSignal,
     const effect = await withEffect(tabId, { target: rt.cdp, objectId: rt.objectId }, signal, () =>
       click(tabId, at.x, at.y, { button: "left", count: 1, modifiers: [] }, signal),
     );
-    const work = await first.wait(effect.kind === "download" || claim.seenUrls.length ? START_WAIT_MS : 1000, signal);
+    const announced = effect.kind === "download" || effect.new_tab_ids !== undefined || claim.seenUrls.length > 0;
+    const work = await first.wait(announced ? START_WAIT_MS : 1000, signal);
     if (!work) {
       throw new BskError("unsupported", `clicking ${rt.ref ?? rt.role} "${rt.name}" started no download; nothing was saved`, {
         hint: "Target the link or button that downloads (bsk snapshot); a page that opens a viewer instead needs its own download button.",
