@@ -7,7 +7,7 @@ import { browser } from "wxt/browser";
 import type { ParsedParams, Result } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import { mainFrameId, sendTo } from "../cdp.ts";
-import { dropWorld, isGoneError, worldOf } from "../frames.ts";
+import { dropWorld, isGoneError, listFrames, worldOf } from "../frames.ts";
 import { letPersonAnswer } from "../guard/prompts.ts";
 import { HELP_TARGET_ATTR } from "../overlay/messages.ts";
 import { emit } from "../outbox.ts";
@@ -55,23 +55,54 @@ async function checkSelectors(tabId: number, selectors: string[], signal: AbortS
   }
 }
 
-async function markTargets(sessionId: string, tabId: number, targets: string[], id: string, signal: AbortSignal): Promise<{ found: Found[]; marked: number }> {
+const UNMARK_FN = `function (attr) { this.removeAttribute(attr); }`;
+
+/**
+ * The overlay lives in the top document and highlights what it can see there: a target inside an iframe is shown
+ * by the iframe element of the top document that holds it (however deeply nested). False when it cannot be found.
+ */
+async function markFrameOwner(tabId: number, frameId: string, main: string, id: string, scroll: boolean, signal: AbortSignal): Promise<boolean> {
+  const frames = await listFrames(tabId, signal);
+  let f = frames.find((x) => x.frameId === frameId);
+  while (f && f.parentId !== main) f = frames.find((x) => x.frameId === f!.parentId);
+  if (!f) return false;
+  const { backendNodeId } = await sendTo<{ backendNodeId: number }>({ tabId }, "DOM.getFrameOwner", { frameId: f.frameId }, signal);
+  const world = await worldOf({ tabId }, main, signal);
+  const { object } = await sendTo<{ object: { objectId: string } }>({ tabId }, "DOM.resolveNode", { backendNodeId, executionContextId: world.contextId }, signal);
+  await sendTo({ tabId }, "Runtime.callFunctionOn", { objectId: object.objectId, functionDeclaration: MARK_FN, arguments: [{ value: HELP_TARGET_ATTR }, { value: id }, { value: scroll }] }, signal);
+  return true;
+}
+
+type Marked = Awaited<ReturnType<typeof resolveTarget>>;
+
+async function markTargets(
+  sessionId: string,
+  tabId: number,
+  targets: string[],
+  id: string,
+  signal: AbortSignal,
+): Promise<{ found: Found[]; marked: number; inFrames: Marked[] }> {
   const found: Found[] = [];
+  const inFrames: Marked[] = [];
   let marked = 0;
   const main = targets.length ? await mainFrameId(tabId, signal) : "";
   for (const target of targets) {
     try {
       const rt = await resolveTarget(sessionId, tabId, target, signal);
-      await callOn(rt, MARK_FN, [HELP_TARGET_ATTR, id, found.every((f) => !f.found)], signal);
-      // The overlay lives in the top document and highlights what it can see there.
+      const first = found.every((f) => !f.found);
+      await callOn(rt, MARK_FN, [HELP_TARGET_ATTR, id, first], signal);
       if (rt.frameId === main) marked++;
+      else {
+        inFrames.push(rt);
+        if (await markFrameOwner(tabId, rt.frameId, main, id, first, signal).catch(() => false)) marked++;
+      }
       found.push({ target, found: true, role: rt.role, name: rt.name });
     } catch (err) {
       if (signal.aborted || !(err instanceof BskError)) throw err;
       found.push({ target, found: false, error: err.code === "not_found" ? (err.data?.reason ?? err.code) : err.code });
     }
   }
-  return { found, marked };
+  return { found, marked, inFrames };
 }
 
 async function unmark(tabId: number, id: string): Promise<void> {
@@ -99,7 +130,7 @@ export async function requestHelp(p: ParsedParams<"request_help">, signal: Abort
   const until = p.until;
   await checkSelectors(tabId, [until?.element_exists, until?.element_missing].filter((s): s is string => s !== undefined), signal);
   const id = crypto.randomUUID();
-  const { found, marked } = await markTargets(p.session_id, tabId, p.targets, id, signal);
+  const { found, marked, inFrames } = await markTargets(p.session_id, tabId, p.targets, id, signal);
   // While the person helps, the tab's browser prompts are theirs to answer (an HTTP sign-in is often the help).
   letPersonAnswer(tabId, true);
   try {
@@ -112,5 +143,7 @@ export async function requestHelp(p: ParsedParams<"request_help">, signal: Abort
   } finally {
     letPersonAnswer(tabId, false);
     if (marked > 0 || found.some((f) => f.found)) await unmark(tabId, id);
+    // Targets inside iframes carry the mark in their own documents too (it scrolled them into view there).
+    for (const rt of inFrames) await callOn(rt, UNMARK_FN, [HELP_TARGET_ATTR], AbortSignal.timeout(2000)).catch(() => undefined);
   }
 }
