@@ -12,7 +12,17 @@ import { onAttach, sendTo, tapCdp } from "./cdp.ts";
 import { scriptText } from "./script-text.ts";
 import type { CdpTarget } from "./refs/target.ts";
 
-const AUTO_ATTACH = { autoAttach: true, waitForDebuggerOnStart: false, flatten: true, filter: [{ type: "iframe" }] };
+/** Out-of-process iframes are attached paused: everything that must watch them from their start is set up first. */
+const AUTO_ATTACH = { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{ type: "iframe" }] };
+
+/** Runs on every out-of-process iframe's session before its document runs (after a worker restart too). */
+export type ChildHook = (send: (method: string, params?: object) => Promise<any>, tabId: number) => Promise<unknown>;
+const childHooks: ChildHook[] = [];
+
+/** Families that watch pages from their start (browser prompts, the recorder) register here at start-up. */
+export function onChildAttach(hook: ChildHook): void {
+  childHooks.push(hook);
+}
 
 export interface FrameInfo {
   frameId: string;
@@ -80,10 +90,13 @@ function adoptChild(tabId: number, sessionId: string, frameId: string): void {
   if (!map) children.set(tabId, (map = new Map()));
   map.set(sessionId, { sessionId, frameId });
   const child = { tabId, sessionId };
-  // Page events invalidate the child's worlds on navigation; auto-attach reaches iframes nested inside it.
-  void Promise.all([sendTo(child, "Page.enable"), sendTo(child, "Target.setAutoAttach", AUTO_ATTACH)]).catch((err: unknown) =>
-    console.warn(`bsk: could not set up iframe session ${sessionId}: ${String(err)}`),
+  const send = (method: string, params?: object) => sendTo(child, method, params);
+  // Page events invalidate the child's worlds on navigation; auto-attach reaches iframes nested inside it. A hook's
+  // failure is logged, never fatal: the frame is let go in any case.
+  const setUp = [send("Page.enable"), send("Target.setAutoAttach", AUTO_ATTACH), ...childHooks.map((hook) => hook(send, tabId))].map((p) =>
+    p.catch((err: unknown) => console.warn(`bsk: could not set up iframe session ${sessionId}: ${String(err)}`)),
   );
+  void Promise.all(setUp).then(() => send("Runtime.runIfWaitingForDebugger").catch(() => undefined));
 }
 
 /** The sessions of the tab's out-of-process iframes known now. */

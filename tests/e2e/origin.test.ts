@@ -136,6 +136,18 @@ describe("browser prompts", () => {
     await w.ok(["session", "stop", s]);
   });
 
+  test("a permission prompt from another site's iframe is caught too", async () => {
+    await w.ok(["navigate", w.fixtures.url("/guard-frame.html"), "--session", s]);
+    const paste = await until("the frame's button in a snapshot", async () =>
+      ((await w.ok(["snapshot", "--session", s])).text as string).split("\n").find((l) => l.includes("Paste from the clipboard"))?.match(/@e\d+/)?.[0],
+    );
+    const e = await fails(s, ["click", paste], "unsupported", "browser_prompt");
+    expect(e.data).toMatchObject({ prompt: "permission", detail: { permission: "clipboard-read" }, answer: "left_to_person" });
+    const ev = await events(s, "browser.prompt");
+    expect(ev.at(-1)?.data).toMatchObject({ kind: "permission", url: w.fixtures.crossUrl("/guard-frame-inner.html") });
+    await w.ok(["navigate", w.fixtures.url("/guard.html"), "--session", s]);
+  });
+
   test("HTTP sign-in: cancelled, never answered; navigate fails with browser_prompt and a hint to ask the person", async () => {
     const e = await fails(s, ["navigate", w.fixtures.url("/basic-auth")], "unsupported", "browser_prompt");
     expect(e.hint).toContain("bsk request-help");

@@ -3,13 +3,15 @@
  * - HTTP and proxy sign-in (webRequest.onAuthRequired): bsk cancels it, so nothing waits on a dialog nobody
  *   watches, and never fills in anything (the page shows the site's 401). The person's own tabs get the browser's
  *   prompt as always; so does a session's tab while the person is asked to help in it (request-help).
- * - permission prompts, device choosers and printing (page-prompts.ts, through a CDP binding);
+ * - permission prompts, device choosers and printing (page-prompts.ts, through a CDP binding), in other sites'
+ *   iframes too;
  * - opening another application (an external protocol such as mailto: or a custom scheme).
  * Each becomes a browser.prompt event and fails the page-changing call it happened in (incidents.ts), with a hint
  * to ask the person through bsk request-help. None is ever answered yes.
  */
 import { browser, type Browser } from "wxt/browser";
 import { onAttach, tapCdp } from "../cdp.ts";
+import { onChildAttach } from "../frames.ts";
 import { emit } from "../outbox.ts";
 import { ownerOfTab, sessionsReady } from "../sessions.ts";
 import { reportIncident } from "./incidents.ts";
@@ -89,9 +91,16 @@ export function installPromptWatch(): void {
     ["asyncBlocking"],
   );
 
-  onAttach(async (_tabId, send) => {
+  const watchPage = async (send: (method: string, params?: object) => Promise<unknown>) => {
     await send("Runtime.addBinding", { name: PROMPT_BINDING });
     await send("Page.addScriptToEvaluateOnNewDocument", { source: PAGE_PROMPT_SCRIPT, runImmediately: true });
+  };
+  onAttach((_tabId, send) => watchPage(send));
+  // Another site's iframe is a target of its own (its prompts are asked of the person all the same); a binding
+  // reports only to a session with the Runtime domain on.
+  onChildAttach(async (send) => {
+    await send("Runtime.enable");
+    await watchPage(send);
   });
 
   tapCdp({

@@ -10,7 +10,7 @@ import { BskError } from "../../../protocol/errors.ts";
 import { RecordTrace, TraceStep, TRACE_VERSION, type RecordTraceT, type StopReason } from "../../../protocol/trace.ts";
 import { abortError } from "../abort.ts";
 import { attach, onAttach, send, sendTo, tapCdp } from "../cdp.ts";
-import { childSessionIds } from "../frames.ts";
+import { childSessionIds, onChildAttach } from "../frames.ts";
 import { scriptText } from "../script-text.ts";
 import { allSessions, onSessionsChanged, resolveTab } from "../sessions.ts";
 import { navigationHandlers, pageState } from "../tools/navigation.ts";
@@ -33,8 +33,8 @@ async function installIn(tabId: number, sendCdp: (method: string, params?: objec
 }
 
 /**
- * An out-of-process iframe (another site's) is its own target: the recorder goes into it too, as it attaches.
- * (Same-process iframes run the tab's script already.) Its scripts go with the recording's tab.
+ * An out-of-process iframe (another site's) is its own target: the recorder goes into those already there when a
+ * recording begins, and into later ones as they attach (onChildAttach). Same-process iframes run the tab's script.
  */
 function installInFrame(tabId: number, sessionId: string): void {
   const child = { tabId, sessionId };
@@ -193,14 +193,15 @@ export function installRecorder(): void {
     const rec = recordingOfTab(tabId);
     if (rec) rec.script_id = await installIn(tabId, sendCdp);
   });
+  // Another site's iframe of a recording tab, before its document runs.
+  onChildAttach(async (send, tabId) => {
+    await recordingsReady();
+    if (recordingOfTab(tabId)) await installIn(tabId, send);
+  });
   tapCdp({
     onEvent(source, method, params) {
       if (method === "Runtime.bindingCalled" && params.name === RECORD_BINDING) {
         void recordingsReady().then(() => fromPage(source.tabId, params.payload));
-      } else if (method === "Target.attachedToTarget" && params.targetInfo?.type === "iframe") {
-        void recordingsReady().then(() => {
-          if (recordingOfTab(source.tabId)) installInFrame(source.tabId, String(params.sessionId));
-        });
       }
     },
   });
