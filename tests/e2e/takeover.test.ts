@@ -112,6 +112,22 @@ describe("take over, resume, stop", () => {
     await w.ok(["session", "stop", s]);
   });
 
+  test("while the person has taken over, an HTTP sign-in in the tab is theirs to answer", async () => {
+    const { s, page } = await sessionOnFixture();
+    await page.clickOverlay("takeover");
+    await until("taken over", async () => (await sessionState(s)).state === "taken_over");
+    await page.evaluate(`location.href = "/basic-auth?taken"`);
+    // The browser had the sign-in for the person (headless declines it: its error page); bsk would have shown the
+    // site's own 401 page by cancelling it.
+    const asked = await PersonPage.find(w.browser.cdpPort!, "/basic-auth?taken");
+    await asked.waitFor(`location.href.startsWith("chrome-error:")`);
+    const { events } = await w.ok(["events", "--session", s, "--type", "browser.prompt"]);
+    expect(events).toEqual([]);
+    asked.close();
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+
   test("Stop during a long wait-for ends that call and the session (stopped_by_person)", async () => {
     const { s, page } = await sessionOnFixture();
     const waiting = run(s, ["wait-for", "--text", "never on this page", "--timeout", "20s"]);

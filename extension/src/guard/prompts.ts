@@ -2,7 +2,8 @@
  * Browser prompts the agent cannot see or answer, in a session's tabs:
  * - HTTP and proxy sign-in (webRequest.onAuthRequired): bsk cancels it, so nothing waits on a dialog nobody
  *   watches, and never fills in anything (the page shows the site's 401). The person's own tabs get the browser's
- *   prompt as always; so does a session's tab while the person is asked to help in it (request-help).
+ *   prompt as always; so does a session's tab while the person is asked to help in it (request-help) or has taken
+ *   the session over.
  * - permission prompts, device choosers and printing (page-prompts.ts, through a CDP binding), in other sites'
  *   iframes too;
  * - opening another application (an external protocol such as mailto: or a custom scheme).
@@ -11,6 +12,7 @@
  */
 import { browser, type Browser } from "wxt/browser";
 import { onAttach, tapCdp } from "../cdp.ts";
+import { controlReady, isTakenOver } from "../control.ts";
 import { onChildAttach } from "../frames.ts";
 import { emit } from "../outbox.ts";
 import { ownerOfTab, sessionsReady } from "../sessions.ts";
@@ -57,8 +59,10 @@ function prompt(tabId: number, kind: Kind, url: string, detail: Record<string, s
 }
 
 async function onAuth(d: Browser.webRequest.OnAuthRequiredDetails): Promise<Browser.webRequest.BlockingResponse> {
-  await sessionsReady();
-  if (d.tabId < 0 || !ownerOfTab(d.tabId) || personAnswers.has(d.tabId)) return {};
+  await Promise.all([sessionsReady(), controlReady()]);
+  const owner = d.tabId < 0 ? undefined : ownerOfTab(d.tabId);
+  // The person's to answer: not a session's tab, a tab they were asked to help in, or a session they took over.
+  if (!owner || personAnswers.has(d.tabId) || isTakenOver(owner.session.session_id)) return {};
   const detail: Record<string, string> = { scheme: d.scheme };
   if (d.realm) detail.realm = d.realm;
   if (d.challenger?.host) detail.challenger = `${d.challenger.host}:${d.challenger.port}`;
