@@ -2,20 +2,13 @@
  * Actions, dialogs and waits end to end: real Chromium, the built extension, dist/bsk, the act-* fixture pages.
  * Whatever must be "in flight" is held by the fixture server (/hold/KEY until release), never by sleeps.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startWorld, type Run, type World } from "./harness.ts";
+import { describe, expect, test } from "bun:test";
+import { useWorld, type Run, type World } from "./harness.ts";
 
 let w: World;
 let s: string;
 
-beforeAll(async () => {
-  w = await startWorld();
-  s = await w.startSession();
-}, 60_000);
-
-afterAll(async () => {
-  await w?.stop();
-});
+useWorld({ session: true }, (world, session) => ([w, s] = [world, session]));
 
 const ok = (args: string[]) => w.ok([...args, "--session", s]);
 const run = (args: string[], opts?: { stdin?: string }) => w.bsk([...args, "--session", s, "--json"], opts);

@@ -3,20 +3,14 @@
  * types into its own tabs, clicks Allow / Deny in bsk's consent window, and uses an extension page of bsk's as
  * its hands for what only chrome.* can do (pin, mute, drag a tab, close a window, flip the popup switch).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
-import { BSK, startWorld, until, type Run, type World } from "./harness.ts";
+import { BSK, until, useWorld, type Run, type World } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
 
 let w: World;
 
-beforeAll(async () => {
-  w = await startWorld();
-}, 60_000);
-
-afterAll(async () => {
-  await w?.stop();
-});
+useWorld({}, (world) => (w = world));
 
 afterEach(async () => {
   await setConfirm(true);

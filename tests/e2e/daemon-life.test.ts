@@ -1,18 +1,12 @@
 /** The daemon's life with a real browser: auto-start, detachment, restart with re-adoption. */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { alive, daemonPid as pidOf } from "./daemon-process.ts";
-import { BSK, startWorld, until, type World } from "./harness.ts";
+import { BSK, until, useWorld, type World } from "./harness.ts";
 
 let w: World;
 
-beforeAll(async () => {
-  w = await startWorld();
-}, 60_000);
-
-afterAll(async () => {
-  await w?.stop();
-});
+useWorld({}, (world) => (w = world));
 
 const daemonPid = () => pidOf(w.home);
 

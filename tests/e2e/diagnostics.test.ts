@@ -2,22 +2,15 @@
  * Console and network capture, emulation, window resize and screenshot files, through dist/bsk against real
  * Chromium. Synchronisation is by what the page reports (a promise evaluate awaits), never by sleeping.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { freePort, startWorld, type World } from "./harness.ts";
+import { freePort, useWorld, type World } from "./harness.ts";
 
 let w: World;
 let s: string;
 
-beforeAll(async () => {
-  w = await startWorld();
-  s = await w.startSession();
-}, 60_000);
-
-afterAll(async () => {
-  await w?.stop();
-});
+useWorld({ session: true }, (world, session) => ([w, s] = [world, session]));
 
 const inSession = (...args: string[]) => [...args, "--session", s];
 

@@ -3,19 +3,13 @@
  * order with coalesced counts, the service worker stopped mid-call (unknown, woken, re-attached, no gap or
  * duplicate), a crashed renderer, and `bsk events --follow`.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { crashPage, evaluateInPage, evaluateInWorker, serviceWorker, stopServiceWorker } from "./devtools.ts";
-import { startWorld, until, type World } from "./harness.ts";
+import { until, useWorld, type World } from "./harness.ts";
 
 let w: World;
 
-beforeAll(async () => {
-  w = await startWorld();
-}, 60_000);
-
-afterAll(async () => {
-  await w?.stop();
-});
+useWorld({}, (world) => (w = world));
 
 async function events(s: string, ...args: string[]): Promise<any[]> {
   return (await w.ok(["events", "--session", s, "--limit", "10000", ...args])).events;

@@ -2,6 +2,7 @@
  * One isolated bsk world per test file: its own $BSK_HOME, daemon port, fixture site and Chromium profile,
  * driven only through the compiled dist/bsk binary, as an agent would.
  */
+import { afterAll, beforeAll } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
@@ -155,6 +156,21 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
 }
 
 /** Wait for a condition that is checked by polling something outside this process (a file, a pid). */
+/**
+ * The one world of a test file: started before its tests (with a session when asked), stopped after them; `ready`
+ * hands the world and the session id to the file's own variables.
+ */
+export function useWorld(opts: WorldOptions & { session?: boolean }, ready: (w: World, s: string) => void): void {
+  let world: World | undefined;
+  beforeAll(async () => {
+    world = await startWorld(opts);
+    ready(world, opts.session ? await world.startSession() : "");
+  }, 60_000);
+  afterAll(async () => {
+    await world?.stop();
+  });
+}
+
 export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {

@@ -3,23 +3,16 @@
  * the panel, signs in, types a note, clicks Done or Cancel, reloads, changes the SPA route; every outcome and its
  * note come back to the agent. The call is known to be waiting once its panel shows, never by sleeps.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
-import { startWorld, until, type Run, type World } from "./harness.ts";
+import { until, useWorld, type Run, type World } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
 
 let w: World;
 let s: string;
 let marker = 0;
 
-beforeAll(async () => {
-  w = await startWorld();
-  s = await w.startSession();
-}, 60_000);
-
-afterAll(async () => {
-  await w?.stop();
-});
+useWorld({ session: true }, (world, session) => ([w, s] = [world, session]));
 
 const run = (args: string[]) => w.bsk([...args, "--session", s, "--json"]);
 const help = (...args: string[]) => run(["request-help", ...args]);

@@ -1,20 +1,13 @@
 /** The operation ledger with a real browser: a daemon killed mid-click, effect_state, replays by --op-id. */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { alive, daemonPid } from "./daemon-process.ts";
 import { evaluateInPage } from "./devtools.ts";
-import { startWorld, until, type World } from "./harness.ts";
+import { until, useWorld, type World } from "./harness.ts";
 
 let w: World;
 let s: string;
 
-beforeAll(async () => {
-  w = await startWorld();
-  s = await w.startSession();
-}, 60_000);
-
-afterAll(async () => {
-  await w?.stop();
-});
+useWorld({ session: true }, (world, session) => ([w, s] = [world, session]));
 
 /**
  * The page's click counter (localStorage), read by the person in a tab of their own on the same origin: the tab that

@@ -1,20 +1,14 @@
 /** `bsk mcp` end to end: the MCP SDK's own client spawns dist/bsk mcp and drives the real browser through it. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fixtureBytes } from "../fixtures/server.ts";
-import { BSK, startWorld, until, type World } from "./harness.ts";
+import { BSK, until, useWorld, type World } from "./harness.ts";
 
 let w: World;
 
-beforeAll(async () => {
-  w = await startWorld();
-}, 60_000);
-
-afterAll(async () => {
-  await w?.stop();
-});
+useWorld({}, (world) => (w = world));
 
 async function connect(cwd?: string): Promise<{ client: Client; transport: StdioClientTransport }> {
   const transport = new StdioClientTransport({ command: BSK, args: ["mcp"], env: w.env, stderr: "pipe", cwd });

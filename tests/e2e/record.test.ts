@@ -5,25 +5,19 @@
  * targets by role and name, tells navigations with their cause, and the password is nowhere: not in the trace,
  * the output, the daemon's files or the event store. Progress is known from the panel's step count, never by sleeps.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { RecordTrace } from "../../protocol/trace.ts";
-import { startWorld, type Run, type World } from "./harness.ts";
+import { useWorld, type Run, type World } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
 
 const PASSWORD = "hunter2-Sekret!";
 
 let w: World;
 
-beforeAll(async () => {
-  w = await startWorld();
-}, 60_000);
-
-afterAll(async () => {
-  await w?.stop();
-});
+useWorld({}, (world) => (w = world));
 
 function recordStart(args: string[]): Promise<Run> {
   return w.bsk(["record", "start", ...args, "--json"]);

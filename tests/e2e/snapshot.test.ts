@@ -1,20 +1,13 @@
 /** Snapshot, refs, find, screenshot and get-html end to end: real Chromium, the built extension, dist/bsk. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
-import { startWorld, until, type World } from "./harness.ts";
+import { until, useWorld, type World } from "./harness.ts";
 
 let w: World;
 let s: string;
 
-beforeAll(async () => {
-  w = await startWorld();
-  s = await w.startSession();
-}, 60_000);
-
-afterAll(async () => {
-  await w?.stop();
-});
+useWorld({ session: true }, (world, session) => ([w, s] = [world, session]));
 
 const open = (page: string) => w.ok(["navigate", w.fixtures.url(`/${page}`), "--session", s]);
 const snapshot = async (...args: string[]) => (await w.ok(["snapshot", "--session", s, ...args])) as { text: string; cursor: string | null; truncated: boolean; tokens: number; refs: number };

@@ -4,21 +4,15 @@
  * click or a hit test away from the agent and never shows in its screenshots; "Show control hints" off hides it.
  * "In flight" is made certain by the glow (the tab is busy), never by sleeps.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
-import { startWorld, until, type Run, type World } from "./harness.ts";
+import { until, useWorld, type Run, type World } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
 import { decodePng } from "./png.ts";
 
 let w: World;
 
-beforeAll(async () => {
-  w = await startWorld();
-}, 60_000);
-
-afterAll(async () => {
-  await w?.stop();
-});
+useWorld({}, (world) => (w = world));
 
 let marker = 0;
 
