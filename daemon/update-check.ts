@@ -43,6 +43,8 @@ export class UpdateCheck {
   private stopped = false;
   /** A newer release waits for the sessions to end. */
   private pending = false;
+  /** The `bsk update` this daemon started is still running: no second one (it would only find the lock taken). */
+  private installing = false;
 
   constructor(
     private readonly deps: UpdateCheckDeps,
@@ -75,7 +77,7 @@ export class UpdateCheck {
   }
 
   async check(): Promise<void> {
-    if (this.running) return;
+    if (this.running || this.installing) return this.schedule(this.deps.intervalMs);
     this.running = true;
     const { log } = this.deps;
     try {
@@ -124,6 +126,8 @@ export class UpdateCheck {
         env: { ...this.deps.env, BSK_HOME: this.deps.home } as Record<string, string>,
       });
       child.unref();
+      this.installing = true;
+      void child.exited.finally(() => (this.installing = false));
     } finally {
       closeSync(fd);
     }

@@ -342,7 +342,12 @@ describe("the daemon's periodic check", () => {
     // The session ends (its browser never comes back); the update goes in.
     const log = () => readFileSync(join(i.home, "logs/daemon.log"), "utf8").split("\n").slice(-30).join("\n");
     // A guard, not a pace: on a loaded machine the download, swap and restart of a ~100 MB binary take a while.
-    await until("the update", () => (readUpdateState(i.home)?.state === "updated" ? true : undefined), 60_000, log);
+    // The new daemon's own first check may already have recorded it as current.
+    const installed = () => {
+      const s = readUpdateState(i.home);
+      return s?.state === "updated" || (s?.state === "current" && s.current === NEW) ? true : undefined;
+    };
+    await until("the update", installed, 60_000, log);
     expect((await i.run(["version", "--json"])).json.result.version).toBe(NEW);
     const after = await until("the new daemon", async () => {
       const r = await i.run(["daemon", "status", "--json"]);
