@@ -283,6 +283,7 @@ describe("a browser with \"Ask where to save\" on and file access (unpacked exte
       ["#blob", "asked-blob.txt", (r) => expect(r).toMatchObject({ name: "from-blob.txt", size: 17, mime: "text/plain" })],
       ["#blob-revoked", "asked-revoked.bin", (r) => expect(r).toMatchObject({ name: "revoked.bin", size: 4 })],
       ["#data", "asked-data.txt", (r) => expect(r).toMatchObject({ name: "hello.txt", size: 15 })],
+      ["#post", "asked-export.bin", (r) => expect(r).toMatchObject({ name: "export.bin", size: 21, sha256: generatedSha(21) })],
     ];
     for (const [target, file, check] of cases) {
       const r = await w2.bsk(["download", target, "--out", asked(file), "--session", s2, "--json"]);
@@ -301,6 +302,7 @@ describe("a browser with \"Ask where to save\" on and file access (unpacked exte
     // Each file was fetched once: bsk read the response the click caused, it did not ask again.
     expect(w2.fixtures.hits("/download/13/notes.txt")).toBe(1);
     expect(w2.fixtures.hits("/download/52428800/big.bin")).toBe(1);
+    expect(w2.fixtures.hits("/download/21/export.bin")).toBe(1);
   }, 120_000);
 
   test("uploads use the staged paths when the extension may read local files", async () => {
