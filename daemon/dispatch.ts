@@ -17,7 +17,7 @@ import { forwardToBrowser, round } from "./forward.ts";
 import type { DaemonHandler } from "./handlers/types.ts";
 import { classifyOutcome, type EffectState, type OpRecord } from "./ledger.ts";
 import { storedReply } from "./ledger-reply.ts";
-import { afterBrowser, beforeBrowser } from "./transfer-link.ts";
+import { afterBrowser } from "./transfer-link.ts";
 import { parseParams, resolveMethod } from "./validate.ts";
 
 export interface Reply {
@@ -190,7 +190,6 @@ export class Dispatcher {
         call.timings.queue = round(performance.now() - queuedAt);
         // The person may have taken over while the call waited.
         checkEffectGate(effect, rt.record.state, sessionId);
-        beforeBrowser(this.ctx, call);
         return afterBrowser(this.ctx, call, await forwardToBrowser(this.ctx, call, rt));
       });
     } finally {

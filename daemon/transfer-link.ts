@@ -41,12 +41,6 @@ export async function extensionTransfer(
   }
 }
 
-/** Before a download goes to the browser: the folder the browser is to save it in (the daemon's, private). */
-export function beforeBrowser(ctx: DaemonContext, call: Call): void {
-  if (call.method !== "download" || !ctx.transfers) return;
-  call.params.download_dir = ctx.transfers.incomingDir(String(call.params.session_id));
-}
-
 /**
  * After the extension answered a download: move the file it names into staging and hand the CLI its transfer id.
  * The click has happened by then, so a failure here is reported with effect_state committed.

@@ -213,29 +213,20 @@ export class TransferStore {
     return { released: true };
   }
 
-  /** The folder the browser downloads this session's files into (created, private). */
-  incomingDir(session: string): string {
-    const dir = join(this.root, session, "incoming");
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    return dir;
-  }
-
   /**
-   * Take a file the browser downloaded into the session's incoming folder (or `bsk-<session>/` of its own download
-   * folder): a regular file (no symlink),
-   * within the caps; moved (or copied) into staging and hashed.
+   * Take a file the browser downloaded into `bsk-<session>/` of its own download folder: a regular file (no
+   * symlink), within the caps; moved (or copied) into staging and hashed.
    */
   async importDownload(session: string, src: string, mime: string): Promise<{ transfer_id: string; size: number; sha256: string }> {
     const dir = dirname(src);
-    const incoming = join(this.root, session, "incoming");
-    if (!isAbsolute(src) || (basename(dir) !== `bsk-${session}` && dir !== incoming)) {
+    if (!isAbsolute(src) || basename(dir) !== `bsk-${session}`) {
       throw new BskError("protocol_error", `the browser saved the download outside the session's folder: ${src}`, {
         data: { reason: "download_path_refused" },
       });
     }
     let dirs = this.browserDirs.get(session);
     if (!dirs) this.browserDirs.set(session, (dirs = new Set()));
-    if (dir !== incoming) dirs.add(dir);
+    dirs.add(dir);
     const st = lstatSync(src);
     if (!st.isFile() || lstatSync(dir).isSymbolicLink()) {
       throw new BskError("protocol_error", `the downloaded file is not a regular file: ${src}`, { data: { reason: "download_path_refused" } });

@@ -1,6 +1,7 @@
 /** screenshot: the viewport or one element's box, PNG or JPEG, as base64 (the CLI writes the file). */
 import type { Result } from "../../protocol/catalog.ts";
 import { BskError } from "../../protocol/errors.ts";
+import { fromBase64 } from "./base64.ts";
 import { send, sendTo } from "./cdp.ts";
 import { frameOffset } from "./frames.ts";
 import type { ResolvedTarget } from "./refs/target.ts";
@@ -48,13 +49,6 @@ export function imageSize(bytes: Uint8Array): { width: number; height: number } 
   return { width: 0, height: 0 };
 }
 
-function decode(b64: string): Uint8Array {
-  const bin = atob(b64);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
 /** The element's box in the tab's top-level viewport after scrolling it into view, CSS px. */
 async function elementClip(t: ResolvedTarget, signal?: AbortSignal): Promise<{ x: number; y: number; width: number; height: number }> {
   const r = await sendTo(t.cdp, "Runtime.callFunctionOn", { functionDeclaration: BOX_FN, objectId: t.objectId, returnByValue: true }, signal);
@@ -100,7 +94,7 @@ export async function screenshot(
   } finally {
     await Promise.all(hiders.map((h) => h.show(tabId)));
   }
-  const bytes = decode(data);
+  const bytes = fromBase64(data);
   const { width, height } = imageSize(bytes);
   return { tab_id: tabId, format, width, height, bytes: bytes.length, data };
 }

@@ -168,8 +168,6 @@ export const fileMethods = {
         target: Target(),
         out: z.string().min(1).describe("File to write (the CLI writes it)"),
         overwrite: z.boolean().default(false),
-        /** Set by the daemon: its private folder for this session's downloads (local mode). */
-        download_dir: z.string().optional(),
       }),
     result: () =>
       z.object({

@@ -101,14 +101,8 @@ export class Claim {
     };
     const name = safeName(h.item.filename || u.name || "download");
     this.route(h.item, name, {
-      cancel: once(() => {
-        // Cancelled while its name is still being decided: the browser never saves it nor asks where to.
-        void browser.downloads
-          .cancel(h.item.id)
-          .then(() => browser.downloads.erase({ id: h.item.id }))
-          .catch(() => undefined)
-          .finally(() => h.suggest());
-      }),
+      // Cancelled while its name is still being decided: the browser never saves it nor asks where to.
+      cancel: once(() => void eraseItem(h.item.id).finally(() => h.suggest())),
       steer: once(() => {
         h.suggest({ filename: `bsk-${this.sessionId}/${crypto.randomUUID()}-${name}`, conflictAction: "uniquify" });
       }),
@@ -133,7 +127,7 @@ export class Claim {
    * from the person's list whenever it shows up in the next SHADOW_MS.
    */
   eraseShadows(): void {
-    for (const id of this.shadows) eraseItem(id);
+    for (const id of this.shadows) void eraseItem(id);
     for (const url of this.taken) eraseWhenCreated(url);
   }
 
@@ -146,8 +140,9 @@ export class Claim {
 /** How long after a call the browser's item for a taken <a download> response is still looked out for. */
 const SHADOW_MS = 10_000;
 
-function eraseItem(id: number): void {
-  void browser.downloads
+/** Cancels an item (if it still runs) and takes it off the person's list; never fails. */
+function eraseItem(id: number): Promise<unknown> {
+  return browser.downloads
     .cancel(id)
     .catch(() => undefined)
     .then(() => browser.downloads.erase({ id }))
@@ -158,7 +153,7 @@ function eraseWhenCreated(url: string): void {
   const onCreated = (item: DownloadItem) => {
     if (item.url !== url) return;
     stop();
-    eraseItem(item.id);
+    void eraseItem(item.id);
   };
   const timer = setTimeout(() => stop(), SHADOW_MS);
   const stop = () => {

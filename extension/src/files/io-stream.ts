@@ -2,19 +2,11 @@
  * Reads a CDP stream (IO domain: a response body taken with Fetch.takeResponseBodyAsStream, or a page's Blob as
  * `blob:<uuid>`) to its end, handing each piece on as bytes. The stream is closed however the read ends.
  */
+import { fromBase64 } from "../base64.ts";
 import { sendTo } from "../cdp.ts";
 import type { CdpTarget } from "../refs/target.ts";
 
 const READ_BYTES = 1024 * 1024;
-
-function fromBase64(data: string): Uint8Array {
-  const native = (Uint8Array as unknown as { fromBase64?: (s: string) => Uint8Array }).fromBase64;
-  if (native) return native(data);
-  const bin = atob(data);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
 
 const encoder = new TextEncoder();
 

@@ -4,7 +4,7 @@
  * The daemon checks the caps as the bytes arrive and hashes them; release() drops what was staged.
  */
 import { callDaemon } from "../connection.ts";
-import { toBase64 } from "../fullpage/base64.ts";
+import { toBase64 } from "../base64.ts";
 import type { Progress } from "../tools/handler.ts";
 
 const DAEMON_TIMEOUT_MS = 30_000;
