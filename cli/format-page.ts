@@ -151,7 +151,8 @@ export const PAGE_FORMATTERS: Record<string, PageFormatter> = {
     return `borrowed ${r.tab_id} into window ${r.window_id} (${from})${r.asked ? "" : " without a prompt: confirmation is off"}`;
   },
   "tab.return": (r) =>
-    `returned ${r.tab_id} to window ${r.window_id} index ${r.index}${r.fallback ? " (its own window is gone)" : ""}`,
+    `returned ${r.tab_id} to window ${r.window_id} index ${r.index}${r.fallback ? " (its own window is gone)" : ""}` +
+    (r.closed_tab_ids?.length ? `; closed the tabs it had opened: ${r.closed_tab_ids.join(", ")}` : ""),
 
   emulate: emulateText,
   "window.resize": (r) => {

@@ -35,6 +35,8 @@ export const REASON_HINTS: Record<string, string> = {
   agent_window_scope: "This tab is not the session's: use a tab it created (bsk tab create) or borrow one (bsk tab borrow).",
   borrow_conflict: "Another session holds this tab; pick another tab or wait until it is returned.",
   borrow_denied: "The person said no; do not ask again for this tab.",
+  linked_tabs:
+    "This tab and another of the person's opened one another, so a script in one can reach the other; such tabs are never lent. Ask the person to open the page in a new tab of its own (paste its address) or to close the tab(s) it is linked to, then borrow again.",
   borrow_timed_out: "The person did not answer; do not ask again, carry on without that tab.",
   origin_not_allowed:
     "This session may load only the origins given with session start --allow-origin; stay on them, or ask the person to start a session that allows this origin.",

@@ -5,6 +5,7 @@
 import { browser, type Browser } from "wxt/browser";
 import { defineBackground } from "wxt/utils/define-background";
 import { installConsent } from "../src/borrow/consent.ts";
+import { installLinkTracking } from "../src/borrow/links.ts";
 import { installCdpListeners } from "../src/cdp.ts";
 import { resume, takeOver } from "../src/control.ts";
 import { connect, pair, unpair } from "../src/connection.ts";
@@ -49,6 +50,7 @@ export default defineBackground({
     installFrameTracking();
     installDiagnosticsCapture();
     installOwnershipListeners();
+    installLinkTracking();
     installOwnPageRevival();
     installOverlay();
     installOriginGuard();

@@ -71,7 +71,7 @@ const EN = {
   "consent.deny": "Deny",
   "consent.countdown": "Closes in {s} s; no answer means no.",
   "consent.explain":
-    "If you allow it, the tab moves into the agent's window as it is (signed in, with anything you typed) and the agent can read and use it. It comes back here when the agent returns it or its session ends.",
+    "If you allow it, the tab moves into the agent's window as it is (signed in, with anything you typed) and the agent can read and use it. It comes back here when the agent returns it or its session ends. A tab that opened, or was opened by, another of your tabs is never lent: their pages can reach each other.",
   "consent.allowed": "Allowed: moving the tab…",
   "consent.denied": "Denied.",
 } as const;
@@ -141,7 +141,7 @@ const ZH: Record<MessageKey, string> = {
   "consent.deny": "拒绝",
   "consent.countdown": "{s} 秒后关闭；未回答即视为拒绝。",
   "consent.explain":
-    "如果允许，这个标签页会原样移入智能体的窗口（保持登录状态和您输入的内容），智能体可以读取并操作它。智能体归还或其会话结束时，它会回到这里。",
+    "如果允许，这个标签页会原样移入智能体的窗口（保持登录状态和您输入的内容），智能体可以读取并操作它。智能体归还或其会话结束时，它会回到这里。与您其他标签页相互打开过的标签页不会被借出：它们的页面可以互相访问。",
   "consent.allowed": "已允许：正在移动标签页…",
   "consent.denied": "已拒绝。",
 };

@@ -71,7 +71,8 @@ export const tabMethods = {
     scope: "session",
     description:
       "Borrow one of the person's tabs: they are asked in a consent window (unless they turned that off in the popup); " +
-      "allowed, the tab moves intact into the Agent Window and becomes the session's current tab. Deny, timeout or Ctrl-C: it never moves.",
+      "allowed, the tab moves intact into the Agent Window and becomes the session's current tab. Deny, timeout or Ctrl-C: it never moves. " +
+      "A tab linked to another of the person's (one opened the other, so their pages can reach each other) is refused (reason linked_tabs).",
     params: () =>
       z.object({
         ...sessionParam(),
@@ -117,7 +118,7 @@ export const tabMethods = {
     scope: "session",
     description:
       "Give a borrowed tab back: to its window and index with its pinned, group and muted state; if that window is gone, " +
-      "to another normal window of the person's (fallback: true).",
+      "to another normal window of the person's (fallback: true). Tabs its page opened while lent are closed first (they could reach it).",
     params: () => z.object({ ...sessionParam(), tab_id: z.number().int().describe("A tab this session borrowed") }),
     result: () =>
       z.object({
@@ -126,6 +127,8 @@ export const tabMethods = {
         index: z.number().int(),
         /** The original window was gone (or is an Agent Window): it went to another of the person's windows. */
         fallback: z.boolean(),
+        /** The session's tabs the lent page had opened (they could reach it), closed before it went back. */
+        closed_tab_ids: z.array(z.number().int()),
         current_tab_id: z.number().int().nullable(),
       }),
     cli: {

@@ -46,10 +46,10 @@ export class Person {
   }
 
   /** Evaluates `expression` (awaiting a promise) in a page target, as the person's own DevTools would. */
-  async evaluateIn(targetId: string, expression: string): Promise<any> {
+  async evaluateIn(targetId: string, expression: string, opts: { userGesture?: boolean } = {}): Promise<any> {
     const { sessionId } = await this.send("Target.attachToTarget", { targetId, flatten: true });
     try {
-      const r = await this.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }, sessionId);
+      const r = await this.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true, ...opts }, sessionId);
       if (r.exceptionDetails) throw new Error(`in ${targetId}: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
       return r.result?.value;
     } finally {

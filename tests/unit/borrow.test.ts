@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { humanSuccess } from "../../cli/output.ts";
 import { GRACE_MS, plan, type Ids, type Plan } from "../../cli/plan.ts";
+import { linkedTo, prune, renamed } from "../../extension/src/borrow/link-graph.ts";
 import { borrowRefusal, type BorrowCandidate } from "../../extension/src/borrow/rules.ts";
 
 const ids: Ids = { traceId: "0badcafe", opId: () => "op-fixed" };
@@ -42,7 +43,7 @@ describe("bsk tab borrow / return", () => {
     expect(humanSuccess("tab.borrow", { tab_id: 12, window_id: 9, index: 2, from, asked: false, current_tab_id: 12 }, {}).stdout).toContain(
       "without a prompt",
     );
-    expect(humanSuccess("tab.return", { tab_id: 12, window_id: 4, index: 0, fallback: true, current_tab_id: null }, {}).stdout).toBe(
+    expect(humanSuccess("tab.return", { tab_id: 12, window_id: 4, index: 0, fallback: true, closed_tab_ids: [], current_tab_id: null }, {}).stdout).toBe(
       "returned 12 to window 4 index 0 (its own window is gone)",
     );
   });
@@ -92,5 +93,45 @@ describe("which tabs may be borrowed", () => {
 
   test("conflict beats incognito and restricted: the other session is not probed through the error", () => {
     expect(refusal("aaaa", tab({ owner_session_id: "bbbb", incognito: true }))?.reason).toBe("borrow_conflict");
+  });
+});
+
+describe("linked tabs (link-graph)", () => {
+  const live = (...ids: number[]) => new Set(ids);
+
+  test("an opener and the tab it opened reach each other, both ways", () => {
+    const edges = [[1, 2]] as const;
+    expect(linkedTo(edges, 2, live(1, 2))).toEqual([1]);
+    expect(linkedTo(edges, 1, live(1, 2))).toEqual([2]);
+  });
+
+  test("tabs one page opened stay linked after it closed; a closed tab is never listed", () => {
+    const edges = [
+      [1, 2],
+      [1, 3],
+      [3, 4],
+    ] as const;
+    expect(linkedTo(edges, 2, live(2, 3, 4))).toEqual([3, 4]);
+    expect(linkedTo(edges, 9, live(2, 3, 9))).toEqual([]);
+  });
+
+  test("a group left with one open tab is forgotten; one with two is kept whole", () => {
+    const edges = [
+      [1, 2],
+      [1, 3],
+      [5, 6],
+    ] as const;
+    expect(prune(edges, live(2, 3, 5))).toEqual([
+      [1, 2],
+      [1, 3],
+    ]);
+    expect(renamed(edges, 1, 7)[0]).toEqual([7, 2]);
+  });
+
+  test("a linked tab is refused with linked_tabs, before any consent", () => {
+    const e = borrowRefusal("s1", { tab_id: 3, url: "https://example.com/", incognito: false, window_type: "normal", linked_tab_ids: [7, 8] });
+    expect(e?.code).toBe("permission_denied");
+    expect(e?.data).toMatchObject({ reason: "linked_tabs", tab_id: 3, linked_tabs: 2 });
+    expect(e?.hint).toContain("new tab");
   });
 });

@@ -15,6 +15,7 @@ import { assertOwned } from "../scope.ts";
 import { adoptTab, allSessions, giveBack, ownerOfTab, requireSession, sessionByWindow, setCurrent } from "../sessions.ts";
 import { readSwitches, type SessionState } from "../settings.ts";
 import { askConsent } from "./consent.ts";
+import { linkedTabs } from "./links.ts";
 import { originOf, putBack } from "./place.ts";
 import { borrowRefusal } from "./rules.ts";
 
@@ -74,10 +75,19 @@ export async function returnTab(p: ParsedParams<"tab.return">): Promise<Result<"
       data: { reason: "not_borrowed", tab_id: p.tab_id },
     });
   }
+  // Tabs the lent page opened are the session's, yet their pages can reach it: they must not outlive the loan.
+  const opened = (await linkedTabs(p.tab_id)).filter((id) => ownerOfTab(id)?.session.session_id === s.session_id);
+  const closed: number[] = [];
+  for (const id of opened) {
+    await browser.tabs.remove(id).then(
+      () => closed.push(id),
+      () => undefined,
+    );
+  }
   const placed = await giveBack(s, p.tab_id).catch((err: unknown) => {
     throw err instanceof BskError ? err : new BskError("cdp_failed", `tab ${p.tab_id} could not be moved back: ${errorMessage(err)}`);
   });
-  return { tab_id: p.tab_id, ...placed, current_tab_id: s.current_tab_id };
+  return { tab_id: p.tab_id, ...placed, closed_tab_ids: closed, current_tab_id: s.current_tab_id };
 }
 
 /** The tab, if `s` may ask to borrow it now; else the refusal. */
@@ -85,6 +95,7 @@ async function eligibleTab(s: SessionState, tabId: number): Promise<Browser.tabs
   const tab = await browser.tabs.get(tabId).catch(() => undefined);
   if (!tab) throw new BskError("not_found", `no tab ${tabId}`, { data: { tab_id: tabId } });
   const win = await browser.windows.get(tab.windowId).catch(() => undefined);
+  const linked = (await linkedTabs(tabId)).filter((id) => ownerOfTab(id)?.session.session_id !== s.session_id);
   const refusal = borrowRefusal(s.session_id, {
     tab_id: tabId,
     url: tab.url || tab.pendingUrl || "",
@@ -92,6 +103,7 @@ async function eligibleTab(s: SessionState, tabId: number): Promise<Browser.tabs
     window_type: win?.type ?? "unknown",
     owner_session_id: ownerOfTab(tabId)?.session.session_id,
     window_session_id: sessionByWindow(tab.windowId)?.session_id,
+    linked_tab_ids: linked,
   });
   if (refusal) throw refusal;
   return tab;

@@ -18,6 +18,8 @@ export interface BorrowCandidate {
   window_session_id?: string;
   /** Another session is already asking for this tab (its consent prompt may be up). */
   pending_for?: string;
+  /** Open tabs, not the caller's, whose pages can reach this tab's (link-graph.ts). */
+  linked_tab_ids?: number[];
 }
 
 /** The refusal for `caller` borrowing this tab, or null when it may ask the person. */
@@ -38,6 +40,12 @@ export function borrowRefusal(caller: string, tab: BorrowCandidate): BskError | 
     return new BskError("permission_denied", `tab ${id} is in an incognito window`, { data: { reason: "incognito", tab_id: id } });
   }
   if (isRestrictedUrl(tab.url)) return restrictedUrlError(tab.url, id);
+  if (tab.linked_tab_ids?.length) {
+    const n = tab.linked_tab_ids.length;
+    return new BskError("permission_denied", `tab ${id} is linked to ${n} other tab${n === 1 ? "" : "s"} of the person's (one opened the other): their pages can reach each other`, {
+      data: { reason: "linked_tabs", tab_id: id, linked_tabs: n },
+    });
+  }
   if (tab.window_type !== "normal") {
     return new BskError("unsupported", `tab ${id} is in a ${tab.window_type} window; only tabs of normal windows can move`, {
       data: { reason: "not_a_normal_window", tab_id: id },
