@@ -111,6 +111,11 @@ function convert(cmd: CommandSpec, label: string, def: Pick<FlagSpec, "type" | "
       return n;
     }
     case "duration": {
+      // A bare number is ambiguous on a command line (`--timeout 5` was 5 ms): a unit is required.
+      if (/^\s*\d+(?:\.\d+)?\s*$/.test(raw)) {
+        const n = raw.trim();
+        throw invalid(cmd, `${label} needs a unit, got ${value}`, `Write ${label} ${n}s for seconds or ${label} ${n}ms for milliseconds (also m, h).`);
+      }
       const ms = parseDuration(raw);
       if (ms === null) throw invalid(cmd, `${label} expects a duration like 500ms, 30s or 5m, got ${value}`);
       return ms;

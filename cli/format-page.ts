@@ -3,6 +3,8 @@
  * part of output.ts. Formatters see the call's params with secrets already masked; they never print a
  * redacted param (fill's value, type's text).
  */
+import { OUTCOME_EXITS } from "../protocol/errors.ts";
+
 type Params = Record<string, unknown>;
 export type PageFormatter = (result: any, params: Params) => string | { stdout: string; stderr?: string };
 
@@ -131,9 +133,11 @@ export const PAGE_FORMATTERS: Record<string, PageFormatter> = {
   request_help: (r) => {
     const note = r.note ? `  note ${q(r.note)}` : "";
     const missing = (r.targets ?? []).filter((t: any) => !t.found).map((t: any) => t.target);
+    const notAsked = OUTCOME_EXITS.request_help?.[r.outcome];
+    const stderr = [missing.length ? `-- not highlighted (not found): ${missing.join(", ")}` : "", notAsked ? `hint: ${notAsked.meaning}` : ""];
     return {
       stdout: `${r.outcome} after ${Math.round(r.waited_ms)}ms${note}  ${r.url}`,
-      stderr: missing.length ? `-- not highlighted (not found): ${missing.join(", ")}` : undefined,
+      stderr: stderr.filter(Boolean).join("\n") || undefined,
     };
   },
 

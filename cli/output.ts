@@ -3,7 +3,7 @@
  * human mode (short, grep-friendly, errors as `error:`/`hint:` on stderr) or `--json` (exactly one object on
  * stdout). Writes go through console.log/console.error only (process.stdout costs ~7 ms to load).
  */
-import { BskError, exitCodeFor, hintFor } from "../protocol/errors.ts";
+import { BskError, exitCodeFor, hintFor, outcomeExitCode } from "../protocol/errors.ts";
 import { PAGE_FORMATTERS } from "./format-page.ts";
 import { eventLine, RECORD_FORMATTERS } from "./format-records.ts";
 import { TRACE_FORMATTERS } from "./format-trace.ts";
@@ -304,7 +304,7 @@ export function render(o: Outcome, json: boolean): Rendered {
     return { stderr: [humanError(o.error, o.redact), effectNote(o)].filter(Boolean).join("\n"), exitCode };
   }
   if (json && o.streamed) return { exitCode: 0 };
-  const exitCode = o.exitCode ?? 0;
+  const exitCode = o.exitCode ?? outcomeExitCode(o.format, o.result);
   if (json) return { stdout: JSON.stringify(o.jsonBody ?? jsonSuccess(o)), exitCode };
   const h = humanSuccess(o.format, o.result, o.params, o.redact);
   const stderr = [h.stderr, effectNote(o)].filter(Boolean).join("\n") || undefined;

@@ -27,6 +27,24 @@ export const ERRORS = {
   dialog_pending: { exit: 6, hint: "Answer the page's dialog first: bsk dialog accept|dismiss." },
 } as const satisfies Record<string, { exit: number; hint: string }>;
 
+/**
+ * Results that are not what the agent asked for: the call worked, yet the command exits non-zero (one code per
+ * outcome, after the error codes) so a script cannot take them for success. The result is printed as usual.
+ */
+export const OUTCOME_EXITS: Record<string, Record<string, { exit: number; meaning: string }>> = {
+  request_help: {
+    cancelled: { exit: 7, meaning: "The person cancelled the help request; ask them what they want before going on." },
+    timed_out: { exit: 8, meaning: "The person did not finish in time; do not retry on your own, report what you needed." },
+    disabled: { exit: 9, meaning: "The person turned help requests off; stop and report what you needed." },
+  },
+};
+
+/** The exit code for a successful call's result (0 unless its outcome is in OUTCOME_EXITS). */
+export function outcomeExitCode(method: string | undefined, result: unknown): number {
+  const outcome = (result as { outcome?: unknown } | null)?.outcome;
+  return (method && typeof outcome === "string" && OUTCOME_EXITS[method]?.[outcome]?.exit) || 0;
+}
+
 export type ErrorCode = keyof typeof ERRORS;
 export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
 

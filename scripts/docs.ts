@@ -5,7 +5,7 @@
 import { flagsFor, usageLine } from "../cli/args.ts";
 import { COMMANDS } from "../cli/commands-table.ts";
 import { ENV_VARS } from "../protocol/env.ts";
-import { ERRORS, ERROR_CODES } from "../protocol/errors.ts";
+import { ERRORS, ERROR_CODES, OUTCOME_EXITS } from "../protocol/errors.ts";
 import { readFileSync } from "node:fs";
 
 const esc = (s: string) => s.replace(/\|/g, "\\|");
@@ -33,6 +33,13 @@ function commandsSection(): string {
 function errorsSection(): string {
   const lines = ["## Errors and exit codes", "", "| code | exit | default hint |", "|---|---|---|"];
   for (const code of ERROR_CODES) lines.push(`| \`${code}\` | ${ERRORS[code].exit} | ${esc(ERRORS[code].hint)} |`);
+  lines.push("", "Some calls succeed with an outcome that is not what the agent asked for; they print their result (the outcome is in");
+  lines.push("the JSON) and exit non-zero:", "", "| command | outcome | exit | meaning |", "|---|---|---|---|");
+  for (const [method, outcomes] of Object.entries(OUTCOME_EXITS)) {
+    const command = COMMANDS.find((c) => c.method === method);
+    const name = command ? `bsk ${command.words.join(" ")}` : method;
+    for (const [outcome, o] of Object.entries(outcomes)) lines.push(`| \`${name}\` | \`${outcome}\` | ${o.exit} | ${esc(o.meaning)} |`);
+  }
   lines.push("", "Finer causes are in `error.data.reason` (e.g. `agent_window_scope`, `restricted_url`, `session_ended`, `daemon_not_running`).");
   return lines.join("\n");
 }

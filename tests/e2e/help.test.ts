@@ -17,9 +17,10 @@ useWorld({ session: true }, (world, session) => ([w, s] = [world, session]));
 const run = (args: string[]) => w.bsk([...args, "--session", s, "--json"]);
 const help = (...args: string[]) => run(["request-help", ...args]);
 
-async function result(r: Promise<Run>): Promise<any> {
+/** The call's result; an outcome the agent did not ask for exits with its own code (7 cancelled, 8 timed_out, 9 disabled). */
+async function result(r: Promise<Run>, exit = 0): Promise<any> {
   const got = await r;
-  if (got.code !== 0 || !got.json?.ok) throw new Error(`request-help failed (exit ${got.code}):\n${got.stdout}${got.stderr}`);
+  if (got.code !== exit || !got.json?.ok) throw new Error(`request-help: expected exit ${exit}, got ${got.code}:\n${got.stdout}${got.stderr}`);
   return got.json.result;
 }
 
@@ -88,7 +89,7 @@ describe("request-help", () => {
     await panelShown(page);
     expect(await page.evaluate("document.visibilityState")).toBe("visible");
     await page.clickOverlay("cancel");
-    expect(await result(asking)).toMatchObject({ tab_id: asked, outcome: "cancelled", note: "" });
+    expect(await result(asking, 7)).toMatchObject({ tab_id: asked, outcome: "cancelled", note: "" });
     await panelGone(page);
     await w.ok(["tab", "close", String(other.tab_id), "--session", s]);
     page.close();
@@ -144,7 +145,7 @@ describe("request-help", () => {
 
   test("timed_out: nobody answers within --timeout", async () => {
     const page = await open("/overlay.html");
-    const r = await result(help("--prompt", "Anyone there?", "--timeout", "1500ms"));
+    const r = await result(help("--prompt", "Anyone there?", "--timeout", "1500ms"), 8);
     expect(r.outcome).toBe("timed_out");
     expect(r.waited_ms).toBeGreaterThanOrEqual(1400);
     await panelGone(page);
@@ -175,7 +176,7 @@ describe("request-help", () => {
     await popup.clickSelector('input[name="allow_help"]');
     await popup.waitFor(`chrome.storage.local.get("allow_help").then((v) => v.allow_help === false)`);
 
-    const r = await result(help("--prompt", "Solve the captcha", "--timeout", "20s"));
+    const r = await result(help("--prompt", "Solve the captcha", "--timeout", "20s"), 9);
     expect(r).toMatchObject({ outcome: "disabled", note: "" });
     expect(r.waited_ms).toBeLessThan(5000);
     expect((await page.overlay())!.panel).toBe(false);

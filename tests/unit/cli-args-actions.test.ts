@@ -73,7 +73,7 @@ describe("durations, lists and points", () => {
     expect(long.giveUpMs).toBe(120_000 + 2 * GRACE_MS);
     // an explicit --timeout is the caller's word: the daemon cuts the wait there
     expect(call(["wait", "10s", "--timeout", "300ms"]).meta.timeout_ms).toBe(300);
-    expect(call(["wait", "1500"]).params.duration_ms).toBe(1500);
+    expect(call(["wait", "1500ms"]).params.duration_ms).toBe(1500);
     expect(fails(["wait", "soon"]).message).toContain("duration");
     expect(fails(["wait"]).message).toContain("missing <duration_ms>");
   });

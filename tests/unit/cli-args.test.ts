@@ -149,7 +149,13 @@ describe("meta", () => {
   test("--timeout → meta.timeout_ms; bad durations are invalid_params", () => {
     expect(call(["status", "--timeout", "500ms"]).meta.timeout_ms).toBe(500);
     expect(call(["status", "--timeout=5m"]).meta.timeout_ms).toBe(300_000);
-    expect(call(["status", "--timeout", "1500"]).meta.timeout_ms).toBe(1500);
+    // A bare number was milliseconds (`--timeout 5` gave up after 5 ms): a unit is required, with a hint.
+    const bare = fails(["status", "--timeout", "5"]);
+    expect(bare.code).toBe("invalid_params");
+    expect(bare.message).toBe('--timeout needs a unit, got "5"');
+    expect(bare.hint).toContain("--timeout 5s");
+    expect(fails(["type", "abc", "--delay", "20"]).message).toContain("--delay needs a unit");
+    expect(fails(["wait", "500"]).message).toContain("needs a unit");
     expect(fails(["status", "--timeout", "soon"]).message).toContain("duration");
     expect(fails(["status", "--timeout", "0s"]).code).toBe("invalid_params");
     expect(fails(["status", "--timeout"]).message).toContain("needs a value");
