@@ -94,3 +94,12 @@ test("every mutation reports effect_state; a settled op replays its result, neve
   const read = await w.bsk(["snapshot", "--session", s, "--json"]);
   expect(read.json.effect_state).toBeUndefined();
 }, 60_000);
+
+test("a navigation that never reached a server (the name does not resolve) is effect none, its net error named", async () => {
+  await w.ok(["navigate", w.fixtures.url("/ledger.html?key=dns"), "--session", s]);
+  const r = await w.bsk(["navigate", "http://no-such-host.invalid/pay", "--session", s, "--op-id", "dns-1", "--json"]);
+  expect(r.json).toMatchObject({ ok: false, effect_state: "none", error: { code: "cdp_failed", data: { reason: "navigation_failed" } } });
+  expect(r.json.error.data.error_text).toContain("ERR_NAME_NOT_RESOLVED");
+  const ops = await w.ok(["ops", "--session", s]);
+  expect(ops.ops.find((o: { op_id: string }) => o.op_id === "dns-1")).toMatchObject({ state: "not_executed" });
+}, 60_000);

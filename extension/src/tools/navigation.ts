@@ -9,6 +9,7 @@ import { NavigationWatch, type Milestone } from "../lifecycle.ts";
 import { assertOriginAllowed } from "../guard/origins.ts";
 import { assertNotRestricted } from "../scope.ts";
 import { resolveTab } from "../sessions.ts";
+import { requestNeverSent } from "../net-errors.ts";
 import { normalizeUrl } from "../urls.ts";
 
 type NavigationResult = Result<"navigate">;
@@ -93,7 +94,15 @@ export const navigationHandlers: FamilyHandlers<typeof navigationMethods> = {
         if (r.loaderId) await settle(watch.until("commit", signal, r.loaderId), ERROR_PAGE_COMMIT_CAP_MS);
         throw new BskError("cdp_failed", `could not load ${url}: ${r.errorText}`, {
           hint: "The page did not load (see data.error_text); check the URL and that the site is reachable.",
-          data: { reason: "navigation_failed", error_text: r.errorText, url, tab_id: tabId },
+          data: {
+            reason: "navigation_failed",
+            error_text: r.errorText,
+            url,
+            tab_id: tabId,
+            // The site saw nothing when the request never left the browser (a name that does not resolve, a refused
+            // connection); otherwise it may have.
+            effect_state: requestNeverSent(r.errorText) ? "none" : "unknown",
+          },
         });
       }
       if (r.isDownload) return navigationResult(tabId, false, signal);
