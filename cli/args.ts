@@ -14,7 +14,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** A flag as the parser sees it: a catalog flag (fills a param) or one of the CLI's own (fills an option). */
 export interface FlagDef extends FlagSpec {
-  option?: "json" | "timeout" | "op_id" | "help";
+  option?: "json" | "timeout" | "op_id" | "help" | "session";
 }
 
 export interface ParsedArgs {
@@ -54,6 +54,8 @@ export function flagsFor(cmd: CommandSpec): Record<string, FlagDef> {
   if (cmd.scope !== "none") {
     add("session", { param: "session_id", type: "string", env: "BSK_SESSION", description: "Session id from bsk session start" });
   }
+  // Agents pass --session to every command by habit: a command that is not about one session accepts and ignores it.
+  add("session", { param: "", option: "session", type: "string", description: "Accepted and ignored: this command is not about one session" });
   if (cmd.scope === "tab") add("tab", { param: "tab_id", type: "number", description: "Tab id (default: the session's current tab)" });
   if (cmd.method) {
     add("timeout", {
@@ -167,6 +169,7 @@ export function parseArgs(cmd: CommandSpec, args: readonly string[], env: Env, i
 
   const setFlag = (name: string, def: FlagDef, raw: string | undefined) => {
     const label = `--${name}`;
+    if (name === "session" && raw !== undefined && raw.trim() === "") throw emptySession(cmd);
     let value: unknown;
     if (def.type === "boolean") {
       const on = raw === undefined ? true : (convert(cmd, label, def, raw) as boolean);
@@ -183,7 +186,7 @@ export function parseArgs(cmd: CommandSpec, args: readonly string[], env: Env, i
       if (def.option === "json") options.json = value as boolean;
       else if (def.option === "timeout") options.timeout = value as number;
       else if (def.option === "op_id") options.op_id = value as string;
-      return;
+      return; // "session": accepted, checked above, not sent
     }
     if (def.type === "list") value = [...((params[def.param] as unknown[] | undefined) ?? []), ...(value as unknown[])];
     else if ((setBy.get(def.param) ?? name) !== name) {
@@ -271,7 +274,7 @@ export function parseArgs(cmd: CommandSpec, args: readonly string[], env: Env, i
   }
   if (cmd.scope !== "none" && params.session_id === undefined) {
     throw new BskError("invalid_params", `${commandName(cmd)} needs a session: pass --session ID (or set BSK_SESSION)`, {
-      hint: "Start one with: S=$(bsk session start), then pass --session $S to every command.",
+      hint: "Start one with bsk session start (it prints the id, e.g. k7qm), then pass it written out to every command: --session k7qm.",
     });
   }
   return {
@@ -281,6 +284,14 @@ export function parseArgs(cmd: CommandSpec, args: readonly string[], env: Env, i
     timeoutGiven: options.timeout !== undefined,
     opId: options.op_id,
   };
+}
+
+function emptySession(cmd: CommandSpec): BskError {
+  return invalid(
+    cmd,
+    `--session is empty: ${commandName(cmd)} got --session "" (a variable such as $S set in an earlier command does not reach this one's shell)`,
+    "Pass the id bsk session start printed, written out: --session k7qm. bsk session list shows the live ones.",
+  );
 }
 
 function unknownFlag(cmd: CommandSpec, flag: string, flags: Record<string, FlagDef>): BskError {

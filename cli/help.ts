@@ -107,7 +107,7 @@ export function rootHelp(): string {
       ["BSK_PORT", "Extension gateway port of an auto-started daemon (default 52800)"],
     ]),
     "",
-    `Start: S=$(bsk session start); bsk navigate https://example.com --session $S. Protocol ${PROTOCOL_VERSION}.`,
+    `Start: bsk session start (prints the id, e.g. k7qm); then bsk navigate https://example.com --session k7qm. Protocol ${PROTOCOL_VERSION}.`,
   ].join("\n");
 }
 

@@ -431,13 +431,17 @@ export class SessionRegistry {
     rt.idleTimer = rt.leaseTimer = undefined;
   }
 
-  /** Idle and lease clocks run only while no call of the session is in flight. */
+  /**
+   * Idle and lease clocks run only while no call of the session is in flight. A lease the caller chose replaces
+   * the idle timeout (an agent that asked for 10 minutes between calls must not be cut at the default 5).
+   */
   private armTimers(rt: SessionRuntime): void {
     this.clearTimers(rt);
     if (rt.calls.size > 0 || rt.holds > 0 || rt.awaitingBrowser || rt.record.state === "starting") return;
-    rt.idleTimer = setTimeout(() => void this.endSession(rt.id, "idle"), this.deps.config.sessionIdleMs);
     if (rt.record.lease_ms) {
       rt.leaseTimer = setTimeout(() => void this.endSession(rt.id, "lease_expired"), rt.record.lease_ms);
+    } else {
+      rt.idleTimer = setTimeout(() => void this.endSession(rt.id, "idle"), this.deps.config.sessionIdleMs);
     }
   }
 }

@@ -88,9 +88,16 @@ export function method<P extends z.ZodType, R extends z.ZodType, O extends Owner
   return def;
 }
 
+/** A session id as a caller passes it; an empty one (a shell variable lost between commands) is refused in words. */
+export const SessionId = () =>
+  z
+    .string()
+    .min(1, "is empty: pass the id bsk session start printed, written out (a shell variable does not survive into the next command's shell)")
+    .max(32, "is longer than any session id");
+
 /** Params every session-scoped method carries. */
 export const sessionParam = () => ({
-  session_id: z.string().min(1).max(32).describe("Session id from bsk session start"),
+  session_id: SessionId().describe("Session id from bsk session start"),
 });
 
 /** Params every tab-scoped method carries. */

@@ -16,6 +16,8 @@ function commandsSection(): string {
     "",
     "Generated from the protocol catalog (`protocol/methods/`) and the CLI's own commands; `bsk <command> --help` shows the same.",
     "Every command also takes `--json`; calls to the daemon take `--timeout`; page-changing calls take `--op-id`.",
+    "Every command accepts `--session`: where the table lists it, it names the session (or filters, for `session list`, `ops`);",
+    "elsewhere (`status`, `doctor`, `session start`, …) it is accepted and ignored.",
     "",
     "| command | what it does | flags |",
     "|---|---|---|",
@@ -68,6 +70,7 @@ export function renderSkillCommandReference(): string {
     "",
     "Generated from the protocol catalog; `bsk <command> --help` shows the same. Every command takes `--json`;",
     "calls to the daemon take `--timeout <duration>` (default 30s); page-changing calls take `--op-id <id>`.",
+    "Every command accepts `--session <id>`; where it is not listed below it is accepted and ignored.",
     "",
   ];
   for (const cmd of COMMANDS) {

@@ -107,9 +107,11 @@ const stop: DaemonHandler = async ({ call, ctx }) => {
   return result;
 };
 
-const list: DaemonHandler = async ({ ctx }) => {
+const list: DaemonHandler = async ({ call, ctx }) => {
+  const { session_id } = call.params as ParsedParams<"session.list">;
   const ended = ctx.sessions.endedRecords().reverse();
-  return { sessions: [...ctx.sessions.liveRecords(), ...ended] } satisfies Result<"session.list">;
+  const sessions = [...ctx.sessions.liveRecords(), ...ended].filter((s) => session_id === undefined || s.session_id === session_id);
+  return { sessions } satisfies Result<"session.list">;
 };
 
 export const sessionHandlers = {

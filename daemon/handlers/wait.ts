@@ -2,13 +2,28 @@
  * wait: a fixed pause (at most 5 minutes, the schema's bound), answered by the daemon. It ends early when the call
  * is cancelled (cancel, Ctrl-C, a closed connection) and fails with timeout when the caller's own timeout
  * (meta.timeout_ms) is shorter than the pause; the daemon's deadline, extended by the catalog's waitParam to cover
- * the pause, is the backstop.
+ * the pause, is the backstop. With a session id it is a call of that live session (an ended one is refused, as any
+ * session call is): the session's idle and lease clocks stop while it waits and restart when it is done.
  */
 import type { ParsedParams, Result } from "../../protocol/catalog.ts";
 import { BskError } from "../../protocol/errors.ts";
+import type { Call } from "../call.ts";
 import type { DaemonHandler } from "./types.ts";
 
-const wait: DaemonHandler = async ({ call }) => {
+const wait: DaemonHandler = async ({ call, ctx }) => {
+  const { session_id } = call.params as ParsedParams<"wait">;
+  if (session_id === undefined) return pause(call);
+  const rt = ctx.sessions.lookup(session_id);
+  call.sessionId = session_id;
+  ctx.sessions.beginCall(rt, call);
+  try {
+    return await pause(call);
+  } finally {
+    ctx.sessions.endCall(rt, call);
+  }
+};
+
+async function pause(call: Call): Promise<Result<"wait">> {
   const { duration_ms } = call.params as ParsedParams<"wait">;
   const started = performance.now();
   const limit = call.meta.timeout_ms;
@@ -33,7 +48,7 @@ const wait: DaemonHandler = async ({ call }) => {
       data: { timeout_ms: limit, duration_ms, stage: "daemon" },
     });
   }
-  return { waited_ms: Math.round(performance.now() - started) } satisfies Result<"wait">;
-};
+  return { waited_ms: Math.round(performance.now() - started) };
+}
 
 export const waitHandlers = { wait };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Effect, method, sessionParam } from "../define.ts";
+import { type Effect, method, SessionId, sessionParam } from "../define.ts";
 
 export const OP_STATES = ["reserved", "executed", "not_executed", "unknown"] as const;
 
@@ -45,7 +45,7 @@ export const recordMethods = {
     description: "Operations in the ledger: each browser mutation's op id, method, session and outcome (oldest first).",
     params: () =>
       z.object({
-        session_id: z.string().min(1).max(32).optional().describe("Only this session's ops"),
+        session_id: SessionId().optional().describe("Only this session's ops"),
         state: z.enum(OP_STATES).optional().describe("Only ops in this state"),
         limit: z.number().int().min(1).max(10_000).default(50).describe("The newest this many matching ops"),
       }),

@@ -1,7 +1,10 @@
 import { z } from "zod";
-import { type Effect, method, SessionInfo, sessionParam } from "../define.ts";
+import { type Effect, method, SessionId, SessionInfo, sessionParam } from "../define.ts";
 import { normalizeOrigin } from "../origins.ts";
 import { OBSERVE_KINDS, ObserveKinds } from "./records.ts";
+
+/** The longest lease a session may ask for: it replaces the idle timeout, so it bounds how long an abandoned session lives. */
+export const LEASE_MAX_MS = 3_600_000;
 
 /** Session lifecycle: the daemon's public methods and its calls into the extension. */
 export const sessionMethods = {
@@ -17,7 +20,13 @@ export const sessionMethods = {
         height: z.number().int().min(100).max(7680).optional().describe("Window height in px"),
         owner_pid: z.number().int().positive().optional().describe("End the session when this process exits"),
         name: z.string().max(80).optional().describe("A label for the task, shown to the person"),
-        lease_ms: z.number().int().min(1000).optional().describe("End the session if no call renews it within this time"),
+        lease_ms: z
+          .number()
+          .int()
+          .min(1000, "is shorter than 1s")
+          .max(LEASE_MAX_MS, "is longer than 1h: a session whose agent vanished must not outlive it by more")
+          .optional()
+          .describe("End the session if no call renews it within this time (replaces the idle timeout; at most 1h)"),
         observe: ObserveKinds()
           .default([])
           .describe("Richer event streams: DOM mutation summaries, the page's WebSockets, visibility changes, performance entries"),
@@ -44,7 +53,7 @@ export const sessionMethods = {
         height: { param: "height", type: "number", description: "Window height in px" },
         "owner-pid": { param: "owner_pid", type: "number", env: "BSK_OWNER_PID", description: "End the session when this process exits" },
         name: { param: "name", type: "string", description: "Task label shown to the person" },
-        lease: { param: "lease_ms", type: "duration", description: "End the session unless a call renews it within this time (e.g. 2m)" },
+        lease: { param: "lease_ms", type: "duration", description: "End the session unless a call renews it within this time (e.g. 10m, at most 1h; replaces the 5 min idle end)" },
         observe: {
           param: "observe",
           type: "list",
@@ -101,10 +110,14 @@ export const sessionMethods = {
   "session.list": method({
     owner: "daemon",
     scope: "none",
-    description: "Live sessions and recently ended ones with their end reason.",
-    params: () => z.object({}),
+    description: "Live sessions and recently ended ones with their end reason; --session shows only that one.",
+    params: () => z.object({ session_id: SessionId().optional().describe("Only this session (live or ended)") }),
     result: () => z.object({ sessions: z.array(SessionInfo()) }),
-    cli: { words: ["session", "list"] },
+    cli: {
+      words: ["session", "list"],
+      flags: { session: { param: "session_id", type: "string", description: "Only this session (live or ended)" } },
+      examples: ["bsk session list", "bsk session list --session k7qm"],
+    },
   }),
 
   "session.open": method({

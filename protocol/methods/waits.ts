@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Effect, method, Target, tabParams, WaitUntil } from "../define.ts";
+import { type Effect, method, SessionId, Target, tabParams, WaitUntil } from "../define.ts";
 import { waitUntilFlag } from "./navigation.ts";
 
 /** Waiting for something to happen in the tab, or for time to pass. */
@@ -61,13 +61,20 @@ export const waitMethods = {
   wait: method({
     owner: "daemon",
     scope: "none",
-    description: "Wait a fixed time (at most 5 minutes); Ctrl-C or --timeout cancels it. Prefer wait-for.",
-    params: () => z.object({ duration_ms: z.number().int().min(0).max(300_000).describe("How long") }),
+    description:
+      "Wait a fixed time (at most 5 minutes); Ctrl-C or --timeout cancels it. With --session it is a call of that live session " +
+      "(its idle and lease clocks wait too). Prefer wait-for.",
+    params: () =>
+      z.object({
+        duration_ms: z.number().int().min(0).max(300_000).describe("How long"),
+        session_id: SessionId().optional().describe("A live session this wait belongs to: keeps it from idling out meanwhile"),
+      }),
     result: () => z.object({ waited_ms: z.number() }),
     waitParam: "duration_ms",
     cli: {
       words: ["wait"],
       positionals: [{ param: "duration_ms", description: "Duration, e.g. 500ms or 2s", required: true, type: "duration" }],
+      flags: { session: { param: "session_id", type: "string", env: "BSK_SESSION", description: "The live session this wait belongs to (renews its lease)" } },
     },
   }),
 };

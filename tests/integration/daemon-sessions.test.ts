@@ -172,6 +172,46 @@ describe("session end triggers", () => {
     });
   });
 
+  test("a lease replaces the idle timeout: a session idle longer than the idle time lives until its lease lapses", async () => {
+    await withSession({ env: { BSK_SESSION_IDLE_MS: "100" }, params: { lease_ms: 1000 } }, async ({ peer, c, s }) => {
+      const close = await peer.closes.next((x) => x.params.session_id === s, "lease end", 5000);
+      expect(close.params.reason).toBe("lease_expired");
+    });
+  });
+
+  test("a lease longer than 1 h is refused in words", async () => {
+    await withDaemon({}, async (d) => {
+      await d.peer();
+      const c = await d.client();
+      const r = await c.request("session.start", { focus: false, lease_ms: 2 * 3_600_000 });
+      expect(r.error).toMatchObject({ code: "invalid_params" });
+      expect(r.error?.message).toContain("params.lease_ms: is longer than 1h");
+    });
+  });
+
+  test("wait --session is a call of that session: its idle clock waits; an ended session is refused", async () => {
+    await withSession({ env: { BSK_SESSION_IDLE_MS: "150" } }, async ({ peer, c, s }) => {
+      // Not a synchronisation: the wait outlasts the idle time, and the session must still be live after it.
+      expect((await c.call("wait", { duration_ms: 400, session_id: s })).waited_ms).toBeGreaterThanOrEqual(390);
+      expect((await c.call("system.status")).sessions.map((x: any) => x.session_id)).toEqual([s]);
+      const close = await peer.closes.next((x) => x.params.session_id === s);
+      expect(close.params.reason).toBe("idle");
+      const r = await c.request("wait", { duration_ms: 1, session_id: s });
+      expect(r.error).toMatchObject({ code: "not_found", data: { reason: "session_ended", end_reason: "idle" } });
+    });
+  });
+
+  test("session.list with a session id lists only that one; an empty id is refused in words", async () => {
+    await withSession({}, async ({ c, s }) => {
+      const other = await startSession(c);
+      expect((await c.call("session.list", { session_id: s })).sessions.map((x: any) => x.session_id)).toEqual([s]);
+      expect((await c.call("session.list", { session_id: "zzzz" })).sessions).toEqual([]);
+      expect((await c.call("session.list")).sessions.map((x: any) => x.session_id).sort()).toEqual([s, other].sort());
+      const r = await c.request("session.list", { session_id: "" });
+      expect(r.error?.message).toContain("params.session_id: is empty: pass the id bsk session start printed");
+    });
+  });
+
   test("lease_expired: a session whose lease is not renewed ends", async () => {
     await withSession({ params: { lease_ms: 1000 } }, async ({ peer, c, s }) => {
       const close = await peer.closes.next((x) => x.params.session_id === s, "lease end", 5000);

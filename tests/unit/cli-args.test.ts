@@ -166,7 +166,7 @@ describe("meta", () => {
     expect(call(["evaluate", "1"]).meta.op_id).toBe("op-fixed");
     expect(call(["tab", "list"]).meta.op_id).toBeUndefined();
     expect(fails(["tab", "list", "--op-id", "x"]).message).toContain("unknown flag --op-id");
-    expect(fails(["status", "--session", "x"]).message).toContain("unknown flag --session");
+    expect(fails(["status", "--op-id", "x"]).message).toContain("unknown flag --op-id");
   });
 
   test("global flags may come before the command words", () => {
@@ -264,5 +264,50 @@ describe("flag types the catalog may use (synthetic shape)", () => {
     expect(() => parseArgs(cmd, ["@e1"], { BSK_SESSION: "s", X_COUNT: "many" })).toThrow("X_COUNT");
     expect(() => parseArgs(cmd, ["@e1", "--mode", "paste"], { BSK_SESSION: "s" })).toThrow("input, drop");
     expect(() => parseArgs(cmd, ["@e1", "--file"], { BSK_SESSION: "s" })).toThrow("needs a value");
+  });
+});
+
+describe("--session on every command (each command may run in a shell of its own)", () => {
+  const { COMMANDS, commandName } = require("../../cli/commands-table.ts") as typeof import("../../cli/commands-table.ts");
+  /** The words and any required positional, so the command parses. */
+  const minimal = (words: string[], cmd: (typeof COMMANDS)[number]): string[] => [
+    ...words,
+    ...cmd.positionals.filter((p) => p.required).map((p) => (p.type === "duration" ? "1s" : p.type === "number" ? "7" : p.param === "shell" ? "bash" : "@e1")),
+  ];
+
+  test("accepted by every command; sent only where it names or filters a session", () => {
+    const sends = new Set<string>();
+    for (const cmd of COMMANDS) {
+      const p = plan([...minimal(cmd.words, cmd), "--session", "k7qm"], {}, ids, 4242);
+      if (p.kind === "help" || p.kind === "version") continue;
+      if (p.params.session_id === "k7qm") sends.add(commandName(cmd));
+      else expect(cmd.scope).toBe("none");
+    }
+    for (const name of ["bsk session list", "bsk wait", "bsk ops", "bsk session stop", "bsk snapshot", "bsk tab list"]) expect(sends).toContain(name);
+    for (const name of ["bsk status", "bsk doctor", "bsk session start", "bsk browsers", "bsk daemon status", "bsk version"]) expect(sends).not.toContain(name);
+  });
+
+  test('an empty --session is refused in words on every command, never sent for the daemon to reject', () => {
+    for (const cmd of COMMANDS) {
+      for (const form of [["--session", ""], ["--session=  "]]) {
+        const e = fails([...minimal(cmd.words, cmd), ...form]);
+        expect(e.code).toBe("invalid_params");
+        expect(e.message).toContain("--session is empty");
+        expect(e.hint).toContain("session start printed");
+      }
+    }
+  });
+
+  test("status ignores BSK_SESSION; wait takes it; session list filters only when asked", () => {
+    expect(call(["status"], { BSK_SESSION: "k7qm" }).params).toEqual({});
+    expect(call(["wait", "2s"], { BSK_SESSION: "k7qm" }).params).toEqual({ duration_ms: 2000, session_id: "k7qm" });
+    expect(call(["session", "list"], { BSK_SESSION: "k7qm" }).params).toEqual({});
+    expect(call(["session", "list", "--session", "k7qm"], {}).params).toEqual({ session_id: "k7qm" });
+  });
+
+  test("the missing-session hint shows the id written out, not a shell variable", () => {
+    const e = fails(["snapshot"], {});
+    expect(e.hint).toContain("--session k7qm");
+    expect(e.hint).not.toContain("$S");
   });
 });
