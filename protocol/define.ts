@@ -67,6 +67,18 @@ export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType 
   waitParam?: string;
   /** Bytes moved through the daemon's transfer staging (methods/files.ts); the CLI alone touches local files. */
   transfer?: TransferSpec;
+  /** How the method as an MCP tool (cli/mcp/tools.ts) differs from its wire params, beyond what its file specs imply. */
+  mcp?: McpShape;
+}
+
+export interface McpShape {
+  /**
+   * Params the tool does not offer, refused when given: the MCP server fills them itself (session start's owner_pid),
+   * or a tool result cannot carry what they ask for (a followed event stream).
+   */
+  hidden: readonly string[];
+  /** The tool's description when the catalog's speaks of a hidden param. */
+  description?: string;
 }
 
 export interface JsonFileSpec {

@@ -63,6 +63,11 @@ export class McpBridge {
     if (!tool) {
       return toolError(new BskError("unknown_method", `no tool ${JSON.stringify(name)}`, { hint: "List the tools (tools/list) and use one of those names." }));
     }
+    const hidden = tool.hidden.filter((p) => Object.hasOwn(args, p));
+    if (hidden.length) {
+      const list = hidden.join(", ");
+      return toolError(new BskError("invalid_params", `${name} does not take ${list}`, { hint: `Leave out ${list}: the tool's input schema lists what it takes.` }), tool);
+    }
     const { [OP_ID_PARAM]: givenOpId, ...params } = args;
     if (tool.method === "session.start") params.owner_pid = process.pid;
     const opId = tool.effect === "BrowserMutation" ? (typeof givenOpId === "string" ? givenOpId : crypto.randomUUID()) : undefined;

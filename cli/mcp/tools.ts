@@ -2,16 +2,12 @@
  * The catalog as MCP tools: every agent-facing method with a CLI shape becomes a tool named after the method
  * (`tab.list` → `tab_list`), with the method's description, its params schema as JSON Schema (`z.toJSONSchema`,
  * input side) and annotations from its effect class. Nothing here is written twice: a new catalog method is a new tool.
+ * Where the tool takes other params than the wire, the catalog says so: file params (MethodDef.transfer, fileResult,
+ * jsonFile) are paths this server reads and writes, and MethodDef.mcp hides the params the server fills or cannot carry.
  */
 import { z } from "zod";
 import { EFFECTS, METHOD_NAMES, METHODS, type MethodName } from "../../protocol/catalog.ts";
 import type { CliShape, Effect, MethodDef, Scope, TransferSpec } from "../../protocol/define.ts";
-
-/**
- * Params a tool does not offer: owner_pid is the server's own (its sessions end with it); a followed event
- * stream arrives as event frames, which a tool result cannot carry.
- */
-export const HIDDEN_PARAMS: Readonly<Record<string, readonly string[]>> = { "session.start": ["owner_pid"], events: ["follow_ms"] };
 
 /** ControlPlane methods that only read. */
 const CONTROL_READS: ReadonlySet<string> = new Set(["system.status", "session.list", "browser.list", "ops"]);
@@ -39,6 +35,8 @@ export interface McpTool {
   annotations: ToolAnnotations;
   scope: Scope;
   effect: Effect;
+  /** Wire params the tool does not offer (MethodDef.mcp); given anyway, the call is refused. */
+  hidden: readonly string[];
   redact: readonly string[];
   fileResult?: MethodDef["fileResult"];
   jsonFile?: MethodDef["jsonFile"];
@@ -84,7 +82,8 @@ function commandIndex(): CommandIndex {
 }
 
 /**
- * CLI wording in a description, as an MCP client sees it: `bsk tab list` → `tab_list`, `--max-tokens` → `max_tokens`.
+ * CLI wording in a description, as an MCP client sees it: `bsk tab list` → `tab_list`, `--max-tokens` → `max_tokens`,
+ * "the CLI" (which reads and writes local files) → "this server", which does that here.
  * A flag is looked up in the method's own shape, then in the shape of the last command the text named.
  */
 export function mcpWording(text: string, own: CliShape | undefined, index: CommandIndex): string {
@@ -100,7 +99,8 @@ export function mcpWording(text: string, own: CliShape | undefined, index: Comma
     }
     return whole;
   });
-  return withTools.replace(/--([a-z][a-z-]*)/g, (whole, flag: string) => {
+  const served = withTools.replace(/\b([Tt])he CLI\b/g, (_, t: string) => `${t}his server`);
+  return served.replace(/--([a-z][a-z-]*)/g, (whole, flag: string) => {
     for (const shape of [own, named]) {
       const spec = shape?.flags?.[flag];
       if (spec?.param) return spec.param;
@@ -135,14 +135,41 @@ const OP_ID_SCHEMA = {
   description: "Your own id for this operation: calling again with the same op_id returns its recorded outcome instead of acting twice",
 };
 
+/** Where a path the server reads or writes is taken from. */
+const LOCAL_PATH = "a path on this server's machine (relative to its working directory; ~ is the home directory)";
+
+/**
+ * The file params as this server takes them (server.ts): local paths it reads or writes itself, where the wire
+ * carries staged transfers or the CLI's defaults. The wire schema keeps its bounds; what the value is changes.
+ */
+function fileParams(def: MethodDef, properties: Record<string, object>): void {
+  const upload = def.transfer?.upload;
+  if (upload && properties[upload]) {
+    const { minItems, maxItems } = properties[upload] as { minItems?: number; maxItems?: number };
+    properties[upload] = { type: "array", items: { type: "string", minLength: 1 }, minItems, maxItems, description: `Files to upload, each ${LOCAL_PATH}` };
+  }
+  const described = (param: string, what: string, more: string) => {
+    if (properties[param]) properties[param] = { ...properties[param], description: `${what}: ${LOCAL_PATH}. ${more}` };
+  };
+  const download = def.transfer?.download;
+  if (download?.overwriteParam) described(download.pathParam, "Where to save the file", `An existing file is replaced only with ${download.overwriteParam}.`);
+  else if (download) described(download.pathParam, "Where to save the file", "A directory gets a new file in it; default: a new file in the temp directory.");
+  if (def.fileResult) described(def.fileResult.pathParam, "Also save the image to this file", "A directory gets a new file in it; without it nothing is written.");
+  if (def.jsonFile) {
+    const { data, pathParam, overwriteParam } = def.jsonFile;
+    described(pathParam, `Also save the ${data} to this file`, `An existing file is replaced only with ${overwriteParam}; without it nothing is written.`);
+  }
+}
+
 export function inputSchemaFor(method: MethodName, reword: (s: string) => string = (s) => s): JsonSchemaObject {
   const def = METHODS[method] as MethodDef;
   const schema = tidy(z.toJSONSchema(def.params(), { io: "input", unrepresentable: "any" }), reword) as JsonSchemaObject;
   schema.properties ??= {};
-  for (const hidden of HIDDEN_PARAMS[method] ?? []) {
+  for (const hidden of def.mcp?.hidden ?? []) {
     delete schema.properties[hidden];
     if (schema.required) schema.required = schema.required.filter((r) => r !== hidden);
   }
+  fileParams(def, schema.properties);
   if (EFFECTS[method] === "BrowserMutation") schema.properties[OP_ID_PARAM] = OP_ID_SCHEMA;
   return schema;
 }
@@ -164,11 +191,12 @@ export function mcpTools(): McpTool[] {
     const tool: McpTool = {
       name: toolName(method),
       method,
-      description: reword(def.description) + resultNote(def),
+      description: reword(def.mcp?.description ?? def.description) + resultNote(def),
       inputSchema: inputSchemaFor(method, reword),
       annotations: annotationsFor(method, EFFECTS[method], def),
       scope: def.scope,
       effect: EFFECTS[method],
+      hidden: def.mcp?.hidden ?? [],
       redact: def.redact ?? [],
       reword,
     };

@@ -69,12 +69,12 @@ export const recordMethods = {
       z.object({
         ...sessionParam(),
         since: z.number().int().min(0).default(0).describe("Only events after this sequence number"),
-        limit: z.number().int().min(1).max(10_000).default(200).describe("Most events to return (not with --follow)"),
+        limit: z.number().int().min(1).max(10_000).default(200).describe("Most events to return"),
         types: z
           .array(z.string().min(1).max(200))
           .optional()
           .describe("Only these kinds: a name (console.error) or a family (tab, socket); comma-separated or repeated"),
-        follow_ms: z.number().int().min(0).max(FOLLOW_MS).default(0).describe("Keep streaming new events this long"),
+        follow_ms: z.number().int().min(0).max(FOLLOW_MS).default(0).describe("Keep streaming new events this long (as event frames, not limited by limit)"),
       }),
     result: () =>
       z.object({
@@ -85,6 +85,8 @@ export const recordMethods = {
         ended: z.boolean().describe("The session has ended (its stream is complete)"),
       }),
     waitParam: "follow_ms",
+    // A tool result is one reply: a followed stream's event frames have nowhere to go.
+    mcp: { hidden: ["follow_ms"], description: "The session's ordered event stream after a cursor (also of an ended session)." },
     cli: {
       words: ["events"],
       flags: {

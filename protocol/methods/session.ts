@@ -44,6 +44,8 @@ export const sessionMethods = {
         window_id: z.number().int(),
         tab_id: z.number().int(),
       }),
+    // The MCP server sets it to its own pid: its sessions end with it.
+    mcp: { hidden: ["owner_pid"] },
     cli: {
       words: ["session", "start"],
       flags: {

@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fixtureBytes } from "../fixtures/server.ts";
 import { BSK, until, useWorld, type World } from "./harness.ts";
@@ -166,6 +167,121 @@ describe("bsk mcp", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  test("every tool takes arguments that match its advertised input schema, and refuses the params it hides", async () => {
+    const dir = mkdtempSync("/tmp/bsk-mcp-schemas-");
+    writeFileSync(`${dir}/cv.txt`, "hello cv\n");
+    const { client } = await connect(dir);
+    const { tools } = await client.listTools();
+    const advertised = new Map(tools.map((t) => [t.name, t]));
+    const validator = new AjvJsonSchemaValidator();
+    const outcomes = new Map<string, string>();
+    /** Validates the arguments against the tool's advertised schema (as a validating client would), then calls it. */
+    const call = async (name: string, args: Record<string, unknown>): Promise<any> => {
+      const tool = advertised.get(name);
+      if (!tool) throw new Error(`no tool ${name}`);
+      const check = validator.getValidator(tool.inputSchema as never)(args);
+      if (!check.valid) throw new Error(`${name}: arguments ${JSON.stringify(args)} do not match the advertised schema: ${check.errorMessage}`);
+      const r = await client.callTool({ name, arguments: args });
+      const content = r.content as Content[];
+      const code = r.isError ? ((r.structuredContent as any)?.error?.code ?? "unknown") : "ok";
+      if (!outcomes.has(name) || code === "ok") outcomes.set(name, code === "ok" ? "ok" : `${code}: ${content[0]?.text}`);
+      return r.isError ? undefined : content.find((c) => c.type === "text")?.text;
+    };
+    const obj = async (name: string, args: Record<string, unknown>) => JSON.parse((await call(name, args)) ?? "null");
+    try {
+      await call("system_status", {});
+      await call("browser_list", {});
+      const S = (await obj("session_start", { name: "schemas", focus: false, width: 1000, height: 800, lease_ms: 600_000 })).session_id as string;
+      await call("session_list", {});
+      const s = { session_id: S };
+
+      const first = (await obj("tab_list", { ...s, scope: "owned" })).tabs[0].tab_id as number;
+      const made = (await obj("tab_create", { ...s, url: w.fixtures.url("/shop.html"), background: true })).tab_id as number;
+      await call("tab_select", { ...s, tab_id: made });
+      await call("tab_select", { ...s, tab_id: first });
+      await call("tab_close", { ...s, tab_id: made });
+      const personTab = await w.person.openInOwnWindow(w.fixtures.url("/borrow-form.html?mcp-schemas"));
+      const borrowing = call("tab_borrow", { ...s, tab_id: personTab, timeout_ms: 10_000 });
+      await w.person.answerConsent(true);
+      await borrowing;
+      await call("tab_return", { ...s, tab_id: personTab });
+      await call("tab_select", { ...s, tab_id: first });
+
+      await call("navigate", { ...s, url: w.fixtures.url("/shop.html"), wait_until: "load" });
+      await call("navigate", { ...s, url: w.fixtures.url("/act-form.html") });
+      await call("navigate_back", { ...s, wait_until: "domcontentloaded" });
+      await call("navigate_forward", { ...s });
+      await call("reload", { ...s, hard: true });
+      await call("wait_for", { ...s, text: "Every control" });
+      await call("wait", { duration_ms: 10 });
+      await call("snapshot", { ...s, max_tokens: 4000, viewport: false });
+      await call("observe", { ...s, max_tokens: 4000, probe_hover: false });
+      await call("find", { ...s, query: "Country", limit: 5 });
+      await call("screenshot", { ...s, format: "jpeg", quality: 60, out: "shot.jpg" });
+      await call("screenshot_full_page", { ...s, out: "full.png" });
+      await call("get_html", { ...s, target: "#order", max_bytes: 4096 });
+
+      await call("click", { ...s, target: "#terms", op_id: "schemas-click" });
+      await call("dblclick", { ...s, target: "#notes" });
+      await call("hover", { ...s, target: "#submit" });
+      await call("fill", { ...s, target: "#name", value: "Ada" });
+      await call("type", { ...s, target: "#email", text: "ada@example.com", delay_ms: 0 });
+      await call("press", { ...s, key: "Tab", count: 1 });
+      await call("select", { ...s, target: "#country", values: ["fr"] });
+      await call("check", { ...s, target: "#size-l" });
+      await call("uncheck", { ...s, target: "#terms" });
+      await call("scroll_to", { ...s, target: "#submit" });
+      await call("wheel", { ...s, dx: 0, dy: 120 });
+      await call("focus", { ...s, target: "#count" });
+      await call("blur", { ...s, target: "#count" });
+      await call("mouse_down", { ...s, x: 5, y: 5 });
+      await call("mouse_move", { ...s, x: 25, y: 5, steps: 3 });
+      await call("mouse_up", { ...s, x: 25, y: 5 });
+      await call("evaluate", { ...s, expression: "document.title" });
+      await call("emulate", { ...s, device: "pixel-7" });
+      await call("window_resize", { ...s, width: 1100, height: 800 });
+
+      await call("navigate", { ...s, url: w.fixtures.url("/act-dnd.html") });
+      await call("drag", { ...s, from: "#apple", to: "#bin" });
+
+      await call("navigate", { ...s, url: w.fixtures.url("/act-dialogs.html") });
+      await call("click", { ...s, target: "#prompt" });
+      await call("dialog_status", { ...s });
+      await call("dialog_accept", { ...s, text: "Ada" });
+      await call("click", { ...s, target: "#confirm" });
+      await call("dialog_dismiss", { ...s });
+      await call("console", { ...s, level: "error", limit: 10, max_text_chars: 200 });
+      await call("network", { ...s, limit: 10, failed: false });
+      await call("request_help", { ...s, prompt: "Check the dialogs page", title: "Check", timeout_ms: 100 });
+
+      await call("navigate", { ...s, url: w.fixtures.url("/files-upload.html") });
+      await call("upload", { ...s, target: "#single", files: ["cv.txt"], mode: "input" });
+      await call("navigate", { ...s, url: w.fixtures.url("/files-download.html") });
+      await call("download", { ...s, target: "#small", out: "notes.txt", overwrite: false });
+
+      await call("ops", { ...s, limit: 10 });
+      await call("events", { ...s, since: 0, limit: 10, types: ["navigation"] });
+      const hidden = await client.callTool({ name: "events", arguments: { ...s, follow_ms: 1000 } });
+      expect(hidden.isError).toBe(true);
+      expect((hidden.structuredContent as any).error).toMatchObject({ code: "invalid_params", message: "events does not take follow_ms" });
+
+      const recording = call("record_start", { url: w.fixtures.url("/record-start.html"), purpose: "schemas", out: "trace.json", overwrite: false, timeout_ms: 60_000 });
+      await until("the recording to stop", async () => (await call("record_stop", {})) !== undefined);
+      await recording;
+      await call("session_stop", { ...s });
+
+      expect([...outcomes.keys()].sort()).toEqual([...advertised.keys()].sort());
+      // Every call succeeds, but request_help: nobody answers it within timeout_ms, which need not be a success.
+      const failed = [...outcomes].filter(([name, outcome]) => outcome !== "ok" && (name !== "request_help" || outcome.startsWith("invalid_params")));
+      expect(failed).toEqual([]);
+      expect(readFileSync(`${dir}/notes.txt`).length).toBe(13);
+      expect(JSON.parse(readFileSync(`${dir}/trace.json`, "utf8")).purpose).toBe("schemas");
+    } finally {
+      await client.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   test("a killed server's sessions end too (the daemon watches its pid)", async () => {
     const { client, transport } = await connect();

@@ -1,11 +1,14 @@
 /** The catalog → MCP tool derivation (cli/mcp/tools.ts) and the shapes of tool results (cli/mcp/results.ts). */
 import { describe, expect, test } from "bun:test";
 import Ajv2020 from "ajv/dist/2020.js";
+import { z } from "zod";
 import { EFFECTS, METHOD_NAMES, METHODS } from "../../protocol/catalog.ts";
+import type { CliShape, MethodDef } from "../../protocol/define.ts";
 import { BskError } from "../../protocol/errors.ts";
+import { homePaths } from "../../daemon/home.ts";
 import { instructions } from "../../cli/mcp/instructions.ts";
 import { toolError, toolResult } from "../../cli/mcp/results.ts";
-import { timeoutFor } from "../../cli/mcp/server.ts";
+import { McpBridge, timeoutFor } from "../../cli/mcp/server.ts";
 import { mcpTools, toolName } from "../../cli/mcp/tools.ts";
 
 const tools = mcpTools();
@@ -52,6 +55,54 @@ describe("catalog → tools", () => {
   test("session_start does not offer owner_pid: the server sets it so its sessions end with it", () => {
     expect(tool("session_start").inputSchema.properties).not.toHaveProperty("owner_pid");
     expect(tool("session_start").inputSchema.properties).toHaveProperty("name");
+  });
+
+  test("a tool offers the params the server passes on: the wire's, less the hidden ones, plus op_id on mutations", () => {
+    for (const t of tools) {
+      const def = METHODS[t.method] as MethodDef;
+      const wire = Object.keys((z.toJSONSchema(def.params(), { io: "input" }) as { properties?: object }).properties ?? {});
+      const expected = wire.filter((p) => !def.mcp?.hidden.includes(p));
+      if (EFFECTS[t.method] === "BrowserMutation") expected.push("op_id");
+      expect({ tool: t.name, params: Object.keys(t.inputSchema.properties).sort() }).toEqual({ tool: t.name, params: expected.sort() });
+      expect(t.hidden).toEqual(def.mcp?.hidden ?? []);
+    }
+    expect(tool("events").hidden).toEqual(["follow_ms"]);
+  });
+
+  test("no description speaks of a param the tool does not offer, by its name or its CLI flag", () => {
+    for (const t of tools) {
+      const flags = Object.entries((METHODS[t.method].cli as CliShape).flags ?? {});
+      for (const hidden of t.hidden) {
+        const text = `${t.description} ${JSON.stringify(t.inputSchema)}`;
+        expect({ tool: t.name, mentions: text.includes(hidden) }).toEqual({ tool: t.name, mentions: false });
+        for (const [flag] of flags.filter(([, spec]) => spec.param === hidden)) expect(text).not.toContain(`--${flag}`);
+      }
+    }
+    expect(tool("events").description).toBe("The session's ordered event stream after a cursor (also of an ended session).");
+  });
+
+  test("file params are paths this server reads and writes, not the wire's staged transfers", () => {
+    const files = tool("upload").inputSchema.properties.files as Record<string, unknown>;
+    expect(files).toMatchObject({ type: "array", items: { type: "string", minLength: 1 }, minItems: 1, maxItems: 20 });
+    expect(JSON.stringify(tool("upload").inputSchema)).not.toContain("transfer_id");
+    const ajv = new Ajv2020({ strict: false });
+    expect(ajv.compile(tool("upload").inputSchema)({ session_id: "s1", target: "#f", files: ["cv.pdf", "~/a.png"] })).toBe(true);
+    for (const name of ["download", "screenshot", "screenshot_full_page", "record_start"]) {
+      expect((tool(name).inputSchema.properties.out as { description: string }).description).toContain("a path on this server's machine");
+    }
+    expect((tool("screenshot").inputSchema.properties.out as { description: string }).description).toContain("without it nothing is written");
+    expect((tool("download").inputSchema.properties.out as { description: string }).description).toContain("only with overwrite");
+    expect(tool("upload").description).toContain("This server stages the files");
+    for (const t of tools) expect({ tool: t.name, cli: JSON.stringify(t.inputSchema).includes("the CLI") }).toEqual({ tool: t.name, cli: false });
+  });
+
+  test("a hidden param given anyway is refused before anything is sent to the daemon", async () => {
+    const bridge = new McpBridge(homePaths("/nonexistent/bsk-mcp-unit"), {});
+    for (const [name, args] of [["session_start", { owner_pid: 1 }], ["events", { session_id: "s1", follow_ms: 1000 }]] as const) {
+      const r = await bridge.callTool(name, { ...args });
+      expect(r.isError).toBe(true);
+      expect(r.structuredContent).toMatchObject({ error: { code: "invalid_params", message: `${name} does not take ${Object.keys(args).at(-1)}` } });
+    }
   });
 
   test("annotations follow the effect class", () => {
