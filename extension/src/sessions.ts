@@ -35,6 +35,7 @@ async function load(): Promise<void> {
   for (const s of Object.values(stored)) {
     for (const id of Object.keys(s.tabs)) if (!tabIds.has(Number(id))) delete s.tabs[id];
     for (const id of Object.keys(s.borrowed ?? {})) if (s.tabs[id] !== "borrowed") delete s.borrowed![id];
+    for (const id of Object.keys(s.borrowed_at ?? {})) if (s.tabs[id] !== "borrowed") delete s.borrowed_at![id];
     s.recent = s.recent.filter((id) => s.tabs[String(id)]);
     if (s.current_tab_id !== null && !s.tabs[String(s.current_tab_id)]) s.current_tab_id = s.recent.at(-1) ?? null;
     sessions.set(s.session_id, s);
@@ -123,11 +124,24 @@ export function addSession(init: {
   return s;
 }
 
-/** `from`: where a borrowed tab came from (it goes back there). */
+/** `from`: where a borrowed tab came from (it goes back there); the borrow's consent is now. */
 export function adoptTab(s: SessionState, tabId: number, ownership: Ownership, from?: BorrowOrigin): void {
   s.tabs[String(tabId)] = ownership;
-  if (from) (s.borrowed ??= {})[String(tabId)] = from;
+  if (from) {
+    (s.borrowed ??= {})[String(tabId)] = from;
+    (s.borrowed_at ??= {})[String(tabId)] = Date.now();
+  }
   persist();
+}
+
+/**
+ * When the person lent this tab (ms since the epoch), 0 for a tab the session did not borrow. A borrowed tab whose
+ * moment is unknown counts from now: what came before is the person's.
+ */
+export function borrowedSince(tabId: number): number {
+  const owner = ownerOfTab(tabId);
+  if (owner?.ownership !== "borrowed") return 0;
+  return owner.session.borrowed_at?.[String(tabId)] ?? Date.now();
 }
 
 export function setCurrent(s: SessionState, tabId: number): void {
@@ -140,6 +154,7 @@ export function setCurrent(s: SessionState, tabId: number): void {
 export function dropTab(s: SessionState, tabId: number): void {
   delete s.tabs[String(tabId)];
   if (s.borrowed) delete s.borrowed[String(tabId)];
+  if (s.borrowed_at) delete s.borrowed_at[String(tabId)];
   s.recent = s.recent.filter((id) => id !== tabId);
   if (s.current_tab_id === tabId) s.current_tab_id = s.recent.at(-1) ?? null;
   persist();

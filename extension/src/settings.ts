@@ -90,6 +90,8 @@ export interface SessionState {
   block_requests?: boolean;
   /** Borrowed tab id → where it came from (tab.return and the session's end put it back there). */
   borrowed?: Record<string, BorrowOrigin>;
+  /** Borrowed tab id → when the person agreed (ms since the epoch): its console and network start there. */
+  borrowed_at?: Record<string, number>;
 }
 
 /** Where a borrowed tab was in the person's windows (the `from` of tab.borrow's result). */

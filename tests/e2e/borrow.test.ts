@@ -308,3 +308,39 @@ describe("giving tabs back", () => {
     expect(ended.lost_tab_ids).toEqual([tabId]);
   });
 });
+
+describe("what a lent tab shows the agent", () => {
+  test("console and network start at the person's consent: nothing logged or requested before it, not even across borrows", async () => {
+    const s = await w.startSession();
+    const { tabId, targetId } = await personTab("diag-lent");
+    // The person's own page logs a secret and makes requests before lending the tab; one is still in flight.
+    await w.person.evaluateIn(
+      targetId,
+      "console.log('token=hunter2'); console.error('person error'); window.held = fetch('/hold/lent-early'); fetch('/status/200?before-consent').then((r) => r.status)",
+    );
+    await w.fixtures.seen("/hold/lent-early");
+
+    const pending = borrow(s, tabId);
+    await w.person.answerConsent(true);
+    expect((await pending).code).toBe(0);
+    w.fixtures.release("lent-early");
+    await w.person.evaluateIn(targetId, "window.held.then((r) => r.status)");
+    await w.ok(["evaluate", "console.log('after consent'); fetch('/status/200?after-consent').then((r) => r.status)", "--session", s]);
+
+    const texts = async () => (await w.ok(["console", "--session", s])).messages.map((m: any) => m.text);
+    const urls = async () => (await w.ok(["network", "--session", s])).requests.map((r: any) => r.url);
+    expect(await texts()).toEqual(["after consent"]);
+    expect(await urls()).toEqual([w.fixtures.url("/status/200?after-consent")]);
+
+    // Given back, used by the person, lent again: the second loan starts empty too (nothing of the first one's).
+    await w.ok(["tab", "return", String(tabId), "--session", s]);
+    await w.person.evaluateIn(targetId, "console.log('between loans'); fetch('/status/200?between').then((r) => r.status)");
+    const again = borrow(s, tabId);
+    await w.person.answerConsent(true);
+    expect((await again).code).toBe(0);
+    expect(await texts()).toEqual([]);
+    expect(await urls()).toEqual([]);
+    await w.ok(["evaluate", "console.log('second loan'); 1", "--session", s]);
+    expect(await texts()).toEqual(["second loan"]);
+  });
+});

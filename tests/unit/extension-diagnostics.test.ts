@@ -100,6 +100,15 @@ describe("ConsoleLog", () => {
     ]);
   });
 
+  test("a lent tab's log keeps nothing from before the loan, replayed or not", () => {
+    const log = new ConsoleLog(10, undefined, 1_000);
+    log.onEvent("Runtime.consoleAPICalled", { type: "log", args: [str("token=hunter2")], timestamp: 999.9 });
+    log.onEvent("Log.entryAdded", { entry: { source: "other", level: "info", text: "browser note", timestamp: 500 } });
+    log.onEvent("Runtime.exceptionThrown", { timestamp: 10, exceptionDetails: { text: "Uncaught" } });
+    log.onEvent("Runtime.consoleAPICalled", { type: "log", args: [str("after")], timestamp: 1_000 });
+    expect(log.ring.read(0, 100).entries.map((e) => e.text)).toEqual(["after"]);
+  });
+
   test("minimum level: log and info rank the same", () => {
     expect(atLeast("error", "warning")).toBe(true);
     expect(atLeast("log", "info")).toBe(true);
@@ -114,6 +123,15 @@ describe("NetworkLog", () => {
     "Network.requestWillBeSent",
     { requestId: id, request: { url, method: "GET" }, timestamp: t, wallTime: 1_700_000_000 + t, type: "Fetch", ...extra },
   ] as const;
+
+  test("a lent tab's log keeps no request sent before the loan, even one that ends after it", () => {
+    const n = new NetworkLog(10, 10, undefined, (1_700_000_000 + 10) * 1000);
+    n.onEvent(...sent("1", "http://x/before", 9));
+    n.onEvent(...sent("2", "http://x/after", 11));
+    n.onEvent("Network.loadingFinished", { requestId: "1", timestamp: 12 });
+    n.onEvent("Network.loadingFinished", { requestId: "2", timestamp: 12 });
+    expect(n.ring.read(0, 100).entries.map((e) => e.url)).toEqual(["http://x/after"]);
+  });
 
   test("a request is listed when it ends: finished, failed, or redirected; in-flight ones wait", () => {
     const n = new NetworkLog(10);

@@ -3,11 +3,12 @@
  * iframes included (their child sessions get the same domains when they attach). The buffers live in the service
  * worker's memory only: when the worker is stopped they go with it, and events that happen while it is dead are lost;
  * numbering starts again with the next attachment (a reader's old cursor then reads from the start). The debugger
- * detaching (session end, tab closed) drops the tab's buffers. Console errors and failed requests also go to the
+ * detaching (session end, tab closed) drops the tab's buffers. A borrowed tab's buffers start when the person lent it. Console errors and failed requests also go to the
  * session's event stream (events/page-events.ts).
  */
 import { onAttach, sendTo, tapCdp } from "../cdp.ts";
 import { reportConsole, reportRequest } from "../events/page-events.ts";
+import { borrowedSince } from "../sessions.ts";
 import type { CdpTarget } from "../refs/target.ts";
 import { ConsoleLog } from "./console-log.ts";
 import { NetworkLog } from "./network-log.ts";
@@ -39,15 +40,17 @@ function enableChild(logs: TabLogs, child: CdpTarget): void {
 
 export function installDiagnosticsCapture(): void {
   onAttach((tabId, send) => {
-    if (!tabs.has(tabId)) {
-      // What Runtime and Log replay on enabling happened before this moment: it stays out of the event stream.
-      const liveFrom = Date.now();
-      tabs.set(tabId, {
-        console: new ConsoleLog(CONSOLE_CAPACITY, (e, origin) => reportConsole(tabId, e, origin, liveFrom)),
-        network: new NetworkLog(NETWORK_CAPACITY, undefined, (e) => reportRequest(tabId, e, liveFrom)),
-        enabling: new Set(),
-      });
-    }
+    // Fresh buffers for each attachment: our own detach (a returned tab, a session's end) fires no onDetach, and
+    // what a tab held for an earlier session is not the next one's. What Runtime and Log replay on enabling
+    // happened before this moment: it stays out of the event stream; in a borrowed tab, what came before the
+    // person's consent is theirs and stays out of the buffers too.
+    const liveFrom = Date.now();
+    const lentFrom = borrowedSince(tabId);
+    tabs.set(tabId, {
+      console: new ConsoleLog(CONSOLE_CAPACITY, (e, origin) => reportConsole(tabId, e, origin, liveFrom), lentFrom),
+      network: new NetworkLog(NETWORK_CAPACITY, undefined, (e) => reportRequest(tabId, e, liveFrom), lentFrom),
+      enabling: new Set(),
+    });
     return enable(send);
   });
   tapCdp({

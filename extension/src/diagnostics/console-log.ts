@@ -102,10 +102,14 @@ const SILENT = new Set(["endGroup", "profile", "profileEnd"]);
 export class ConsoleLog {
   readonly ring: Ring<ConsoleEntry>;
 
-  /** `onAdd` hears each new entry and where it came from (ConsoleOrigin). */
+  /**
+   * `onAdd` hears each new entry and where it came from (ConsoleOrigin). Messages logged before `notBefore` (ms
+   * since the epoch: when a borrowed tab was lent) are not kept, replayed or not.
+   */
   constructor(
     capacity = 1000,
     private readonly onAdd?: (e: ConsoleEntry, origin: ConsoleOrigin) => void,
+    private readonly notBefore = 0,
   ) {
     this.ring = new Ring(capacity);
   }
@@ -117,6 +121,7 @@ export class ConsoleLog {
     where?: { url?: string; lineNumber?: number },
     origin: ConsoleOrigin = "console",
   ): void {
+    if ((ts ?? Date.now()) < this.notBefore) return;
     const entry = this.ring.push((seq) => {
       const e: ConsoleEntry = { seq, level, text: text.slice(0, STORED_TEXT_CHARS), ts: ts ?? Date.now() };
       if (where?.url) e.url = where.url.slice(0, STORED_TEXT_CHARS);

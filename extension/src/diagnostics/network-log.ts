@@ -38,11 +38,12 @@ export class NetworkLog {
   readonly ring: Ring<RequestEntry>;
   private readonly inFlight = new Map<string, InFlight>();
 
-  /** `onAdd` hears each request as it ends (enters the ring). */
+  /** `onAdd` hears each request as it ends (enters the ring); requests sent before `notBefore` (ms since the epoch) are not kept. */
   constructor(
     capacity = 1000,
     private readonly maxInFlight = 1000,
     private readonly onAdd?: (e: RequestEntry) => void,
+    private readonly notBefore = 0,
   ) {
     this.ring = new Ring(capacity);
   }
@@ -77,6 +78,8 @@ export class NetworkLog {
       case "Network.requestWillBeSent": {
         // Inline data (icons of form controls, small images) is no request anyone waits for: not listed.
         if (String(p.request?.url ?? "").startsWith("data:")) return;
+        const ts = typeof p.wallTime === "number" ? Math.round(p.wallTime * 1000) : Date.now();
+        if (ts < this.notBefore) return;
         // Same request id again: the previous hop was answered with a redirect.
         if (p.redirectResponse) this.end(p.requestId, p.timestamp, { status: p.redirectResponse.status ?? null });
         if (this.inFlight.size >= this.maxInFlight) this.inFlight.delete(this.inFlight.keys().next().value!);
@@ -86,7 +89,7 @@ export class NetworkLog {
           type: String(p.type ?? "other").toLowerCase(),
           status: null,
           started: p.timestamp,
-          ts: typeof p.wallTime === "number" ? Math.round(p.wallTime * 1000) : Date.now(),
+          ts,
         });
         return;
       }
