@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type Effect, method, SessionInfo, sessionParam } from "../define.ts";
+import { MAX_CALL_MS } from "../duration.ts";
 import { normalizeOrigin } from "../origins.ts";
 import { OBSERVE_KINDS, ObserveKinds } from "./records.ts";
 
@@ -17,7 +18,7 @@ export const sessionMethods = {
         height: z.number().int().min(100).max(7680).optional().describe("Window height in px"),
         owner_pid: z.number().int().positive().optional().describe("End the session when this process exits"),
         name: z.string().max(80).optional().describe("A label for the task, shown to the person"),
-        lease_ms: z.number().int().min(1000).optional().describe("End the session if no call renews it within this time"),
+        lease_ms: z.number().int().min(1000).max(MAX_CALL_MS).optional().describe("End the session if no call renews it within this time"),
         observe: ObserveKinds()
           .default([])
           .describe("Richer event streams: DOM mutation summaries, the page's WebSockets, visibility changes, performance entries"),
