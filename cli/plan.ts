@@ -3,7 +3,7 @@
  * command, help or the version. Pure (no I/O), so every CLI shape is unit-tested through it.
  */
 import type { RequestMeta } from "../protocol/frames.ts";
-import { parseDuration } from "../protocol/duration.ts";
+import { MAX_CALL_MS, parseDuration } from "../protocol/duration.ts";
 import { BskError } from "../protocol/errors.ts";
 import { defaultIo, parseArgs, type ArgsIo, type ParsedArgs } from "./args.ts";
 import type { CommandSpec, LocalAction } from "./commands-table.ts";
@@ -19,7 +19,6 @@ export type Plan =
 
 /** The CLI waits this much longer than the call's own deadline before it decides the daemon is gone. */
 export const GRACE_MS = 5_000;
-const MAX_TIMEOUT_MS = 86_400_000;
 
 export interface Ids {
   traceId: string;
@@ -67,7 +66,7 @@ export function plan(argv: readonly string[], env: Env, ids: Ids = randomIds(), 
   const { cmd } = r;
   const parsed: ParsedArgs = parseArgs(cmd, r.args, env, io);
   if (cmd.local) return { kind: "local", cmd, action: cmd.local, params: parsed.params, json: parsed.json };
-  if (parsed.timeoutMs <= 0 || parsed.timeoutMs > MAX_TIMEOUT_MS) {
+  if (parsed.timeoutMs <= 0 || parsed.timeoutMs > MAX_CALL_MS) {
     throw new BskError("invalid_params", "--timeout must be between 1ms and 24h", { hint: "For example: --timeout 30s" });
   }
   // The CLI writes a file result itself, so its path is the CLI's: sent on absolute, for the logs only.
@@ -83,7 +82,9 @@ export function plan(argv: readonly string[], env: Env, ids: Ids = randomIds(), 
   // A method that waits on its own (e.g. for a person) gets its wait on top of the deadline from the daemon;
   // without --timeout, the caller's own timeout covers that wait too (so `bsk wait 2m` is not cut at 30 s).
   const ownWait = cmd.waitParam ? Number(parsed.params[cmd.waitParam] ?? waitDefault(cmd)) || 0 : 0;
-  const timeoutMs = parsed.timeoutGiven || !ownWait ? parsed.timeoutMs : Math.max(parsed.timeoutMs, ownWait + GRACE_MS);
+  // Capped at the frame's 24 h: an own wait beyond its range is the daemon's to refuse (invalid_params naming the
+  // range), not a request frame too malformed to read.
+  const timeoutMs = parsed.timeoutGiven || !ownWait ? parsed.timeoutMs : Math.min(MAX_CALL_MS, Math.max(parsed.timeoutMs, ownWait + GRACE_MS));
   const meta: RequestMeta = { trace_id: ids.traceId, timeout_ms: timeoutMs, client_pid: pid };
   if (cmd.effect === "BrowserMutation") meta.op_id = parsed.opId ?? ids.opId();
   return {

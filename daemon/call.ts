@@ -3,7 +3,7 @@
  * connection closed, session ended) and the timings reported back in `meta.timings`.
  */
 import type { MethodDef } from "../protocol/define.ts";
-import { BskError } from "../protocol/errors.ts";
+import { BROWSER_TIMEOUT_HINT, BskError } from "../protocol/errors.ts";
 import type { MethodName } from "../protocol/catalog.ts";
 import type { CallProgress, RequestMeta } from "../protocol/frames.ts";
 
@@ -66,6 +66,7 @@ export class Call {
 
 export function timeoutError(call: Call, stage: string): BskError {
   return new BskError("timeout", `${call.method} did not finish within ${call.budgetMs} ms (${stage})`, {
+    ...(stage === "extension" && { hint: BROWSER_TIMEOUT_HINT }),
     data: { timeout_ms: call.budgetMs, stage },
   });
 }

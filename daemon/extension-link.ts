@@ -4,6 +4,7 @@
  * A malformed frame is answered with protocol_error and the link lives on.
  */
 import type { ServerWebSocket } from "bun";
+import { realpathSync } from "node:fs";
 import { METHODS } from "../protocol/catalog.ts";
 import { BskError, toErrorBody } from "../protocol/errors.ts";
 import { EVENTS, type EventName } from "../protocol/events.ts";
@@ -154,6 +155,7 @@ function handshake(ws: Ws, frame: RequestFrame, deps: LinkDeps): void {
       adopted,
       ended,
       events_acked: eventsAcked,
+      bsk_home: homeForms(config.paths.home),
     },
   });
   log.info("browser connected", {
@@ -244,4 +246,15 @@ function recordEvent(ws: Ws, conn: BrowserConn, frame: EventFrame, deps: LinkDep
   // A coalesced burst carries its count beside the payload's own fields (the schemas do not list it).
   const count = (frame.payload as { count?: unknown } | null)?.count;
   deps.events.append(sessionId, name, data, { source, ...(typeof count === "number" && { count }) });
+}
+
+/** $BSK_HOME as configured and with symlinks resolved (when it differs), for the extension's file: URL rule. */
+function homeForms(home: string): string[] {
+  let real = home;
+  try {
+    real = realpathSync(home);
+  } catch {
+    /* not there yet: the configured path is all there is */
+  }
+  return real === home ? [home] : [home, real];
 }

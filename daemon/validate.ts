@@ -6,6 +6,7 @@ import type { z } from "zod";
 import { isMethodName, METHODS, type MethodName } from "../protocol/catalog.ts";
 import type { MethodDef } from "../protocol/define.ts";
 import { BskError } from "../protocol/errors.ts";
+import { rangeAt, rangeText } from "./param-range.ts";
 
 /** Methods only the extension link carries; a CLI client never sends them. */
 const EXTENSION_LINK_ONLY = new Set<string>(["system.hello", "system.handshake", "system.pair_begin", "system.pair_finish"]);
@@ -41,15 +42,25 @@ export function paramsSchema(name: MethodName): z.ZodType {
   return s;
 }
 
-/** Validated params with defaults applied, or invalid_params naming the first issue's path. */
+/** Validated params with defaults applied, or invalid_params naming the first issue's path (and a number's range). */
 export function parseParams(name: MethodName, params: unknown): Record<string, unknown> {
-  const r = paramsSchema(name).safeParse(params ?? {});
+  const schema = paramsSchema(name);
+  const r = schema.safeParse(params ?? {});
   if (r.success) return r.data as Record<string, unknown>;
   const issue = r.error.issues[0];
   const path = issue?.path.length ? issue.path.join(".") : "";
   const where = path ? `params.${path}` : "params";
-  throw new BskError("invalid_params", `${name}: ${where}: ${issue?.message ?? "invalid"}`, {
-    data: { method: name, ...(path && { path }), issues: r.error.issues.slice(0, 5).map((i) => ({ path: i.path.join("."), message: i.message })) },
+  const range = issue && (issue.code === "too_big" || issue.code === "too_small") ? rangeAt(schema, issue.path) : null;
+  const allowed = range ? rangeText(range, String(issue!.path.at(-1) ?? "")) : "";
+  const message = range ? `must be ${allowed}` : (issue?.message ?? "invalid");
+  throw new BskError("invalid_params", `${name}: ${where}: ${message}`, {
+    ...(range && { hint: `Give ${path} a value ${allowed}.` }),
+    data: {
+      method: name,
+      ...(path && { path }),
+      ...(range && { range }),
+      issues: r.error.issues.slice(0, 5).map((i) => ({ path: i.path.join("."), message: i.message })),
+    },
   });
 }
 

@@ -204,4 +204,12 @@ export const ActionResult = () =>
     effect: ActionEffect(),
   });
 
+/** The largest viewport side bsk sets (emulate viewport, session start --width): points lie within it. */
+export const MAX_VIEWPORT_PX = 7680;
+/** A point in the viewport, CSS px; the extension also refuses one outside the tab's current viewport. */
+export const Coordinate = () => z.number().min(0).max(MAX_VIEWPORT_PX);
+/** A wheel delta, CSS px, signed: at most this far per call (repeat to go further). */
+export const MAX_WHEEL_DELTA_PX = 100_000;
+export const WheelDelta = () => z.number().min(-MAX_WHEEL_DELTA_PX).max(MAX_WHEEL_DELTA_PX);
+
 export const Modifiers = () => z.array(z.enum(["Alt", "Control", "Meta", "Shift"])).default([]);

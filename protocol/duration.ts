@@ -1,3 +1,6 @@
+/** The longest deadline a call may have (request meta timeout_ms, --timeout): 24 h. */
+export const MAX_CALL_MS = 86_400_000;
+
 /** Durations as people write them: `500ms`, `30s`, `5m`, `2h`; a bare number is milliseconds. */
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 

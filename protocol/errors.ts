@@ -48,6 +48,11 @@ export function outcomeExitCode(method: string | undefined, result: unknown): nu
 export type ErrorCode = keyof typeof ERRORS;
 export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
 
+/** A call that ran out of time in the browser: what became of a page script it left running (extension/src/runaway.ts). */
+export const BROWSER_TIMEOUT_HINT =
+  "It did not finish in time. A page script still running then (a busy loop, a handler that never returns) was stopped, " +
+  "so the tab answers the next call; check the page state, then retry (with a longer --timeout if the page is only slow).";
+
 /** Finer causes in `data.reason`, with a hint that beats the code's default. */
 export const REASON_HINTS: Record<string, string> = {
   agent_window_scope: "This tab is not the session's: use a tab it created (bsk tab create) or borrow one (bsk tab borrow).",

@@ -6,6 +6,7 @@
  * Anything else is answered with protocol_error and the connection lives on.
  */
 import { z } from "zod";
+import { MAX_CALL_MS } from "./duration.ts";
 import { ERROR_CODES } from "./errors.ts";
 
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -15,7 +16,7 @@ export const RequestMeta = z
   .object({
     trace_id: z.string().max(64).optional(),
     /** Deadline for the whole call including time queued, in ms from when the daemon received it. */
-    timeout_ms: z.number().int().positive().max(86_400_000).optional(),
+    timeout_ms: z.number().int().positive().max(MAX_CALL_MS).optional(),
     /** Idempotency key for BrowserMutation calls (ledger). */
     op_id: z.string().min(1).max(128).optional(),
     /** Pid of the calling CLI, for logs. */

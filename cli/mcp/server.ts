@@ -15,6 +15,7 @@ import { BskError, toErrorBody } from "../../protocol/errors.ts";
 import { APP_VERSION } from "../../protocol/version.ts";
 import { reachDaemon, type Connection } from "../daemon-client.ts";
 import type { Outcome } from "../output.ts";
+import { MAX_CALL_MS } from "../../protocol/duration.ts";
 import { absolutePath, GRACE_MS } from "../plan.ts";
 import { DEFAULT_TIMEOUT_MS, request } from "../request.ts";
 import { instructions } from "./instructions.ts";
@@ -33,7 +34,7 @@ export function timeoutFor(tool: McpTool, params: Record<string, unknown>): numb
   if (!tool.waitParam) return base;
   const schema = tool.inputSchema.properties[tool.waitParam] as { default?: unknown } | undefined;
   const ownWait = Number(params[tool.waitParam] ?? schema?.default ?? 0) || 0;
-  return Math.max(base, ownWait + GRACE_MS);
+  return Math.min(MAX_CALL_MS, Math.max(base, ownWait + GRACE_MS));
 }
 
 /** Local paths in params are the client's, relative to this server's working directory (the CLI's rule too). */

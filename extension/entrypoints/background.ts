@@ -16,6 +16,8 @@ import { installOriginGuard } from "../src/guard/origins.ts";
 import { installPromptWatch } from "../src/guard/prompts.ts";
 import { installOwnPageRevival } from "../src/own-pages.ts";
 import { installCrashWatch } from "../src/crash.ts";
+import { installRunawayStop } from "../src/runaway.ts";
+import { installFileUrlGuard } from "../src/guard/file-urls.ts";
 import { installDownloadTap } from "../src/files/download-tap.ts";
 import { installObserve } from "../src/events/observe.ts";
 import { installKeepalive } from "../src/keepalive.ts";
@@ -56,6 +58,8 @@ export default defineBackground({
     installOriginGuard();
     installPromptWatch();
     installCrashWatch();
+    installRunawayStop();
+    installFileUrlGuard();
     installDownloadTap();
     installObserve();
     installKeepalive();

@@ -6,6 +6,7 @@ import { browser } from "wxt/browser";
 import { BskError } from "../../protocol/errors.ts";
 import { errorMessage, raceAbort } from "./abort.ts";
 import type { CdpTarget } from "./refs/target.ts";
+import { stopRunawayScript } from "./runaway.ts";
 
 const PROTOCOL = "1.3";
 
@@ -129,6 +130,19 @@ async function rawSend(tabId: number, method: string, params?: object, sessionId
   return browser.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params ?? {});
 }
 
+/** A call that ends while its command is still unanswered may leave a page script running: runaway.ts checks. */
+function stopScriptIfLeftRunning(target: CdpTarget, sent: Promise<unknown>, signal: AbortSignal): void {
+  let answered = false;
+  const onAbort = () => {
+    if (!answered) void stopRunawayScript(target, (t, m, p) => rawSend(t.tabId, m, p, t.sessionId));
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  void sent.then(
+    () => ((answered = true), signal.removeEventListener("abort", onAbort)),
+    () => ((answered = true), signal.removeEventListener("abort", onAbort)),
+  );
+}
+
 /** Sends one CDP command, attaching first if needed. Failures become cdp_failed (data.cdp_message is CDP's text). */
 export async function send<T = any>(tabId: number, method: string, params?: object, signal?: AbortSignal): Promise<T> {
   return sendTo<T>({ tabId }, method, params, signal);
@@ -137,8 +151,10 @@ export async function send<T = any>(tabId: number, method: string, params?: obje
 /** send() to a tab's own session or to one of its child sessions (an out-of-process iframe). */
 export async function sendTo<T = any>(target: CdpTarget, method: string, params?: object, signal?: AbortSignal): Promise<T> {
   await raceAbort(attach(target.tabId), signal);
+  const sent = rawSend(target.tabId, method, params, target.sessionId);
+  if (signal) stopScriptIfLeftRunning(target, sent, signal);
   try {
-    return (await raceAbort(rawSend(target.tabId, method, params, target.sessionId), signal)) as T;
+    return (await raceAbort(sent, signal)) as T;
   } catch (err) {
     if (err instanceof BskError) throw err;
     const message = cdpMessage(err);

@@ -5,7 +5,8 @@
  * frames from a proven daemon are logged and dropped.
  */
 import { browser } from "wxt/browser";
-import { BskError, toErrorBody, type ErrorBody } from "../../protocol/errors.ts";
+import { setBskHome } from "./guard/file-urls.ts";
+import { BROWSER_TIMEOUT_HINT, BskError, toErrorBody, type ErrorBody } from "../../protocol/errors.ts";
 import { CALL_PROGRESS, encodeFrame, MAX_FRAME_BYTES, parseFrame, type RequestFrame, type ResponseFrame } from "../../protocol/frames.ts";
 import type { Params, Result } from "../../protocol/catalog.ts";
 import { EXTENSION_CLIENT, PROTOCOL_VERSION } from "../../protocol/version.ts";
@@ -278,6 +279,7 @@ async function handshake(ws: WebSocket, settings: Settings, key: InstallKey): Pr
   // Traffic at least every 20 s also keeps the service worker alive (it is stopped after 30 s idle).
   heartbeatTimer = setInterval(beat, Math.min(Math.max(1000, result.heartbeat_ms), HEARTBEAT_MAX_MS));
   setSink((frame) => send(ws, frame), result.events_acked ?? 0);
+  setBskHome(result.bsk_home);
   // Sessions the daemon could not take back are ended here, cleanly (their tabs closed one by one).
   for (const ended of result.ended) await closeSession(ended.session_id);
 }
@@ -337,7 +339,7 @@ async function onRequest(ws: WebSocket, frame: RequestFrame): Promise<void> {
   const timer =
     timeoutMs === undefined
       ? undefined
-      : setTimeout(() => ac.abort(new BskError("timeout", `${frame.method} did not finish within ${timeoutMs} ms`)), timeoutMs);
+      : setTimeout(() => ac.abort(new BskError("timeout", `${frame.method} did not finish within ${timeoutMs} ms`, { hint: BROWSER_TIMEOUT_HINT })), timeoutMs);
   try {
     await sessionsReady();
     const result = await raceAbort(dispatch(frame.method, frame.params, { signal: ac.signal, progress: progressTo(ws, frame.id) }), ac.signal);

@@ -54,6 +54,7 @@ const RESTRICTED_SCHEMES = new Set([
   "chrome-untrusted:",
   "devtools:",
   "view-source:",
+  "filesystem:",
   "edge:",
   "brave:",
   "opera:",
@@ -65,12 +66,21 @@ const ALLOWED_ABOUT = new Set(["blank", "srcdoc"]);
 /** Store pages: Chromium itself refuses scripting there, and they install software. */
 const STORE_PREFIXES = ["https://chrome.google.com/webstore", "https://chromewebstore.google.com", "https://microsoftedge.microsoft.com/addons"];
 
-export function isRestrictedUrl(url: string): boolean {
+/**
+ * `file:` is restricted unless `fileAllowed` (the person's popup switch, guard/file-urls.ts decides); a `blob:` is
+ * restricted unless it belongs to a web origin (a blob of a file: page or an extension page is not the agent's).
+ */
+export function isRestrictedUrl(url: string, fileAllowed = false): boolean {
   const text = url.trim();
   if (text === "") return false;
   const scheme = /^([a-z][a-z0-9+.-]*:)/i.exec(text)?.[1]?.toLowerCase();
   if (!scheme) return false;
   if (RESTRICTED_SCHEMES.has(scheme)) return true;
+  if (scheme === "file:") return !fileAllowed;
+  if (scheme === "blob:") {
+    const inner = URL.parse(text.slice(5))?.protocol;
+    return inner !== "http:" && inner !== "https:";
+  }
   if (scheme === "about:") {
     const what = text.slice(6).split(/[?#]/)[0]!.toLowerCase();
     return !ALLOWED_ABOUT.has(what);
@@ -88,13 +98,15 @@ export function isRestrictedUrl(url: string): boolean {
   return false;
 }
 
-export function restrictedUrlError(url: string, tabId?: number): BskError {
+/** `rule` names the file: URL rule that refused it (guard/file-urls.ts), with its own hint. */
+export function restrictedUrlError(url: string, tabId?: number, rule?: { rule: string; hint: string }): BskError {
   return new BskError("permission_denied", `${url} is a restricted page`, {
-    data: { reason: "restricted_url", url, ...(tabId === undefined ? {} : { tab_id: tabId }) },
+    ...(rule && { hint: rule.hint }),
+    data: { reason: "restricted_url", url, ...(tabId === undefined ? {} : { tab_id: tabId }), ...(rule && { rule: rule.rule }) },
   });
 }
 
-/** Throws `permission_denied` (restricted_url) for a URL no session may open or touch. */
+/** Throws `permission_denied` (restricted_url) for a URL no session may open or touch (file: URLs included). */
 export function assertNotRestricted(url: string, tabId?: number): void {
   if (isRestrictedUrl(url)) throw restrictedUrlError(url, tabId);
 }

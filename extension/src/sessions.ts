@@ -11,7 +11,8 @@ import { putBack, type Placed } from "./borrow/place.ts";
 import { detach } from "./cdp.ts";
 import { emit } from "./outbox.ts";
 import { forgetSession as forgetRefs } from "./refs/table.ts";
-import { assertNotRestricted, assertOwned, type Ownership } from "./scope.ts";
+import { assertSessionMayOpen } from "./guard/file-urls.ts";
+import { assertOwned, type Ownership } from "./scope.ts";
 import { readSessions, SESSION, type BorrowOrigin, type SessionState } from "./settings.ts";
 
 const sessions = new Map<string, SessionState>();
@@ -169,7 +170,7 @@ export async function resolveTab(p: { session_id: string; tab_id?: number }): Pr
   }
   const tab = await browser.tabs.get(tabId).catch(() => undefined);
   assertOwned(tabId, session.session_id, sessions.values(), tab !== undefined);
-  assertNotRestricted(tab!.url || tab!.pendingUrl || "", tabId);
+  await assertSessionMayOpen(session, tab!.url || tab!.pendingUrl || "", tabId);
   return { session, tab: tab!, tabId };
 }
 

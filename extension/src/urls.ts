@@ -4,7 +4,7 @@ import { BskError } from "../../protocol/errors.ts";
 const LOCAL_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0)(:\d+)?(\/|$|\?|#)/i;
 /** Schemes written without `//` that must not be mistaken for `host:port`. */
 const OPAQUE_SCHEME =
-  /^(about|data|blob|javascript|mailto|view-source|chrome|chrome-extension|chrome-search|chrome-untrusted|devtools|edge):/i;
+  /^(about|data|blob|filesystem|javascript|mailto|view-source|chrome|chrome-extension|chrome-search|chrome-untrusted|devtools|edge):/i;
 
 /**
  * `example.com/x` → `https://example.com/x`, `localhost:3000` → `http://localhost:3000`; a URL with a scheme is
@@ -50,4 +50,21 @@ export function urlMatcher(pattern: string): (url: string) => boolean {
     return (url) => re.test(url);
   }
   return (url) => url.includes(pattern);
+}
+
+/**
+ * A tab's URL as a session sees it when the tab is not lent to it (tab list --scope user|all): where it is, never
+ * what the query, the fragment or the user info carry. `https://mail.example/inbox`, `data:text/html`, `about:blank`.
+ */
+export function outlineUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? "";
+  }
+  if (u.protocol === "data:") return `data:${u.pathname.split(/[,;]/)[0]}`;
+  if (u.protocol === "blob:") return `blob:${URL.parse(u.pathname)?.origin ?? "null"}`;
+  if (u.host || u.protocol === "file:") return `${u.protocol}//${u.host}${u.pathname}`;
+  return u.protocol === "about:" ? `about:${u.pathname}` : u.protocol; // mailto:, javascript:, … carry their data in the path
 }

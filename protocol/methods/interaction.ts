@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ActionResult, type Effect, method, Modifiers, Target, tabParams } from "../define.ts";
+import { ActionResult, Coordinate, type Effect, method, Modifiers, Target, tabParams, WheelDelta } from "../define.ts";
 
 const targetPositional = { param: "target", description: "@eN ref or CSS selector", required: true } as const;
 const optionalTargetPositional = { param: "target", description: "@eN ref or CSS selector" } as const;
@@ -12,12 +12,12 @@ const modifiersFlag = {
   },
 } as const;
 const pointFlags = {
-  x: { param: "x", type: "number", description: "Viewport x in CSS px (instead of a target)" },
-  y: { param: "y", type: "number", description: "Viewport y in CSS px (instead of a target)" },
+  x: { param: "x", type: "number", description: "Viewport x in CSS px, 0 to the viewport's width (instead of a target)" },
+  y: { param: "y", type: "number", description: "Viewport y in CSS px, 0 to the viewport's height (instead of a target)" },
 } as const;
 const point = () => ({
-  x: z.number().optional().describe("Viewport x in CSS px"),
-  y: z.number().optional().describe("Viewport y in CSS px"),
+  x: Coordinate().optional().describe("Viewport x in CSS px"),
+  y: Coordinate().optional().describe("Viewport y in CSS px"),
 });
 const hasTargetOrPoint = (p: { target?: unknown; x?: unknown; y?: unknown }) =>
   p.target !== undefined || (p.x !== undefined && p.y !== undefined);
@@ -191,8 +191,8 @@ export const interactionMethods = {
         .object({
           ...tabParams(),
           target: Target().optional(),
-          dx: z.number().default(0),
-          dy: z.number().default(0),
+          dx: WheelDelta().default(0),
+          dy: WheelDelta().default(0),
           modifiers: Modifiers(),
         })
         .refine((p) => p.dx !== 0 || p.dy !== 0, { message: "give --dx or --dy (non-zero)" }),
@@ -245,7 +245,7 @@ export const interactionMethods = {
     owner: "extension",
     scope: "tab",
     description: "Press a mouse button at a point (canvas, maps); pair with mouse move and mouse up.",
-    params: () => z.object({ ...tabParams(), x: z.number(), y: z.number(), button: button(), modifiers: Modifiers() }),
+    params: () => z.object({ ...tabParams(), x: Coordinate(), y: Coordinate(), button: button(), modifiers: Modifiers() }),
     result: ActionResult,
     cli: {
       words: ["mouse", "down"],
@@ -262,7 +262,7 @@ export const interactionMethods = {
     scope: "tab",
     description: "Move the mouse to a point (with --steps intermediate moves), buttons as they are.",
     params: () =>
-      z.object({ ...tabParams(), x: z.number(), y: z.number(), steps: z.number().int().min(1).max(100).default(1), modifiers: Modifiers() }),
+      z.object({ ...tabParams(), x: Coordinate(), y: Coordinate(), steps: z.number().int().min(1).max(100).default(1), modifiers: Modifiers() }),
     result: ActionResult,
     cli: {
       words: ["mouse", "move"],
@@ -274,7 +274,7 @@ export const interactionMethods = {
     owner: "extension",
     scope: "tab",
     description: "Release a mouse button at a point.",
-    params: () => z.object({ ...tabParams(), x: z.number(), y: z.number(), button: button(), modifiers: Modifiers() }),
+    params: () => z.object({ ...tabParams(), x: Coordinate(), y: Coordinate(), button: button(), modifiers: Modifiers() }),
     result: ActionResult,
     cli: {
       words: ["mouse", "up"],

@@ -60,6 +60,8 @@ export const systemMethods = {
         ended: z.array(z.object({ session_id: z.string(), reason: z.string() })),
         /** The highest event seq of `event_stream` the daemon already recorded: the extension resends only later ones. */
         events_acked: z.number().int().optional(),
+        /** $BSK_HOME as configured and as resolved (symlinks followed): no session tab ever loads a file: URL below it. */
+        bsk_home: z.array(z.string()).max(2).optional(),
       }),
   }),
 

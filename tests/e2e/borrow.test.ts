@@ -241,6 +241,31 @@ describe("tab borrow with the person's consent", () => {
     expect(await consentPages()).toBe(0);
   });
 
+  test("tab list --scope user shows the person's tabs by origin, path and title; the full URL only once lent", async () => {
+    const a = await w.startSession();
+    const b = await w.startSession();
+    const { tabId } = await personTab("inbox&token=s3cr3t#code=fr4g");
+    const full = w.fixtures.url("/borrow-form.html?inbox&token=s3cr3t#code=fr4g");
+    const listed = async (s: string, scope: string) =>
+      (await w.ok(["tab", "list", "--scope", scope, "--session", s])).tabs.find((t: any) => t.tab_id === tabId);
+    const outline = { url: w.fixtures.url("/borrow-form.html"), title: "Draft letter" };
+    expect(await listed(a, "user")).toMatchObject({ ...outline, owner: "person" });
+    expect(await listed(a, "all")).toMatchObject({ ...outline, owner: "person" });
+    const text = (await w.bsk(["tab", "list", "--scope", "all", "--session", a])).stdout;
+    expect(text).toContain("borrow-form.html");
+    expect(text).not.toContain("s3cr3t");
+    expect(text).not.toContain("fr4g");
+
+    await setConfirm(false);
+    expect((await borrow(a, tabId)).code).toBe(0);
+    expect(await listed(a, "owned")).toMatchObject({ url: full, ownership: "borrowed" });
+    // Lent to a, not to b: b still sees only where it is.
+    expect(await listed(b, "all")).toMatchObject({ ...outline, owner: "other_session" });
+    await w.ok(["tab", "return", String(tabId), "--session", a]);
+    expect(await listed(a, "user")).toMatchObject({ ...outline, owner: "person" });
+    await chrome(`chrome.tabs.remove(${tabId})`);
+  });
+
   test("two sessions racing for one tab: exactly one asks and wins", async () => {
     const a = await w.startSession();
     const b = await w.startSession();

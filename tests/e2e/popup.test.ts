@@ -71,7 +71,19 @@ describe("popup", () => {
       await again.waitFor(`chrome.storage.local.get("${name}").then((v) => v["${name}"] === true)`);
     }
     await again.closeTab();
-    await popup.waitFor(`[...document.querySelectorAll('input[role=switch]')].every((i) => i.checked)`);
+    await popup.waitFor(`["confirm_borrow", "allow_help", "show_hints"].every((n) => document.querySelector(\`input[name="\${n}"]\`).checked)`);
+  });
+
+  test("the local-files switch starts off and persists when the person turns it on", async () => {
+    expect(await checked("allow_file_urls")).toBe(false);
+    expect(await stored("allow_file_urls")).toBeUndefined();
+    await popup.clickSelector('input[name="allow_file_urls"]');
+    await popup.waitFor(`chrome.storage.local.get("allow_file_urls").then((v) => v.allow_file_urls === true)`);
+    const again = await openPopup();
+    expect(await again.evaluate(`document.querySelector('input[name="allow_file_urls"]').checked`)).toBe(true);
+    await again.clickSelector('input[name="allow_file_urls"]');
+    await again.waitFor(`chrome.storage.local.get("allow_file_urls").then((v) => v.allow_file_urls === false)`);
+    await again.closeTab();
   });
 
   test("the label is editable: the browser reconnects under the new name", async () => {

@@ -71,6 +71,11 @@ describe("restricted URLs", () => {
     "https://chromewebstore.google.com/",
     "https://chromewebstore.google.com/detail/x/abc",
     "http://chromewebstore.google.com/detail/x",
+    "file:///tmp/x.html",
+    "FILE:///etc/passwd",
+    "filesystem:https://example.com/temporary/x",
+    "blob:null/0a0a",
+    "blob:chrome-extension://abc/0a0a",
   ])("%s is restricted", (url) => {
     expect(isRestrictedUrl(url)).toBe(true);
   });
@@ -83,11 +88,16 @@ describe("restricted URLs", () => {
     "http://127.0.0.1:3000/chrome://x",
     "https://chrome.google.com/search",
     "https://chrome.google.com/webstorefront",
-    "file:///tmp/x.html",
     "data:text/html,hi",
+    "blob:https://example.com/0a0a",
     "",
   ])("%s is allowed", (url) => {
     expect(isRestrictedUrl(url)).toBe(false);
+  });
+
+  test("file: only where the person's switch allows it (guard/file-urls.ts decides)", () => {
+    expect(isRestrictedUrl("file:///tmp/x.html", true)).toBe(false);
+    expect(isRestrictedUrl("chrome://settings", true)).toBe(true);
   });
 
   test("refusal names restricted_url", () => {

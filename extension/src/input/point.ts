@@ -2,6 +2,7 @@
  * Actions on a point rather than an element (canvas, maps, mouse down/move/up, keys): the main frame's world arms
  * the DOM observer and names what is under the point, so the result still says what was acted on.
  */
+import { BskError } from "../../../protocol/errors.ts";
 import { sendTo, mainFrameId } from "../cdp.ts";
 import { installDomProbe } from "../effects.ts";
 import { dropWorld, isGoneError, worldOf } from "../frames.ts";
@@ -17,6 +18,7 @@ function atPointInPage(installProbe: (n: Node) => void, x: number | null, y: num
     installProbe(document);
     return JSON.stringify({ viewport: { width: innerWidth, height: innerHeight } });
   }
+  if (x > innerWidth || y > innerHeight) return JSON.stringify({ viewport: { width: innerWidth, height: innerHeight }, outside: true });
   const hitAt = (px: number, py: number) => {
     let h = document.elementFromPoint(px, py);
     while (h?.shadowRoot) {
@@ -54,13 +56,21 @@ export interface AtPoint {
   hit: { role: string; name: string } | null;
 }
 
+function outsideViewport(x: number, y: number, viewport: { width: number; height: number }): BskError {
+  return new BskError("invalid_params", `the point (${x}, ${y}) is outside the viewport (${viewport.width}×${viewport.height} CSS px)`, {
+    hint: "Give --x and --y within the viewport (bsk screenshot shows it), or act on an element by its ref.",
+    data: { reason: "outside_viewport", x, y, viewport },
+  });
+}
+
 /** Arms the DOM observer in the main frame and describes the element at (x, y) (top-level viewport px). */
 export async function atPoint(tabId: number, x: number | null, y: number | null, signal: AbortSignal, retried = false): Promise<AtPoint> {
   const target: CdpTarget = { tabId };
   const world = await worldOf(target, await mainFrameId(tabId, signal), signal);
   try {
     const r = await sendTo(target, "Runtime.evaluate", { expression: EXPR(x, y), contextId: world.contextId, returnByValue: true }, signal);
-    const v = JSON.parse(String(r.result?.value ?? "{}")) as Omit<AtPoint, "world">;
+    const v = JSON.parse(String(r.result?.value ?? "{}")) as Omit<AtPoint, "world"> & { outside?: boolean };
+    if (v.outside) throw outsideViewport(x!, y!, v.viewport);
     return { world: { target, contextId: world.contextId }, viewport: v.viewport ?? { width: 0, height: 0 }, hit: v.hit ?? null };
   } catch (err) {
     if (retried || !isGoneError(err)) throw err;

@@ -7,7 +7,8 @@ import { mainFrameId, send } from "../cdp.ts";
 import type { FamilyHandlers } from "./handler.ts";
 import { NavigationWatch, type Milestone } from "../lifecycle.ts";
 import { assertOriginAllowed } from "../guard/origins.ts";
-import { assertNotRestricted } from "../scope.ts";
+import { assertSessionMayOpen } from "../guard/file-urls.ts";
+import { restrictedUrlError } from "../scope.ts";
 import { resolveTab } from "../sessions.ts";
 import { requestNeverSent } from "../net-errors.ts";
 import { normalizeUrl } from "../urls.ts";
@@ -73,7 +74,7 @@ async function goHistory(
     );
     const entry = history.entries[history.currentIndex + delta];
     if (!entry) return navigationResult(tabId, false, signal);
-    assertNotRestricted(entry.url, tabId);
+    await assertSessionMayOpen(session, entry.url, tabId);
     // A page from the back-forward cache comes back without a request the blocking rules would see.
     assertOriginAllowed(session, entry.url, tabId);
     await send(tabId, "Page.navigateToHistoryEntry", { entryId: entry.id }, signal);
@@ -82,11 +83,19 @@ async function goHistory(
   });
 }
 
+/** A blob: URL is navigated only within the origin that made it (the tab's own page). */
+function assertOwnBlob(url: string, current: string, tabId: number): void {
+  if (!/^blob:/i.test(url)) return;
+  const origin = URL.parse(url.slice(5))?.origin;
+  if (!origin || origin === "null" || origin !== URL.parse(current)?.origin) throw restrictedUrlError(url, tabId);
+}
+
 export const navigationHandlers: FamilyHandlers<typeof navigationMethods> = {
   navigate: async (p, { signal }) => {
-    const { tabId } = await resolveTab(p);
+    const { session, tab, tabId } = await resolveTab(p);
     const url = normalizeUrl(p.url);
-    assertNotRestricted(url, tabId);
+    await assertSessionMayOpen(session, url, tabId);
+    assertOwnBlob(url, tab.url ?? "", tabId);
     return watching(tabId, signal, async (watch) => {
       const r = await send<{ loaderId?: string; errorText?: string; isDownload?: boolean }>(tabId, "Page.navigate", { url }, signal);
       if (r.errorText) {

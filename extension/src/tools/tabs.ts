@@ -6,22 +6,27 @@ import type { tabMethods } from "../../../protocol/methods/tabs.ts";
 import type { FamilyHandlers } from "./handler.ts";
 import { borrowTab, returnTab } from "../borrow/borrow.ts";
 import { emit } from "../outbox.ts";
-import { assertNotRestricted, assertOwned, ownerOf } from "../scope.ts";
+import { assertSessionMayOpen } from "../guard/file-urls.ts";
+import { assertOwned, ownerOf, restrictedUrlError } from "../scope.ts";
 import { adoptTab, allSessions, dropTab, requireSession, resolveTab, setCurrent } from "../sessions.ts";
 import type { SessionState } from "../settings.ts";
-import { normalizeUrl } from "../urls.ts";
+import { normalizeUrl, outlineUrl } from "../urls.ts";
 
 type TabInfo = Result<"tab.create">;
 
-/** A tab as the calling session sees it; another session's tab never names that session. */
+/**
+ * A tab as the calling session sees it; another session's tab never names that session. Only the session's own tabs
+ * (created, opened, lent to it) show their full URL; the others show origin and path (urls.ts outlineUrl).
+ */
 export function tabInfo(tab: Browser.tabs.Tab, caller: SessionState): TabInfo {
   const tabId = tab.id!;
   const who = ownerOf(tabId, caller.session_id, allSessions());
+  const url = tab.url || tab.pendingUrl || "";
   const info: TabInfo = {
     tab_id: tabId,
     window_id: tab.windowId,
     index: tab.index,
-    url: tab.url || tab.pendingUrl || "",
+    url: who.owner === "session" ? url : outlineUrl(url),
     title: tab.title ?? "",
     active: tab.active,
     owner: who.owner,
@@ -47,7 +52,9 @@ export const tabHandlers: FamilyHandlers<typeof tabMethods> = {
   "tab.create": async (p) => {
     const s = requireSession(p.session_id);
     const url = normalizeUrl(p.url);
-    assertNotRestricted(url);
+    // A blob: belongs to the page that made it; a new tab has none.
+    if (/^blob:/i.test(url)) throw restrictedUrlError(url);
+    await assertSessionMayOpen(s, url);
     const tab = await browser.tabs.create({ windowId: s.window_id, url, active: !p.background }).catch((err: unknown) => {
       throw new BskError("not_found", `the Agent Window of session ${s.session_id} is gone: ${String(err)}`, {
         data: { reason: "session_ended" },

@@ -1,0 +1,106 @@
+/**
+ * file:// URLs and sessions (extension/src/guard/file-urls.ts): refused by default wherever a session could reach one
+ * (navigate, tab create, the page's own navigation, a borrowed tab); with the person's popup switch on, allowed, but
+ * never for a session with --allow-origin and never below $BSK_HOME, whose trust.key is the install's secret.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { until, useWorld, type World } from "./harness.ts";
+
+let w: World;
+useWorld({}, (world) => (w = world));
+
+const files = mkdtempSync("/tmp/bsk-files-");
+writeFileSync(join(files, "note.html"), "<title>Note</title><p>LOCAL-NOTE-7731</p>");
+const note = `file://${files}/note.html`;
+
+const chrome = (expression: string) => w.person.asExtension(expression);
+const setFileSwitch = (on: boolean) => chrome(`chrome.storage.local.set({ allow_file_urls: ${on} })`);
+
+afterEach(async () => {
+  await setFileSwitch(false);
+  await w.bsk(["session", "stop", "--all"]);
+});
+
+async function refused(args: string[], rule: string): Promise<any> {
+  const r = await w.bsk([...args, "--json"]);
+  if (r.json?.ok !== false) throw new Error(`expected ${args.join(" ")} to be refused, got:\n${r.stdout}${r.stderr}`);
+  expect(r.json.error).toMatchObject({ code: "permission_denied", data: { reason: "restricted_url" } });
+  expect(r.json.error.data.rule).toBe(rule || undefined);
+  return r.json.error;
+}
+
+/** Every URL the session's own tabs are on. */
+async function sessionUrls(s: string): Promise<string[]> {
+  return (await w.ok(["tab", "list", "--session", s])).tabs.map((t: any) => t.url);
+}
+
+describe("file: URLs are off by default", () => {
+  test("navigate, tab create and the page's own navigations never load a file", async () => {
+    const s = await w.startSession();
+    await w.ok(["navigate", w.fixtures.url("/index.html"), "--session", s]);
+    const e = await refused(["navigate", "file:///etc/passwd", "--session", s], "file_urls_off");
+    expect(e.hint).toContain("popup");
+    await refused(["tab", "create", note, "--session", s], "file_urls_off");
+    await refused(["navigate", "filesystem:http://127.0.0.1/temporary/x", "--session", s], "");
+    await refused(["navigate", "view-source:" + w.fixtures.url("/index.html"), "--session", s], "");
+    await refused(["tab", "create", "blob:null/0a0a", "--session", s], "");
+    // A blob: of another origin than the tab's page.
+    await refused(["navigate", "blob:https://elsewhere.example/0a0a", "--session", s], "");
+
+    // The page itself tries: a link, location and window.open (the browser refuses file: from a web page; bsk too).
+    await w.ok(["evaluate", `(() => { const a = document.createElement("a"); a.href = ${JSON.stringify(note)}; document.body.append(a); a.click(); window.open(${JSON.stringify(note)}); location.href = "file:///etc/passwd"; return 1; })()`, "--session", s]);
+    expect((await sessionUrls(s)).filter((u) => u.startsWith("file:"))).toEqual([]);
+    const html = (await w.ok(["get-html", "--session", s])).html as string;
+    expect(html).not.toContain("LOCAL-NOTE-7731");
+    expect(html).not.toContain("root:");
+  });
+
+  test("a file: tab of the person's cannot be borrowed", async () => {
+    const s = await w.startSession();
+    const tabId = await w.person.openInOwnWindow(note);
+    await chrome(`chrome.storage.local.set({ confirm_borrow: false })`);
+    try {
+      const r = await w.bsk(["tab", "borrow", String(tabId), "--session", s, "--json"]);
+      expect(r.json.error).toMatchObject({ code: "permission_denied", data: { reason: "restricted_url" } });
+      expect((await sessionUrls(s)).some((u) => u.startsWith("file:"))).toBe(false);
+    } finally {
+      await chrome(`chrome.storage.local.set({ confirm_borrow: true })`);
+      await chrome(`chrome.tabs.remove(${tabId})`);
+    }
+  });
+});
+
+describe("with the person's switch on", () => {
+  test("a session opens local files, but never below $BSK_HOME", async () => {
+    await setFileSwitch(true);
+    const s = await w.startSession();
+    const first = (await w.ok(["navigate", note, "--session", s])).tab_id;
+    expect((await w.ok(["get-html", "--session", s])).html).toContain("LOCAL-NOTE-7731");
+    const tab = await w.ok(["tab", "create", note, "--session", s]);
+    expect(tab.url).toBe(note);
+
+    await refused(["navigate", `file://${w.home}/trust.key`, "--session", s], "bsk_home");
+    await refused(["navigate", `file://${files}/../${w.home.split("/").pop()}/trust.key`, "--session", s], "bsk_home");
+    await refused(["navigate", `file://${w.home.replace(/\//g, "//")}/%74rust.key`, "--session", s], "bsk_home");
+    await refused(["tab", "create", `file://${w.home}/`, "--session", s], "bsk_home");
+
+    // The file page itself heads for the secret: sent back to about:blank, nothing of it read.
+    await w.ok(["evaluate", `location.href = ${JSON.stringify(`file://${w.home}/trust.key`)}; 1`, "--session", s]);
+    await until("the tab to be sent back", async () => (await sessionUrls(s)).includes("about:blank"));
+    expect((await sessionUrls(s)).some((u) => u.includes("trust.key"))).toBe(false);
+
+    // Turned off again: the file tab the session holds is out of reach at once.
+    await setFileSwitch(false);
+    await refused(["get-html", "--tab", String(first), "--session", s], "file_urls_off");
+  });
+
+  test("never for a session limited by --allow-origin", async () => {
+    await setFileSwitch(true);
+    const s = await w.startSession(["--allow-origin", w.fixtures.url("/").replace(/\/$/, "")]);
+    await refused(["navigate", note, "--session", s], "allow_origins");
+    await refused(["tab", "create", "file:///etc/passwd", "--session", s], "allow_origins");
+    expect((await sessionUrls(s)).some((u) => u.startsWith("file:"))).toBe(false);
+  });
+});

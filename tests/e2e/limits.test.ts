@@ -1,0 +1,98 @@
+/**
+ * A hostile or careless agent's numbers and scripts: out-of-range coordinates, deltas, sizes, counts and durations are
+ * invalid_params naming the range before anything reaches the page, and a page script that never returns is stopped
+ * when its call runs out of time, so the tab answers the next call.
+ */
+import { describe, expect, test } from "bun:test";
+import { useWorld, type World } from "./harness.ts";
+
+let w: World;
+let s: string;
+
+useWorld({ session: true }, (world, session) => ([w, s] = [world, session]));
+
+const ok = (args: string[]) => w.ok([...args, "--session", s]);
+const run = (args: string[]) => w.bsk([...args, "--session", s, "--json"]);
+const js = async (expression: string) => (await ok(["evaluate", expression])).value;
+
+async function fails(args: string[], code: string): Promise<any> {
+  const r = await run(args);
+  if (r.json?.ok !== false) throw new Error(`expected ${args.join(" ")} to fail with ${code}, got:\n${r.stdout}${r.stderr}`);
+  expect(r.json.error.code).toBe(code);
+  return r.json.error;
+}
+
+describe("out-of-range numbers are invalid_params, and nothing is sent", () => {
+  test("coordinates, deltas, sizes, counts and durations", async () => {
+    await ok(["navigate", w.fixtures.url("/runaway.html")]);
+    const viewport = await js("[innerWidth, innerHeight]");
+    const before = await js("events.length");
+
+    const huge = await fails(["click", "--x", "3.5e38", "--y", "10"], "invalid_params");
+    expect(huge.message).toContain("params.x: must be from 0 to 7680");
+    expect(huge.data.range).toEqual({ min: 0, max: 7680 });
+    expect(huge.hint).toContain("from 0 to 7680");
+    expect((await fails(["mouse", "move", "--x", "10", "--y", "1e6"], "invalid_params")).data.path).toBe("y");
+    expect((await fails(["mouse", "down", "--x", "1e300", "--y", "1"], "invalid_params")).data.path).toBe("x");
+    // Within the catalog's range but outside this tab's viewport: refused by the extension before any input.
+    const outside = await fails(["click", "--x", String(viewport[0] + 50), "--y", "10"], "invalid_params");
+    expect(outside.data).toMatchObject({ reason: "outside_viewport", viewport: { width: viewport[0], height: viewport[1] } });
+    expect((await fails(["hover", "--x", "10", "--y", String(viewport[1] + 1)], "invalid_params")).data.reason).toBe("outside_viewport");
+
+    expect((await fails(["wheel", "--dy", "1e9"], "invalid_params")).data.range).toEqual({ min: -100000, max: 100000 });
+    expect((await fails(["emulate", "--width", "100000"], "invalid_params")).data.range).toEqual({ min: 1, max: 7680 });
+    expect((await fails(["click", "--x", "10", "--y", "10", "--count", "50"], "invalid_params")).data.range).toEqual({ min: 1, max: 3 });
+    expect((await fails(["press", "Tab", "--count", "100000"], "invalid_params")).data.path).toBe("count");
+    expect((await fails(["type", "abc", "--delay", "1h"], "invalid_params")).message).toContain("params.delay_ms: must be from 0 to 1s");
+    const wait = (await w.bsk(["wait", "2h", "--json"])).json.error;
+    expect(wait).toMatchObject({ code: "invalid_params", data: { range: { min: 0, max: 300_000 } } });
+    expect(wait.message).toContain("params.duration_ms: must be from 0 to 5m");
+
+    expect(await js("events.length")).toBe(before);
+    // The tab still takes input.
+    await ok(["click", "--x", "100", "--y", "150"]);
+    expect(await js("events.filter((e) => e.startsWith('click'))")).toEqual(["click@100,150"]);
+  });
+
+  test("a duration past its range is invalid_params with the range, never a malformed frame", async () => {
+    const record = await w.bsk(["record", "start", "--timeout", "48h", "--json"]);
+    expect(record.json?.ok).toBe(false);
+    expect(record.json.error.code).toBe("invalid_params");
+    expect(record.json.error.message).toContain("params.timeout_ms: must be from 1s to 23h");
+    expect(record.json.error.data.range).toEqual({ min: 1000, max: 23 * 3_600_000 });
+    const lease = await w.bsk(["session", "start", "--lease", "48h", "--json"]);
+    expect(lease.json.error).toMatchObject({ code: "invalid_params", data: { path: "lease_ms", range: { min: 1000, max: 86_400_000 } } });
+    const sessions = (await w.ok(["session", "list"])).sessions as { session_id: string; state?: string }[];
+    expect(sessions.map((x) => x.session_id)).toEqual([s]);
+  });
+});
+
+describe("a runaway page script", () => {
+  test("evaluate past its timeout stops the script; evaluate, reload and navigate work next", async () => {
+    await ok(["navigate", w.fixtures.url("/runaway.html")]);
+    const r = await run(["evaluate", "while (true) {}", "--timeout", "3s"]);
+    expect(r.json.error.code).toBe("timeout");
+    expect(r.json.error.hint).toContain("was stopped");
+    expect(await js("1 + 1")).toBe(2);
+    await ok(["reload"]);
+    expect(await js("events.length")).toBe(0);
+    await ok(["navigate", w.fixtures.url("/runaway.html?again")]);
+    expect(await js("location.search")).toBe("?again");
+  });
+
+  test("a click whose page handler never returns: the call ends, the script is stopped, the tab answers", async () => {
+    await ok(["navigate", w.fixtures.url("/runaway.html")]);
+    const r = await run(["click", "#hang", "--timeout", "3s"]);
+    expect(r.json.ok).toBe(false);
+    expect(r.json.error.code).toBe("timeout");
+    expect(await js("events.includes('click@100,40')")).toBe(true);
+    await ok(["click", "--x", "100", "--y", "150"]);
+    expect(await js("events.filter((e) => e.startsWith('click'))")).toEqual(["click@100,40", "click@100,150"]);
+  });
+
+  test("a page's own debugger statements never pause it (bsk keeps breakpoints off)", async () => {
+    await ok(["navigate", w.fixtures.url("/debugger-statement.html")]);
+    const first = await js("ticks");
+    expect(await js("new Promise((r) => setTimeout(r, 300)).then(() => ticks)")).toBeGreaterThan(first);
+  });
+});
