@@ -31,15 +31,26 @@ export function effectText(e: any): string {
     case "dom_changed":
       return "→ dom changed";
     default:
-      return e?.dom_changed ? "→ dom changed" : "→ no visible effect";
+      return e?.dom_changed ? "→ dom changed" : NO_EFFECT;
   }
 }
 
-/** One line per action: verb, target, extra, effect. */
-function action(verb: string | ((r: any, p: Params) => string), extra?: (r: any, p: Params) => string | undefined): PageFormatter {
+const NO_EFFECT = "→ no visible effect";
+
+/**
+ * One line per action: verb, target, extra, effect. `own` names what the action itself changed (a field's value,
+ * a checkbox, the files of an input) for when the page showed nothing more: that is an effect, not "none".
+ */
+function action(
+  verb: string | ((r: any, p: Params) => string),
+  extra?: (r: any, p: Params) => string | undefined,
+  own?: (r: any) => string | undefined,
+): PageFormatter {
   return (r, p) => {
     const v = typeof verb === "string" ? verb : verb(r, p);
-    return [v, actedOn(r.target, p), extra?.(r, p), effectText(r.effect)].filter(Boolean).join(" ");
+    const seen = effectText(r.effect);
+    const effect = seen === NO_EFFECT && own?.(r) ? `→ ${own(r)}` : seen;
+    return [v, actedOn(r.target, p), extra?.(r, p), effect].filter(Boolean).join(" ");
   };
 }
 
@@ -100,7 +111,9 @@ export const PAGE_FORMATTERS: Record<string, PageFormatter> = {
   upload: (r) => {
     const files = (r.files ?? []).map((f: any) => `${f.name} (${f.size} B)`).join(", ");
     const into = r.mode === "drop" ? `dropped on ${actedOn(r.target)}` : `into ${actedOn(r.input)}`;
-    return `uploaded ${files} ${into} ${effectText(r.effect)}`;
+    const seen = effectText(r.effect);
+    const attached = r.mode !== "drop" && (r.files ?? []).length ? "→ files attached" : seen;
+    return `uploaded ${files} ${into} ${seen === NO_EFFECT ? attached : seen}`;
   },
   download: (r) => `saved ${r.path} (${r.size} B, ${r.mime || "unknown type"}, sha256 ${String(r.sha256).slice(0, 12)}…) from ${r.url}`,
   get_html: (r) => ({ stdout: r.html ?? "", stderr: r.truncated ? `-- cut at ${r.bytes} bytes (--max-bytes)` : undefined }),
@@ -108,7 +121,11 @@ export const PAGE_FORMATTERS: Record<string, PageFormatter> = {
   click: action((r, p) => (Number(p.count) === 2 ? "double-clicked" : Number(p.count) === 3 ? "triple-clicked" : "clicked")),
   dblclick: action("double-clicked"),
   hover: action("hovered"),
-  fill: action("filled", (r) => (r.value_ok === false ? `(value mismatch: field holds ${q(r.actual)})` : undefined)),
+  fill: action(
+    "filled",
+    (r) => (r.value_ok === false ? `(value mismatch: field holds ${q(r.actual)})` : undefined),
+    (r) => (r.value_ok === false ? undefined : "value set"),
+  ),
   type: action((r) => (r.target ? "typed into" : "typed")),
   press: action((_r, p) => `pressed ${p.key}${Number(p.count) > 1 ? ` ×${p.count}` : ""}${p.target ? " on" : ""}`),
   select: action(

@@ -128,7 +128,8 @@ function tabLine(t: any): string {
   const mark = t.current ? "*" : " ";
   let tag: string = t.owner === "session" ? (t.ownership === "borrowed" ? "borrowed" : "session") : t.owner;
   if (t.owner === "other_session" && t.owner_session_id) tag = `session ${t.owner_session_id}`;
-  return `${mark} ${t.tab_id}  [${tag}] ${t.title || "(untitled)"} — ${t.url}`;
+  // A tab just opened has no title yet: its address says what it is.
+  return `${mark} ${t.tab_id}  [${tag}] ${t.title ? `${t.title} — ` : ""}${t.url || "about:blank"}`;
 }
 
 function sessionLine(s: any): string {

@@ -22,6 +22,7 @@ import { installDownloadTap } from "../src/files/download-tap.ts";
 import { installObserve } from "../src/events/observe.ts";
 import { installKeepalive } from "../src/keepalive.ts";
 import { installOverlay } from "../src/overlay/hub.ts";
+import { installNavReasons } from "../src/nav-reasons.ts";
 import { installOwnershipListeners } from "../src/ownership.ts";
 import { installRecorder } from "../src/recording/recorder.ts";
 import { endByPerson, sessionsReady } from "../src/sessions.ts";
@@ -53,6 +54,7 @@ export default defineBackground({
     installDiagnosticsCapture();
     installOwnershipListeners();
     installLinkTracking();
+    installNavReasons();
     installOwnPageRevival();
     installOverlay();
     installOriginGuard();

@@ -7,6 +7,7 @@
  * A person's tab opened in or dragged into an Agent Window is never adopted: it has no owned opener.
  */
 import { browser } from "wxt/browser";
+import { requestReason, transitionOf } from "./nav-reasons.ts";
 import { emit, emitBurst } from "./outbox.ts";
 import { adoptTab, dropTab, endByPerson, isClosing, ownerOfTab, sessionByWindow, sessionsReady, setCurrent } from "./sessions.ts";
 
@@ -19,7 +20,11 @@ export function installOwnershipListeners(): void {
   // to the active one (Ctrl-T, DevTools Target.createTarget), which must stay the person's.
   browser.webNavigation.onCreatedNavigationTarget.addListener((d) => void adoptOpened(d.sourceTabId, d.tabId, d.url));
   browser.webNavigation.onCommitted.addListener((d) => {
-    if (d.frameId === 0) void reportNavigation(d.tabId, d.url, [d.transitionType, ...d.transitionQualifiers].join("+"));
+    if (d.frameId === 0) {
+      void requestReason(d.tabId, d.url).then((reason) =>
+        reportNavigation(d.tabId, d.url, [transitionOf(d.transitionType, reason), ...d.transitionQualifiers].join("+")),
+      );
+    }
   });
   browser.webNavigation.onHistoryStateUpdated.addListener((d) => {
     if (d.frameId === 0) void reportNavigation(d.tabId, d.url, "history_state");

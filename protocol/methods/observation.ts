@@ -4,7 +4,7 @@ import { type Effect, method, Target, tabParams } from "../define.ts";
 const snapshotParams = () => ({
   ...tabParams(),
   max_tokens: z.number().int().min(200).max(200_000).default(8000).describe("Token budget; the rest comes with --cursor"),
-  cursor: z.string().optional().describe("Continue a snapshot cut by --max-tokens"),
+  cursor: z.string().optional().describe("Continue a snapshot cut by --max-tokens (the parts keep the first call's budget)"),
   viewport: z.boolean().default(false).describe("Nodes in the viewport first"),
   diff: z.boolean().default(false).describe("Only what changed since this session's last full snapshot of the tab"),
   max_depth: z.number().int().min(1).max(200).optional().describe("Deepest level to render"),
@@ -26,7 +26,7 @@ const SnapshotResult = () =>
 
 const snapshotFlags = {
   "max-tokens": { param: "max_tokens", type: "number", default: 8000, description: "Token budget for this part" },
-  cursor: { param: "cursor", type: "string", description: "Continue a snapshot cut by --max-tokens" },
+  cursor: { param: "cursor", type: "string", description: "Continue a snapshot cut by --max-tokens (the parts keep the first call's budget)" },
   viewport: { param: "viewport", type: "boolean", description: "Nodes in the viewport first" },
   diff: { param: "diff", type: "boolean", description: "Only what changed since the last full snapshot of this tab" },
   "max-depth": { param: "max_depth", type: "number", description: "Deepest level to render" },

@@ -215,3 +215,18 @@ test("without --observe none of those streams is recorded", async () => {
   expect(evs.filter((e) => /^(dom|socket|visibility|perf)/.test(e.event))).toEqual([]);
   await w.ok(["session", "stop", s]);
 }, 60_000);
+
+test("a navigation the page's script asks for is cause script, a click on a link is cause link", async () => {
+  const s = await w.startSession();
+  await w.ok(["navigate", w.fixtures.url("/events.html?from=start"), "--session", s]);
+  await w.ok(["evaluate", `setTimeout(() => { location.href = "/events.html?by=script"; }, 0); 1`, "--session", s]);
+  await w.ok(["wait-for", "--url", "by=script", "--session", s]);
+  await w.ok(["evaluate", `const a = document.createElement("a"); a.href = "/events.html?by=link"; a.id = "go"; a.textContent = "go"; document.body.prepend(a); 1`, "--session", s]);
+  await w.ok(["click", "#go", "--session", s]);
+  const navs = (evs: any[]) => evs.filter((e) => e.event === "navigation");
+  const evs = await eventsUntil(s, "both navigations", (e) => navs(e).some((n) => n.data.url.includes("by=link")));
+  const causeOf = (marker: string) => navs(evs).find((n) => n.data.url.includes(marker))?.data.cause as string;
+  expect(causeOf("by=script").split("+")[0]).toBe("script");
+  expect(causeOf("by=link").split("+")[0]).toBe("link");
+  await w.ok(["session", "stop", s]);
+}, 60_000);

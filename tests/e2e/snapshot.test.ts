@@ -240,7 +240,10 @@ describe("a 10,000-node page", () => {
     let part = await w.ok(["snapshot", "--max-tokens", "6000", "--session", s]);
     const parts = [part];
     while (part.cursor) {
-      part = await w.ok(["snapshot", "--max-tokens", "6000", "--cursor", part.cursor, "--session", s]);
+      // A cursor continues the first call's split: asked without --max-tokens (8000 by default) or with another
+      // budget, the parts keep 6000 and their `part k/n` keeps its n.
+      const budget = parts.length % 2 ? [] : ["--max-tokens", "20000"];
+      part = await w.ok(["snapshot", ...budget, "--cursor", part.cursor, "--session", s]);
       parts.push(part);
     }
     expect(parts.length).toBeGreaterThan(3);

@@ -1,7 +1,7 @@
 /** Human output of the see-and-act commands: one short line per action, listings one entry per line. */
 import { describe, expect, test } from "bun:test";
 import { COMMANDS } from "../../cli/commands-table.ts";
-import { render } from "../../cli/output.ts";
+import { humanSuccess, render } from "../../cli/output.ts";
 import { PAGE_FORMATTERS } from "../../cli/format-page.ts";
 import { diagnosticsMethods } from "../../protocol/methods/diagnostics.ts";
 import { dialogMethods } from "../../protocol/methods/dialogs.ts";
@@ -74,7 +74,8 @@ describe("actions: one line, what was acted on and the effect", () => {
   test("fill never echoes the value; a mismatch says what the field holds", () => {
     const box = { ref: "e5", role: "textbox", name: "Email" };
     const ok = human("fill", act(box, {}, { value_ok: true }), { target: "@e5", value: "secret@example.com" }, ["value"]);
-    expect(ok.stdout).toBe('filled textbox "Email" @e5 → no visible effect');
+    // The field's value is what fill changes: that is its effect, never "no visible effect".
+    expect(ok.stdout).toBe('filled textbox "Email" @e5 → value set');
     const bad = human("fill", act(box, { kind: "dom_changed", dom_changed: true }, { value_ok: false, actual: "SECRET@EXAMPLE.COM" }), {
       value: "secret@example.com",
     }, ["value"]);
@@ -168,5 +169,16 @@ describe("emulation", () => {
     expect(human("window.resize", { window_id: 7, width: 900, height: 700, viewport: { width: 900, height: 557 } }).stdout).toBe(
       "window 7 900x700  viewport 900x557",
     );
+  });
+});
+
+describe("what an action itself changed is an effect", () => {
+  test("upload into an input says the files are attached; a drop with nothing seen says so", () => {
+    const input = { ref: "e7", role: "button", name: "Choose File" };
+    const files = [{ name: "a.txt", size: 3, sha256: "x" }];
+    const into = humanSuccess("upload", { files, mode: "input", input, effect: { kind: "none", dom_changed: false } }, {});
+    expect(into.stdout).toBe('uploaded a.txt (3 B) into button "Choose File" @e7 → files attached');
+    const dropped = humanSuccess("upload", { files, mode: "drop", target: input, effect: { kind: "dom_changed", dom_changed: true } }, {});
+    expect(dropped.stdout).toBe('uploaded a.txt (3 B) dropped on button "Choose File" @e7 → dom changed');
   });
 });

@@ -41,7 +41,7 @@ describe("human mode", () => {
     expect(r.stdout!.split("\n")).toEqual([
       "* 12  [session] Example — https://example.com/",
       "  13  [borrowed] Mail — https://mail.example/",
-      "  14  [session zz12] (untitled) — about:blank",
+      "  14  [session zz12] about:blank",
       "  15  [person] Bank — https://bank.example/",
     ]);
     expect(human("tab.list", { current_tab_id: null, tabs: [] })).toMatchObject({ stdout: "", stderr: "no tabs" });

@@ -114,6 +114,8 @@ export function navCause(transitionType: string, qualifiers: readonly string[]):
       return "typed";
     case "link":
       return "link";
+    case "script":
+      return "script";
     case "form_submit":
       return "form_submit";
     case "reload":

@@ -14,6 +14,7 @@ import { childSessionIds, onChildAttach } from "../frames.ts";
 import { scriptText } from "../script-text.ts";
 import { allSessions, onSessionsChanged, resolveTab } from "../sessions.ts";
 import { navigationHandlers, pageState } from "../tools/navigation.ts";
+import { requestReason, transitionOf } from "../nav-reasons.ts";
 import { addStep, navCause, notePage, type RawStep } from "./fold.ts";
 import { redactUrl } from "./secrets.ts";
 import { changed, dropRecording, putRecording, recordingOfTab, recordings, recordingsReady, type Recording } from "./state.ts";
@@ -206,7 +207,9 @@ export function installRecorder(): void {
     },
   });
   browser.webNavigation.onCommitted.addListener((d) => {
-    void onNavigation(d.tabId, d.frameId, { op: "navigate", to: d.url, cause: navCause(d.transitionType, d.transitionQualifiers) });
+    void (d.frameId === 0 ? requestReason(d.tabId, d.url) : Promise.resolve(undefined)).then((reason) =>
+      onNavigation(d.tabId, d.frameId, { op: "navigate", to: d.url, cause: navCause(transitionOf(d.transitionType, reason), d.transitionQualifiers) }),
+    );
   });
   browser.webNavigation.onHistoryStateUpdated.addListener((d) => {
     void onNavigation(d.tabId, d.frameId, { op: "navigate", to: d.url, cause: d.transitionQualifiers.includes("forward_back") ? "history" : "spa" });

@@ -140,8 +140,10 @@ async function resolveRef(sessionId: string, tabId: number, n: number, signal?: 
     objectId,
     backendNodeId: described.backendNodeId,
     ref,
-    role: described.role,
-    name: described.name,
+    // The agent picked the element by what the snapshot called it (`clickable "Custom div control"`): replies use
+    // those words, not the browser's role for the bare element.
+    role: entry.role || described.role,
+    name: entry.name || described.name,
     frameOffset: offset,
   };
 }

@@ -25,8 +25,8 @@ function ago(ms: number): string {
   return s < 90 ? `${s}s ago` : `${Math.round(s / 60)}m ago`;
 }
 
-function part(c: PagedCapture, start: number, partNo: number, maxTokens: number): SnapshotResult {
-  const p = renderPart(c.meta, c.body, c.costs, start, maxTokens, partNo, c.extra);
+function part(c: PagedCapture, start: number, partNo: number): SnapshotResult {
+  const p = renderPart(c.meta, c.body, c.costs, start, c.maxTokens, partNo, c.extra);
   const more = p.end < c.body.length;
   return {
     tab_id: c.tabId,
@@ -60,11 +60,12 @@ export function present(cap: Capture, o: PresentOptions): SnapshotResult {
     if (o.diff) extra.push("no earlier snapshot of this tab: full snapshot");
   }
   if (o.appendix?.length) body.push(...o.appendix);
-  const paged = keepPaged({ sessionId: o.sessionId, tabId: cap.tabId, meta, body, costs: lineCosts(body), extra, diff });
-  return part(paged, 0, 1, o.maxTokens);
+  const paged = keepPaged({ sessionId: o.sessionId, tabId: cap.tabId, meta, body, costs: lineCosts(body), extra, diff, maxTokens: o.maxTokens });
+  return part(paged, 0, 1);
 }
 
-export function continueFrom(sessionId: string, tabId: number, cursor: string, maxTokens: number): SnapshotResult {
+/** The next part of a paged snapshot, cut at the first call's budget (a cursor continues that split). */
+export function continueFrom(sessionId: string, tabId: number, cursor: string): SnapshotResult {
   const { capture, start, partNo } = fromCursor(cursor, sessionId, tabId);
-  return part(capture, start, partNo, maxTokens);
+  return part(capture, start, partNo);
 }

@@ -15,6 +15,8 @@ export interface PagedCapture {
   /** Header marks every part repeats (e.g. the diff summary). */
   extra: string[];
   diff: boolean;
+  /** The budget the pages were cut at: every part of one snapshot uses it, so `part k/n` keeps its n. */
+  maxTokens: number;
   at: number;
 }
 

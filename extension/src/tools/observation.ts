@@ -16,14 +16,14 @@ import type { FamilyHandlers } from "./handler.ts";
 export const observationHandlers: FamilyHandlers<typeof observationMethods> = {
   snapshot: async (p, { signal }) => {
     const { tabId } = await resolveTab(p);
-    if (p.cursor) return continueFrom(p.session_id, tabId, p.cursor, p.max_tokens);
+    if (p.cursor) return continueFrom(p.session_id, tabId, p.cursor);
     const cap = await capture(p.session_id, tabId, { viewport: p.viewport }, signal);
     return present(cap, { sessionId: p.session_id, maxTokens: p.max_tokens, viewport: p.viewport, diff: p.diff, maxDepth: p.max_depth });
   },
 
   observe: async (p, { signal }) => {
     const { tabId } = await resolveTab(p);
-    if (p.cursor) return continueFrom(p.session_id, tabId, p.cursor, p.max_tokens);
+    if (p.cursor) return continueFrom(p.session_id, tabId, p.cursor);
     const appendix = p.probe_hover ? await probeHover(p.session_id, tabId, p.probe_ms, signal) : [];
     const cap = await capture(p.session_id, tabId, { viewport: p.viewport }, signal);
     return present(cap, { sessionId: p.session_id, maxTokens: p.max_tokens, viewport: p.viewport, diff: p.diff, maxDepth: p.max_depth, appendix });
