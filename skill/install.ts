@@ -5,10 +5,11 @@
  * wrote it. On upgrade (`bsk install-skill`, and the daemon at start-up) a copy whose files still match their
  * baseline is replaced by the bundled version; a copy the person edited is reported and left alone unless --force.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { SKILL_DIR_NAME, SKILL_FILES } from "./bundle.ts";
 import { type Env, type Harness, HARNESSES } from "./harnesses.ts";
+import { writeAtomic as writeFileAtomic } from "../daemon/atomic-file.ts";
 import { APP_VERSION } from "../protocol/version.ts";
 
 export const BASELINE_FILE = ".bsk-baseline.json";
@@ -79,9 +80,7 @@ export function status(h: Harness, env: Env): HarnessStatus {
 
 function writeAtomic(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
+  writeFileAtomic(path, text, { mode: 0o644, replace: true });
 }
 
 export function install(h: Harness, env: Env): void {
