@@ -1,9 +1,10 @@
 /**
  * The one way bsk writes a whole file (CLI outputs, downloads, the update's binary, skill copies, the daemon's
  * state files): a temp file with a random name in the target's folder, opened O_CREAT|O_EXCL|O_NOFOLLOW (a name
- * someone planted, link or not, is never opened), written, fsync'd, then renamed over the target (or hard-linked,
- * when an existing file must be kept). Only nothing or a regular file is ever replaced: a device, FIFO, socket,
- * symbolic link or folder at the target is refused with `invalid_params` and left as it was.
+ * someone planted, link or not, is never opened), written, fsync'd (not the daemon's often rewritten state: see
+ * fs-util.ts), then renamed over the target (or hard-linked, when an existing file must be kept). Only nothing or
+ * a regular file is ever replaced: a device, FIFO, socket, symbolic link or folder at the target is refused with
+ * `invalid_params` and left as it was.
  * Here, not in protocol/ (wire vocabulary only), because both the daemon and the CLI (which already imports
  * daemon/home.ts) write files.
  */
@@ -16,6 +17,8 @@ export interface AtomicOptions {
   mode: number;
   /** true: an existing regular file is replaced; false: it is kept and the commit fails with code EEXIST. */
   replace: boolean;
+  /** false: no fsync before the rename (never torn either way; only durability across a power cut is lost). */
+  fsync?: boolean;
 }
 
 export interface AtomicFile {
@@ -119,7 +122,7 @@ export function openAtomic(path: string, opts: AtomicOptions): AtomicFile {
     write: (data) => writeAll(fd, data),
     commit() {
       try {
-        fsyncSync(fd);
+        if (opts.fsync !== false) fsyncSync(fd);
         close();
       } catch (err) {
         close();

@@ -8,9 +8,13 @@ export function ensurePrivateDir(path: string): void {
   chmodSync(path, 0o700);
 }
 
-/** Write a whole private file (0600) so readers see the old or the new content, never a torn one. */
+/**
+ * Write a whole private file (0600) so readers see the old or the new content, never a torn one. Not fsync'd:
+ * sessions.json is rewritten up to once a second on the daemon's event loop (and on session start's reply path),
+ * where an fsync under I/O load would hold every call.
+ */
 export function writeFileAtomic(path: string, data: string): void {
-  writeAtomic(path, data, { mode: 0o600, replace: true });
+  writeAtomic(path, data, { mode: 0o600, replace: true, fsync: false });
 }
 
 /** Parsed JSON of a file, or undefined when it is missing or unreadable. */
