@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { attacker, sharedFolder, skipReason } from "../local-attacker.ts";
-import { BSK, startWorld, type Run, type World } from "./harness.ts";
+import { BSK, startWorld, until, type Run, type World } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
 
 let w: World;
@@ -128,7 +128,9 @@ describe.skipIf(!attacker)(`item 2: another local user's symlinks at the old tem
         async () => {
           const page = await PersonPage.find(w.browser.cdpPort!, marker, 20_000);
           await page.waitOverlay("the record panel", (o) => !!o?.panel);
-          await w.ok(["record", "stop"]);
+          // The panel can show before the daemon has the extension's answer to record.begin: until then, stop
+          // says no_recording and changes nothing.
+          await until("record stop to find the recording", async () => (await w.bsk(["record", "stop", "--json"])).json?.ok === true);
         },
       );
       expect(JSON.parse(readFileSync(out, "utf8")).stopped_by).toBe("stop");
