@@ -1,11 +1,14 @@
 /**
  * Results that carry a file (MethodDef.fileResult, e.g. screenshot): the CLI, not the daemon or the browser,
  * writes the bytes, to the path the command was given (made absolute by plan.ts) or to
- * $TMPDIR/<name>-<timestamp>.<format>. Written atomically: a temp file beside it, then a rename. The output then
- * carries `path` and `bytes` instead of the base64 data. Imported only by commands that have a file result.
+ * $TMPDIR/<name>-<timestamp>.<format>. Written atomically (daemon/atomic-file.ts: a random temp file beside it,
+ * then a rename); an existing regular file is replaced, anything else (a device, FIFO, socket, link) is refused.
+ * The output then carries `path` and `bytes` instead of the base64 data. Imported only by commands that have a
+ * file result.
  */
-import { existsSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { writeAtomic } from "../daemon/atomic-file.ts";
 import { BskError } from "../protocol/errors.ts";
 
 export interface FileResultSpec {
@@ -37,6 +40,15 @@ export function outExists(path: string): BskError {
   });
 }
 
+/** A write that failed: a refusal of the target (a BskError) as it is, anything else as file_not_written. */
+export function notWritten(path: string, err: unknown, hint = "Give --out a path in a directory that exists and is writable."): BskError {
+  if (err instanceof BskError) return err;
+  return new BskError("invalid_params", `cannot write ${path}: ${err instanceof Error ? err.message : String(err)}`, {
+    hint,
+    data: { reason: "file_not_written", path },
+  });
+}
+
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
@@ -62,20 +74,10 @@ export function saveFileResult(
   else path = defaultPath(env.TMPDIR || "/tmp", spec.defaultName, ext, now);
 
   const bytes = Buffer.from(data, "base64");
-  const tmp = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(tmp, bytes, { mode: 0o644 });
-    renameSync(tmp, path);
+    writeAtomic(path, bytes, { mode: 0o644, replace: true });
   } catch (err) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* never written */
-    }
-    throw new BskError("invalid_params", `cannot write ${path}: ${err instanceof Error ? err.message : String(err)}`, {
-      hint: "Give --out a path in a directory that exists and is writable, or leave --out out to use the temp directory.",
-      data: { reason: "file_not_written", path },
-    });
+    throw notWritten(path, err, "Give --out a path in a directory that exists and is writable, or leave --out out to use the temp directory.");
   }
   const { [spec.data]: _data, ...rest } = result;
   return { ...rest, path, bytes: bytes.length };

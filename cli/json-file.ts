@@ -1,13 +1,14 @@
 /**
  * Results that carry a JSON document the CLI saves (MethodDef.jsonFile: record start's trace). Before the call, an
- * --out that exists is refused unless --overwrite (so nothing starts that could not be saved); after it, the
- * document is written atomically (a temp file beside it, then a rename, or a hard link when it must not replace
+ * --out that exists is refused unless --overwrite, and one that is not a regular file (a device, FIFO, socket,
+ * link) always is (so nothing starts that could not be saved); after it, the document is written atomically
+ * (daemon/atomic-file.ts: a random temp file beside it, then a rename, or a hard link when it must not replace
  * anything) and the result gains `path`. Imported only by such commands.
  */
-import { existsSync, linkSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
+import { checkReplaceable, writeAtomic } from "../daemon/atomic-file.ts";
 import type { JsonFileSpec } from "../protocol/define.ts";
-import { BskError } from "../protocol/errors.ts";
-import { defaultPath, outExists } from "./file-result.ts";
+import { defaultPath, notWritten, outExists } from "./file-result.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -18,6 +19,7 @@ function isDirectory(path: string): boolean {
 export function checkJsonOut(spec: JsonFileSpec, params: Record<string, unknown>): void {
   const out = params[spec.pathParam];
   if (typeof out !== "string" || !existsSync(out) || isDirectory(out)) return;
+  checkReplaceable(out);
   if (params[spec.overwriteParam] !== true) throw outExists(out);
 }
 
@@ -31,26 +33,12 @@ export function saveJsonFile(result: Record<string, unknown>, spec: JsonFileSpec
   const doc = result[spec.data];
   if (doc === undefined) return result;
   const path = destination(spec, params, env, now);
-  const tmp = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(tmp, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o644 });
-    if (params[spec.overwriteParam] === true) renameSync(tmp, path);
-    else {
-      // Created meanwhile by someone else: kept, and this one is refused.
-      linkSync(tmp, path);
-      unlinkSync(tmp);
-    }
+    // Without --overwrite, a file created meanwhile by someone else is kept, and this one is refused.
+    writeAtomic(path, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o644, replace: params[spec.overwriteParam] === true });
   } catch (err) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* never written */
-    }
     if ((err as NodeJS.ErrnoException).code === "EEXIST") throw outExists(path);
-    throw new BskError("invalid_params", `cannot write ${path}: ${err instanceof Error ? err.message : String(err)}`, {
-      hint: "Give --out a path in a directory that exists and is writable.",
-      data: { reason: "file_not_written", path },
-    });
+    throw notWritten(path, err);
   }
   return { ...result, path };
 }

@@ -52,6 +52,20 @@ export function absolutePath(path: string, cwd: string, home?: string): string {
   return `/${parts.join("/")}`;
 }
 
+/**
+ * An output path (--out): absolute, like any local path, but never "-": bsk writes files only, and a file named "-"
+ * in the cwd would surprise whoever meant stdout.
+ */
+export function outputPath(path: string, cwd: string, home?: string): string {
+  if (path.trim() === "-") {
+    throw new BskError("invalid_params", "bsk does not write results to stdout (\"-\"): --out takes a file path", {
+      hint: "Give --out a file path, or leave it out to use the temp directory; the output names the file written.",
+      data: { reason: "stdout_not_supported" },
+    });
+  }
+  return absolutePath(path, cwd, home);
+}
+
 /** The default of a command's own wait, from its flag (e.g. tab borrow's `--timeout`, 60s), in ms; 0 without one. */
 function waitDefault(cmd: CommandSpec): number {
   const flag = Object.values(cmd.flags).find((f) => f.param === cmd.waitParam);
@@ -77,7 +91,7 @@ export function plan(argv: readonly string[], env: Env, ids: Ids = randomIds(), 
       const flag = Object.keys(cmd.flags).find((k) => cmd.flags[k]!.param === pathParam) ?? pathParam;
       throw new BskError("invalid_params", `--${flag} needs a file path`, { hint: `Leave --${flag} out to write into the temp directory.` });
     }
-    parsed.params[pathParam] = absolutePath(path, cwd, env.HOME);
+    parsed.params[pathParam] = outputPath(path, cwd, env.HOME);
   }
   // A method that waits on its own (e.g. for a person) gets its wait on top of the deadline from the daemon;
   // without --timeout, the caller's own timeout covers that wait too (so `bsk wait 2m` is not cut at 30 s).

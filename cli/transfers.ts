@@ -5,13 +5,14 @@
  * read back in chunks into a temp file beside the destination, checked by size and SHA-256, then renamed into place;
  * a failure leaves no file behind. Imported only by commands with a transfer.
  */
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
+import { checkReplaceable, openAtomic, type AtomicFile } from "../daemon/atomic-file.ts";
 import type { TransferSpec } from "../protocol/define.ts";
 import { BskError } from "../protocol/errors.ts";
 import { TRANSFER_CHUNK_BYTES } from "../protocol/methods/files.ts";
 import { call, nextRequestId, type Connection } from "./daemon-client.ts";
-import { defaultPath, outExists } from "./file-result.ts";
+import { defaultPath, notWritten, outExists } from "./file-result.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -113,6 +114,7 @@ export async function beforeCall(conn: Connection, spec: TransferSpec, params: R
     }
     if (typeof out === "string" && existsSync(out)) {
       if (statSync(out).isDirectory() && !dl.overwriteParam) return;
+      checkReplaceable(out);
       if (!overwrite) throw outExists(out);
     }
   }
@@ -157,15 +159,16 @@ async function fetchTo(
   path: string,
   want: { overwrite: boolean; size: number; sha256: string },
 ): Promise<void> {
-  const tmp = `${path}.bsk-${process.pid}.tmp`;
   const h = new Bun.CryptoHasher("sha256");
   const bar = progress(`writing ${basename(path)}`);
-  let fd: number;
+  let file: AtomicFile;
   try {
-    fd = openSync(tmp, "wx", 0o644);
+    // A download without --overwrite is linked into place at the end: a file that appeared meanwhile is kept.
+    file = openAtomic(path, { mode: 0o644, replace: want.overwrite });
   } catch (err) {
     throw notWritten(path, err);
   }
+  let committed = false;
   let written = 0;
   try {
     for (;;) {
@@ -173,50 +176,26 @@ async function fetchTo(
       const bytes = Uint8Array.fromBase64(r.data as string);
       if (bytes.length) {
         h.update(bytes);
-        for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off);
+        file.write(bytes);
         written += bytes.length;
         bar.update(written, Number(r.size));
       }
       if (r.eof) break;
       if (!bytes.length) throw new BskError("protocol_error", `transfer ${id} returned no bytes before its end`);
     }
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = -1;
     const sha = h.digest("hex");
     if (written !== want.size || sha !== want.sha256) {
       throw new BskError("protocol_error", `the bytes read back (${written} B, sha256 ${sha.slice(0, 12)}…) are not what was staged`, {
         data: { reason: "checksum_mismatch", size: written, sha256: sha, expected_size: want.size, expected_sha256: want.sha256 },
       });
     }
-    if (want.overwrite) renameSync(tmp, path);
-    else {
-      // link() refuses to replace a file that appeared meanwhile, where rename would clobber it.
-      try {
-        linkSync(tmp, path);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "EEXIST") throw outExists(path);
-        throw err;
-      }
-      unlinkSync(tmp);
-    }
+    committed = true;
+    file.commit();
   } catch (err) {
-    if (fd! >= 0) closeSync(fd!);
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* already gone */
-    }
-    if (err instanceof BskError) throw err;
+    if (!committed) file.abort();
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") throw outExists(path);
     throw notWritten(path, err);
   } finally {
     bar.end();
   }
-}
-
-function notWritten(path: string, err: unknown): BskError {
-  return new BskError("invalid_params", `cannot write ${path}: ${err instanceof Error ? err.message : String(err)}`, {
-    hint: "Give --out a path in a directory that exists and is writable.",
-    data: { reason: "file_not_written", path },
-  });
 }

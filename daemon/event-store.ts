@@ -9,7 +9,7 @@
  * Files untouched for `maxAgeMs` (7 days) are deleted; while all files together exceed `maxTotalBytes` (64 MiB),
  * the least recently written go first, but never one written within `minKeepMs` (24 h).
  */
-import { appendFileSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import {
   EventListeners,
   pageOf,
@@ -20,7 +20,7 @@ import {
   type EventSink,
   type SessionEvent,
 } from "./event-log.ts";
-import { ensurePrivateDir } from "./fs-util.ts";
+import { ensurePrivateDir, writeFileAtomic } from "./fs-util.ts";
 
 export interface FileEventLogOptions {
   perSessionBytes?: number;
@@ -154,9 +154,7 @@ export class FileEventLog implements EventSink {
       keep++;
     }
     const text = lines.slice(lines.length - keep).map((l) => `${l}\n`).join("");
-    const tmp = `${path}.${process.pid}.tmp`;
-    writeFileSync(tmp, text, { mode: 0o600 });
-    renameSync(tmp, path);
+    writeFileAtomic(path, text);
     stream.bytes = Buffer.byteLength(text);
     stream.torn = false;
   }

@@ -1,5 +1,6 @@
 /** Private files and directories: dirs 0700, files 0600, whole-file replacement by rename. */
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { writeAtomic } from "./atomic-file.ts";
 
 export function ensurePrivateDir(path: string): void {
   mkdirSync(path, { recursive: true, mode: 0o700 });
@@ -7,18 +8,13 @@ export function ensurePrivateDir(path: string): void {
   chmodSync(path, 0o700);
 }
 
-let tmpCounter = 0;
-
-/** Write a whole file so readers see the old or the new content, never a torn one. */
+/**
+ * Write a whole private file (0600) so readers see the old or the new content, never a torn one. Not fsync'd:
+ * sessions.json is rewritten up to once a second on the daemon's event loop (and on session start's reply path),
+ * where an fsync under I/O load would hold every call.
+ */
 export function writeFileAtomic(path: string, data: string): void {
-  const tmp = `${path}.${process.pid}.${++tmpCounter}.tmp`;
-  try {
-    writeFileSync(tmp, data, { mode: 0o600 });
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
+  writeAtomic(path, data, { mode: 0o600, replace: true, fsync: false });
 }
 
 /** Parsed JSON of a file, or undefined when it is missing or unreadable. */

@@ -5,10 +5,11 @@
  * wrote it. On upgrade (`bsk install-skill`, and the daemon at start-up) a copy whose files still match their
  * baseline is replaced by the bundled version; a copy the person edited is reported and left alone unless --force.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { SKILL_DIR_NAME, SKILL_FILES } from "./bundle.ts";
 import { type Env, type Harness, HARNESSES } from "./harnesses.ts";
+import { writeAtomic } from "../daemon/atomic-file.ts";
 import { APP_VERSION } from "../protocol/version.ts";
 
 export const BASELINE_FILE = ".bsk-baseline.json";
@@ -77,21 +78,19 @@ export function status(h: Harness, env: Env): HarnessStatus {
   return { ...base, state: current ? "current" : "outdated" };
 }
 
-function writeAtomic(path: string, text: string): void {
+function writeSkillFile(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
+  writeAtomic(path, text, { mode: 0o644, replace: true });
 }
 
 export function install(h: Harness, env: Env): void {
   const dir = skillPath(h, env);
   const files: Record<string, string> = {};
   for (const [rel, text] of Object.entries(SKILL_FILES)) {
-    writeAtomic(`${dir}/${rel}`, text);
+    writeSkillFile(`${dir}/${rel}`, text);
     files[rel] = sha256(text);
   }
-  writeAtomic(`${dir}/${BASELINE_FILE}`, `${JSON.stringify({ version: APP_VERSION, files } satisfies Baseline, null, 2)}\n`);
+  writeSkillFile(`${dir}/${BASELINE_FILE}`, `${JSON.stringify({ version: APP_VERSION, files } satisfies Baseline, null, 2)}\n`);
 }
 
 /** Brings every installed, unedited copy up to date; reports edited ones. Used on upgrade (daemon start-up). */

@@ -16,7 +16,7 @@ import { APP_VERSION } from "../../protocol/version.ts";
 import { reachDaemon, type Connection } from "../daemon-client.ts";
 import type { Outcome } from "../output.ts";
 import { MAX_CALL_MS } from "../../protocol/duration.ts";
-import { absolutePath, GRACE_MS } from "../plan.ts";
+import { absolutePath, GRACE_MS, outputPath } from "../plan.ts";
 import { DEFAULT_TIMEOUT_MS, request } from "../request.ts";
 import { instructions } from "./instructions.ts";
 import { MAX_INLINE_IMAGE_BYTES, toolError, toolResult, type OpFacts, type ToolResult } from "./results.ts";
@@ -41,7 +41,7 @@ export function timeoutFor(tool: McpTool, params: Record<string, unknown>): numb
 function absolutePaths(tool: McpTool, params: Record<string, unknown>, env: Env): void {
   const cwd = process.cwd();
   const pathParam = tool.fileResult?.pathParam ?? tool.transfer?.download?.pathParam ?? tool.jsonFile?.pathParam;
-  if (pathParam && typeof params[pathParam] === "string") params[pathParam] = absolutePath(params[pathParam] as string, cwd, env.HOME);
+  if (pathParam && typeof params[pathParam] === "string") params[pathParam] = outputPath(params[pathParam] as string, cwd, env.HOME);
   const uploads = tool.transfer?.upload;
   if (uploads && Array.isArray(params[uploads])) {
     params[uploads] = (params[uploads] as unknown[]).map((p) => absolutePath(String(p), cwd, env.HOME));
@@ -72,9 +72,9 @@ export class McpBridge {
     const { [OP_ID_PARAM]: givenOpId, ...params } = args;
     if (tool.method === "session.start") params.owner_pid = process.pid;
     const opId = tool.effect === "BrowserMutation" ? (typeof givenOpId === "string" ? givenOpId : crypto.randomUUID()) : undefined;
-    absolutePaths(tool, params, this.env);
     let conn: Connection;
     try {
+      absolutePaths(tool, params, this.env);
       conn = await reachDaemon(this.paths, this.env);
     } catch (e) {
       return toolError(asBskError(e), tool);

@@ -1,10 +1,12 @@
 /**
- * Replacing the installed binary: the new one is written as `<bin>.update-<pid>` (0755) in the same directory,
- * must run and report the expected version, then is renamed over `<bin>` (atomic on Unix) while the old one is
- * kept as `<bin>.previous` for rollback. Windows cannot replace a running .exe but can rename it aside first.
+ * Replacing the installed binary: the new one is written to a random, exclusively created temp file (0755) in the
+ * same directory (daemon/atomic-file.ts), must run and report the expected version, then is renamed over `<bin>`
+ * (atomic on Unix) while the old one is kept as `<bin>.previous` for rollback. Windows cannot replace a running
+ * .exe but can rename it aside first.
  */
-import { closeSync, copyFileSync, fsyncSync, linkSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, constants, copyFileSync, fsyncSync, linkSync, openSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
+import { openTemp, placeTemp, removeQuietly, writeAll } from "../../daemon/atomic-file.ts";
 import { BskError } from "../../protocol/errors.ts";
 
 export const previousPath = (bin: string) => `${bin}.previous`;
@@ -25,26 +27,26 @@ function fsyncDir(path: string): void {
 
 /** Write the new binary next to the installed one; returns its path. */
 export function stage(bin: string, bytes: Uint8Array): string {
-  const staged = `${bin}.update-${process.pid}`;
-  rmSync(staged, { force: true });
-  let fd: number;
+  let opened: { fd: number; tmp: string };
   try {
-    fd = openSync(staged, "wx", 0o755);
+    opened = openTemp(bin, 0o755);
   } catch (err) {
+    if (err instanceof BskError) throw err;
     throw new BskError("permission_denied", `cannot write next to ${bin}: ${(err as Error).message}`, {
       data: { reason: "install_dir_not_writable", path: dirname(bin) },
     });
   }
+  const { fd, tmp } = opened;
   try {
-    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+    writeAll(fd, bytes);
     fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
-    rmSync(staged, { force: true });
+    removeQuietly(tmp);
     throw err;
   }
   closeSync(fd);
-  return staged;
+  return tmp;
 }
 
 /** Run `<staged> version --json` and require `expected`. */
@@ -75,9 +77,10 @@ export function swapIn(bin: string, staged: string): string {
     try {
       linkSync(bin, previous);
     } catch {
-      copyFileSync(bin, previous);
+      // EXCL: whatever appeared at <bin>.previous since the rm (a planted link) is not written through.
+      copyFileSync(bin, previous, constants.COPYFILE_EXCL);
     }
-    renameSync(staged, bin);
+    placeTemp(staged, bin, true);
   }
   fsyncDir(bin);
   return previous;

@@ -10,9 +10,10 @@
  * live bsk home registered. `explicit` (bsk native install): Chromium and Chrome even before first use (and the
  * other browsers found), taking over whatever was there; or, given `--profile-dir`, only those directories.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { writeAtomic } from "../atomic-file.ts";
 import { ensurePrivateDir, readJsonFile } from "../fs-util.ts";
 import type { HomePaths } from "../home.ts";
 
@@ -93,7 +94,7 @@ function writeLauncher(paths: HomePaths): string {
   const path = launcherPath(paths);
   const text = launcherScript(paths.home, bskCommand());
   const current = existsSync(path) ? readFileSync(path, "utf8") : undefined;
-  if (current !== text) writeFileSync(path, text, { mode: 0o700 });
+  if (current !== text) writeAtomic(path, text, { mode: 0o700, replace: true });
   chmodSync(path, 0o700);
   return path;
 }
@@ -144,7 +145,7 @@ export function registerNativeHost(opts: {
       }
       if (!r.create && !existsSync(r.dir)) continue;
       mkdirSync(dirname(manifest), { recursive: true });
-      writeFileSync(manifest, text, { mode: 0o644 });
+      writeAtomic(manifest, text, { mode: 0o644, replace: true });
       out.push({ browser: r.browser, manifest, state: "written" });
     } catch (err) {
       out.push({ browser: r.browser, manifest, state: "skipped", note: (err as Error).message });

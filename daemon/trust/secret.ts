@@ -4,8 +4,9 @@
  * Never logged; only its key id (a MAC of a fixed label) is shown.
  */
 import { createHmac } from "node:crypto";
-import { linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { fromBase64url, LABELS, SECRET_BYTES, toBase64url } from "../../protocol/trust.ts";
+import { writeAtomic } from "../atomic-file.ts";
 import { ensurePrivateDir } from "../fs-util.ts";
 
 export interface InstallSecret {
@@ -38,15 +39,11 @@ export function ensureSecret(path: string, dir: string): InstallSecret {
     // Written whole under a temporary name, then linked into place: a reader never sees half a secret, and of
     // two first users exactly one link succeeds (the other reads the winner's).
     const bytes = crypto.getRandomValues(new Uint8Array(SECRET_BYTES));
-    const tmp = `${path}.${process.pid}.${attempt}.tmp`;
     try {
-      writeFileSync(tmp, `${toBase64url(bytes)}\n`, { mode: 0o600, flag: "wx" });
-      linkSync(tmp, path);
+      writeAtomic(path, `${toBase64url(bytes)}\n`, { mode: 0o600, replace: false });
       return { bytes, keyId: keyIdFor(bytes) };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    } finally {
-      rmSync(tmp, { force: true });
     }
   }
   throw new Error(`could not read or create ${path}`);

@@ -4,7 +4,7 @@
  * the path; --json carries path and bytes, never the data. Real CLI entry against a fake daemon.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { defaultPath, saveFileResult } from "../../cli/file-result.ts";
 import { absolutePath, plan } from "../../cli/plan.ts";
@@ -59,6 +59,19 @@ describe("paths", () => {
     expect(() => plan(["screenshot", "--out", " ", "--session", "s"], {}, ids, 1, "/w")).toThrow("--out needs a file path");
   });
 
+  test("--out - is refused (bsk writes files, never stdout by accident), before anything is sent", () => {
+    const ids = { traceId: "t", opId: () => "o" };
+    for (const args of [["screenshot", "--session", "s"], ["record", "start"], ["download", "#a", "--overwrite", "--session", "s"]]) {
+      let err: unknown;
+      try {
+        plan([...args, "--out", "-"], {}, ids, 1, "/work/x");
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toMatchObject({ code: "invalid_params", data: { reason: "stdout_not_supported" } });
+    }
+  });
+
   test("default names never collide with an existing file", () => {
     const dir = tempDir();
     const now = new Date(2026, 0, 2, 3, 4, 5, 6);
@@ -100,6 +113,32 @@ describe("bsk screenshot through the CLI", () => {
     const r = await run(["screenshot", "--out", dir, "--format", "jpeg", "--session", "s1"], d, { cwd: "/", tmpdir: tempDir() });
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toMatch(new RegExp(`^${dir}/bsk-screenshot-.*\\.jpeg$`));
+  });
+
+  test("--out naming a FIFO, /dev/stdout (a link) or a device: invalid_params not_regular_file, left as it was", async () => {
+    const cwd = tempDir();
+    const fifo = join(cwd, "pipe.png");
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    const targets: [string, string][] = [
+      [fifo, "FIFO"],
+      ["/dev/stdout", "symbolic link"],
+    ];
+    if (process.getuid?.() === 0) {
+      const dev = join(cwd, "null");
+      expect(Bun.spawnSync(["mknod", dev, "c", "1", "3"]).exitCode).toBe(0);
+      targets.push([dev, "character device"]);
+    }
+    const d = daemon();
+    for (const [out, kind] of targets) {
+      const r = await run(["screenshot", "--out", out, "--session", "s1", "--json"], d, { cwd, tmpdir: tempDir() });
+      expect(r.code).toBe(1);
+      const err = JSON.parse(r.stdout).error;
+      expect(err).toMatchObject({ code: "invalid_params", data: { reason: "not_regular_file", path: out, kind } });
+      expect(err.hint).toContain("regular file");
+    }
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(lstatSync("/dev/stdout").isSymbolicLink()).toBe(true);
+    expect(readdirSync(cwd).sort()).toEqual(targets.length === 3 ? ["null", "pipe.png"] : ["pipe.png"]);
   });
 
   test("an unwritable --out is an error with a hint, and nothing is left behind", async () => {
