@@ -45,7 +45,7 @@ const STOP_BUDGET_MS = 2000;
 export async function runDaemon(opts: DaemonOptions = {}): Promise<RunOutcome> {
   const config = resolveConfig(opts);
   const { paths } = config;
-  for (const dir of [paths.home, paths.runDir, paths.logsDir, paths.stateDir]) ensurePrivateDir(dir);
+  for (const dir of [paths.home, paths.logsDir, paths.stateDir]) ensurePrivateDir(dir);
   const lock = await acquireLock(paths);
   if (lock.kind === "held") return { kind: "already_running", info: lock.info };
   let log: Logger | undefined;
@@ -128,13 +128,14 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
     throw portError(config.port, err);
   }
   info.ws_port = gateway.port;
-  const ipc = startIpcServer({
-    socketPath: paths.socket,
-    runDir: paths.runDir,
-    log,
-    dispatcher: new Dispatcher(ctx, DAEMON_HANDLERS),
-    onChange,
-  });
+  let ipc: ReturnType<typeof startIpcServer>;
+  try {
+    ipc = startIpcServer({ paths, log, dispatcher: new Dispatcher(ctx, DAEMON_HANDLERS), onChange });
+  } catch (err) {
+    gateway.stop();
+    sessions.dispose();
+    throw err;
+  }
   writeDaemonJson(paths, info);
 
   idle = new IdleExit(
