@@ -22,6 +22,7 @@ import type { Ledger } from "./ledger.ts";
 import { FileLedger } from "./ledger-file.ts";
 import { acquireLock } from "./lock.ts";
 import { openLog, type Logger } from "./log.ts";
+import { portInUse } from "./port-owner.ts";
 import { SessionRegistry } from "./sessions.ts";
 import { registerNativeHost } from "./native-host/register.ts";
 import { PairingCodes } from "./trust/pairing-codes.ts";
@@ -195,10 +196,7 @@ function registerNativeHostsQuietly(paths: DaemonConfig["paths"], allowList: All
 function portError(port: number, err: unknown): Error {
   const code = (err as NodeJS.ErrnoException)?.code;
   if (code !== "EADDRINUSE") return err instanceof Error ? err : new Error(String(err));
-  return new BskError("unsupported", `port ${port} on 127.0.0.1 is already in use`, {
-    hint: "Stop what holds it, or pick another port with BSK_PORT (and set the same port in the extension's popup).",
-    data: { port },
-  });
+  return portInUse(port);
 }
 
 if (import.meta.main) {
