@@ -5,6 +5,7 @@
  *   daemon.json        pid, socket, ws port, version, start time (written atomically)
  *   daemon.lock        single-instance lock (holds the daemon's pid)
  *   daemon.starting    held by the one CLI that is starting a daemon (its pid), while it waits for the answer
+ *   daemon.start-error.json  why the last daemon that failed to start failed (its pid, code, message, hint)
  *   run/daemon.sock    CLI ↔ daemon JSONL socket; when $BSK_HOME is too deep for a socket path, it is
  *                      <hash>.sock in $XDG_RUNTIME_DIR/bsk, else in ${TMPDIR:-/tmp}/bsk-<uid> (see socket-dir.ts)
  *   logs/daemon.log    structured JSON log lines (rotated to daemon.log.1)

@@ -24,6 +24,7 @@ import { acquireLock } from "./lock.ts";
 import { openLog, type Logger } from "./log.ts";
 import { portInUse } from "./port-owner.ts";
 import { SessionRegistry } from "./sessions.ts";
+import { clearStartError, recordStartError } from "./start-error.ts";
 import { registerNativeHost } from "./native-host/register.ts";
 import { PairingCodes } from "./trust/pairing-codes.ts";
 import { ensureSecret } from "./trust/secret.ts";
@@ -45,6 +46,21 @@ const STOP_BUDGET_MS = 2000;
  */
 export async function runDaemon(opts: DaemonOptions = {}): Promise<RunOutcome> {
   const config = resolveConfig(opts);
+  let ready = false;
+  const onReady = (info: DaemonInfo) => {
+    ready = true;
+    clearStartError(config.paths);
+    opts.onReady?.(info);
+  };
+  try {
+    return await start(config, onReady);
+  } catch (err) {
+    if (!ready) recordStartError(config.paths, err);
+    throw err;
+  }
+}
+
+async function start(config: DaemonConfig, onReady: (info: DaemonInfo) => void): Promise<RunOutcome> {
   const { paths } = config;
   for (const dir of [paths.home, paths.logsDir, paths.stateDir]) ensurePrivateDir(dir);
   const lock = await acquireLock(paths);
@@ -55,7 +71,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<RunOutcome> {
     log = openLog(paths.log);
     const warn = log.warn;
     ledger = await FileLedger.open(paths.ledgerDir, { onWarn: (msg, fields) => warn(msg, fields) });
-    await serve(config, log, ledger, lock.release, opts.onReady);
+    await serve(config, log, ledger, lock.release, onReady);
     return { kind: "stopped" };
   } catch (err) {
     log?.error("daemon failed", { error: err });
