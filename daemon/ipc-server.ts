@@ -28,7 +28,7 @@ interface Conn extends ClientLink {
 type Sock = import("bun").Socket<Conn>;
 
 /** How long a refused peer has to read its refusal before the connection is cut. */
-const REFUSED_LINGER_MS = 1000;
+const REFUSED_LINGER_MS = 5000;
 
 export interface IpcServer {
   readonly connections: number;
@@ -107,11 +107,10 @@ export function startIpcServer(opts: {
           if (peer !== undefined && peer !== uid) {
             log.warn("refused a connection from another user", { peer_uid: peer });
             sock.data = { closed: true } as Conn;
-            // Half-close and drop what it sends: closing with its request unread would reset the
-            // connection and lose the refusal on its way.
+            // Left open (what it sends is dropped) until it hangs up or the linger ends: closing at once, with
+            // its request unread, would reset the connection and lose the refusal on its way.
             sock.write(`${encodeFrame({ id: null, error: toErrorBody(foreignPeer(peer, uid!)) })}\n`);
-            sock.shutdown(true);
-            setTimeout(() => sock.terminate(), REFUSED_LINGER_MS).unref();
+            setTimeout(() => sock.end(), REFUSED_LINGER_MS).unref();
             return;
           }
           const conn: Conn = {
