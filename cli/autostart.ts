@@ -8,7 +8,7 @@
  */
 import type { FSWatcher } from "node:fs";
 import type { HomePaths } from "../daemon/home.ts";
-import { BskError } from "../protocol/errors.ts";
+import { BskError, hintFor, isErrorCode, type ErrorBody } from "../protocol/errors.ts";
 import { tryConnect, type Connection } from "./daemon-client.ts";
 
 type Env = Record<string, string | undefined>;
@@ -88,7 +88,8 @@ export async function waitForDaemon(paths: HomePaths, opts: { ms?: number; child
       if (conn) return conn;
       // A spawn that failed (not one that found a daemon already running, which exits 0) ends the wait.
       if (childCode !== undefined && childCode !== 0) {
-        throw startFailed(paths, `the daemon exited with code ${childCode}`);
+        const { readStartError } = await import("../daemon/start-error.ts");
+        throw startFailed(paths, `the daemon exited with code ${childCode}`, readStartError(paths, opts.child!.pid));
       }
       const left = deadline - performance.now();
       if (left <= 0) throw startFailed(paths, `it did not answer within ${Math.round((opts.ms ?? START_WAIT_MS) / 1000)} s`);
@@ -105,7 +106,15 @@ export async function waitForDaemon(paths: HomePaths, opts: { ms?: number; child
   }
 }
 
-function startFailed(paths: HomePaths, why: string): BskError {
+/** The daemon's own error (daemon.start-error.json) when it left one: its code, message and hint, then the log. */
+export function startFailed(paths: HomePaths, why: string, daemonError?: ErrorBody): BskError {
+  if (daemonError) {
+    const code = isErrorCode(daemonError.code) ? daemonError.code : "unsupported";
+    return new BskError(code, `could not start the bsk daemon: ${daemonError.message}`, {
+      hint: `${daemonError.hint ?? hintFor(code, daemonError.data?.reason)} (More in ${paths.log}.)`,
+      data: { reason: "daemon_start_failed", daemon_error: daemonError },
+    });
+  }
   return new BskError("unsupported", `could not start the bsk daemon: ${why}`, {
     hint: `See ${paths.log} (bsk logs), or run bsk daemon start --foreground to watch it start.`,
     data: { reason: "daemon_start_failed" },

@@ -4,6 +4,7 @@
  * Ctrl-C sends `cancel` on the same connection and waits briefly for the daemon to confirm.
  */
 import type { DaemonInfo, HomePaths } from "../daemon/home.ts";
+import { checkSocket } from "../daemon/socket-dir.ts";
 import { BskError, type ErrorBody } from "../protocol/errors.ts";
 
 export interface Connection {
@@ -27,15 +28,18 @@ export async function readDaemonInfo(paths: HomePaths): Promise<DaemonInfo | nul
 /**
  * Connect to the running daemon, or null. The socket's place follows from $BSK_HOME (homePaths, shared with
  * the daemon), so that is tried first; daemon.json is read (~0.5 ms) only when it does not answer.
+ * A socket, or socket folder, that is not this user's alone is refused before anything is sent (a BskError,
+ * reason untrusted_socket): another local user could be listening there.
  */
 export async function tryConnect(paths: HomePaths): Promise<Connection | null> {
   try {
-    return await connectUnix(paths.socket);
-  } catch {
-    const listed = await socketPath(paths);
-    if (listed === paths.socket) return null;
-    return connectUnix(listed).catch(() => null);
+    if (checkSocket(paths.socket)) return await connectUnix(paths.socket);
+  } catch (err) {
+    if (err instanceof BskError) throw err;
   }
+  const listed = await socketPath(paths);
+  if (listed === paths.socket || !checkSocket(listed)) return null;
+  return connectUnix(listed).catch(() => null);
 }
 
 /** The socket the daemon serves on: what daemon.json says, else where it would be. */

@@ -19,7 +19,7 @@ function asBskError(e: unknown): BskError {
 async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Outcome> {
   const traceId = p.meta.trace_id;
   const opId = p.meta.op_id;
-  const conn = await reachDaemon(homePaths(bskHome(env)), env);
+  const conn = await reachDaemon(homePaths(bskHome(env), env), env);
   // Files first: an upload's sources are staged in the daemon, a download's destination is checked before the click.
   const files = p.cmd.transfer ? await import("./transfers.ts") : undefined;
   if (files) {
@@ -99,7 +99,7 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
 }
 
 async function runLocal(p: Extract<Plan, { kind: "local" }>, env: Env): Promise<Outcome> {
-  const paths = homePaths(bskHome(env));
+  const paths = homePaths(bskHome(env), env);
   switch (p.action) {
     case "daemon.start":
       return (await import("./commands/daemon.ts")).daemonStart({ paths, env, params: p.params });
@@ -145,7 +145,7 @@ export async function main(argv: string[], env: Env): Promise<number> {
   // Chrome runs the native messaging host with the caller's origin as its argument (daemon/native-host/).
   if (argv[0] === "native-host") {
     const { runNativeHost } = await import("../daemon/native-host/host.ts");
-    return runNativeHost(argv.slice(1), homePaths(bskHome(env)));
+    return runNativeHost(argv.slice(1), homePaths(bskHome(env), env));
   }
   if (argv[0] === "__complete") {
     const { complete } = await import("./completion.ts");

@@ -76,7 +76,7 @@ export function resolveConfig(opts: DaemonOptions = {}): DaemonConfig {
   const env = opts.env ?? process.env;
   const home = opts.home ?? bskHome(env);
   return {
-    paths: homePaths(home),
+    paths: homePaths(home, env),
     port: opts.port ?? envInt(env, "BSK_PORT", DEFAULT_PORT),
     sessionIdleMs: opts.sessionIdleMs ?? envMs(env, "BSK_SESSION_IDLE_MS", DEFAULTS.sessionIdleMs),
     daemonIdleMs: opts.daemonIdleMs ?? envMs(env, "BSK_DAEMON_IDLE_MS", DEFAULTS.daemonIdleMs),

@@ -32,6 +32,9 @@ export function startGateway(deps: GatewayDeps): Gateway {
   const server: Server<LinkState> = Bun.serve<LinkState>({
     hostname: "127.0.0.1",
     port: config.port,
+    // The port is this daemon's alone: with a websocket handler Bun otherwise lets a second server bind it
+    // too (SO_REUSEPORT), and the extension would reach either daemon.
+    reusePort: false,
     development: false,
     fetch(req, srv) {
       const decision = checkUpgrade({

@@ -5,7 +5,9 @@
  *   daemon.json        pid, socket, ws port, version, start time (written atomically)
  *   daemon.lock        single-instance lock (holds the daemon's pid)
  *   daemon.starting    held by the one CLI that is starting a daemon (its pid), while it waits for the answer
- *   run/daemon.sock    CLI ↔ daemon JSONL socket (a short hashed path in /tmp when $BSK_HOME is deep)
+ *   daemon.start-error.json  why the last daemon that failed to start failed (its pid, code, message, hint)
+ *   run/daemon.sock    CLI ↔ daemon JSONL socket; when $BSK_HOME is too deep for a socket path, it is
+ *                      <hash>.sock in $XDG_RUNTIME_DIR/bsk, else in ${TMPDIR:-/tmp}/bsk-<uid> (see socket-dir.ts)
  *   logs/daemon.log    structured JSON log lines (rotated to daemon.log.1)
  *   config.json        extra allowed extension ids
  *   trust.key          this install's secret (base64url); the extension gets it once (native messaging or pairing)
@@ -30,6 +32,9 @@ export interface HomePaths {
   daemonJson: string;
   lock: string;
   starting: string;
+  /** The error of the last daemon that failed to start (its pid, code, message, hint), for the CLI that started it. */
+  startError: string;
+  /** The socket's folder: $BSK_HOME/run, or a per-user folder outside $BSK_HOME (never a shared one). */
   runDir: string;
   socket: string;
   logsDir: string;
@@ -43,19 +48,14 @@ export interface HomePaths {
   eventsDir: string;
 }
 
-export function homePaths(home = bskHome()): HomePaths {
-  const runDir = `${home}/run`;
-  let socket = `${runDir}/daemon.sock`;
-  if (socket.length > MAX_SOCKET_PATH) {
-    const hash = Bun.hash(home).toString(16).padStart(16, "0").slice(0, 16);
-    const uid = typeof process.getuid === "function" ? process.getuid() : 0;
-    socket = `/tmp/bsk-${uid}-${hash}.sock`;
-  }
+export function homePaths(home = bskHome(), env: Record<string, string | undefined> = process.env): HomePaths {
+  const { runDir, socket } = socketPlace(home, env);
   return {
     home,
     daemonJson: `${home}/daemon.json`,
     lock: `${home}/daemon.lock`,
     starting: `${home}/daemon.starting`,
+    startError: `${home}/daemon.start-error.json`,
     runDir,
     socket,
     logsDir: `${home}/logs`,
@@ -68,6 +68,27 @@ export function homePaths(home = bskHome()): HomePaths {
     ledgerDir: `${home}/ledger`,
     eventsDir: `${home}/events`,
   };
+}
+
+/**
+ * Where the socket lives: $BSK_HOME/run when the path fits; else a per-user folder that only this user may create
+ * and enter ($XDG_RUNTIME_DIR/bsk, else ${TMPDIR:-/tmp}/bsk-<uid>), checked for owner and mode before use
+ * (socket-dir.ts), never a predictable name in a folder every user can write.
+ */
+export function socketPlace(home: string, env: Record<string, string | undefined>): { runDir: string; socket: string } {
+  const inHome = `${home}/run`;
+  if (`${inHome}/daemon.sock`.length <= MAX_SOCKET_PATH) return { runDir: inHome, socket: `${inHome}/daemon.sock` };
+  const name = `${Bun.hash(home).toString(16).padStart(16, "0").slice(0, 16)}.sock`;
+  const uid = typeof process.getuid === "function" ? process.getuid() : 0;
+  const xdg = env.XDG_RUNTIME_DIR?.replace(/\/+$/, "");
+  const tmp = env.TMPDIR?.replace(/\/+$/, "");
+  const candidates = [
+    xdg?.startsWith("/") ? `${xdg}/bsk` : undefined,
+    tmp?.startsWith("/") ? `${tmp}/bsk-${uid}` : undefined,
+    `/tmp/bsk-${uid}`,
+  ];
+  const runDir = candidates.find((dir) => dir && `${dir}/${name}`.length <= MAX_SOCKET_PATH) ?? `/tmp/bsk-${uid}`;
+  return { runDir, socket: `${runDir}/${name}` };
 }
 
 /** Contents of daemon.json. */

@@ -1,7 +1,9 @@
 /**
  * The CLI link: JSONL over a Unix socket. Any number of requests may be in flight on one connection;
  * each reply is one line written in one write (the rest queued only under backpressure).
- * A connection that closes cancels its calls still in flight.
+ * A connection that closes cancels its calls still in flight. The socket lives in a folder only this user
+ * may enter (socket-dir.ts), and a peer of another uid, where the kernel tells (peer-cred.ts), gets one
+ * permission_denied frame (reason foreign_peer) and is closed before anything it sends is read.
  */
 import { chmodSync } from "node:fs";
 import { toErrorBody, BskError } from "../protocol/errors.ts";
@@ -9,9 +11,12 @@ import { encodeFrame, MAX_FRAME_BYTES, parseFrame } from "../protocol/frames.ts"
 import { cancelledError, type Call } from "./call.ts";
 import type { ClientLink } from "./context.ts";
 import type { Dispatcher } from "./dispatch.ts";
-import { ensurePrivateDir, removeFile } from "./fs-util.ts";
+import { removeFile } from "./fs-util.ts";
+import type { HomePaths } from "./home.ts";
 import { LineReader } from "./jsonl.ts";
 import type { Logger } from "./log.ts";
+import { peerCredAvailable, peerUid } from "./peer-cred.ts";
+import { prepareSocketDir } from "./socket-dir.ts";
 
 interface Conn extends ClientLink {
   id: number;
@@ -22,6 +27,9 @@ interface Conn extends ClientLink {
 
 type Sock = import("bun").Socket<Conn>;
 
+/** How long a refused peer has to read its refusal before the connection is cut. */
+const REFUSED_LINGER_MS = 5000;
+
 export interface IpcServer {
   readonly connections: number;
   /** Take no new connections (the socket file goes, so clients see the daemon as gone). */
@@ -31,17 +39,19 @@ export interface IpcServer {
 }
 
 export function startIpcServer(opts: {
-  socketPath: string;
-  runDir: string;
+  paths: HomePaths;
   log: Logger;
   dispatcher: Dispatcher;
   onChange: () => void;
   maxFrameBytes?: number;
 }): IpcServer {
-  const { socketPath, log, dispatcher } = opts;
+  const { log, dispatcher } = opts;
+  const socketPath = opts.paths.socket;
   const maxFrame = opts.maxFrameBytes ?? MAX_FRAME_BYTES;
-  if (socketPath.startsWith(`${opts.runDir}/`)) ensurePrivateDir(opts.runDir);
+  prepareSocketDir(opts.paths);
   removeFile(socketPath);
+  const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
+  if (uid !== undefined && !peerCredAvailable()) log.warn("peer credentials unavailable; the socket's private folder is the only guard");
 
   const encoder = new TextEncoder();
   const conns = new Set<Sock>();
@@ -93,6 +103,16 @@ export function startIpcServer(opts: {
       unix: socketPath,
       socket: {
         open(sock) {
+          const peer = uid === undefined ? undefined : peerUid(sock);
+          if (peer !== undefined && peer !== uid) {
+            log.warn("refused a connection from another user", { peer_uid: peer });
+            sock.data = { closed: true } as Conn;
+            // Left open (what it sends is dropped) until it hangs up or the linger ends: closing at once, with
+            // its request unread, would reset the connection and lose the refusal on its way.
+            sock.write(`${encodeFrame({ id: null, error: toErrorBody(foreignPeer(peer, uid!)) })}\n`);
+            setTimeout(() => sock.end(), REFUSED_LINGER_MS).unref();
+            return;
+          }
           const conn: Conn = {
             id: ++nextConnId,
             calls: new Map<string, Call>(),
@@ -110,6 +130,7 @@ export function startIpcServer(opts: {
           opts.onChange();
         },
         data(sock, chunk) {
+          if (sock.data.closed) return;
           try {
             sock.data.reader.push(chunk);
           } catch (err) {
@@ -118,6 +139,7 @@ export function startIpcServer(opts: {
         },
         drain(sock) {
           const c = sock.data;
+          if (!c.reader) return;
           while (c.out.length) {
             const head = c.out[0]!;
             const n = sock.write(head);
@@ -160,4 +182,11 @@ export function startIpcServer(opts: {
       listener.stop(true);
     },
   };
+}
+
+function foreignPeer(peer: number, uid: number): BskError {
+  return new BskError("permission_denied", `this bsk daemon serves only its own user (uid ${uid}); you are uid ${peer}`, {
+    hint: "Run bsk as the user whose daemon this is, or use your own BSK_HOME (each user has their own daemon).",
+    data: { reason: "foreign_peer" },
+  });
 }

@@ -219,7 +219,15 @@ export class FileLedger implements Ledger {
 
   private loadSegment(n: number): void {
     const path = this.segmentPath(n);
-    const buf = readFileSync(path);
+    let buf: Buffer;
+    try {
+      buf = readFileSync(path);
+    } catch (err) {
+      throw new BskError("unsupported", `the ledger segment ${path} cannot be read: ${(err as Error).message}`, {
+        hint: "Move it out of the ledger folder and restart the daemon; the ops it recorded are then forgotten (retries of them run again).",
+        data: { reason: "ledger_unavailable", path },
+      });
+    }
     const seg: Segment = { n, bytes: buf.length, lastAt: statSync(path).mtimeMs };
     this.segments.push(seg);
     let offset = 0;

@@ -22,7 +22,9 @@ import type { Ledger } from "./ledger.ts";
 import { FileLedger } from "./ledger-file.ts";
 import { acquireLock } from "./lock.ts";
 import { openLog, type Logger } from "./log.ts";
+import { portInUse } from "./port-owner.ts";
 import { SessionRegistry } from "./sessions.ts";
+import { clearStartError, recordStartError } from "./start-error.ts";
 import { registerNativeHost } from "./native-host/register.ts";
 import { PairingCodes } from "./trust/pairing-codes.ts";
 import { ensureSecret } from "./trust/secret.ts";
@@ -44,8 +46,23 @@ const STOP_BUDGET_MS = 2000;
  */
 export async function runDaemon(opts: DaemonOptions = {}): Promise<RunOutcome> {
   const config = resolveConfig(opts);
+  let ready = false;
+  const onReady = (info: DaemonInfo) => {
+    ready = true;
+    clearStartError(config.paths);
+    opts.onReady?.(info);
+  };
+  try {
+    return await start(config, onReady);
+  } catch (err) {
+    if (!ready) recordStartError(config.paths, err);
+    throw err;
+  }
+}
+
+async function start(config: DaemonConfig, onReady: (info: DaemonInfo) => void): Promise<RunOutcome> {
   const { paths } = config;
-  for (const dir of [paths.home, paths.runDir, paths.logsDir, paths.stateDir]) ensurePrivateDir(dir);
+  for (const dir of [paths.home, paths.logsDir, paths.stateDir]) ensurePrivateDir(dir);
   const lock = await acquireLock(paths);
   if (lock.kind === "held") return { kind: "already_running", info: lock.info };
   let log: Logger | undefined;
@@ -54,7 +71,7 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<RunOutcome> {
     log = openLog(paths.log);
     const warn = log.warn;
     ledger = await FileLedger.open(paths.ledgerDir, { onWarn: (msg, fields) => warn(msg, fields) });
-    await serve(config, log, ledger, lock.release, opts.onReady);
+    await serve(config, log, ledger, lock.release, onReady);
     return { kind: "stopped" };
   } catch (err) {
     log?.error("daemon failed", { error: err });
@@ -128,13 +145,14 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
     throw portError(config.port, err);
   }
   info.ws_port = gateway.port;
-  const ipc = startIpcServer({
-    socketPath: paths.socket,
-    runDir: paths.runDir,
-    log,
-    dispatcher: new Dispatcher(ctx, DAEMON_HANDLERS),
-    onChange,
-  });
+  let ipc: ReturnType<typeof startIpcServer>;
+  try {
+    ipc = startIpcServer({ paths, log, dispatcher: new Dispatcher(ctx, DAEMON_HANDLERS), onChange });
+  } catch (err) {
+    gateway.stop();
+    sessions.dispose();
+    throw err;
+  }
   writeDaemonJson(paths, info);
 
   idle = new IdleExit(
@@ -194,10 +212,7 @@ function registerNativeHostsQuietly(paths: DaemonConfig["paths"], allowList: All
 function portError(port: number, err: unknown): Error {
   const code = (err as NodeJS.ErrnoException)?.code;
   if (code !== "EADDRINUSE") return err instanceof Error ? err : new Error(String(err));
-  return new BskError("unsupported", `port ${port} on 127.0.0.1 is already in use`, {
-    hint: "Stop what holds it, or pick another port with BSK_PORT (and set the same port in the extension's popup).",
-    data: { port },
-  });
+  return portInUse(port);
 }
 
 if (import.meta.main) {

@@ -140,7 +140,7 @@ async function imageBytes(path: string): Promise<Uint8Array | undefined> {
 
 /** Serve until stdin closes or a signal; returns the exit code. */
 export async function serveMcp(env: Env): Promise<number> {
-  const bridge = new McpBridge(homePaths(bskHome(env)), env);
+  const bridge = new McpBridge(homePaths(bskHome(env), env), env);
   const server = new Server(
     { name: "bsk", version: APP_VERSION },
     { capabilities: { tools: {} }, instructions: instructions(new Set(bridge.tools.map((t) => t.name))) },

@@ -51,6 +51,34 @@ describe("single instance and files", () => {
   });
 });
 
+describe("one daemon per port", () => {
+  test("a second daemon of another home on the same port fails naming the port and the first daemon; the extension side only ever reaches the first", async () => {
+    const first = await startDaemon({ subprocess: true });
+    const home = tempHome();
+    try {
+      const err = await runDaemon({ home, port: first.port, env: TEST_ENV }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toMatchObject({
+        code: "unsupported",
+        message: expect.stringContaining(`port ${first.port} on 127.0.0.1 is already in use by another bsk daemon (pid ${first.info.pid}, BSK_HOME ${first.home})`),
+        data: { reason: "port_in_use", port: first.port, pid: first.info.pid, home: first.home },
+      });
+      expect((err as { hint: string }).hint).toContain(`kill ${first.info.pid}`);
+      expect(existsSync(`${home}/daemon.lock`)).toBe(false);
+      // Every link on the port is the first daemon's: each proves the first home's secret and is registered there.
+      const peers = await Promise.all([0, 1, 2, 3].map(() => first.peer()));
+      const c = await first.client();
+      expect((await c.call("system.status")).browsers).toHaveLength(peers.length);
+    } finally {
+      await first.stop();
+      removeHome(first.home);
+      removeHome(home);
+    }
+  });
+});
+
 describe("stopping", () => {
   test("with no client, browser or session the daemon exits by itself and removes its files", async () => {
     const d = await startDaemon({ env: { BSK_DAEMON_IDLE_MS: "100" } });

@@ -66,7 +66,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   const home = opts.home ?? tempHome();
   const port = opts.port ?? (await freePort());
   const env = { ...TEST_ENV, ...opts.env };
-  const paths = homePaths(home);
+  const paths = homePaths(home, { ...process.env, ...env });
   const clients: IpcClient[] = [];
   const peers: Peer[] = [];
 
