@@ -85,6 +85,8 @@ export const REASON_HINTS: Record<string, string> = {
   bad_manifest: "The release manifest is malformed; check BSK_UPDATE_MANIFEST_URL or retry later.",
   manifest_unreachable: "Nothing changed; check the network and BSK_UPDATE_MANIFEST_URL, then retry.",
   download_failed: "Nothing changed; check the network and retry bsk update.",
+  response_too_large:
+    "Nothing changed: the release host sent more than such a file can be, so bsk stopped reading; check BSK_UPDATE_MANIFEST_URL and report it if it is the official host.",
   bad_archive: "Nothing was installed: the release archive holds no usable bsk binary.",
   new_binary_broken: "Nothing was installed: the new binary does not run here; report it with your OS and CPU.",
   no_asset_for_platform: "This release has no build for this OS and CPU; build from source (npm run build).",
