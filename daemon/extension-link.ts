@@ -32,6 +32,8 @@ export interface LinkDeps {
   trust: Omit<TrustDeps, "log">;
   /** Staged files the extension reads (uploads) and writes (full-page captures). */
   transfers?: TransferStore;
+  /** For what links that have not handshaken cause: warnings rate-limited and summarised (log-limit.ts). */
+  untrustedLog?: Logger;
 }
 
 /** WebSocket close codes the daemon uses (4000-4999 are the application's). */
@@ -75,7 +77,7 @@ export function handleExtensionFrame(ws: Ws, text: string, deps: LinkDeps): void
   }
   const { value } = parsed;
   if (!conn) {
-    const proven = beforeHandshake(ws, value, { ...deps.trust, log: deps.log });
+    const proven = beforeHandshake(ws, value, { ...deps.trust, log: deps.untrustedLog ?? deps.log });
     if (proven) handshake(ws, proven, deps);
     return;
   }

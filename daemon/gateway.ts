@@ -10,6 +10,7 @@ import type { AllowList } from "./allow-list.ts";
 import { browserGone, type BrowserConn } from "./browsers.ts";
 import { CLOSE, handleExtensionFrame, send, type LinkDeps, type LinkState } from "./extension-link.ts";
 import { checkUpgrade } from "./gateway-policy.ts";
+import { limitWarnings } from "./log-limit.ts";
 
 export interface GatewayDeps extends LinkDeps {
   allowList: AllowList;
@@ -26,6 +27,9 @@ const MAX_PAYLOAD = MAX_FRAME_BYTES + 64 * 1024;
 
 export function startGateway(deps: GatewayDeps): Gateway {
   const { config, log } = deps;
+  // What links that proved nothing cause is logged in bounded, summarised amounts.
+  const untrusted = limitWarnings(log);
+  const linkDeps: LinkDeps = { ...deps, untrustedLog: untrusted };
   const sockets = new Set<ServerWebSocket<LinkState>>();
   let stopping = false;
 
@@ -41,7 +45,7 @@ export function startGateway(deps: GatewayDeps): Gateway {
         isAllowed: (id) => deps.allowList.has(id),
       });
       if (!decision.ok) {
-        if (decision.status === 403) log.warn("extension connection refused", { reason: decision.reason, origin: req.headers.get("origin") });
+        if (decision.status === 403) untrusted.warn("extension connection refused", { reason: decision.reason, origin: req.headers.get("origin") });
         return new Response(`${decision.reason}\n`, { status: decision.status });
       }
       if (stopping) return new Response("daemon is stopping\n", { status: 503 });
@@ -64,7 +68,7 @@ export function startGateway(deps: GatewayDeps): Gateway {
         sockets.add(ws);
         ws.data.handshakeTimer = setTimeout(() => {
           if (ws.data.conn) return;
-          log.warn("no handshake in time; closing", { extension: ws.data.extensionId, ms: config.handshakeMs });
+          untrusted.warn("no handshake in time; closing", { extension: ws.data.extensionId, ms: config.handshakeMs });
           ws.close(CLOSE.handshakeTimeout, "no system.handshake in time");
         }, config.handshakeMs);
       },
@@ -73,7 +77,7 @@ export function startGateway(deps: GatewayDeps): Gateway {
           send(ws, { id: null, error: toErrorBody(new BskError("protocol_error", "binary frames are not accepted; send JSON text")) });
           return;
         }
-        handleExtensionFrame(ws, message, deps);
+        handleExtensionFrame(ws, message, linkDeps);
       },
       error(err, ws) {
         log.error("extension link handler failed", { error: err, browser: ws.data.conn?.instanceId });
@@ -115,6 +119,7 @@ export function startGateway(deps: GatewayDeps): Gateway {
     stop() {
       stopping = true;
       clearInterval(silenceCheck);
+      untrusted.flushSummaries();
       for (const ws of sockets) {
         try {
           ws.close(CLOSE.goingAway, "daemon stopping");
