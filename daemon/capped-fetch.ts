@@ -93,14 +93,7 @@ export async function fetchCapped(url: string, opts: CappedFetchOptions): Promis
       if (err instanceof BskError) throw err;
       throw failed(why(err));
     }
-    if (chunks.length === 1) return chunks[0]!;
-    const body = new Uint8Array(received);
-    let at = 0;
-    for (const c of chunks) {
-      body.set(c, at);
-      at += c.length;
-    }
-    return body;
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
   } finally {
     clearTimeout(total);
     clearTimeout(stall);

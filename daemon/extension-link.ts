@@ -8,6 +8,7 @@ import { METHODS } from "../protocol/catalog.ts";
 import { BskError, toErrorBody } from "../protocol/errors.ts";
 import { EVENTS, type EventName } from "../protocol/events.ts";
 import { CALL_PROGRESS, CallProgress, encodeFrame, parseFrame, type EventFrame, type RequestFrame, type ResponseFrame } from "../protocol/frames.ts";
+import type { PieceJoiner } from "../protocol/pieces.ts";
 import { APP_VERSION, checkCompatibility, DAEMON_NAME, PROTOCOL_VERSION } from "../protocol/version.ts";
 import { browserGone, type BrowserConn, type BrowserRegistry } from "./browsers.ts";
 import type { DaemonConfig } from "./config.ts";
@@ -43,6 +44,8 @@ export const CLOSE = {
   replaced: 4003,
   silent: 4004,
   goingAway: 1001,
+  unsupportedData: 1003,
+  tooLarge: 1009,
 } as const;
 
 export interface LinkState {
@@ -53,6 +56,8 @@ export interface LinkState {
   conn?: BrowserConn;
   /** Dropped for silence: its sessions already ended, no reconnect grace. */
   silent?: boolean;
+  /** A large frame arriving in pieces (after the handshake only). */
+  pieces?: PieceJoiner;
 }
 
 type Ws = ServerWebSocket<LinkState>;

@@ -1,11 +1,13 @@
 /**
  * The extension link: `Bun.serve` on 127.0.0.1, WebSocket at /extension only. The upgrade is checked by
  * gateway-policy.ts; after it the extension has `handshakeMs` to send `system.handshake`, and a browser
- * that sends nothing at all for `browserSilenceMs` is dropped.
+ * that sends nothing at all for `browserSilenceMs` is dropped. No message is larger than 64 KiB and no frame
+ * before the handshake larger than 16 KiB; a handshaken extension sends larger frames in pieces (protocol/pieces.ts).
  */
 import type { Server, ServerWebSocket } from "bun";
 import { BskError, toErrorBody } from "../protocol/errors.ts";
 import { MAX_FRAME_BYTES } from "../protocol/frames.ts";
+import { LINK_MESSAGE_MAX_BYTES, PieceJoiner, PRE_TRUST_FRAME_MAX_BYTES } from "../protocol/pieces.ts";
 import type { AllowList } from "./allow-list.ts";
 import { browserGone, type BrowserConn } from "./browsers.ts";
 import { CLOSE, handleExtensionFrame, send, type LinkDeps, type LinkState } from "./extension-link.ts";
@@ -22,8 +24,6 @@ export interface Gateway {
   stop(): void;
 }
 
-// Frames up to a little past the cap reach us and get a protocol_error; Bun closes the socket (1009) beyond.
-const MAX_PAYLOAD = MAX_FRAME_BYTES + 64 * 1024;
 
 export function startGateway(deps: GatewayDeps): Gateway {
   const { config, log } = deps;
@@ -60,7 +60,8 @@ export function startGateway(deps: GatewayDeps): Gateway {
     websocket: {
       data: {} as LinkState,
       perMessageDeflate: false,
-      maxPayloadLength: MAX_PAYLOAD,
+      // Per message, whatever the link: Bun closes a link that sends more (1009) before holding it (protocol/pieces.ts).
+      maxPayloadLength: LINK_MESSAGE_MAX_BYTES,
       // Liveness is ours (heartbeat events and the silence check below), not uWS's idle timer.
       idleTimeout: 0,
       sendPings: false,
@@ -73,10 +74,8 @@ export function startGateway(deps: GatewayDeps): Gateway {
         }, config.handshakeMs);
       },
       message(ws, message) {
-        if (typeof message !== "string") {
-          send(ws, { id: null, error: toErrorBody(new BskError("protocol_error", "binary frames are not accepted; send JSON text")) });
-          return;
-        }
+        if (typeof message !== "string") return onPiece(ws, message);
+        if (!ws.data.conn && Buffer.byteLength(message) > PRE_TRUST_FRAME_MAX_BYTES) return tooLargeBeforeHandshake(ws);
         handleExtensionFrame(ws, message, linkDeps);
       },
       error(err, ws) {
@@ -91,6 +90,34 @@ export function startGateway(deps: GatewayDeps): Gateway {
       },
     },
   });
+
+  /** Only a link that has handshaken sends pieces; a frame it cannot join is refused and the link lives on. */
+  function onPiece(ws: ServerWebSocket<LinkState>, piece: Uint8Array) {
+    if (!ws.data.conn) {
+      untrusted.warn("binary message before the handshake; closing");
+      send(ws, { id: null, error: toErrorBody(new BskError("protocol_error", "binary messages are accepted only after the handshake")) });
+      ws.close(CLOSE.unsupportedData, "binary before handshake");
+      return;
+    }
+    const joined = (ws.data.pieces ??= new PieceJoiner(MAX_FRAME_BYTES)).push(piece);
+    if (!joined) return;
+    if (joined.ok) return handleExtensionFrame(ws, joined.text, linkDeps);
+    const err =
+      joined.why === "too_large"
+        ? new BskError("protocol_error", "frame larger than 16 MiB", { data: { reason: "frame_too_large" } })
+        : new BskError("protocol_error", "a binary message must be a frame piece (flag byte 0 or 1 first)");
+    send(ws, { id: null, error: toErrorBody(err) });
+  }
+
+  function tooLargeBeforeHandshake(ws: ServerWebSocket<LinkState>) {
+    untrusted.warn("frame too large before the handshake; closing", { extension: ws.data.extensionId, max_bytes: PRE_TRUST_FRAME_MAX_BYTES });
+    const err = new BskError("protocol_error", `a frame before the handshake is limited to ${PRE_TRUST_FRAME_MAX_BYTES} bytes`, {
+      data: { reason: "frame_too_large", max_bytes: PRE_TRUST_FRAME_MAX_BYTES },
+      hint: "Before the handshake only system.hello, system.handshake and pairing frames are sent; they are small.",
+    });
+    send(ws, { id: null, error: toErrorBody(err) });
+    ws.close(CLOSE.tooLarge, "frame too large before the handshake");
+  }
 
   function onBrowserClosed(conn: BrowserConn, code: number, reason: string, silent: boolean) {
     const current = deps.browsers.remove(conn);

@@ -13,7 +13,7 @@ import { assetName, assetUrl, currentPlatform, serializeManifest, type ReleaseMa
 import { PROTOCOL_VERSION } from "../../protocol/version.ts";
 import { buildBinary } from "../../scripts/build.ts";
 import { packBinary, publicKeyOf, sha256Hex, signBytes, writeRelease } from "../../scripts/release/pack.ts";
-import { freePort, ROOT } from "./harness.ts";
+import { freePort, peakRss, ROOT } from "./harness.ts";
 
 const OLD = "0.1.0-test";
 const NEW = "0.1.1-test";
@@ -411,12 +411,6 @@ async function served(path: string): Promise<Endless[]> {
   const bodies = endlessServed.filter((e) => e.path === path);
   await Promise.all(bodies.map((e) => e.cancelled));
   return bodies;
-}
-
-/** Peak resident memory of a process, in bytes (Linux). */
-function peakRss(pid: number): number {
-  const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  return Number(kb) * 1024;
 }
 
 describe("a hostile release host: every body is cut at its cap while it streams", () => {
