@@ -35,6 +35,14 @@ elif command -v wget >/dev/null 2>&1; then
 else
   fail "neither curl nor wget is installed" "Install curl, then run this again."
 fi
+# Every body read from the network has a cap (the file size limit, in 512-byte blocks, kills a download that
+# goes past it), so a huge or endless answer never fills the disk: get URL FILE MAX_BYTES WHAT.
+get() {
+  (ulimit -f $((($3 + 511) / 512)) && fetch "$1" "$2") && return 0
+  rc=$?
+  [ "$rc" -ne 153 ] || fail "the $4 at $1 is larger than $3 bytes; stopped reading it" "Nothing was installed. Check BSK_RELEASE_BASE_URL."
+  return "$rc"
+}
 
 if command -v sha256sum >/dev/null 2>&1; then
   sha256() { sha256sum "$1" | cut -d ' ' -f 1; }
@@ -69,14 +77,14 @@ if [ -n "${BSK_VERSION:-}" ]; then
 else
   rel="$base/latest/download"
 fi
-fetch "$rel/version.json" "$tmp/version.json" || fail "could not download $rel/version.json" "Check the network, BSK_RELEASE_BASE_URL and BSK_VERSION."
+get "$rel/version.json" "$tmp/version.json" 1048576 "release manifest" || fail "could not download $rel/version.json" "Check the network, BSK_RELEASE_BASE_URL and BSK_VERSION."
 
 # Signature: verified whenever this machine can; a bad or missing signature is never installed.
 printf -- '-----BEGIN PUBLIC KEY-----\n%s\n-----END PUBLIC KEY-----\n' "$release_pubkey" >"$tmp/release-key.pem"
 if command -v openssl >/dev/null 2>&1 &&
   openssl pkey -pubin -in "$tmp/release-key.pem" -noout >/dev/null 2>&1 &&
   openssl pkeyutl -help 2>&1 | grep -q -- '-rawin'; then
-  fetch "$rel/version.json.sig" "$tmp/version.json.sig" || fail "the release has no signature (version.json.sig)" "Refusing an unsigned release."
+  get "$rel/version.json.sig" "$tmp/version.json.sig" 4096 "release signature" || fail "the release has no signature (version.json.sig)" "Refusing an unsigned release."
   tr -d '\r\n' <"$tmp/version.json.sig" | openssl base64 -d -A -out "$tmp/version.json.sig.bin" 2>/dev/null ||
     fail "the release signature is not base64" "Refusing an unsigned release."
   openssl pkeyutl -verify -pubin -inkey "$tmp/release-key.pem" -rawin -in "$tmp/version.json" -sigfile "$tmp/version.json.sig.bin" >/dev/null 2>&1 ||
@@ -97,6 +105,7 @@ line=$(grep "^    \"$platform\": " "$tmp/version.json" || true)
 [ -n "$line" ] || fail "release $version has no build for $platform"
 url=$(printf '%s\n' "$line" | sed -n 's/.*"url":"\([^"]*\)".*/\1/p')
 sum=$(printf '%s\n' "$line" | sed -n 's/.*"sha256":"\([0-9a-f]\{64\}\)".*/\1/p')
+size=$(printf '%s\n' "$line" | sed -n 's/.*"size":\([0-9]\{1,12\}\)[,}].*/\1/p')
 [ -n "$sum" ] || fail "release $version names no SHA-256 for $platform" "Refusing a binary that cannot be verified."
 case $url in
   https://* | http://*) ;;
@@ -104,12 +113,12 @@ case $url in
 esac
 name="bsk-$version-$platform.tar.gz"
 
-fetch "$base/download/v$version/SHA256SUMS" "$tmp/SHA256SUMS" || fail "could not download SHA256SUMS of release $version"
+get "$base/download/v$version/SHA256SUMS" "$tmp/SHA256SUMS" 1048576 "checksum list" || fail "could not download SHA256SUMS of release $version"
 listed=$(sed -n "s/^\([0-9a-f]\{64\}\)  $name\$/\1/p" "$tmp/SHA256SUMS")
 [ "$listed" = "$sum" ] || fail "SHA256SUMS and version.json disagree about $name" "Refusing it: the release is inconsistent or was tampered with."
 
 say "downloading bsk $version for $platform"
-fetch "$url" "$tmp/$name" || fail "could not download $url"
+get "$url" "$tmp/$name" "${size:-268435456}" "release archive" || fail "could not download $url"
 got=$(sha256 "$tmp/$name")
 [ "$got" = "$sum" ] || fail "SHA-256 mismatch for $name (expected $sum, got $got)" "The download is corrupt or was tampered with; nothing was installed."
 

@@ -35,6 +35,8 @@ export interface DaemonConfig {
   updateIntervalMs: number;
   /** How long a `bsk daemon pair` code stays valid. */
   pairingTtlMs: number;
+  /** Pairing tries are taken at most one per this (trust/pairing-codes.ts). */
+  pairingIntervalMs: number;
   /** auto: register the native messaging host with the browsers found at start; off: only `bsk native install`. */
   nativeHost: "auto" | "off";
   /** Calls allowed to wait behind the running one, per session. */
@@ -55,6 +57,7 @@ export const DEFAULTS = {
   ownerPollMs: 1_000,
   updateIntervalMs: 6 * 3600_000,
   pairingTtlMs: 300_000,
+  pairingIntervalMs: 1000,
   queueLimit: 32,
   defaultTimeoutMs: 30_000,
 } as const;
@@ -90,6 +93,7 @@ export function resolveConfig(opts: DaemonOptions = {}): DaemonConfig {
     autoUpdate: opts.autoUpdate === true && !/^(off|0|false|no)$/i.test((env.BSK_AUTO_UPDATE ?? "").trim()),
     updateIntervalMs: Math.max(10, envMs(env, "BSK_UPDATE_INTERVAL_MS", DEFAULTS.updateIntervalMs)),
     pairingTtlMs: envMs(env, "BSK_PAIRING_TTL_MS", DEFAULTS.pairingTtlMs),
+    pairingIntervalMs: envMs(env, "BSK_PAIRING_INTERVAL_MS", DEFAULTS.pairingIntervalMs),
     nativeHost: env.BSK_NATIVE_HOST === "off" ? "off" : "auto",
     queueLimit: DEFAULTS.queueLimit,
     defaultTimeoutMs: DEFAULTS.defaultTimeoutMs,

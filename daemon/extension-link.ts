@@ -9,6 +9,7 @@ import { METHODS } from "../protocol/catalog.ts";
 import { BskError, toErrorBody } from "../protocol/errors.ts";
 import { EVENTS, type EventName } from "../protocol/events.ts";
 import { CALL_PROGRESS, CallProgress, encodeFrame, parseFrame, type EventFrame, type RequestFrame, type ResponseFrame } from "../protocol/frames.ts";
+import type { PieceJoiner } from "../protocol/pieces.ts";
 import { APP_VERSION, checkCompatibility, DAEMON_NAME, PROTOCOL_VERSION } from "../protocol/version.ts";
 import { browserGone, type BrowserConn, type BrowserRegistry } from "./browsers.ts";
 import type { DaemonConfig } from "./config.ts";
@@ -33,6 +34,8 @@ export interface LinkDeps {
   trust: Omit<TrustDeps, "log">;
   /** Staged files the extension reads (uploads) and writes (full-page captures). */
   transfers?: TransferStore;
+  /** For what links that have not handshaken cause: warnings rate-limited and summarised (log-limit.ts). */
+  untrustedLog?: Logger;
 }
 
 /** WebSocket close codes the daemon uses (4000-4999 are the application's). */
@@ -42,6 +45,8 @@ export const CLOSE = {
   replaced: 4003,
   silent: 4004,
   goingAway: 1001,
+  unsupportedData: 1003,
+  tooLarge: 1009,
 } as const;
 
 export interface LinkState {
@@ -52,6 +57,8 @@ export interface LinkState {
   conn?: BrowserConn;
   /** Dropped for silence: its sessions already ended, no reconnect grace. */
   silent?: boolean;
+  /** A large frame arriving in pieces (after the handshake only). */
+  pieces?: PieceJoiner;
 }
 
 type Ws = ServerWebSocket<LinkState>;
@@ -76,7 +83,7 @@ export function handleExtensionFrame(ws: Ws, text: string, deps: LinkDeps): void
   }
   const { value } = parsed;
   if (!conn) {
-    const proven = beforeHandshake(ws, value, { ...deps.trust, log: deps.log });
+    const proven = beforeHandshake(ws, value, { ...deps.trust, log: deps.untrustedLog ?? deps.log });
     if (proven) handshake(ws, proven, deps);
     return;
   }

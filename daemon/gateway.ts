@@ -1,15 +1,18 @@
 /**
  * The extension link: `Bun.serve` on 127.0.0.1, WebSocket at /extension only. The upgrade is checked by
  * gateway-policy.ts; after it the extension has `handshakeMs` to send `system.handshake`, and a browser
- * that sends nothing at all for `browserSilenceMs` is dropped.
+ * that sends nothing at all for `browserSilenceMs` is dropped. No message is larger than 64 KiB and no frame
+ * before the handshake larger than 16 KiB; a handshaken extension sends larger frames in pieces (protocol/pieces.ts).
  */
 import type { Server, ServerWebSocket } from "bun";
 import { BskError, toErrorBody } from "../protocol/errors.ts";
 import { MAX_FRAME_BYTES } from "../protocol/frames.ts";
+import { LINK_MESSAGE_MAX_BYTES, PieceJoiner, PRE_TRUST_FRAME_MAX_BYTES } from "../protocol/pieces.ts";
 import type { AllowList } from "./allow-list.ts";
 import { browserGone, type BrowserConn } from "./browsers.ts";
 import { CLOSE, handleExtensionFrame, send, type LinkDeps, type LinkState } from "./extension-link.ts";
 import { checkUpgrade } from "./gateway-policy.ts";
+import { limitWarnings } from "./log-limit.ts";
 
 export interface GatewayDeps extends LinkDeps {
   allowList: AllowList;
@@ -21,11 +24,12 @@ export interface Gateway {
   stop(): void;
 }
 
-// Frames up to a little past the cap reach us and get a protocol_error; Bun closes the socket (1009) beyond.
-const MAX_PAYLOAD = MAX_FRAME_BYTES + 64 * 1024;
 
 export function startGateway(deps: GatewayDeps): Gateway {
   const { config, log } = deps;
+  // What links that proved nothing cause is logged in bounded, summarised amounts.
+  const untrusted = limitWarnings(log);
+  const linkDeps: LinkDeps = { ...deps, untrustedLog: untrusted };
   const sockets = new Set<ServerWebSocket<LinkState>>();
   let stopping = false;
 
@@ -44,7 +48,7 @@ export function startGateway(deps: GatewayDeps): Gateway {
         isAllowed: (id) => deps.allowList.has(id),
       });
       if (!decision.ok) {
-        if (decision.status === 403) log.warn("extension connection refused", { reason: decision.reason, origin: req.headers.get("origin") });
+        if (decision.status === 403) untrusted.warn("extension connection refused", { reason: decision.reason, origin: req.headers.get("origin") });
         return new Response(`${decision.reason}\n`, { status: decision.status });
       }
       if (stopping) return new Response("daemon is stopping\n", { status: 503 });
@@ -59,7 +63,8 @@ export function startGateway(deps: GatewayDeps): Gateway {
     websocket: {
       data: {} as LinkState,
       perMessageDeflate: false,
-      maxPayloadLength: MAX_PAYLOAD,
+      // Per message, whatever the link: Bun closes a link that sends more (1009) before holding it (protocol/pieces.ts).
+      maxPayloadLength: LINK_MESSAGE_MAX_BYTES,
       // Liveness is ours (heartbeat events and the silence check below), not uWS's idle timer.
       idleTimeout: 0,
       sendPings: false,
@@ -67,16 +72,14 @@ export function startGateway(deps: GatewayDeps): Gateway {
         sockets.add(ws);
         ws.data.handshakeTimer = setTimeout(() => {
           if (ws.data.conn) return;
-          log.warn("no handshake in time; closing", { extension: ws.data.extensionId, ms: config.handshakeMs });
+          untrusted.warn("no handshake in time; closing", { extension: ws.data.extensionId, ms: config.handshakeMs });
           ws.close(CLOSE.handshakeTimeout, "no system.handshake in time");
         }, config.handshakeMs);
       },
       message(ws, message) {
-        if (typeof message !== "string") {
-          send(ws, { id: null, error: toErrorBody(new BskError("protocol_error", "binary frames are not accepted; send JSON text")) });
-          return;
-        }
-        handleExtensionFrame(ws, message, deps);
+        if (typeof message !== "string") return onPiece(ws, message);
+        if (!ws.data.conn && Buffer.byteLength(message) > PRE_TRUST_FRAME_MAX_BYTES) return tooLargeBeforeHandshake(ws);
+        handleExtensionFrame(ws, message, linkDeps);
       },
       error(err, ws) {
         log.error("extension link handler failed", { error: err, browser: ws.data.conn?.instanceId });
@@ -90,6 +93,34 @@ export function startGateway(deps: GatewayDeps): Gateway {
       },
     },
   });
+
+  /** Only a link that has handshaken sends pieces; a frame it cannot join is refused and the link lives on. */
+  function onPiece(ws: ServerWebSocket<LinkState>, piece: Uint8Array) {
+    if (!ws.data.conn) {
+      untrusted.warn("binary message before the handshake; closing");
+      send(ws, { id: null, error: toErrorBody(new BskError("protocol_error", "binary messages are accepted only after the handshake")) });
+      ws.close(CLOSE.unsupportedData, "binary before handshake");
+      return;
+    }
+    const joined = (ws.data.pieces ??= new PieceJoiner(MAX_FRAME_BYTES)).push(piece);
+    if (!joined) return;
+    if (joined.ok) return handleExtensionFrame(ws, joined.text, linkDeps);
+    const err =
+      joined.why === "too_large"
+        ? new BskError("protocol_error", "frame larger than 16 MiB", { data: { reason: "frame_too_large" } })
+        : new BskError("protocol_error", "a binary message must be a frame piece (flag byte 0 or 1 first)");
+    send(ws, { id: null, error: toErrorBody(err) });
+  }
+
+  function tooLargeBeforeHandshake(ws: ServerWebSocket<LinkState>) {
+    untrusted.warn("frame too large before the handshake; closing", { extension: ws.data.extensionId, max_bytes: PRE_TRUST_FRAME_MAX_BYTES });
+    const err = new BskError("protocol_error", `a frame before the handshake is limited to ${PRE_TRUST_FRAME_MAX_BYTES} bytes`, {
+      data: { reason: "frame_too_large", max_bytes: PRE_TRUST_FRAME_MAX_BYTES },
+      hint: "Before the handshake only system.hello, system.handshake and pairing frames are sent; they are small.",
+    });
+    send(ws, { id: null, error: toErrorBody(err) });
+    ws.close(CLOSE.tooLarge, "frame too large before the handshake");
+  }
 
   function onBrowserClosed(conn: BrowserConn, code: number, reason: string, silent: boolean) {
     const current = deps.browsers.remove(conn);
@@ -118,6 +149,7 @@ export function startGateway(deps: GatewayDeps): Gateway {
     stop() {
       stopping = true;
       clearInterval(silenceCheck);
+      untrusted.flushSummaries();
       for (const ws of sockets) {
         try {
           ws.close(CLOSE.goingAway, "daemon stopping");

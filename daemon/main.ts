@@ -132,7 +132,7 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
     events,
     ledger,
     allowList,
-    trust: { secret, pairing: new PairingCodes(config.pairingTtlMs) },
+    trust: { secret, pairing: new PairingCodes(config.pairingTtlMs, config.pairingIntervalMs) },
     transfers,
     shutdown: (reason) => (stopping ??= stop(reason)),
   };

@@ -8,10 +8,11 @@
  */
 import { closeSync, openSync } from "node:fs";
 import { isCompiled } from "../cli/autostart.ts";
-import { compareVersions, fetchVerifiedManifest, latestManifestUrl, RELEASE_HOST_KNOWN } from "../protocol/release.ts";
+import { compareVersions, latestManifestUrl, RELEASE_HOST_KNOWN } from "../protocol/release.ts";
 import { APP_VERSION, parseProtocolVersion, PROTOCOL_VERSION } from "../protocol/version.ts";
 import type { DaemonConfig } from "./config.ts";
 import type { Logger } from "./log.ts";
+import { fetchVerifiedManifest } from "./release-fetch.ts";
 import { readUpdateState, writeUpdateState, type UpdateState } from "./update-state.ts";
 
 type Env = Record<string, string | undefined>;

@@ -67,8 +67,9 @@ export const REASON_HINTS: Record<string, string> = {
   browser_prompt:
     "The browser is asking the person something bsk cannot see or answer (HTTP sign-in, a permission, opening another app): ask them with bsk request-help --prompt '…', then re-observe.",
   untrusted_extension: "The extension is paired with another bsk install: run bsk daemon pair and type the code into the extension popup's Pairing field.",
-  no_pairing_code: "Run bsk daemon pair for a fresh code and type it into the popup within its time; each code works once.",
-  pairing_failed: "The code did not match: run bsk daemon pair again and type the new code exactly.",
+  no_pairing_code: "Run bsk daemon pair for a fresh code and type it into the popup within its time; each code pairs once and takes 5 tries.",
+  pairing_failed: "The code did not match: type it again exactly (a code takes 5 tries), or run bsk daemon pair for a new one.",
+  pairing_rate_limited: "Pairing takes one try a second: wait the retry_after_ms in data, then type the code again.",
   borrowed_tab: "The tab is the person's, only borrowed; give it back with bsk tab return instead of closing it.",
   incognito: "Incognito tabs cannot be borrowed; ask the person to open the page in a normal window.",
   already_owned: "The session already owns this tab; use it directly with --tab.",
@@ -110,6 +111,8 @@ export const REASON_HINTS: Record<string, string> = {
   bad_manifest: "The release manifest is malformed; check BSK_UPDATE_MANIFEST_URL or retry later.",
   manifest_unreachable: "Nothing changed; check the network and BSK_UPDATE_MANIFEST_URL, then retry.",
   download_failed: "Nothing changed; check the network and retry bsk update.",
+  response_too_large:
+    "Nothing changed: the release host sent more than such a file can be, so bsk stopped reading; check BSK_UPDATE_MANIFEST_URL and report it if it is the official host.",
   bad_archive: "Nothing was installed: the release archive holds no usable bsk binary.",
   new_binary_broken: "Nothing was installed: the new binary does not run here; report it with your OS and CPU.",
   no_asset_for_platform: "This release has no build for this OS and CPU; build from source (npm run build).",

@@ -26,6 +26,8 @@ export type Platform = (typeof PLATFORMS)[number];
 const VERSION_RE = /^(\d{1,6})\.(\d{1,6})\.(\d{1,6})(?:-([0-9A-Za-z.-]{1,64}))?$/;
 const SHA256_RE = /^[0-9a-f]{64}$/;
 export const MANIFEST_MAX_BYTES = 1 << 20;
+/** A base64 Ed25519 signature is 88 characters; room for a newline and nothing much else. */
+export const SIGNATURE_MAX_BYTES = 4096;
 
 export function currentPlatform(platform: string = process.platform, arch: string = process.arch): Platform | null {
   const os = platform === "win32" ? "windows" : platform;
@@ -200,24 +202,7 @@ export function badSignature(url: string): BskError {
   });
 }
 
-// ---------------------------------------------------------------- fetching
-
-async function fetchCapped(url: string, maxBytes: number, timeoutMs: number): Promise<Uint8Array> {
-  let res: Response;
-  try {
-    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: "follow" });
-  } catch (err) {
-    throw unreachable(url, err instanceof Error ? err.message : String(err));
-  }
-  if (!res.ok) throw unreachable(url, `HTTP ${res.status}`, res.status);
-  const body = new Uint8Array(await res.arrayBuffer());
-  if (body.length > maxBytes) throw badManifest(`${url} is larger than ${maxBytes} bytes`);
-  return body;
-}
-
-function unreachable(url: string, why: string, status?: number): BskError {
-  return new BskError("unsupported", `could not fetch ${url}: ${why}`, { data: { reason: "manifest_unreachable", url, status } });
-}
+// ---------------------------------------------------------------- asset URLs
 
 /** Only http(s), resolved against the manifest's own URL (so a mirror may use relative asset URLs). */
 export function resolveAssetUrl(url: string, manifestUrl: string): string {
@@ -229,19 +214,4 @@ export function resolveAssetUrl(url: string, manifestUrl: string): string {
   }
   if (u.protocol !== "https:" && u.protocol !== "http:") throw badManifest(`asset url ${JSON.stringify(url)} is not http(s)`);
   return u.href;
-}
-
-/** Fetch `url` and `url.sig`, verify the signature with the built-in key (or `key`), then parse. */
-export async function fetchVerifiedManifest(url: string, opts: { timeoutMs?: number; key?: string } = {}): Promise<ReleaseManifest> {
-  const timeoutMs = opts.timeoutMs ?? 15_000;
-  const [bytes, sig] = await Promise.all([
-    fetchCapped(url, MANIFEST_MAX_BYTES, timeoutMs),
-    fetchCapped(`${url}.sig`, 4096, timeoutMs).catch((err: BskError) => {
-      // A manifest without its signature is refused like a bad one.
-      if (err.data?.status === 404) throw badSignature(url);
-      throw err;
-    }),
-  ]);
-  if (!(await verifySignature(bytes, new TextDecoder().decode(sig), opts.key))) throw badSignature(url);
-  return parseManifest(bytes);
 }

@@ -16,7 +16,11 @@ export const APP_VERSION: string = typeof BUILD_APP_VERSION !== "undefined" ? BU
  * 2.1: record.* (the person's steps as a trace) and call.progress notes; a 2.0 peer answers record.* with
  * unknown_method and sends no progress.
  */
-export const PROTOCOL_VERSION = "2.1";
+/**
+ * 3.0: no message on the extension link is over 64 KiB (frames before the handshake 16 KiB); the extension sends a
+ * larger frame in binary pieces (protocol/pieces.ts). A 2.x extension's large replies would be cut, hence a new major.
+ */
+export const PROTOCOL_VERSION = "3.0";
 export const DAEMON_NAME = "bsk-daemon";
 export const EXTENSION_CLIENT = "bsk-extension";
 

@@ -8,13 +8,13 @@
  */
 import { realpathSync } from "node:fs";
 import type { HomePaths } from "../../daemon/home.ts";
+import { fetchVerifiedManifest } from "../../daemon/release-fetch.ts";
 import { writeUpdateState, type UpdateState } from "../../daemon/update-state.ts";
 import { BskError } from "../../protocol/errors.ts";
 import {
   compareVersions,
   currentPlatform,
   binaryName,
-  fetchVerifiedManifest,
   isSha256,
   latestManifestUrl,
   RELEASE_HOST_KNOWN,

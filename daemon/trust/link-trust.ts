@@ -11,7 +11,7 @@ import { NONCE_BYTES, randomBase64url } from "../../protocol/trust.ts";
 import { checkCompatibility, DAEMON_NAME, PROTOCOL_VERSION } from "../../protocol/version.ts";
 import type { Logger } from "../log.ts";
 import { versionRefusal } from "../version-refusal.ts";
-import type { PairingCodes } from "./pairing-codes.ts";
+import { MAX_TRIES, type PairingCodes } from "./pairing-codes.ts";
 import { checkExtensionProof, checkPairExtensionProof, daemonProof, pairDaemonProof, sealSecret, type Nonces } from "./proofs.ts";
 import type { InstallSecret } from "./secret.ts";
 
@@ -26,7 +26,8 @@ export interface LinkTrust {
   /** The gateway's port, as the extension dialed it (part of every transcript). */
   port: number;
   hello?: Nonces;
-  pairing?: { key: Uint8Array; nonces: Nonces };
+  /** A pairing try in progress (one per link): the code's key and how to report its outcome. */
+  pairing?: { key: Uint8Array; nonces: Nonces; triesLeft: number; done(paired: boolean): void };
 }
 
 export const TRUST_CLOSE = {
@@ -119,19 +120,31 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
       const p = parse("system.pair_begin", frame);
       if (!p.ok) return refuse(ws, frame.id, p.err);
       if (t.hello || t.pairing) return refuse(ws, frame.id, new BskError("protocol_error", "this link has already said hello"));
-      const key = deps.pairing.take();
-      if (!key) {
+      const attempt = deps.pairing.begin();
+      if (!attempt.ok) {
+        if (attempt.reason === "pairing_rate_limited") {
+          deps.log.warn("pairing refused: too many tries", { extension: ws.data.extensionId });
+          return refuse(
+            ws,
+            frame.id,
+            new BskError("permission_denied", `too many pairing tries: one is taken per interval; try again in ${attempt.retryAfterMs} ms`, {
+              data: { reason: "pairing_rate_limited", retry_after_ms: attempt.retryAfterMs },
+            }),
+            { code: TRUST_CLOSE.pairingFailed, reason: "too many pairing tries" },
+          );
+        }
         deps.log.warn("pairing refused: no pending code", { extension: ws.data.extensionId });
         return refuse(
           ws,
           frame.id,
-          new BskError("not_found", "no pairing code is waiting (none was made, it expired, or it was already tried)", {
+          new BskError("not_found", `no pairing code is waiting (none was made, it expired, it was used, or it had its ${MAX_TRIES} tries)`, {
             data: { reason: "no_pairing_code" },
           }),
           { code: TRUST_CLOSE.pairingFailed, reason: "no pairing code" },
         );
       }
-      t.pairing = { key, nonces: { port: t.port, nonceE: p.params.nonce, nonceD: randomBase64url(NONCE_BYTES) } };
+      const key = attempt.key;
+      t.pairing = { key, done: attempt.done, triesLeft: attempt.triesLeft, nonces: { port: t.port, nonceE: p.params.nonce, nonceD: randomBase64url(NONCE_BYTES) } };
       send(ws, {
         id: frame.id,
         result: { protocol_version: PROTOCOL_VERSION, nonce: t.pairing.nonces.nonceD, proof: pairDaemonProof(key, t.pairing.nonces) },
@@ -143,9 +156,12 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
       t.pairing = undefined;
       if (!pairing) return refuse(ws, frame.id, new BskError("protocol_error", "send system.pair_begin first"));
       const p = parse("system.pair_finish", frame);
-      if (!p.ok || !checkPairExtensionProof(pairing.key, pairing.nonces, p.params.proof)) {
-        deps.log.warn("pairing refused: the extension did not prove the code", { extension: ws.data.extensionId });
-        return refuse(ws, frame.id, new BskError("permission_denied", "the pairing code did not match", { data: { reason: "pairing_failed" } }), {
+      const paired = p.ok && checkPairExtensionProof(pairing.key, pairing.nonces, p.params.proof);
+      pairing.done(paired);
+      if (!paired) {
+        deps.log.warn("pairing refused: the extension did not prove the code", { extension: ws.data.extensionId, tries_left: pairing.triesLeft });
+        const err = new BskError("permission_denied", "the pairing code did not match", { data: { reason: "pairing_failed", tries_left: pairing.triesLeft } });
+        return refuse(ws, frame.id, err, {
           code: TRUST_CLOSE.pairingFailed,
           reason: "pairing failed",
         });

@@ -8,6 +8,7 @@ import { browser } from "wxt/browser";
 import { setBskHome } from "./guard/file-urls.ts";
 import { BROWSER_TIMEOUT_HINT, BskError, toErrorBody, type ErrorBody } from "../../protocol/errors.ts";
 import { CALL_PROGRESS, encodeFrame, MAX_FRAME_BYTES, parseFrame, type RequestFrame, type ResponseFrame } from "../../protocol/frames.ts";
+import { framePieces } from "../../protocol/pieces.ts";
 import type { Params, Result } from "../../protocol/catalog.ts";
 import { EXTENSION_CLIENT, PROTOCOL_VERSION } from "../../protocol/version.ts";
 import { errorMessage, raceAbort } from "./abort.ts";
@@ -190,7 +191,13 @@ function onClosed(ws: WebSocket): void {
 }
 
 function send(ws: WebSocket, frame: object): void {
-  if (ws.readyState === WebSocket.OPEN) ws.send(encodeFrame(frame));
+  sendText(ws, encodeFrame(frame));
+}
+
+/** The daemon takes no message over 64 KiB: a larger frame goes in pieces (protocol/pieces.ts). */
+function sendText(ws: WebSocket, text: string): void {
+  if (ws.readyState !== WebSocket.OPEN) return;
+  for (const message of framePieces(text)) ws.send(message);
 }
 
 /** Sends one of our own requests on `ws` and waits for its reply (or the timeout, which closes the socket unless `keep`). */
@@ -305,7 +312,7 @@ function progressTo(ws: WebSocket, requestId: string | number): Progress {
     const now = performance.now();
     if (now - last < PROGRESS_MS && (p.total === undefined || p.done < p.total)) return;
     last = now;
-    if (ws.readyState === WebSocket.OPEN) ws.send(encodeFrame({ event: CALL_PROGRESS, payload: { request_id: requestId, ...p } }));
+    send(ws, { event: CALL_PROGRESS, payload: { request_id: requestId, ...p } });
   };
 }
 
@@ -323,7 +330,7 @@ async function onRequest(ws: WebSocket, frame: RequestFrame): Promise<void> {
       });
       text = encodeFrame({ id: frame.id, error: error.toBody(), meta });
     }
-    if (ws.readyState === WebSocket.OPEN) ws.send(text);
+    sendText(ws, text);
   };
 
   if (frame.method === "cancel") {

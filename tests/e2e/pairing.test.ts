@@ -1,6 +1,6 @@
 /**
  * Pairing by code through the real popup, for a browser without the native messaging host: not paired at first
- * (it does not connect at all), a wrong code is refused and burns the code, the right one pairs it.
+ * (it does not connect at all), a wrong code is refused without burning the code, the right one then pairs it.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -10,7 +10,8 @@ import { evalInPage } from "./page-eval.ts";
 
 let w: World;
 beforeAll(async () => {
-  w = await startWorld();
+  // The person retypes at once here; the one-try-a-second rule has its own test (integration/daemon-trust).
+  w = await startWorld({ env: { BSK_PAIRING_INTERVAL_MS: "0" } });
 });
 afterAll(async () => {
   await w.stop();
@@ -54,17 +55,13 @@ test("without native messaging the browser is not paired; a code from bsk daemon
   await until("the popup", async () => (await inPage("/popup.html", "!!document.getElementById('pairing-code')").catch(() => false)) === true);
   expect(await inPage("/popup.html", "document.querySelector('.pairing').dataset.trust")).toBe("not_paired");
 
-  // A wrong code: refused, and the pending code is burnt by the attempt.
-  const burnt = (await w.ok(["daemon", "pair"])).code as string;
+  // A wrong code is refused; the pending code survives it.
+  const { code, expires_in_ms } = await w.ok(["daemon", "pair"]);
+  expect(expires_in_ms).toBeGreaterThan(0);
   const wrong = await enterCode("AAAA-BBBB-CCCC");
   expect(wrong.error).toBe(true);
   expect(wrong.text).toContain("could not prove the code");
-  const reused = await enterCode(burnt);
-  expect(reused.error).toBe(true);
-  expect(reused.text).toContain("no code is waiting");
 
-  const { code, expires_in_ms } = await w.ok(["daemon", "pair"]);
-  expect(expires_in_ms).toBeGreaterThan(0);
   const ok = await enterCode(code.toLowerCase());
   expect(ok.error).toBe(false);
   const status = await w.ok(["status"]);

@@ -2,12 +2,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { PROTOCOL_VERSION } from "../../protocol/version.ts";
-import { removeHome, startDaemon, startSession, withSession, type TestDaemon } from "./harness.ts";
+import { peakRss, removeHome, startDaemon, startSession, withSession, type TestDaemon } from "./harness.ts";
 import { Peer } from "./peer.ts";
 
 const OTHER_ID = "abcdefghijklmnopabcdefghijklmnop";
 /** Same major as ours, another minor. */
 const SKEWED = `${PROTOCOL_VERSION.split(".")[0]}.7`;
+const NEXT_MAJOR = `${Number(PROTOCOL_VERSION.split(".")[0]) + 1}.0`;
 
 /** A raw upgrade request, so the test sees the HTTP status a refused WebSocket gets. */
 async function upgradeStatus(port: number, path: string, origin?: string): Promise<{ status: number; body: string }> {
@@ -114,10 +115,10 @@ describe("gateway", () => {
   });
 
   test("a different protocol major is refused with version_too_old naming both, then closed", async () => {
-    const peer = await Peer.connect({ port: d.port, secret: d.secret, protocolVersion: "3.0" });
+    const peer = await Peer.connect({ port: d.port, secret: d.secret, protocolVersion: NEXT_MAJOR });
     const r = await peer.handshake();
     expect(r.error?.code).toBe("version_too_old");
-    expect(r.error?.data).toMatchObject({ reason: "daemon_too_old", daemon_protocol: PROTOCOL_VERSION, extension_protocol: "3.0" });
+    expect(r.error?.data).toMatchObject({ reason: "daemon_too_old", daemon_protocol: PROTOCOL_VERSION, extension_protocol: NEXT_MAJOR });
     expect((await peer.closed).code).toBe(4002);
   });
 
@@ -198,5 +199,76 @@ describe("browser liveness", () => {
       expect(sessions.find((x: any) => x.session_id === s)).toMatchObject({ end_reason: "window_closed", lost_tab_ids: [3] });
       back.close();
     });
+  });
+});
+
+describe("message sizes on the link", () => {
+  const hello = (size: number) => `{"id":"h","method":"system.hello","params":{"protocol_version":"${PROTOCOL_VERSION}","nonce":"${"n".repeat(size)}"}}`;
+
+  test("20 links that send 16 MiB frames before proving anything are closed at the 64 KiB message limit; the daemon holds none of it", async () => {
+    // A handshake window long enough that only the message limit can close these links, however slow the machine.
+    const d = await startDaemon({ subprocess: true, env: { BSK_HANDSHAKE_MS: "120000" } });
+    try {
+      const pid = d.proc!.pid;
+      const before = peakRss(pid);
+      const big = hello(16 * 1024 * 1024 - 200);
+      const links = await Promise.all(Array.from({ length: 20 }, () => Peer.connect({ port: d.port })));
+      for (const l of links) l.sendRaw(big);
+      const codes = await Promise.all(links.map(async (l) => (await l.closed).code));
+      expect(codes).toEqual(Array(20).fill(1009));
+      // Nothing of it was buffered: 20 such frames once took the daemon 600 MB.
+      expect(peakRss(pid) - before).toBeLessThan(32 * 1024 * 1024);
+      // The real extension is still served.
+      const peer = await d.peer();
+      expect(peer.daemonProven).toBe(true);
+    } finally {
+      await d.stop();
+      removeHome(d.home);
+    }
+  }, 120_000);
+
+  test("before the handshake a frame over 16 KiB is refused with frame_too_large and the link closed; so is a binary message", async () => {
+    const d = await startDaemon();
+    try {
+      const big = await Peer.connect({ port: d.port });
+      big.sendRaw(hello(20 * 1024));
+      expect((await big.unmatched.next()).error).toMatchObject({ code: "protocol_error", data: { reason: "frame_too_large", max_bytes: 16 * 1024 } });
+      expect((await big.closed).code).toBe(1009);
+
+      const binary = await Peer.connect({ port: d.port });
+      binary.ws.send(new Uint8Array([1, 2, 3]));
+      expect((await binary.unmatched.next()).error?.message).toContain("only after the handshake");
+      expect((await binary.closed).code).toBe(1003);
+
+      // A hello of an ordinary size is answered.
+      const ok = await Peer.connect({ port: d.port, secret: d.secret });
+      expect((await ok.handshake()).result?.server).toBe("bsk-daemon");
+      ok.close();
+    } finally {
+      await d.stop();
+      removeHome(d.home);
+    }
+  });
+
+  test("after the handshake a frame of megabytes comes in pieces and arrives whole, multi-byte text included", async () => {
+    const d = await startDaemon();
+    try {
+      const peer = await d.peer();
+      const c = await d.client();
+      const s = await startSession(c, { browser: peer.instanceId });
+      const title = "é😀中 ".repeat(300_000);
+      const call = c.request("tab.list", { session_id: s });
+      (await peer.next("tab.list")).reply({ current_tab_id: 1, tabs: [{ tab_id: 1, url: "https://a.example/", title }] });
+      const r = await call;
+      expect(r.result?.tabs?.[0]?.title).toBe(title);
+      // The link lives on for ordinary frames.
+      const next = c.request("tab.list", { session_id: s });
+      (await peer.next("tab.list")).reply({ current_tab_id: 2, tabs: [] });
+      expect((await next).result.current_tab_id).toBe(2);
+      await c.call("session.stop", { session_id: s });
+    } finally {
+      await d.stop();
+      removeHome(d.home);
+    }
   });
 });

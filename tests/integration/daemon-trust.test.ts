@@ -7,6 +7,7 @@ import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { LABELS, normalizeCode, randomBase64url, toBase64url, transcript, xorBytes } from "../../protocol/trust.ts";
 import { PROTOCOL_VERSION } from "../../protocol/version.ts";
+import { MAX_TRIES } from "../../daemon/trust/pairing-codes.ts";
 import { pairingKeyBytes } from "../../daemon/trust/proofs.ts";
 import { removeHome, startDaemon, startSession, type TestDaemon } from "./harness.ts";
 import { Peer } from "./peer.ts";
@@ -67,7 +68,8 @@ describe("a peer without the secret", () => {
 describe("pairing by code", () => {
   let d: TestDaemon;
   beforeAll(async () => {
-    d = await startDaemon({ env: { BSK_PAIRING_TTL_MS: "60000" } });
+    // One try a second is tested below; here tries follow each other at once.
+    d = await startDaemon({ env: { BSK_PAIRING_TTL_MS: "60000", BSK_PAIRING_INTERVAL_MS: "0" } });
   });
   afterAll(async () => {
     await d.stop();
@@ -103,13 +105,26 @@ describe("pairing by code", () => {
     expect(again.begin.error).toMatchObject({ code: "not_found", data: { reason: "no_pairing_code" } });
   });
 
-  test("a wrong code: the daemon's proof does not check out, and the code is burnt by the attempt", async () => {
+  test("a wrong guess does not burn the code: the right code still pairs after wrong ones", async () => {
     const c = await d.client();
     const issued = await c.call("system.pairing_code");
-    const wrong = await pair("AAAA-BBBB-CCCC");
-    expect(wrong.daemonProved).toBe(false);
-    expect(wrong.finish?.error?.data?.reason).toBe("pairing_failed");
-    expect((await pair(issued.code)).begin.error?.data?.reason).toBe("no_pairing_code");
+    for (let i = 1; i <= 2; i++) {
+      const wrong = await pair("AAAA-BBBB-CCCC");
+      expect(wrong.daemonProved).toBe(false);
+      expect(wrong.finish?.error).toMatchObject({ code: "permission_denied", data: { reason: "pairing_failed", tries_left: MAX_TRIES - i } });
+      expect((await wrong.peer.closed).code).toBe(4007);
+    }
+    const right = await pair(issued.code);
+    expect(right.secret).toEqual(Buffer.from(d.secret));
+  });
+
+  test(`a code takes ${MAX_TRIES} tries in all: then even the right code gets nothing`, async () => {
+    const c = await d.client();
+    const issued = await c.call("system.pairing_code");
+    for (let i = 0; i < MAX_TRIES; i++) expect((await pair("AAAA-BBBB-CCCC")).finish?.error?.data?.reason).toBe("pairing_failed");
+    const late = await pair(issued.code);
+    expect(late.begin.error).toMatchObject({ code: "not_found", data: { reason: "no_pairing_code" } });
+    expect(late.secret).toBeUndefined();
   });
 
   test("an extension that cannot prove the code gets no secret", async () => {
@@ -126,6 +141,62 @@ describe("pairing by code", () => {
     expect(log).toContain("extension paired by code");
     expect(log).not.toContain(toBase64url(d.secret));
     d = await startDaemon({ home: d.home });
+  });
+});
+
+describe("what any local process can do before proving anything", () => {
+  test("pairing tries are taken one per interval across links; the rest are refused without touching the code", async () => {
+    // A minute rather than the default second, so that a slow machine cannot let a try through.
+    const d = await startDaemon({ env: { BSK_PAIRING_TTL_MS: "120000", BSK_PAIRING_INTERVAL_MS: "60000" } });
+    try {
+      const c = await d.client();
+      await c.call("system.pairing_code");
+      const first = await Peer.connect({ port: d.port });
+      const begin = await first.request("system.pair_begin", { protocol_version: PROTOCOL_VERSION, nonce: randomBase64url(32) });
+      expect(begin.result?.nonce).toBeString();
+      for (let i = 0; i < 10; i++) {
+        const p = await Peer.connect({ port: d.port });
+        const r = await p.request("system.pair_begin", { protocol_version: PROTOCOL_VERSION, nonce: randomBase64url(32) });
+        expect(r.error).toMatchObject({ code: "permission_denied", data: { reason: "pairing_rate_limited" } });
+        expect(r.error?.data?.retry_after_ms).toBeGreaterThan(0);
+        expect(r.error?.data?.retry_after_ms).toBeLessThanOrEqual(60_000);
+        expect((await p.closed).code).toBe(4007);
+      }
+      // The try that was let in is still the link's to finish (a wrong proof: one try used, the code lives on).
+      const finish = await first.request("system.pair_finish", { proof: toBase64url(new Uint8Array(32)) });
+      expect(finish.error?.data).toMatchObject({ reason: "pairing_failed", tries_left: MAX_TRIES - 1 });
+    } finally {
+      await d.stop();
+      removeHome(d.home);
+    }
+  });
+
+  test("many links that prove nothing leave a bounded, summarised log", async () => {
+    const d = await startDaemon();
+    try {
+      const links = 60;
+      for (let i = 0; i < links; i++) {
+        const intruder = await Peer.connect({ port: d.port, label: `intruder-${i}` });
+        expect((await intruder.handshake()).error?.data?.reason).toBe("untrusted_extension");
+        await intruder.closed;
+      }
+      for (let i = 0; i < links; i++) {
+        const refused = await fetch(`http://127.0.0.1:${d.port}/extension`, { headers: { Origin: "chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" } });
+        expect(refused.status).toBe(403);
+      }
+      await d.stop();
+      const lines = readFileSync(d.paths.log, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      for (const msg of ["extension refused: it could not prove this install's secret", "extension connection refused"]) {
+        const logged = lines.filter((l) => l.msg === msg);
+        const one = logged.filter((l) => l.suppressed === undefined);
+        const summary = logged.filter((l) => l.suppressed !== undefined);
+        expect(one.length).toBe(5);
+        expect(summary).toHaveLength(1);
+        expect(summary[0]).toMatchObject({ level: "warn", suppressed: links - 5 });
+      }
+    } finally {
+      removeHome(d.home);
+    }
   });
 });
 

@@ -2,7 +2,7 @@
  * A daemon per test: its own short $BSK_HOME under /tmp, a free port, short timers. In-process
  * (runDaemon) by default; as a `bun daemon/main.ts` subprocess where a test kills or restarts it.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { homePaths, type DaemonInfo, type HomePaths } from "../../daemon/home.ts";
 import { runDaemon, type RunOutcome } from "../../daemon/main.ts";
@@ -26,6 +26,11 @@ export const TEST_ENV: Record<string, string> = {
   // In-process daemons share the test runner's HOME: never register native hosts with the real browsers.
   BSK_NATIVE_HOST: "off",
 };
+
+/** Peak resident memory of a process, in bytes (Linux's VmHWM). */
+export function peakRss(pid: number): number {
+  return Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) * 1024;
+}
 
 export async function freePort(): Promise<number> {
   const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });

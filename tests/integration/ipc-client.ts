@@ -27,10 +27,12 @@ export class IpcClient {
 
   static async connect(socketPath: string): Promise<IpcClient> {
     const c = new IpcClient();
+    // A multi-byte character may be split between two chunks.
+    const decoder = new TextDecoder();
     c.sock = await Bun.connect({
       unix: socketPath,
       socket: {
-        data: (_s, chunk) => c.onData(chunk.toString()),
+        data: (_s, chunk) => c.onData(decoder.decode(chunk, { stream: true })),
         drain: () => c.flush(),
         close: () => c.onClose(),
         error: () => c.onClose(),

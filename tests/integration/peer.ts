@@ -5,6 +5,7 @@
  */
 import { createHmac } from "node:crypto";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { framePieces } from "../../protocol/pieces.ts";
 import { LABELS, NONCE_BYTES, randomBase64url, toBase64url, transcript } from "../../protocol/trust.ts";
 import { PROTOCOL_VERSION } from "../../protocol/version.ts";
 import { AsyncQueue } from "./async-queue.ts";
@@ -137,8 +138,9 @@ export class Peer {
     this.send({ event: name, payload });
   }
 
+  /** Like the extension: a frame over 64 KiB goes in pieces. */
   send(frame: object): void {
-    this.ws.send(JSON.stringify(frame));
+    for (const message of framePieces(JSON.stringify(frame))) this.ws.send(message);
   }
 
   sendRaw(text: string): void {

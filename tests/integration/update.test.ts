@@ -13,7 +13,7 @@ import { assetName, assetUrl, currentPlatform, serializeManifest, type ReleaseMa
 import { PROTOCOL_VERSION } from "../../protocol/version.ts";
 import { buildBinary } from "../../scripts/build.ts";
 import { packBinary, publicKeyOf, sha256Hex, signBytes, writeRelease } from "../../scripts/release/pack.ts";
-import { freePort, ROOT } from "./harness.ts";
+import { freePort, peakRss, ROOT } from "./harness.ts";
 
 const OLD = "0.1.0-test";
 const NEW = "0.1.1-test";
@@ -58,11 +58,38 @@ function variant(name: string, archive: Uint8Array, edit: (a: { url: string; sha
   publish(name, { ...goodManifest, assets: { [platform]: asset } }, { [file]: archive }, signWith);
 }
 
+/** Bodies that never end, one per request: how much each sent before the reader hung up. */
+interface Endless {
+  path: string;
+  sent: number;
+  cancelled: Promise<void>;
+}
+const endlessServed: Endless[] = [];
+/** /<release>/…/<file> answered with an endless body (a 3 GB manifest, say) instead of the file. */
+const endlessRoutes = new Set<string>();
+
+function endless(path: string): Response {
+  const chunk = new Uint8Array(64 * 1024).fill(0x20);
+  const { promise, resolve } = Promise.withResolvers<void>();
+  const e: Endless = { path, sent: 0, cancelled: promise };
+  endlessServed.push(e);
+  const body = new ReadableStream({
+    pull(c) {
+      e.sent += chunk.length;
+      c.enqueue(chunk);
+    },
+    cancel: () => resolve(),
+  });
+  return new Response(body);
+}
+
 beforeAll(async () => {
   server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     async fetch(req) {
+      const path = new URL(req.url).pathname;
+      if (endlessRoutes.has(path)) return endless(path);
       const m = /^\/([\w-]+)\/(?:latest\/download|download\/v[^/]+)\/([^/]+)$/.exec(new URL(req.url).pathname);
       const file = m ? Bun.file(join(relDir, m[1]!, m[2]!)) : undefined;
       return file && (await file.exists()) ? new Response(file) : new Response("not found", { status: 404 });
@@ -105,6 +132,12 @@ beforeAll(async () => {
     `#!/bin/sh\ncase "$1" in version) echo '{"ok":true,"result":{"version":"${NEW}","protocol_version":"${PROTOCOL_VERSION}"}}'; exit 0;; esac\necho "no daemon here" >&2\nexit 1\n`,
   );
   variant("nodaemon", packBinary(fake, platform, 1));
+
+  // Hostile hosts: a manifest, a signature or an archive that never ends.
+  for (const name of ["bigmanifest", "bigsig", "bigarchive"]) variant(name, archive);
+  endlessRoutes.add("/bigmanifest/latest/download/version.json");
+  endlessRoutes.add("/bigsig/latest/download/version.json.sig");
+  endlessRoutes.add(`/bigarchive/download/v${NEW}/${assetName(NEW, platform)}`);
 }, 120_000);
 
 afterAll(() => {
@@ -187,6 +220,7 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
 }
 
 afterEach(async () => {
+  endlessServed.length = 0;
   for (const i of installs.splice(0)) {
     await i.run(["daemon", "stop"]);
     rmSync(i.dir, { recursive: true, force: true });
@@ -367,6 +401,69 @@ describe("the daemon's periodic check", () => {
   }, T);
 });
 
+// ---------------------------------------------------------------- hostile release hosts
+
+/** Loopback and Bun's stream buffers hold a few MB past what the reader took; an uncapped read never ends. */
+const SERVED_SLACK = 16 * 1024 * 1024;
+
+/** The endless bodies served at `path`, once each reader has hung up. */
+async function served(path: string): Promise<Endless[]> {
+  const bodies = endlessServed.filter((e) => e.path === path);
+  await Promise.all(bodies.map((e) => e.cancelled));
+  return bodies;
+}
+
+describe("a hostile release host: every body is cut at its cap while it streams", () => {
+  for (const [what, release, file, max] of [
+    ["release manifest", "bigmanifest", "version.json", 1 << 20],
+    ["release signature", "bigsig", "version.json.sig", 4096],
+  ] as const) {
+    test(`an endless ${what}: bsk update --check stops reading it and names it`, async () => {
+      const i = await install();
+      const r = await i.run(["update", "--check", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl(release) });
+      expect(r.code).toBe(1);
+      expect(r.json?.error).toMatchObject({ code: "unsupported", data: { reason: "response_too_large", what, max_bytes: max } });
+      expect(r.json.error.message).toContain(`the ${what} at ${origin}/${release}/latest/download/${file} is larger than`);
+      const bodies = await served(`/${release}/latest/download/${file}`);
+      expect(bodies.length).toBe(1);
+      expect(bodies[0]!.sent).toBeLessThan(max + SERVED_SLACK);
+    }, T);
+  }
+
+  test("an endless archive: bsk update stops at the size the manifest signed and installs nothing", async () => {
+    const i = await install();
+    await i.run(["daemon", "start"]);
+    const before = await daemonStatus(i);
+    const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("bigarchive") });
+    expect(r.code).toBe(1);
+    expect(r.json?.error).toMatchObject({ code: "permission_denied", data: { reason: "checksum_mismatch", what: "release archive" } });
+    expect(r.json.error.message).toContain("is larger than the release manifest says");
+    const size = goodManifest.assets[platform]!.size!;
+    const bodies = await served(`/bigarchive/download/v${NEW}/${assetName(NEW, platform)}`);
+    expect(bodies.length).toBe(1);
+    expect(bodies[0]!.sent).toBeLessThan(size + SERVED_SLACK);
+    expect(fileHash(i.bin)).toBe(oldHash());
+    expect(leftovers(i)).toEqual([]);
+    expect(await daemonStatus(i)).toMatchObject({ pid: before.pid, version: OLD });
+  }, T);
+
+  test("an endless manifest: the daemon's periodic check stops reading it, records why, and stays small", async () => {
+    const i = await install({ BSK_AUTO_UPDATE: "ON", BSK_UPDATE_INTERVAL_MS: "1000", BSK_UPDATE_MANIFEST_URL: manifestUrl("bigmanifest") });
+    await i.run(["daemon", "start"]);
+    const { pid } = await daemonStatus(i);
+    const state = await until("the check to fail", () => {
+      const s = readUpdateState(i.home);
+      return s?.state === "failed" ? s : undefined;
+    });
+    expect(state.error).toContain(`the release manifest at ${manifestUrl("bigmanifest")} is larger than 1 MiB`);
+    const bodies = await served("/bigmanifest/latest/download/version.json");
+    expect(bodies.length).toBeGreaterThan(0);
+    for (const b of bodies) expect(b.sent).toBeLessThan((1 << 20) + SERVED_SLACK);
+    // Reading the whole body before capping it grew a daemon past 4 GB; capped while it streams it stays near its baseline.
+    expect(peakRss(pid)).toBeLessThan(256 * 1024 * 1024);
+  }, T);
+});
+
 // ---------------------------------------------------------------- install.sh
 
 describe("install.sh", () => {
@@ -409,6 +506,22 @@ describe("install.sh", () => {
       expect(r.code).not.toBe(0);
       expect(r.stderr).toContain(message!);
       expect(existsSync(r.bin)).toBe(false);
+    }, T);
+  }
+
+  for (const [what, release, file] of [
+    ["release manifest", "bigmanifest", "latest/download/version.json"],
+    ["release signature", "bigsig", "latest/download/version.json.sig"],
+    ["release archive", "bigarchive", `download/v${NEW}/${assetName(NEW, platform)}`],
+  ] as const) {
+    test(`stops reading an endless ${what}, names it and installs nothing`, async () => {
+      const r = await runInstaller(release);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(`error: the ${what} at ${origin}/${release}/${file} is larger than`);
+      expect(existsSync(r.bin)).toBe(false);
+      const bodies = await served(`/${release}/${file}`);
+      expect(bodies.length).toBe(1);
+      expect(bodies[0]!.sent).toBeLessThan((release === "bigarchive" ? goodManifest.assets[platform]!.size! : 1 << 20) + SERVED_SLACK);
     }, T);
   }
 });

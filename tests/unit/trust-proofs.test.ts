@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PairingCodes, randomCode } from "../../daemon/trust/pairing-codes.ts";
+import { MAX_TRIES, PairingCodes, randomCode } from "../../daemon/trust/pairing-codes.ts";
 import { checkExtensionProof, checkPairExtensionProof, daemonProof, pairDaemonProof, pairingKeyBytes, sealSecret } from "../../daemon/trust/proofs.ts";
 import { ensureSecret, keyIdFor } from "../../daemon/trust/secret.ts";
 import {
@@ -83,18 +83,49 @@ describe("pairing", () => {
     expect(xorBytes(sealed, pad)).toEqual(secret);
   });
 
-  test("one code at a time, burnt by the first try, and only until it expires", () => {
+  test("one code at a time (the newest), only until it expires", () => {
     let now = 1000;
-    const codes = new PairingCodes(5000, () => now);
-    expect(codes.take()).toBeUndefined();
+    const codes = new PairingCodes(5000, 0, () => now);
+    expect(codes.begin()).toEqual({ ok: false, reason: "no_pairing_code" });
     const a = codes.issue();
     const b = codes.issue();
     expect(a.code).not.toBe(b.code);
-    expect(codes.take()).toEqual(pairingKeyBytes(b.code));
-    expect(codes.take()).toBeUndefined();
+    const t = codes.begin();
+    expect(t.ok && t.key).toEqual(pairingKeyBytes(b.code));
     codes.issue();
     now += 5001;
-    expect(codes.take()).toBeUndefined();
+    expect(codes.begin()).toEqual({ ok: false, reason: "no_pairing_code" });
+  });
+
+  test(`a code survives wrong tries, takes ${MAX_TRIES} in all, and is burnt by the one that pairs`, () => {
+    const codes = new PairingCodes(60_000, 0);
+    const { code } = codes.issue();
+    const first = codes.begin();
+    if (!first.ok) throw new Error("no try");
+    first.done(false);
+    const second = codes.begin();
+    expect(second).toMatchObject({ ok: true, key: pairingKeyBytes(code), triesLeft: MAX_TRIES - 2 });
+    if (second.ok) second.done(true);
+    expect(codes.begin()).toEqual({ ok: false, reason: "no_pairing_code" });
+
+    codes.issue();
+    for (let i = 1; i <= MAX_TRIES; i++) {
+      const t = codes.begin();
+      expect(t).toMatchObject({ ok: true, triesLeft: MAX_TRIES - i });
+      if (t.ok) t.done(false);
+    }
+    expect(codes.begin()).toEqual({ ok: false, reason: "no_pairing_code" });
+  });
+
+  test("tries are taken at most one per interval; one refused sooner does not count", () => {
+    let now = 0;
+    const codes = new PairingCodes(60_000, 1000, () => now);
+    codes.issue();
+    expect(codes.begin().ok).toBe(true);
+    now += 400;
+    for (let i = 0; i < 20; i++) expect(codes.begin()).toEqual({ ok: false, reason: "pairing_rate_limited", retryAfterMs: 600 });
+    now += 600;
+    expect(codes.begin()).toMatchObject({ ok: true, triesLeft: MAX_TRIES - 2 });
   });
 });
 

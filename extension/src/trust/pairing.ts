@@ -87,7 +87,7 @@ class Link {
 function refusal(frame: ResponseFrame | null, port: number): string {
   if (!frame) return `no answer from 127.0.0.1:${port}; is the bsk daemon running there (bsk daemon status)?`;
   const error = (frame as { error?: ErrorBody }).error;
-  if (error?.data?.reason === "no_pairing_code") return "no code is waiting (expired or already tried): run bsk daemon pair again";
+  if (error?.data?.reason === "no_pairing_code") return "no code is waiting (expired, used, or out of tries): run bsk daemon pair again";
   if (error?.code === "version_too_old") return `the daemon speaks another protocol: ${error.message}`;
   return error?.message ?? "the daemon's answer made no sense";
 }

@@ -1,0 +1,24 @@
+/**
+ * The signed release manifest from the network: `version.json` and `version.json.sig`, each read with its cap
+ * (capped-fetch.ts), the signature checked against the built-in release key before anything in it is used.
+ * Shared by `bsk update` and the daemon's periodic check.
+ */
+import { badSignature, MANIFEST_MAX_BYTES, parseManifest, SIGNATURE_MAX_BYTES, verifySignature, type ReleaseManifest } from "../protocol/release.ts";
+import type { BskError } from "../protocol/errors.ts";
+import { fetchCapped } from "./capped-fetch.ts";
+
+/** Fetch `url` and `url.sig`, verify the signature with the built-in key (or `key`), then parse. */
+export async function fetchVerifiedManifest(url: string, opts: { timeoutMs?: number; key?: string } = {}): Promise<ReleaseManifest> {
+  const timeoutMs = opts.timeoutMs ?? 15_000;
+  const failReason = "manifest_unreachable";
+  const [bytes, sig] = await Promise.all([
+    fetchCapped(url, { what: "release manifest", maxBytes: MANIFEST_MAX_BYTES, timeoutMs, failReason }),
+    fetchCapped(`${url}.sig`, { what: "release signature", maxBytes: SIGNATURE_MAX_BYTES, timeoutMs, failReason }).catch((err: BskError) => {
+      // A manifest without its signature is refused like a bad one.
+      if (err.data?.status === 404) throw badSignature(url);
+      throw err;
+    }),
+  ]);
+  if (!(await verifySignature(bytes, new TextDecoder().decode(sig), opts.key))) throw badSignature(url);
+  return parseManifest(bytes);
+}
