@@ -36,7 +36,7 @@ const coalescer = new Coalescer((event, payload) => send(event, payload));
 
 function loadQueue(): Promise<EventQueue> {
   loading ??= (async () => {
-    const got = await browser.storage.session.get([STORAGE_KEY, FOLDED_KEY]).catch(() => ({}) as Record<string, unknown>);
+    const got = await browser.storage.session.get([STORAGE_KEY, FOLDED_KEY, MARKS_KEY]).catch(() => ({}) as Record<string, unknown>);
     const stored = (got as Record<string, unknown>)[STORAGE_KEY];
     const folded = (got as Record<string, unknown>)[FOLDED_KEY];
     const storedMarks = (got as Record<string, unknown>)[MARKS_KEY];

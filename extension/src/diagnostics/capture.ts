@@ -90,6 +90,19 @@ function enableChild(logs: TabLogs, child: CdpTarget): void {
   void pending.finally(() => logs.enabling.delete(pending));
 }
 
+/**
+ * Up to which page time the replay of a tab's console is not new to the stream. Only an attachment that outlived the
+ * previous worker continues from the stored mark; a fresh one starts a new mark at `attachedAt`, so a stale mark
+ * (our own detach fires no onDetach) never turns what the page logged before this attachment into events.
+ */
+async function replayedUpTo(tabId: number, readopted: boolean, attachedAt: number): Promise<number> {
+  const stored = await reportedUpTo(tabId);
+  const upTo = readopted ? (stored ?? attachedAt) : attachedAt;
+  if (!readopted) forgetMark(tabId);
+  markReported(tabId, upTo);
+  return upTo;
+}
+
 export function installDiagnosticsCapture(): void {
   onAttach(async (tabId, send, readopted) => {
     // Fresh buffers for each attachment: our own detach (a returned tab, a session's end) fires no onDetach, and
@@ -98,8 +111,6 @@ export function installDiagnosticsCapture(): void {
     // on enabling (cdp.ts turns them off first on a surviving attachment); those up to the tab's mark are not new
     // to the stream: on a fresh attachment, everything until now. The buffers exist before this hook awaits
     // anything: another hook may enable Runtime first, and its replay must land here.
-    // (Whether the attachment survived is not always visible: the tab's stored mark is what counts.)
-    void readopted;
     const attachedAt = Date.now();
     let upTo: number | undefined;
     const unjudged: [ConsoleEntry, ConsoleOrigin][] = [];
@@ -117,8 +128,7 @@ export function installDiagnosticsCapture(): void {
     tabs.set(tabId, logs);
     if (held?.dropped) reportLost(tabId, held.dropped, held.droppedFrom, held.droppedTo);
     for (const e of held?.events ?? []) feed(logs, e.source, e.method, e.params);
-    upTo = (await reportedUpTo(tabId)) ?? attachedAt - REPLAY_SLACK_MS;
-    markReported(tabId, upTo);
+    upTo = await replayedUpTo(tabId, readopted, attachedAt - REPLAY_SLACK_MS);
     for (const [e, origin] of unjudged.splice(0)) reportConsole(tabId, e, origin, upTo);
     return enable(send);
   });
