@@ -117,6 +117,20 @@ export const EVENTS = {
       /** cancelled: bsk said no for the person (HTTP auth); left_to_person: the browser's own prompt is up. */
       answer: z.enum(["cancelled", "left_to_person"]),
     }),
+  /**
+   * The stream has a gap here: events of the session that happened between `from` and `to` (ISO 8601) never
+   * reached the daemon, at most `count` of them. `outbox_full`: more than the extension keeps while no daemon
+   * listens; `worker_restart`: more than it holds for a tab while its service worker starts again.
+   */
+  "events.lost": () =>
+    z.object({
+      session_id: z.string(),
+      count: z.number().int().positive(),
+      from: z.string(),
+      to: z.string(),
+      reason: z.enum(["outbox_full", "worker_restart"]),
+      tab_id: z.number().int().optional(),
+    }),
   /** A request of a session with --allow-origin went to another origin and was blocked (navigation, frame or any request). */
   "origin.blocked": () =>
     z.object({

@@ -23,8 +23,10 @@ const attachments = new Map<number, Promise<void>>();
 const mainFrames = new Map<number, string>();
 const subscribers = new Map<number, Set<Subscriber>>();
 
-/** Runs on every attachment (also the re-attachment after a worker restart), e.g. to enable CDP domains. */
-export type AttachHook = (tabId: number, send: (method: string, params?: object) => Promise<any>) => Promise<unknown>;
+/**
+ * Runs on every attachment (also the re-attachment after a worker restart, `readopted`), e.g. to enable CDP domains.
+ */
+export type AttachHook = (tabId: number, send: (method: string, params?: object) => Promise<any>, readopted: boolean) => Promise<unknown>;
 const attachHooks: AttachHook[] = [];
 
 /**
@@ -105,11 +107,15 @@ async function doAttach(tabId: number): Promise<void> {
     attachError = errorMessage(err);
   }
   try {
+    // A surviving attachment (worker restart): its Runtime and Log are still on and would replay nothing. Off first,
+    // so the hooks' enabling replays what the page logged, also while no worker listened (diagnostics/capture.ts);
+    // it drops the attachment's bindings too, which the hooks add again.
+    if (attachError !== null) await Promise.all([rawSend(tabId, "Runtime.disable"), rawSend(tabId, "Log.disable")]).catch(() => undefined);
     await Promise.all([
       rawSend(tabId, "Page.enable"),
       rawSend(tabId, "Page.setLifecycleEventsEnabled", { enabled: true }),
       ...attachHooks.map((hook) =>
-        hook(tabId, (method, params) => rawSend(tabId, method, params)).catch((err: unknown) =>
+        hook(tabId, (method, params) => rawSend(tabId, method, params), attachError !== null).catch((err: unknown) =>
           console.warn(`bsk: attach hook failed on tab ${tabId}: ${errorMessage(err)}`),
         ),
       ),

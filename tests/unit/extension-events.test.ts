@@ -35,6 +35,20 @@ describe("EventQueue", () => {
     expect(q.state.queued.map((e) => e.payload)).toEqual([0, 1, 2]);
   });
 
+  test("what the bound drops is counted per session with the time it spans, reported once (events.lost)", () => {
+    const q = new EventQueue(freshState("s1"), 2);
+    q.hold("a", { session_id: "A" }, 100);
+    q.hold("b", { session_id: "B" }, 150);
+    q.hold("c", { session_id: "A" }, 200);
+    q.hold("d", { session_id: "A" }, 300);
+    q.hold("e", { session_id: "B" }, 400);
+    expect(q.takeLost()).toEqual({ A: { count: 2, from: 100, to: 200 }, B: { count: 1, from: 150, to: 150 } });
+    expect(q.takeLost()).toEqual({});
+    // The count lives in the stored state: a worker stopped before sending it still says so after waking.
+    q.hold("f", { session_id: "B" }, 500);
+    expect(new EventQueue(JSON.parse(JSON.stringify(q.state)), 2).takeLost()).toEqual({ A: { count: 1, from: 300, to: 300 } });
+  });
+
   test("its state is plain data (it lives in chrome.storage.session) and picks up where it left", () => {
     const a = new EventQueue(freshState("s1"));
     a.number("a", { x: 1 });
@@ -96,5 +110,18 @@ describe("Coalescer", () => {
     c.flush();
     expect(out).toEqual(["console.error:1", "request.failed:2", "console.error:3", "console.error:6×2", "request.failed:5×1"]);
     expect(t.count).toBe(0);
+  });
+
+  test("pending: what is folded and not yet sent, as it would go out (kept so a stopped worker keeps it)", () => {
+    const out: string[] = [];
+    const t = manualTimers();
+    const c = new Coalescer((e) => out.push(e), 250, t.timers);
+    c.push("console.error:1", "console.error", { n: 1 });
+    expect(c.pending()).toEqual([]);
+    c.push("console.error:1", "console.error", { n: 2 });
+    c.push("console.error:1", "console.error", { n: 3 });
+    expect(c.pending()).toEqual([{ event: "console.error", payload: { n: 3, count: 2 } }]);
+    c.flush();
+    expect(c.pending()).toEqual([]);
   });
 });

@@ -45,6 +45,13 @@ export class Coalescer {
     this.open(key);
   }
 
+  /** The folded events not yet sent, as they would go out now (kept with the outbox, so a stopped worker keeps them). */
+  pending(): { event: string; payload: Record<string, unknown> }[] {
+    const out: { event: string; payload: Record<string, unknown> }[] = [];
+    for (const w of this.windows.values()) if (w.folded && w.last) out.push({ event: w.last.event, payload: { ...w.last.payload, count: w.folded } });
+    return out;
+  }
+
   /** Send every folded event now (oldest window first) and close the windows. */
   flush(): void {
     for (const key of [...this.windows.keys()]) this.close(key, false);

@@ -1,26 +1,32 @@
 /**
  * What the diagnostics buffers see that belongs in the session's event stream: console errors (console.error and
  * assert, uncaught exceptions, the browser's own error messages except its notes on failed loads, which are
- * request.failed already) and failed requests (network errors and HTTP ≥ 400), coalesced per tab. Messages Runtime and Log replay when capture starts (they happened before, and may already have
- * been reported by an earlier life of the worker) stay in the buffers only.
+ * request.failed already) and failed requests (network errors and HTTP ≥ 400), coalesced per tab. Of what Runtime
+ * and Log replay when capture starts, only messages newer than the tab's mark (outbox.ts markReported) are events:
+ * a fresh attachment marks its start (what came before stays in the buffers), a restarted worker's replay brings
+ * what its predecessor never reported.
  */
 import type { ConsoleEntry, ConsoleOrigin } from "../diagnostics/console-log.ts";
 import { isFailed, type RequestEntry } from "../diagnostics/network-log.ts";
-import { emitBurst } from "../outbox.ts";
+import { emit, emitBurst, markReported } from "../outbox.ts";
 import { ownerOfTab } from "../sessions.ts";
 
 /** Longest text an event carries (the buffers keep more: bsk console). */
 const EVENT_TEXT_CHARS = 2000;
 /** CDP's timestamps and the worker's clock may differ a little. */
-const REPLAY_SLACK_MS = 50;
+export const REPLAY_SLACK_MS = 50;
 
 const cut = (s: string) => (s.length > EVENT_TEXT_CHARS ? `${s.slice(0, EVENT_TEXT_CHARS)}…` : s);
 
-/** `liveFrom`: when capture started on the tab (ms since the epoch); anything older is a replay. */
-export function reportConsole(tabId: number, e: ConsoleEntry, origin: ConsoleOrigin, liveFrom: number): void {
-  if (e.level !== "error" || origin === "network" || e.ts < liveFrom - REPLAY_SLACK_MS) return;
+/**
+ * `reportedUpTo`: page time (ms since the epoch) up to which the tab's messages are in the stream already or are
+ * left out (what was logged before capture began); a message at or before it is a replay.
+ */
+export function reportConsole(tabId: number, e: ConsoleEntry, origin: ConsoleOrigin, reportedUpTo: number): void {
+  if (e.level !== "error" || origin === "network" || e.ts <= reportedUpTo) return;
   const owner = ownerOfTab(tabId);
   if (!owner) return;
+  markReported(tabId, e.ts);
   emitBurst("console.error", tabId, {
     session_id: owner.session.session_id,
     tab_id: tabId,
@@ -42,5 +48,19 @@ export function reportRequest(tabId: number, e: RequestEntry, liveFrom: number):
     type: e.type,
     status: e.status,
     ...(e.error !== undefined && { error: cut(e.error) }),
+  });
+}
+
+/** Page events a restarted worker could not hold for the tab (diagnostics/capture.ts): the stream says so. */
+export function reportLost(tabId: number, count: number, from: number, to: number): void {
+  const owner = ownerOfTab(tabId);
+  if (!owner) return;
+  emit("events.lost", {
+    session_id: owner.session.session_id,
+    tab_id: tabId,
+    count,
+    from: new Date(from).toISOString(),
+    to: new Date(to).toISOString(),
+    reason: "worker_restart",
   });
 }

@@ -1,0 +1,59 @@
+/**
+ * The session's event stream while Chrome stops the extension's service worker again and again: a page logging
+ * about 10 errors a second loses none of them, or the stream says how many it lost and when (events.lost).
+ */
+import { expect, test } from "bun:test";
+import { evaluateInPage, serviceWorker, stopServiceWorker } from "./devtools.ts";
+import { until, useWorld, type World } from "./harness.ts";
+
+let w: World;
+useWorld({}, (world) => (w = world));
+
+const N = 100;
+
+test("a burst across three worker stops: every error the page logged is in the stream or in an events.lost", async () => {
+  const s = await w.startSession();
+  await w.ok(["navigate", w.fixtures.url("/events.html"), "--session", s]);
+  // e0 … e99, one every 100 ms; the page says how far it got.
+  await w.ok(["evaluate", `window.done = burst(${N}, 1, 100).then(() => (window.finished = true)); 1`, "--session", s]);
+  for (const at of [20, 45, 70]) {
+    // Stop the worker while the page is mid-burst, at a point the page itself reports (no sleeping).
+    await until(`the page past e${at}`, async () => (await lastLogged()) >= at, 20_000);
+    const old = await stopServiceWorker(w.person);
+    await until("the worker to come back", async () => {
+      const sw = await serviceWorker(w.person);
+      return sw && sw.targetId !== old;
+    }, 10_000);
+  }
+  await until("the page to finish", async () => (await evaluateInPage(w.browser.cdpPort!, "/events.html", "!!window.finished")) === true, 30_000);
+
+  const accounted = (evs: any[]) =>
+    evs.filter((e) => e.event === "console.error" || e.event === "events.lost").reduce((n, e) => n + (e.event === "events.lost" ? e.data.count : (e.count ?? 1)), 0);
+  const evs = await until("every error accounted for", async () => {
+    const got = (await w.ok(["events", "--session", s, "--limit", "10000"])).events;
+    return accounted(got) >= N ? got : undefined;
+  }, 15_000);
+  // Each error is delivered once, in order: an event's text is the last error it stands for; a gap is an events.lost.
+  let seen = 0;
+  for (const e of evs.filter((x: any) => x.event === "console.error" || x.event === "events.lost")) {
+    if (e.event === "events.lost") {
+      seen += e.data.count;
+      expect(Date.parse(e.data.from)).toBeLessThanOrEqual(Date.parse(e.data.to));
+      continue;
+    }
+    seen += e.count ?? 1;
+    expect(e.data.text).toBe(`e${seen - 1}`);
+  }
+  expect(seen).toBe(N);
+  expect(evs.map((e: any) => e.seq)).toEqual(evs.map((_: any, i: number) => i + 1));
+  expect(evs.filter((e: any) => e.event === "session.adopted").length).toBe(3);
+  // The buffer came back with the worker: bsk console has the page's messages from before the stops too.
+  const messages = (await w.ok(["console", "--session", s, "--limit", "500"])).messages.map((m: any) => m.text);
+  expect(messages.filter((t: string) => /^e\d+$/.test(t))).toEqual(Array.from({ length: N }, (_, i) => `e${i}`));
+  await w.ok(["session", "stop", s]);
+}, 120_000);
+
+/** The index of the last error the page logged so far (the fixture counts in window.logged). */
+async function lastLogged(): Promise<number> {
+  return (await evaluateInPage(w.browser.cdpPort!, "/events.html", "window.logged ?? -1")) as number;
+}
