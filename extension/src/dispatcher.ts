@@ -4,13 +4,14 @@
  * Params are validated again here with the method's own schema (which also fills its defaults).
  */
 import type { ExtensionMethodName } from "../../protocol/catalog.ts";
-import { getMethod, isMethodName, METHODS } from "../../protocol/catalog.ts";
+import { EFFECTS, getMethod, isMethodName, METHODS } from "../../protocol/catalog.ts";
 import { BskError } from "../../protocol/errors.ts";
 import { raceAbort } from "./abort.ts";
 import { beginCall } from "./control.ts";
 import { crashGuard } from "./crash.ts";
 import { dialogGuard } from "./dialogs.ts";
 import { guardHandlers } from "./guard/call-guard.ts";
+import { beginMutation, faultPoint, withEffectState } from "./input-mark.ts";
 import { getSession } from "./sessions.ts";
 import { dialogHandlers } from "./tools/dialogs.ts";
 import { diagnosticsHandlers } from "./tools/diagnostics.ts";
@@ -70,9 +71,16 @@ export async function dispatch(method: string, params: unknown, ctx: CallContext
   const p = parsed.data as { session_id?: string; tab_id?: number };
   // A taken-over session refuses page actions here too; a takeover cuts its running calls off.
   const call = await beginCall(method, p, ctx.signal);
+  const mutation = EFFECTS[method] === "BrowserMutation" && p.session_id ? beginMutation(p.session_id, method) : undefined;
   try {
-    return await raceAbort(guarded(handler, method, parsed.data, { ...ctx, signal: call.signal }), call.signal);
+    const result = await raceAbort(guarded(handler, method, parsed.data, { ...ctx, signal: call.signal }), call.signal);
+    if (mutation) faultPoint({ method }, "after_reaction");
+    return result;
+  } catch (err) {
+    // Once anything reached the page, a failure is never "nothing happened".
+    throw mutation ? withEffectState(err, mutation.sent()) : err;
   } finally {
+    mutation?.end();
     call.end();
   }
 }

@@ -10,6 +10,7 @@ import type { Result } from "../../protocol/catalog.ts";
 import { raceAbort } from "./abort.ts";
 import { mainFrameId, sendTo, subscribe } from "./cdp.ts";
 import { isDialogPending, onDialogOpen, openDialog, type OpenDialog } from "./dialogs.ts";
+import { sending } from "./input-mark.ts";
 import type { CdpTarget } from "./refs/target.ts";
 
 export type ActionEffect = Result<"click">["effect"];
@@ -394,7 +395,7 @@ export async function armElementProbe(el: { cdp: CdpTarget; objectId: string }, 
 export async function withEffect(tabId: number, probe: DomProbe | null, signal: AbortSignal, input: () => Promise<unknown>): Promise<ActionEffect> {
   const watch = await EffectWatch.arm(tabId, signal);
   try {
-    await input();
+    await sending({ tabId }, input);
   } catch (err) {
     if (!isDialogPending(err)) {
       watch.dispose();

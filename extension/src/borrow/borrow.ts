@@ -18,6 +18,7 @@ import { askConsent } from "./consent.ts";
 import { linkedTabs } from "./links.ts";
 import { originOf, putBack } from "./place.ts";
 import { borrowRefusal } from "./rules.ts";
+import { sending } from "../input-mark.ts";
 
 /** Tab id → the session whose borrow of it is under way. */
 const underway = new Map<number, string>();
@@ -45,7 +46,8 @@ export async function borrowTab(p: ParsedParams<"tab.borrow">, signal: AbortSign
       });
     }
     const from = originOf(now);
-    const moved = now.windowId === s.window_id ? now : only(await browser.tabs.move(tabId, { windowId: s.window_id, index: -1 }));
+    const move = async () => (now.windowId === s.window_id ? now : only(await browser.tabs.move(tabId, { windowId: s.window_id, index: -1 })));
+    const moved = await sending({ sessionId: s.session_id }, move);
     if (signal.aborted) {
       await putBack(tabId, from, isAgentWindow).catch(() => undefined);
       throw abortError(signal);
@@ -78,14 +80,16 @@ export async function returnTab(p: ParsedParams<"tab.return">): Promise<Result<"
   // Tabs the lent page opened are the session's, yet their pages can reach it: they must not outlive the loan.
   const opened = (await linkedTabs(p.tab_id)).filter((id) => ownerOfTab(id)?.session.session_id === s.session_id);
   const closed: number[] = [];
-  for (const id of opened) {
-    await browser.tabs.remove(id).then(
-      () => closed.push(id),
-      () => undefined,
-    );
-  }
-  const placed = await giveBack(s, p.tab_id).catch((err: unknown) => {
-    throw err instanceof BskError ? err : new BskError("cdp_failed", `tab ${p.tab_id} could not be moved back: ${errorMessage(err)}`);
+  const placed = await sending({ sessionId: s.session_id }, async () => {
+    for (const id of opened) {
+      await browser.tabs.remove(id).then(
+        () => closed.push(id),
+        () => undefined,
+      );
+    }
+    return giveBack(s, p.tab_id).catch((err: unknown) => {
+      throw err instanceof BskError ? err : new BskError("cdp_failed", `tab ${p.tab_id} could not be moved back: ${errorMessage(err)}`);
+    });
   });
   return { tab_id: p.tab_id, ...placed, closed_tab_ids: closed, current_tab_id: s.current_tab_id };
 }

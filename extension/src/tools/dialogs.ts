@@ -5,6 +5,7 @@ import { sendTo } from "../cdp.ts";
 import { answered, dialogInfo, openDialog, type OpenDialog } from "../dialogs.ts";
 import { resolveTab } from "../sessions.ts";
 import type { FamilyHandlers } from "./handler.ts";
+import { sending } from "../input-mark.ts";
 
 function requireDialog(tabId: number): OpenDialog {
   const d = openDialog(tabId);
@@ -19,7 +20,7 @@ function requireDialog(tabId: number): OpenDialog {
 
 async function answer(tabId: number, d: OpenDialog, accept: boolean, text: string | undefined, signal: AbortSignal): Promise<void> {
   try {
-    await sendTo(d.target, "Page.handleJavaScriptDialog", { accept, ...(text !== undefined && { promptText: text }) }, signal);
+    await sending({ tabId }, () => sendTo(d.target, "Page.handleJavaScriptDialog", { accept, ...(text !== undefined && { promptText: text }) }, signal));
   } catch (err) {
     // Answered meanwhile (by the person, or the page went away): the dialog is gone either way.
     if (!(err instanceof BskError && /no dialog is showing/i.test(String(err.data?.cdp_message ?? "")))) throw err;

@@ -7,6 +7,7 @@ import { dialogGuard } from "../dialogs.ts";
 import { mergeEmulation, touchesMetrics, type EmulationState } from "../emulation/devices.ts";
 import { requireSession, resolveTab } from "../sessions.ts";
 import type { FamilyHandlers } from "./handler.ts";
+import { sending } from "../input-mark.ts";
 
 /** What each tab was told to emulate. CDP overrides end with the debugger's attachment, and so does this. */
 const states = new Map<number, EmulationState>();
@@ -127,10 +128,10 @@ export const emulationHandlers: FamilyHandlers<typeof emulationMethods> = {
     }
     let state: EmulationState | null = null;
     if (p.off) {
-      await clear(tabId, signal);
+      await sending({ tabId }, () => clear(tabId, signal));
     } else {
       state = mergeEmulation(states.get(tabId) ?? {}, p, chromeMajor());
-      await apply(tabId, state, signal);
+      await sending({ tabId }, () => apply(tabId, state, signal));
     }
     remember(tabId, state);
     const view = await pageView(tabId, signal);
@@ -154,7 +155,7 @@ export const emulationHandlers: FamilyHandlers<typeof emulationMethods> = {
     const tabId = current && current.tab.windowId === s.window_id ? current.tabId : undefined;
     const viewBefore = tabId !== undefined ? await viewIfAnswering(tabId, signal) : undefined;
 
-    const after = await browser.windows.update(s.window_id, { state: "normal", width: p.width, height: p.height });
+    const after = await sending({ sessionId: s.session_id }, () => browser.windows.update(s.window_id, { state: "normal", width: p.width, height: p.height }));
     const result: { window_id: number; width: number; height: number; viewport?: { width: number; height: number } } = {
       window_id: s.window_id,
       width: after.width ?? p.width,

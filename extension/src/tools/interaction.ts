@@ -35,6 +35,7 @@ import { resolveTarget } from "../refs/resolve.ts";
 import type { ResolvedTarget } from "../refs/target.ts";
 import { resolveTab } from "../sessions.ts";
 import type { FamilyHandlers } from "./handler.ts";
+import { sending } from "../input-mark.ts";
 
 type ActionResult = Result<"click">;
 type Acted = ActionResult["target"];
@@ -409,11 +410,13 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
     const where = p.frame === undefined ? { target: { tabId } } : await frameContext(p.session_id, tabId, p.frame, signal);
     let reply: EvaluateReply;
     try {
-      reply = await sendTo<EvaluateReply>(
-        where.target,
-        "Runtime.evaluate",
-        { ...params, ...("contextId" in where && where.contextId !== undefined && { contextId: where.contextId }) },
-        signal,
+      reply = await sending({ tabId }, () =>
+        sendTo<EvaluateReply>(
+          where.target,
+          "Runtime.evaluate",
+          { ...params, ...("contextId" in where && where.contextId !== undefined && { contextId: where.contextId }) },
+          signal,
+        ),
       );
     } catch (err) {
       const cdpMessage = err instanceof BskError ? String(err.data?.cdp_message ?? "") : "";

@@ -12,6 +12,7 @@ import { restrictedUrlError } from "../scope.ts";
 import { resolveTab } from "../sessions.ts";
 import { requestNeverSent } from "../net-errors.ts";
 import { normalizeUrl } from "../urls.ts";
+import { sending } from "../input-mark.ts";
 
 type NavigationResult = Result<"navigate">;
 
@@ -77,7 +78,7 @@ async function goHistory(
     await assertSessionMayOpen(session, entry.url, tabId);
     // A page from the back-forward cache comes back without a request the blocking rules would see.
     assertOriginAllowed(session, entry.url, tabId);
-    await send(tabId, "Page.navigateToHistoryEntry", { entryId: entry.id }, signal);
+    await sending({ tabId }, () => send(tabId, "Page.navigateToHistoryEntry", { entryId: entry.id }, signal));
     await watch.until(p.wait_until, signal);
     return navigationResult(tabId, true, signal);
   });
@@ -97,7 +98,7 @@ export const navigationHandlers: FamilyHandlers<typeof navigationMethods> = {
     await assertSessionMayOpen(session, url, tabId);
     assertOwnBlob(url, tab.url ?? "", tabId);
     return watching(tabId, signal, async (watch) => {
-      const r = await send<{ loaderId?: string; errorText?: string; isDownload?: boolean }>(tabId, "Page.navigate", { url }, signal);
+      const r = await sending({ tabId }, () => send<{ loaderId?: string; errorText?: string; isDownload?: boolean }>(tabId, "Page.navigate", { url }, signal));
       if (r.errorText) {
         // The error page commits next; until it has, the tab answers no CDP command ("Not attached to an active page").
         if (r.loaderId) await settle(watch.until("commit", signal, r.loaderId), ERROR_PAGE_COMMIT_CAP_MS);
@@ -128,7 +129,7 @@ export const navigationHandlers: FamilyHandlers<typeof navigationMethods> = {
   reload: async (p, { signal }) => {
     const { tabId } = await resolveTab(p);
     return watching(tabId, signal, async (watch) => {
-      await send(tabId, "Page.reload", { ignoreCache: p.hard }, signal);
+      await sending({ tabId }, () => send(tabId, "Page.reload", { ignoreCache: p.hard }, signal));
       await watch.until(p.wait_until, signal);
       return navigationResult(tabId, true, signal);
     });

@@ -11,6 +11,7 @@ import { assertOwned, ownerOf, restrictedUrlError } from "../scope.ts";
 import { adoptTab, allSessions, dropTab, requireSession, resolveTab, setCurrent } from "../sessions.ts";
 import type { SessionState } from "../settings.ts";
 import { normalizeUrl, outlineUrl } from "../urls.ts";
+import { sending } from "../input-mark.ts";
 
 type TabInfo = Result<"tab.create">;
 
@@ -55,7 +56,8 @@ export const tabHandlers: FamilyHandlers<typeof tabMethods> = {
     // A blob: belongs to the page that made it; a new tab has none.
     if (/^blob:/i.test(url)) throw restrictedUrlError(url);
     await assertSessionMayOpen(s, url);
-    const tab = await browser.tabs.create({ windowId: s.window_id, url, active: !p.background }).catch((err: unknown) => {
+    const create = () => browser.tabs.create({ windowId: s.window_id, url, active: !p.background });
+    const tab = await sending({ sessionId: s.session_id }, create).catch((err: unknown) => {
       throw new BskError("not_found", `the Agent Window of session ${s.session_id} is gone: ${String(err)}`, {
         data: { reason: "session_ended" },
       });
@@ -68,7 +70,7 @@ export const tabHandlers: FamilyHandlers<typeof tabMethods> = {
 
   "tab.select": async (p) => {
     const { session, tabId } = await resolveTab(p);
-    const tab = await browser.tabs.update(tabId, { active: true });
+    const tab = await sending({ sessionId: session.session_id }, () => browser.tabs.update(tabId, { active: true }));
     setCurrent(session, tabId);
     return tabInfo(tab ?? (await browser.tabs.get(tabId)), session);
   },
@@ -85,7 +87,7 @@ export const tabHandlers: FamilyHandlers<typeof tabMethods> = {
         data: { reason: "borrowed_tab", tab_id: tabId },
       });
     }
-    const replacement = await keepWindowOpen(s, tab!);
+    const replacement = await sending({ sessionId: s.session_id }, () => keepWindowOpen(s, tab!));
     dropTab(s, tabId);
     if (replacement !== null && s.current_tab_id === null) setCurrent(s, replacement);
     emit("tab.closed", { session_id: s.session_id, tab_id: tabId });
