@@ -18,6 +18,7 @@ import { installOwnPageRevival } from "../src/own-pages.ts";
 import { installCrashWatch } from "../src/crash.ts";
 import { installDownloadTap } from "../src/files/download-tap.ts";
 import { installObserve } from "../src/events/observe.ts";
+import { installHands } from "../src/hands/agent-input.ts";
 import { installKeepalive } from "../src/keepalive.ts";
 import { installOverlay } from "../src/overlay/hub.ts";
 import { installOwnershipListeners } from "../src/ownership.ts";
@@ -53,6 +54,7 @@ export default defineBackground({
     installLinkTracking();
     installOwnPageRevival();
     installOverlay();
+    installHands();
     installOriginGuard();
     installPromptWatch();
     installCrashWatch();

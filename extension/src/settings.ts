@@ -2,7 +2,7 @@
  * What the extension keeps in chrome.storage, and the shapes the popup and the connect page read.
  *
  * storage.local (survives restarts):   port, label, instance_id, and the person's switches
- *                                      confirm_borrow, allow_help, show_hints (all on by default)
+ *                                      confirm_borrow, allow_help, show_hints, auto_takeover (all on by default)
  * storage.session (survives SW death): connection (ConnectionStatus), sessions (Record<id, SessionState>)
  */
 import { browser } from "wxt/browser";
@@ -17,6 +17,7 @@ export const LOCAL = {
   confirmBorrow: "confirm_borrow",
   allowHelp: "allow_help",
   showHints: "show_hints",
+  autoTakeover: "auto_takeover",
 } as const;
 
 /** The person's switches (popup). Only the popup changes them; CLI flags and env vars cannot. */
@@ -27,19 +28,22 @@ export interface Switches {
   allow_help: boolean;
   /** "Show control hints" (the pill and the edge glow) */
   show_hints: boolean;
+  /** "Take over when I use an agent tab": the person's own input in a session's tab takes it over (hands/). */
+  auto_takeover: boolean;
 }
 
-export const DEFAULT_SWITCHES: Switches = { confirm_borrow: true, allow_help: true, show_hints: true };
+export const DEFAULT_SWITCHES: Switches = { confirm_borrow: true, allow_help: true, show_hints: true, auto_takeover: true };
 
 /** Reads the switches; anything unreadable or not a boolean counts as the default (on), so consent never silently turns off. */
 export async function readSwitches(): Promise<Switches> {
   try {
-    const got = await browser.storage.local.get([LOCAL.confirmBorrow, LOCAL.allowHelp, LOCAL.showHints]);
+    const got = await browser.storage.local.get([LOCAL.confirmBorrow, LOCAL.allowHelp, LOCAL.showHints, LOCAL.autoTakeover]);
     const pick = (key: string, fallback: boolean) => (typeof got[key] === "boolean" ? (got[key] as boolean) : fallback);
     return {
       confirm_borrow: pick(LOCAL.confirmBorrow, DEFAULT_SWITCHES.confirm_borrow),
       allow_help: pick(LOCAL.allowHelp, DEFAULT_SWITCHES.allow_help),
       show_hints: pick(LOCAL.showHints, DEFAULT_SWITCHES.show_hints),
+      auto_takeover: pick(LOCAL.autoTakeover, DEFAULT_SWITCHES.auto_takeover),
     };
   } catch {
     return { ...DEFAULT_SWITCHES };

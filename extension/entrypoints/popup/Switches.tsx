@@ -8,6 +8,7 @@ const ROWS: { key: keyof SwitchValues; storage: string; label: MessageKey }[] = 
   { key: "confirm_borrow", storage: LOCAL.confirmBorrow, label: "popup.confirm_borrow" },
   { key: "allow_help", storage: LOCAL.allowHelp, label: "popup.allow_help" },
   { key: "show_hints", storage: LOCAL.showHints, label: "popup.show_hints" },
+  { key: "auto_takeover", storage: LOCAL.autoTakeover, label: "popup.auto_takeover" },
 ];
 
 export function Switches(props: { values: SwitchValues }) {
