@@ -67,7 +67,7 @@ describe("control pill", () => {
 });
 
 describe("take over, resume, stop", () => {
-  test("Take over during a long wait-for cancels it; actions are refused, reads work; Resume makes old refs stale and acting possible again", async () => {
+  test("Take over during a long wait-for cancels it; actions and reads are refused; Resume makes old refs stale and acting possible again", async () => {
     const { s, page } = await sessionOnFixture();
     const probe = await refFor(s, "Probe");
 
