@@ -6,7 +6,6 @@
  * and the caller is answered at once while the stages unwind behind it.
  */
 import { EFFECTS, type MethodName } from "../protocol/catalog.ts";
-import type { Effect } from "../protocol/define.ts";
 import { BskError, toErrorBody, type ErrorBody } from "../protocol/errors.ts";
 import { CALL_PROGRESS, type RequestFrame } from "../protocol/frames.ts";
 import { Call, mintTraceId, timeoutError } from "./call.ts";
@@ -117,7 +116,7 @@ export class Dispatcher {
       if (!handler) throw new BskError("unsupported", `${call.method} is not implemented by this daemon`);
       return handler({ call, ctx: this.ctx, client, findCall: (id) => this.findCall(id, client) });
     }
-    return this.sessionStages(call, effect);
+    return this.sessionStages(call);
   }
 
   /**
@@ -173,7 +172,7 @@ export class Dispatcher {
     return record;
   }
 
-  private async sessionStages(call: Call, effect: Effect): Promise<unknown> {
+  private async sessionStages(call: Call): Promise<unknown> {
     const sessionId = call.params.session_id;
     if (typeof sessionId !== "string") {
       throw new BskError("unsupported", `${call.method} has no session to route it to`);
@@ -181,7 +180,7 @@ export class Dispatcher {
     const { sessions } = this.ctx;
     const rt = sessions.lookup(sessionId);
     call.sessionId = sessionId;
-    checkEffectGate(effect, rt.record.state, sessionId);
+    checkEffectGate(call.method, rt.record.state, sessionId);
     sessions.beginCall(rt, call);
     const queuedAt = performance.now();
     call.stage = "queue";
@@ -189,7 +188,7 @@ export class Dispatcher {
       return await rt.queue.run(call.signal, async () => {
         call.timings.queue = round(performance.now() - queuedAt);
         // The person may have taken over while the call waited.
-        checkEffectGate(effect, rt.record.state, sessionId);
+        checkEffectGate(call.method, rt.record.state, sessionId);
         return afterBrowser(this.ctx, call, await forwardToBrowser(this.ctx, call, rt));
       });
     } finally {

@@ -1,9 +1,10 @@
 /**
- * The interrupt gate: while the person has taken over a session, nothing may act on the page.
- * Reads and control-plane calls pass, so the agent can still look and stop.
+ * The interrupt gate: while the person has taken over a session, the agent can neither act on its pages nor read
+ * them (protocol/person-control.ts). Control-plane calls pass, so the agent can still see events and stop.
  */
-import type { Effect } from "../protocol/define.ts";
+import type { MethodName } from "../protocol/catalog.ts";
 import { BskError } from "../protocol/errors.ts";
+import { refusedWhileTakenOver } from "../protocol/person-control.ts";
 
 export type SessionState = "starting" | "live" | "taken_over" | "ended";
 
@@ -13,7 +14,6 @@ export function takenOverError(sessionId: string): BskError {
   });
 }
 
-export function checkEffectGate(effect: Effect, state: SessionState, sessionId: string): void {
-  if (state !== "taken_over") return;
-  if (effect === "BrowserMutation" || effect === "TransientInput") throw takenOverError(sessionId);
+export function checkEffectGate(method: MethodName, state: SessionState, sessionId: string): void {
+  if (state === "taken_over" && refusedWhileTakenOver(method)) throw takenOverError(sessionId);
 }

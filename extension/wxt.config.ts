@@ -16,6 +16,10 @@ export default defineConfig({
     host_permissions: ["<all_urls>"],
     action: { default_title: "bsk" },
     // The overlay (entrypoints/overlay.ts): listed by hand, see there why it is not a WXT content script.
-    content_scripts: [{ matches: ["<all_urls>"], js: ["overlay.js"], run_at: "document_end", all_frames: false }],
+    // The hands (entrypoints/hands.ts): every frame, before the page's scripts, blank and opaque-origin frames too.
+    content_scripts: [
+      { matches: ["<all_urls>"], js: ["overlay.js"], run_at: "document_end", all_frames: false },
+      { matches: ["<all_urls>"], js: ["hands.js"], run_at: "document_start", all_frames: true, match_about_blank: true, match_origin_as_fallback: true },
+    ],
   },
 });

@@ -40,10 +40,11 @@ export const EVENTS = {
   /** The dialog was answered, by the agent (bsk dialog) or by the person. */
   "dialog.closed": () => z.object({ session_id: z.string(), tab_id: z.number().int(), accepted: z.boolean() }),
   /**
-   * The person clicked Take over (overlay or popup): the daemon marks the session taken_over, cancels its calls and
-   * refuses mutations and transient input (user_aborted, reason taken_over) until session.resume. `tab_id`: where they clicked.
+   * The person took the session over: Take over (overlay or popup), or `cause: "input"`, their own click, key press,
+   * touch or drag in its tab. The daemon marks the session taken_over, cancels its calls and refuses actions on and
+   * reads of its pages (user_aborted, reason taken_over) until session.resume. `tab_id`: where they did it.
    */
-  "session.takeover": () => z.object({ session_id: z.string(), tab_id: z.number().int().optional() }),
+  "session.takeover": () => z.object({ session_id: z.string(), tab_id: z.number().int().optional(), cause: z.enum(["input"]).optional() }),
   /** The person clicked Resume: the session is live again; refs from before the takeover stay stale. */
   "session.resume": () => z.object({ session_id: z.string(), tab_id: z.number().int().optional() }),
   /** A request-help call ended with this outcome (also the call's result). */

@@ -20,6 +20,7 @@ import { installRunawayStop } from "../src/runaway.ts";
 import { installFileUrlGuard } from "../src/guard/file-urls.ts";
 import { installDownloadTap } from "../src/files/download-tap.ts";
 import { installObserve } from "../src/events/observe.ts";
+import { installHands } from "../src/hands/agent-input.ts";
 import { installKeepalive } from "../src/keepalive.ts";
 import { installOverlay } from "../src/overlay/hub.ts";
 import { installNavReasons } from "../src/nav-reasons.ts";
@@ -57,6 +58,7 @@ export default defineBackground({
     installNavReasons();
     installOwnPageRevival();
     installOverlay();
+    installHands();
     installOriginGuard();
     installPromptWatch();
     installCrashWatch();

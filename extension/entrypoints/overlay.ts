@@ -10,6 +10,7 @@
  */
 import { browser } from "wxt/browser";
 import { defineUnlistedScript } from "wxt/utils/define-unlisted-script";
+import { OVERLAY_HOST_GLOBAL } from "../src/hands/messages.ts";
 import { CriteriaWatch } from "../src/help/watch.ts";
 import { LIVE_KEY, type OverlayPush, type OverlayRequest, type OverlayView } from "../src/overlay/messages.ts";
 import { OverlayHost } from "../src/overlay/ui/host.ts";
@@ -36,6 +37,8 @@ export default defineUnlistedScript(() => {
   const ensureHost = (): OverlayHost => {
     if (!host) {
       host = new OverlayHost();
+      // The hands script (same world) leaves the person's presses on the pill and the help panel out.
+      (globalThis as Record<string, unknown>)[OVERLAY_HOST_GLOBAL] = host.host;
       pill = new Pill(host.root, (action) => void send({ type: `overlay.${action}` }));
     }
     return host;

@@ -154,10 +154,33 @@ export async function send<T = any>(tabId: number, method: string, params?: obje
   return sendTo<T>({ tabId }, method, params, signal);
 }
 
+/**
+ * Sees every command this extension sends through send()/sendTo() as it goes out; the returned function (if any)
+ * runs once the browser has answered it (hands/agent-input.ts tells the agent's own input from the person's).
+ */
+export type CommandWatch = (target: CdpTarget, method: string, params: Record<string, any>) => (() => void) | undefined;
+const commandWatches: CommandWatch[] = [];
+
+export function watchCommands(watch: CommandWatch): void {
+  commandWatches.push(watch);
+}
+
+function sendWatched(target: CdpTarget, method: string, params?: object): Promise<unknown> {
+  const done = commandWatches.map((w) => w(target, method, (params ?? {}) as Record<string, any>));
+  const sent = rawSend(target.tabId, method, params, target.sessionId);
+  if (done.some(Boolean)) {
+    const settle = () => {
+      for (const d of done) d?.();
+    };
+    sent.then(settle, settle);
+  }
+  return sent;
+}
+
 /** send() to a tab's own session or to one of its child sessions (an out-of-process iframe). */
 export async function sendTo<T = any>(target: CdpTarget, method: string, params?: object, signal?: AbortSignal): Promise<T> {
   await raceAbort(attach(target.tabId), signal);
-  const sent = rawSend(target.tabId, method, params, target.sessionId);
+  const sent = sendWatched(target, method, params);
   if (signal) stopScriptIfLeftRunning(target, sent, signal);
   try {
     return (await raceAbort(sent, signal)) as T;

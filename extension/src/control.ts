@@ -2,15 +2,17 @@
  * Who is in control of each session, on the browser side, and which tabs a session is acting on right now.
  *
  * Take over (overlay or popup): the session's refs become stale (a new ref epoch), its calls running here are cut
- * off at once with user_aborted (reason taken_over), later mutations and transient input are refused here too (the
- * daemon's gate refuses them first; this covers a call already on its way), and the daemon is told
+ * off at once with user_aborted (reason taken_over), later actions and reads of its pages are refused here too
+ * (protocol/person-control.ts; the daemon's gate refuses them first, this covers a call already on its way), and the
+ * daemon is told
  * (session.takeover), which cancels what it has in flight. Resume reverses the gate and makes refs stale again: the
  * person may have changed anything, so the agent re-observes. The state survives a worker restart
  * (storage.session).
  */
 import { browser } from "wxt/browser";
-import { EFFECTS, METHODS, type ExtensionMethodName } from "../../protocol/catalog.ts";
+import { METHODS, type ExtensionMethodName } from "../../protocol/catalog.ts";
 import { BskError } from "../../protocol/errors.ts";
+import { refusedWhileTakenOver } from "../../protocol/person-control.ts";
 import { emit } from "./outbox.ts";
 import { onDebuggingCancelled } from "./cdp.ts";
 import { invalidateRefs } from "./refs/table.ts";
@@ -72,7 +74,8 @@ export function takenOverError(sessionId: string): BskError {
   return new BskError("user_aborted", `the person took over session ${sessionId}`, { data: { reason: "taken_over", session_id: sessionId } });
 }
 
-export async function takeOver(sessionId: string, tabId?: number): Promise<boolean> {
+/** `cause` "input": the person's own input in the tab took it (hands/), not a button. */
+export async function takeOver(sessionId: string, tabId?: number, cause?: "input"): Promise<boolean> {
   await controlReady();
   if (!getSession(sessionId) || takenOver.has(sessionId)) return false;
   // A recording's tab is the person's already; taking over would only cut off the wait for its trace.
@@ -82,7 +85,7 @@ export async function takeOver(sessionId: string, tabId?: number): Promise<boole
   save();
   for (const ac of running.get(sessionId) ?? []) ac.abort(takenOverError(sessionId));
   await invalidateRefs(sessionId);
-  emit("session.takeover", { session_id: sessionId, ...(tabId !== undefined && { tab_id: tabId }) });
+  emit("session.takeover", { session_id: sessionId, ...(tabId !== undefined && { tab_id: tabId }), ...(cause && { cause }) });
   changed(sessionId);
   return true;
 }
@@ -129,8 +132,7 @@ export async function beginCall(
     return { signal, end: () => {} };
   }
   await controlReady();
-  const effect = EFFECTS[method];
-  if (takenOver.has(sessionId) && (effect === "BrowserMutation" || effect === "TransientInput")) throw takenOverError(sessionId);
+  if (takenOver.has(sessionId) && refusedWhileTakenOver(method)) throw takenOverError(sessionId);
 
   const ac = new AbortController();
   const onAbort = () => ac.abort(signal.reason);

@@ -2,7 +2,7 @@
  * What the extension keeps in chrome.storage, and the shapes the popup and the connect page read.
  *
  * storage.local (survives restarts):   port, label, instance_id, and the person's switches
- *                                      confirm_borrow, allow_help, show_hints (on by default), allow_file_urls (off)
+ *                                      confirm_borrow, allow_help, show_hints, auto_takeover (on by default), allow_file_urls (off)
  * storage.session (survives SW death): connection (ConnectionStatus), sessions (Record<id, SessionState>)
  */
 import { browser } from "wxt/browser";
@@ -18,6 +18,7 @@ export const LOCAL = {
   allowHelp: "allow_help",
   showHints: "show_hints",
   allowFileUrls: "allow_file_urls",
+  autoTakeover: "auto_takeover",
 } as const;
 
 /** The person's switches (popup). Only the popup changes them; CLI flags and env vars cannot. */
@@ -30,9 +31,11 @@ export interface Switches {
   show_hints: boolean;
   /** "Let sessions open local files (file://)" (never with an origin allow-list, never below $BSK_HOME; guard/file-urls.ts) */
   allow_file_urls: boolean;
+  /** "Take over when I use an agent tab": the person's own input in a session's tab takes it over (hands/). */
+  auto_takeover: boolean;
 }
 
-export const DEFAULT_SWITCHES: Switches = { confirm_borrow: true, allow_help: true, show_hints: true, allow_file_urls: false };
+export const DEFAULT_SWITCHES: Switches = { confirm_borrow: true, allow_help: true, show_hints: true, allow_file_urls: false, auto_takeover: true };
 
 /**
  * Reads the switches; anything unreadable or not a boolean counts as the default (the safe side: consent on, file
@@ -40,13 +43,14 @@ export const DEFAULT_SWITCHES: Switches = { confirm_borrow: true, allow_help: tr
  */
 export async function readSwitches(): Promise<Switches> {
   try {
-    const got = await browser.storage.local.get([LOCAL.confirmBorrow, LOCAL.allowHelp, LOCAL.showHints, LOCAL.allowFileUrls]);
+    const got = await browser.storage.local.get([LOCAL.confirmBorrow, LOCAL.allowHelp, LOCAL.showHints, LOCAL.allowFileUrls, LOCAL.autoTakeover]);
     const pick = (key: string, fallback: boolean) => (typeof got[key] === "boolean" ? (got[key] as boolean) : fallback);
     return {
       confirm_borrow: pick(LOCAL.confirmBorrow, DEFAULT_SWITCHES.confirm_borrow),
       allow_help: pick(LOCAL.allowHelp, DEFAULT_SWITCHES.allow_help),
       show_hints: pick(LOCAL.showHints, DEFAULT_SWITCHES.show_hints),
       allow_file_urls: pick(LOCAL.allowFileUrls, DEFAULT_SWITCHES.allow_file_urls),
+      auto_takeover: pick(LOCAL.autoTakeover, DEFAULT_SWITCHES.auto_takeover),
     };
   } catch {
     return { ...DEFAULT_SWITCHES };

@@ -261,6 +261,26 @@ export class PersonPage {
     await this.send("Input.dispatchKeyEvent", { type: "keyUp", ...base });
   }
 
+  /** Types `text` key by key into whatever has focus (trusted keyDown/keyUp pairs, as a keyboard sends). */
+  async typeKeys(text: string): Promise<void> {
+    for (const ch of text) {
+      const code = ch.toUpperCase().charCodeAt(0);
+      const base = { key: ch, windowsVirtualKeyCode: code, nativeVirtualKeyCode: code };
+      await this.send("Input.dispatchKeyEvent", { type: "keyDown", ...base, text: ch, unmodifiedText: ch });
+      await this.send("Input.dispatchKeyEvent", { type: "keyUp", ...base });
+    }
+  }
+
+  /** Moves the pointer over the page (no button held), as a person's hand resting on the mouse does. */
+  async moveMouse(x: number, y: number): Promise<void> {
+    await this.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y });
+  }
+
+  /** Turns the mouse wheel at a point. */
+  async wheel(x: number, y: number, deltaY: number): Promise<void> {
+    await this.send("Input.dispatchMouseEvent", { type: "mouseWheel", x, y, deltaX: 0, deltaY });
+  }
+
   /** Clicks the help panel's note field and types into it. */
   async typeNote(note: string): Promise<void> {
     await this.clickNode("the note field", () => this.overlayNode({ tag: "TEXTAREA" }));

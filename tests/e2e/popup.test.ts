@@ -58,14 +58,14 @@ describe("popup", () => {
   });
 
   test("switches start on, toggle, persist in chrome.storage.local and survive reopening", async () => {
-    for (const name of ["confirm_borrow", "allow_help", "show_hints"]) {
+    for (const name of ["confirm_borrow", "allow_help", "show_hints", "auto_takeover"]) {
       expect(await checked(name)).toBe(true);
       await popup.clickSelector(`input[name="${name}"]`);
       await popup.waitFor(`chrome.storage.local.get("${name}").then((v) => v["${name}"] === false)`);
       expect(await stored(name)).toBe(false);
     }
     const again = await openPopup();
-    for (const name of ["confirm_borrow", "allow_help", "show_hints"]) {
+    for (const name of ["confirm_borrow", "allow_help", "show_hints", "auto_takeover"]) {
       expect(await again.evaluate(`document.querySelector('input[name="${name}"]').checked`)).toBe(false);
       await again.clickSelector(`input[name="${name}"]`);
       await again.waitFor(`chrome.storage.local.get("${name}").then((v) => v["${name}"] === true)`);

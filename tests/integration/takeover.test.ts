@@ -1,13 +1,13 @@
 /**
  * Take over and Resume in the daemon, with a scripted browser: the person's takeover cuts off the session's calls
- * (the extension is told to cancel them), refuses page actions with user_aborted/taken_over while reads and control
- * calls pass, and Resume lets actions through again. Only the browser that owns the session can take it over.
+ * (the extension is told to cancel them), refuses page actions and page reads with user_aborted/taken_over while
+ * control calls and the session's lists pass, and Resume lets them through again. Only the browser that owns the session can take it over.
  */
 import { describe, expect, test } from "bun:test";
 import { startSession, withSession } from "./harness.ts";
 
 describe("take over and resume", () => {
-  test("a takeover cancels the call in flight and refuses actions until Resume; reads pass", () =>
+  test("a takeover cancels the call in flight and refuses actions and reads until Resume; the session's lists pass", () =>
     withSession({}, async ({ peer, c, s }) => {
       const waiting = c.request("wait_for", { session_id: s, text: "never" });
       const held = await peer.next("wait_for");
@@ -25,9 +25,14 @@ describe("take over and resume", () => {
       const hover = await c.request("hover", { session_id: s, target: "#menu" });
       expect(hover.error?.code).toBe("user_aborted");
 
-      const snap = c.request("snapshot", { session_id: s });
-      (await peer.next("snapshot")).reply({ tab_id: 1, text: "page", truncated: false });
-      expect((await snap).result).toMatchObject({ text: "page" });
+      // What the person types is theirs: the page is not read either, and the browser never sees the call.
+      for (const method of ["snapshot", "get_html", "screenshot", "console"]) {
+        const read = await c.request(method, { session_id: s });
+        expect(read.error).toMatchObject({ code: "user_aborted", data: { reason: "taken_over" } });
+      }
+      const tabs = c.request("tab.list", { session_id: s });
+      (await peer.next("tab.list")).reply({ tabs: [] });
+      expect((await tabs).result).toMatchObject({ tabs: [] });
 
       peer.event("session.resume", { session_id: s, tab_id: 7 });
       await peer.barrier();

@@ -2,24 +2,29 @@ import { describe, expect, test } from "bun:test";
 import { checkEffectGate } from "../../daemon/effect-gate.ts";
 import { DAEMON_HANDLERS } from "../../daemon/handlers/index.ts";
 import { isClientCallable, parseParams, resolveMethod } from "../../daemon/validate.ts";
-import { METHOD_NAMES, METHODS } from "../../protocol/catalog.ts";
+import { METHOD_NAMES, METHODS, type MethodName } from "../../protocol/catalog.ts";
 
 describe("effect gate", () => {
-  test("while taken over, mutations and transient input are refused with user_aborted / taken_over", () => {
-    for (const effect of ["BrowserMutation", "TransientInput"] as const) {
-      expect(() => checkEffectGate(effect, "taken_over", "abcd")).toThrow();
-      try {
-        checkEffectGate(effect, "taken_over", "abcd");
-      } catch (e) {
-        expect(e).toMatchObject({ code: "user_aborted", data: { reason: "taken_over" } });
-      }
+  const refused = (method: MethodName) => {
+    try {
+      checkEffectGate(method, "taken_over", "abcd");
+      return false;
+    } catch (e) {
+      expect(e).toMatchObject({ code: "user_aborted", data: { reason: "taken_over" } });
+      return true;
+    }
+  };
+
+  test("while taken over, mutations, transient input and reads of a tab are refused with user_aborted / taken_over", () => {
+    for (const m of ["click", "fill", "hover", "navigate", "tab.create", "snapshot", "get_html", "screenshot", "find", "console", "wait_for"] as const) {
+      expect(refused(m)).toBe(true);
     }
   });
 
-  test("reads and control-plane calls pass; nothing is gated while live", () => {
-    expect(() => checkEffectGate("PassiveRead", "taken_over", "abcd")).not.toThrow();
-    expect(() => checkEffectGate("ControlPlane", "taken_over", "abcd")).not.toThrow();
-    expect(() => checkEffectGate("BrowserMutation", "live", "abcd")).not.toThrow();
+  test("control-plane calls, the session's lists and request-help pass; nothing is gated while live", () => {
+    for (const m of ["tab.list", "events", "request_help", "session.stop", "session.list"] as const) expect(refused(m)).toBe(false);
+    expect(() => checkEffectGate("click", "live", "abcd")).not.toThrow();
+    expect(() => checkEffectGate("snapshot", "live", "abcd")).not.toThrow();
   });
 });
 

@@ -9,6 +9,7 @@ const ROWS: { key: keyof SwitchValues; storage: string; label: MessageKey }[] = 
   { key: "allow_help", storage: LOCAL.allowHelp, label: "popup.allow_help" },
   { key: "show_hints", storage: LOCAL.showHints, label: "popup.show_hints" },
   { key: "allow_file_urls", storage: LOCAL.allowFileUrls, label: "popup.allow_file_urls" },
+  { key: "auto_takeover", storage: LOCAL.autoTakeover, label: "popup.auto_takeover" },
 ];
 
 export function Switches(props: { values: SwitchValues }) {

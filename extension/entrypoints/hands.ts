@@ -1,0 +1,52 @@
+/**
+ * The hands content script, in every frame of every page from document start (manifest content_scripts). It notes
+ * each trusted press, key, edit or drop in its document (HAND_KINDS) and, while some session is live, tells the
+ * worker, which decides whether the agent or the person made it (src/hands/agent-input.ts). It keeps the last few
+ * for the worker's drain. Events on bsk's own overlay (pill, help panel) are not the page's and are left out.
+ *
+ * Listening on window in the capture phase, registered before any page script runs, means a page cannot stop these
+ * events from reaching it; page scripts cannot see this world, and cannot make a trusted event.
+ * Built as an unlisted script listed in the manifest by hand, like the overlay (see there why).
+ */
+import { browser } from "wxt/browser";
+import { defineUnlistedScript } from "wxt/utils/define-unlisted-script";
+import { HAND_KINDS, HANDS_GLOBAL, OVERLAY_HOST_GLOBAL, type HandEvent, type HandKind, type HandsDrain, type HandsReport } from "../src/hands/messages.ts";
+import { LIVE_KEY } from "../src/overlay/messages.ts";
+
+/** Kept for the drain: more than one agent action can make, far less than memory minds. */
+const KEEP = 256;
+/** A modifier alone is not an action on the page (Alt-Tab away from the browser starts with one). */
+const MODIFIER_KEYS = new Set(["Shift", "Control", "Alt", "AltGraph", "Meta", "OS", "CapsLock", "Fn", "FnLock", "Hyper", "Super", "Symbol", "NumLock", "ScrollLock"]);
+
+export default defineUnlistedScript(() => {
+  const g = globalThis as Record<string, unknown>;
+  if (g[HANDS_GLOBAL]) return;
+  const doc = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
+  let seq = 0;
+  const kept: HandEvent[] = [];
+  let live = false;
+
+  /** `known`: per document, the last event the worker has decided on. */
+  const drain = (known: Record<string, number>): HandsDrain => ({ doc, events: kept.filter((e) => e.seq > (known[doc] ?? 0)) });
+  g[HANDS_GLOBAL] = { drain };
+
+  const onOverlay = (e: Event) => {
+    const host = g[OVERLAY_HOST_GLOBAL];
+    return host instanceof Element && e.composedPath().includes(host);
+  };
+
+  const note = (e: Event) => {
+    if (!e.isTrusted || onOverlay(e)) return;
+    if (e.type === "keydown" && MODIFIER_KEYS.has((e as KeyboardEvent).key)) return;
+    const ev: HandEvent = { doc, seq: ++seq, kind: e.type as HandKind };
+    kept.push(ev);
+    if (kept.length > KEEP) kept.shift();
+    if (live) browser.runtime.sendMessage({ type: "hands.input", ...ev } satisfies HandsReport).catch(() => undefined);
+  };
+  for (const kind of HAND_KINDS) window.addEventListener(kind, note, { capture: true, passive: true });
+
+  void browser.storage.local.get(LIVE_KEY).then((got) => void (live = live || got[LIVE_KEY] === true));
+  browser.storage.onChanged.addListener((changes, area) => {
+    if (area === "local" && LIVE_KEY in changes) live = changes[LIVE_KEY]!.newValue === true;
+  });
+});

@@ -1,0 +1,83 @@
+import { describe, expect, test } from "bun:test";
+import { allowance, Attribution, INPUT_COMMAND } from "../../extension/src/hands/attribution.ts";
+import type { HandEvent } from "../../extension/src/hands/messages.ts";
+
+const ev = (seq: number, kind: HandEvent["kind"], doc = "d1"): HandEvent => ({ doc, seq, kind });
+const press = { type: "mousePressed" };
+
+describe("whose hands", () => {
+  test("outside the agent's input, any hand event is the person's, once", () => {
+    const a = new Attribution();
+    expect(a.reported(ev(1, "keydown"), 0)).toBe(true);
+    expect(a.reported(ev(1, "keydown"), 0)).toBe(false);
+    expect(a.reported(ev(2, "beforeinput"), 0)).toBe(true);
+  });
+
+  test("the agent's own click is never the person's, whether its report comes before or after the drain", () => {
+    const a = new Attribution();
+    a.agentSends("Input.dispatchMouseEvent", { type: "mouseMoved" });
+    a.agentSends("Input.dispatchMouseEvent", press);
+    a.agentSends("Input.dispatchMouseEvent", { type: "mouseReleased" });
+    // The page's report arrives while the commands are in flight: the drain decides.
+    expect(a.reported(ev(1, "pointerdown"), 0)).toBe(false);
+    expect([a.agentAnswered(), a.agentAnswered(), a.agentAnswered()]).toEqual([false, false, true]);
+    expect(a.drained([{ doc: "d1", events: [ev(1, "pointerdown")] }], a.generation, 10)).toBe(false);
+    expect(a.agentActing).toBe(false);
+    // A late report of the same event after the window closed.
+    expect(a.reported(ev(1, "pointerdown"), 20)).toBe(false);
+  });
+
+  test("the person's press or key beyond what the agent's commands can make is theirs, also during the agent's input", () => {
+    const a = new Attribution();
+    a.agentSends("Input.dispatchKeyEvent", { type: "keyDown", text: "a" });
+    a.agentSends("Input.dispatchKeyEvent", { type: "keyUp" });
+    a.agentAnswered();
+    a.agentAnswered();
+    const frames = [{ doc: "d1", events: [ev(1, "keydown"), ev(2, "beforeinput"), ev(3, "keydown"), ev(4, "beforeinput")] }];
+    expect(a.drained(frames, a.generation, 10)).toBe(true);
+  });
+
+  test("edits during the agent's input are its own (inserted text); a press in another frame counts against the same allowance", () => {
+    const a = new Attribution();
+    a.agentSends("Input.insertText", { text: "hello" });
+    a.agentSends("Input.dispatchMouseEvent", press);
+    a.agentAnswered();
+    a.agentAnswered();
+    const frames = [
+      { doc: "top", events: [ev(1, "beforeinput", "top")] },
+      { doc: "frame", events: [ev(1, "pointerdown", "frame")] },
+    ];
+    expect(a.drained(frames, a.generation, 10)).toBe(false);
+  });
+
+  test("a drain that started before newer input classifies but leaves the window open", () => {
+    const a = new Attribution();
+    a.agentSends("Input.dispatchMouseEvent", press);
+    a.agentAnswered();
+    const gen = a.generation;
+    a.agentSends("Input.dispatchMouseEvent", press);
+    expect(a.drained([{ doc: "d1", events: [ev(1, "pointerdown")] }], gen, 10)).toBe(false);
+    expect(a.agentActing).toBe(true);
+    a.agentAnswered();
+    expect(a.drained([{ doc: "d1", events: [ev(1, "pointerdown"), ev(2, "pointerdown")] }], a.generation, 20)).toBe(false);
+    expect(a.agentActing).toBe(false);
+  });
+
+  test("a report from a document the last drain did not reach is not decided right after it (it may be the agent's)", () => {
+    const a = new Attribution();
+    a.agentSends("Input.dispatchMouseEvent", press);
+    a.agentAnswered();
+    expect(a.drained([{ doc: "new", events: [] }], a.generation, 100)).toBe(false);
+    expect(a.reported(ev(1, "pointerdown", "gone"), 200)).toBe(false);
+    expect(a.reported(ev(1, "pointerdown", "new"), 200)).toBe(true);
+    expect(a.reported(ev(2, "pointerdown", "gone"), 5000)).toBe(true);
+  });
+
+  test("which commands are input and what each allows", () => {
+    expect(["Input.dispatchMouseEvent", "Input.dispatchKeyEvent", "Input.insertText", "Input.dispatchTouchEvent", "Input.dispatchDragEvent", "Input.imeSetComposition"].every((m) => INPUT_COMMAND.test(m))).toBe(true);
+    expect(INPUT_COMMAND.test("Input.setInterceptDrags")).toBe(false);
+    expect(allowance("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: [{}, {}] })).toEqual({ pointerdown: 2 });
+    expect(allowance("Input.dispatchKeyEvent", { type: "rawKeyDown" })).toEqual({ keydown: 1 });
+    expect(allowance("Input.dispatchMouseEvent", { type: "mouseWheel" })).toEqual({});
+  });
+});
