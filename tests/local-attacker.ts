@@ -1,7 +1,8 @@
 /**
  * A second local user, for attacks from another account on the same machine (CI runs as root: useradd works).
- * Made once per test file and removed after it; where none can be made, `skipReason` says why and the tests that
- * need one skip with that reason printed.
+ * Each test file calls localAttacker() once at its top level: it gets a user of its own, removed after that file (one
+ * bun process runs many files, so a user made once per process would be gone after the first). Where none can be
+ * made, `skipReason` says why and the tests that need one skip with that reason printed.
  */
 import { afterAll } from "bun:test";
 import { mkdtempSync, chmodSync } from "node:fs";
@@ -20,11 +21,13 @@ function sh(argv: string[]): { ok: boolean; out: string; err: string } {
   return { ok: r.exitCode === 0, out: r.stdout.toString(), err: r.stderr.toString().trim() };
 }
 
+let users = 0;
+
 function make(): LocalAttacker | string {
   if (process.platform !== "linux") return `a second local user is only made on Linux (this is ${process.platform})`;
   if (process.getuid?.() !== 0) return "not root: useradd needs root to make a second local user";
   if (!sh(["sh", "-c", "command -v useradd && command -v userdel && command -v runuser"]).ok) return "useradd, userdel or runuser is missing";
-  const name = `bskatk${process.pid}`;
+  const name = `bskatk${process.pid}x${++users}`;
   const made = sh(["useradd", "--no-create-home", "--shell", "/bin/sh", "--user-group", name]);
   if (!made.ok) return `useradd ${name} failed: ${made.err}`;
   afterAll(() => {
@@ -46,10 +49,15 @@ function make(): LocalAttacker | string {
   };
 }
 
-const made = make();
-export const attacker: LocalAttacker | undefined = typeof made === "string" ? undefined : made;
-export const skipReason: string | undefined = typeof made === "string" ? made : undefined;
-if (skipReason) console.log(`skipping the second-user tests: ${skipReason}`);
+/** This test file's second user, or why there is none. */
+export function localAttacker(): { attacker?: LocalAttacker; skipReason?: string } {
+  const got = make();
+  if (typeof got === "string") {
+    console.log(`skipping the second-user tests: ${got}`);
+    return { skipReason: got };
+  }
+  return { attacker: got };
+}
 
 /** A folder both users can write: world-writable, with the sticky bit (like /tmp) or without it. */
 export function sharedFolder(sticky: boolean): string {

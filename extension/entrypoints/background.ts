@@ -23,6 +23,7 @@ import { installObserve } from "../src/events/observe.ts";
 import { installHands } from "../src/hands/agent-input.ts";
 import { installKeepalive } from "../src/keepalive.ts";
 import { installOverlay } from "../src/overlay/hub.ts";
+import { installFaultHook } from "../src/input-mark.ts";
 import { installNavReasons } from "../src/nav-reasons.ts";
 import { installOwnershipListeners } from "../src/ownership.ts";
 import { installRecorder } from "../src/recording/recorder.ts";
@@ -56,6 +57,7 @@ export default defineBackground({
     installOwnershipListeners();
     installLinkTracking();
     installNavReasons();
+    installFaultHook();
     installOwnPageRevival();
     installOverlay();
     installHands();

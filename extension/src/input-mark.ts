@@ -31,9 +31,11 @@ const state = {
 };
 
 export function installFaultHook(): void {
+  // For the test to know the worker holds what it armed (storage.onChanged reaches the worker after set() resolves).
+  (globalThis as { bskArmedFault?: () => unknown }).bskArmedFault = () => state.fault ?? null;
   void browser.storage.local.get(FAULT_KEY).then((got) => (state.fault = got[FAULT_KEY] as typeof state.fault));
   browser.storage.onChanged.addListener((changes, area) => {
-    if (area === "local" && FAULT_KEY in changes) state.fault = changes[FAULT_KEY]!.newValue as typeof state.fault;
+    if (area === "local" && FAULT_KEY in changes) state.fault = (changes[FAULT_KEY]!.newValue as typeof state.fault) ?? undefined;
   });
 }
 

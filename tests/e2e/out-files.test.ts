@@ -10,7 +10,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { attacker, sharedFolder, skipReason } from "../local-attacker.ts";
+import { localAttacker, sharedFolder } from "../local-attacker.ts";
+
+const { attacker, skipReason } = localAttacker();
 import { BSK, startWorld, until, type Run, type World } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
 

@@ -185,7 +185,7 @@ describe("session end triggers", () => {
       const c = await d.client();
       const r = await c.request("session.start", { focus: false, lease_ms: 2 * 3_600_000 });
       expect(r.error).toMatchObject({ code: "invalid_params" });
-      expect(r.error?.message).toContain("params.lease_ms: is longer than 1h");
+      expect(r.error?.message).toContain("params.lease_ms: must be from 1s to 1h");
     });
   });
 

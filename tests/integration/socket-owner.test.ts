@@ -9,7 +9,9 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, st
 import { join } from "node:path";
 import { homePaths } from "../../daemon/home.ts";
 import { runDaemon } from "../../daemon/main.ts";
-import { attacker, sharedFolder, skipReason } from "../local-attacker.ts";
+import { localAttacker, sharedFolder } from "../local-attacker.ts";
+
+const { attacker, skipReason } = localAttacker();
 import { freePort, ROOT, startDaemon, TEST_ENV } from "./harness.ts";
 
 const MAIN = join(ROOT, "cli/main.ts");

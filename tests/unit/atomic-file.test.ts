@@ -14,7 +14,9 @@ import { saveFileResult } from "../../cli/file-result.ts";
 import { saveJsonFile } from "../../cli/json-file.ts";
 import { stage } from "../../cli/update/swap.ts";
 import { BskError } from "../../protocol/errors.ts";
-import { attacker, sharedFolder, skipReason } from "../local-attacker.ts";
+import { localAttacker, sharedFolder } from "../local-attacker.ts";
+
+const { attacker, skipReason } = localAttacker();
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

@@ -124,7 +124,7 @@ describe("catalog → tools", () => {
       expect(text).not.toMatch(/\bbsk (session|tab|snapshot|navigate) /);
     }
     expect((tool("click").inputSchema.properties.session_id as { description: string }).description).toBe("Session id from session_start");
-    expect(tool("snapshot").inputSchema.properties.cursor).toMatchObject({ description: "Continue a snapshot cut by max_tokens" });
+    expect(tool("snapshot").inputSchema.properties.cursor).toMatchObject({ description: "Continue a snapshot cut by max_tokens (the parts keep the first call's budget)" });
     expect(tool("dialog_accept").description).toContain("; text answers a prompt()");
   });
 
