@@ -146,7 +146,8 @@ describe("upload", () => {
     const a = localFile("x.txt", "x");
     const before = await received();
     const err = await fails(["upload", "#nothing", "--file", a.path], "unsupported");
-    expect(err.data).toMatchObject({ reason: "file_input_not_activated", effect_state: "none" });
+    // The click reached the page (it could have been a link, a download): never "nothing happened".
+    expect(err.data).toMatchObject({ reason: "file_input_not_activated", effect_state: "unknown" });
     expect(await received()).toEqual(before);
   });
 
@@ -252,7 +253,8 @@ describe("download", () => {
     await ok(["navigate", w.fixtures.url("/files-download.html")]);
     const out = join(dir, "never.txt");
     const err = await fails(["download", "#page", "--out", out], "unsupported");
-    expect(err.data).toMatchObject({ reason: "no_download", effect_state: "none" });
+    // The click ran and the page navigated: the reply must not say nothing happened.
+    expect(err.data).toMatchObject({ reason: "no_download", effect_state: "unknown" });
     expect(existsSync(out)).toBe(false);
   });
 });

@@ -89,7 +89,7 @@ function interrupted(why: unknown): BskError {
   if (why === "USER_CANCELED") {
     return new BskError("unsupported", "the browser asked where to save the download, and the download was cancelled there; nothing was saved", {
       hint: "This download could not be taken from the page, and Chrome's \"Ask where to save each file before downloading\" is on: ask the person to turn it off (Settings > Downloads), or to save it for you (bsk request-help).",
-      data: { reason: "download_prompted", effect_state: "none" },
+      data: { reason: "download_prompted" },
     });
   }
   return downloadFailed(why);
@@ -99,7 +99,7 @@ function downloadFailed(why: unknown): BskError {
   const cause = why instanceof BskError ? why.message : String(why ?? "interrupted");
   return new BskError("cdp_failed", `the download failed: ${cause}`, {
     hint: "Check the link in the page (bsk network shows the request), then retry.",
-    data: { reason: "download_failed", effect_state: "none", cause },
+    data: { reason: "download_failed", cause },
   });
 }
 
@@ -198,7 +198,7 @@ export async function download(p: ParsedParams<"download">, signal: AbortSignal,
     if (!work) {
       throw new BskError("unsupported", `clicking ${rt.ref ?? rt.role} "${rt.name}" started no download; nothing was saved`, {
         hint: "Target the link or button that downloads (bsk snapshot); a page that opens a viewer instead needs its own download button.",
-        data: { reason: "no_download", effect_state: "none", effect, urls: claim.seenUrls },
+        data: { reason: "no_download", effect, urls: claim.seenUrls },
       });
     }
     let got: Got;

@@ -45,7 +45,7 @@ interface FileInputFacts {
 
 function notActivated(detail: string, data: Record<string, unknown> = {}): BskError {
   return new BskError("unsupported", `no file input: ${detail}; nothing was attached`, {
-    data: { reason: "file_input_not_activated", effect_state: "none", ...data },
+    data: { reason: "file_input_not_activated", ...data },
   });
 }
 
@@ -143,7 +143,7 @@ async function sendBytes(sessionId: string, el: ResolvedTarget, files: Staged[],
         READ_TIMEOUT_MS,
         signal,
       );
-      if (!r.data) throw new BskError("cdp_failed", `staged file ${f.name} ended early`, { data: { reason: "transfer_short", effect_state: "none" } });
+      if (!r.data) throw new BskError("cdp_failed", `staged file ${f.name} ended early`, { data: { reason: "transfer_short" } });
       await callOn(el, PUT_CHUNK_FN, [f.transfer_id, r.data], signal);
       offset += (r.data.length / 4) * 3 - (r.data.endsWith("==") ? 2 : r.data.endsWith("=") ? 1 : 0);
     }
@@ -175,14 +175,14 @@ function builtOrThrow(r: { ok?: true; error?: string; name?: string; size?: numb
   if (r.error === "drop_refused") {
     throw new BskError("unsupported", `${what} does not accept dropped files (it did not cancel dragover); nothing was dropped`, {
       hint: "Find the element that accepts drops (often the whole drop area), or use --mode input on its file input.",
-      data: { reason: "drop_refused", effect_state: "none" },
+      data: { reason: "drop_refused" },
     });
   }
   if (r.error === "not_kept") {
-    throw new BskError("cdp_failed", `${what} did not take the files`, { data: { reason: "files_not_kept", effect_state: "none" } });
+    throw new BskError("cdp_failed", `${what} did not take the files`, { data: { reason: "files_not_kept" } });
   }
   throw new BskError("cdp_failed", `the page received ${r.name} with ${r.size} bytes, not what was staged`, {
-    data: { reason: "size_mismatch", effect_state: "none" },
+    data: { reason: "size_mismatch" },
   });
 }
 
@@ -191,12 +191,12 @@ async function fillInput(p: UploadParams, input: ResolvedTarget, signal: AbortSi
   const what = `${input.ref ? `${input.ref} ` : ""}${input.role} "${input.name}"`;
   if (!facts.file) throw notActivated(`${what} is not a file input`);
   if (facts.disabled) {
-    throw new BskError("unsupported", `the file input ${what} is disabled; nothing was attached`, { data: { reason: "element_disabled", effect_state: "none" } });
+    throw new BskError("unsupported", `the file input ${what} is disabled; nothing was attached`, { data: { reason: "element_disabled" } });
   }
   if (p.files.length > 1 && !facts.multiple) {
     throw new BskError("invalid_params", `the file input ${what} takes one file, ${p.files.length} were given; nothing was attached`, {
       hint: "Give one --file, or target an input that takes several (multiple).",
-      data: { reason: "not_multiple", effect_state: "none" },
+      data: { reason: "not_multiple" },
     });
   }
   const paths = await stagedPaths(p.session_id, p.files, signal);

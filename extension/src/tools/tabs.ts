@@ -56,12 +56,13 @@ export const tabHandlers: FamilyHandlers<typeof tabMethods> = {
     // A blob: belongs to the page that made it; a new tab has none.
     if (/^blob:/i.test(url)) throw restrictedUrlError(url);
     await assertSessionMayOpen(s, url);
-    const create = () => browser.tabs.create({ windowId: s.window_id, url, active: !p.background });
-    const tab = await sending({ sessionId: s.session_id }, create).catch((err: unknown) => {
-      throw new BskError("not_found", `the Agent Window of session ${s.session_id} is gone: ${String(err)}`, {
-        data: { reason: "session_ended" },
+    const create = () =>
+      browser.tabs.create({ windowId: s.window_id, url, active: !p.background }).catch((err: unknown) => {
+        throw new BskError("not_found", `the Agent Window of session ${s.session_id} is gone: ${String(err)}`, {
+          data: { reason: "session_ended" },
+        });
       });
-    });
+    const tab = await sending({ sessionId: s.session_id }, create);
     adoptTab(s, tab.id!, "created");
     setCurrent(s, tab.id!);
     emit("tab.opened", { session_id: s.session_id, tab_id: tab.id!, url });
