@@ -4,7 +4,7 @@
  * click on a link; this tells them apart for the navigation events and recorded traces. Only tabs the debugger is
  * attached to (a session's, a recording's) are heard, which are the only ones that need it.
  */
-import { mainFrameId, tapCdp } from "./cdp.ts";
+import { knownMainFrameId, tapCdp } from "./cdp.ts";
 
 const FRESH_MS = 30_000;
 
@@ -35,10 +35,11 @@ export function installNavReasons(): void {
  * The page's own reason for the navigation to `url` that just committed in `tabId`'s main frame, if its page asked
  * for that address lately (read, not consumed: the events and a recording both ask about the same commit).
  */
-export async function requestReason(tabId: number, url: string): Promise<string | undefined> {
+export function requestReason(tabId: number, url: string): string | undefined {
   const frames = requested.get(tabId);
   if (!frames) return undefined;
-  const main = await mainFrameId(tabId).catch(() => undefined);
+  // Synchronous, so navigation events keep their order with the page's other events.
+  const main = knownMainFrameId(tabId);
   const r = main === undefined ? undefined : frames.get(main);
   return r && r.url === url && Date.now() - r.at < FRESH_MS ? r.reason : undefined;
 }

@@ -21,9 +21,8 @@ export function installOwnershipListeners(): void {
   browser.webNavigation.onCreatedNavigationTarget.addListener((d) => void adoptOpened(d.sourceTabId, d.tabId, d.url));
   browser.webNavigation.onCommitted.addListener((d) => {
     if (d.frameId === 0) {
-      void requestReason(d.tabId, d.url).then((reason) =>
-        reportNavigation(d.tabId, d.url, [transitionOf(d.transitionType, reason), ...d.transitionQualifiers].join("+")),
-      );
+      const transition = transitionOf(d.transitionType, requestReason(d.tabId, d.url));
+      void reportNavigation(d.tabId, d.url, [transition, ...d.transitionQualifiers].join("+"));
     }
   });
   browser.webNavigation.onHistoryStateUpdated.addListener((d) => {

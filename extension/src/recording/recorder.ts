@@ -207,9 +207,8 @@ export function installRecorder(): void {
     },
   });
   browser.webNavigation.onCommitted.addListener((d) => {
-    void (d.frameId === 0 ? requestReason(d.tabId, d.url) : Promise.resolve(undefined)).then((reason) =>
-      onNavigation(d.tabId, d.frameId, { op: "navigate", to: d.url, cause: navCause(transitionOf(d.transitionType, reason), d.transitionQualifiers) }),
-    );
+    const transition = transitionOf(d.transitionType, d.frameId === 0 ? requestReason(d.tabId, d.url) : undefined);
+    void onNavigation(d.tabId, d.frameId, { op: "navigate", to: d.url, cause: navCause(transition, d.transitionQualifiers) });
   });
   browser.webNavigation.onHistoryStateUpdated.addListener((d) => {
     void onNavigation(d.tabId, d.frameId, { op: "navigate", to: d.url, cause: d.transitionQualifiers.includes("forward_back") ? "history" : "spa" });
