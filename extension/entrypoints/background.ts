@@ -17,6 +17,8 @@ import { installPromptWatch } from "../src/guard/prompts.ts";
 import { installOwnPageRevival } from "../src/own-pages.ts";
 import { installCrashWatch } from "../src/crash.ts";
 import { installDownloadTap } from "../src/files/download-tap.ts";
+import { installFilenameRouter } from "../src/files/filename-router.ts";
+import { installTabDownloads } from "../src/files/tab-downloads.ts";
 import { installObserve } from "../src/events/observe.ts";
 import { installKeepalive } from "../src/keepalive.ts";
 import { installOverlay } from "../src/overlay/hub.ts";
@@ -57,6 +59,8 @@ export default defineBackground({
     installPromptWatch();
     installCrashWatch();
     installDownloadTap();
+    installFilenameRouter();
+    installTabDownloads();
     installObserve();
     installKeepalive();
     installConsent();
