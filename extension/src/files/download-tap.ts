@@ -10,7 +10,7 @@
  */
 import { onAttach, sendTo, tapCdp } from "../cdp.ts";
 import type { CdpTarget } from "../refs/target.ts";
-import { ownerOfTab } from "../sessions.ts";
+import { ownerOfTab, sessionsReady } from "../sessions.ts";
 import { type DownloadHead, downloadOf } from "./download-response.ts";
 import { readStream } from "./io-stream.ts";
 import { type DownloadMeta, type Finished, pushCounted, TransferOut } from "./transfer-out.ts";
@@ -42,7 +42,11 @@ export function downloadCallOn(tabId: number): boolean {
 }
 
 export function installDownloadTap(): void {
-  onAttach((tabId, send) => (ownerOfTab(tabId) ? send("Fetch.enable", { patterns: PATTERNS }) : send("Fetch.disable")));
+  // After a worker restart the sessions are read back first: whose the tab is decides.
+  onAttach(async (tabId, send) => {
+    await sessionsReady();
+    return ownerOfTab(tabId) ? send("Fetch.enable", { patterns: PATTERNS }) : send("Fetch.disable");
+  });
   tapCdp({
     onEvent(source, method, p) {
       // An <a download> link asks before its response arrives, and the browser names the file it suggests then.
