@@ -344,6 +344,10 @@ describe("a browser with \"Ask where to save\" on and file access (unpacked exte
     // Each file was requested once: bsk read the response the click caused.
     expect(w2.fixtures.hits("/download/4321/report.bin")).toBe(1);
     expect(w2.fixtures.hits("/echo-title/asked-copy")).toBe(1);
+    // A page once downloaded is a page again when the agent goes there.
+    const nav = await w2.ok(["navigate", w2.fixtures.url("/echo-title/asked-copy"), "--session", s2]);
+    expect(nav).toMatchObject({ status: 200 });
+    expect((await w2.ok(["evaluate", "document.title", "--session", s2])).value).toBe("asked-copy");
     // Nothing reached the person's download folder or the browser's download list.
     expect(browserFolder().filter((f) => !/^bsk-[a-z0-9]+$/.test(String(f)))).toEqual([]);
     const list = () => evaluateInWorker(w2.browser.cdpPort!, "chrome.downloads.search({}).then((l) => l.map((d) => [d.url, d.state, d.error].join(' ')))");
@@ -364,6 +368,19 @@ describe("a browser with \"Ask where to save\" on and file access (unpacked exte
     expect(save.json?.error).toMatchObject({ code: "not_found", data: { reason: "no_download" } });
     expect(existsSync(asked("never.txt"))).toBe(false);
     expect(browserFolder().filter((f) => !/^bsk-[a-z0-9]+$/.test(String(f)))).toEqual([]);
+  }, 60_000);
+
+  test("a download link that opens a new tab: cancelled before it saves, reported failed with a way to get it", async () => {
+    await w2.ok(["navigate", w2.fixtures.url("/files-download.html"), "--session", s2]);
+    const url = w2.fixtures.url("/download/13/popup.txt");
+    await w2.ok(["click", "#popup", "--session", s2]);
+    const ended = await until("the new tab's download to be reported", async () =>
+      ((await w2.ok(["events", "--type", "download", "--session", s2])).events as any[]).map((e) => e.data).find((e) => e.url === url),
+    );
+    expect(ended).toMatchObject({ state: "failed", error: expect.stringContaining("bsk download") });
+    expect(browserFolder().filter((f) => !/^bsk-[a-z0-9]+$/.test(String(f)))).toEqual([]);
+    const list = () => evaluateInWorker(w2.browser.cdpPort!, "chrome.downloads.search({}).then((l) => l.map((d) => d.url))");
+    await until("the browser's download list is empty", async () => ((await list()) as string[]).length === 0 || undefined);
   }, 60_000);
 
   test("uploads use the staged paths when the extension may read local files", async () => {

@@ -22,11 +22,13 @@ export interface Taken {
 }
 
 const PATTERNS = [{ urlPattern: "*", resourceType: "Document", requestStage: "Response" }];
-/** <a download> URLs remembered per tab (a page could ask for many; only the newest matter). */
+/** Asks remembered per tab (a page could ask for many; only the newest matter). */
 const ASKED_MAX = 32;
 
-/** URLs the page asked to download, per tab: an <a download> link, a navigation with the download disposition. */
-const asked = new Map<number, Map<string, { name?: string }>>();
+/** URLs the page asked to download, per tab, until when: a navigation with the download disposition. */
+const asked = new Map<number, Map<string, number>>();
+/** How long such an ask stands: its response is a moment away, and a later navigation to the URL is not asked. */
+const ASKED_MS = 10_000;
 /** A download call's tap, per tab: while one runs, the tab's download responses are its. */
 const callTaps = new Map<number, ResponseTap>();
 /** Takes a session tab's download response when no call is running there (tab-downloads.ts). */
@@ -49,12 +51,10 @@ export function installDownloadTap(): void {
   });
   tapCdp({
     onEvent(source, method, p) {
-      // An <a download> link asks before its response arrives, and the browser names the file it suggests then.
-      if ((method === "Page.frameRequestedNavigation" && p.disposition === "download") || method === "Page.downloadWillBegin") {
+      if (method === "Page.frameRequestedNavigation" && p.disposition === "download") {
         let urls = asked.get(source.tabId);
         if (!urls) asked.set(source.tabId, (urls = new Map()));
-        const name = typeof p.suggestedFilename === "string" && p.suggestedFilename ? p.suggestedFilename : urls.get(String(p.url))?.name;
-        urls.set(String(p.url), name ? { name } : {});
+        urls.set(String(p.url), Date.now() + ASKED_MS);
         while (urls.size > ASKED_MAX) urls.delete(urls.keys().next().value!);
       } else if (method === "Fetch.requestPaused") paused(source, p);
     },
@@ -74,7 +74,6 @@ function paused(source: CdpTarget, p: Record<string, any>): void {
   if (!owner || !keeper || p.responseStatusCode === undefined) return go();
   const head = downloadOf({ url, status: Number(p.responseStatusCode), headers: p.responseHeaders ?? [] }, askedFor(source.tabId, url, p));
   if (!head) return go();
-  asked.get(source.tabId)?.delete(url);
   keeper(source.tabId, owner.session.session_id, head, (meta, signal) => takeResponse(source, requestId, head, meta, signal));
 }
 
@@ -101,8 +100,9 @@ async function takeResponse(source: CdpTarget, requestId: string, head: Download
  * (enabled on every attached tab: networkId) with the headers a navigation sends; a download request has neither.
  */
 function askedFor(tabId: number, url: string, p: Record<string, any>): { name?: string } | null {
-  const known = asked.get(tabId)?.get(url);
-  if (known) return known;
+  const until = asked.get(tabId)?.get(url);
+  asked.get(tabId)?.delete(url);
+  if (until !== undefined && until >= Date.now()) return {};
   const headers = (p.request?.headers ?? {}) as Record<string, string>;
   const navigationHeader = Object.keys(headers).some((h) => h.toLowerCase() === "upgrade-insecure-requests");
   return p.networkId === undefined && !navigationHeader ? {} : null;

@@ -9,6 +9,7 @@
  * announced that bsk could not take (a blob the page revoked at once) is cancelled too, and reported failed.
  * While a `download` call runs on the tab, that call decides the tab's downloads (download.ts).
  */
+import { browser } from "wxt/browser";
 import { errorMessage } from "../abort.ts";
 import { tapCdp } from "../cdp.ts";
 import { emit } from "../outbox.ts";
@@ -29,8 +30,15 @@ const URL_CHARS = 2000;
 
 /** URLs whose bytes bsk takes: the browser's item for each is cancelled. */
 const claimed = new Map<string, number>();
-/** URLs a session's tab announced as a download (Page.downloadWillBegin) that bsk has not taken (yet). */
-const announced = new Map<string, { tabId: number; sessionId: string; name: string; until: number }>();
+/**
+ * URLs a session's tab may download that bsk has not taken (yet): announced by the tab (Page.downloadWillBegin), or
+ * the first address of a tab a session's page opened, which no debugger watches yet (a target=_blank download link).
+ */
+const announced = new Map<string, { tabId: number; sessionId: string; name: string; until: number; why: string }>();
+
+const NOT_TAKEN = "bsk could not take this download from the page, so the browser's download was cancelled; nothing was saved";
+const NEW_TAB =
+  "the download started in a tab the page opened, before bsk watched it, so the browser's download was cancelled; nothing was saved (bsk download on the link takes it)";
 
 function prune(now: number): void {
   for (const [url, until] of claimed) if (until < now) claimed.delete(url);
@@ -88,7 +96,7 @@ function onDownloadWillBegin(source: CdpTarget, p: Record<string, any>): void {
     return;
   }
   // An <a download> link announces itself before its response, which the response tap then takes.
-  announced.set(url, { tabId: source.tabId, sessionId, name, until: Date.now() + CLAIM_MS });
+  announced.set(url, { tabId: source.tabId, sessionId, name, until: Date.now() + CLAIM_MS, why: NOT_TAKEN });
 }
 
 export function installTabDownloads(): void {
@@ -102,6 +110,11 @@ export function installTabDownloads(): void {
       if (method === "Page.downloadWillBegin") onDownloadWillBegin(source, p);
     },
   });
+  browser.webNavigation.onCreatedNavigationTarget.addListener((d) => {
+    const owner = ownerOfTab(d.sourceTabId);
+    if (!owner || !/^https?:/i.test(d.url)) return;
+    announced.set(d.url, { tabId: d.tabId, sessionId: owner.session.session_id, name: urlName(d.url), until: Date.now() + CLAIM_MS, why: NEW_TAB });
+  });
   routeFilenames((item, suggest) => {
     prune(Date.now());
     const urls = [item.url, item.finalUrl];
@@ -112,7 +125,7 @@ export function installTabDownloads(): void {
     const a = urls.map((u) => announced.get(u)).find((x) => x !== undefined);
     if (!a) return false;
     announced.delete(item.url);
-    // A session tab's download bsk could not take from the response (an out-of-process frame's): not the person's.
+    // A session tab's download bsk could not take (an out-of-process frame's, a new tab's): not the person's either.
     void eraseItem(item.id).finally(() => suggest());
     emit("download", {
       session_id: a.sessionId,
@@ -122,7 +135,7 @@ export function installTabDownloads(): void {
       name: safeName(a.name),
       mime: item.mime ?? "",
       state: "failed",
-      error: "bsk could not take this download from the page, so the browser's download was cancelled; nothing was saved",
+      error: a.why,
     });
     return true;
   });
