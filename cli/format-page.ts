@@ -27,7 +27,7 @@ export function effectText(e: any): string {
     case "dialog":
       return `→ dialog ${e.dialog?.type ?? "?"} ${q(e.dialog?.message)}`;
     case "download":
-      return `→ download ${e.download?.suggested_filename ?? e.download?.url ?? ""}`.trimEnd();
+      return `→ download ${e.download?.suggested_filename ?? e.download?.url ?? ""}${e.download?.id ? ` (kept as ${e.download.id}: bsk downloads save ${e.download.id} --out FILE)` : ""}`.trimEnd();
     case "dom_changed":
       return "→ dom changed";
     default:
@@ -97,6 +97,10 @@ function emulateText(r: any): string {
   return [`${state} ${v.width}x${v.height} @${v.dpr}x`, traits, `— ${r.user_agent}`].filter(Boolean).join(" ");
 }
 
+function savedText(r: any): string {
+  return `saved ${r.path} (${r.size} B, ${r.mime || "unknown type"}, sha256 ${String(r.sha256).slice(0, 12)}…) from ${r.url}`;
+}
+
 export const PAGE_FORMATTERS: Record<string, PageFormatter> = {
   snapshot: snapshotText,
   observe: snapshotText,
@@ -115,7 +119,14 @@ export const PAGE_FORMATTERS: Record<string, PageFormatter> = {
     const attached = r.mode !== "drop" && (r.files ?? []).length ? "→ files attached" : seen;
     return `uploaded ${files} ${into} ${seen === NO_EFFECT ? attached : seen}`;
   },
-  download: (r) => `saved ${r.path} (${r.size} B, ${r.mime || "unknown type"}, sha256 ${String(r.sha256).slice(0, 12)}…) from ${r.url}`,
+  download: savedText,
+  "downloads.save": savedText,
+  downloads: (r) =>
+    r.downloads?.length
+      ? r.downloads
+          .map((d: any) => `${d.download_id}  ${String(d.state).padEnd(11)}  ${d.size} B  ${d.name}  tab ${d.tab_id}  ${d.url.length > 120 ? `${d.url.slice(0, 120)}…` : d.url}`)
+          .join("\n")
+      : { stdout: "", stderr: "no downloads" },
   get_html: (r) => ({ stdout: r.html ?? "", stderr: r.truncated ? `-- cut at ${r.bytes} bytes (--max-bytes)` : undefined }),
 
   click: action((r, p) => (Number(p.count) === 2 ? "double-clicked" : Number(p.count) === 3 ? "triple-clicked" : "clicked")),

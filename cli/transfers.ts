@@ -147,7 +147,7 @@ export async function afterCall(
   const overwrite = dl.overwriteParam ? params[dl.overwriteParam] === true : true;
   const size = Number(result.size ?? result.bytes);
   await fetchTo(conn, sessionId, id, path, { overwrite, size, sha256: String(result.sha256) });
-  await daemonCall(conn, "transfer.release", { session_id: sessionId, transfer_id: id }).catch(() => undefined);
+  if (!dl.keep) await daemonCall(conn, "transfer.release", { session_id: sessionId, transfer_id: id }).catch(() => undefined);
   const { transfer_id: _id, local_path: _local, ...rest } = result;
   return { ...rest, path };
 }

@@ -3,7 +3,9 @@
  * ($BSK_HOME/transfers/<session>/<id>/<name>, dirs 0700, files 0600) under session-scoped opaque ids, with caps on
  * a file's size, the number of files and a session's total. Uploads arrive from the CLI in chunks and are read by
  * the extension; downloads are taken from where the browser saved them; full-page captures arrive from the
- * extension. Everything of a session goes when the session ends, and everything at daemon start-up.
+ * extension, and so do the downloads a session's tabs start (kept, tagged with their download id, listed by
+ * `downloads` and written out by `downloads.save`, under the same caps). Everything of a session goes when the
+ * session ends, and everything at daemon start-up.
  */
 import { closeSync, copyFileSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmdirSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
@@ -51,6 +53,20 @@ interface Entry {
   sha256?: string;
   /** name/size/sha key of a complete upload, for staging the same bytes once. */
   key?: string;
+  /** A download a session's tab started, kept for the agent. */
+  download?: { id: string; tab_id: number; url: string; started_at: string };
+}
+
+export interface KeptDownload {
+  download_id: string;
+  tab_id: number;
+  url: string;
+  name: string;
+  mime: string;
+  size: number;
+  sha256?: string;
+  state: "in_progress" | "complete";
+  started_at: string;
 }
 
 function newId(): string {
@@ -120,7 +136,13 @@ export class TransferStore {
     return e;
   }
 
-  begin(session: string, p: { name: string; size?: number; sha256?: string; mime?: string }): { transfer_id: string; complete: boolean; chunk_bytes: number } {
+  begin(
+    session: string,
+    p: { name: string; size?: number; sha256?: string; mime?: string; download?: { id: string; tab_id: number; url: string } },
+  ): { transfer_id: string; complete: boolean; chunk_bytes: number } {
+    if (p.download && this.sessionEntries(session).some((e) => e.download?.id === p.download!.id)) {
+      throw new BskError("invalid_params", `download ${p.download.id} is already kept`, { data: { reason: "download_exists" } });
+    }
     const key = p.size !== undefined && p.sha256 ? `${p.name}\0${p.size}\0${p.sha256}` : undefined;
     if (key) {
       const same = this.sessionEntries(session).find((e) => e.key === key && e.state === "complete");
@@ -131,6 +153,7 @@ export class TransferStore {
     e.declaredSize = p.size;
     e.declaredSha = p.sha256;
     e.key = key;
+    if (p.download) e.download = { ...p.download, started_at: new Date().toISOString() };
     return { transfer_id: e.id, complete: false, chunk_bytes: TRANSFER_CHUNK_BYTES };
   }
 
@@ -204,6 +227,45 @@ export class TransferStore {
   info(session: string, id: string): { name: string; mime: string; size: number; sha256: string; path: string } {
     const e = this.get(session, id);
     return { name: e.name, mime: e.mime, size: e.received, sha256: e.sha256 ?? "", path: e.path };
+  }
+
+  /** The downloads the session's tabs started that are kept (running or complete), oldest first. */
+  downloads(session: string): KeptDownload[] {
+    return this.sessionEntries(session).flatMap((e) =>
+      e.download
+        ? [
+            {
+              download_id: e.download.id,
+              tab_id: e.download.tab_id,
+              url: e.download.url,
+              name: e.name,
+              mime: e.mime,
+              size: e.received,
+              ...(e.sha256 && { sha256: e.sha256 }),
+              state: e.state === "complete" ? ("complete" as const) : ("in_progress" as const),
+              started_at: e.download.started_at,
+            },
+          ]
+        : [],
+    );
+  }
+
+  /** A kept download that is complete, with the transfer that holds it. */
+  keptDownload(session: string, downloadId: string): KeptDownload & { transfer_id: string } {
+    const e = this.sessionEntries(session).find((x) => x.download?.id === downloadId);
+    if (!e) {
+      throw new BskError("not_found", `session ${session} keeps no download ${downloadId}`, {
+        hint: "bsk downloads lists the session's downloads; one that failed (its download event says why) is not kept.",
+        data: { reason: "no_download", download_id: downloadId },
+      });
+    }
+    if (e.state !== "complete") {
+      throw new BskError("invalid_params", `download ${downloadId} is still arriving (${e.received} B so far)`, {
+        hint: "Wait for its download event with state complete (bsk events --type download), then save it.",
+        data: { reason: "download_in_progress", download_id: downloadId, size: e.received },
+      });
+    }
+    return { ...this.downloads(session).find((d) => d.download_id === downloadId)!, transfer_id: e.id };
   }
 
   release(session: string, id: string): { released: boolean } {

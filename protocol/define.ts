@@ -93,7 +93,14 @@ export interface TransferSpec {
   /** Params key of local paths the CLI stages first and replaces with StagedFile entries. */
   upload?: string;
   /** The result names a staged transfer (`transfer_id`) the CLI writes to the file at `pathParam` (default: temp dir). */
-  download?: { pathParam: string; overwriteParam?: string; defaultName: string; ext?: string };
+  download?: {
+    pathParam: string;
+    overwriteParam?: string;
+    defaultName: string;
+    ext?: string;
+    /** The daemon keeps the staged bytes after the CLI wrote them (a kept download can be saved again). */
+    keep?: boolean;
+  };
 }
 
 export function method<P extends z.ZodType, R extends z.ZodType, O extends Owner>(def: MethodDef<P, R, O>): MethodDef<P, R, O> {
@@ -193,7 +200,14 @@ export const ActionEffect = () =>
     navigation: z.object({ url: z.string(), status: z.number().int().nullable() }).optional(),
     new_tab_ids: z.array(z.number().int()).optional(),
     dialog: z.object({ type: z.string(), message: z.string() }).optional(),
-    download: z.object({ url: z.string(), suggested_filename: z.string().optional() }).optional(),
+    download: z
+      .object({
+        url: z.string(),
+        suggested_filename: z.string().optional(),
+        /** The session keeps it: `bsk downloads save <id> --out FILE` writes it out. */
+        id: z.string().optional(),
+      })
+      .optional(),
     dom_changed: z.boolean(),
   });
 

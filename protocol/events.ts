@@ -132,6 +132,24 @@ export const EVENTS = {
       reason: z.enum(["outbox_full", "worker_restart"]),
       tab_id: z.number().int().optional(),
     }),
+  /**
+   * A download a session's tab started (a click on an attachment or <a download> link, a page's script): bsk took its
+   * bytes, never the person's Downloads folder. Sent when it starts (in_progress) and when it ends: complete (size and
+   * sha256 of what bsk keeps; `bsk downloads save <download_id> --out FILE`) or failed (error).
+   */
+  "download": () =>
+    z.object({
+      session_id: z.string(),
+      tab_id: z.number().int(),
+      download_id: z.string(),
+      url: z.string(),
+      name: z.string(),
+      mime: z.string().default(""),
+      state: z.enum(["in_progress", "complete", "failed"]),
+      size: z.number().int().optional(),
+      sha256: z.string().optional(),
+      error: z.string().optional(),
+    }),
   /** A request of a session with --allow-origin went to another origin and was blocked (navigation, frame or any request). */
   "origin.blocked": () =>
     z.object({

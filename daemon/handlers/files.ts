@@ -2,7 +2,7 @@
  * The transfer plumbing (protocol/methods/files.ts), answered by the daemon for the CLI and, over the extension
  * link, for the extension: both name a live session, and a browser only its own sessions (transfer-link.ts).
  */
-import type { ParsedParams } from "../../protocol/catalog.ts";
+import type { ParsedParams, Result } from "../../protocol/catalog.ts";
 import { BskError } from "../../protocol/errors.ts";
 import type { TransferStore } from "../transfers.ts";
 import type { DaemonHandler } from "./types.ts";
@@ -48,4 +48,26 @@ const handler =
     return runTransfer(ctx.transfers, method, call.params);
   };
 
-export const fileHandlers = Object.fromEntries(TRANSFER_METHODS.map((m) => [m, handler(m)])) as Record<TransferMethod, DaemonHandler>;
+/** The downloads the session's tabs started, as the transfer store keeps them (extension/src/files/tab-downloads.ts). */
+const downloads: DaemonHandler = async ({ call, ctx }) => {
+  const p = call.params as ParsedParams<"downloads">;
+  ctx.sessions.lookup(p.session_id);
+  call.sessionId = p.session_id;
+  return { downloads: ctx.transfers?.downloads(p.session_id) ?? [] } satisfies Result<"downloads">;
+};
+
+/** The CLI writes the kept bytes to --out (cli/transfers.ts) and leaves them kept. */
+const save: DaemonHandler = async ({ call, ctx }) => {
+  const p = call.params as ParsedParams<"downloads.save">;
+  ctx.sessions.lookup(p.session_id);
+  call.sessionId = p.session_id;
+  if (!ctx.transfers) throw new BskError("unsupported", "this daemon stages no files");
+  const d = ctx.transfers.keptDownload(p.session_id, p.download_id);
+  return { download_id: d.download_id, url: d.url, name: d.name, mime: d.mime, size: d.size, sha256: d.sha256!, transfer_id: d.transfer_id } satisfies Result<"downloads.save">;
+};
+
+export const fileHandlers = {
+  ...(Object.fromEntries(TRANSFER_METHODS.map((m) => [m, handler(m)])) as Record<TransferMethod, DaemonHandler>),
+  downloads,
+  "downloads.save": save,
+};

@@ -19,6 +19,8 @@ import { installCrashWatch } from "../src/crash.ts";
 import { installRunawayStop } from "../src/runaway.ts";
 import { installFileUrlGuard } from "../src/guard/file-urls.ts";
 import { installDownloadTap } from "../src/files/download-tap.ts";
+import { installFilenameRouter } from "../src/files/filename-router.ts";
+import { installTabDownloads } from "../src/files/tab-downloads.ts";
 import { installObserve } from "../src/events/observe.ts";
 import { installHands } from "../src/hands/agent-input.ts";
 import { installKeepalive } from "../src/keepalive.ts";
@@ -67,6 +69,8 @@ export default defineBackground({
     installRunawayStop();
     installFileUrlGuard();
     installDownloadTap();
+    installFilenameRouter();
+    installTabDownloads();
     installObserve();
     installKeepalive();
     installConsent();

@@ -10,6 +10,7 @@ import type { Result } from "../../protocol/catalog.ts";
 import { raceAbort } from "./abort.ts";
 import { mainFrameId, sendTo, subscribe } from "./cdp.ts";
 import { isDialogPending, onDialogOpen, openDialog, type OpenDialog } from "./dialogs.ts";
+import { onKeptDownload } from "./files/download-news.ts";
 import { sending } from "./input-mark.ts";
 import type { CdpTarget } from "./refs/target.ts";
 
@@ -127,7 +128,9 @@ export class EffectWatch {
   private newTabHint = false;
   private readonly newTabs: number[] = [];
   private downloadHint: string | null = null;
-  private download: { url: string; suggested_filename?: string } | null = null;
+  /** The acted-on element is an <a download> link. */
+  private downloadLink = false;
+  private download: { url: string; suggested_filename?: string; id?: string } | null = null;
   private opened: OpenDialog | null = null;
   /** Waiters to wake on any event (two can wait at once: the frame's read and a navigation starting). */
   private readonly wakers = new Set<() => void>();
@@ -151,6 +154,13 @@ export class EffectWatch {
     };
     browser.webNavigation.onCreatedNavigationTarget.addListener(onTarget);
     this.offs.push(() => browser.webNavigation.onCreatedNavigationTarget.removeListener(onTarget));
+    // A download bsk keeps for the session (its response taken, or its blob read): named by the id to save it by.
+    this.offs.push(
+      onKeptDownload(tabId, (d) => {
+        this.download = { url: d.url, suggested_filename: d.name, id: d.id };
+        this.poke();
+      }),
+    );
   }
 
   /** Starts recording; call before sending the input. */
@@ -199,6 +209,7 @@ export class EffectWatch {
         this.newTabHint = true;
         break;
       case "Page.downloadWillBegin":
+        if (this.download?.id && this.download.url === String(p.url ?? "")) break;
         this.download = { url: String(p.url ?? ""), ...(p.suggestedFilename && { suggested_filename: String(p.suggestedFilename) }) };
         break;
       default:
@@ -253,10 +264,10 @@ export class EffectWatch {
             "Runtime.callFunctionOn",
             {
               objectId: probe.objectId,
-              functionDeclaration: after
-                ? `function () { const after = ${after}; return Promise.resolve(${expression}).then((dom) => JSON.stringify([dom, after.call(this)])); }`
-                : `function () { return ${expression}; }`,
-              awaitPromise,
+              // Also whether the element is an <a download> link: its download starts after a round trip to the
+              // server, with no navigation to tell of it, so the settle waits for it (same page call, no extra trip).
+              functionDeclaration: `function () { const after = ${after ?? "null"}; const link = !!(this.closest && this.closest("a[download][href]")); return Promise.resolve(${expression}).then((dom) => JSON.stringify([dom, link, after && after.call(this)])); }`,
+              awaitPromise: true,
               returnByValue: true,
             },
             signal,
@@ -264,9 +275,10 @@ export class EffectWatch {
         : sendTo(probe.target, "Runtime.evaluate", { expression, contextId: probe.contextId, awaitPromise, returnByValue: true }, signal)
       ).then((r) => {
         let v: unknown = r?.result?.value;
-        if (after && typeof v === "string") {
-          const [dom, read] = JSON.parse(v) as [unknown, string];
-          (probe as ElementProbe).read = JSON.parse(read);
+        if ("objectId" in probe && typeof v === "string") {
+          const [dom, link, read] = JSON.parse(v) as [unknown, boolean, string | null];
+          if (after && read !== null) probe.read = JSON.parse(read);
+          if (link) this.downloadLink = true;
           v = dom;
         }
         return typeof v === "boolean" ? v : null;
@@ -328,7 +340,7 @@ export class EffectWatch {
         await this.until(() => this.committed !== null || this.ended || this.downloadStarted(), NAV_COMMIT_CAP_MS, signal);
       }
       if (this.newTabHint && this.newTabs.length === 0) await this.until(() => this.newTabs.length > 0, NEW_TAB_CAP_MS, signal);
-      if (this.downloadHint !== null && !this.download) await this.until(() => this.download !== null, DOWNLOAD_CAP_MS, signal);
+      if ((this.downloadHint !== null || this.downloadLink) && !this.download) await this.until(() => this.download !== null, DOWNLOAD_CAP_MS, signal);
       if (this.committed && !this.dialog) navigation = { url: this.committed.url, status: await this.status(signal) };
     } catch (err) {
       if (!isDialogPending(err)) throw err;

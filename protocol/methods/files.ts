@@ -34,6 +34,23 @@ export const StagedFile = () =>
 export const EffectState = () =>
   z.enum(["committed", "none", "unknown"]).describe("committed: it happened; none: nothing happened; unknown: it may have");
 
+const DownloadId = () => z.string().regex(/^d[0-9a-f]{8}$/).describe("A kept download's id (its `download` event, the click's effect, bsk downloads)");
+
+/** A download a session's tab started, as the daemon keeps it. */
+const KeptDownload = () =>
+  z.object({
+    download_id: DownloadId(),
+    tab_id: z.number().int(),
+    url: z.string(),
+    name: z.string(),
+    mime: z.string(),
+    /** Bytes received so far (the whole file once complete). */
+    size: z.number().int(),
+    sha256: Sha256().optional(),
+    state: z.enum(["in_progress", "complete"]),
+    started_at: z.string(),
+  });
+
 const FileFacts = () => z.object({ name: z.string(), size: z.number().int(), sha256: z.string() });
 
 const TWO_MINUTES = 120_000;
@@ -51,6 +68,8 @@ export const fileMethods = {
         size: z.number().int().min(0).optional(),
         sha256: Sha256().optional(),
         mime: z.string().max(255).optional(),
+        /** Bytes of a download a session's tab started (extension only): kept and listed by `downloads`. */
+        download: z.object({ id: DownloadId(), tab_id: z.number().int(), url: z.string().max(4096) }).optional(),
       }),
     result: () =>
       z.object({
@@ -199,6 +218,55 @@ export const fileMethods = {
       examples: ["bsk download @e9 --out ./report.pdf --session $S"],
     },
   }),
+
+  downloads: method({
+    owner: "daemon",
+    scope: "session",
+    description:
+      "List the downloads the session's tabs started (a click on a download link, a page's script): bsk keeps their bytes in its private folder until the session ends, never in the person's Downloads folder.",
+    params: () => z.object({ ...sessionParam() }),
+    result: () => z.object({ downloads: z.array(KeptDownload()) }),
+    cli: {
+      words: ["downloads"],
+      examples: ["bsk downloads --session $S"],
+    },
+  }),
+
+  "downloads.save": method({
+    owner: "daemon",
+    scope: "session",
+    description:
+      "Write a download the session keeps to --out (checked by size and SHA-256, written atomically; an existing file only with --overwrite). It stays kept until the session ends.",
+    params: () =>
+      z.object({
+        ...sessionParam(),
+        download_id: DownloadId(),
+        out: z.string().min(1).describe("File to write (the CLI writes it)"),
+        overwrite: z.boolean().default(false),
+      }),
+    result: () =>
+      z.object({
+        download_id: DownloadId(),
+        url: z.string(),
+        name: z.string(),
+        mime: z.string(),
+        size: z.number().int(),
+        sha256: Sha256(),
+        /** Staged bytes the CLI writes to `path` (dropped from its output). */
+        transfer_id: TransferId().optional(),
+        path: z.string().optional(),
+      }),
+    transfer: { download: { pathParam: "out", overwriteParam: "overwrite", defaultName: "bsk-download", keep: true } },
+    cli: {
+      words: ["downloads", "save"],
+      positionals: [{ param: "download_id", description: "The download's id (bsk downloads, its download event)", required: true }],
+      flags: {
+        out: { param: "out", type: "string", description: "File to write (required)" },
+        overwrite: { param: "overwrite", type: "boolean", description: "Replace --out if it exists" },
+      },
+      examples: ["bsk downloads save d3f9a0c1d --out ./report.pdf --session $S"],
+    },
+  }),
 };
 
 export const fileEffects: Record<keyof typeof fileMethods, Effect> = {
@@ -209,4 +277,6 @@ export const fileEffects: Record<keyof typeof fileMethods, Effect> = {
   "transfer.release": "ControlPlane",
   upload: "BrowserMutation",
   download: "BrowserMutation",
+  downloads: "PassiveRead",
+  "downloads.save": "PassiveRead",
 };

@@ -307,6 +307,84 @@ describe("a browser with \"Ask where to save\" on and file access (unpacked exte
     expect(w2.fixtures.hits("/download/21/export.bin")).toBe(1);
   }, 120_000);
 
+  test("downloads a page starts on a plain click are kept for the agent: effect, event, list, save; none in Downloads", async () => {
+    const run2 = (args: string[]) => w2.bsk([...args, "--session", s2, "--json"]);
+    await w2.ok(["navigate", w2.fixtures.url("/files-page-downloads.html"), "--session", s2]);
+    const cases: [string, { name: string; size?: number; sha256?: string }][] = [
+      ["#attachment", { name: "report.bin", size: 4321, sha256: generatedSha(4321) }],
+      ["#asked", { name: "asked-copy" }],
+      ["#script-blob", { name: "export.txt", size: 21, sha256: sha256("exported by the page\n") }],
+    ];
+    const events = async () => ((await w2.ok(["events", "--type", "download", "--session", s2])).events as any[]).map((e) => e.data);
+    for (const [target, want] of cases) {
+      const click = await run2(["click", target]);
+      expect({ target, ok: click.json?.ok, error: click.json?.error }).toEqual({ target, ok: true, error: undefined });
+      const effect = click.json.result.effect;
+      expect({ target, kind: effect.kind }).toEqual({ target, kind: "download" });
+      const id = effect.download.id as string;
+      expect(id).toMatch(/^d[0-9a-f]{8}$/);
+      const done = await until(`${target}'s download event to say complete`, async () => (await events()).find((e) => e.download_id === id && e.state !== "in_progress"));
+      expect({ target, state: done.state, error: done.error }).toEqual({ target, state: "complete", error: undefined });
+      expect(done).toMatchObject({ name: want.name, ...(want.size !== undefined && { size: want.size, sha256: want.sha256 }) });
+      expect((await events()).find((e) => e.download_id === id && e.state === "in_progress")).toMatchObject({ name: want.name });
+
+      const listed = ((await w2.ok(["downloads", "--session", s2])).downloads as any[]).find((d) => d.download_id === id);
+      expect(listed).toMatchObject({ state: "complete", size: done.size, sha256: done.sha256, name: want.name });
+
+      const out = asked(`saved-${id}`);
+      const saved = await w2.ok(["downloads", "save", id, "--out", out, "--session", s2]);
+      expect(saved).toMatchObject({ path: out, size: done.size, sha256: done.sha256 });
+      expect(sha256(readFileSync(out))).toBe(done.sha256);
+      if (target === "#asked") expect(readFileSync(out, "utf8")).toContain("asked-copy");
+      // Never overwritten: the file stays as it was, and no temp file is left beside it.
+      writeFileSync(out, "the agent's own file");
+      const again = await run2(["downloads", "save", id, "--out", out]);
+      expect(again.json?.error?.data?.reason).toBe("out_exists");
+      expect(readFileSync(out, "utf8")).toBe("the agent's own file");
+      expect(readdirSync(w2.home).filter((f) => f.includes(".tmp"))).toEqual([]);
+    }
+    // Each file was requested once: bsk read the response the click caused.
+    expect(w2.fixtures.hits("/download/4321/report.bin")).toBe(1);
+    expect(w2.fixtures.hits("/echo-title/asked-copy")).toBe(1);
+    // A page once downloaded is a page again when the agent goes there.
+    const nav = await w2.ok(["navigate", w2.fixtures.url("/echo-title/asked-copy"), "--session", s2]);
+    expect(nav).toMatchObject({ status: 200 });
+    expect((await w2.ok(["evaluate", "document.title", "--session", s2])).value).toBe("asked-copy");
+    // Nothing reached the person's download folder or the browser's download list.
+    expect(browserFolder().filter((f) => !/^bsk-[a-z0-9]+$/.test(String(f)))).toEqual([]);
+    const list = () => evaluateInWorker(w2.browser.cdpPort!, "chrome.downloads.search({}).then((l) => l.map((d) => [d.url, d.state, d.error].join(' ')))");
+    await until("the browser's download list is empty", async () => ((await list()) as string[]).length === 0 || undefined);
+  }, 120_000);
+
+  test("a blob the page revokes at once cannot be read: a failed download event, nothing kept, nothing in Downloads", async () => {
+    await w2.ok(["navigate", w2.fixtures.url("/files-page-downloads.html"), "--session", s2]);
+    const click = await w2.ok(["click", "#revoked-blob", "--session", s2]);
+    const id = click.effect.download?.id as string;
+    expect(id).toMatch(/^d[0-9a-f]{8}$/);
+    const ended = await until("the revoked blob's download to end", async () =>
+      ((await w2.ok(["events", "--type", "download", "--session", s2])).events as any[]).map((e) => e.data).find((e) => e.download_id === id && e.state !== "in_progress"),
+    );
+    expect(ended).toMatchObject({ state: "failed", name: "gone.txt", error: expect.any(String) });
+    expect(((await w2.ok(["downloads", "--session", s2])).downloads as any[]).map((d) => d.download_id)).not.toContain(id);
+    const save = await w2.bsk(["downloads", "save", id, "--out", asked("never.txt"), "--session", s2, "--json"]);
+    expect(save.json?.error).toMatchObject({ code: "not_found", data: { reason: "no_download" } });
+    expect(existsSync(asked("never.txt"))).toBe(false);
+    expect(browserFolder().filter((f) => !/^bsk-[a-z0-9]+$/.test(String(f)))).toEqual([]);
+  }, 60_000);
+
+  test("a download link that opens a new tab: cancelled before it saves, reported failed with a way to get it", async () => {
+    await w2.ok(["navigate", w2.fixtures.url("/files-download.html"), "--session", s2]);
+    const url = w2.fixtures.url("/download/13/popup.txt");
+    await w2.ok(["click", "#popup", "--session", s2]);
+    const ended = await until("the new tab's download to be reported", async () =>
+      ((await w2.ok(["events", "--type", "download", "--session", s2])).events as any[]).map((e) => e.data).find((e) => e.url === url),
+    );
+    expect(ended).toMatchObject({ state: "failed", error: expect.stringContaining("bsk download") });
+    expect(browserFolder().filter((f) => !/^bsk-[a-z0-9]+$/.test(String(f)))).toEqual([]);
+    const list = () => evaluateInWorker(w2.browser.cdpPort!, "chrome.downloads.search({}).then((l) => l.map((d) => d.url))");
+    await until("the browser's download list is empty", async () => ((await list()) as string[]).length === 0 || undefined);
+  }, 60_000);
+
   test("uploads use the staged paths when the extension may read local files", async () => {
     await w2.ok(["navigate", w2.fixtures.url("/files-upload.html"), "--session", s2]);
     const path = join(w2.home, "via-path.txt");

@@ -5,12 +5,12 @@
  * save" prompt: cancel it (its bytes are taken elsewhere), or steer it into `bsk-<session>/` of the download folder.
  * Items that are not the click's are held briefly in case their URL arrives late, then go their usual way.
  */
-import { browser, type Browser } from "wxt/browser";
+import { browser } from "wxt/browser";
 import { onTabEvent } from "./cdp-events.ts";
 import { safeName } from "./download-tap.ts";
+import { type DownloadItem, routeFilenames, type Suggest } from "./filename-router.ts";
 
-export type DownloadItem = Browser.downloads.DownloadItem;
-type Suggest = (s?: Browser.downloads.FilenameSuggestion) => void;
+export type { DownloadItem };
 
 /** How long a new download is held waiting for the click's download URL before it goes its usual way. */
 const HOLD_MS = 3000;
@@ -62,14 +62,14 @@ export class Claim {
     };
     browser.downloads.onCreated.addListener(onCreated);
     this.offs.push(() => browser.downloads.onCreated.removeListener(onCreated));
-    const onDetermine = (item: DownloadItem, suggest: Suggest): boolean => {
-      const h: Held = { item, suggest, timer: setTimeout(() => this.letGo(h), HOLD_MS) };
-      this.held.push(h);
-      this.match(h);
-      return true;
-    };
-    browser.downloads.onDeterminingFilename.addListener(onDetermine);
-    this.offs.push(() => browser.downloads.onDeterminingFilename.removeListener(onDetermine));
+    this.offs.push(
+      routeFilenames((item, suggest) => {
+        const h: Held = { item, suggest, timer: setTimeout(() => this.letGo(h), HOLD_MS) };
+        this.held.push(h);
+        this.match(h);
+        return true;
+      }),
+    );
   }
 
   /**
@@ -141,7 +141,7 @@ export class Claim {
 const SHADOW_MS = 10_000;
 
 /** Cancels an item (if it still runs) and takes it off the person's list; never fails. */
-function eraseItem(id: number): Promise<unknown> {
+export function eraseItem(id: number): Promise<unknown> {
   return browser.downloads
     .cancel(id)
     .catch(() => undefined)
@@ -149,7 +149,7 @@ function eraseItem(id: number): Promise<unknown> {
     .catch(() => undefined);
 }
 
-function eraseWhenCreated(url: string): void {
+export function eraseWhenCreated(url: string): void {
   const onCreated = (item: DownloadItem) => {
     if (item.url !== url) return;
     stop();

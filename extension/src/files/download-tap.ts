@@ -1,16 +1,19 @@
 /**
- * Takes a download's bytes from the response itself, before the browser's download manager sees them: while a
- * download call runs, the tab's document responses pause at the headers (Fetch domain); the first that is a
- * download (download-response.ts) is read as a stream into a staged transfer, then the request is aborted, so the
- * browser neither saves nor asks where to save it. Nothing is requested twice. Every other response goes on at once.
- * A worker that dies with interception on would leave the tab's documents paused: every (re)attachment turns it off.
+ * Takes a download's bytes from the response itself, before the browser's download manager sees them. While a tab
+ * is a session's, its document responses pause at the headers (Fetch domain, enabled when the debugger attaches to
+ * it: no cost per action); the one that is a download (download-response.ts) is read as a stream into a staged
+ * transfer, then the request is aborted, so the browser neither saves nor asks where to save it, and nothing is
+ * requested twice. Every other response goes on at once. Whose the bytes are: a running download call's (it arms a
+ * ResponseTap for the tab, also over the frame's out-of-process session), else the session's kept downloads
+ * (tab-downloads.ts). A worker that dies with interception on leaves the tab's documents paused until it
+ * re-attaches: every (re)attachment sets interception afresh.
  */
-import { onAttach, sendTo } from "../cdp.ts";
+import { onAttach, sendTo, tapCdp } from "../cdp.ts";
 import type { CdpTarget } from "../refs/target.ts";
-import { onTabEvent } from "./cdp-events.ts";
+import { ownerOfTab, sessionsReady } from "../sessions.ts";
 import { type DownloadHead, downloadOf } from "./download-response.ts";
 import { readStream } from "./io-stream.ts";
-import { type Finished, pushCounted, TransferOut } from "./transfer-out.ts";
+import { type DownloadMeta, type Finished, pushCounted, TransferOut } from "./transfer-out.ts";
 import type { Progress } from "../tools/handler.ts";
 
 export interface Taken {
@@ -18,19 +21,102 @@ export interface Taken {
   out: Finished;
 }
 
+const PATTERNS = [{ urlPattern: "*", resourceType: "Document", requestStage: "Response" }];
+/** Asks remembered per tab (a page could ask for many; only the newest matter). */
+const ASKED_MAX = 32;
+
+/** URLs the page asked to download, per tab, until when: a navigation with the download disposition. */
+const asked = new Map<number, Map<string, number>>();
+/** How long such an ask stands: its response is a moment away, and a later navigation to the URL is not asked. */
+const ASKED_MS = 10_000;
+/** A download call's tap, per tab: while one runs, the tab's download responses are its. */
+const callTaps = new Map<number, ResponseTap>();
+/** Takes a session tab's download response when no call is running there (tab-downloads.ts). */
+let keeper: ((tabId: number, sessionId: string, head: DownloadHead, take: (meta: DownloadMeta, signal: AbortSignal) => Promise<Taken>) => void) | null = null;
+
+export function setResponseKeeper(k: typeof keeper): void {
+  keeper = k;
+}
+
+/** Whether a download call runs on the tab (its claim, not the session keeper, decides the tab's downloads). */
+export function downloadCallOn(tabId: number): boolean {
+  return callTaps.has(tabId);
+}
+
 export function installDownloadTap(): void {
-  onAttach((_tabId, send) => send("Fetch.disable"));
+  // After a worker restart the sessions are read back first: whose the tab is decides.
+  onAttach(async (tabId, send) => {
+    await sessionsReady();
+    return ownerOfTab(tabId) ? send("Fetch.enable", { patterns: PATTERNS }) : send("Fetch.disable");
+  });
+  tapCdp({
+    onEvent(source, method, p) {
+      if (method === "Page.frameRequestedNavigation" && p.disposition === "download") {
+        let urls = asked.get(source.tabId);
+        if (!urls) asked.set(source.tabId, (urls = new Map()));
+        urls.set(String(p.url), Date.now() + ASKED_MS);
+        while (urls.size > ASKED_MAX) urls.delete(urls.keys().next().value!);
+      } else if (method === "Fetch.requestPaused") paused(source, p);
+    },
+    onDetach(tabId) {
+      asked.delete(tabId);
+    },
+  });
+}
+
+function paused(source: CdpTarget, p: Record<string, any>): void {
+  const requestId = String(p.requestId);
+  const go = () => void sendTo(source, "Fetch.continueRequest", { requestId }).catch(() => undefined);
+  const call = callTaps.get(source.tabId);
+  if (call) return call.paused(source, p) ? undefined : go();
+  const owner = ownerOfTab(source.tabId);
+  const url = String(p.request?.url ?? "");
+  if (!owner || !keeper || p.responseStatusCode === undefined) return go();
+  const head = downloadOf({ url, status: Number(p.responseStatusCode), headers: p.responseHeaders ?? [] }, askedFor(source.tabId, url, p));
+  if (!head) return go();
+  keeper(source.tabId, owner.session.session_id, head, (meta, signal) => takeResponse(source, requestId, head, meta, signal));
+}
+
+/** Streams a paused response's body into a staged transfer; the request then ends, as a download's does. */
+async function takeResponse(source: CdpTarget, requestId: string, head: DownloadHead, meta: DownloadMeta, signal: AbortSignal, progress?: Progress): Promise<Taken> {
+  let out: TransferOut | null = null;
+  try {
+    const { stream } = await sendTo<{ stream: string }>(source, "Fetch.takeResponseBodyAsStream", { requestId }, signal);
+    out = await TransferOut.begin(meta.sessionId, safeName(head.name), head.mime, signal, meta.download);
+    await readStream(source, stream, (b) => pushCounted(out!, b, head.size ?? undefined, progress), signal);
+    return { head, out: await out.finish() };
+  } catch (err) {
+    out?.release();
+    throw err;
+  } finally {
+    // The body was taken (or failed): the navigation ends here, with nothing shown or saved.
+    await sendTo(source, "Fetch.failRequest", { requestId, errorReason: "Aborted" }).catch(() => undefined);
+  }
+}
+
+/**
+ * Whether the page asked for this response to be a download: a navigation it asked that of, or a request the
+ * browser's download manager made for it (an <a download> link). Chromium reports navigations to the Network domain
+ * (enabled on every attached tab: networkId) with the headers a navigation sends; a download request has neither.
+ */
+function askedFor(tabId: number, url: string, p: Record<string, any>): { name?: string } | null {
+  const until = asked.get(tabId)?.get(url);
+  asked.get(tabId)?.delete(url);
+  if (until !== undefined && until >= Date.now()) return {};
+  const headers = (p.request?.headers ?? {}) as Record<string, string>;
+  const navigationHeader = Object.keys(headers).some((h) => h.toLowerCase() === "upgrade-insecure-requests");
+  return p.networkId === undefined && !navigationHeader ? {} : null;
 }
 
 const sameTarget = (a: CdpTarget, b: CdpTarget) => a.tabId === b.tabId && a.sessionId === b.sessionId;
 
+/** A download call's hold on its tab's download responses, for the length of the call. */
 export class ResponseTap {
-  /** URLs the page asked to download (an <a download> link, a navigation with the download disposition). */
   private readonly asked = new Map<string, { name?: string }>();
-  private readonly offs: (() => void)[] = [];
   private took: string | null = null;
 
   private constructor(
+    private readonly tabId: number,
     private readonly targets: CdpTarget[],
     private readonly sessionId: string,
     /** Offered the taking of the first download response; false when another source came first (nothing starts). */
@@ -45,17 +131,12 @@ export class ResponseTap {
     opts: { sessionId: string; progress?: Progress; link?: { url: string; name?: string }; offer: (head: DownloadHead, start: () => Promise<Taken>) => boolean },
     signal: AbortSignal,
   ): Promise<ResponseTap> {
-    const tap = new ResponseTap(targets, opts.sessionId, opts.offer, signal, opts.progress);
+    const tap = new ResponseTap(tabId, targets, opts.sessionId, opts.offer, signal, opts.progress);
     if (opts.link) tap.asked.set(opts.link.url, { name: opts.link.name });
-    tap.offs.push(
-      onTabEvent(tabId, "Page.frameRequestedNavigation", (_s, p) => {
-        if (p.disposition === "download" && !tap.asked.has(String(p.url))) tap.asked.set(String(p.url), {});
-      }),
-      onTabEvent(tabId, "Fetch.requestPaused", (source, p) => tap.paused(source, p)),
-    );
+    callTaps.set(tabId, tap);
     try {
-      const patterns = [{ urlPattern: "*", resourceType: "Document", requestStage: "Response" }];
-      await Promise.all(targets.map((t) => sendTo(t, "Fetch.enable", { patterns }, signal)));
+      // The tab's own session is normally on already (it is the session's); a frame's session is on for the call.
+      await Promise.all(targets.map((t) => sendTo(t, "Fetch.enable", { patterns: PATTERNS }, signal)));
     } catch (err) {
       await tap.dispose();
       throw err;
@@ -68,43 +149,29 @@ export class ResponseTap {
     return this.took !== null && this.took === url;
   }
 
-  private paused(source: CdpTarget, p: Record<string, any>): void {
-    if (!this.targets.some((t) => sameTarget(t, source))) return;
+  /** A paused response of the tab: true when the call took it (else it goes on). */
+  paused(source: CdpTarget, p: Record<string, any>): boolean {
+    if (!this.targets.some((t) => sameTarget(t, source))) return false;
     const requestId = String(p.requestId);
     const url = String(p.request?.url ?? "");
+    const wanted = this.asked.get(url) ?? askedFor(this.tabId, url, p);
     const head =
       this.took === null && p.responseStatusCode !== undefined
-        ? downloadOf({ url, status: Number(p.responseStatusCode), headers: p.responseHeaders ?? [] }, this.asked.get(url) ?? null)
+        ? downloadOf({ url, status: Number(p.responseStatusCode), headers: p.responseHeaders ?? [] }, wanted)
         : null;
-    if (head) {
-      // Known as taken before the offer is made: the browser's own item for it may be routed during the offer.
-      this.took = url;
-      if (this.offer(head, () => this.take(source, requestId, head))) return;
-      this.took = null;
-    }
-    void sendTo(source, "Fetch.continueRequest", { requestId }).catch(() => undefined);
+    if (!head) return false;
+    // Known as taken before the offer is made: the browser's own item for it may be routed during the offer.
+    this.took = url;
+    const meta = { sessionId: this.sessionId };
+    if (this.offer(head, () => takeResponse(source, requestId, head, meta, this.signal, this.progress))) return true;
+    this.took = null;
+    return false;
   }
 
-  private async take(source: CdpTarget, requestId: string, head: DownloadHead): Promise<Taken> {
-    let out: TransferOut | null = null;
-    try {
-      const { stream } = await sendTo<{ stream: string }>(source, "Fetch.takeResponseBodyAsStream", { requestId }, this.signal);
-      out = await TransferOut.begin(this.sessionId, safeName(head.name), head.mime, this.signal);
-      await readStream(source, stream, (b) => pushCounted(out!, b, head.size ?? undefined, this.progress), this.signal);
-      return { head, out: await out.finish() };
-    } catch (err) {
-      out?.release();
-      throw err;
-    } finally {
-      // The body was taken (or failed): the navigation ends here, as a download's does, with nothing shown or saved.
-      await sendTo(source, "Fetch.failRequest", { requestId, errorReason: "Aborted" }).catch(() => undefined);
-    }
-  }
-
-  /** Interception off (paused requests go on); safe to call twice. */
+  /** Back to the session's keeping (a frame's session stops pausing); safe to call twice. */
   async dispose(): Promise<void> {
-    for (const off of this.offs.splice(0)) off();
-    await Promise.all(this.targets.map((t) => sendTo(t, "Fetch.disable").catch(() => undefined)));
+    if (callTaps.get(this.tabId) === this) callTaps.delete(this.tabId);
+    await Promise.all(this.targets.filter((t) => t.sessionId).map((t) => sendTo(t, "Fetch.disable").catch(() => undefined)));
   }
 }
 

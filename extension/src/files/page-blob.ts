@@ -7,7 +7,7 @@
 import { sendTo } from "../cdp.ts";
 import type { CdpTarget, ResolvedTarget } from "../refs/target.ts";
 import { readStream } from "./io-stream.ts";
-import { type Finished, pushCounted, TransferOut } from "./transfer-out.ts";
+import { type DownloadMeta, type Finished, pushCounted, TransferOut } from "./transfer-out.ts";
 import type { Progress } from "../tools/handler.ts";
 
 const ARM = `function () {
@@ -65,23 +65,7 @@ export class PageBlobs {
       signal,
     );
     if (r.exceptionDetails || !r.result.objectId) throw new Error(r.exceptionDetails?.exception?.description ?? r.exceptionDetails?.text ?? "no blob");
-    const blob = r.result.objectId;
-    const facts = await sendTo<{ result: { value: { type: string; size: number } } }>(
-      this.target,
-      "Runtime.callFunctionOn",
-      { objectId: blob, functionDeclaration: "function () { return { type: this.type, size: this.size }; }", returnByValue: true },
-      signal,
-    );
-    const mime = String(facts.result.value?.type ?? "").split(";")[0]!.toLowerCase();
-    const { uuid } = await sendTo<{ uuid: string }>(this.target, "IO.resolveBlob", { objectId: blob }, signal);
-    const out = await TransferOut.begin(sessionId, name, mime, signal);
-    try {
-      await readStream(this.target, `blob:${uuid}`, (b) => pushCounted(out, b, facts.result.value?.size, progress), signal);
-      return { out: await out.finish(), mime };
-    } catch (err) {
-      out.release();
-      throw err;
-    }
+    return takeBlob(this.target, r.result.objectId, { sessionId }, name, signal, progress);
   }
 
   /** Puts the page's URL.createObjectURL back and lets go of the objects (never throws). */
@@ -89,5 +73,53 @@ export class PageBlobs {
     if (!this.objectId) return;
     await sendTo(this.target, "Runtime.callFunctionOn", { objectId: this.objectId, functionDeclaration: DISARM }).catch(() => undefined);
     await sendTo(this.target, "Runtime.releaseObjectGroup", { objectGroup: "bsk-download" }).catch(() => undefined);
+  }
+}
+
+/** Streams a Blob the page holds (a remote object) into a staged transfer, with its MIME type. */
+async function takeBlob(target: CdpTarget, blob: string, meta: DownloadMeta, name: string, signal: AbortSignal, progress?: Progress): Promise<{ out: Finished; mime: string }> {
+  const facts = await sendTo<{ result: { value: { type: string; size: number } } }>(
+    target,
+    "Runtime.callFunctionOn",
+    { objectId: blob, functionDeclaration: "function () { return { type: this.type, size: this.size }; }", returnByValue: true },
+    signal,
+  );
+  const mime = String(facts.result.value?.type ?? "").split(";")[0]!.toLowerCase();
+  const { uuid } = await sendTo<{ uuid: string }>(target, "IO.resolveBlob", { objectId: blob }, signal);
+  const out = await TransferOut.begin(meta.sessionId, name, mime, signal, meta.download);
+  try {
+    await readStream(target, `blob:${uuid}`, (b) => pushCounted(out, b, facts.result.value?.size, progress), signal);
+    return { out: await out.finish(), mime };
+  } catch (err) {
+    out.release();
+    throw err;
+  }
+}
+
+/**
+ * A blob: or data: URL's bytes, read in the frame that started the download (a blob: URL is readable only by its
+ * origin, and only until the page revokes it) into a staged transfer. The read runs in an isolated world of that frame,
+ * so the page's Content-Security-Policy and its own fetch do not stand in the way. For downloads a page starts itself.
+ */
+export async function takeUrlFromPage(
+  target: CdpTarget,
+  frameId: string,
+  url: string,
+  meta: DownloadMeta,
+  name: string,
+  signal: AbortSignal,
+): Promise<{ out: Finished; mime: string }> {
+  const { executionContextId } = await sendTo<{ executionContextId: number }>(target, "Page.createIsolatedWorld", { frameId, worldName: "bsk-download" }, signal);
+  const r = await sendTo<{ result: { objectId?: string }; exceptionDetails?: { text?: string; exception?: { description?: string } } }>(
+    target,
+    "Runtime.evaluate",
+    { expression: `fetch(${JSON.stringify(url)}).then((r) => r.blob())`, contextId: executionContextId, awaitPromise: true, objectGroup: "bsk-kept" },
+    signal,
+  );
+  try {
+    if (r.exceptionDetails || !r.result.objectId) throw new Error(r.exceptionDetails?.exception?.description ?? r.exceptionDetails?.text ?? "no blob");
+    return await takeBlob(target, r.result.objectId, meta, name, signal);
+  } finally {
+    void sendTo(target, "Runtime.releaseObjectGroup", { objectGroup: "bsk-kept" }).catch(() => undefined);
   }
 }

@@ -11,6 +11,12 @@ const DAEMON_TIMEOUT_MS = 30_000;
 /** Bytes per transfer.chunk (a little under the 3 MiB the daemon takes per chunk). */
 const SEND_BYTES = 2 * 1024 * 1024;
 
+/** Whose bytes these are: the session, and for a download a page started, which one (listed by `bsk downloads`). */
+export interface DownloadMeta {
+  sessionId: string;
+  download?: { id: string; tab_id: number; url: string };
+}
+
 export interface Finished {
   transfer_id: string;
   size: number;
@@ -28,8 +34,13 @@ export class TransferOut {
     private readonly signal: AbortSignal,
   ) {}
 
-  static async begin(sessionId: string, name: string, mime: string, signal: AbortSignal): Promise<TransferOut> {
-    const begun = await callDaemon<{ transfer_id: string }>("transfer.begin", { session_id: sessionId, name, ...(mime && { mime }) }, DAEMON_TIMEOUT_MS, signal);
+  static async begin(sessionId: string, name: string, mime: string, signal: AbortSignal, download?: DownloadMeta["download"]): Promise<TransferOut> {
+    const begun = await callDaemon<{ transfer_id: string }>(
+      "transfer.begin",
+      { session_id: sessionId, name, ...(mime && { mime }), ...(download && { download }) },
+      DAEMON_TIMEOUT_MS,
+      signal,
+    );
     return new TransferOut(sessionId, begun.transfer_id, signal);
   }
 
