@@ -259,6 +259,13 @@ describe("bsk mcp", () => {
       await call("upload", { ...s, target: "#single", files: ["cv.txt"], mode: "input" });
       await call("navigate", { ...s, url: w.fixtures.url("/files-download.html") });
       await call("download", { ...s, target: "#small", out: "notes.txt", overwrite: false });
+      // A plain click on a download link: the session keeps the file, listed and saved by id.
+      await call("click", { ...s, target: "#small" });
+      const kept = await until("the kept download", async () => {
+        const list = await obj("downloads", { ...s });
+        return list?.downloads?.find((d: { state: string }) => d.state === "complete");
+      });
+      await call("downloads_save", { ...s, download_id: kept.download_id, out: "kept.txt", overwrite: false });
 
       await call("ops", { ...s, limit: 10 });
       await call("events", { ...s, since: 0, limit: 10, types: ["navigation"] });
@@ -276,6 +283,7 @@ describe("bsk mcp", () => {
       const failed = [...outcomes].filter(([name, outcome]) => outcome !== "ok" && (name !== "request_help" || outcome.startsWith("invalid_params")));
       expect(failed).toEqual([]);
       expect(readFileSync(`${dir}/notes.txt`).length).toBe(13);
+      expect(readFileSync(`${dir}/kept.txt`).length).toBe(13);
       expect(JSON.parse(readFileSync(`${dir}/trace.json`, "utf8")).purpose).toBe("schemas");
     } finally {
       await client.close();

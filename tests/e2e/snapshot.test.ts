@@ -301,3 +301,14 @@ describe("screenshot", () => {
     expect(jpeg.height).toBeLessThan(60);
   });
 });
+
+describe("replies use the snapshot's words", () => {
+  test("a click on a ref names the element as the snapshot did, not by the browser's role for the bare element", async () => {
+    await open("snap-form.html");
+    const ref = refOf((await snapshot()).text, /clickable "Gift wrap"/);
+    const r = await w.bsk(["click", ref, "--session", s]);
+    expect(r.code).toBe(0);
+    // It said `clicked generic @eN` before.
+    expect(r.stdout).toStartWith(`clicked clickable "Gift wrap" ${ref}`);
+  });
+});
