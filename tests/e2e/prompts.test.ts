@@ -2,8 +2,9 @@
  * A browser prompt is a tab state, like a JavaScript dialog, in real Chromium: while the browser waits for the
  * person (printing, a permission, another app) the tab takes no input, so input calls fail with prompt_pending
  * (reads still work), dialog status shows the prompt, dismiss reloads the page without it; a click the page never
- * received is input_not_delivered (effect_state none), never "clicked"; a click that raised a permission prompt
- * succeeded, with the effect browser_prompt.
+ * received would be input_not_delivered (effect_state none), never "clicked" (not covered here yet: every deaf
+ * state headless can make is also a prompt bsk knows of, which input calls meet first); a click that raised a
+ * permission prompt or printing succeeded, with the effect browser_prompt.
  *
  * Before this, after print() the next click printed `clicked button "…" → no visible effect` (exit 0) although the
  * page never saw it, and `dialog status` said "no dialog". Headless Chromium answers permission prompts itself (denied)
@@ -29,7 +30,8 @@ const frames = async () => (await w.ok(["evaluate", "document.querySelectorAll('
 describe("a browser prompt is a tab state", () => {
   test("print: input fails prompt_pending, reads work, dialog status shows it, dismiss reloads without it", async () => {
     await w.ok(["navigate", w.fixtures.url("/guard.html"), "--session", s]);
-    await w.ok(["evaluate", "setTimeout(() => window.print(), 0); 1", "--session", s]);
+    const printed = await w.ok(["click", "#print", "--session", s]);
+    expect(printed.effect).toMatchObject({ kind: "browser_prompt", prompt: { kind: "print", pending: true } });
     const status = await until("the print prompt in dialog status", async () => {
       const r = await w.ok(["dialog", "status", "--session", s]);
       return r.prompt ? r : undefined;
@@ -55,18 +57,6 @@ describe("a browser prompt is a tab state", () => {
     const ok = await w.ok(["click", "#frame", "--session", s]);
     expect(ok.effect.kind).toBe("dom_changed");
     expect(await frames()).toBe(1);
-  });
-
-  test("a click the page never received is input_not_delivered with effect_state none, not 'clicked'", async () => {
-    await w.ok(["navigate", w.fixtures.url("/guard.html"), "--session", s]);
-    // print() of a frame the prompt watch never saw (its report taken away): the tab goes deaf with no prompt known.
-    await w.ok(["evaluate", "const f = document.createElement('iframe'); document.body.append(f); setTimeout(() => f.contentWindow.print(), 0); 1", "--session", s]);
-    const r = await w.bsk(["click", "#frame", "--session", s, "--json"]);
-    expect(r.json?.ok).toBe(false);
-    expect(r.json.error.code === "input_not_delivered" || r.json.error.code === "prompt_pending").toBe(true);
-    expect(r.json.error.data.effect_state).toBe("none");
-    expect(await frames()).toBe(1);
-    await w.ok(["navigate", w.fixtures.url("/guard.html"), "--session", s]);
   });
 
   test("a click that raised a permission prompt succeeded: effect browser_prompt, exit 0", async () => {
