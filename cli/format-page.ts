@@ -28,6 +28,8 @@ export function effectText(e: any): string {
       return `→ dialog ${e.dialog?.type ?? "?"} ${q(e.dialog?.message)}`;
     case "download":
       return `→ download ${e.download?.suggested_filename ?? e.download?.url ?? ""}${e.download?.id ? ` (kept as ${e.download.id}: bsk downloads save ${e.download.id} --out FILE)` : ""}`.trimEnd();
+    case "browser_prompt":
+      return `→ browser prompt ${promptLine(e.prompt)}${e.prompt?.pending ? " (waiting for the person: input fails with prompt_pending)" : " (answered)"}`;
     case "dom_changed":
       return "→ dom changed";
     default:
@@ -36,6 +38,12 @@ export function effectText(e: any): string {
 }
 
 const NO_EFFECT = "→ no visible effect";
+
+/** `permission geolocation http://…`, `print http://…`, `external_protocol mailto:…`. */
+function promptLine(p: any): string {
+  const about = p?.detail?.permission ?? "";
+  return [p?.kind ?? "?", about, p?.url ?? ""].filter(Boolean).join(" ");
+}
 
 /**
  * One line per action: verb, target, extra, effect. `own` names what the action itself changed (a field's value,
@@ -169,9 +177,12 @@ export const PAGE_FORMATTERS: Record<string, PageFormatter> = {
     };
   },
 
-  "dialog.status": (r) => (r.open && r.dialog ? `open ${dialogLine(r.dialog)}` : "no dialog"),
+  "dialog.status": (r) =>
+    [r.open && r.dialog ? `open ${dialogLine(r.dialog)}` : "no dialog", r.prompt ? `browser prompt ${promptLine(r.prompt)} (waiting for the person)` : ""]
+      .filter(Boolean)
+      .join("\n"),
   "dialog.accept": (r) => `accepted ${dialogLine(r.dialog)}`,
-  "dialog.dismiss": (r) => `dismissed ${dialogLine(r.dialog)}`,
+  "dialog.dismiss": (r) => (r.prompt ? `dismissed browser prompt ${promptLine(r.prompt)} (page reloaded)` : `dismissed ${dialogLine(r.dialog)}`),
 
   console: consoleText,
   network: networkText,

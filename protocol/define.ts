@@ -194,9 +194,21 @@ export const ActedOn = () =>
  * What the browser reported between an input and a short settle after it (one frame; longer only while a
  * navigation starts). `kind` is the most significant; later effects go to the session's event stream.
  */
+/** A browser prompt (permission, printing, a device chooser, another app) up in a tab: the tab takes no input meanwhile. */
+export const PromptInfo = () =>
+  z.object({
+    kind: z.enum(["permission", "external_protocol", "print", "device_chooser"]),
+    url: z.string(),
+    /** The permission asked for (geolocation, camera, …), the scheme of the other app, the device kind. */
+    detail: z.record(z.string(), z.string()),
+  });
+
 export const ActionEffect = () =>
   z.object({
-    kind: z.enum(["navigated", "new_tab", "dialog", "download", "dom_changed", "none"]),
+    /** browser_prompt: the action made the browser ask the person something (see `prompt`); it acted. */
+    kind: z.enum(["navigated", "new_tab", "dialog", "download", "browser_prompt", "dom_changed", "none"]),
+    /** The browser prompt the action raised; `pending`: still waiting for the person (input calls fail prompt_pending). */
+    prompt: PromptInfo().extend({ pending: z.boolean() }).optional(),
     navigation: z.object({ url: z.string(), status: z.number().int().nullable() }).optional(),
     new_tab_ids: z.array(z.number().int()).optional(),
     dialog: z.object({ type: z.string(), message: z.string() }).optional(),

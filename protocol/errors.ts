@@ -25,6 +25,14 @@ export const ERRORS = {
   unknown_method: { exit: 5, hint: "This daemon or extension does not know the method; update bsk and the extension." },
   version_too_old: { exit: 5, hint: "Update the older side: bsk update, and reload the extension from the same release." },
   dialog_pending: { exit: 6, hint: "Answer the page's dialog first: bsk dialog accept|dismiss." },
+  prompt_pending: {
+    exit: 10,
+    hint: "The browser is asking the person something in this tab (bsk dialog status shows it); the tab takes no input until it is answered: ask them with bsk request-help --prompt '…', or bsk dialog dismiss (reloads the page without it).",
+  },
+  input_not_delivered: {
+    exit: 11,
+    hint: "The page received none of the input, so nothing happened; check bsk dialog status (a browser prompt) and re-observe before retrying.",
+  },
 } as const satisfies Record<string, { exit: number; hint: string }>;
 
 /**

@@ -20,7 +20,11 @@ export const APP_VERSION: string = typeof BUILD_APP_VERSION !== "undefined" ? BU
  * 3.0: no message on the extension link is over 64 KiB (frames before the handshake 16 KiB); the extension sends a
  * larger frame in binary pieces (protocol/pieces.ts). A 2.x extension's large replies would be cut, hence a new major.
  */
-export const PROTOCOL_VERSION = "3.0";
+/**
+ * 3.1: error codes prompt_pending and input_not_delivered; effect kind browser_prompt; dialog.status and
+ * dialog.dismiss carry the tab's browser prompt.
+ */
+export const PROTOCOL_VERSION = "3.1";
 export const DAEMON_NAME = "bsk-daemon";
 export const EXTENSION_CLIENT = "bsk-extension";
 

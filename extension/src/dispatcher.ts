@@ -11,6 +11,7 @@ import { beginCall } from "./control.ts";
 import { crashGuard } from "./crash.ts";
 import { dialogGuard } from "./dialogs.ts";
 import { guardHandlers } from "./guard/call-guard.ts";
+import { INPUT_METHODS, promptOf, promptPending } from "./guard/prompt-state.ts";
 import { beginMutation, faultPoint, withEffectState } from "./input-mark.ts";
 import { getSession } from "./sessions.ts";
 import { dialogHandlers } from "./tools/dialogs.ts";
@@ -88,6 +89,9 @@ export async function dispatch(method: string, params: unknown, ctx: CallContext
 async function guarded(handler: Handler<ExtensionMethodName>, method: ExtensionMethodName, params: unknown, ctx: CallContext): Promise<unknown> {
   const tabId = dialogRaceTab(method, params as { session_id?: string; tab_id?: number });
   if (tabId === undefined) return handler(params as never, ctx);
+  // A browser prompt up in the tab swallows input: refused, never reported as done (reads still work).
+  const prompt = INPUT_METHODS.has(method) ? promptOf(tabId) : undefined;
+  if (prompt) throw promptPending(tabId, prompt);
   // A JS dialog stalls the page: one already open fails the call now, one that opens during it ends it.
   // A crashed renderer ends the call too (crash.ts).
   const guard = crashGuard(tabId, dialogGuard(tabId, ctx.signal), method);

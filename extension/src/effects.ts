@@ -7,7 +7,9 @@
  */
 import { browser } from "wxt/browser";
 import type { Result } from "../../protocol/catalog.ts";
+import { BskError } from "../../protocol/errors.ts";
 import { raceAbort } from "./abort.ts";
+import { promptOf } from "./guard/prompt-state.ts";
 import { mainFrameId, sendTo, subscribe } from "./cdp.ts";
 import { isDialogPending, onDialogOpen, openDialog, type OpenDialog } from "./dialogs.ts";
 import { onKeptDownload } from "./files/download-news.ts";
@@ -52,7 +54,9 @@ const STATUS_CAP_MS = 500;
 export function installDomProbe(node: Node): void {
   const g = globalThis as any;
   g.__bskMut?.stop();
-  const INPUT = ["mousedown", "mouseup", "click", "contextmenu", "keydown", "keyup", "input", "wheel", "drop"];
+  const INPUT = ["pointerdown", "pointerup", "mousedown", "mouseup", "click", "auxclick", "contextmenu", "keydown", "keypress", "keyup", "beforeinput", "input", "wheel", "drop", "touchstart"];
+  // Input that reaches the document also gives it user activation, which no page listener can stop.
+  const activeBefore = !!(navigator as any).userActivation?.isActive;
   let seen = false;
   let ended = false;
   const onInput = () => {
@@ -77,6 +81,8 @@ export function installDomProbe(node: Node): void {
   };
   const state = {
     changed: false,
+    /** Whether the document received any of the input (its events, or the user activation they give). */
+    delivered: () => seen || (!activeBefore && !!(navigator as any).userActivation?.isActive),
     mo: new MutationObserver(() => {
       state.changed = true;
     }),
@@ -101,9 +107,10 @@ const READ_DOM_PROBE = `(() => {
   const s = globalThis.__bskMut;
   if (!s) return null;
   const changed = s.changed || s.mo.takeRecords().length > 0;
+  const delivered = s.delivered();
   s.stop();
   globalThis.__bskMut = undefined;
-  return changed;
+  return [changed, delivered];
 })()`;
 
 /** The frame after the input (or, when the page saw no input event, the next frame), then the observer's answer. */
@@ -132,6 +139,8 @@ export class EffectWatch {
   private downloadLink = false;
   private download: { url: string; suggested_filename?: string; id?: string } | null = null;
   private opened: OpenDialog | null = null;
+  /** Whether the acted-on document received the input (from the probe's read; null: not known). */
+  inputDelivered: boolean | null = null;
   /** Waiters to wake on any event (two can wait at once: the frame's read and a navigation starting). */
   private readonly wakers = new Set<() => void>();
   private readonly offs: (() => void)[] = [];
@@ -281,6 +290,10 @@ export class EffectWatch {
           if (link) this.downloadLink = true;
           v = dom;
         }
+        if (Array.isArray(v)) {
+          this.inputDelivered = v[1] === true;
+          v = v[0];
+        }
         return typeof v === "boolean" ? v : null;
       });
     try {
@@ -402,9 +415,17 @@ export async function armElementProbe(el: { cdp: CdpTarget; objectId: string }, 
 
 /**
  * Arms a watch, sends the input, settles. A dialog that opens during the input (the call's signal aborts with
- * dialog_pending) is the effect, not an error.
+ * dialog_pending) is the effect, not an error. `verify`: the probe's document is where the input goes (an element's
+ * own), so input it never received with nothing else seen fails with input_not_delivered (effect_state none); the
+ * check rides on the settle's page call.
  */
-export async function withEffect(tabId: number, probe: DomProbe | null, signal: AbortSignal, input: () => Promise<unknown>): Promise<ActionEffect> {
+export async function withEffect(
+  tabId: number,
+  probe: DomProbe | null,
+  signal: AbortSignal,
+  input: () => Promise<unknown>,
+  opts: { verify?: boolean } = {},
+): Promise<ActionEffect> {
   const watch = await EffectWatch.arm(tabId, signal);
   try {
     await sending({ tabId }, input);
@@ -414,5 +435,19 @@ export async function withEffect(tabId: number, probe: DomProbe | null, signal: 
       throw err;
     }
   }
-  return watch.settle(signal, probe);
+  const effect = await watch.settle(signal, probe);
+  if (opts.verify && watch.inputDelivered === false && effect.kind === "none" && !effect.dom_changed) throw inputNotDelivered(tabId);
+  return effect;
+}
+
+/**
+ * Input the browser took but never gave the page (a prompt or print dialog over the tab, a frozen page, browser UI
+ * covering it): nothing happened, and the reply must not say the action was done.
+ */
+function inputNotDelivered(tabId: number): BskError {
+  const prompt = promptOf(tabId);
+  const why = prompt ? `: the browser's ${prompt.kind} prompt is up` : "";
+  return new BskError("input_not_delivered", `the page in tab ${tabId} received none of the input${why}; nothing happened`, {
+    data: { tab_id: tabId, effect_state: "none", ...(prompt && { prompt: { kind: prompt.kind, url: prompt.url, detail: prompt.detail } }) },
+  });
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Effect, method, tabParams } from "../define.ts";
+import { type Effect, method, PromptInfo, tabParams } from "../define.ts";
 
 const DialogInfo = () =>
   z.object({
@@ -9,14 +9,18 @@ const DialogInfo = () =>
     url: z.string(),
   });
 
-/** JavaScript dialogs: while one is open, page actions fail with dialog_pending until it is answered. */
+/**
+ * JavaScript dialogs: while one is open, page actions fail with dialog_pending until it is answered. Browser prompts
+ * (a permission, printing, another app) are the person's to answer: while one is up, input calls fail with
+ * prompt_pending; dismiss reloads the page without it.
+ */
 export const dialogMethods = {
   "dialog.status": method({
     owner: "extension",
     scope: "tab",
-    description: "Whether a JavaScript dialog is open in the tab, with its type and message.",
+    description: "Whether a JavaScript dialog is open in the tab, with its type and message, and any browser prompt waiting for the person.",
     params: () => z.object({ ...tabParams() }),
-    result: () => z.object({ tab_id: z.number().int(), open: z.boolean(), dialog: DialogInfo().nullable() }),
+    result: () => z.object({ tab_id: z.number().int(), open: z.boolean(), dialog: DialogInfo().nullable(), prompt: PromptInfo().nullable() }),
     cli: { words: ["dialog", "status"] },
   }),
 
@@ -35,9 +39,16 @@ export const dialogMethods = {
   "dialog.dismiss": method({
     owner: "extension",
     scope: "tab",
-    description: "Dismiss the open dialog (Cancel).",
+    description: "Dismiss the open dialog (Cancel); a browser prompt waiting for the person is dismissed by reloading the page.",
     params: () => z.object({ ...tabParams() }),
-    result: () => z.object({ tab_id: z.number().int(), dialog: DialogInfo(), accepted: z.literal(false) }),
+    result: () =>
+      z.object({
+        tab_id: z.number().int(),
+        dialog: DialogInfo().nullable(),
+        /** The browser prompt dismissed (the page was reloaded: its unsaved state is gone). */
+        prompt: PromptInfo().nullable(),
+        accepted: z.literal(false),
+      }),
     cli: { words: ["dialog", "dismiss"] },
   }),
 };

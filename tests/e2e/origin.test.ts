@@ -1,8 +1,8 @@
 /**
  * A session's origin allow-list and the browser prompts an agent cannot see, in real Chromium: navigations and
  * frames to other origins are blocked (and reported), requests too with --block-requests, the person's tabs are
- * untouched, the rules go with the session; HTTP sign-in, permission prompts and external apps fail the action that
- * caused them with a hint pointing to request-help, and are events.
+ * untouched, the rules go with the session; HTTP sign-in and external apps fail the action that caused them (a
+ * permission prompt is the action's effect) with a hint pointing to request-help, and are events.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startWorld, until, type World } from "./harness.ts";
@@ -141,8 +141,8 @@ describe("browser prompts", () => {
     const paste = await until("the frame's button in a snapshot", async () =>
       ((await w.ok(["snapshot", "--session", s])).text as string).split("\n").find((l) => l.includes("Paste from the clipboard"))?.match(/@e\d+/)?.[0],
     );
-    const e = await fails(s, ["click", paste], "unsupported", "browser_prompt");
-    expect(e.data).toMatchObject({ prompt: "permission", detail: { permission: "clipboard-read" }, answer: "left_to_person" });
+    const r = await w.ok(["click", paste, "--session", s]);
+    expect(r.effect).toMatchObject({ kind: "browser_prompt", prompt: { kind: "permission", detail: { permission: "clipboard-read" } } });
     const ev = await events(s, "browser.prompt");
     expect(ev.at(-1)?.data).toMatchObject({ kind: "permission", url: w.fixtures.crossUrl("/guard-frame-inner.html") });
     await w.ok(["navigate", w.fixtures.url("/guard.html"), "--session", s]);
@@ -159,10 +159,9 @@ describe("browser prompts", () => {
     await w.ok(["navigate", w.fixtures.url("/guard.html"), "--session", s]);
   });
 
-  test("a permission prompt (geolocation) fails the click that asked for it; the prompt is left to the person", async () => {
-    const e = await fails(s, ["click", "#geo"], "unsupported", "browser_prompt");
-    expect(e.data).toMatchObject({ prompt: "permission", detail: { permission: "geolocation" }, answer: "left_to_person", effect_state: "committed" });
-    expect(e.hint).toContain("request-help");
+  test("a permission prompt (geolocation) is the click's effect (it acted); the prompt is left to the person", async () => {
+    const r = await w.ok(["click", "#geo", "--session", s]);
+    expect(r.effect).toMatchObject({ kind: "browser_prompt", prompt: { kind: "permission", detail: { permission: "geolocation" } } });
     const ev = await events(s, "browser.prompt");
     expect(ev.at(-1)?.data).toMatchObject({ kind: "permission", detail: { permission: "geolocation" } });
   });

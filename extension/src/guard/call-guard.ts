@@ -8,7 +8,7 @@ import { getSession } from "../sessions.ts";
 import type { Handler } from "../tools/handler.ts";
 import { normalizeUrl } from "../urls.ts";
 import { raceAbort } from "../abort.ts";
-import { endsTheCall, incidentError, watchIncidents } from "./incidents.ts";
+import { endsTheCall, incidentError, promptEffect, watchIncidents } from "./incidents.ts";
 import { assertOriginAllowed } from "./origins.ts";
 
 type Handlers = { [M in ExtensionMethodName]: Handler<M> };
@@ -41,7 +41,12 @@ function wrap(method: ExtensionMethodName, handler: Handler<ExtensionMethodName>
         if (watch.incidents.length) throw incidentError(watch.incidents, null);
         throw err;
       }
-      if (watch.incidents.length) throw incidentError(watch.incidents, { result });
+      if (watch.incidents.length) {
+        // A prompt the action raised is its effect (it acted); anything else the browser did fails it.
+        const prompted = promptEffect(watch.incidents, result);
+        if (prompted) return prompted as never;
+        throw incidentError(watch.incidents, { result });
+      }
       return result as never;
     } finally {
       watch.dispose();

@@ -4,6 +4,7 @@
  * call of the session runs, the dispatcher also collects them here and fails the call with them (`incidentError`).
  */
 import { BskError } from "../../../protocol/errors.ts";
+import { promptOf, type PromptKind } from "./prompt-state.ts";
 
 export type Incident =
   | { kind: "origin_blocked"; tab_id: number; url: string }
@@ -79,4 +80,18 @@ export function incidentError(incidents: Incident[], ran: { result: unknown } | 
   return new BskError("unsupported", `tab ${p.tab_id} ${what}${permission} at ${p.url}${answered}`, {
     data: { reason: "browser_prompt", prompt: p.prompt, tab_id: p.tab_id, url: p.url, detail: p.detail, answer: p.answer, ...effect },
   });
+}
+
+/**
+ * An action that made the browser ask the person (a permission, printing, a device chooser) did act: its result,
+ * with the effect `browser_prompt` and whether the prompt still waits. Null when the call's result has no effect
+ * to tell it in, or another incident (a blocked navigation, a cancelled sign-in) makes it an error.
+ */
+export function promptEffect(incidents: Incident[], result: unknown): unknown {
+  const effect = (result as { effect?: { kind?: string } } | null)?.effect;
+  if (!effect || typeof effect !== "object") return null;
+  if (!incidents.every((i) => i.kind === "browser_prompt" && i.answer === "left_to_person")) return null;
+  const p = incidents[0] as Extract<Incident, { kind: "browser_prompt" }>;
+  const prompt = { kind: p.prompt as PromptKind, url: p.url, detail: p.detail, pending: promptOf(p.tab_id) !== undefined };
+  return { ...(result as object), effect: { ...effect, kind: "browser_prompt", prompt } };
 }

@@ -2,7 +2,8 @@
  * Runs in the page's main world of a session's tabs (Page.addScriptToEvaluateOnNewDocument): wraps the web APIs
  * that make the browser ask the person (permissions, device choosers, printing) and reports each call that will
  * show a prompt through a CDP binding, before calling the real API unchanged. A permission already granted or
- * denied shows nothing and is not reported. The binding is taken off the page's global at once.
+ * denied shows nothing and is not reported; when the call settles (answered), that is reported too. The binding is
+ * taken off the page's global at once.
  */
 export const PROMPT_BINDING = "__bskPrompt";
 
@@ -16,14 +17,28 @@ export const PAGE_PROMPT_SCRIPT = `(() => {
     try { navigator.permissions.query({ name }).then((s) => { states[name] = s; }, () => {}); } catch {}
   }
   const asks = (name) => !states[name] || states[name].state === "prompt";
-  const report = (kind, permission) => {
-    try { send(JSON.stringify({ kind, permission: permission || "", url: String(location.href).slice(0, 2048) })); } catch {}
+  let last = null;
+  const report = (kind, permission, answered) => {
+    if (!answered) last = [kind, permission];
+    try { send(JSON.stringify({ kind, permission: permission || "", url: String(location.href).slice(0, 2048), answered: !!answered })); } catch {}
   };
   const wrap = (owner, key, before) => {
     const desc = owner && Object.getOwnPropertyDescriptor(owner, key);
     if (!desc || typeof desc.value !== "function") return;
     const real = desc.value;
-    const wrapped = { [key](...args) { try { before.apply(this, args); } catch {} return real.apply(this, args); } }[key];
+    const wrapped = { [key](...args) {
+      last = null;
+      try { before.apply(this, args); } catch {}
+      const asked = last;
+      // Printing is not over when print() returns (headless returns at once); a navigation ends it.
+      if (!asked || key === "print") return real.apply(this, args);
+      // Geolocation answers through its callbacks, the others through a promise.
+      const settled = () => report(asked[0], asked[1], true);
+      for (const i of [0, 1]) if (typeof args[i] === "function") { const cb = args[i]; args[i] = function (...a) { settled(); return cb.apply(this, a); }; }
+      const out = real.apply(this, args);
+      if (out && typeof out.then === "function") out.then(settled, settled);
+      return out;
+    } }[key];
     try { Object.defineProperty(owner, key, { ...desc, value: wrapped }); } catch {}
   };
   const G = globalThis;

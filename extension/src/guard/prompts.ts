@@ -18,6 +18,7 @@ import { emit } from "../outbox.ts";
 import { ownerOfTab, sessionsReady } from "../sessions.ts";
 import { reportIncident } from "./incidents.ts";
 import { PAGE_PROMPT_SCRIPT, PROMPT_BINDING } from "./page-prompts.ts";
+import { clearPrompt, installPromptState, setPrompt, type PromptKind } from "./prompt-state.ts";
 
 type Kind = "http_auth" | "proxy_auth" | "permission" | "external_protocol" | "print" | "device_chooser";
 
@@ -47,6 +48,8 @@ function externalScheme(url: string): boolean {
 function prompt(tabId: number, kind: Kind, url: string, detail: Record<string, string>, answer: "cancelled" | "left_to_person"): void {
   const owner = ownerOfTab(tabId);
   if (!owner) return;
+  // The browser's own prompt is up: the tab takes no input until it is answered (prompt-state.ts).
+  if (answer === "left_to_person") setPrompt(tabId, { kind: kind as PromptKind, url, detail });
   // One page asking again and again (watchPosition, a retried link) is one prompt.
   const key = `${tabId}|${kind}|${detail.permission ?? ""}|${url}`;
   const now = Date.now();
@@ -71,7 +74,7 @@ async function onAuth(d: Browser.webRequest.OnAuthRequiredDetails): Promise<Brow
 }
 
 function onBinding(tabId: number, payload: unknown): void {
-  let msg: { kind?: unknown; permission?: unknown; url?: unknown };
+  let msg: { kind?: unknown; permission?: unknown; url?: unknown; answered?: unknown };
   try {
     msg = JSON.parse(String(payload));
   } catch {
@@ -81,10 +84,16 @@ function onBinding(tabId: number, payload: unknown): void {
   if (typeof msg.kind !== "string" || !PAGE_KINDS.has(msg.kind)) return;
   const permission = typeof msg.permission === "string" && /^[a-z-]{0,40}$/.test(msg.permission) ? msg.permission : "";
   const url = typeof msg.url === "string" ? msg.url.slice(0, 2048) : "";
+  // The page's call settled: the person (or the browser's policy) answered. A page can only clear its own tab's state.
+  if (msg.answered === true) {
+    if (msg.kind !== "print") clearPrompt(tabId, (p) => p.kind === msg.kind && (p.detail.permission ?? "") === permission);
+    return;
+  }
   prompt(tabId, msg.kind as Kind, url, permission ? { permission } : {}, "left_to_person");
 }
 
 export function installPromptWatch(): void {
+  installPromptState();
   browser.webRequest.onAuthRequired.addListener(
     (d, callback): undefined => {
       // Fails closed for a session's tab: an error cancels the sign-in rather than leaving it to nobody.

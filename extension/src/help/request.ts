@@ -8,6 +8,7 @@ import type { ParsedParams, Result } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import { mainFrameId, sendTo } from "../cdp.ts";
 import { dropWorld, isGoneError, listFrames, worldOf } from "../frames.ts";
+import { clearPrompt } from "../guard/prompt-state.ts";
 import { letPersonAnswer } from "../guard/prompts.ts";
 import { HELP_TARGET_ATTR } from "../overlay/messages.ts";
 import { emit } from "../outbox.ts";
@@ -139,6 +140,8 @@ export async function requestHelp(p: ParsedParams<"request_help">, signal: Abort
       { id, tabId, prompt: p.prompt, title: p.title, until, targets: marked, timeoutMs: p.timeout_ms },
       signal,
     );
+    // The person finished in the tab: whatever the browser asked them is answered.
+    if (outcome === "completed") clearPrompt(tabId);
     return await answer(outcome, note, found);
   } finally {
     letPersonAnswer(tabId, false);

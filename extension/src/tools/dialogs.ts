@@ -1,4 +1,8 @@
-/** dialog.status / dialog.accept / dialog.dismiss: answer the JavaScript dialog the tab is stuck on. */
+/**
+ * dialog.status / dialog.accept / dialog.dismiss: answer the JavaScript dialog the tab is stuck on. A browser prompt
+ * (guard/prompt-state.ts) is shown too; bsk cannot press the browser's own buttons, so dismissing one reloads the
+ * page, which closes the browser's prompts for it. Accepting one is the person's alone.
+ */
 import { BskError } from "../../../protocol/errors.ts";
 import type { dialogMethods } from "../../../protocol/methods/dialogs.ts";
 import { sendTo } from "../cdp.ts";
@@ -6,6 +10,7 @@ import { answered, dialogInfo, openDialog, type OpenDialog } from "../dialogs.ts
 import { resolveTab } from "../sessions.ts";
 import type { FamilyHandlers } from "./handler.ts";
 import { sending } from "../input-mark.ts";
+import { clearPrompt, promptOf, type PendingPrompt } from "../guard/prompt-state.ts";
 
 function requireDialog(tabId: number): OpenDialog {
   const d = openDialog(tabId);
@@ -28,15 +33,27 @@ async function answer(tabId: number, d: OpenDialog, accept: boolean, text: strin
   answered(tabId, d);
 }
 
+function promptInfo(p: PendingPrompt): { kind: PendingPrompt["kind"]; url: string; detail: Record<string, string> } {
+  return { kind: p.kind, url: p.url, detail: p.detail };
+}
+
 export const dialogHandlers: FamilyHandlers<typeof dialogMethods> = {
   "dialog.status": async (p) => {
     const { tabId } = await resolveTab(p);
     const d = openDialog(tabId);
-    return { tab_id: tabId, open: d !== undefined, dialog: d ? dialogInfo(d) : null };
+    const prompt = promptOf(tabId);
+    return { tab_id: tabId, open: d !== undefined, dialog: d ? dialogInfo(d) : null, prompt: prompt ? promptInfo(prompt) : null };
   },
 
   "dialog.accept": async (p, { signal }) => {
     const { tabId } = await resolveTab(p);
+    const prompt = openDialog(tabId) ? undefined : promptOf(tabId);
+    if (prompt) {
+      throw new BskError("prompt_pending", `the browser asks the person in tab ${tabId} (${prompt.kind}); bsk never answers yes for them`, {
+        hint: "Ask the person: bsk request-help --prompt '…'; or bsk dialog dismiss (reloads the page without it).",
+        data: { tab_id: tabId, prompt: promptInfo(prompt) },
+      });
+    }
     const d = requireDialog(tabId);
     if (p.text !== undefined && d.type !== "prompt") {
       throw new BskError("invalid_params", `--text answers a prompt(); this dialog is a ${d.type}`, {
@@ -49,8 +66,14 @@ export const dialogHandlers: FamilyHandlers<typeof dialogMethods> = {
 
   "dialog.dismiss": async (p, { signal }) => {
     const { tabId } = await resolveTab(p);
+    const prompt = openDialog(tabId) ? undefined : promptOf(tabId);
+    if (prompt) {
+      await sending({ tabId }, () => sendTo({ tabId }, "Page.reload", {}, signal));
+      clearPrompt(tabId);
+      return { tab_id: tabId, dialog: null, prompt: promptInfo(prompt), accepted: false as const };
+    }
     const d = requireDialog(tabId);
     await answer(tabId, d, false, undefined, signal);
-    return { tab_id: tabId, dialog: dialogInfo(d), accepted: false as const };
+    return { tab_id: tabId, dialog: dialogInfo(d), prompt: null, accepted: false as const };
   },
 };

@@ -77,7 +77,7 @@ async function clickElement(
   signal: AbortSignal,
 ): Promise<ActionEffect> {
   const at = await actionable(rt, { hitTest: true, enabled: true, probe: true }, signal);
-  return withEffect(rt.tabId, probeOf(rt), signal, () => click(rt.tabId, at.x, at.y, opts, signal));
+  return withEffect(rt.tabId, probeOf(rt), signal, () => click(rt.tabId, at.x, at.y, opts, signal), { verify: true });
 }
 
 async function pointerClick(
