@@ -170,7 +170,8 @@ export async function resolveTab(p: { session_id: string; tab_id?: number }): Pr
   }
   const tab = await browser.tabs.get(tabId).catch(() => undefined);
   assertOwned(tabId, session.session_id, sessions.values(), tab !== undefined);
-  await assertSessionMayOpen(session, tab!.url || tab!.pendingUrl || "", tabId);
+  // Both what the tab shows and where it is going: a tab on its way to a browser page is refused already.
+  for (const url of new Set([tab!.url || tab!.pendingUrl || "", tab!.pendingUrl ?? ""])) if (url) await assertSessionMayOpen(session, url, tabId);
   return { session, tab: tab!, tabId };
 }
 

@@ -39,7 +39,10 @@ const MAKE: Record<Column, () => Promise<number>> = {
   own_restricted: async () => {
     const id = (await w.ok(["tab", "create", page("own-restricted"), "--session", a])).tab_id;
     await chrome(`chrome.tabs.update(${id}, { url: "chrome://version" })`);
-    await until("the tab to show chrome://version", async () => (await tabUrl(id)).startsWith("chrome://version"));
+    // Committed, not only pending: the page the tab was created with may still commit first (then chrome://version).
+    await until("the tab to show chrome://version", async () =>
+      chrome(`chrome.tabs.get(${id}).then((t) => t.status === "complete" && (t.url || "").startsWith("chrome://version"))`),
+    );
     return id;
   },
   person_restricted: () => personTab("chrome://version"),
