@@ -4,7 +4,6 @@
  * Ctrl-C sends `cancel` on the same connection and waits briefly for the daemon to confirm.
  */
 import type { DaemonInfo, HomePaths } from "../daemon/home.ts";
-import { checkSocket } from "../daemon/socket-dir.ts";
 import { BskError, type ErrorBody } from "../protocol/errors.ts";
 
 export interface Connection {
@@ -32,6 +31,8 @@ export async function readDaemonInfo(paths: HomePaths): Promise<DaemonInfo | nul
  * reason untrusted_socket): another local user could be listening there.
  */
 export async function tryConnect(paths: HomePaths): Promise<Connection | null> {
+  // Loaded here, not at start-up: commands that never reach the daemon (version, help) do not pay for node:fs.
+  const { checkSocket } = await import("../daemon/socket-dir.ts");
   try {
     if (checkSocket(paths.socket)) return await connectUnix(paths.socket);
   } catch (err) {
