@@ -48,12 +48,16 @@ describe("a browser prompt is a tab state", () => {
     expect(press.json.error.code).toBe("prompt_pending");
     // The page never got it, and reads still work.
     expect(await frames()).toBe(0);
-    expect((await w.ok(["snapshot", "--session", s])).text).toContain("Frame from another origin");
+    const seen = (await w.ok(["snapshot", "--session", s])).text as string;
+    expect(seen).toContain("Frame from another origin");
+    // The snapshot's header says the tab is waiting for the person.
+    expect(seen.split("\n")[0]).toContain("browser prompt print pending");
 
     const dismissed = await w.ok(["dialog", "dismiss", "--session", s]);
     expect(dismissed).toMatchObject({ dialog: null, prompt: { kind: "print" }, accepted: false });
     expect((await w.ok(["dialog", "status", "--session", s])).prompt).toBeNull();
     await until("the reloaded page", async () => (await w.ok(["evaluate", "document.readyState", "--session", s])).value === "complete");
+    expect(((await w.ok(["snapshot", "--session", s])).text as string).split("\n")[0]).not.toContain("browser prompt");
     const ok = await w.ok(["click", "#frame", "--session", s]);
     expect(ok.effect.kind).toBe("dom_changed");
     expect(await frames()).toBe(1);

@@ -18,6 +18,8 @@ export interface PresentOptions {
   maxDepth?: number;
   /** Lines appended after the body (e.g. what hover probing revealed). */
   appendix?: string[];
+  /** Header marks of the tab's state (a browser prompt waiting for the person). */
+  marks?: string[];
 }
 
 function ago(ms: number): string {
@@ -48,7 +50,7 @@ export function present(cap: Capture, o: PresentOptions): SnapshotResult {
   setLast(o.sessionId, cap.tabId, { meta, lines: full, at: Date.now() });
 
   let body: string[];
-  const extra: string[] = [];
+  const extra: string[] = [...(o.marks ?? [])];
   let diff = false;
   if (o.diff && previous) {
     const d = diffLines(previous.lines, full);

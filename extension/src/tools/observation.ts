@@ -11,14 +11,21 @@ import { continueFrom, present } from "../snapshot/present.ts";
 import { probeHover } from "../snapshot/probe.ts";
 import { getLast } from "../snapshot/store.ts";
 import { BskError } from "../../../protocol/errors.ts";
+import { promptOf } from "../guard/prompt-state.ts";
 import type { FamilyHandlers } from "./handler.ts";
+
+/** A browser prompt waiting for the person, said in the header: input is refused until it is gone. */
+function promptMarks(tabId: number): string[] {
+  const prompt = promptOf(tabId);
+  return prompt ? [`browser prompt ${prompt.kind} pending: input refused (bsk dialog dismiss, or bsk request-help)`] : [];
+}
 
 export const observationHandlers: FamilyHandlers<typeof observationMethods> = {
   snapshot: async (p, { signal }) => {
     const { tabId } = await resolveTab(p);
     if (p.cursor) return continueFrom(p.session_id, tabId, p.cursor);
     const cap = await capture(p.session_id, tabId, { viewport: p.viewport }, signal);
-    return present(cap, { sessionId: p.session_id, maxTokens: p.max_tokens, viewport: p.viewport, diff: p.diff, maxDepth: p.max_depth });
+    return present(cap, { sessionId: p.session_id, maxTokens: p.max_tokens, viewport: p.viewport, diff: p.diff, maxDepth: p.max_depth, marks: promptMarks(tabId) });
   },
 
   observe: async (p, { signal }) => {
@@ -26,7 +33,15 @@ export const observationHandlers: FamilyHandlers<typeof observationMethods> = {
     if (p.cursor) return continueFrom(p.session_id, tabId, p.cursor);
     const appendix = p.probe_hover ? await probeHover(p.session_id, tabId, p.probe_ms, signal) : [];
     const cap = await capture(p.session_id, tabId, { viewport: p.viewport }, signal);
-    return present(cap, { sessionId: p.session_id, maxTokens: p.max_tokens, viewport: p.viewport, diff: p.diff, maxDepth: p.max_depth, appendix });
+    return present(cap, {
+      sessionId: p.session_id,
+      maxTokens: p.max_tokens,
+      viewport: p.viewport,
+      diff: p.diff,
+      maxDepth: p.max_depth,
+      appendix,
+      marks: promptMarks(tabId),
+    });
   },
 
   find: async (p) => {
