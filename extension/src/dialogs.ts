@@ -10,6 +10,7 @@ import { tapCdp } from "./cdp.ts";
 import { emit } from "./outbox.ts";
 import type { CdpTarget } from "./refs/target.ts";
 import { ownerOfTab } from "./sessions.ts";
+import { KeyedListeners } from "./keyed-listeners.ts";
 
 export type DialogType = "alert" | "confirm" | "prompt" | "beforeunload";
 
@@ -24,7 +25,7 @@ export interface OpenDialog {
 
 const MESSAGE_CAP = 4096;
 const open = new Map<number, OpenDialog>();
-const listeners = new Map<number, Set<(d: OpenDialog) => void>>();
+const listeners = new KeyedListeners<number, [OpenDialog]>();
 
 function asType(t: unknown): DialogType {
   return t === "confirm" || t === "prompt" || t === "beforeunload" ? t : "alert";
@@ -44,7 +45,7 @@ export function installDialogTracking(): void {
         open.set(source.tabId, d);
         const owner = ownerOfTab(source.tabId);
         if (owner) emit("dialog.opened", { session_id: owner.session.session_id, tab_id: source.tabId, type: d.type, message: d.message, url: d.url });
-        for (const fn of [...(listeners.get(source.tabId) ?? [])]) fn(d);
+        listeners.emit(source.tabId, d);
       } else if (method === "Page.javascriptDialogClosed") {
         const d = open.get(source.tabId);
         if (d && (d.target.sessionId ?? "") === (source.sessionId ?? "")) open.delete(source.tabId);
@@ -69,13 +70,7 @@ export function answered(tabId: number, d: OpenDialog): void {
 
 /** Calls `fn` when a dialog opens on the tab, until the returned function is called. */
 export function onDialogOpen(tabId: number, fn: (d: OpenDialog) => void): () => void {
-  let set = listeners.get(tabId);
-  if (!set) listeners.set(tabId, (set = new Set()));
-  set.add(fn);
-  return () => {
-    set.delete(fn);
-    if (set.size === 0 && listeners.get(tabId) === set) listeners.delete(tabId);
-  };
+  return listeners.add(tabId, fn);
 }
 
 export function dialogInfo(d: OpenDialog): { type: DialogType; message: string; default_prompt?: string; url: string } {

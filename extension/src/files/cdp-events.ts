@@ -3,11 +3,12 @@
  * start in any frame). One tap is registered on first use; listeners come and go per call.
  */
 import { tapCdp } from "../cdp.ts";
+import { KeyedListeners } from "../keyed-listeners.ts";
 import type { CdpTarget } from "../refs/target.ts";
 
 type Listener = (source: CdpTarget, params: Record<string, any>) => void;
 
-const listeners = new Map<string, Set<Listener>>();
+const listeners = new KeyedListeners<string, Parameters<Listener>>();
 let tapped = false;
 
 const key = (tabId: number, method: string) => `${tabId}|${method}`;
@@ -18,16 +19,9 @@ export function onTabEvent(tabId: number, method: string, listener: Listener): (
     tapped = true;
     tapCdp({
       onEvent(source, m, p) {
-        for (const l of listeners.get(key(source.tabId, m)) ?? []) l(source, p);
+        listeners.emit(key(source.tabId, m), source, p);
       },
     });
   }
-  const k = key(tabId, method);
-  let set = listeners.get(k);
-  if (!set) listeners.set(k, (set = new Set()));
-  set.add(listener);
-  return () => {
-    set.delete(listener);
-    if (set.size === 0 && listeners.get(k) === set) listeners.delete(k);
-  };
+  return listeners.add(key(tabId, method), listener);
 }
