@@ -203,12 +203,15 @@ export const PromptInfo = () =>
     detail: z.record(z.string(), z.string()),
   });
 
+/** A browser prompt a call raised, and whether it still waits for the person. */
+export const RaisedPrompt = () => PromptInfo().extend({ pending: z.boolean() });
+
 export const ActionEffect = () =>
   z.object({
     /** browser_prompt: the action made the browser ask the person something (see `prompt`); it acted. */
     kind: z.enum(["navigated", "new_tab", "dialog", "download", "browser_prompt", "dom_changed", "none"]),
     /** The browser prompt the action raised; `pending`: still waiting for the person (input calls fail prompt_pending). */
-    prompt: PromptInfo().extend({ pending: z.boolean() }).optional(),
+    prompt: RaisedPrompt().optional(),
     navigation: z.object({ url: z.string(), status: z.number().int().nullable() }).optional(),
     new_tab_ids: z.array(z.number().int()).optional(),
     dialog: z.object({ type: z.string(), message: z.string() }).optional(),

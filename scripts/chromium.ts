@@ -17,6 +17,8 @@ export interface LaunchOptions {
   cdp?: boolean;
   logFile?: string;
   binary?: string;
+  /** An X display to show the browser on (headed, with the browser's own dialogs and bubbles), e.g. from Xvfb. */
+  display?: string;
 }
 
 export interface Browser {
@@ -55,7 +57,7 @@ export async function launchChromium(opts: LaunchOptions): Promise<Browser> {
   }
   const branded = isBranded(binary);
   mkdirSync(opts.profileDir, { recursive: true });
-  const headless = opts.headless ?? (process.env.HEADLESS !== "off" && !(process.env.DISPLAY && process.env.HEADLESS === "auto"));
+  const headless = opts.display ? false : (opts.headless ?? (process.env.HEADLESS !== "off" && !(process.env.DISPLAY && process.env.HEADLESS === "auto")));
   const flags = [
     `--user-data-dir=${opts.profileDir}`,
     "--no-first-run",
@@ -78,7 +80,8 @@ export async function launchChromium(opts: LaunchOptions): Promise<Browser> {
   const logFd = (await import("node:fs")).openSync(log, "a");
   const stdio: ("ignore" | "pipe" | number)[] = ["ignore", logFd, logFd];
   if (branded) stdio.push("pipe", "pipe");
-  const child = spawn(binary, [...flags, ...(opts.urls ?? [])], { stdio, detached: false });
+  const env = opts.display ? { ...process.env, DISPLAY: opts.display } : process.env;
+  const child = spawn(binary, [...flags, ...(opts.urls ?? [])], { stdio, detached: false, env });
   if (!child.pid) throw new Error(`could not start ${binary}`);
 
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

@@ -11,6 +11,7 @@ import { beginCall } from "./control.ts";
 import { crashGuard } from "./crash.ts";
 import { dialogGuard } from "./dialogs.ts";
 import { guardHandlers } from "./guard/call-guard.ts";
+import { pausedPageGuard } from "./guard/paused-page.ts";
 import { INPUT_METHODS, promptOf, promptPending } from "./guard/prompt-state.ts";
 import { beginMutation, faultPoint, withEffectState } from "./input-mark.ts";
 import { getSession } from "./sessions.ts";
@@ -74,7 +75,7 @@ export async function dispatch(method: string, params: unknown, ctx: CallContext
   const call = await beginCall(method, p, ctx.signal);
   const mutation = EFFECTS[method] === "BrowserMutation" && p.session_id ? beginMutation(p.session_id, method) : undefined;
   try {
-    const result = await raceAbort(guarded(handler, method, parsed.data, { ...ctx, signal: call.signal }), call.signal);
+    const result = await raceAbort(guarded(handler, method, parsed.data, { ...ctx, signal: call.signal }, mutation?.sent), call.signal);
     if (mutation) faultPoint({ method }, "after_reaction");
     return result;
   } catch (err) {
@@ -86,7 +87,13 @@ export async function dispatch(method: string, params: unknown, ctx: CallContext
   }
 }
 
-async function guarded(handler: Handler<ExtensionMethodName>, method: ExtensionMethodName, params: unknown, ctx: CallContext): Promise<unknown> {
+async function guarded(
+  handler: Handler<ExtensionMethodName>,
+  method: ExtensionMethodName,
+  params: unknown,
+  ctx: CallContext,
+  sent?: () => boolean,
+): Promise<unknown> {
   const tabId = dialogRaceTab(method, params as { session_id?: string; tab_id?: number });
   if (tabId === undefined) return handler(params as never, ctx);
   // A browser prompt up in the tab swallows input: refused, never reported as done (reads still work).
@@ -94,7 +101,9 @@ async function guarded(handler: Handler<ExtensionMethodName>, method: ExtensionM
   if (prompt) throw promptPending(tabId, prompt);
   // A JS dialog stalls the page: one already open fails the call now, one that opens during it ends it.
   // A crashed renderer ends the call too (crash.ts).
-  const guard = crashGuard(tabId, dialogGuard(tabId, ctx.signal), method);
+  let guard = crashGuard(tabId, dialogGuard(tabId, ctx.signal), method);
+  // A page the browser holds paused (printing) would hang input calls until their timeout.
+  if (sent && INPUT_METHODS.has(method)) guard = pausedPageGuard(tabId, guard, sent);
   try {
     return await handler(params as never, { ...ctx, signal: guard.signal });
   } finally {

@@ -51,9 +51,13 @@ const STATUS_CAP_MS = 500;
  * (which, with a frame already under way, costs a whole extra frame). Self-contained: it is sent as source, inside
  * actionability.ts's page call or on its own.
  */
-export function installDomProbe(node: Node): void {
+export function installDomProbe(node: Node, via?: Element | null): void {
   const g = globalThis as any;
   g.__bskMut?.stop();
+  // Input that lands in a child frame (the element it goes to hosts a document) fires its events there, not here:
+  // whether it arrived is then not known from this document.
+  const target = via ?? (node instanceof Element ? node : null);
+  const elsewhere = !!target && ["iframe", "frame", "object", "embed", "fencedframe", "portal"].includes(target.localName);
   const INPUT = ["pointerdown", "pointerup", "mousedown", "mouseup", "click", "auxclick", "contextmenu", "keydown", "keypress", "keyup", "beforeinput", "input", "wheel", "drop", "touchstart"];
   // Input that reaches the document also gives it user activation, which no page listener can stop.
   const activeBefore = !!(navigator as any).userActivation?.isActive;
@@ -81,8 +85,8 @@ export function installDomProbe(node: Node): void {
   };
   const state = {
     changed: false,
-    /** Whether the document received any of the input (its events, or the user activation they give). */
-    delivered: () => seen || (!activeBefore && !!(navigator as any).userActivation?.isActive),
+    /** Whether the document received any of the input (its events, or the user activation they give); null: not known here. */
+    delivered: () => seen || (!activeBefore && !!(navigator as any).userActivation?.isActive) || (elsewhere ? null : false),
     mo: new MutationObserver(() => {
       state.changed = true;
     }),
@@ -291,7 +295,7 @@ export class EffectWatch {
           v = dom;
         }
         if (Array.isArray(v)) {
-          this.inputDelivered = v[1] === true;
+          this.inputDelivered = v[1] === null ? null : v[1] === true;
           v = v[0];
         }
         return typeof v === "boolean" ? v : null;

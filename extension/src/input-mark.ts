@@ -9,7 +9,9 @@
  * Test hook (fault injection, tests/e2e/fault-matrix.test.ts): `chrome.storage.local.bsk_test_fault =
  * { method, stage }` makes the next call of that method fail once at that stage: `before_dispatch` (just
  * before its first input), `after_dispatch` (right after it) or `after_reaction` (after the handler finished).
- * Only bsk's own pages can write the extension's storage.
+ * `chrome.storage.local.bsk_test_blind = true` hides browser prompts from bsk (guard/prompt-state.ts records none), so
+ * input goes into a tab the browser keeps deaf, as it would under a prompt bsk does not know of
+ * (tests/e2e/input-delivery.test.ts). Only bsk's own pages can write the extension's storage.
  */
 import { browser } from "wxt/browser";
 import { BskError } from "../../protocol/errors.ts";
@@ -18,6 +20,7 @@ import { ownerOfTab } from "./sessions.ts";
 
 export type FaultStage = "before_dispatch" | "after_dispatch" | "after_reaction";
 const FAULT_KEY = "bsk_test_fault";
+const BLIND_KEY = "bsk_test_blind";
 
 interface Mark {
   method: string;
@@ -28,14 +31,23 @@ interface Mark {
 const state = {
   calls: new Map<string, Mark>(),
   fault: undefined as { method: string; stage: FaultStage } | undefined,
+  blind: false,
 };
+
+/** Whether the test hook hides browser prompts from bsk. */
+export const blindToPrompts = (): boolean => state.blind;
 
 export function installFaultHook(): void {
   // For the test to know the worker holds what it armed (storage.onChanged reaches the worker after set() resolves).
-  (globalThis as { bskArmedFault?: () => unknown }).bskArmedFault = () => state.fault ?? null;
-  void browser.storage.local.get(FAULT_KEY).then((got) => (state.fault = got[FAULT_KEY] as typeof state.fault));
+  (globalThis as { bskArmedFault?: () => unknown }).bskArmedFault = () => state.fault ?? (state.blind ? "blind" : null);
+  void browser.storage.local.get([FAULT_KEY, BLIND_KEY]).then((got) => {
+    state.fault = got[FAULT_KEY] as typeof state.fault;
+    state.blind = got[BLIND_KEY] === true;
+  });
   browser.storage.onChanged.addListener((changes, area) => {
-    if (area === "local" && FAULT_KEY in changes) state.fault = (changes[FAULT_KEY]!.newValue as typeof state.fault) ?? undefined;
+    if (area !== "local") return;
+    if (FAULT_KEY in changes) state.fault = (changes[FAULT_KEY]!.newValue as typeof state.fault) ?? undefined;
+    if (BLIND_KEY in changes) state.blind = changes[BLIND_KEY]!.newValue === true;
   });
 }
 

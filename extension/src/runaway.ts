@@ -31,7 +31,7 @@ export function stopRunawayScript(target: CdpTarget, send: Send): Promise<boolea
 }
 
 /** Resolves true when `promise` settles within `ms`, false otherwise. */
-async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+export async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   const settled = promise.then(

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ActionResult, Coordinate, type Effect, method, Modifiers, Target, tabParams, WheelDelta } from "../define.ts";
+import { ActionResult, Coordinate, type Effect, method, Modifiers, RaisedPrompt, Target, tabParams, WheelDelta } from "../define.ts";
 
 const targetPositional = { param: "target", description: "@eN ref or CSS selector", required: true } as const;
 const optionalTargetPositional = { param: "target", description: "@eN ref or CSS selector" } as const;
@@ -302,6 +302,7 @@ export const interactionMethods = {
         tab_id: z.number().int(),
         type: z.string().describe("typeof the value (or 'null', 'array')"),
         value: z.unknown().describe("The value as JSON; undefined becomes null"),
+        prompt: RaisedPrompt().optional().describe("A browser prompt the script raised (printing, a permission); it waits for the person"),
       }),
     cli: {
       words: ["evaluate"],

@@ -78,3 +78,8 @@ export async function stopServiceWorker(person: Person): Promise<string> {
   await person.send("Target.closeTarget", { targetId: sw.targetId });
   return sw.targetId;
 }
+
+/** Freeze the page whose URL contains `marker`, as the browser does to a background tab (it resumes when shown). */
+export async function freezePage(port: number, marker: string): Promise<void> {
+  await onPage(port, marker, [["Page.setWebLifecycleState", { state: "frozen" }]]);
+}

@@ -61,6 +61,8 @@ export interface WorldOptions {
   browserUrls?: (f: FixtureServer) => string[];
   /** Written as the profile's Default/Preferences before Chromium starts (e.g. download settings); `home` is $BSK_HOME. */
   prefs?: (home: string) => Record<string, unknown>;
+  /** Show the browser on this X display (headed: the browser's own dialogs exist), e.g. from xvfb.ts. */
+  display?: string;
 }
 
 export async function startWorld(opts: WorldOptions = {}): Promise<World> {
@@ -126,6 +128,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     profileDir,
     urls: [connectUrl],
     cdp: true,
+    display: opts.display,
   });
   const person = await Person.connect(browser.cdpPort!);
   // Headless Chromium takes one start-up URL; the person's other tabs are opened afterwards.

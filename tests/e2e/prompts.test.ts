@@ -1,15 +1,13 @@
 /**
  * A browser prompt is a tab state, like a JavaScript dialog, in real Chromium: while the browser waits for the
  * person (printing, a permission, another app) the tab takes no input, so input calls fail with prompt_pending
- * (reads still work), dialog status shows the prompt, dismiss reloads the page without it; a click the page never
- * received would be input_not_delivered (effect_state none), never "clicked" (not covered here yet: every deaf
- * state headless can make is also a prompt bsk knows of, which input calls meet first); a click that raised a
- * permission prompt or printing succeeded, with the effect browser_prompt.
+ * (reads still work), dialog status shows the prompt, dismiss reloads the page without it; a click that raised a
+ * permission prompt or printing succeeded, with the effect browser_prompt. Input the page never received
+ * (input_not_delivered) is tested in input-delivery.test.ts, on the headed browser's real print dialog.
  *
  * Before this, after print() the next click printed `clicked button "…" → no visible effect` (exit 0) although the
  * page never saw it, and `dialog status` said "no dialog". Headless Chromium answers permission prompts itself (denied)
- * and shows no external-protocol dialog, so of the deaf states only printing can be made here; a browser UI surface
- * over the tab (a headed-only bubble) and a frozen page are not covered.
+ * and shows no external-protocol dialog.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startWorld, until, type World } from "./harness.ts";

@@ -84,14 +84,17 @@ export function incidentError(incidents: Incident[], ran: { result: unknown } | 
 
 /**
  * An action that made the browser ask the person (a permission, printing, a device chooser) did act: its result,
- * with the effect `browser_prompt` and whether the prompt still waits. Null when the call's result has no effect
- * to tell it in, or another incident (a blocked navigation, a cancelled sign-in) makes it an error.
+ * with the effect `browser_prompt` (a script's result: `prompt`) and whether the prompt still waits. Null when the
+ * call's result has no place to tell it in, or another incident (a blocked navigation, a cancelled sign-in) makes it an error.
  */
 export function promptEffect(incidents: Incident[], result: unknown): unknown {
-  const effect = (result as { effect?: { kind?: string } } | null)?.effect;
-  if (!effect || typeof effect !== "object") return null;
+  if (!result || typeof result !== "object") return null;
   if (!incidents.every((i) => i.kind === "browser_prompt" && i.answer === "left_to_person")) return null;
   const p = incidents[0] as Extract<Incident, { kind: "browser_prompt" }>;
   const prompt = { kind: p.prompt as PromptKind, url: p.url, detail: p.detail, pending: promptOf(p.tab_id) !== undefined };
-  return { ...(result as object), effect: { ...effect, kind: "browser_prompt", prompt } };
+  const effect = (result as { effect?: { kind?: string } }).effect;
+  if (effect && typeof effect === "object") return { ...result, effect: { ...effect, kind: "browser_prompt", prompt } };
+  // A script that raised it (evaluate) says so beside its value.
+  if ("value" in result) return { ...result, prompt };
+  return null;
 }

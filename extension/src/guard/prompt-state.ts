@@ -9,6 +9,7 @@
  */
 import { BskError } from "../../../protocol/errors.ts";
 import { tapCdp } from "../cdp.ts";
+import { blindToPrompts } from "../input-mark.ts";
 
 export type PromptKind = "permission" | "external_protocol" | "print" | "device_chooser";
 
@@ -21,6 +22,7 @@ export interface PendingPrompt {
 const pending = new Map<number, PendingPrompt>();
 
 export function setPrompt(tabId: number, p: PendingPrompt): void {
+  if (blindToPrompts()) return;
   pending.set(tabId, p);
 }
 

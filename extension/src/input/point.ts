@@ -13,9 +13,10 @@ export interface PointWorld {
   contextId: number;
 }
 
-function atPointInPage(installProbe: (n: Node) => void, x: number | null, y: number | null): string {
+function atPointInPage(installProbe: (n: Node, via?: Element | null) => void, x: number | null, y: number | null): string {
   if (x === null || y === null) {
-    installProbe(document);
+    // Keys go to the focused element (or the body).
+    installProbe(document, document.activeElement);
     return JSON.stringify({ viewport: { width: innerWidth, height: innerHeight } });
   }
   if (x > innerWidth || y > innerHeight) return JSON.stringify({ viewport: { width: innerWidth, height: innerHeight }, outside: true });
@@ -35,7 +36,7 @@ function atPointInPage(installProbe: (n: Node) => void, x: number | null, y: num
     hit.setAttribute("data-bsk-dodge", y < innerHeight / 2 ? "bottom" : "top");
     hit = hitAt(x, y);
   }
-  installProbe(document);
+  installProbe(document, hit);
   let described: [string, string] = ["", ""];
   try {
     if (hit) described = JSON.parse((globalThis as any).__bsk.describe(hit));

@@ -64,9 +64,16 @@ async function inputTab(p: { session_id: string; tab_id?: number }): Promise<Awa
 }
 
 /** An action at a viewport point: no element checks; the result names what was under the point. */
-async function atPointAction(tabId: number, x: number, y: number, signal: AbortSignal, input: () => Promise<unknown>): Promise<ActionResult> {
+async function atPointAction(
+  tabId: number,
+  x: number,
+  y: number,
+  signal: AbortSignal,
+  input: () => Promise<unknown>,
+  opts: { verify?: boolean } = {},
+): Promise<ActionResult> {
   const pt = await atPoint(tabId, x, y, signal);
-  const effect = await withEffect(tabId, pt.world, signal, input);
+  const effect = await withEffect(tabId, pt.world, signal, input, opts);
   return { tab_id: tabId, target: pt.hit, effect };
 }
 
@@ -87,7 +94,7 @@ async function pointerClick(
 ): Promise<ActionResult> {
   targetOrPoint(p);
   const { tabId } = await inputTab(p);
-  if (p.target === undefined) return atPointAction(tabId, p.x!, p.y!, signal, () => click(tabId, p.x!, p.y!, opts, signal));
+  if (p.target === undefined) return atPointAction(tabId, p.x!, p.y!, signal, () => click(tabId, p.x!, p.y!, opts, signal), { verify: true });
   const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
   return { tab_id: tabId, target: actedOn(rt), effect: await clickElement(rt, opts, signal) };
 }
@@ -280,7 +287,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   type: async (p, { signal }) => {
     const { tabId } = await inputTab(p);
     const { target, probe } = await keyboardTarget(p, tabId, signal);
-    const effect = await withEffect(tabId, probe, signal, () => typeText(tabId, p.text, p.delay_ms, signal));
+    const effect = await withEffect(tabId, probe, signal, () => typeText(tabId, p.text, p.delay_ms, signal), { verify: true });
     return { tab_id: tabId, target, effect };
   },
 
@@ -288,7 +295,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
     const chord = parseChord(p.key);
     const { tabId } = await inputTab(p);
     const { target, probe } = await keyboardTarget(p, tabId, signal);
-    const effect = await withEffect(tabId, probe, signal, () => pressChord(tabId, chord, p.count, signal));
+    const effect = await withEffect(tabId, probe, signal, () => pressChord(tabId, chord, p.count, signal), { verify: true });
     return { tab_id: tabId, target, effect };
   },
 
@@ -381,8 +388,13 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
 
   "mouse.down": async (p, { signal }) => {
     const { tabId } = await inputTab(p);
-    return atPointAction(tabId, p.x, p.y, signal, () =>
-      Promise.all([moveTo(tabId, p.x, p.y, p.modifiers, signal), press(tabId, p.button, 1, p.modifiers, signal)]),
+    return atPointAction(
+      tabId,
+      p.x,
+      p.y,
+      signal,
+      () => Promise.all([moveTo(tabId, p.x, p.y, p.modifiers, signal), press(tabId, p.button, 1, p.modifiers, signal)]),
+      { verify: true },
     );
   },
 
