@@ -190,6 +190,16 @@ const FORMATTERS: Record<string, Formatter> = {
   "daemon.status": statusText,
   "browser.list": (r) => list(r.browsers, browserLine, "no browsers connected"),
   "system.allow_extension": (r) => (r.allowed ?? []).join("\n"),
+  "devices.list": (r) =>
+    r.server_mode
+      ? list(
+          r.devices,
+          (d: any) =>
+            `${d.device_id}  ${d.label} (${d.browser.name} ${d.browser.version})  ${d.connected ? "connected" : `last seen ${d.last_seen_at ?? "never"}`}  expires ${d.expires_at}`,
+          "no paired devices (bsk daemon pair)",
+        )
+      : { stdout: "", stderr: "this daemon is not in server mode: no devices (README: Remote mode)" },
+  "devices.revoke": (r) => line(r.revoked.length ? `revoked ${r.revoked.join(", ")}` : "nothing to revoke", r.closed_links > 0 && `${r.closed_links} live link(s) closed`),
   "session.start": (r) => String(r.session_id),
   "session.list": (r) => list(r.sessions, sessionLine, "no sessions"),
   "session.stop": (r) => {
@@ -219,10 +229,16 @@ const FORMATTERS: Record<string, Formatter> = {
     return [`host: ${r.host} → ${r.launcher}`, ...rows].join("\n");
   },
   "native.uninstall": (r) => (r.removed ?? []).map((m: string) => `removed ${m}`).join("\n") || "nothing was registered",
-  "system.pairing_code": (r) => ({
-    stdout: r.code,
-    stderr: `Type it into the bsk extension's popup (Pairing) within ${Math.round(r.expires_in_ms / 60000)} min; it works once.`,
-  }),
+  "system.pairing_code": (r) =>
+    r.link
+      ? {
+          stdout: r.link,
+          stderr: `Paste it into the bsk popup's Remote connection within ${Math.round(r.expires_in_ms / 60000)} min; check the popup shows key ${r.key_id}. It works once.`,
+        }
+      : {
+          stdout: r.code,
+          stderr: `Type it into the bsk extension's popup (Pairing) within ${Math.round(r.expires_in_ms / 60000)} min; it works once.`,
+        },
   none: () => "",
   text: (r) => String(r.text ?? "").replace(/\n$/, ""),
   version: (r) => `bsk ${r.version} (protocol ${r.protocol_version})`,

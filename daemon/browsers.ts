@@ -248,16 +248,17 @@ interface Pickable {
   instance_id: string;
   label: string;
   name: string;
+  device_id?: string;
 }
 
 /**
- * Which browser a session starts in. `choice` is an instance id (exact) or a label.
+ * Which browser a session starts in. `choice` is an instance id or a paired device id (exact), or a label.
  * Returns undefined when no browser is connected (the caller waits for one).
  */
 export function pickBrowser<T extends Pickable>(browsers: readonly T[], choice?: string): T | undefined {
   if (browsers.length === 0) return undefined;
   if (choice) {
-    const exact = browsers.find((b) => b.instance_id === choice);
+    const exact = browsers.find((b) => b.instance_id === choice || b.device_id === choice);
     if (exact) return exact;
     const labelled = browsers.filter((b) => b.label === choice);
     if (labelled.length === 1) return labelled[0];
@@ -278,5 +279,5 @@ export function pickBrowser<T extends Pickable>(browsers: readonly T[], choice?:
 }
 
 function summary(b: Pickable) {
-  return { instance_id: b.instance_id, label: b.label, name: b.name };
+  return { instance_id: b.instance_id, label: b.label, name: b.name, ...(b.device_id && { device_id: b.device_id }) };
 }

@@ -3,7 +3,9 @@
  * Every duration is configurable so tests can make each timer fire quickly.
  */
 import { parseDuration } from "../protocol/duration.ts";
+import { DEVICE_GRANT_MS, DEVICE_RENEW_MS } from "../protocol/remote.ts";
 import { bskHome, DEFAULT_PORT, homePaths, type DaemonInfo, type HomePaths } from "./home.ts";
+import { resolveServerMode, type ServerMode, type ServerModeOptions } from "./remote/server-options.ts";
 
 export interface DaemonOptions {
   home?: string;
@@ -16,6 +18,10 @@ export interface DaemonOptions {
   env?: Record<string, string | undefined>;
   /** Called once the daemon serves both links and daemon.json is written. */
   onReady?: (info: DaemonInfo) => void;
+  /** Server mode (remote browsers over TLS, daemon/remote/): never idle-exits, logs JSON lines to stdout/stderr too. */
+  server?: ServerModeOptions;
+  /** Server mode writes its log lines to stdout/stderr too (default); tests running it in-process turn that off. */
+  mirrorLog?: boolean;
 }
 
 export interface DaemonConfig {
@@ -42,6 +48,12 @@ export interface DaemonConfig {
   /** Calls allowed to wait behind the running one, per session. */
   queueLimit: number;
   defaultTimeoutMs: number;
+  /** Server mode, checked (undefined: the local daemon). */
+  server?: ServerMode;
+  mirrorLog: boolean;
+  /** Device grants in server mode: how long one lasts, and when the extension renews it. */
+  deviceGrantMs: number;
+  deviceRenewMs: number;
 }
 
 export const DEFAULTS = {
@@ -97,5 +109,9 @@ export function resolveConfig(opts: DaemonOptions = {}): DaemonConfig {
     nativeHost: env.BSK_NATIVE_HOST === "off" ? "off" : "auto",
     queueLimit: DEFAULTS.queueLimit,
     defaultTimeoutMs: DEFAULTS.defaultTimeoutMs,
+    server: opts.server && resolveServerMode(opts.server),
+    mirrorLog: opts.server !== undefined && opts.mirrorLog !== false,
+    deviceGrantMs: envMs(env, "BSK_DEVICE_GRANT_MS", DEVICE_GRANT_MS),
+    deviceRenewMs: envMs(env, "BSK_DEVICE_RENEW_MS", DEVICE_RENEW_MS),
   };
 }

@@ -8,6 +8,7 @@ import type { DaemonInfo } from "./home.ts";
 import type { Ledger } from "./ledger.ts";
 import type { Logger } from "./log.ts";
 import type { SessionRegistry } from "./sessions.ts";
+import type { DeviceStore } from "./remote/devices.ts";
 import type { PairingCodes } from "./trust/pairing-codes.ts";
 import type { InstallSecret } from "./trust/secret.ts";
 import type { TransferStore } from "./transfers.ts";
@@ -21,8 +22,8 @@ export interface DaemonContext {
   events: EventSink;
   ledger: Ledger;
   allowList: AllowList;
-  /** This install's secret (the extension link's proofs) and the pending `bsk daemon pair` code. */
-  trust: { secret: InstallSecret; pairing: PairingCodes };
+  /** This install's secret (the extension link's proofs) and the pending `bsk daemon pair` code; in server mode the paired devices. */
+  trust: { secret: InstallSecret; pairing: PairingCodes; remote?: { authority: string; devices: DeviceStore } };
   /** Staged upload and download bytes (transfers.ts). */
   transfers?: TransferStore;
   /** Begin a graceful stop (idempotent). */

@@ -143,6 +143,7 @@ function handshake(ws: Ws, frame: RequestFrame, deps: LinkDeps): void {
     protocol_version: p.protocol_version,
     skew: compat.skew,
     connected_at: new Date().toISOString(),
+    ...(ws.data.trust.deviceId && { device_id: ws.data.trust.deviceId }),
   });
   ws.data.conn = conn;
   if (replaced) {

@@ -13,13 +13,21 @@ import { browserGone, type BrowserConn } from "./browsers.ts";
 import { CLOSE, handleExtensionFrame, send, type LinkDeps, type LinkState } from "./extension-link.ts";
 import { checkUpgrade } from "./gateway-policy.ts";
 import { limitWarnings } from "./log-limit.ts";
+import type { Authorizer } from "./remote/authorize.ts";
+import type { PeerLimiter } from "./remote/limits.ts";
+import { checkCertificate, type ServerMode } from "./remote/server-options.ts";
+import { remoteRequest } from "./remote/remote-requests.ts";
 
 export interface GatewayDeps extends LinkDeps {
   allowList: AllowList;
+  /** Server mode: listen where the mode says (TLS or loopback), serve authorize, and take paired devices only. */
+  server?: { mode: ServerMode; authorizer: Authorizer; limiter: PeerLimiter };
 }
 
 export interface Gateway {
   readonly port: number;
+  /** Server mode with TLS: read the certificate again (SIGHUP); live links stay. Throws when the new one is unusable. */
+  reloadTls(): void;
   /** Close every browser link (daemon stopping) and stop listening. */
   stop(): void;
 }
@@ -33,14 +41,29 @@ export function startGateway(deps: GatewayDeps): Gateway {
   const sockets = new Set<ServerWebSocket<LinkState>>();
   let stopping = false;
 
-  const server: Server<LinkState> = Bun.serve<LinkState>({
-    hostname: "127.0.0.1",
-    port: config.port,
+  const remote = deps.server;
+  const tlsOf = (mode: ServerMode) => mode.tls && { cert: Bun.file(mode.tls.certFile), key: Bun.file(mode.tls.keyFile) };
+  const options = () => ({
+    hostname: remote ? remote.mode.listen : "127.0.0.1",
+    port: remote ? remote.mode.port : config.port,
+    ...(remote?.mode.tls && { tls: tlsOf(remote.mode) }),
     // The port is this daemon's alone: with a websocket handler Bun otherwise lets a second server bind it
     // too (SO_REUSEPORT), and the extension would reach either daemon.
     reusePort: false,
     development: false,
-    fetch(req, srv) {
+    fetch(req: Request, srv: Server<LinkState>) {
+      if (remote) {
+        if (stopping) return new Response("daemon is stopping\n", { status: 503 });
+        const r = remoteRequest(req, srv.requestIP(req)?.address, remote, deps.allowList);
+        if (r.kind === "response") {
+          if (r.refused) untrusted.warn("remote request refused", { reason: r.refused, path: new URL(req.url).pathname });
+          return r.response;
+        }
+        if (r.kind === "authorize") return remote.authorizer.handle(req, r.extensionId);
+        const data: LinkState = { extensionId: r.extensionId, openedAt: performance.now(), trust: { port: 0 } };
+        if (srv.upgrade(req, { data })) return undefined;
+        return new Response("expected a WebSocket upgrade\n", { status: 426 });
+      }
       const decision = checkUpgrade({
         url: req.url,
         peer: srv.requestIP(req)?.address,
@@ -56,7 +79,7 @@ export function startGateway(deps: GatewayDeps): Gateway {
       if (srv.upgrade(req, { data })) return undefined;
       return new Response("expected a WebSocket upgrade\n", { status: 426 });
     },
-    error(err) {
+    error(err: Error) {
       log.error("gateway error", { error: err });
       return new Response("internal error\n", { status: 500 });
     },
@@ -68,7 +91,7 @@ export function startGateway(deps: GatewayDeps): Gateway {
       // Liveness is ours (heartbeat events and the silence check below), not uWS's idle timer.
       idleTimeout: 0,
       sendPings: false,
-      open(ws) {
+      open(ws: ServerWebSocket<LinkState>) {
         sockets.add(ws);
         ws.data.handshakeTimer = setTimeout(() => {
           if (ws.data.conn) return;
@@ -76,15 +99,15 @@ export function startGateway(deps: GatewayDeps): Gateway {
           ws.close(CLOSE.handshakeTimeout, "no system.handshake in time");
         }, config.handshakeMs);
       },
-      message(ws, message) {
+      message(ws: ServerWebSocket<LinkState>, message: string | Buffer) {
         if (typeof message !== "string") return onPiece(ws, message);
         if (!ws.data.conn && Buffer.byteLength(message) > PRE_TRUST_FRAME_MAX_BYTES) return tooLargeBeforeHandshake(ws);
         handleExtensionFrame(ws, message, linkDeps);
       },
-      error(err, ws) {
+      error(err: Error, ws: ServerWebSocket<LinkState>) {
         log.error("extension link handler failed", { error: err, browser: ws.data.conn?.instanceId });
       },
-      close(ws, code, reason) {
+      close(ws: ServerWebSocket<LinkState>, code: number, reason: string) {
         sockets.delete(ws);
         if (ws.data.handshakeTimer) clearTimeout(ws.data.handshakeTimer);
         const conn = ws.data.conn;
@@ -93,6 +116,7 @@ export function startGateway(deps: GatewayDeps): Gateway {
       },
     },
   });
+  let server: Server<LinkState> = Bun.serve<LinkState>(options() as Parameters<typeof Bun.serve<LinkState>>[0]);
 
   /** Only a link that has handshaken sends pieces; a frame it cannot join is refused and the link lives on. */
   function onPiece(ws: ServerWebSocket<LinkState>, piece: Uint8Array) {
@@ -146,6 +170,16 @@ export function startGateway(deps: GatewayDeps): Gateway {
 
   return {
     port: server.port ?? config.port,
+    reloadTls() {
+      if (!remote?.mode.tls) return;
+      checkCertificate(remote.mode.tls.certFile, remote.mode.tls.keyFile, remote.mode.publicHost);
+      // Bun cannot swap a listener's certificate: the old listener stops taking connections (its links live on) and
+      // a new one takes the port with the new certificate.
+      const old = server;
+      old.stop(false);
+      server = Bun.serve<LinkState>(options() as Parameters<typeof Bun.serve<LinkState>>[0]);
+      log.info("TLS certificate reloaded", { cert: remote.mode.tls.certFile });
+    },
     stop() {
       stopping = true;
       clearInterval(silenceCheck);

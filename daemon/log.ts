@@ -18,7 +18,8 @@ export interface Logger {
 
 export const ROTATE_BYTES = 5 * 1024 * 1024;
 
-export function openLog(path: string, opts: { rotateBytes?: number } = {}): Logger {
+/** `mirror`: also write every line to stdout (info, debug) or stderr (warn, error), for a supervisor (server mode). */
+export function openLog(path: string, opts: { rotateBytes?: number; mirror?: boolean } = {}): Logger {
   const rotateBytes = opts.rotateBytes ?? ROTATE_BYTES;
   let fd = openSync(path, "a", 0o600);
   let size = fstatSync(fd).size;
@@ -48,7 +49,9 @@ export function openLog(path: string, opts: { rotateBytes?: number } = {}): Logg
 
   const write = (level: Level, msg: string, fields?: Record<string, unknown>) => {
     if (closed) return;
-    pending.push(`${JSON.stringify({ ts: new Date().toISOString(), level, msg, ...fields }, errorReplacer)}\n`);
+    const line = `${JSON.stringify({ ts: new Date().toISOString(), level, msg, ...fields }, errorReplacer)}\n`;
+    pending.push(line);
+    if (opts.mirror) (level === "warn" || level === "error" ? process.stderr : process.stdout).write(line);
     if (!scheduled) {
       scheduled = true;
       setTimeout(flush, 0);

@@ -15,7 +15,7 @@ import { FileEventLog } from "./event-store.ts";
 import { ensurePrivateDir } from "./fs-util.ts";
 import { startGateway } from "./gateway.ts";
 import { DAEMON_HANDLERS } from "./handlers/index.ts";
-import type { DaemonInfo } from "./home.ts";
+import type { DaemonInfo, HomePaths } from "./home.ts";
 import { IdleExit } from "./idle-exit.ts";
 import { startIpcServer } from "./ipc-server.ts";
 import type { Ledger } from "./ledger.ts";
@@ -26,8 +26,12 @@ import { portInUse } from "./port-owner.ts";
 import { SessionRegistry } from "./sessions.ts";
 import { clearStartError, recordStartError } from "./start-error.ts";
 import { registerNativeHost } from "./native-host/register.ts";
+import { Authorizer } from "./remote/authorize.ts";
+import { DeviceStore } from "./remote/devices.ts";
+import { PeerLimiter } from "./remote/limits.ts";
+import type { ServerMode } from "./remote/server-options.ts";
 import { PairingCodes } from "./trust/pairing-codes.ts";
-import { ensureSecret } from "./trust/secret.ts";
+import { ensureSecret, type InstallSecret } from "./trust/secret.ts";
 import { TransferStore, transferLimits } from "./transfers.ts";
 import { startUpdateCheck, type UpdateCheck } from "./update-check.ts";
 import { warmSchemas } from "./validate.ts";
@@ -68,7 +72,7 @@ async function start(config: DaemonConfig, onReady: (info: DaemonInfo) => void):
   let log: Logger | undefined;
   let ledger: Ledger | undefined;
   try {
-    log = openLog(paths.log);
+    log = openLog(paths.log, { mirror: config.mirrorLog });
     const warn = log.warn;
     ledger = await FileLedger.open(paths.ledgerDir, { onWarn: (msg, fields) => warn(msg, fields) });
     await serve(config, log, ledger, lock.release, onReady);
@@ -119,10 +123,11 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
 
   const secret = ensureSecret(paths.secret, paths.home);
   const allowList = new AllowList(paths.config);
-  if (config.nativeHost === "auto") registerNativeHostsQuietly(paths, allowList, log);
+  if (config.nativeHost === "auto" && !config.server) registerNativeHostsQuietly(paths, allowList, log);
 
   const stopped = Promise.withResolvers<void>();
   let stopping: Promise<void> | undefined;
+  const server = config.server && remoteParts(config, config.server, secret, paths, log);
   const ctx: DaemonContext = {
     config,
     log,
@@ -132,17 +137,18 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
     events,
     ledger,
     allowList,
-    trust: { secret, pairing: new PairingCodes(config.pairingTtlMs, config.pairingIntervalMs) },
+    trust: { secret, pairing: server?.pairing ?? new PairingCodes(config.pairingTtlMs, config.pairingIntervalMs), remote: server?.trust },
     transfers,
     shutdown: (reason) => (stopping ??= stop(reason)),
   };
 
   let gateway: ReturnType<typeof startGateway>;
   try {
-    gateway = startGateway({ ...ctx, onChange });
+    gateway = startGateway({ ...ctx, onChange, server: server?.gateway });
   } catch (err) {
     sessions.dispose();
-    throw portError(config.port, err);
+    server?.gateway.limiter.stop();
+    throw portError(config.server?.port ?? config.port, err);
   }
   info.ws_port = gateway.port;
   let ipc: ReturnType<typeof startIpcServer>;
@@ -155,12 +161,25 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
   }
   writeDaemonJson(paths, info);
 
-  idle = new IdleExit(
-    config.daemonIdleMs,
-    () => ipc.connections === 0 && browsers.size === 0 && sessions.liveCount === 0,
-    () => void ctx.shutdown("idle"),
-  );
-  idle.check();
+  // A server waits for browsers that dial in at any time: it never stops for being idle.
+  if (!config.server) {
+    idle = new IdleExit(
+      config.daemonIdleMs,
+      () => ipc.connections === 0 && browsers.size === 0 && sessions.liveCount === 0,
+      () => void ctx.shutdown("idle"),
+    );
+    idle.check();
+  }
+  const onHangup = () => {
+    try {
+      gateway.reloadTls();
+      const limits = server?.gateway.limiter.reload();
+      if (limits) log.info("remote limits reloaded", { ...limits });
+    } catch (err) {
+      log.error("reload refused; the running certificate stays", { error: err });
+    }
+  };
+  if (config.server) process.on("SIGHUP", onHangup);
   updates = startUpdateCheck(config, log, () => sessions.liveCount);
   const onSignal = (signal: NodeJS.Signals) => void ctx.shutdown(signal);
   process.on("SIGTERM", onSignal);
@@ -170,6 +189,8 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
     log.info("daemon stopping", { reason });
     process.off("SIGTERM", onSignal);
     process.off("SIGINT", onSignal);
+    process.off("SIGHUP", onHangup);
+    server?.gateway.limiter.stop();
     try {
       idle?.stop();
       updates?.stop();
@@ -196,6 +217,19 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
   setTimeout(warmSchemas, 0);
   setTimeout(() => void syncSkills(log), 0);
   await stopped.promise;
+}
+
+/** Server mode's parts: the paired devices, the authorize endpoint, the per-peer limits. */
+function remoteParts(config: DaemonConfig, mode: ServerMode, secret: InstallSecret, paths: HomePaths, log: Logger) {
+  const devices = new DeviceStore(join(paths.stateDir, "devices.json"), secret.bytes, { grantMs: config.deviceGrantMs, renewMs: config.deviceRenewMs });
+  const pairing = new PairingCodes(config.pairingTtlMs, config.pairingIntervalMs);
+  const authorizer = new Authorizer({ authority: mode.authority, keyId: secret.keyId, devices, pairing, log });
+  return {
+    pairing,
+    devices,
+    trust: { authority: mode.authority, devices },
+    gateway: { mode, authorizer, limiter: new PeerLimiter(paths.config) },
+  };
 }
 
 /** Lets the extension fetch the secret through native messaging; a failure only means it pairs by code. */

@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import type { Effect, MethodDef } from "./define.ts";
+import { deviceEffects, deviceMethods } from "./methods/devices.ts";
 import { diagnosticsEffects, diagnosticsMethods } from "./methods/diagnostics.ts";
 import { dialogEffects, dialogMethods } from "./methods/dialogs.ts";
 import { emulationEffects, emulationMethods } from "./methods/emulation.ts";
@@ -22,6 +23,7 @@ import { waitEffects, waitMethods } from "./methods/waits.ts";
 
 export const METHODS = {
   ...systemMethods,
+  ...deviceMethods,
   ...sessionMethods,
   ...tabMethods,
   ...navigationMethods,
@@ -45,6 +47,7 @@ export type Result<M extends MethodName> = z.output<ReturnType<(typeof METHODS)[
 /** Every method's effect class, merged from the families; complete by construction (Record<MethodName, Effect>). */
 export const EFFECTS: Record<MethodName, Effect> = {
   ...systemEffects,
+  ...deviceEffects,
   ...sessionEffects,
   ...tabEffects,
   ...navigationEffects,

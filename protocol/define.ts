@@ -176,6 +176,8 @@ export const BrowserInfo = () =>
     skew: z.boolean(),
     connected_at: z.string(),
     sessions: z.number().int(),
+    /** A remote browser (server mode): the paired device it linked as. */
+    device_id: z.string().optional(),
   });
 
 /** A target: a ref from a snapshot (`@e12` or `e12`) or a CSS selector that must match exactly one element. */

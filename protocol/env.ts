@@ -21,6 +21,8 @@ export const ENV_VARS: EnvVar[] = [
   { name: "BSK_NATIVE_HOST", default: "auto", read_by: "daemon", description: "off = the daemon does not register its native messaging host with the browsers it finds at start (bsk native install still does)." },
   { name: "BSK_PAIRING_TTL_MS", default: "300000", read_by: "daemon", description: "How long a bsk daemon pair code stays valid (it pairs once and takes 5 tries in all)." },
   { name: "BSK_PAIRING_INTERVAL_MS", default: "1000", read_by: "daemon", description: "Pairing tries are taken at most one per this, across all links; sooner ones are refused (pairing_rate_limited) without counting." },
+  { name: "BSK_DEVICE_GRANT_MS", default: "7776000000", read_by: "daemon", description: "Server mode: how long a paired device's grant lasts (90 days) from pairing or its last renewal." },
+  { name: "BSK_DEVICE_RENEW_MS", default: "2592000000", read_by: "daemon", description: "Server mode: a device renews its grant (rotating its secret) once this long has passed (30 days)." },
   { name: "BSK_HEARTBEAT_MS", default: "20000", read_by: "daemon", description: "Heartbeat interval the daemon asks the extension for." },
   { name: "BSK_BROWSER_SILENCE_MS", default: "60000", read_by: "daemon", description: "A browser silent this long is dropped and its sessions end (browser_gone)." },
   { name: "BSK_BROWSER_WAIT_MS", default: "35000", read_by: "daemon", description: "session start waits this long for a browser to connect." },

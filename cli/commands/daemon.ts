@@ -31,6 +31,10 @@ export async function daemonStart({ paths, env, params }: LocalContext): Promise
   const port = params.port as number | undefined;
   const sessionIdleMs = params.session_idle_ms as number | undefined;
   const daemonIdleMs = params.daemon_idle_ms as number | undefined;
+  if (params.mode === "server") return serverMode(paths, params);
+  for (const flag of ["listen", "public_url", "tls_cert", "tls_key"]) {
+    if (params[flag] !== undefined) throw new BskError("invalid_params", `--${flag.replace(/_/g, "-")} is a server-mode flag`, { hint: "Add --mode server." });
+  }
   if (params.foreground) {
     const { runDaemon } = await import("../../daemon/main.ts");
     const r = await runDaemon({ home: paths.home, port, sessionIdleMs, daemonIdleMs, autoUpdate: Boolean(params.auto_update) });
@@ -61,6 +65,36 @@ export async function daemonStart({ paths, env, params }: LocalContext): Promise
     traceId,
     result: { already_running: alreadyRunning, pid: d.pid, socket: d.socket, ws_port: d.ws_port, version: d.version, log: paths.log },
   };
+}
+
+/** Server mode runs in this process (under a supervisor) until stopped: remote browsers dial in, agents use the UDS. */
+async function serverMode(paths: HomePaths, params: Record<string, unknown>): Promise<Outcome> {
+  const need = (flag: string) => {
+    const v = params[flag];
+    if (typeof v !== "string" || v === "") {
+      throw new BskError("invalid_params", `server mode needs --${flag.replace(/_/g, "-")}`, { hint: "See bsk daemon start --help and README: Remote mode." });
+    }
+    return v;
+  };
+  const { runDaemon } = await import("../../daemon/main.ts");
+  const r = await runDaemon({
+    home: paths.home,
+    server: {
+      listen: need("listen"),
+      port: (params.port as number | undefined) ?? 443,
+      publicUrl: need("public_url"),
+      tlsCert: params.tls_cert as string | undefined,
+      tlsKey: params.tls_key as string | undefined,
+    },
+    sessionIdleMs: params.session_idle_ms as number | undefined,
+  });
+  if (r.kind === "already_running") {
+    throw new BskError("invalid_params", `a daemon already serves ${paths.home} (pid ${r.info.pid})`, {
+      hint: "Stop it first (bsk daemon stop), or give the server its own BSK_HOME.",
+      data: { reason: "already_running", pid: r.info.pid },
+    });
+  }
+  return { ok: true, format: "none", result: { stopped: true } };
 }
 
 async function waitGone(pid: number, ms: number): Promise<boolean> {

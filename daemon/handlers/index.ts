@@ -1,4 +1,5 @@
 import type { MethodName } from "../../protocol/catalog.ts";
+import { deviceHandlers } from "./devices.ts";
 import { fileHandlers } from "./files.ts";
 import { recordHandlers } from "./records.ts";
 import { recordingHandlers } from "./recording.ts";
@@ -8,4 +9,4 @@ import type { DaemonHandler } from "./types.ts";
 import { waitHandlers } from "./wait.ts";
 
 /** Every daemon-owned method's handler (a unit test checks none is missing). */
-export const DAEMON_HANDLERS: Partial<Record<MethodName, DaemonHandler>> = { ...systemHandlers, ...sessionHandlers, ...recordHandlers, ...recordingHandlers, ...waitHandlers, ...fileHandlers };
+export const DAEMON_HANDLERS: Partial<Record<MethodName, DaemonHandler>> = { ...systemHandlers, ...deviceHandlers, ...sessionHandlers, ...recordHandlers, ...recordingHandlers, ...waitHandlers, ...fileHandlers };

@@ -1,4 +1,5 @@
 /** Daemon-answered system methods: status, browsers, shutdown, the extension allow-list, cancel. */
+import { formatPairingLink } from "../../protocol/remote.ts";
 import type { ParsedParams, Result } from "../../protocol/catalog.ts";
 import { formatCode } from "../../protocol/trust.ts";
 import { registerNativeHost } from "../native-host/register.ts";
@@ -54,7 +55,8 @@ const allowExtension: DaemonHandler = async ({ call, ctx }) => {
   return { allowed } satisfies Result<"system.allow_extension">;
 };
 
-/** A one-use code the person types into the popup; the extension trades it for the secret (trust/link-trust.ts). */
+/** A one-use code the person types into the popup; the extension trades it for the secret (trust/link-trust.ts).
+ * In server mode, the pairing link: the public URL, the code and the server's key fingerprint. */
 const pairingCode: DaemonHandler = async ({ ctx }) => {
   const issued = ctx.trust.pairing.issue();
   ctx.log.info("pairing code issued", { expires_at: new Date(issued.expiresAt).toISOString() });
@@ -63,6 +65,8 @@ const pairingCode: DaemonHandler = async ({ ctx }) => {
     expires_at: new Date(issued.expiresAt).toISOString(),
     expires_in_ms: Math.max(0, issued.expiresAt - Date.now()),
     ws_port: ctx.info.ws_port,
+    // Server mode: the link the person pastes into the popup's Remote connection (the code rides in its fragment).
+    ...(ctx.config.server && { link: formatPairingLink(ctx.config.server.publicUrl, issued.code, ctx.trust.secret.keyId), key_id: ctx.trust.secret.keyId }),
   } satisfies Result<"system.pairing_code">;
 };
 

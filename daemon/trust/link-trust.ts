@@ -14,11 +14,17 @@ import { versionRefusal } from "../version-refusal.ts";
 import { MAX_TRIES, type PairingCodes } from "./pairing-codes.ts";
 import { checkExtensionProof, checkPairExtensionProof, daemonProof, pairDaemonProof, sealSecret, type Nonces } from "./proofs.ts";
 import type { InstallSecret } from "./secret.ts";
+import { REMOTE_LABELS } from "../../protocol/remote.ts";
+import { grantExpired, notPaired } from "../remote/device-errors.ts";
+import type { DeviceStore } from "../remote/devices.ts";
+import { checkRemoteProof, remoteProof, type RemoteNonces } from "../remote/remote-proofs.ts";
 
 export interface TrustDeps {
   log: Logger;
   secret: InstallSecret;
   pairing: PairingCodes;
+  /** Server mode: links are paired devices proving their own secret; the install secret and local pairing are not served. */
+  remote?: { authority: string; devices: DeviceStore };
 }
 
 /** Per link, before its handshake. */
@@ -26,6 +32,10 @@ export interface LinkTrust {
   /** The gateway's port, as the extension dialed it (part of every transcript). */
   port: number;
   hello?: Nonces;
+  /** A remote link's hello: the device, the generation it proves, and the nonces. */
+  device?: { id: string; generation: number; key: Uint8Array; nonces: RemoteNonces };
+  /** Set once a remote link's proof checked out: the device it is. */
+  deviceId?: string;
   /** A pairing try in progress (one per link): the code's key and how to report its outcome. */
   pairing?: { key: Uint8Array; nonces: Nonces; triesLeft: number; done(paired: boolean): void };
 }
@@ -89,7 +99,8 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
       if (versionRefused(ws, frame, deps)) return undefined;
       const p = parse("system.hello", frame);
       if (!p.ok) return refuse(ws, frame.id, p.err);
-      if (t.hello || t.pairing) return refuse(ws, frame.id, new BskError("protocol_error", "this link has already said hello"));
+      if (t.hello || t.pairing || t.device) return refuse(ws, frame.id, new BskError("protocol_error", "this link has already said hello"));
+      if (deps.remote || p.params.device_id !== undefined) return deviceHello(ws, frame, p.params, deps);
       t.hello = { port: t.port, nonceE: p.params.nonce, nonceD: randomBase64url(NONCE_BYTES) };
       send(ws, {
         id: frame.id,
@@ -99,6 +110,7 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
     }
     case "system.handshake": {
       if (versionRefused(ws, frame, deps)) return undefined;
+      if (t.device) return deviceHandshake(ws, frame, deps);
       if (!t.hello) return refuse(ws, frame.id, new BskError("protocol_error", "send system.hello before system.handshake"));
       const proof = (frame.params as { proof?: unknown } | undefined)?.proof;
       if (!checkExtensionProof(deps.secret.bytes, t.hello, proof)) {
@@ -117,6 +129,7 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
     }
     case "system.pair_begin": {
       if (versionRefused(ws, frame, deps)) return undefined;
+      if (deps.remote) return refuse(ws, frame.id, new BskError("unsupported", "a server pairs devices at /extension/authorize, not on the link"), { code: TRUST_CLOSE.pairingFailed, reason: "pairing is not served here" });
       const p = parse("system.pair_begin", frame);
       if (!p.ok) return refuse(ws, frame.id, p.err);
       if (t.hello || t.pairing) return refuse(ws, frame.id, new BskError("protocol_error", "this link has already said hello"));
@@ -174,4 +187,48 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
     default:
       return refuse(ws, frame.id, new BskError("protocol_error", "the first frame must be a system.hello request"));
   }
+}
+
+/** A remote link's hello: the device must be paired, its grant current and its generation accepted; the daemon proves first. */
+function deviceHello(ws: Ws, frame: RequestFrame, p: { nonce: string; device_id?: string; generation?: number }, deps: TrustDeps): undefined {
+  const remote = deps.remote;
+  if (!remote || p.device_id === undefined || p.generation === undefined) {
+    deps.log.warn("extension refused: a device hello on a local link, or a local hello on a server", { extension: ws.data.extensionId });
+    const err = remote
+      ? new BskError("permission_denied", "this is a bsk server: only paired devices connect here", { data: { reason: "device_not_paired" }, hint: "Pair the browser: on the server run bsk daemon pair and paste the link in the popup's Remote connection." })
+      : new BskError("protocol_error", "this daemon serves local links only");
+    return refuse(ws, frame.id, err, { code: TRUST_CLOSE.untrusted, reason: "untrusted extension" });
+  }
+  const d = remote.devices.get(p.device_id);
+  const err = !d || !remote.devices.acceptedGenerations(d).includes(p.generation) ? notPaired(p.device_id) : remote.devices.expired(d) ? grantExpired(p.device_id) : null;
+  if (err) {
+    deps.log.warn("device refused", { device: p.device_id, reason: err.data?.reason });
+    return refuse(ws, frame.id, err, { code: TRUST_CLOSE.untrusted, reason: String(err.data?.reason) });
+  }
+  const nonces: RemoteNonces = { authority: remote.authority, nonceE: p.nonce, nonceD: randomBase64url(NONCE_BYTES) };
+  const key = remote.devices.secretOf(p.device_id, p.generation);
+  ws.data.trust.device = { id: p.device_id, generation: p.generation, key, nonces };
+  send(ws, {
+    id: frame.id,
+    result: { server: DAEMON_NAME, protocol_version: PROTOCOL_VERSION, nonce: nonces.nonceD, proof: remoteProof(key, REMOTE_LABELS.deviceDaemon, nonces, p.device_id) },
+  });
+  return undefined;
+}
+
+function deviceHandshake(ws: Ws, frame: RequestFrame, deps: TrustDeps): RequestFrame | undefined {
+  const dev = ws.data.trust.device!;
+  ws.data.trust.device = undefined;
+  const proof = (frame.params as { proof?: unknown } | undefined)?.proof;
+  const d = deps.remote?.devices.get(dev.id);
+  // Revoked between hello and handshake: refused like any stale credential.
+  if (!d || !checkRemoteProof(dev.key, REMOTE_LABELS.deviceExtension, dev.nonces, proof, dev.id)) {
+    deps.log.warn("device refused: it could not prove its credential", { device: dev.id });
+    return refuse(ws, frame.id, d ? new BskError("permission_denied", "the device could not prove its credential", { data: { reason: "bad_proof", device_id: dev.id } }) : notPaired(dev.id), {
+      code: TRUST_CLOSE.untrusted,
+      reason: "untrusted device",
+    });
+  }
+  deps.remote!.devices.seen(dev.id, dev.generation);
+  ws.data.trust.deviceId = dev.id;
+  return frame;
 }

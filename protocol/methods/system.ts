@@ -11,6 +11,9 @@ export const systemMethods = {
       z.object({
         protocol_version: z.string(),
         nonce: z.string().min(32).max(64),
+        /** Remote mode (protocol/remote.ts): the paired device and the generation of the secret it proves with. */
+        device_id: z.string().min(1).max(64).optional(),
+        generation: z.number().int().min(1).optional(),
       }),
     result: () =>
       z.object({
@@ -92,6 +95,9 @@ export const systemMethods = {
         expires_at: z.string(),
         expires_in_ms: z.number().int(),
         ws_port: z.number().int(),
+        /** Server mode: the pairing link for the popup's Remote connection, shown once, and the server's key fingerprint. */
+        link: z.string().optional(),
+        key_id: z.string().optional(),
       }),
     cli: {
       words: ["daemon", "pair"],

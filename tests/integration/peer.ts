@@ -7,6 +7,7 @@ import { createHmac } from "node:crypto";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { framePieces } from "../../protocol/pieces.ts";
 import { LABELS, NONCE_BYTES, randomBase64url, toBase64url, transcript } from "../../protocol/trust.ts";
+import { REMOTE_LABELS, remoteTranscript } from "../../protocol/remote.ts";
 import { PROTOCOL_VERSION } from "../../protocol/version.ts";
 import { AsyncQueue } from "./async-queue.ts";
 import type { Reply } from "./ipc-client.ts";
@@ -30,6 +31,8 @@ export interface PeerOptions {
   autoSession?: boolean;
   /** This install's secret (TestDaemon.secret); without it the peer cannot prove itself and is refused. */
   secret?: Uint8Array;
+  /** Remote mode: dial this URL (wss://…/extension) trusting `ca`, and prove the device's secret instead. */
+  remote?: { url: string; ca?: string; authority: string; device: { id: string; generation: number; secret: Uint8Array } };
 }
 
 export interface Incoming {
@@ -77,7 +80,8 @@ export class Peer {
   /** Open the socket (no handshake yet). Rejects if the daemon refuses the upgrade. */
   static async connect(opts: PeerOptions): Promise<Peer> {
     const origin = opts.origin ?? `chrome-extension://${EXTENSION_ID}`;
-    const ws = new WebSocket(`ws://127.0.0.1:${opts.port}/extension`, { headers: { Origin: origin } } as any);
+    const url = opts.remote?.url ?? `ws://127.0.0.1:${opts.port}/extension`;
+    const ws = new WebSocket(url, { headers: { Origin: origin }, ...(opts.remote?.ca && { tls: { ca: opts.remote.ca } }) } as any);
     const peer = new Peer(ws, opts);
     await new Promise<void>((resolve, reject) => {
       ws.addEventListener("open", () => resolve(), { once: true });
@@ -100,13 +104,22 @@ export class Peer {
   /** system.hello, then system.handshake with this peer's proof (a wrong one without the secret). */
   async handshake(overrides: Record<string, unknown> = {}): Promise<Reply> {
     const nonceE = randomBase64url(NONCE_BYTES);
-    const hello = await this.request("system.hello", { protocol_version: this.opts.protocolVersion ?? PROTOCOL_VERSION, nonce: nonceE });
+    const remote = this.opts.remote;
+    const hello = await this.request("system.hello", {
+      protocol_version: this.opts.protocolVersion ?? PROTOCOL_VERSION,
+      nonce: nonceE,
+      ...(remote && { device_id: remote.device.id, generation: remote.device.generation }),
+    });
     if (hello.error) return hello;
     const nonceD = String(hello.result.nonce);
-    const mac = (label: string) => toBase64url(createHmac("sha256", this.opts.secret ?? new Uint8Array(32)).update(transcript(label, this.opts.port, nonceE, nonceD)).digest());
-    this.daemonProven = !!this.opts.secret && hello.result.proof === mac(LABELS.daemonProof);
+    const mac = remote
+      ? (label: string) =>
+          toBase64url(createHmac("sha256", remote.device.secret).update(remoteTranscript(label, remote.authority, nonceE, nonceD, remote.device.id)).digest())
+      : (label: string) => toBase64url(createHmac("sha256", this.opts.secret ?? new Uint8Array(32)).update(transcript(label, this.opts.port, nonceE, nonceD)).digest());
+    const [daemonLabel, extensionLabel] = remote ? [REMOTE_LABELS.deviceDaemon, REMOTE_LABELS.deviceExtension] : [LABELS.daemonProof, LABELS.extensionProof];
+    this.daemonProven = (!!this.opts.secret || !!remote) && hello.result.proof === mac(daemonLabel);
     return this.request("system.handshake", {
-      proof: mac(LABELS.extensionProof),
+      proof: mac(extensionLabel),
       client: "bsk-extension",
       version: "0.1.0",
       protocol_version: this.opts.protocolVersion ?? PROTOCOL_VERSION,

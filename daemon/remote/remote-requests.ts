@@ -1,0 +1,57 @@
+/**
+ * What a server-mode daemon does with an HTTP request before anything else: only /extension (a WebSocket upgrade) and
+ * /extension/authorize exist, with no query string, from an allowed extension's Origin, within the peer's rate limit.
+ * Behind a reverse proxy (no TLS here, loopback only) the peer is the last address the proxy added to
+ * X-Forwarded-For; a direct peer's own headers are never believed.
+ */
+import { AUTHORIZE_PATH, REMOTE_LINK_PATH } from "../../protocol/remote.ts";
+import type { AllowList } from "../allow-list.ts";
+import { isLoopbackAddress } from "../gateway-policy.ts";
+import type { PeerLimiter } from "./limits.ts";
+import type { ServerMode } from "./server-options.ts";
+
+export type RemoteRoute =
+  | { kind: "response"; response: Response; refused?: string }
+  | { kind: "authorize"; extensionId: string }
+  | { kind: "link"; extensionId: string };
+
+const ORIGIN = /^chrome-extension:\/\/([a-p]{32})$/;
+
+function refuse(status: number, reason: string, text: string, headers: Record<string, string> = {}): RemoteRoute {
+  return { kind: "response", refused: reason, response: new Response(`${text}\n`, { status, headers }) };
+}
+
+export function peerOf(req: Request, address: string | undefined, mode: ServerMode): string {
+  const direct = address ?? "unknown";
+  if (mode.tls || !isLoopbackAddress(direct)) return direct;
+  const forwarded = req.headers.get("x-forwarded-for");
+  const last = forwarded?.split(",").pop()?.trim();
+  return last && last.length <= 64 ? last : direct;
+}
+
+export function remoteRequest(
+  req: Request,
+  address: string | undefined,
+  remote: { mode: ServerMode; limiter: PeerLimiter },
+  allowList: AllowList,
+): RemoteRoute {
+  let url: URL;
+  try {
+    url = new URL(req.url);
+  } catch {
+    return refuse(400, "bad_url", "bad request URL");
+  }
+  const authorize = url.pathname === AUTHORIZE_PATH;
+  if (!authorize && url.pathname !== REMOTE_LINK_PATH) return { kind: "response", response: new Response("not found\n", { status: 404 }) };
+  if (url.search !== "" || req.url.includes("?")) return refuse(403, "query_string", "query strings are refused (a code or credential never travels in a URL)");
+  const verdict = remote.limiter.take(authorize ? "authorize" : "link", peerOf(req, address, remote.mode));
+  if (!verdict.ok) {
+    return refuse(verdict.status, verdict.reason, verdict.reason === "busy" ? "the server is busy; try again shortly" : "too many requests; slow down", {
+      "retry-after": String(verdict.retryAfterS),
+    });
+  }
+  const m = ORIGIN.exec(req.headers.get("origin") ?? "");
+  if (!m) return refuse(403, "bad_origin", "origin must be chrome-extension://<allowed id>");
+  if (!allowList.has(m[1]!)) return refuse(403, "extension_not_allowed", `extension ${m[1]} is not allowed (bsk daemon allow-extension <id>)`);
+  return { kind: authorize ? "authorize" : "link", extensionId: m[1]! };
+}

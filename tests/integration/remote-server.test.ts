@@ -1,0 +1,280 @@
+/**
+ * Server mode over real TLS (a CA and certificates made by the test): pairing by link, the device link, renewal with
+ * rotation, revoke, expiry, and every refusal the issue names — a used, expired or wrong code, a replayed authorize
+ * request, a revoked device, a certificate that does not match, a query string, a foreign origin, a local hello on a
+ * server. Scripted peers speak the real protocol (peer.ts, remote-client.ts). After the run no log or state file holds
+ * the code or any device secret.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { homePaths } from "../../daemon/home.ts";
+import { runDaemon, type DaemonInfo, type RunOutcome } from "../../daemon/main.ts";
+import { parsePairingLink } from "../../protocol/remote.ts";
+import { normalizeCode, toBase64url } from "../../protocol/trust.ts";
+import { makeChain, type Chain } from "../tls/chain.ts";
+import { freePort, removeHome, tempHome, TEST_ENV } from "./harness.ts";
+import { IpcClient } from "./ipc-client.ts";
+import { Peer } from "./peer.ts";
+import { AuthorizeError, pair, renew, step, type Device, type Target } from "./remote-client.ts";
+
+let chain: Chain;
+beforeAll(() => {
+  chain = makeChain();
+});
+
+interface Server {
+  home: string;
+  port: number;
+  url: string;
+  authority: string;
+  target: Target;
+  info: DaemonInfo;
+  done: Promise<RunOutcome>;
+  client: IpcClient;
+  call(method: string, params?: Record<string, unknown>): Promise<any>;
+  pairingLink(): Promise<ReturnType<typeof parsePairingLink> & { ok: true }>;
+  stop(): Promise<void>;
+}
+
+const secretsSeen: string[] = [];
+const homes: string[] = [];
+
+async function startServer(env: Record<string, string> = {}, config?: object): Promise<Server> {
+  const home = tempHome();
+  homes.push(home);
+  if (config) writeFileSync(join(home, "config.json"), JSON.stringify(config));
+  const port = await freePort();
+  const leaf = chain.leaf(`localhost-${port}`, ["localhost", "127.0.0.1"]);
+  const url = `wss://localhost:${port}/extension`;
+  const { promise, resolve } = Promise.withResolvers<DaemonInfo>();
+  const done = runDaemon({
+    home,
+    env: { ...TEST_ENV, ...env },
+    server: { listen: "127.0.0.1", port, publicUrl: url, tlsCert: leaf.cert, tlsKey: leaf.key },
+    mirrorLog: false,
+    onReady: resolve,
+  });
+  const first = await Promise.race([promise, done]);
+  if ("kind" in first) throw new Error(`server did not start: ${JSON.stringify(first)}`);
+  const client = await IpcClient.connect(homePaths(home, { ...process.env, ...TEST_ENV }).socket);
+  const call = async (method: string, params: Record<string, unknown> = {}) => client.request(method, params);
+  return {
+    home,
+    port,
+    url,
+    authority: `localhost:${port}`,
+    target: { url, authority: `localhost:${port}`, ca: chain.caPem },
+    info: first,
+    done,
+    client,
+    call,
+    async pairingLink() {
+      const r = await call("system.pairing_code");
+      expect(r.error).toBeUndefined();
+      const parsed = parsePairingLink(r.result.link);
+      if (!parsed.ok) throw new Error(parsed.why);
+      secretsSeen.push(parsed.link.code);
+      return parsed;
+    },
+    async stop() {
+      client.send({ id: "stop", method: "system.shutdown" });
+      await done;
+      client.close();
+    },
+  };
+}
+
+function remember(d: Device): Device {
+  secretsSeen.push(toBase64url(d.secret), Buffer.from(d.secret).toString("hex"));
+  return d;
+}
+
+async function devicePeer(s: Server, d: Device): Promise<Peer> {
+  return Peer.connect({ port: s.port, remote: { url: s.url, ca: chain.caPem, authority: s.authority, device: d } });
+}
+
+describe("server mode over TLS", () => {
+  let s: Server;
+  beforeAll(async () => {
+    s = await startServer({ BSK_PAIRING_INTERVAL_MS: "0" }, { remote_limits: { authorizeBurst: 50, authorizePerSecond: 50 } });
+  });
+  afterAll(() => s.stop());
+
+  test("pair by link, link as the device, start a session on it, list the device; the code works once", async () => {
+    const { link } = await s.pairingLink();
+    expect(link.authority).toBe(s.authority);
+    const d = remember(await pair(s.target, link));
+    expect(d.id).toMatch(/^dev_[0-9a-f]{16}$/);
+    const peer = await devicePeer(s, d);
+    const hs = await peer.handshake();
+    expect(hs.error).toBeUndefined();
+    expect(peer.daemonProven).toBe(true);
+
+    const browsers = await s.call("browser.list");
+    expect(browsers.result.browsers).toEqual([expect.objectContaining({ instance_id: peer.instanceId, device_id: d.id })]);
+    const devices = await s.call("devices.list");
+    expect(devices.result).toMatchObject({ server_mode: true, devices: [{ device_id: d.id, label: "remote-test", connected: true }] });
+    expect(JSON.stringify(devices.result)).not.toContain(toBase64url(d.secret));
+
+    const started = await s.call("session.start", { browser: d.id, focus: false });
+    expect(started.error).toBeUndefined();
+    expect([...peer.sessions.keys()]).toContain(started.result.session_id);
+
+    // The code is burnt: a second pairing with it finds none.
+    const again = await step(s.target, "pair-begin", { nonce: "n".repeat(43) });
+    expect(again.status).toBe(404);
+    expect(again.body.error.data.reason).toBe("no_pairing_code");
+    peer.close();
+  });
+
+  test("a wrong code is refused (and counts a try); a replayed finish is refused; a query string is refused", async () => {
+    const { link } = await s.pairingLink();
+    const begin = await step(s.target, "pair-begin", { nonce: "a".repeat(43) });
+    expect(begin.status).toBe(200);
+    const wrong = await step(s.target, "pair-finish", { challenge: begin.body.challenge, proof: "A".repeat(43) });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.data).toMatchObject({ reason: "pairing_failed", tries_left: 4 });
+    const replay = await step(s.target, "pair-finish", { challenge: begin.body.challenge, proof: "A".repeat(43) });
+    expect(replay.status).toBe(401);
+    expect(replay.body.error.data.reason).toBe("bad_challenge");
+    // The right code still pairs (4 tries left), and its finish cannot be replayed.
+    const d = remember(await pair(s.target, link));
+    expect(d.generation).toBe(1);
+
+    const q = await fetch(`https://localhost:${s.port}/extension/authorize?code=${link.code}`, { method: "POST", tls: { ca: chain.caPem } } as RequestInit);
+    expect(q.status).toBe(403);
+  });
+
+  test("a client with the wrong code never sends anything derived from it: the server's proof does not check out", async () => {
+    const { link } = await s.pairingLink();
+    const err = await pair(s.target, { ...link, code: normalizeCode("ABCD-EFGH-JKMN") }).catch((e: Error) => e);
+    expect(String(err)).toContain("did not prove the pairing code");
+  });
+
+  test("renewal rotates the secret: the old one works until the new one is used, then never; a replayed renewal is refused", async () => {
+    const { link } = await s.pairingLink();
+    const d1 = remember(await pair(s.target, link));
+    const d2 = remember(await renew(s.target, d1));
+    expect(d2.generation).toBe(2);
+    expect(Date.parse(d2.expiresAt)).toBeGreaterThanOrEqual(Date.parse(d1.expiresAt));
+    // A renewal answer lost on the way: the old secret still links.
+    const old = await devicePeer(s, d1);
+    expect((await old.handshake()).error).toBeUndefined();
+    old.close();
+    const fresh = await devicePeer(s, d2);
+    expect((await fresh.handshake()).error).toBeUndefined();
+    fresh.close();
+    // The new one was used: the old one is retired.
+    const stale = await devicePeer(s, d1);
+    const refused = await stale.handshake();
+    expect(refused.error).toMatchObject({ code: "permission_denied", data: { reason: "device_not_paired" } });
+    expect((await stale.closed).code).toBe(4005);
+    // A replayed renew-begin with the retired generation is refused too.
+    const r = await step(s.target, "renew-begin", { device: d1.id, generation: "1", nonce: "b".repeat(43) });
+    expect(r.status).toBe(401);
+    await expect(renew(s.target, d1)).rejects.toBeInstanceOf(AuthorizeError);
+  });
+
+  test("revoke closes the live link within a second and refuses the device afterwards", async () => {
+    const { link } = await s.pairingLink();
+    const d = remember(await pair(s.target, link));
+    const peer = await devicePeer(s, d);
+    expect((await peer.handshake()).error).toBeUndefined();
+    const t0 = performance.now();
+    const r = await s.call("devices.revoke", { device_id: d.id });
+    expect(r.result).toEqual({ revoked: [d.id], closed_links: 1 });
+    const closed = await peer.closed;
+    expect(closed.code).toBe(4008);
+    expect(performance.now() - t0).toBeLessThan(1000);
+    const again = await devicePeer(s, d);
+    expect((await again.handshake()).error).toMatchObject({ data: { reason: "device_not_paired" } });
+    expect((await step(s.target, "renew-begin", { device: d.id, generation: "1", nonce: "c".repeat(43) })).status).toBe(401);
+    expect((await s.call("devices.revoke", { device_id: d.id })).error).toMatchObject({ code: "not_found" });
+  });
+
+  test("a local hello, a foreign origin and a plain-text dial are refused", async () => {
+    const local = await Peer.connect({ port: s.port, remote: { url: s.url, ca: chain.caPem, authority: s.authority, device: undefined as never } }).catch(() => null);
+    expect(local).not.toBeNull();
+    const hello = await local!.request("system.hello", { protocol_version: "3.1", nonce: "d".repeat(43) });
+    expect(hello.error).toMatchObject({ code: "permission_denied", data: { reason: "device_not_paired" } });
+    const foreign = await step({ ...s.target, origin: "https://evil.example" }, "pair-begin", { nonce: "e".repeat(43) });
+    expect(foreign.status).toBe(403);
+    const plain = await fetch(`http://localhost:${s.port}/extension/authorize`, { method: "POST" }).catch((e: Error) => e);
+    expect(plain instanceof Error || (plain as Response).status >= 400).toBe(true);
+  });
+});
+
+describe("server mode refuses to start unsafely", () => {
+  test("a certificate for another host, and a plain listener off loopback, are refused with a clear error", async () => {
+    const other = chain.leaf("other", ["other.test"]);
+    const home = tempHome();
+    homes.push(home);
+    const port = await freePort();
+    const base = { listen: "127.0.0.1", port, publicUrl: `wss://localhost:${port}/extension` };
+    await expect(runDaemon({ home, env: TEST_ENV, server: { ...base, tlsCert: other.cert, tlsKey: other.key } })).rejects.toMatchObject({
+      code: "invalid_params",
+      data: { reason: "tls_host_mismatch" },
+    });
+    await expect(runDaemon({ home, env: TEST_ENV, server: { ...base, listen: "0.0.0.0" } })).rejects.toMatchObject({ data: { reason: "plain_listen_not_loopback" } });
+    await expect(runDaemon({ home, env: TEST_ENV, server: { ...base, publicUrl: `https://localhost:${port}/extension` } })).rejects.toMatchObject({ data: { reason: "bad_public_url" } });
+  });
+
+  test("an expired grant is refused on the link and at renewal", async () => {
+    const s = await startServer({ BSK_DEVICE_GRANT_MS: "1500ms", BSK_DEVICE_RENEW_MS: "500ms" });
+    try {
+      const { link } = await s.pairingLink();
+      const d = remember(await pair(s.target, link));
+      const deadline = Date.parse(d.expiresAt);
+      // The grant runs out by the clock; nothing else can make it expire.
+      while (Date.now() <= deadline) await Bun.sleep(Math.max(1, deadline - Date.now() + 1));
+      const peer = await devicePeer(s, d);
+      expect((await peer.handshake()).error).toMatchObject({ data: { reason: "grant_expired" } });
+      const r = await step(s.target, "renew-begin", { device: d.id, generation: "1", nonce: "f".repeat(43) });
+      expect(r.status).toBe(401);
+      expect(r.body.error.data.reason).toBe("grant_expired");
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test("authorize attempts past the peer's limit get 429 with Retry-After", async () => {
+    const s = await startServer({}, { remote_limits: { authorizeBurst: 3, authorizePerSecond: 0.01 } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await step(s.target, "pair-begin", { nonce: "g".repeat(43) })).status);
+      expect(statuses.slice(0, 3)).toEqual([404, 404, 404]);
+      expect(statuses.slice(3)).toEqual([429, 429]);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe("nothing about a credential is logged or stored", () => {
+  test("no log or state file of any server home holds a pairing code or a device secret", () => {
+    expect(secretsSeen.length).toBeGreaterThan(5);
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const p = join(dir, name);
+        const st = statSync(p);
+        if (st.isDirectory()) walk(p);
+        else if (name !== "trust.key") files.push(p);
+      }
+    };
+    for (const h of homes) walk(h);
+    expect(files.some((f) => f.endsWith("devices.json"))).toBe(true);
+    expect(files.some((f) => f.endsWith("daemon.log"))).toBe(true);
+    for (const f of files) {
+      const text = readFileSync(f, "latin1");
+      for (const secret of secretsSeen) {
+        const code = secret.length === 12 ? [secret, `${secret.slice(0, 4)}-${secret.slice(4, 8)}-${secret.slice(8)}`] : [secret];
+        for (const c of code) if (text.includes(c)) throw new Error(`${f} holds a credential`);
+      }
+    }
+  });
+  afterAll(() => {
+    for (const h of homes) removeHome(h);
+  });
+});
