@@ -278,3 +278,80 @@ describe("nothing about a credential is logged or stored", () => {
     for (const h of homes) removeHome(h);
   });
 });
+
+describe("bsk daemon start --mode server (the CLI, as a supervisor runs it)", () => {
+  test("runs in the foreground with JSON log lines on stdout; SIGHUP swaps the certificate and keeps live links", async () => {
+    const home = tempHome();
+    homes.push(home);
+    const port = await freePort();
+    const leaf = chain.leaf(`hup-${port}`, ["localhost"]);
+    const url = `wss://localhost:${port}/extension`;
+    const proc = Bun.spawn(
+      [process.execPath, join(import.meta.dir, "../../cli/main.ts"), "daemon", "start", "--mode", "server", "--listen", "127.0.0.1", "--port", String(port), "--public-url", url, "--tls-cert", leaf.cert, "--tls-key", leaf.key],
+      { env: { ...process.env, ...TEST_ENV, BSK_HOME: home, BSK_PAIRING_INTERVAL_MS: "0" }, stdout: "pipe", stderr: "pipe" },
+    );
+    const lines = jsonLines(proc.stdout as ReadableStream<Uint8Array>);
+    try {
+      expect((await lines.until((l) => l.msg === "daemon started")).ws_port).toBe(port);
+      const client = await IpcClient.connect(homePaths(home, { ...process.env, ...TEST_ENV }).socket);
+      const code = await client.request("system.pairing_code", {});
+      const parsed = parsePairingLink(code.result.link);
+      if (!parsed.ok) throw new Error(parsed.why);
+      secretsSeen.push(parsed.link.code);
+      const target = { url, authority: `localhost:${port}`, ca: chain.caPem };
+      const d = remember(await pair(target, parsed.link));
+      const peer = await Peer.connect({ port, remote: { url, ca: chain.caPem, authority: target.authority, device: d } });
+      expect((await peer.handshake()).error).toBeUndefined();
+
+      // A new certificate from another CA, written over the old files, then SIGHUP.
+      const other = makeChain();
+      const next = other.leaf("next", ["localhost"]);
+      writeFileSync(leaf.cert, readFileSync(next.cert));
+      writeFileSync(leaf.key, readFileSync(next.key));
+      proc.kill("SIGHUP");
+      await lines.until((l) => l.msg === "TLS certificate reloaded");
+      const withNew = await fetch(`https://localhost:${port}/nothing`, { tls: { ca: other.caPem } } as RequestInit);
+      expect(withNew.status).toBe(404);
+      const withOld = await fetch(`https://localhost:${port}/nothing`, { tls: { ca: chain.caPem } } as RequestInit).catch((e: Error) => e);
+      expect(withOld).toBeInstanceOf(Error);
+      // The link made before the reload lives on.
+      await peer.barrier();
+      expect((await client.request("browser.list", {})).result.browsers).toHaveLength(1);
+      client.close();
+    } finally {
+      proc.kill("SIGTERM");
+      expect(await proc.exited).toBe(0);
+    }
+  });
+});
+
+/** The JSON lines of a stream, awaited by a predicate. */
+function jsonLines(stream: ReadableStream<Uint8Array>) {
+  const seen: any[] = [];
+  const waiters = new Set<() => void>();
+  void (async () => {
+    const dec = new TextDecoder();
+    let buf = "";
+    const reader = stream.getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      buf += dec.decode(r.value, { stream: true });
+      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
+        try {
+          seen.push(JSON.parse(buf.slice(0, nl)));
+        } catch {}
+        buf = buf.slice(nl + 1);
+      }
+      for (const w of waiters) w();
+      waiters.clear();
+    }
+  })();
+  return {
+    async until(pred: (l: any) => boolean): Promise<any> {
+      for (;;) {
+        const hit = seen.find(pred);
+        if (hit) return hit;
+        await new Promise<void>((resolve) => waiters.add(resolve));
+      }
+    },
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * Server mode behind a real reverse proxy: the distribution's nginx terminates TLS (a certificate from a CA the test
+ * made) with the exact configuration block docs/remote.md shows, and forwards to a loopback daemon without a
+ * certificate. A scripted device pairs, links, gets a session and is revoked, all through the proxy; nginx's own
+ * access log never holds the code or the device's secret.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { homePaths } from "../../daemon/home.ts";
+import { runDaemon, type DaemonInfo, type RunOutcome } from "../../daemon/main.ts";
+import { parsePairingLink } from "../../protocol/remote.ts";
+import { toBase64url } from "../../protocol/trust.ts";
+import { makeChain } from "../tls/chain.ts";
+import { freePort, removeHome, ROOT, tempHome, TEST_ENV } from "./harness.ts";
+import { IpcClient } from "./ipc-client.ts";
+import { Peer } from "./peer.ts";
+import { pair } from "./remote-client.ts";
+
+const nginx = Bun.which("nginx") ?? (Bun.file("/usr/sbin/nginx").size ? "/usr/sbin/nginx" : null);
+if (!nginx) console.warn("remote-proxy: nginx is not installed (apt-get install nginx): skipped");
+
+/** The nginx block of docs/remote.md, pointed at this test's ports and certificate. */
+function proxyConfig(dir: string, port: number, daemonPort: number, cert: string, key: string): string {
+  const doc = readFileSync(join(ROOT, "docs/remote.md"), "utf8");
+  const block = /```nginx\n([\s\S]*?)```/.exec(doc)?.[1];
+  if (!block) throw new Error("docs/remote.md has no nginx block");
+  const site = block
+    .replace("listen 443 ssl;", `listen 127.0.0.1:${port} ssl;`)
+    .replace("server_name bsk.example.com;", "server_name localhost;")
+    .replace("/etc/bsk/cert.pem", cert)
+    .replace("/etc/bsk/key.pem", key)
+    .replaceAll("127.0.0.1:8790", `127.0.0.1:${daemonPort}`);
+  for (const t of ["body", "proxy", "fastcgi", "uwsgi", "scgi"]) mkdirSync(join(dir, t), { recursive: true });
+  return `daemon off;
+master_process off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log;
+events {}
+http {
+  access_log ${dir}/access.log;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+${site}
+}
+`;
+}
+
+describe.skipIf(!nginx)("server mode behind nginx (docs/remote.md's configuration)", () => {
+  const home = tempHome();
+  const dir = join(home, "nginx");
+  let proxy: ReturnType<typeof Bun.spawn>;
+  let done: Promise<RunOutcome>;
+  let client: IpcClient;
+  let url: string;
+  let authority: string;
+  let ca: string;
+
+  beforeAll(async () => {
+    mkdirSync(join(home, "tls"), { recursive: true });
+    const chain = makeChain(join(home, "tls"));
+    ca = chain.caPem;
+    const leaf = chain.leaf("proxy", ["localhost"]);
+    const [daemonPort, port] = [await freePort(), await freePort()];
+    url = `wss://localhost:${port}/extension`;
+    authority = `localhost:${port}`;
+    const { promise, resolve } = Promise.withResolvers<DaemonInfo>();
+    done = runDaemon({ home, env: { ...TEST_ENV, BSK_PAIRING_INTERVAL_MS: "0" }, server: { listen: "127.0.0.1", port: daemonPort, publicUrl: url }, mirrorLog: false, onReady: resolve });
+    const first = await Promise.race([promise, done]);
+    if ("kind" in first) throw new Error("server did not start");
+    client = await IpcClient.connect(homePaths(home, { ...process.env, ...TEST_ENV }).socket);
+
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "nginx.conf"), proxyConfig(dir, port, daemonPort, leaf.cert, leaf.key));
+    proxy = Bun.spawn([nginx!, "-c", join(dir, "nginx.conf"), "-p", dir], { stdout: "ignore", stderr: "pipe" });
+    // nginx listens before it serves: its first answer says so.
+    for (let i = 0; ; i++) {
+      const ok = await fetch(`https://localhost:${port}/nothing`, { tls: { ca } } as RequestInit).then(() => true, () => false);
+      if (ok) break;
+      if (i > 200 || proxy.exitCode !== null) throw new Error(`nginx did not start: ${await new Response(proxy.stderr as ReadableStream).text()}`);
+      await Bun.sleep(25);
+    }
+  });
+
+  afterAll(async () => {
+    proxy?.kill("SIGTERM");
+    await proxy?.exited;
+    client?.send({ id: "stop", method: "system.shutdown" });
+    await done;
+    client?.close();
+    removeHome(home);
+  });
+
+  test("pair, link, start a session and revoke through the proxy; nginx's log holds no secret", async () => {
+    const code = await client.request("system.pairing_code", {});
+    const parsed = parsePairingLink(code.result.link);
+    if (!parsed.ok) throw new Error(parsed.why);
+    expect(parsed.link.authority).toBe(authority);
+    const target = { url, authority, ca };
+    const d = await pair(target, parsed.link);
+    const peer = await Peer.connect({ port: 0, remote: { url, ca, authority, device: d } });
+    expect((await peer.handshake()).error).toBeUndefined();
+    expect(peer.daemonProven).toBe(true);
+
+    const started = await client.request("session.start", { browser: d.id, focus: false });
+    expect(started.error).toBeUndefined();
+    expect([...peer.sessions.keys()]).toContain(started.result.session_id);
+
+    const t0 = performance.now();
+    expect((await client.request("devices.revoke", { device_id: d.id })).result.closed_links).toBe(1);
+    await peer.closed;
+    expect(performance.now() - t0).toBeLessThan(1000);
+
+    const log = readFileSync(join(dir, "access.log"), "utf8");
+    expect(log).toContain("POST /extension/authorize");
+    expect(log).toContain("GET /extension");
+    for (const secret of [parsed.link.code, toBase64url(d.secret)]) expect(log).not.toContain(secret);
+  });
+});
