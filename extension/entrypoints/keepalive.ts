@@ -9,7 +9,7 @@
  */
 import { browser } from "wxt/browser";
 import { defineUnlistedScript } from "wxt/utils/define-unlisted-script";
-import { KEEPALIVE, LIVE_ANY_KEY } from "../src/keepalive-messages.ts";
+import { KEEPALIVE, LIVE_ANY_KEY } from "../src/shared/messages/keepalive.ts";
 
 const PING_MS = 2_000;
 

@@ -3,16 +3,16 @@ import { browser } from "wxt/browser";
 import type { Result } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import type { navigationMethods } from "../../../protocol/methods/navigation.ts";
-import { mainFrameId, send } from "../cdp.ts";
-import type { FamilyHandlers } from "./handler.ts";
-import { NavigationWatch, type Milestone } from "../lifecycle.ts";
-import { assertOriginAllowed } from "../guard/origins.ts";
-import { assertSessionMayOpen } from "../guard/file-urls.ts";
-import { restrictedUrlError } from "../scope.ts";
-import { resolveTab } from "../sessions.ts";
-import { requestNeverSent } from "../net-errors.ts";
-import { normalizeUrl } from "../urls.ts";
-import { sending } from "../input-mark.ts";
+import { mainFrameId, send } from "../cdp/debugger.ts";
+import type { FamilyHandlers } from "../shared/handler.ts";
+import { NavigationWatch, type Milestone } from "../page/lifecycle.ts";
+import { assertOriginAllowed } from "../features/guard/origins.ts";
+import { assertSessionMayOpen } from "../session/file-urls.ts";
+import { restrictedUrlError } from "../session/scope.ts";
+import { resolveTab } from "../session/sessions.ts";
+import { requestNeverSent } from "../shared/net-errors.ts";
+import { normalizeUrl } from "../shared/urls.ts";
+import { sending } from "../session/input-mark.ts";
 
 type NavigationResult = Result<"navigate">;
 
