@@ -6,7 +6,7 @@ import { browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import { errorMessage, raceAbort } from "../shared/abort.ts";
 import type { CdpTarget } from "./refs/target.ts";
-import { stopRunawayScript } from "./runaway.ts";
+import { enableDebugger, stopRunawayScript } from "./runaway.ts";
 
 const PROTOCOL = "1.3";
 
@@ -35,6 +35,11 @@ const attachHooks: AttachHook[] = [];
  */
 export function onAttach(hook: AttachHook): void {
   attachHooks.push(hook);
+}
+
+/** Every attachment turns the Debugger domain on, so a runaway script can be paused later (runaway.ts). */
+export function installRunawayStop(): void {
+  onAttach((_tabId, send) => enableDebugger(send));
 }
 
 /** Sees every event of every attached tab, child sessions (out-of-process iframes) included, and every detach. */

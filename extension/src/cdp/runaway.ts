@@ -8,7 +8,6 @@
  * stop whichever script ran next instead.
  */
 import { browser } from "wxt/browser";
-import { onAttach } from "./debugger.ts";
 import type { CdpTarget } from "./refs/target.ts";
 
 const BUSY_MS = 1000;
@@ -80,11 +79,7 @@ async function terminate(target: CdpTarget, send: Send): Promise<boolean> {
  * Pausing needs the Debugger domain on before the page gets busy (enabling it waits for the main thread). With
  * breakpoints off, the page's own `debugger;` statements never stop it.
  */
-async function enableDebugger(send: (method: string, params?: object) => Promise<unknown>): Promise<void> {
+export async function enableDebugger(send: (method: string, params?: object) => Promise<unknown>): Promise<void> {
   await send("Debugger.enable");
   await send("Debugger.setBreakpointsActive", { active: false });
-}
-
-export function installRunawayStop(): void {
-  onAttach((_tabId, send) => enableDebugger(send));
 }

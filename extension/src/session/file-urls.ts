@@ -4,10 +4,8 @@
  * an origin allow-list (--allow-origin names web origins; a file is none of them), and never below $BSK_HOME (its
  * trust.key is the install's secret), which the daemon names in the handshake (as configured and with symlinks
  * resolved). Until a daemon has named it, no file: URL is allowed. A page's own navigation of a session tab to a
- * refused file: URL is sent back to about:blank before it loads.
+ * refused file: URL is sent back to about:blank before it loads (features/guard/file-url-guard.ts).
  */
-import { browser } from "wxt/browser";
-import { ownerOfTab, sessionsReady } from "./sessions.ts";
 import { isRestrictedUrl, restrictedUrlError } from "./scope.ts";
 import { readSwitches, type SessionState } from "./settings.ts";
 
@@ -30,7 +28,7 @@ const RULES = {
 type Rule = keyof typeof RULES;
 
 /** Why the session may not open this file: URL, or null when it may. */
-async function fileRefusal(session: SessionState, url: string): Promise<Rule | null> {
+export async function fileRefusal(session: SessionState, url: string): Promise<Rule | null> {
   if (!(await readSwitches()).allow_file_urls) return "file_urls_off";
   if (session.allow_origins?.length) return "allow_origins";
   const u = URL.parse(url);
@@ -44,7 +42,7 @@ async function fileRefusal(session: SessionState, url: string): Promise<Rule | n
   return bskHome.some((home) => path === home || path.startsWith(`${home}/`)) ? "bsk_home" : null;
 }
 
-const isFileUrl = (url: string) => /^file:/i.test(url.trim());
+export const isFileUrl = (url: string) => /^file:/i.test(url.trim());
 
 /** Throws permission_denied (restricted_url) unless the session may open or act on `url`. */
 export async function assertSessionMayOpen(session: SessionState, url: string, tabId?: number): Promise<void> {
@@ -54,17 +52,4 @@ export async function assertSessionMayOpen(session: SessionState, url: string, t
   }
   const rule = await fileRefusal(session, url);
   if (rule) throw restrictedUrlError(url, tabId, { rule, hint: RULES[rule] });
-}
-
-/** A page's own navigation of a session tab (a link, location, window.open) to a file: URL it may not open. */
-export function installFileUrlGuard(): void {
-  browser.webNavigation.onBeforeNavigate.addListener((d) => {
-    if (d.frameId !== 0 || !isFileUrl(d.url)) return;
-    void sessionsReady().then(async () => {
-      const owner = ownerOfTab(d.tabId);
-      if (!owner || !(await fileRefusal(owner.session, d.url))) return;
-      console.warn(`bsk: tab ${d.tabId} of session ${owner.session.session_id} may not open ${d.url}`);
-      await browser.tabs.update(d.tabId, { url: "about:blank" }).catch(() => undefined);
-    });
-  });
 }
