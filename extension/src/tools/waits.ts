@@ -15,7 +15,7 @@ import { resolveTarget } from "../cdp/refs/resolve.ts";
 import { resolveTab } from "../session/sessions.ts";
 import { urlMatcher } from "../shared/urls.ts";
 import type { FamilyHandlers } from "../shared/handler.ts";
-import { pageState, watching } from "./navigation.ts";
+import { pageState, watching } from "../page/page-state.ts";
 import { browser } from "wxt/browser";
 
 /** One page-side wait; then the worker checks again (a new document, a change no mutation reports). */

@@ -16,7 +16,7 @@ import { callOn } from "../../cdp/page-call.ts";
 import { resolveTarget } from "../../cdp/refs/resolve.ts";
 import { resolveTab } from "../../session/sessions.ts";
 import { readSwitches } from "../../session/settings.ts";
-import { pageState } from "../../tools/navigation.ts";
+import { pageState } from "../../page/page-state.ts";
 import { waitForPerson } from "./registry.ts";
 
 type Found = Result<"request_help">["targets"][number];

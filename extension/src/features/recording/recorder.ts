@@ -13,7 +13,8 @@ import { attach, onAttach, send, sendTo, tapCdp } from "../../cdp/debugger.ts";
 import { childSessionIds, onChildAttach } from "../../cdp/frames.ts";
 import { scriptText } from "../../shared/script-text.ts";
 import { allSessions, onSessionsChanged, resolveTab } from "../../session/sessions.ts";
-import { navigationHandlers, pageState } from "../../tools/navigation.ts";
+import { pageState } from "../../page/page-state.ts";
+import { navigate } from "../navigate.ts";
 import { requestReason, transitionOf } from "../../cdp/nav-reasons.ts";
 import { addStep, navCause, notePage, type RawStep } from "./fold.ts";
 import { redactUrl } from "./secrets.ts";
@@ -59,7 +60,7 @@ export async function beginRecording(
     throw new BskError("session_busy", `session ${p.session_id} is recording already`, { data: { reason: "recording_pending" } });
   }
   await attach(tabId);
-  if (p.url) await navigationHandlers.navigate({ session_id: p.session_id, tab_id: tabId, url: p.url, wait_until: "load" }, { signal });
+  if (p.url) await navigate({ session_id: p.session_id, tab_id: tabId, url: p.url, wait_until: "load" }, signal);
   const state = await pageState(tabId, signal);
   state.url = redactUrl(state.url);
   const started = new Date();
