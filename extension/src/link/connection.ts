@@ -16,6 +16,7 @@ import { parseBrowser, type BrowserId } from "../shared/browser-info.ts";
 import { dispatch } from "../dispatch/dispatcher.ts";
 import type { Progress } from "../shared/handler.ts";
 import { onAck, outboxStream, setSink } from "../ports/outbox.ts";
+import { linkDown, setDaemonLink, type DaemonLink } from "../ports/to-daemon.ts";
 import { clearKey, loadKey, saveKey, type InstallKey } from "./trust/key-store.ts";
 import { fetchSecretNative } from "./trust/native.ts";
 import { pairWithCode } from "./trust/pairing.ts";
@@ -171,6 +172,7 @@ function lost(): void {
   socket = null;
   trusted = null;
   setSink(null);
+  setDaemonLink(null);
   clearInterval(heartbeatTimer);
   for (const ac of inflight.values()) ac.abort(new BskError("cancelled", "the connection to the daemon closed"));
   inflight.clear();
@@ -218,15 +220,14 @@ function request(ws: WebSocket, method: string, params: unknown, timeoutMs: numb
   });
 }
 
-/** A request of our own to the daemon on the live link (the transfer methods); throws the daemon's error. */
-export async function callDaemon<T = any>(method: string, params: unknown, timeoutMs: number, signal?: AbortSignal): Promise<T> {
-  const ws = trusted;
-  if (!ws || ws.readyState !== WebSocket.OPEN) {
-    throw new BskError("cdp_failed", `cannot send ${method}: the link to the daemon is down`, { data: { reason: "daemon_link_down" } });
-  }
-  const reply = await raceAbort(request(ws, method, params, timeoutMs, true), signal);
-  if ("error" in reply) throw BskError.from(reply.error as ErrorBody);
-  return reply.result as T;
+/** A request of our own to the daemon on the trusted link `ws` (ports/to-daemon.ts); throws the daemon's error. */
+function callOn(ws: WebSocket): DaemonLink {
+  return async (method, params, timeoutMs, signal) => {
+    if (ws !== trusted || ws.readyState !== WebSocket.OPEN) throw linkDown(method);
+    const reply = await raceAbort(request(ws, method, params, timeoutMs, true), signal);
+    if ("error" in reply) throw BskError.from(reply.error as ErrorBody);
+    return reply.result;
+  };
 }
 
 async function handshake(ws: WebSocket, settings: Settings, key: InstallKey): Promise<void> {
@@ -286,6 +287,7 @@ async function handshake(ws: WebSocket, settings: Settings, key: InstallKey): Pr
   // Traffic at least every 20 s also keeps the service worker alive (it is stopped after 30 s idle).
   heartbeatTimer = setInterval(beat, Math.min(Math.max(1000, result.heartbeat_ms), HEARTBEAT_MAX_MS));
   setSink((frame) => send(ws, frame), result.events_acked ?? 0);
+  setDaemonLink(callOn(ws));
   setBskHome(result.bsk_home);
   // Sessions the daemon could not take back are ended here, cleanly (their tabs closed one by one).
   for (const ended of result.ended) await closeSession(ended.session_id);

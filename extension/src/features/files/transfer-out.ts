@@ -3,7 +3,8 @@
  * transfer: transfer.begin, transfer.chunk in batches a little under the daemon's per-chunk cap, transfer.finish.
  * The daemon checks the caps as the bytes arrive and hashes them; release() drops what was staged.
  */
-import { callDaemon } from "../../link/connection.ts";
+import type { Result } from "../../../../protocol/catalog.ts";
+import { call } from "../../ports/to-daemon.ts";
 import { toBase64 } from "../../shared/base64.ts";
 import type { Progress } from "../../shared/handler.ts";
 
@@ -17,11 +18,7 @@ export interface DownloadMeta {
   download?: { id: string; tab_id: number; url: string };
 }
 
-export interface Finished {
-  transfer_id: string;
-  size: number;
-  sha256: string;
-}
+export type Finished = Result<"transfer.finish">;
 
 export class TransferOut {
   private offset = 0;
@@ -35,7 +32,7 @@ export class TransferOut {
   ) {}
 
   static async begin(sessionId: string, name: string, mime: string, signal: AbortSignal, download?: DownloadMeta["download"]): Promise<TransferOut> {
-    const begun = await callDaemon<{ transfer_id: string }>(
+    const begun = await call(
       "transfer.begin",
       { session_id: sessionId, name, ...(mime && { mime }), ...(download && { download }) },
       DAEMON_TIMEOUT_MS,
@@ -65,14 +62,14 @@ export class TransferOut {
     }
     this.parts = [];
     this.pending = 0;
-    await callDaemon("transfer.chunk", { session_id: this.sessionId, transfer_id: this.transferId, offset: this.offset, data: toBase64(data) }, DAEMON_TIMEOUT_MS, this.signal);
+    await call("transfer.chunk", { session_id: this.sessionId, transfer_id: this.transferId, offset: this.offset, data: toBase64(data) }, DAEMON_TIMEOUT_MS, this.signal);
     this.offset += data.length;
   }
 
   /** Sends what is batched and closes the transfer; `head` replaces the file's first bytes (a PNG header). */
   async finish(head?: Uint8Array): Promise<Finished> {
     await this.flush();
-    return callDaemon<Finished>(
+    return call(
       "transfer.finish",
       { session_id: this.sessionId, transfer_id: this.transferId, ...(head && { head: toBase64(head) }) },
       DAEMON_TIMEOUT_MS,
@@ -82,7 +79,7 @@ export class TransferOut {
 
   /** Drops what was staged (never throws; also after the call's signal ended). */
   release(): void {
-    void callDaemon("transfer.release", { session_id: this.sessionId, transfer_id: this.transferId }, DAEMON_TIMEOUT_MS).catch(() => undefined);
+    void call("transfer.release", { session_id: this.sessionId, transfer_id: this.transferId }, DAEMON_TIMEOUT_MS).catch(() => undefined);
   }
 }
 

@@ -11,7 +11,7 @@ import { BskError } from "../../../../protocol/errors.ts";
 import { TRANSFER_CHUNK_BYTES } from "../../../../protocol/methods/files.ts";
 import { actedOn, actionable } from "../../page/actionability.ts";
 import { sendTo } from "../../cdp/debugger.ts";
-import { callDaemon } from "../../link/connection.ts";
+import { call } from "../../ports/to-daemon.ts";
 import { withEffect, type ActionEffect } from "../../page/effects.ts";
 import { worldOf } from "../../cdp/frames.ts";
 import { click } from "../../page/input/mouse.ts";
@@ -137,7 +137,7 @@ async function waitFor(done: () => boolean, ms: number, signal: AbortSignal): Pr
 async function sendBytes(sessionId: string, el: ResolvedTarget, files: Staged[], signal: AbortSignal): Promise<void> {
   for (const f of files) {
     for (let offset = 0; offset < f.size; ) {
-      const r = await callDaemon<{ data: string; size: number }>(
+      const r = await call(
         "transfer.read",
         { session_id: sessionId, transfer_id: f.transfer_id, offset, length: TRANSFER_CHUNK_BYTES },
         READ_TIMEOUT_MS,
@@ -156,7 +156,7 @@ async function stagedPaths(sessionId: string, files: Staged[], signal: AbortSign
   if (!allowed) return null;
   const paths: string[] = [];
   for (const f of files) {
-    const r = await callDaemon<{ path: string }>("transfer.read", { session_id: sessionId, transfer_id: f.transfer_id, length: 0 }, READ_TIMEOUT_MS, signal);
+    const r = await call("transfer.read", { session_id: sessionId, transfer_id: f.transfer_id, length: 0 }, READ_TIMEOUT_MS, signal);
     paths.push(r.path);
   }
   return paths;
