@@ -22,52 +22,63 @@ import { recordingsReady } from "./recording/state.ts";
 
 const KEY = SESSION.control;
 
-/** Session ids the person has taken over. */
-let takenOver = new Set<string>();
-let loaded: Promise<void> | null = null;
+/** Take over: which sessions the person holds, who listens, which tabs are busy, the calls running per session. */
+interface ControlState {
+  /** Session ids the person has taken over. */
+  takenOver: Set<string>;
+  loaded: Promise<void> | null;
+  listeners: Listener[];
+  /** Tab id → calls running on it. */
+  busy: Map<number, number>;
+  busyListeners: BusyListener[];
+  /** Session id → controllers of its calls running here. */
+  running: Map<string, Set<AbortController>>;
+}
+const controlState: ControlState = {
+  takenOver: new Set<string>(),
+  loaded: null,
+  listeners: [],
+  busy: new Map<number, number>(),
+  busyListeners: [],
+  running: new Map<string, Set<AbortController>>(),
+};
 
 type Listener = (sessionId: string) => void;
-const listeners: Listener[] = [];
-/** Tab id → calls running on it. */
-const busy = new Map<number, number>();
 type BusyListener = (tabId: number, busy: boolean) => void;
-const busyListeners: BusyListener[] = [];
-/** Session id → controllers of its calls running here. */
-const running = new Map<string, Set<AbortController>>();
 
 export function controlReady(): Promise<void> {
-  loaded ??= browser.storage.session
+  controlState.loaded ??= browser.storage.session
     .get(KEY)
     .then((got) => {
       const ids = Array.isArray(got[KEY]) ? (got[KEY] as string[]) : [];
-      takenOver = new Set([...ids, ...takenOver]);
+      controlState.takenOver = new Set([...ids, ...controlState.takenOver]);
     })
     .catch((err: unknown) => console.error("bsk: could not read the control state", err));
-  return loaded;
+  return controlState.loaded;
 }
 
 function save(): void {
-  browser.storage.session.set({ [KEY]: [...takenOver] }).catch((err: unknown) => console.error("bsk: could not save the control state", err));
+  browser.storage.session.set({ [KEY]: [...controlState.takenOver] }).catch((err: unknown) => console.error("bsk: could not save the control state", err));
 }
 
 export function isTakenOver(sessionId: string): boolean {
-  return takenOver.has(sessionId);
+  return controlState.takenOver.has(sessionId);
 }
 
 export function onControlChange(l: Listener): void {
-  listeners.push(l);
+  controlState.listeners.push(l);
 }
 
 export function onBusyChange(l: BusyListener): void {
-  busyListeners.push(l);
+  controlState.busyListeners.push(l);
 }
 
 export function isBusy(tabId: number): boolean {
-  return (busy.get(tabId) ?? 0) > 0;
+  return (controlState.busy.get(tabId) ?? 0) > 0;
 }
 
 function changed(sessionId: string): void {
-  for (const l of listeners) l(sessionId);
+  for (const l of controlState.listeners) l(sessionId);
 }
 
 export function takenOverError(sessionId: string): BskError {
@@ -77,13 +88,13 @@ export function takenOverError(sessionId: string): BskError {
 /** `cause` "input": the person's own input in the tab took it (hands/), not a button. */
 export async function takeOver(sessionId: string, tabId?: number, cause?: "input"): Promise<boolean> {
   await controlReady();
-  if (!getSession(sessionId) || takenOver.has(sessionId)) return false;
+  if (!getSession(sessionId) || controlState.takenOver.has(sessionId)) return false;
   // A recording's tab is the person's already; taking over would only cut off the wait for its trace.
   const recording = (await recordingsReady()).get(sessionId);
   if (recording && !recording.ended) return false;
-  takenOver.add(sessionId);
+  controlState.takenOver.add(sessionId);
   save();
-  for (const ac of running.get(sessionId) ?? []) ac.abort(takenOverError(sessionId));
+  for (const ac of controlState.running.get(sessionId) ?? []) ac.abort(takenOverError(sessionId));
   await invalidateRefs(sessionId);
   emit("session.takeover", { session_id: sessionId, ...(tabId !== undefined && { tab_id: tabId }), ...(cause && { cause }) });
   changed(sessionId);
@@ -92,7 +103,7 @@ export async function takeOver(sessionId: string, tabId?: number, cause?: "input
 
 export async function resume(sessionId: string, tabId?: number): Promise<boolean> {
   await controlReady();
-  if (!takenOver.delete(sessionId)) return false;
+  if (!controlState.takenOver.delete(sessionId)) return false;
   save();
   await invalidateRefs(sessionId);
   emit("session.resume", { session_id: sessionId, ...(tabId !== undefined && { tab_id: tabId }) });
@@ -111,7 +122,7 @@ export function installDebuggingCancelStop(): void {
 export function pruneControl(): void {
   const live = new Set(allSessions().map((s) => s.session_id));
   let dropped = false;
-  for (const id of takenOver) if (!live.has(id)) dropped = takenOver.delete(id) || dropped;
+  for (const id of controlState.takenOver) if (!live.has(id)) dropped = controlState.takenOver.delete(id) || dropped;
   if (dropped) save();
 }
 
@@ -132,14 +143,14 @@ export async function beginCall(
     return { signal, end: () => {} };
   }
   await controlReady();
-  if (takenOver.has(sessionId) && refusedWhileTakenOver(method)) throw takenOverError(sessionId);
+  if (controlState.takenOver.has(sessionId) && refusedWhileTakenOver(method)) throw takenOverError(sessionId);
 
   const ac = new AbortController();
   const onAbort = () => ac.abort(signal.reason);
   if (signal.aborted) onAbort();
   else signal.addEventListener("abort", onAbort, { once: true });
-  let set = running.get(sessionId);
-  if (!set) running.set(sessionId, (set = new Set()));
+  let set = controlState.running.get(sessionId);
+  if (!set) controlState.running.set(sessionId, (set = new Set()));
   set.add(ac);
 
   const tabId = METHODS[method].scope === "tab" && !QUIET.has(method) ? (p.tab_id ?? getSession(sessionId)?.current_tab_id ?? undefined) : undefined;
@@ -152,16 +163,16 @@ export async function beginCall(
       ended = true;
       signal.removeEventListener("abort", onAbort);
       set.delete(ac);
-      if (set.size === 0 && running.get(sessionId) === set) running.delete(sessionId);
+      if (set.size === 0 && controlState.running.get(sessionId) === set) controlState.running.delete(sessionId);
       if (tabId !== undefined) setBusy(tabId, -1);
     },
   };
 }
 
 function setBusy(tabId: number, delta: number): void {
-  const before = busy.get(tabId) ?? 0;
+  const before = controlState.busy.get(tabId) ?? 0;
   const after = Math.max(0, before + delta);
-  if (after === 0) busy.delete(tabId);
-  else busy.set(tabId, after);
-  if ((before > 0) !== (after > 0)) for (const l of busyListeners) l(tabId, after > 0);
+  if (after === 0) controlState.busy.delete(tabId);
+  else controlState.busy.set(tabId, after);
+  if ((before > 0) !== (after > 0)) for (const l of controlState.busyListeners) l(tabId, after > 0);
 }

@@ -20,17 +20,25 @@ const BINDING = "__bskObserve";
 /** Longest URL or entry name an event carries. */
 const NAME_CHARS = 500;
 
-let observed: Record<string, Kind[]> | null = null;
-let loading: Promise<Record<string, Kind[]>> | null = null;
-/** Open WebSockets' URLs per tab, by CDP request id (close and error events name only the id). */
-const sockets = new Map<number, Map<string, string>>();
+/** What each session observes (storage.session), and the open sockets per tab. */
+interface ObserveState {
+  observed: Record<string, Kind[]> | null;
+  loading: Promise<Record<string, Kind[]>> | null;
+  /** Open WebSockets' URLs per tab, by CDP request id (close and error events name only the id). */
+  sockets: Map<number, Map<string, string>>;
+}
+const observeState: ObserveState = {
+  observed: null,
+  loading: null,
+  sockets: new Map<number, Map<string, string>>(),
+};
 
 function load(): Promise<Record<string, Kind[]>> {
-  loading ??= browser.storage.session
+  observeState.loading ??= browser.storage.session
     .get(STORAGE_KEY)
-    .then((got) => (observed = (got[STORAGE_KEY] as Record<string, Kind[]> | undefined) ?? {}))
-    .catch(() => (observed = {}));
-  return loading;
+    .then((got) => (observeState.observed = (got[STORAGE_KEY] as Record<string, Kind[]> | undefined) ?? {}))
+    .catch(() => (observeState.observed = {}));
+  return observeState.loading;
 }
 
 /** session.open: what the new session observes (sessions that ended are forgotten here too). */
@@ -44,7 +52,7 @@ export async function observeSession(sessionId: string, kinds: readonly Kind[]):
 
 function kindsOf(tabId: number): { sessionId: string; kinds: Kind[] } | undefined {
   const owner = ownerOfTab(tabId);
-  const kinds = owner && observed?.[owner.session.session_id];
+  const kinds = owner && observeState.observed?.[owner.session.session_id];
   return owner && kinds?.length ? { sessionId: owner.session.session_id, kinds } : undefined;
 }
 
@@ -67,8 +75,8 @@ export function installObserve(): void {
       const base = { session_id: o.sessionId, tab_id: source.tabId };
       if (method === "Runtime.bindingCalled" && params.name === BINDING && !source.sessionId) return fromPage(base, o.kinds, params.payload);
       if (!o.kinds.includes("sockets") || !method.startsWith("Network.webSocket")) return;
-      let open = sockets.get(source.tabId);
-      if (!open) sockets.set(source.tabId, (open = new Map()));
+      let open = observeState.sockets.get(source.tabId);
+      if (!open) observeState.sockets.set(source.tabId, (open = new Map()));
       const id = `${source.sessionId ?? ""}:${params.requestId}`;
       if (method === "Network.webSocketCreated") {
         const url = String(params.url ?? "").slice(0, NAME_CHARS);
@@ -83,7 +91,7 @@ export function installObserve(): void {
       }
     },
     onDetach(tabId) {
-      sockets.delete(tabId);
+      observeState.sockets.delete(tabId);
     },
   });
 }

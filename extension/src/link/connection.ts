@@ -37,26 +37,44 @@ const NATIVE_REFRESH_MS = 30_000;
 /** Not paired: native messaging is asked again after 1 s, doubling to 30 s (a host that failed once may answer next). */
 const NOT_PAIRED_RETRY_MIN_MS = 1_000;
 const NOT_PAIRED_RETRY_MAX_MS = 30_000;
-let notPairedRetry = NOT_PAIRED_RETRY_MIN_MS;
-
-let socket: WebSocket | null = null;
-/** The socket whose daemon proved the secret and accepted our handshake: the only one served. */
-let trusted: WebSocket | null = null;
-let lastNativeRefresh = 0;
-let socketPort = 0;
-let backoff = BACKOFF_MIN_MS;
-let retryTimer: ReturnType<typeof setTimeout> | undefined;
-let heartbeatTimer: ReturnType<typeof setInterval> | undefined;
-/** Set when the daemon refused our protocol version; cleared by a successful handshake. */
-let refused = false;
-let status: ConnectionStatus = { state: "disconnected", port: DEFAULT_PORT, since: Date.now() };
-let ownIds = 0;
-/** Replies to the requests we send (the handshake). */
-const awaiting = new Map<string | number, (frame: ResponseFrame) => void>();
-/** The daemon's requests being worked on, by request id. */
-const inflight = new Map<string | number, AbortController>();
-/** Connect attempts run one after another, so two triggers never open two sockets. */
-let chain: Promise<void> = Promise.resolve();
+/** The link's state: the socket, whom it trusts, retry timers, what the popup shows, requests in flight both ways. */
+interface LinkState {
+  notPairedRetry: number;
+  socket: WebSocket | null;
+  /** The socket whose daemon proved the secret and accepted our handshake: the only one served. */
+  trusted: WebSocket | null;
+  lastNativeRefresh: number;
+  socketPort: number;
+  backoff: number;
+  retryTimer: ReturnType<typeof setTimeout> | undefined;
+  heartbeatTimer: ReturnType<typeof setInterval> | undefined;
+  /** Set when the daemon refused our protocol version; cleared by a successful handshake. */
+  refused: boolean;
+  status: ConnectionStatus;
+  ownIds: number;
+  /** Replies to the requests we send (the handshake). */
+  awaiting: Map<string | number, (frame: ResponseFrame) => void>;
+  /** The daemon's requests being worked on, by request id. */
+  inflight: Map<string | number, AbortController>;
+  /** Connect attempts run one after another, so two triggers never open two sockets. */
+  chain: Promise<void>;
+}
+const linkState: LinkState = {
+  notPairedRetry: NOT_PAIRED_RETRY_MIN_MS,
+  socket: null,
+  trusted: null,
+  lastNativeRefresh: 0,
+  socketPort: 0,
+  backoff: BACKOFF_MIN_MS,
+  retryTimer: undefined,
+  heartbeatTimer: undefined,
+  refused: false,
+  status: { state: "disconnected", port: DEFAULT_PORT, since: Date.now() },
+  ownIds: 0,
+  awaiting: new Map<string | number, (frame: ResponseFrame) => void>(),
+  inflight: new Map<string | number, AbortController>(),
+  chain: Promise.resolve(),
+};
 
 export function browserId(): BrowserId {
   const uaData = (navigator as Navigator & { userAgentData?: { brands: { brand: string; version: string }[] } }).userAgentData;
@@ -64,8 +82,8 @@ export function browserId(): BrowserId {
 }
 
 function setStatus(next: Omit<ConnectionStatus, "since">): void {
-  status = { ...next, since: Date.now() };
-  browser.storage.session.set({ [SESSION.connection]: status }).catch(() => undefined);
+  linkState.status = { ...next, since: Date.now() };
+  browser.storage.session.set({ [SESSION.connection]: linkState.status }).catch(() => undefined);
 }
 
 /**
@@ -74,32 +92,32 @@ function setStatus(next: Omit<ConnectionStatus, "since">): void {
  * from the shortest delay; only the backoff's own retries keep doubling it.
  */
 export function connect(opts: { force?: boolean; retry?: boolean } = {}): Promise<void> {
-  chain = chain.then(() => open(opts)).catch((err: unknown) => console.error("bsk: connect failed", err));
-  return chain;
+  linkState.chain = linkState.chain.then(() => open(opts)).catch((err: unknown) => console.error("bsk: connect failed", err));
+  return linkState.chain;
 }
 
 async function open(opts: { force?: boolean; retry?: boolean }): Promise<void> {
   const settings = await loadSettings(browserId().name.toLowerCase());
   await sessionsReady();
-  clearTimeout(retryTimer);
-  if (!opts.retry) backoff = BACKOFF_MIN_MS;
-  const live = socket && (socket.readyState === WebSocket.CONNECTING || socket.readyState === WebSocket.OPEN);
-  if (live && !opts.force && socketPort === settings.port) return;
-  if (socket) retire(socket, "reconnecting");
+  clearTimeout(linkState.retryTimer);
+  if (!opts.retry) linkState.backoff = BACKOFF_MIN_MS;
+  const live = linkState.socket && (linkState.socket.readyState === WebSocket.CONNECTING || linkState.socket.readyState === WebSocket.OPEN);
+  if (live && !opts.force && linkState.socketPort === settings.port) return;
+  if (linkState.socket) retire(linkState.socket, "reconnecting");
   const key = await installKey();
   if (!key.ok) {
     // Nothing to prove a daemon with: stay off the network until paired; native messaging is asked again later.
     setStatus({ state: "not_paired", port: settings.port, error: key.error });
-    retryTimer = setTimeout(() => void connect({ retry: true }), notPairedRetry);
-    notPairedRetry = Math.min(notPairedRetry * 2, NOT_PAIRED_RETRY_MAX_MS);
+    linkState.retryTimer = setTimeout(() => void connect({ retry: true }), linkState.notPairedRetry);
+    linkState.notPairedRetry = Math.min(linkState.notPairedRetry * 2, NOT_PAIRED_RETRY_MAX_MS);
     return;
   }
-  notPairedRetry = NOT_PAIRED_RETRY_MIN_MS;
+  linkState.notPairedRetry = NOT_PAIRED_RETRY_MIN_MS;
   const ws = new WebSocket(`ws://127.0.0.1:${settings.port}/extension`);
-  socket = ws;
-  socketPort = settings.port;
+  linkState.socket = ws;
+  linkState.socketPort = settings.port;
   // An untrusted daemon stays the state shown until one proves itself (no flicker through "connecting").
-  if (status.state !== "untrusted" || status.port !== settings.port) setStatus({ state: "connecting", port: settings.port });
+  if (linkState.status.state !== "untrusted" || linkState.status.port !== settings.port) setStatus({ state: "connecting", port: settings.port });
   ws.onopen = () => void handshake(ws, settings, key.key);
   ws.onmessage = (ev) => onMessage(ws, String(ev.data));
   ws.onclose = () => onClosed(ws);
@@ -115,7 +133,7 @@ function retire(ws: WebSocket, why: string): void {
   } catch {
     /* already closed */
   }
-  if (socket === ws) lost();
+  if (linkState.socket === ws) lost();
 }
 
 /** This browser's pairing key: stored, or fetched once through native messaging. */
@@ -141,8 +159,8 @@ async function installKey(): Promise<{ ok: true; key: InstallKey } | { ok: false
  * it (rarely) and say whether it changed, so the caller retries at once.
  */
 async function refreshedKey(current: InstallKey): Promise<boolean> {
-  if (Date.now() - lastNativeRefresh < NATIVE_REFRESH_MS) return false;
-  lastNativeRefresh = Date.now();
+  if (Date.now() - linkState.lastNativeRefresh < NATIVE_REFRESH_MS) return false;
+  linkState.lastNativeRefresh = Date.now();
   const native = await fetchSecretNative();
   if (!native.ok) return false;
   try {
@@ -169,27 +187,27 @@ export async function unpair(): Promise<void> {
 
 /** Shared by every way a socket ends: no more events to it, no work for it. */
 function lost(): void {
-  socket = null;
-  trusted = null;
+  linkState.socket = null;
+  linkState.trusted = null;
   setSink(null);
   setDaemonLink(null);
-  clearInterval(heartbeatTimer);
-  for (const ac of inflight.values()) ac.abort(new BskError("cancelled", "the connection to the daemon closed"));
-  inflight.clear();
-  for (const resolve of awaiting.values()) resolve({ id: null, error: { code: "protocol_error", message: "connection closed" } });
-  awaiting.clear();
+  clearInterval(linkState.heartbeatTimer);
+  for (const ac of linkState.inflight.values()) ac.abort(new BskError("cancelled", "the connection to the daemon closed"));
+  linkState.inflight.clear();
+  for (const resolve of linkState.awaiting.values()) resolve({ id: null, error: { code: "protocol_error", message: "connection closed" } });
+  linkState.awaiting.clear();
 }
 
 function onClosed(ws: WebSocket): void {
-  if (ws !== socket) return;
+  if (ws !== linkState.socket) return;
   lost();
-  if (refused) {
-    retryTimer = setTimeout(() => void connect({ retry: true }), REFUSED_RETRY_MS);
+  if (linkState.refused) {
+    linkState.retryTimer = setTimeout(() => void connect({ retry: true }), REFUSED_RETRY_MS);
     return;
   }
-  if (status.state !== "untrusted") setStatus({ ...status, state: "disconnected", port: socketPort });
-  retryTimer = setTimeout(() => void connect({ retry: true }), backoff);
-  backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
+  if (linkState.status.state !== "untrusted") setStatus({ ...linkState.status, state: "disconnected", port: linkState.socketPort });
+  linkState.retryTimer = setTimeout(() => void connect({ retry: true }), linkState.backoff);
+  linkState.backoff = Math.min(linkState.backoff * 2, BACKOFF_MAX_MS);
 }
 
 function send(ws: WebSocket, frame: object): void {
@@ -204,16 +222,16 @@ function sendText(ws: WebSocket, text: string): void {
 
 /** Sends one of our own requests on `ws` and waits for its reply (or the timeout, which closes the socket unless `keep`). */
 function request(ws: WebSocket, method: string, params: unknown, timeoutMs: number, keep = false): Promise<ResponseFrame> {
-  const id = `e${++ownIds}`;
+  const id = `e${++linkState.ownIds}`;
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
-      awaiting.delete(id);
+      linkState.awaiting.delete(id);
       resolve({ id, error: { code: "timeout", message: `no answer to ${method} within ${timeoutMs} ms` } });
       if (!keep) ws.close(4000, `${method} timed out`);
     }, timeoutMs);
-    awaiting.set(id, (frame) => {
+    linkState.awaiting.set(id, (frame) => {
       clearTimeout(timer);
-      awaiting.delete(id);
+      linkState.awaiting.delete(id);
       resolve(frame);
     });
     send(ws, { id, method, params });
@@ -223,7 +241,7 @@ function request(ws: WebSocket, method: string, params: unknown, timeoutMs: numb
 /** A request of our own to the daemon on the trusted link `ws` (ports/to-daemon.ts); throws the daemon's error. */
 function callOn(ws: WebSocket): DaemonLink {
   return async (method, params, timeoutMs, signal) => {
-    if (ws !== trusted || ws.readyState !== WebSocket.OPEN) throw linkDown(method);
+    if (ws !== linkState.trusted || ws.readyState !== WebSocket.OPEN) throw linkDown(method);
     const reply = await raceAbort(request(ws, method, params, timeoutMs, true), signal);
     if ("error" in reply) throw BskError.from(reply.error as ErrorBody);
     return reply.result;
@@ -232,10 +250,10 @@ function callOn(ws: WebSocket): DaemonLink {
 
 async function handshake(ws: WebSocket, settings: Settings, key: InstallKey): Promise<void> {
   const proven = await proveLink(key.key, settings.port, (method, params) => request(ws, method, params, HANDSHAKE_TIMEOUT_MS));
-  if (ws !== socket) return;
+  if (ws !== linkState.socket) return;
   if (!proven.ok) {
-    refused = proven.kind === "refused";
-    const state = proven.kind === "untrusted" ? "untrusted" : refused ? "version_skew" : "disconnected";
+    linkState.refused = proven.kind === "refused";
+    const state = proven.kind === "untrusted" ? "untrusted" : linkState.refused ? "version_skew" : "disconnected";
     setStatus({ state, port: settings.port, error: proven.message, key_id: key.key_id });
     if (proven.kind === "untrusted") console.warn(`bsk: ${proven.message}`);
     ws.close(1000, proven.kind === "untrusted" ? "untrusted daemon" : "hello refused");
@@ -259,21 +277,21 @@ async function handshake(ws: WebSocket, settings: Settings, key: InstallKey): Pr
     event_stream: await outboxStream(),
   };
   const reply = await request(ws, "system.handshake", params, HANDSHAKE_TIMEOUT_MS);
-  if (ws !== socket) return;
+  if (ws !== linkState.socket) return;
   if ("error" in reply) {
     const error = reply.error as ErrorBody;
-    refused = error.code === "version_too_old";
+    linkState.refused = error.code === "version_too_old";
     // A refusal's hint says which side to update and how; the popup shows it with the message.
-    setStatus({ state: refused ? "version_skew" : "disconnected", port: settings.port, error: error.hint ? `${error.message}. ${error.hint}` : error.message });
+    setStatus({ state: linkState.refused ? "version_skew" : "disconnected", port: settings.port, error: error.hint ? `${error.message}. ${error.hint}` : error.message });
     ws.close(1000, "handshake refused");
     return;
   }
   const result = reply.result as Result<"system.handshake">;
-  refused = false;
-  backoff = BACKOFF_MIN_MS;
-  trusted = ws;
+  linkState.refused = false;
+  linkState.backoff = BACKOFF_MIN_MS;
+  linkState.trusted = ws;
   // The next daemon that fails its proof may be a new secret: ask native messaging at once then.
-  lastNativeRefresh = 0;
+  linkState.lastNativeRefresh = 0;
   setStatus({
     state: "connected",
     port: settings.port,
@@ -283,9 +301,9 @@ async function handshake(ws: WebSocket, settings: Settings, key: InstallKey): Pr
     key_id: key.key_id,
   });
   const beat = () => send(ws, { event: "system.heartbeat", payload: { sessions: allSessions().length } });
-  clearInterval(heartbeatTimer);
+  clearInterval(linkState.heartbeatTimer);
   // Traffic at least every 20 s also keeps the service worker alive (it is stopped after 30 s idle).
-  heartbeatTimer = setInterval(beat, Math.min(Math.max(1000, result.heartbeat_ms), HEARTBEAT_MAX_MS));
+  linkState.heartbeatTimer = setInterval(beat, Math.min(Math.max(1000, result.heartbeat_ms), HEARTBEAT_MAX_MS));
   setSink((frame) => send(ws, frame), result.events_acked ?? 0);
   setDaemonLink(callOn(ws));
   setBskHome(result.bsk_home);
@@ -300,11 +318,11 @@ function onMessage(ws: WebSocket, text: string): void {
     return;
   }
   const { kind, frame } = parsed.value;
-  if (kind === "response") awaiting.get(frame.id ?? "")?.(frame);
-  else if (kind === "event" && frame.event === "system.ack" && ws === trusted) onAck(Number((frame.payload as { seq?: unknown } | null)?.seq));
+  if (kind === "response") linkState.awaiting.get(frame.id ?? "")?.(frame);
+  else if (kind === "event" && frame.event === "system.ack" && ws === linkState.trusted) onAck(Number((frame.payload as { seq?: unknown } | null)?.seq));
   // Requests are served only once the daemon has proven the secret and taken our handshake; before that they
   // get no answer at all.
-  else if (kind === "request" && ws === trusted) void onRequest(ws, frame);
+  else if (kind === "request" && ws === linkState.trusted) void onRequest(ws, frame);
 }
 
 /** Progress notes about one request, at most one per PROGRESS_MS (the last is always sent once the work ends). */
@@ -337,13 +355,13 @@ async function onRequest(ws: WebSocket, frame: RequestFrame): Promise<void> {
 
   if (frame.method === "cancel") {
     const target = (frame.params as { id?: string | number } | undefined)?.id;
-    const ac = target === undefined ? undefined : inflight.get(target);
+    const ac = target === undefined ? undefined : linkState.inflight.get(target);
     ac?.abort(new BskError("cancelled", "the call was cancelled"));
     return reply({ result: { cancelled: ac !== undefined } });
   }
 
   const ac = new AbortController();
-  inflight.set(frame.id, ac);
+  linkState.inflight.set(frame.id, ac);
   const timeoutMs = frame.meta?.timeout_ms;
   const timer =
     timeoutMs === undefined
@@ -359,6 +377,6 @@ async function onRequest(ws: WebSocket, frame: RequestFrame): Promise<void> {
     reply({ error: toErrorBody(bsk) });
   } finally {
     clearTimeout(timer);
-    if (inflight.get(frame.id) === ac) inflight.delete(frame.id);
+    if (linkState.inflight.get(frame.id) === ac) linkState.inflight.delete(frame.id);
   }
 }

@@ -22,44 +22,55 @@ const FOLDED_KEY = "outbox_folded";
 /** Per tab, the page time of the last console message reported (or when capture began), written with the queue. */
 const MARKS_KEY = "outbox_marks";
 
-let marks: Record<string, number> = {};
-
-let sink: Sink | null = null;
-/** Which setSink call is current. */
-let sinkToken = 0;
-let queue: EventQueue | null = null;
-/** Emitted before the stored queue was read back: added to it once it is. */
-const early: { event: string; payload: unknown; at: number }[] = [];
-let loading: Promise<EventQueue> | null = null;
+/** The outbox's state: the daemon's link (when up), the queue kept in storage.session, what came before it loaded. */
+interface OutboxState {
+  marks: Record<string, number>;
+  sink: Sink | null;
+  /** Which setSink call is current. */
+  sinkToken: number;
+  queue: EventQueue | null;
+  /** Emitted before the stored queue was read back: added to it once it is. */
+  early: { event: string; payload: unknown; at: number }[];
+  loading: Promise<EventQueue> | null;
+  persistQueued: boolean;
+}
+const outboxState: OutboxState = {
+  marks: {},
+  sink: null,
+  sinkToken: 0,
+  queue: null,
+  early: [],
+  loading: null,
+  persistQueued: false,
+};
 
 const coalescer = new Coalescer((event, payload) => send(event, payload));
 
 function loadQueue(): Promise<EventQueue> {
-  loading ??= (async () => {
+  outboxState.loading ??= (async () => {
     const got = await browser.storage.session.get([STORAGE_KEY, FOLDED_KEY, MARKS_KEY]).catch(() => ({}) as Record<string, unknown>);
     const stored = (got as Record<string, unknown>)[STORAGE_KEY];
     const folded = (got as Record<string, unknown>)[FOLDED_KEY];
     const storedMarks = (got as Record<string, unknown>)[MARKS_KEY];
-    if (storedMarks && typeof storedMarks === "object") marks = { ...(storedMarks as Record<string, number>), ...marks };
+    if (storedMarks && typeof storedMarks === "object") outboxState.marks = { ...(storedMarks as Record<string, number>), ...outboxState.marks };
     const stream = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
-    queue = new EventQueue(isQueueState(stored) ? stored : freshState(stream));
+    outboxState.queue = new EventQueue(isQueueState(stored) ? stored : freshState(stream));
     // A predecessor stopped while bursts were folding: what it folded happened before anything this worker saw.
-    if (Array.isArray(folded)) for (const e of folded as { event: string; payload: unknown }[]) queue.hold(e.event, e.payload);
-    for (const e of early.splice(0)) queue.hold(e.event, e.payload, e.at);
+    if (Array.isArray(folded)) for (const e of folded as { event: string; payload: unknown }[]) outboxState.queue.hold(e.event, e.payload);
+    for (const e of outboxState.early.splice(0)) outboxState.queue.hold(e.event, e.payload, e.at);
     persist();
-    return queue;
+    return outboxState.queue;
   })();
-  return loading;
+  return outboxState.loading;
 }
 
-let persistQueued = false;
 function persist(): void {
-  if (persistQueued || !queue) return;
-  persistQueued = true;
+  if (outboxState.persistQueued || !outboxState.queue) return;
+  outboxState.persistQueued = true;
   queueMicrotask(() => {
-    persistQueued = false;
+    outboxState.persistQueued = false;
     browser.storage.session
-      .set({ [STORAGE_KEY]: queue!.state, [FOLDED_KEY]: coalescer.pending(), [MARKS_KEY]: marks })
+      .set({ [STORAGE_KEY]: outboxState.queue!.state, [FOLDED_KEY]: coalescer.pending(), [MARKS_KEY]: outboxState.marks })
       .catch((err: unknown) => console.warn("bsk: could not keep events", err));
   });
 }
@@ -69,15 +80,15 @@ function toFrame(n: Numbered) {
 }
 
 function send(event: string, payload: unknown): void {
-  if (!queue) {
-    early.push({ event, payload, at: Date.now() });
+  if (!outboxState.queue) {
+    outboxState.early.push({ event, payload, at: Date.now() });
     void loadQueue();
     return;
   }
-  if (sink) {
-    sink(toFrame(queue.number(event, payload)));
-    sendLost(queue, sink);
-  } else queue.hold(event, payload);
+  if (outboxState.sink) {
+    outboxState.sink(toFrame(outboxState.queue.number(event, payload)));
+    sendLost(outboxState.queue, outboxState.sink);
+  } else outboxState.queue.hold(event, payload);
   persist();
 }
 
@@ -97,7 +108,7 @@ function sendLost(q: EventQueue, out: Sink): void {
 
 export function emit<E extends EventName>(event: E, payload: EventPayload<E>): void {
   if (event === "system.heartbeat") {
-    sink?.({ event, payload });
+    outboxState.sink?.({ event, payload });
     return;
   }
   // A burst that began earlier goes out first, so events stay in the order they happened.
@@ -121,12 +132,12 @@ export async function outboxStream(): Promise<string> {
  * stream), to resend the rest and send from now on; null when the socket is gone.
  */
 export function setSink(next: Sink | null, acked = 0): void {
-  sink = null;
-  const token = ++sinkToken;
+  outboxState.sink = null;
+  const token = ++outboxState.sinkToken;
   if (!next) return;
   void loadQueue().then((q) => {
-    if (token !== sinkToken) return; // another socket took over meanwhile
-    sink = next;
+    if (token !== outboxState.sinkToken) return; // another socket took over meanwhile
+    outboxState.sink = next;
     for (const n of q.resume(acked)) next(toFrame(n));
     sendLost(q, next);
     persist();
@@ -135,7 +146,7 @@ export function setSink(next: Sink | null, acked = 0): void {
 
 /** system.ack from the daemon: forget what it recorded. Ignored while no handshaken socket is live. */
 export function onAck(seq: number): void {
-  if (sink && queue && Number.isInteger(seq) && queue.ack(seq)) persist();
+  if (outboxState.sink && outboxState.queue && Number.isInteger(seq) && outboxState.queue.ack(seq)) persist();
 }
 
 /**
@@ -143,17 +154,17 @@ export function onAck(seq: number): void {
  * events, so a worker that starts again knows which of the messages the page replays are new to the stream.
  */
 export function markReported(tabId: number, ts: number): void {
-  if (ts > (marks[tabId] ?? -Infinity)) marks[tabId] = ts;
+  if (ts > (outboxState.marks[tabId] ?? -Infinity)) outboxState.marks[tabId] = ts;
   persist();
 }
 
 export async function reportedUpTo(tabId: number): Promise<number | undefined> {
   await loadQueue();
-  return marks[tabId];
+  return outboxState.marks[tabId];
 }
 
 export function forgetMark(tabId: number): void {
-  if (!(tabId in marks)) return;
-  delete marks[tabId];
+  if (!(tabId in outboxState.marks)) return;
+  delete outboxState.marks[tabId];
   persist();
 }

@@ -15,17 +15,27 @@ import { assertSessionMayOpen } from "./file-urls.ts";
 import { assertOwned, type Ownership } from "./scope.ts";
 import { readSessions, SESSION, type BorrowOrigin, type SessionState } from "./settings.ts";
 
-const sessions = new Map<string, SessionState>();
-/** Sessions being closed by us: their window and tab removals are not the person's doing. */
-const closing = new Set<string>();
-const RECENT_MAX = 16;
+/** The sessions, mirrored into storage.session: loaded once per worker life, written back after each change. */
+interface SessionsState {
+  sessions: Map<string, SessionState>;
+  /** Sessions being closed by us: their window and tab removals are not the person's doing. */
+  closing: Set<string>;
+  loaded: Promise<void> | null;
+  persistQueued: boolean;
+}
+const sessionsState: SessionsState = {
+  sessions: new Map<string, SessionState>(),
+  closing: new Set<string>(),
+  loaded: null,
+  persistQueued: false,
+};
 
-let loaded: Promise<void> | null = null;
+const RECENT_MAX = 16;
 
 /** Loads the stored sessions once per service-worker life, dropping what the browser no longer has. */
 export function sessionsReady(): Promise<void> {
-  loaded ??= load().catch((err: unknown) => console.error("bsk: could not reload sessions", err));
-  return loaded;
+  sessionsState.loaded ??= load().catch((err: unknown) => console.error("bsk: could not reload sessions", err));
+  return sessionsState.loaded;
 }
 
 async function load(): Promise<void> {
@@ -39,7 +49,7 @@ async function load(): Promise<void> {
     for (const id of Object.keys(s.borrowed_at ?? {})) if (s.tabs[id] !== "borrowed") delete s.borrowed_at![id];
     s.recent = s.recent.filter((id) => s.tabs[String(id)]);
     if (s.current_tab_id !== null && !s.tabs[String(s.current_tab_id)]) s.current_tab_id = s.recent.at(-1) ?? null;
-    sessions.set(s.session_id, s);
+    sessionsState.sessions.set(s.session_id, s);
     if (!windowIds.has(s.window_id)) gone.push(s.session_id);
   }
   persist();
@@ -47,7 +57,6 @@ async function load(): Promise<void> {
   await Promise.all(gone.map((id) => endByPerson(id, "window_closed")));
 }
 
-let persistQueued = false;
 const changeListeners: (() => void)[] = [];
 
 /** Called (batched, after the current task) whenever a session or its tabs change; e.g. to keep blocking rules in step. */
@@ -56,40 +65,40 @@ export function onSessionsChanged(fn: () => void): void {
 }
 
 function persist(): void {
-  if (persistQueued) return;
-  persistQueued = true;
+  if (sessionsState.persistQueued) return;
+  sessionsState.persistQueued = true;
   queueMicrotask(() => {
-    persistQueued = false;
+    sessionsState.persistQueued = false;
     for (const fn of changeListeners) fn();
     browser.storage.session
-      .set({ [SESSION.sessions]: Object.fromEntries(sessions) })
+      .set({ [SESSION.sessions]: Object.fromEntries(sessionsState.sessions) })
       .catch((err: unknown) => console.error("bsk: could not save sessions", err));
   });
 }
 
 export function allSessions(): SessionState[] {
-  return [...sessions.values()];
+  return [...sessionsState.sessions.values()];
 }
 
 export function getSession(id: string): SessionState | undefined {
-  return sessions.get(id);
+  return sessionsState.sessions.get(id);
 }
 
 export function requireSession(id: string): SessionState {
-  const s = sessions.get(id);
-  if (!s || closing.has(id)) {
+  const s = sessionsState.sessions.get(id);
+  if (!s || sessionsState.closing.has(id)) {
     throw new BskError("not_found", `no live session ${id} in this browser`, { data: { reason: "session_ended", session_id: id } });
   }
   return s;
 }
 
 export function sessionByWindow(windowId: number): SessionState | undefined {
-  for (const s of sessions.values()) if (s.window_id === windowId) return s;
+  for (const s of sessionsState.sessions.values()) if (s.window_id === windowId) return s;
   return undefined;
 }
 
 export function ownerOfTab(tabId: number): { session: SessionState; ownership: Ownership } | undefined {
-  for (const s of sessions.values()) {
+  for (const s of sessionsState.sessions.values()) {
     const ownership = s.tabs[String(tabId)];
     if (ownership) return { session: s, ownership };
   }
@@ -97,7 +106,7 @@ export function ownerOfTab(tabId: number): { session: SessionState; ownership: O
 }
 
 export function isClosing(sessionId: string): boolean {
-  return closing.has(sessionId);
+  return sessionsState.closing.has(sessionId);
 }
 
 export function addSession(init: {
@@ -120,7 +129,7 @@ export function addSession(init: {
     s.allow_origins = init.allow_origins;
     if (init.block_requests) s.block_requests = true;
   }
-  sessions.set(s.session_id, s);
+  sessionsState.sessions.set(s.session_id, s);
   persist();
   return s;
 }
@@ -169,7 +178,7 @@ export async function resolveTab(p: { session_id: string; tab_id?: number }): Pr
     throw new BskError("not_found", `session ${session.session_id} has no current tab`, { data: { reason: "no_current_tab" } });
   }
   const tab = await browser.tabs.get(tabId).catch(() => undefined);
-  assertOwned(tabId, session.session_id, sessions.values(), tab !== undefined);
+  assertOwned(tabId, session.session_id, sessionsState.sessions.values(), tab !== undefined);
   // Both what the tab shows and where it is going: a tab on its way to a browser page is refused already.
   for (const url of new Set([tab!.url || tab!.pendingUrl || "", tab!.pendingUrl ?? ""])) if (url) await assertSessionMayOpen(session, url, tabId);
   return { session, tab: tab!, tabId };
@@ -197,9 +206,9 @@ export async function giveBack(s: SessionState, tabId: number): Promise<Placed> 
  * not be moved back. Idempotent: an unknown session closes nothing.
  */
 export async function closeSession(sessionId: string): Promise<{ closed_tab_ids: number[]; returned_tab_ids: number[] }> {
-  const s = sessions.get(sessionId);
-  if (!s || closing.has(sessionId)) return { closed_tab_ids: [], returned_tab_ids: [] };
-  closing.add(sessionId);
+  const s = sessionsState.sessions.get(sessionId);
+  if (!s || sessionsState.closing.has(sessionId)) return { closed_tab_ids: [], returned_tab_ids: [] };
+  sessionsState.closing.add(sessionId);
   const closed: number[] = [];
   const returned: number[] = [];
   try {
@@ -225,8 +234,8 @@ export async function closeSession(sessionId: string): Promise<{ closed_tab_ids:
       }
     }
   } finally {
-    sessions.delete(sessionId);
-    closing.delete(sessionId);
+    sessionsState.sessions.delete(sessionId);
+    sessionsState.closing.delete(sessionId);
     persist();
     void forgetRefs(sessionId).catch(() => undefined);
   }
@@ -235,7 +244,7 @@ export async function closeSession(sessionId: string): Promise<{ closed_tab_ids:
 
 /** The person ended the session (closed its window, pressed Stop): tell the daemon, then clean up. */
 export async function endByPerson(sessionId: string, reason: string, lostTabIds: number[] = [], cause?: string): Promise<void> {
-  if (!sessions.has(sessionId) || closing.has(sessionId)) return;
+  if (!sessionsState.sessions.has(sessionId) || sessionsState.closing.has(sessionId)) return;
   emit("session.ended", { session_id: sessionId, reason, lost_tab_ids: lostTabIds, ...(cause && { cause }) });
   await closeSession(sessionId);
 }

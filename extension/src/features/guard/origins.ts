@@ -25,22 +25,29 @@ export function assertOriginAllowed(s: SessionState, url: string, tabId?: number
   });
 }
 
-let applied = "";
-let chain: Promise<void> = Promise.resolve();
+/** The session rules last applied and the update in progress (updates run one after another). */
+interface OriginsState {
+  applied: string;
+  chain: Promise<void>;
+}
+const originsState: OriginsState = {
+  applied: "",
+  chain: Promise.resolve(),
+};
 
 /** Replaces our session rules with what the sessions need now (we are the only user of session rules). */
 function sync(): Promise<void> {
-  chain = chain
+  originsState.chain = originsState.chain
     .then(async () => {
       const rules = rulesFor(allSessions());
       const wanted = JSON.stringify(rules);
-      if (wanted === applied) return;
+      if (wanted === originsState.applied) return;
       const existing = await browser.declarativeNetRequest.getSessionRules();
       await browser.declarativeNetRequest.updateSessionRules({ removeRuleIds: existing.map((r) => r.id), addRules: rules });
-      applied = wanted;
+      originsState.applied = wanted;
     })
     .catch((err: unknown) => console.error("bsk: could not update the origin rules", err));
-  return chain;
+  return originsState.chain;
 }
 
 /** Resolves once the rules match the sessions as they are now. */

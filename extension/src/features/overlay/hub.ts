@@ -17,11 +17,24 @@ import { LIVE_KEY, type OverlayPush, type OverlayRequest, type OverlayView } fro
 /** A page that does not answer (busy, frozen) does not hold a screenshot up longer than this. */
 const CAPTURE_HIDE_CAP_MS = 500;
 
-let hints = true;
-let hintsLoaded: Promise<void> | null = null;
+/** The hub's state: the hints switch, what each tab was last told, whether some session was live. */
+interface HubState {
+  hints: boolean;
+  hintsLoaded: Promise<void> | null;
+  /** Tab → session, as last pushed: a tab that left a session is told to hide. */
+  shown: Map<number, string>;
+  lastLive: boolean | undefined;
+}
+const hubState: HubState = {
+  hints: true,
+  hintsLoaded: null,
+  shown: new Map<number, string>(),
+  lastLive: undefined,
+};
+
 function hintsReady(): Promise<void> {
-  hintsLoaded ??= readSwitches().then((s) => void (hints = s.show_hints));
-  return hintsLoaded;
+  hubState.hintsLoaded ??= readSwitches().then((s) => void (hubState.hints = s.show_hints));
+  return hubState.hintsLoaded;
 }
 
 async function ready(): Promise<void> {
@@ -37,7 +50,7 @@ export function viewFor(tabId: number): OverlayView | null {
     ...(s.name && { name: s.name }),
     state: isTakenOver(s.session_id) ? "taken_over" : "live",
     busy: isBusy(tabId),
-    hints,
+    hints: hubState.hints,
     help: helpView(tabId),
     record: recordView(tabId),
   };
@@ -77,20 +90,16 @@ function pushSession(sessionId: string): void {
   for (const s of allSessions()) if (s.session_id === sessionId) for (const id of Object.keys(s.tabs)) push(Number(id));
 }
 
-/** Tab → session, as last pushed: a tab that left a session is told to hide. */
-let shown = new Map<number, string>();
-let lastLive: boolean | undefined;
-
 function syncSessions(): void {
   const now = new Map<number, string>();
   for (const s of allSessions()) for (const id of Object.keys(s.tabs)) now.set(Number(id), s.session_id);
-  for (const [tabId, sessionId] of now) if (shown.get(tabId) !== sessionId) push(tabId);
-  for (const tabId of shown.keys()) if (!now.has(tabId)) push(tabId);
-  shown = now;
+  for (const [tabId, sessionId] of now) if (hubState.shown.get(tabId) !== sessionId) push(tabId);
+  for (const tabId of hubState.shown.keys()) if (!now.has(tabId)) push(tabId);
+  hubState.shown = now;
   pruneControl();
   const live = now.size > 0;
-  if (live !== lastLive) {
-    lastLive = live;
+  if (live !== hubState.lastLive) {
+    hubState.lastLive = live;
     void browser.storage.local.set({ [LIVE_KEY]: live }).catch(() => undefined);
   }
 }
@@ -139,9 +148,9 @@ export function installOverlay(): void {
   browser.storage.onChanged.addListener((changes, area) => {
     if (area === "session" && SESSION.sessions in changes) syncSessions();
     if (area === "local" && LOCAL.showHints in changes) {
-      hintsLoaded = null;
+      hubState.hintsLoaded = null;
       void hintsReady().then(() => {
-        for (const tabId of shown.keys()) push(tabId);
+        for (const tabId of hubState.shown.keys()) push(tabId);
       });
     }
   });
@@ -151,7 +160,7 @@ export function installOverlay(): void {
   browser.tabs.onRemoved.addListener((tabId) => tabGone(tabId));
   onControlChange(pushSession);
   onBusyChange((tabId) => {
-    if (hints) push(tabId);
+    if (hubState.hints) push(tabId);
   });
   onHelpChange(push);
   onRecordingChange((rec) => push(rec.tab_id));

@@ -23,22 +23,31 @@ export interface Recording {
 }
 
 const KEY = SESSION.recordings;
-let all: Map<string, Recording> | null = null;
-let loading: Promise<Map<string, Recording>> | null = null;
+/** The recordings, as loaded from storage.session, and the write in progress. */
+interface RecordingsState {
+  all: Map<string, Recording> | null;
+  loading: Promise<Map<string, Recording>> | null;
+  saving: Promise<void>;
+}
+const recordingsState: RecordingsState = {
+  all: null,
+  loading: null,
+  saving: Promise.resolve(),
+};
+
 const listeners: ((rec: Recording) => void)[] = [];
-let saving: Promise<void> = Promise.resolve();
 
 export function recordingsReady(): Promise<Map<string, Recording>> {
-  loading ??= browser.storage.session
+  recordingsState.loading ??= browser.storage.session
     .get(KEY)
-    .then((got) => (all = new Map(Object.entries((got[KEY] as Record<string, Recording> | undefined) ?? {}))))
-    .catch(() => (all = new Map()));
-  return loading;
+    .then((got) => (recordingsState.all = new Map(Object.entries((got[KEY] as Record<string, Recording> | undefined) ?? {}))))
+    .catch(() => (recordingsState.all = new Map()));
+  return recordingsState.loading;
 }
 
 /** Loaded already (callers on hot paths have awaited recordingsReady first). */
 export function recordings(): Map<string, Recording> {
-  return all ?? new Map();
+  return recordingsState.all ?? new Map();
 }
 
 export function recordingOfTab(tabId: number): Recording | undefined {
@@ -53,9 +62,9 @@ export function onRecordingChange(l: (rec: Recording) => void): void {
 /** Persists every recording (writes queue up in order) and tells the listeners about `rec`. */
 export function changed(rec: Recording): Promise<void> {
   const snapshot = Object.fromEntries(recordings());
-  saving = saving.then(() => browser.storage.session.set({ [KEY]: snapshot }).catch((err: unknown) => console.error("bsk: could not save recordings", err)));
+  recordingsState.saving = recordingsState.saving.then(() => browser.storage.session.set({ [KEY]: snapshot }).catch((err: unknown) => console.error("bsk: could not save recordings", err)));
   for (const l of listeners) l(rec);
-  return saving;
+  return recordingsState.saving;
 }
 
 export function putRecording(rec: Recording): Promise<void> {
