@@ -1,4 +1,4 @@
-/** Key table and chords for CDP key events (extension/src/input/keys.ts). */
+/** Key table and chords for CDP key events (extension/src/page/input/keys.ts). */
 import { describe, expect, test } from "bun:test";
 import { charEvents, chordEvents, keyByName, parseChord } from "../../extension/src/page/input/keys.ts";
 import { BskError } from "../../protocol/errors.ts";

@@ -4,7 +4,7 @@
  * - the keep-alive content script (entrypoints/keepalive.ts, registered here) pings from every tab of a live
  *   session, so a stopped worker is woken within seconds and reconnects (background.ts connects at start-up);
  * - on wake-up the worker re-adopts its debugger attachments: the owned tabs it was still attached to (attachments
- *   outlive the worker) are attached again in cdp.ts, which re-runs the on-attach hooks (console, network, crash
+ *   outlive the worker) are attached again in cdp/debugger.ts, which re-runs the on-attach hooks (console, network, crash
  *   capture), so events flow again without waiting for the next command.
  * Work that was in flight when the worker died is not redone: the daemon saw the link drop and reported it unknown.
  */

@@ -1,4 +1,4 @@
-/** tab.list / tab.create / tab.select / tab.close; tab.borrow / tab.return live in ../borrow/. */
+/** tab.list / tab.create / tab.select / tab.close; tab.borrow / tab.return live in features/borrow/. */
 import { browser, type Browser } from "wxt/browser";
 import type { Result } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";

@@ -1,12 +1,12 @@
 /**
- * Console and network capture per tab, from the moment the debugger attaches to it (cdp.ts onAttach), out-of-process
+ * Console and network capture per tab, from the moment the debugger attaches to it (cdp/debugger.ts onAttach), out-of-process
  * iframes included (their child sessions get the same domains when they attach). The buffers live in the service
  * worker's memory only: when the worker is stopped they go with it. The next worker's re-adopting attachment replays
  * the page's console messages (those its predecessor never reported become events then); the requests until then
  * are held and fed in (past WAKING_CAPACITY an `events.lost`). Numbering starts again with each attachment (a
  * reader's old cursor then reads from the start). The debugger
  * detaching (session end, tab closed) drops the tab's buffers. A borrowed tab's buffers start when the person lent it. Console errors and failed requests also go to the
- * session's event stream (events/page-events.ts).
+ * session's event stream (page-events.ts).
  */
 import { onAttach, sendTo, tapCdp } from "../../cdp/debugger.ts";
 import { REPLAY_SLACK_MS, reportConsole, reportLost, reportRequest } from "./page-events.ts";
@@ -108,7 +108,7 @@ export function installDiagnosticsCapture(): void {
     // Fresh buffers for each attachment: our own detach (a returned tab, a session's end) fires no onDetach, and
     // what a tab held for an earlier session is not the next one's. In a borrowed tab, what came before the
     // person's consent is theirs and stays out of the buffers. Console: Runtime and Log replay the page's messages
-    // on enabling (cdp.ts turns them off first on a surviving attachment); those up to the tab's mark are not new
+    // on enabling (cdp/debugger.ts turns them off first on a surviving attachment); those up to the tab's mark are not new
     // to the stream: on a fresh attachment, everything until now. The buffers exist before this hook awaits
     // anything: another hook may enable Runtime first, and its replay must land here.
     const attachedAt = Date.now();

@@ -3,7 +3,7 @@
  * exactly as the pill's Take over does (control.ts), unless a help request is open in that tab (then their input is
  * what was asked for) or the person turned "Take over when I use an agent tab" off in the popup. The agent's own
  * input never does: attribution.ts explains how the two are told apart. Reports come from the hands content script
- * (entrypoints/hands.ts); the agent's input is seen where every CDP command goes out (cdp.ts watchCommands).
+ * (entrypoints/hands.ts); the agent's input is seen where every CDP command goes out (cdp/debugger.ts watchCommands).
  */
 import { browser, type Browser } from "wxt/browser";
 import { watchCommands } from "../../cdp/debugger.ts";

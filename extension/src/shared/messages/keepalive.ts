@@ -1,4 +1,4 @@
-/** What the keep-alive content script and the worker say to each other (src/keepalive.ts, entrypoints/keepalive.ts). */
+/** What the keep-alive content script and the worker say to each other (link/keepalive.ts, entrypoints/keepalive.ts). */
 export const KEEPALIVE = {
   /** Content script → worker; answered `{live}`: whether the tab belongs to a live session. */
   ping: "keepalive.ping",
