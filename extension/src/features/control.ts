@@ -18,7 +18,7 @@ import { onDebuggingCancelled } from "../cdp/debugger.ts";
 import { invalidateRefs } from "../cdp/refs/table.ts";
 import { allSessions, endByPerson, getSession } from "../session/sessions.ts";
 import { SESSION } from "../session/settings.ts";
-import { recordingsReady } from "./recording/state.ts";
+import { recordingsReady } from "../session/recordings.ts";
 
 const KEY = SESSION.control;
 

@@ -8,7 +8,7 @@ import { browser, type Browser } from "wxt/browser";
 import { controlReady, installDebuggingCancelStop, isBusy, isTakenOver, onBusyChange, onControlChange, pruneControl, resume, takeOver } from "../control.ts";
 import { fromPage, hasHelp, helpView, onHelpChange, tabGone } from "../help/registry.ts";
 import { finishFromPage } from "../recording/recorder.ts";
-import { onRecordingChange, recordingOfTab, recordingsReady } from "../recording/state.ts";
+import { onRecordingChange, recordingOfTab, recordingsReady } from "../../session/recordings.ts";
 import { onCapture } from "../../page/screenshot.ts";
 import { allSessions, endByPerson, isClosing, ownerOfTab, sessionsReady } from "../../session/sessions.ts";
 import { LOCAL, readSwitches, SESSION } from "../../session/settings.ts";

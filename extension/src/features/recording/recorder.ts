@@ -18,7 +18,7 @@ import { navigate } from "../navigate.ts";
 import { requestReason, transitionOf } from "../../cdp/nav-reasons.ts";
 import { addStep, navCause, notePage, type RawStep } from "./fold.ts";
 import { redactUrl } from "./secrets.ts";
-import { changed, dropRecording, putRecording, recordingOfTab, recordings, recordingsReady, type Recording } from "./state.ts";
+import { changed, dropRecording, putRecording, recordingOfTab, recordings, recordingsReady, type Recording } from "../../session/recordings.ts";
 import { RECORD_BINDING, RECORD_WORLD, type PageReport } from "./wire.ts";
 
 /** Session id → the daemon's record.await calls waiting for the trace. */

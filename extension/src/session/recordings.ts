@@ -4,8 +4,8 @@
  * collected by the daemon's record.await). Changes are told to listeners (the overlay's step count).
  */
 import { browser } from "wxt/browser";
-import type { StopReason, TracePageT, TraceStepT } from "../../../../protocol/trace.ts";
-import { SESSION } from "../../session/settings.ts";
+import type { StopReason, TracePageT, TraceStepT } from "../../../protocol/trace.ts";
+import { SESSION } from "./settings.ts";
 
 export interface Recording {
   session_id: string;
