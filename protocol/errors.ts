@@ -56,7 +56,7 @@ export function outcomeExitCode(method: string | undefined, result: unknown): nu
 export type ErrorCode = keyof typeof ERRORS;
 export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
 
-/** A call that ran out of time in the browser: what became of a page script it left running (extension/src/runaway.ts). */
+/** A call that ran out of time in the browser: what became of a page script it left running (extension/src/cdp/runaway.ts). */
 export const BROWSER_TIMEOUT_HINT =
   "It did not finish in time. A page script still running then (a busy loop, a handler that never returns) was stopped, " +
   "so the tab answers the next call; check the page state, then retry (with a longer --timeout if the page is only slow).";

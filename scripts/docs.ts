@@ -99,7 +99,7 @@ export const SECTIONS: Record<string, () => string> = {
 export function generatedFiles(root: string): Record<string, string> {
   return {
     "skill/references/commands.md": renderSkillCommandReference(),
-    "skill/references/snapshot.md": readFileSync(`${root}/extension/src/snapshot/README.md`, "utf8"),
+    "skill/references/snapshot.md": readFileSync(`${root}/extension/src/page/snapshot/README.md`, "utf8"),
   };
 }
 

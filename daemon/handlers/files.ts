@@ -48,7 +48,7 @@ const handler =
     return runTransfer(ctx.transfers, method, call.params);
   };
 
-/** The downloads the session's tabs started, as the transfer store keeps them (extension/src/files/tab-downloads.ts). */
+/** The downloads the session's tabs started, as the transfer store keeps them (extension/src/features/files/tab-downloads.ts). */
 const downloads: DaemonHandler = async ({ call, ctx }) => {
   const p = call.params as ParsedParams<"downloads">;
   ctx.sessions.lookup(p.session_id);

@@ -4,8 +4,8 @@
  * the world's CDP binding; see src/recording/page/capture.ts.
  */
 import { defineUnlistedScript } from "wxt/utils/define-unlisted-script";
-import { installCapture } from "../src/recording/page/capture.ts";
-import { RECORD_BINDING } from "../src/recording/wire.ts";
+import { installCapture } from "../src/features/recording/page/capture.ts";
+import { RECORD_BINDING } from "../src/features/recording/wire.ts";
 
 export default defineUnlistedScript(() => {
   const g = globalThis as { __bskRecorder?: boolean } & Record<string, unknown>;

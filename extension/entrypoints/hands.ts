@@ -10,8 +10,8 @@
  */
 import { browser } from "wxt/browser";
 import { defineUnlistedScript } from "wxt/utils/define-unlisted-script";
-import { HAND_KINDS, HANDS_GLOBAL, OVERLAY_HOST_GLOBAL, type HandEvent, type HandKind, type HandsDrain, type HandsReport } from "../src/hands/messages.ts";
-import { LIVE_KEY } from "../src/overlay/messages.ts";
+import { HAND_KINDS, HANDS_GLOBAL, OVERLAY_HOST_GLOBAL, type HandEvent, type HandKind, type HandsDrain, type HandsReport } from "../src/shared/messages/hands.ts";
+import { LIVE_KEY } from "../src/shared/messages/overlay.ts";
 
 /** Kept for the drain: more than one agent action can make, far less than memory minds. */
 const KEEP = 256;

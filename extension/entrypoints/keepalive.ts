@@ -1,5 +1,5 @@
 /**
- * The keep-alive content script, in every top-level page (registered by the worker, src/keepalive.ts). In a tab
+ * The keep-alive content script, in every top-level page (registered by the worker, src/link/keepalive.ts). In a tab
  * of a live session it pings the service worker every 2 s: a stopped worker is woken by the message (and
  * reconnects to the daemon at start-up), a running one is kept from idling out. Elsewhere it sends nothing, and it
  * does not even ask unless some session is live. It never touches the page.
@@ -9,7 +9,7 @@
  */
 import { browser } from "wxt/browser";
 import { defineUnlistedScript } from "wxt/utils/define-unlisted-script";
-import { KEEPALIVE, LIVE_ANY_KEY } from "../src/keepalive-messages.ts";
+import { KEEPALIVE, LIVE_ANY_KEY } from "../src/shared/messages/keepalive.ts";
 
 const PING_MS = 2_000;
 

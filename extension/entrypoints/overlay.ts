@@ -10,13 +10,13 @@
  */
 import { browser } from "wxt/browser";
 import { defineUnlistedScript } from "wxt/utils/define-unlisted-script";
-import { OVERLAY_HOST_GLOBAL } from "../src/hands/messages.ts";
-import { CriteriaWatch } from "../src/help/watch.ts";
-import { LIVE_KEY, type OverlayPush, type OverlayRequest, type OverlayView } from "../src/overlay/messages.ts";
-import { OverlayHost } from "../src/overlay/ui/host.ts";
-import { HelpPanel } from "../src/overlay/ui/panel.ts";
-import { Pill } from "../src/overlay/ui/pill.ts";
-import { RecordPanel } from "../src/overlay/ui/record-panel.ts";
+import { OVERLAY_HOST_GLOBAL } from "../src/shared/messages/hands.ts";
+import { CriteriaWatch } from "../src/features/help/watch.ts";
+import { LIVE_KEY, type OverlayPush, type OverlayRequest, type OverlayView } from "../src/shared/messages/overlay.ts";
+import { OverlayHost } from "../src/features/overlay/ui/host.ts";
+import { HelpPanel } from "../src/features/overlay/ui/panel.ts";
+import { Pill } from "../src/features/overlay/ui/pill.ts";
+import { RecordPanel } from "../src/features/overlay/ui/record-panel.ts";
 
 /** While shown, the overlay asks again this often: it notices a restarted worker, and keeps a stopped one waking up. */
 const REFRESH_MS = 20_000;

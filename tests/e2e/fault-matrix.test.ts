@@ -1,7 +1,7 @@
 /**
  * The fault matrix: every page-changing method of the catalog (effect class BrowserMutation) is made to fail once
  * before its first input, right after it, and after it finished (the extension's storage-armed test hook,
- * extension/src/input-mark.ts), and the reply and the ledger must say no more than is known: `none` /
+ * extension/src/session/input-mark.ts), and the reply and the ledger must say no more than is known: `none` /
  * `not_executed` only before anything was sent, `unknown` after. A method without a row here fails the test, so a
  * new mutation cannot skip it; one that dispatches outside `sending()` fails its "before" cell (no fault fires).
  */

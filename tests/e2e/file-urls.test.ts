@@ -1,5 +1,5 @@
 /**
- * file:// URLs and sessions (extension/src/guard/file-urls.ts): refused by default wherever a session could reach one
+ * file:// URLs and sessions (extension/src/session/file-urls.ts): refused by default wherever a session could reach one
  * (navigate, tab create, the page's own navigation, a borrowed tab); with the person's popup switch on, allowed, but
  * never for a session with --allow-origin and never below $BSK_HOME, whose trust.key is the install's secret.
  */

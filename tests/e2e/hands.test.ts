@@ -1,5 +1,5 @@
 /**
- * The person's hands win (extension/src/hands/): their own key presses, clicks or taps in a session's tab take the
+ * The person's hands win (extension/src/features/hands/): their own key presses, clicks or taps in a session's tab take the
  * session over, as the pill's Take over does; the agent's own input never does, also while the person's pointer is
  * moving and scrolling at the same time; moves and scrolls alone never do; an open help request expects their input;
  * the popup switch turns it off. The person's input is real trusted input from the browser's DevTools port

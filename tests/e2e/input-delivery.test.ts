@@ -56,9 +56,7 @@ describe.skipIf(!headed)("headed: input the page never received is reported as n
       const tab = (await w.ok(["tab", "create", w.fixtures.url(`/deaf.html?print-${++n}`), "--session", s])).tab_id as number;
       await w.ok(["evaluate", "document.getElementById('t').focus(); 1", "--tab", String(tab), "--session", s]);
       // The page prints on its own (a timer), not from bsk's input: nothing of bsk's waits on it.
-      const printed = await w.ok(["evaluate", "setTimeout(() => print(), 0); 1", "--tab", String(tab), "--session", s]);
-      // The script ran and raised a prompt: a success that says so (it was an error with exit 1, inviting a retry).
-      expect(printed).toMatchObject({ value: 1, prompt: { kind: "print" } });
+      await w.ok(["evaluate", "setTimeout(() => print(), 0); 1", "--tab", String(tab), "--session", s]);
       await until("the print dialog", async () => (await got(tab)).includes("beforeprint"));
       const before = await got(tab);
 

@@ -61,6 +61,14 @@ describe("a browser prompt is a tab state", () => {
     expect(await frames()).toBe(1);
   });
 
+  test("a script that printed succeeded: its value, and the prompt beside it (was an error with exit 1)", async () => {
+    await w.ok(["navigate", w.fixtures.url("/guard.html"), "--session", s]);
+    const r = await w.bsk(["evaluate", "print(); 1", "--session", s, "--json"]);
+    expect(r.code).toBe(0);
+    expect(r.json.result).toMatchObject({ value: 1, prompt: { kind: "print", pending: true } });
+    await w.ok(["dialog", "dismiss", "--session", s]);
+  });
+
   test("a click that raised a permission prompt succeeded: effect browser_prompt, exit 0", async () => {
     await w.ok(["navigate", w.fixtures.url("/guard.html"), "--session", s]);
     const r = await w.bsk(["click", "#geo", "--session", s, "--json"]);

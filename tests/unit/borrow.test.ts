@@ -2,8 +2,8 @@
 import { describe, expect, test } from "bun:test";
 import { humanSuccess } from "../../cli/output.ts";
 import { GRACE_MS, plan, type Ids, type Plan } from "../../cli/plan.ts";
-import { linkedTo, prune, renamed } from "../../extension/src/borrow/link-graph.ts";
-import { borrowRefusal, type BorrowCandidate } from "../../extension/src/borrow/rules.ts";
+import { linkedTo, prune, renamed } from "../../extension/src/features/borrow/link-graph.ts";
+import { borrowRefusal, type BorrowCandidate } from "../../extension/src/features/borrow/rules.ts";
 
 const ids: Ids = { traceId: "0badcafe", opId: () => "op-fixed" };
 

@@ -1,8 +1,8 @@
 /** Console and network ring buffers: sequence numbers, the since cursor, dropped counts, CDP event → entry. */
 import { describe, expect, test } from "bun:test";
-import { atLeast, ConsoleLog, formatArgs } from "../../extension/src/diagnostics/console-log.ts";
-import { isFailed, NetworkLog } from "../../extension/src/diagnostics/network-log.ts";
-import { clip, Ring } from "../../extension/src/diagnostics/ring.ts";
+import { atLeast, ConsoleLog, formatArgs } from "../../extension/src/features/diagnostics/console-log.ts";
+import { isFailed, NetworkLog } from "../../extension/src/features/diagnostics/network-log.ts";
+import { clip, Ring } from "../../extension/src/features/diagnostics/ring.ts";
 
 const filled = (n: number, capacity: number) => {
   const r = new Ring<{ seq: number; n: number }>(capacity);

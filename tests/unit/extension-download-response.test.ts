@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { dispositionName, downloadOf, urlName } from "../../extension/src/files/download-response.ts";
+import { dispositionName, downloadOf, urlName } from "../../extension/src/features/files/download-response.ts";
 
 const head = (headers: Record<string, string>, status = 200, url = "https://example.test/files/report%20Q3.pdf?x=1") => ({
   url,

@@ -1,6 +1,6 @@
 /** Device presets and how repeated emulate calls merge. */
 import { describe, expect, test } from "bun:test";
-import { DEVICES, mergeEmulation, touchesMetrics } from "../../extension/src/emulation/devices.ts";
+import { DEVICES, mergeEmulation, touchesMetrics } from "../../extension/src/features/emulation/devices.ts";
 import { DEVICE_PRESETS } from "../../protocol/methods/emulation.ts";
 
 describe("device presets", () => {

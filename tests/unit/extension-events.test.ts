@@ -1,7 +1,7 @@
 /** The extension's outgoing events: numbering for acknowledgement, resend after a reconnect, bounds, coalescing. */
 import { describe, expect, test } from "bun:test";
-import { Coalescer } from "../../extension/src/events/coalesce.ts";
-import { EventQueue, freshState } from "../../extension/src/events/queue.ts";
+import { Coalescer } from "../../extension/src/ports/coalesce.ts";
+import { EventQueue, freshState } from "../../extension/src/ports/queue.ts";
 
 describe("EventQueue", () => {
   test("numbers what it sends, forgets what is acknowledged, resends the rest after a handshake", () => {

@@ -1,8 +1,8 @@
 /** The guard's pure parts: the blocking rules a session's --allow-origin becomes, and the error of a call that met an incident. */
 import { describe, expect, test } from "bun:test";
-import { incidentError } from "../../extension/src/guard/incidents.ts";
-import { rulesFor } from "../../extension/src/guard/origin-rules.ts";
-import type { SessionState } from "../../extension/src/settings.ts";
+import { incidentError } from "../../extension/src/features/guard/incidents.ts";
+import { rulesFor } from "../../extension/src/features/guard/origin-rules.ts";
+import type { SessionState } from "../../extension/src/session/settings.ts";
 
 const session = (id: string, tabs: Record<string, "created" | "opened" | "borrowed">, extra: Partial<SessionState> = {}): SessionState => ({
   session_id: id,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { allowance, Attribution, INPUT_COMMAND } from "../../extension/src/hands/attribution.ts";
-import type { HandEvent } from "../../extension/src/hands/messages.ts";
+import { allowance, Attribution, INPUT_COMMAND } from "../../extension/src/features/hands/attribution.ts";
+import type { HandEvent } from "../../extension/src/shared/messages/hands.ts";
 
 const ev = (seq: number, kind: HandEvent["kind"], doc = "d1"): HandEvent => ({ doc, seq, kind });
 const press = { type: "mousePressed" };

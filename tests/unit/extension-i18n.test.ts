@@ -1,6 +1,6 @@
 /** The person-facing texts: English and Simplified Chinese, picked from the browser's language. */
 import { describe, expect, test } from "bun:test";
-import { MESSAGE_KEYS, pickLang, t } from "../../extension/src/i18n.ts";
+import { MESSAGE_KEYS, pickLang, t } from "../../extension/src/shared/i18n.ts";
 
 describe("i18n", () => {
   test("Simplified Chinese for zh, zh-CN, zh-Hans, zh-SG; English otherwise", () => {

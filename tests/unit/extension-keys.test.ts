@@ -1,6 +1,6 @@
-/** Key table and chords for CDP key events (extension/src/input/keys.ts). */
+/** Key table and chords for CDP key events (extension/src/page/input/keys.ts). */
 import { describe, expect, test } from "bun:test";
-import { charEvents, chordEvents, keyByName, parseChord } from "../../extension/src/input/keys.ts";
+import { charEvents, chordEvents, keyByName, parseChord } from "../../extension/src/page/input/keys.ts";
 import { BskError } from "../../protocol/errors.ts";
 
 describe("chords", () => {

@@ -1,9 +1,9 @@
 /** The extension's scope rule and URL helpers: pure functions, no browser. */
 import { describe, expect, test } from "bun:test";
 import { BskError } from "../../protocol/errors.ts";
-import { parseBrowser } from "../../extension/src/browser-info.ts";
-import { assertNotRestricted, assertOwned, isRestrictedUrl, ownerOf, type OwnedTabs } from "../../extension/src/scope.ts";
-import { normalizeUrl, urlMatcher } from "../../extension/src/urls.ts";
+import { parseBrowser } from "../../extension/src/shared/browser-info.ts";
+import { assertNotRestricted, assertOwned, isRestrictedUrl, ownerOf, type OwnedTabs } from "../../extension/src/session/scope.ts";
+import { normalizeUrl, urlMatcher } from "../../extension/src/shared/urls.ts";
 
 const sessions: OwnedTabs[] = [
   { session_id: "aaaa", tabs: { "1": "created", "2": "opened", "3": "borrowed" } },

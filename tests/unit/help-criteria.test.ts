@@ -1,6 +1,6 @@
 /** request-help's completion criteria (pure: evaluated against a look at the page) and their schema. */
 import { describe, expect, test } from "bun:test";
-import { criteriaHold, type PageLook } from "../../extension/src/help/criteria.ts";
+import { criteriaHold, type PageLook } from "../../extension/src/features/help/criteria.ts";
 import { HelpCriteria } from "../../protocol/methods/human.ts";
 
 const look = (url: string, html: { selectors?: string[]; text?: string } = {}): PageLook & { textReads: number } => {

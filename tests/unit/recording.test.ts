@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { stepCommand, traceLines } from "../../cli/format-trace.ts";
-import { addStep, navCause, notePage, type RawStep, type Trail } from "../../extension/src/recording/fold.ts";
-import { isSecretField, REDACTED, redactUrl, type FieldFacts } from "../../extension/src/recording/secrets.ts";
+import { addStep, navCause, notePage, type RawStep, type Trail } from "../../extension/src/features/recording/fold.ts";
+import { isSecretField, REDACTED, redactUrl, type FieldFacts } from "../../extension/src/features/recording/secrets.ts";
 import { RecordTrace, REDACTED_VALUE, TRACE_VERSION } from "../../protocol/trace.ts";
 
 const AT = "2025-01-01T00:00:00.000Z";

@@ -1,7 +1,7 @@
 /** --diff and find over snapshot lines. */
 import { describe, expect, test } from "bun:test";
-import { diffLines } from "../../extension/src/snapshot/diff.ts";
-import { findLines } from "../../extension/src/snapshot/find.ts";
+import { diffLines } from "../../extension/src/page/snapshot/diff.ts";
+import { findLines } from "../../extension/src/page/snapshot/find.ts";
 
 describe("snapshot diff", () => {
   test("changed, added and removed lines, each hunk after its enclosing line", () => {

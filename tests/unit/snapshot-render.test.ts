@@ -1,7 +1,7 @@
 /** Worker-side rendering: header, parts cut to a token budget covering every line once, viewport order, depth. */
 import { describe, expect, test } from "bun:test";
-import { bodyLines, lineCosts, renderPart, type CapturedLine } from "../../extension/src/snapshot/render.ts";
-import { estimateTokens } from "../../extension/src/snapshot/tokens.ts";
+import { bodyLines, lineCosts, renderPart, type CapturedLine } from "../../extension/src/page/snapshot/render.ts";
+import { estimateTokens } from "../../extension/src/page/snapshot/tokens.ts";
 
 const meta = { tabId: 7, url: "http://shop.test/", title: "Shop" };
 const line = (depth: number, text: string, vis = false): CapturedLine => ({ depth, text, vis });

@@ -1,8 +1,8 @@
 /** The in-page walk on happy-dom: lines, refs, labels, form state, masking, disambiguation, modal, shadow DOM. */
 import { describe, expect, test } from "bun:test";
 import { Window } from "happy-dom";
-import { RefRegistry } from "../../extension/src/snapshot/page/identity.ts";
-import { walkDocument } from "../../extension/src/snapshot/page/runtime.ts";
+import { RefRegistry } from "../../extension/src/page/snapshot/page/identity.ts";
+import { walkDocument } from "../../extension/src/page/snapshot/page/runtime.ts";
 
 function page(html: string): Document {
   const win = new Window({ url: "http://shop.test/" });

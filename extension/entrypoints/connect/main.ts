@@ -4,7 +4,7 @@
  * The page title mirrors the text, so a test can read it from the tab list.
  */
 import { browser } from "wxt/browser";
-import { LOCAL, SESSION, validPort, type ConnectionStatus, type PageMessage } from "../../src/settings.ts";
+import { LOCAL, SESSION, validPort, type ConnectionStatus, type PageMessage } from "../../src/session/settings.ts";
 
 const statusEl = document.getElementById("status")!;
 

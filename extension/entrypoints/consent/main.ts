@@ -4,8 +4,8 @@
  * worker restarted) the window closes itself.
  */
 import { browser } from "wxt/browser";
-import { CONSENT_PORT, type ConsentInfo, type ToPage, type ToWorker } from "../../src/borrow/consent-messages.ts";
-import { setLang, t } from "../../src/i18n.ts";
+import { CONSENT_PORT, type ConsentInfo, type ToPage, type ToWorker } from "../../src/shared/messages/consent.ts";
+import { setLang, t } from "../../src/shared/i18n.ts";
 
 const query = new URLSearchParams(location.search);
 const id = query.get("id") ?? "";

@@ -6,8 +6,8 @@
 import { createSignal, onCleanup, onMount, Show } from "solid-js";
 import { createStore, reconcile } from "solid-js/store";
 import { browser } from "wxt/browser";
-import { parseBrowser } from "../../src/browser-info.ts";
-import { setLang, t, type MessageKey } from "../../src/i18n.ts";
+import { parseBrowser } from "../../src/shared/browser-info.ts";
+import { setLang, t, type MessageKey } from "../../src/shared/i18n.ts";
 import {
   DEFAULT_SWITCHES,
   LOCAL,
@@ -21,7 +21,7 @@ import {
   type SessionState,
   type Settings,
   type Switches as SwitchValues,
-} from "../../src/settings.ts";
+} from "../../src/session/settings.ts";
 import { Pairing } from "./Pairing.tsx";
 import { Sessions } from "./Sessions.tsx";
 import { Switches } from "./Switches.tsx";

@@ -5,8 +5,8 @@
  */
 import { createSignal, Show } from "solid-js";
 import { browser } from "wxt/browser";
-import { t } from "../../src/i18n.ts";
-import type { ConnectionStatus, PageMessage } from "../../src/settings.ts";
+import { t } from "../../src/shared/i18n.ts";
+import type { ConnectionStatus, PageMessage } from "../../src/session/settings.ts";
 
 type Reply = { ok: boolean; key_id?: string; error?: string };
 

@@ -1,8 +1,8 @@
 /** Live sessions: id, name, tabs, and Take over / Resume / Stop for each. */
 import { For, Show } from "solid-js";
 import { browser } from "wxt/browser";
-import { t } from "../../src/i18n.ts";
-import type { PageMessage, SessionState } from "../../src/settings.ts";
+import { t } from "../../src/shared/i18n.ts";
+import type { PageMessage, SessionState } from "../../src/session/settings.ts";
 
 function tell(msg: PageMessage): void {
   void browser.runtime.sendMessage(msg);

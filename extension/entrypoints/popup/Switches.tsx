@@ -1,8 +1,8 @@
 /** The person's switches, persisted in storage.local; only this popup changes them (CLI flags and env vars cannot). */
 import { For } from "solid-js";
 import { browser } from "wxt/browser";
-import { t, type MessageKey } from "../../src/i18n.ts";
-import { LOCAL, type Switches as SwitchValues } from "../../src/settings.ts";
+import { t, type MessageKey } from "../../src/shared/i18n.ts";
+import { LOCAL, type Switches as SwitchValues } from "../../src/session/settings.ts";
 
 const ROWS: { key: keyof SwitchValues; storage: string; label: MessageKey }[] = [
   { key: "confirm_borrow", storage: LOCAL.confirmBorrow, label: "popup.confirm_borrow" },

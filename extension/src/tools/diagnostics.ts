@@ -1,13 +1,13 @@
 /** console / network: read the tab's ring buffers (diagnostics/capture.ts) with a --since cursor. */
 import type { diagnosticsMethods } from "../../../protocol/methods/diagnostics.ts";
-import { raceAbort } from "../abort.ts";
-import { attach } from "../cdp.ts";
-import { tabLogs } from "../diagnostics/capture.ts";
-import { atLeast } from "../diagnostics/console-log.ts";
-import { isFailed } from "../diagnostics/network-log.ts";
-import { clip, type Page } from "../diagnostics/ring.ts";
-import { resolveTab } from "../sessions.ts";
-import type { FamilyHandlers } from "./handler.ts";
+import { raceAbort } from "../shared/abort.ts";
+import { attach } from "../cdp/debugger.ts";
+import { tabLogs } from "../features/diagnostics/capture.ts";
+import { atLeast } from "../features/diagnostics/console-log.ts";
+import { isFailed } from "../features/diagnostics/network-log.ts";
+import { clip, type Page } from "../features/diagnostics/ring.ts";
+import { resolveTab } from "../session/sessions.ts";
+import type { FamilyHandlers } from "../shared/handler.ts";
 
 /** Capture starts with the debugger's attachment; a tab never touched by a CDP command is attached now. */
 async function logsOf(p: { session_id: string; tab_id?: number }, signal: AbortSignal) {

@@ -5,12 +5,12 @@
  */
 import { BskError } from "../../../protocol/errors.ts";
 import type { dialogMethods } from "../../../protocol/methods/dialogs.ts";
-import { sendTo } from "../cdp.ts";
-import { answered, dialogInfo, openDialog, type OpenDialog } from "../dialogs.ts";
-import { resolveTab } from "../sessions.ts";
-import type { FamilyHandlers } from "./handler.ts";
-import { sending } from "../input-mark.ts";
-import { clearPrompt, promptOf, type PendingPrompt } from "../guard/prompt-state.ts";
+import { sendTo } from "../cdp/debugger.ts";
+import { answered, dialogInfo, openDialog, type OpenDialog } from "../page/dialogs.ts";
+import { resolveTab } from "../session/sessions.ts";
+import type { FamilyHandlers } from "../shared/handler.ts";
+import { sending } from "../session/input-mark.ts";
+import { clearPrompt, promptOf, type PendingPrompt } from "../page/prompt-state.ts";
 
 function requireDialog(tabId: number): OpenDialog {
   const d = openDialog(tabId);

@@ -2,12 +2,12 @@
 import { browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import type { emulationMethods } from "../../../protocol/methods/emulation.ts";
-import { send, subscribe } from "../cdp.ts";
-import { dialogGuard } from "../dialogs.ts";
-import { mergeEmulation, touchesMetrics, type EmulationState } from "../emulation/devices.ts";
-import { requireSession, resolveTab } from "../sessions.ts";
-import type { FamilyHandlers } from "./handler.ts";
-import { sending } from "../input-mark.ts";
+import { send, subscribe } from "../cdp/debugger.ts";
+import { dialogGuard } from "../page/dialogs.ts";
+import { mergeEmulation, touchesMetrics, type EmulationState } from "../features/emulation/devices.ts";
+import { requireSession, resolveTab } from "../session/sessions.ts";
+import type { FamilyHandlers } from "../shared/handler.ts";
+import { sending } from "../session/input-mark.ts";
 
 /** What each tab was told to emulate. CDP overrides end with the debugger's attachment, and so does this. */
 const states = new Map<number, EmulationState>();

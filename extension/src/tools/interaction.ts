@@ -7,10 +7,10 @@ import { browser } from "wxt/browser";
 import type { Result } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import type { interactionMethods } from "../../../protocol/methods/interaction.ts";
-import { actedOn, actionable } from "../actionability.ts";
-import { mainFrameId, sendTo } from "../cdp.ts";
-import { drag, isDraggable } from "../drag.ts";
-import { armElementProbe, withEffect, type ActionEffect, type DomProbe, type ElementProbe } from "../effects.ts";
+import { actedOn, actionable } from "../page/actionability.ts";
+import { mainFrameId, sendTo } from "../cdp/debugger.ts";
+import { drag, isDraggable } from "../page/input/drag.ts";
+import { armElementProbe, withEffect, type ActionEffect, type DomProbe, type ElementProbe } from "../page/effects.ts";
 import {
   checkState,
   fillRefused,
@@ -23,19 +23,19 @@ import {
   setValue,
   type FillPrep,
   type SelectReply,
-} from "../forms.ts";
-import { frameContext } from "../frame-eval.ts";
-import { callOn } from "../page-call.ts";
-import { worldOf } from "../frames.ts";
-import { insertText, pressChord, typeText } from "../input/keyboard.ts";
-import { keyByName, parseChord, type Modifier } from "../input/keys.ts";
-import { click, mousePosition, moveTo, press, release, wheel, type Button } from "../input/mouse.ts";
-import { atPoint } from "../input/point.ts";
-import { resolveTarget } from "../refs/resolve.ts";
-import type { ResolvedTarget } from "../refs/target.ts";
-import { resolveTab } from "../sessions.ts";
-import type { FamilyHandlers } from "./handler.ts";
-import { sending } from "../input-mark.ts";
+} from "../page/forms.ts";
+import { frameContext } from "../page/frame-eval.ts";
+import { callOn } from "../cdp/page-call.ts";
+import { worldOf } from "../cdp/frames.ts";
+import { insertText, pressChord, typeText } from "../page/input/keyboard.ts";
+import { keyByName, parseChord, type Modifier } from "../page/input/keys.ts";
+import { click, mousePosition, moveTo, press, release, wheel, type Button } from "../page/input/mouse.ts";
+import { atPoint } from "../page/input/point.ts";
+import { resolveTarget } from "../cdp/refs/resolve.ts";
+import type { ResolvedTarget } from "../cdp/refs/target.ts";
+import { resolveTab } from "../session/sessions.ts";
+import type { FamilyHandlers } from "../shared/handler.ts";
+import { sending } from "../session/input-mark.ts";
 
 type ActionResult = Result<"click">;
 type Acted = ActionResult["target"];

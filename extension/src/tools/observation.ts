@@ -1,18 +1,18 @@
 /** snapshot / observe / find / screenshot / get_html. */
 import type { observationMethods } from "../../../protocol/methods/observation.ts";
-import { resolveTarget } from "../refs/resolve.ts";
-import { fullPage } from "../fullpage/capture.ts";
-import { screenshot } from "../screenshot.ts";
-import { resolveTab } from "../sessions.ts";
-import { capture } from "../snapshot/capture.ts";
-import { findLines } from "../snapshot/find.ts";
-import { getHtml } from "../snapshot/html.ts";
-import { continueFrom, present } from "../snapshot/present.ts";
-import { probeHover } from "../snapshot/probe.ts";
-import { getLast } from "../snapshot/store.ts";
+import { resolveTarget } from "../cdp/refs/resolve.ts";
+import { fullPage } from "../features/fullpage/capture.ts";
+import { screenshot } from "../page/screenshot.ts";
+import { resolveTab } from "../session/sessions.ts";
+import { capture } from "../page/snapshot/capture.ts";
+import { findLines } from "../page/snapshot/find.ts";
+import { getHtml } from "../page/snapshot/html.ts";
+import { continueFrom, present } from "../page/snapshot/present.ts";
+import { probeHover } from "../page/snapshot/probe.ts";
+import { getLast } from "../page/snapshot/store.ts";
 import { BskError } from "../../../protocol/errors.ts";
-import { promptOf } from "../guard/prompt-state.ts";
-import type { FamilyHandlers } from "./handler.ts";
+import { promptOf } from "../page/prompt-state.ts";
+import type { FamilyHandlers } from "../shared/handler.ts";
 
 /** A browser prompt waiting for the person, said in the header: input is refused until it is gone. */
 function promptMarks(tabId: number): string[] {

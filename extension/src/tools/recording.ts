@@ -1,7 +1,7 @@
 /** record.begin / record.await / record.finish: the daemon's side of a recording (see recording/recorder.ts). */
 import type { recordingMethods } from "../../../protocol/methods/recording.ts";
-import { awaitRecording, beginRecording, finishRecording } from "../recording/recorder.ts";
-import type { FamilyHandlers } from "./handler.ts";
+import { awaitRecording, beginRecording, finishRecording } from "../features/recording/recorder.ts";
+import type { FamilyHandlers } from "../shared/handler.ts";
 
 export const recordingHandlers: FamilyHandlers<typeof recordingMethods> = {
   "record.begin": (p, { signal }) => beginRecording(p, signal),

@@ -2,10 +2,10 @@
 import { browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import type { sessionMethods } from "../../../protocol/methods/session.ts";
-import type { FamilyHandlers } from "./handler.ts";
-import { observeSession } from "../events/observe.ts";
-import { rulesInStep } from "../guard/origins.ts";
-import { addSession, closeSession, getSession } from "../sessions.ts";
+import type { FamilyHandlers } from "../shared/handler.ts";
+import { observeSession } from "../features/observe.ts";
+import { rulesInStep } from "../features/guard/origins.ts";
+import { addSession, closeSession, getSession } from "../session/sessions.ts";
 
 export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
   "session.open": async (p) => {

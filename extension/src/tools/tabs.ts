@@ -1,17 +1,17 @@
-/** tab.list / tab.create / tab.select / tab.close; tab.borrow / tab.return live in ../borrow/. */
+/** tab.list / tab.create / tab.select / tab.close; tab.borrow / tab.return live in features/borrow/. */
 import { browser, type Browser } from "wxt/browser";
 import type { Result } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import type { tabMethods } from "../../../protocol/methods/tabs.ts";
-import type { FamilyHandlers } from "./handler.ts";
-import { borrowTab, returnTab } from "../borrow/borrow.ts";
-import { emit } from "../outbox.ts";
-import { assertSessionMayOpen } from "../guard/file-urls.ts";
-import { assertOwned, ownerOf, restrictedUrlError } from "../scope.ts";
-import { adoptTab, allSessions, dropTab, requireSession, resolveTab, setCurrent } from "../sessions.ts";
-import type { SessionState } from "../settings.ts";
-import { normalizeUrl, outlineUrl } from "../urls.ts";
-import { sending } from "../input-mark.ts";
+import type { FamilyHandlers } from "../shared/handler.ts";
+import { borrowTab, returnTab } from "../features/borrow/borrow.ts";
+import { emit } from "../ports/outbox.ts";
+import { assertSessionMayOpen } from "../session/file-urls.ts";
+import { assertOwned, ownerOf, restrictedUrlError } from "../session/scope.ts";
+import { adoptTab, allSessions, dropTab, requireSession, resolveTab, setCurrent } from "../session/sessions.ts";
+import type { SessionState } from "../session/settings.ts";
+import { normalizeUrl, outlineUrl } from "../shared/urls.ts";
+import { sending } from "../session/input-mark.ts";
 
 type TabInfo = Result<"tab.create">;
 

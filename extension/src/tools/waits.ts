@@ -7,15 +7,15 @@
  */
 import { BskError } from "../../../protocol/errors.ts";
 import type { waitMethods } from "../../../protocol/methods/waits.ts";
-import { raceAbort } from "../abort.ts";
-import { mainFrameId, sendTo, subscribe } from "../cdp.ts";
-import { dropWorld, isGoneError, worldOf } from "../frames.ts";
-import { callOn } from "../page-call.ts";
-import { resolveTarget } from "../refs/resolve.ts";
-import { resolveTab } from "../sessions.ts";
-import { urlMatcher } from "../urls.ts";
-import type { FamilyHandlers } from "./handler.ts";
-import { pageState, watching } from "./navigation.ts";
+import { raceAbort } from "../shared/abort.ts";
+import { mainFrameId, sendTo, subscribe } from "../cdp/debugger.ts";
+import { dropWorld, isGoneError, worldOf } from "../cdp/frames.ts";
+import { callOn } from "../cdp/page-call.ts";
+import { resolveTarget } from "../cdp/refs/resolve.ts";
+import { resolveTab } from "../session/sessions.ts";
+import { urlMatcher } from "../shared/urls.ts";
+import type { FamilyHandlers } from "../shared/handler.ts";
+import { pageState, watching } from "../page/page-state.ts";
 import { browser } from "wxt/browser";
 
 /** One page-side wait; then the worker checks again (a new document, a change no mutation reports). */

@@ -1,0 +1,243 @@
+/**
+ * chrome.debugger, kept attached: a tab is attached on first use and stays attached (attach + detach around
+ * every call costs 3×). Events are fanned out per tab to subscribers.
+ */
+import { browser } from "wxt/browser";
+import { BskError } from "../../../protocol/errors.ts";
+import { errorMessage, raceAbort } from "../shared/abort.ts";
+import type { CdpTarget } from "./refs/target.ts";
+import { enableDebugger, stopRunawayScript } from "./runaway.ts";
+
+const PROTOCOL = "1.3";
+
+export type CdpListener = (method: string, params: Record<string, any>) => void;
+export type DetachListener = (reason: string) => void;
+
+interface Subscriber {
+  onEvent: CdpListener;
+  onDetach?: DetachListener;
+}
+
+/** Tab id → attachment in progress or done; absent means not attached. */
+const attachments = new Map<number, Promise<void>>();
+const mainFrames = new Map<number, string>();
+const subscribers = new Map<number, Set<Subscriber>>();
+
+/**
+ * Runs on every attachment (also the re-attachment after a worker restart, `readopted`), e.g. to enable CDP domains.
+ */
+export type AttachHook = (tabId: number, send: (method: string, params?: object) => Promise<any>, readopted: boolean) => Promise<unknown>;
+const attachHooks: AttachHook[] = [];
+
+/**
+ * Families whose events must flow from the first moment (console, network) register here at start-up. Hooks run
+ * together with Page.enable, so the first command of a tab waits for them; a hook's failure is logged, never fatal.
+ */
+export function onAttach(hook: AttachHook): void {
+  attachHooks.push(hook);
+}
+
+/** Every attachment turns the Debugger domain on, so a runaway script can be paused later (runaway.ts). */
+export function installRunawayStop(): void {
+  onAttach((_tabId, send) => enableDebugger(send));
+}
+
+/** Sees every event of every attached tab, child sessions (out-of-process iframes) included, and every detach. */
+export interface CdpTap {
+  onEvent(source: CdpTarget, method: string, params: Record<string, any>): void;
+  onDetach?(tabId: number): void;
+}
+const taps: CdpTap[] = [];
+
+/** Registered once at start-up (frames.ts); per-tab subscribers below hear only the tab's own session. */
+export function tapCdp(tap: CdpTap): void {
+  taps.push(tap);
+}
+
+export function installCdpListeners(): void {
+  browser.debugger.onEvent.addListener((source, method, params) => {
+    if (source.tabId === undefined) return;
+    const target: CdpTarget = source.sessionId ? { tabId: source.tabId, sessionId: source.sessionId } : { tabId: source.tabId };
+    for (const t of taps) t.onEvent(target, method, (params ?? {}) as Record<string, any>);
+    if (source.sessionId) return;
+    const subs = subscribers.get(source.tabId);
+    if (!subs) return;
+    for (const s of subs) s.onEvent(method, (params ?? {}) as Record<string, any>);
+  });
+  browser.debugger.onDetach.addListener((source, reason) => {
+    if (source.tabId === undefined) return;
+    forget(source.tabId);
+    for (const t of taps) t.onDetach?.(source.tabId);
+    // canceled_by_user: the person dismissed the "is debugging this browser" bar (control.ts makes it Stop).
+    if (reason === "canceled_by_user") {
+      console.warn(`bsk: debugging of tab ${source.tabId} cancelled by the person`);
+      for (const l of cancelledListeners) l(source.tabId);
+    }
+    for (const s of subscribers.get(source.tabId) ?? []) s.onDetach?.(reason);
+  });
+}
+
+const cancelledListeners: ((tabId: number) => void)[] = [];
+
+/** The person cancelled debugging from the browser's own bar (Chrome detaches every tab of the extension then). */
+export function onDebuggingCancelled(listener: (tabId: number) => void): void {
+  cancelledListeners.push(listener);
+}
+
+function forget(tabId: number): void {
+  attachments.delete(tabId);
+  mainFrames.delete(tabId);
+}
+
+/** Attaches once per tab; concurrent callers share the attempt, a failure leaves nothing behind. */
+export function attach(tabId: number): Promise<void> {
+  let pending = attachments.get(tabId);
+  if (!pending) {
+    pending = doAttach(tabId);
+    attachments.set(tabId, pending);
+    pending.catch(() => {
+      if (attachments.get(tabId) === pending) forget(tabId);
+    });
+  }
+  return pending;
+}
+
+async function doAttach(tabId: number): Promise<void> {
+  let attachError: string | null = null;
+  try {
+    await browser.debugger.attach({ tabId }, PROTOCOL);
+  } catch (err) {
+    // After a service-worker restart our own attachment survives and attach says "already attached";
+    // whether it is ours shows in the next command.
+    attachError = errorMessage(err);
+  }
+  try {
+    // A surviving attachment (worker restart): its Runtime and Log are still on and would replay nothing. Off first,
+    // so the hooks' enabling replays what the page logged, also while no worker listened (diagnostics/capture.ts);
+    // it drops the attachment's bindings too, which the hooks add again.
+    if (attachError !== null) await Promise.all([rawSend(tabId, "Runtime.disable"), rawSend(tabId, "Log.disable")]).catch(() => undefined);
+    await Promise.all([
+      rawSend(tabId, "Page.enable"),
+      rawSend(tabId, "Page.setLifecycleEventsEnabled", { enabled: true }),
+      ...attachHooks.map((hook) =>
+        hook(tabId, (method, params) => rawSend(tabId, method, params), attachError !== null).catch((err: unknown) =>
+          console.warn(`bsk: attach hook failed on tab ${tabId}: ${errorMessage(err)}`),
+        ),
+      ),
+    ]);
+  } catch (err) {
+    if (attachError === null) await browser.debugger.detach({ tabId }).catch(() => undefined);
+    const why = attachError ?? errorMessage(err);
+    throw new BskError("cdp_failed", `cannot debug tab ${tabId}: ${why}`, {
+      hint: /already attached/i.test(why)
+        ? "Another debugger (DevTools, another extension) holds this tab; close it and retry."
+        : "The browser refused to debug this tab; check it still exists (bsk tab list) and retry.",
+      data: { reason: "attach_failed", tab_id: tabId },
+    });
+  }
+}
+
+async function rawSend(tabId: number, method: string, params?: object, sessionId?: string): Promise<any> {
+  return browser.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params ?? {});
+}
+
+/** A call that ends while its command is still unanswered may leave a page script running: runaway.ts checks. */
+function stopScriptIfLeftRunning(target: CdpTarget, sent: Promise<unknown>, signal: AbortSignal): void {
+  let answered = false;
+  const onAbort = () => {
+    if (!answered) void stopRunawayScript(target, (t, m, p) => rawSend(t.tabId, m, p, t.sessionId));
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  void sent.then(
+    () => ((answered = true), signal.removeEventListener("abort", onAbort)),
+    () => ((answered = true), signal.removeEventListener("abort", onAbort)),
+  );
+}
+
+/** Sends one CDP command, attaching first if needed. Failures become cdp_failed (data.cdp_message is CDP's text). */
+export async function send<T = any>(tabId: number, method: string, params?: object, signal?: AbortSignal): Promise<T> {
+  return sendTo<T>({ tabId }, method, params, signal);
+}
+
+/**
+ * Sees every command this extension sends through send()/sendTo() as it goes out; the returned function (if any)
+ * runs once the browser has answered it (hands/agent-input.ts tells the agent's own input from the person's).
+ */
+export type CommandWatch = (target: CdpTarget, method: string, params: Record<string, any>) => (() => void) | undefined;
+const commandWatches: CommandWatch[] = [];
+
+export function watchCommands(watch: CommandWatch): void {
+  commandWatches.push(watch);
+}
+
+function sendWatched(target: CdpTarget, method: string, params?: object): Promise<unknown> {
+  const done = commandWatches.map((w) => w(target, method, (params ?? {}) as Record<string, any>));
+  const sent = rawSend(target.tabId, method, params, target.sessionId);
+  if (done.some(Boolean)) {
+    const settle = () => {
+      for (const d of done) d?.();
+    };
+    sent.then(settle, settle);
+  }
+  return sent;
+}
+
+/** send() to a tab's own session or to one of its child sessions (an out-of-process iframe). */
+export async function sendTo<T = any>(target: CdpTarget, method: string, params?: object, signal?: AbortSignal): Promise<T> {
+  await raceAbort(attach(target.tabId), signal);
+  const sent = sendWatched(target, method, params);
+  if (signal) stopScriptIfLeftRunning(target, sent, signal);
+  try {
+    return (await raceAbort(sent, signal)) as T;
+  } catch (err) {
+    if (err instanceof BskError) throw err;
+    const message = cdpMessage(err);
+    const data: Record<string, unknown> = { method, cdp_message: message, tab_id: target.tabId };
+    if (target.sessionId) data.cdp_session_id = target.sessionId;
+    throw new BskError("cdp_failed", `${method} failed: ${message}`, { data });
+  }
+}
+
+/** chrome.debugger rejects with the CDP error as JSON text ({"code":-32000,"message":"..."}). */
+function cdpMessage(err: unknown): string {
+  const text = errorMessage(err);
+  try {
+    const parsed = JSON.parse(text) as { message?: unknown };
+    if (typeof parsed.message === "string") return parsed.message;
+  } catch {
+    /* plain text */
+  }
+  return text;
+}
+
+/** The main frame's id: stable for the tab's lifetime, so asked once per attachment. */
+/** The tab's main frame id if already known (no round trip). */
+export function knownMainFrameId(tabId: number): string | undefined {
+  return mainFrames.get(tabId);
+}
+
+export async function mainFrameId(tabId: number, signal?: AbortSignal): Promise<string> {
+  const known = mainFrames.get(tabId);
+  if (known) return known;
+  const { frameTree } = await send<{ frameTree: { frame: { id: string } } }>(tabId, "Page.getFrameTree", {}, signal);
+  mainFrames.set(tabId, frameTree.frame.id);
+  return frameTree.frame.id;
+}
+
+/** Listen to one tab's CDP events (and its detach) until the returned function is called. */
+export function subscribe(tabId: number, onEvent: CdpListener, onDetach?: DetachListener): () => void {
+  const sub: Subscriber = { onEvent, onDetach };
+  let subs = subscribers.get(tabId);
+  if (!subs) subscribers.set(tabId, (subs = new Set()));
+  subs.add(sub);
+  return () => {
+    subs.delete(sub);
+    if (subs.size === 0 && subscribers.get(tabId) === subs) subscribers.delete(tabId);
+  };
+}
+
+/** Detaches if attached (also an attachment made before a service-worker restart). */
+export async function detach(tabId: number): Promise<void> {
+  forget(tabId);
+  await browser.debugger.detach({ tabId }).catch(() => undefined);
+}

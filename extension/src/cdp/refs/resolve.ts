@@ -1,0 +1,219 @@
+/**
+ * resolveTarget: a ref (`@e12` / `e12`) or a CSS selector → the one node it means, or an error; never a guess.
+ *
+ * A ref is looked up in the session's table (where its node lives), then in the page: bsk's isolated world of that
+ * document keeps the node. A document that changed (its world is gone or has another token), a node that was
+ * removed, a ref from before a takeover → stale_ref, and nothing is done with it.
+ * A selector must match exactly one element in the main frame and its open shadow roots.
+ */
+import { BskError } from "../../../../protocol/errors.ts";
+import { mainFrameId, sendTo } from "../debugger.ts";
+import { childSessionAlive, dropWorld, frameOffset, isGoneError, worldOf } from "../frames.ts";
+import { lookupRef, targetOf, type RefEntry } from "./table.ts";
+import type { CdpTarget, ResolvedTarget } from "./target.ts";
+
+const REF = /^@?e(\d{1,9})$/;
+
+/** `@e12` / `e12` → 12; anything else is a selector. */
+export function parseRef(target: string): number | null {
+  const m = REF.exec(target.trim());
+  return m ? Number(m[1]) : null;
+}
+
+export async function resolveTarget(sessionId: string, tabId: number, target: string, signal?: AbortSignal): Promise<ResolvedTarget> {
+  const n = parseRef(target);
+  return n === null ? resolveSelector(tabId, target, signal) : resolveRef(sessionId, tabId, n, signal);
+}
+
+interface RemoteObject {
+  type: string;
+  subtype?: string;
+  value?: unknown;
+  objectId?: string;
+}
+
+interface CallReply {
+  result: RemoteObject;
+  exceptionDetails?: { text: string; exception?: { description?: string } };
+}
+
+const RESOLVE_FN = `function (session, n, doc) {
+  const b = globalThis.__bsk;
+  if (!b || b.doc !== doc) return "document";
+  return b.resolve(session, n);
+}`;
+
+const QUERY_FN = `function (selector) { return globalThis.__bsk.query(selector); }`;
+const DESCRIBE_FN = `function () { return globalThis.__bsk.describe(this); }`;
+
+function describeEntry(ref: string, e: RefEntry): string {
+  return e.name ? `${ref} (${e.role} "${e.name}")` : `${ref} (${e.role})`;
+}
+
+function stale(ref: string, e: RefEntry, what: string, reason: string, extra: Record<string, unknown> = {}): BskError {
+  return new BskError("stale_ref", `${describeEntry(ref, e)} is stale: ${what}; nothing was done`, {
+    data: { reason, ref, tab_id: e.world.tabId, frame_id: e.world.frameId, ...extra },
+  });
+}
+
+/** Why the ref's document is gone, as far as the tab can tell. */
+async function documentChange(e: RefEntry, signal?: AbortSignal): Promise<{ what: string; url?: string }> {
+  try {
+    const { result } = await sendTo<CallReply>(
+      { tabId: e.world.tabId },
+      "Runtime.evaluate",
+      { expression: "location.href", returnByValue: true },
+      signal,
+    );
+    const now = String(result.value ?? "");
+    const isMain = !e.world.sessionId && e.world.frameId === (await mainFrameId(e.world.tabId, signal));
+    if (isMain && now && now !== e.world.url) {
+      return { what: `the tab navigated from ${e.world.url} to ${now} since the snapshot`, url: now };
+    }
+  } catch {
+    /* the tab may be mid-navigation */
+  }
+  return { what: `the document it was in (${e.world.url}) was replaced or its frame was removed since the snapshot` };
+}
+
+async function resolveRef(sessionId: string, tabId: number, n: number, signal?: AbortSignal): Promise<ResolvedTarget> {
+  const ref = `@e${n}`;
+  const { entry, stale: invalidated } = await lookupRef(sessionId, n);
+  if (!entry) {
+    throw new BskError("not_found", `no ref ${ref} in session ${sessionId}`, {
+      hint: "Refs come from bsk snapshot of this session; take one and use the refs it prints.",
+      data: { reason: "ref_not_found", ref },
+    });
+  }
+  if (entry.world.tabId !== tabId) {
+    throw new BskError("not_found", `${describeEntry(ref, entry)} belongs to tab ${entry.world.tabId}, not tab ${tabId}`, {
+      hint: `Act on it in its own tab: add --tab ${entry.world.tabId}.`,
+      data: { reason: "ref_other_tab", ref, ref_tab_id: entry.world.tabId, tab_id: tabId },
+    });
+  }
+  if (invalidated) throw stale(ref, entry, "refs from before the person took over are no longer trusted", "refs_invalidated");
+
+  const cdp = targetOf(entry.world);
+  let reply: CallReply;
+  try {
+    reply = await sendTo<CallReply>(
+      cdp,
+      "Runtime.callFunctionOn",
+      {
+        functionDeclaration: RESOLVE_FN,
+        executionContextId: entry.world.contextId,
+        arguments: [{ value: sessionId }, { value: n }, { value: entry.world.doc }],
+      },
+      signal,
+    );
+  } catch (err) {
+    const sessionGone = entry.world.sessionId !== undefined && !childSessionAlive(tabId, entry.world.sessionId);
+    if (!isGoneError(err) && !sessionGone) throw err;
+    const change = await documentChange(entry, signal);
+    throw stale(ref, entry, change.what, "document_changed", change.url ? { url: change.url } : {});
+  }
+  if (reply.exceptionDetails) {
+    throw new BskError("cdp_failed", `resolving ${ref} failed in the page: ${reply.exceptionDetails.text}`, {
+      data: { reason: "page_runtime_failed", ref },
+    });
+  }
+  if (reply.result.type === "string") {
+    const why = reply.result.value;
+    if (why === "document") {
+      const change = await documentChange(entry, signal);
+      throw stale(ref, entry, change.what, "document_changed");
+    }
+    if (why === "detached" || why === "gone") {
+      throw stale(ref, entry, "its element was removed from the page (re-rendered or closed) since the snapshot", "node_removed");
+    }
+    throw stale(ref, entry, "its document does not know it (the page was reloaded)", "document_changed");
+  }
+  const objectId = reply.result.objectId!;
+  const [described, offset] = await Promise.all([
+    describeNode(cdp, objectId, signal),
+    frameOffset(tabId, entry.world.frameId, signal),
+  ]);
+  return {
+    tabId,
+    cdp,
+    frameId: entry.world.frameId,
+    objectId,
+    backendNodeId: described.backendNodeId,
+    ref,
+    // The agent picked the element by what the snapshot called it (`clickable "Custom div control"`): replies use
+    // those words, not the browser's role for the bare element.
+    role: entry.role || described.role,
+    name: entry.name || described.name,
+    frameOffset: offset,
+  };
+}
+
+async function describeNode(
+  cdp: CdpTarget,
+  objectId: string,
+  signal?: AbortSignal,
+): Promise<{ backendNodeId: number; role: string; name: string }> {
+  const [node, desc] = await Promise.all([
+    sendTo<{ node: { backendNodeId: number } }>(cdp, "DOM.describeNode", { objectId }, signal),
+    sendTo<CallReply>(cdp, "Runtime.callFunctionOn", { functionDeclaration: DESCRIBE_FN, objectId, returnByValue: true }, signal),
+  ]);
+  let role = "generic";
+  let name = "";
+  if (!desc.exceptionDetails && typeof desc.result.value === "string") [role, name] = JSON.parse(desc.result.value) as [string, string];
+  return { backendNodeId: node.node.backendNodeId, role, name };
+}
+
+async function resolveSelector(tabId: number, selector: string, signal?: AbortSignal, retried = false): Promise<ResolvedTarget> {
+  const cdp: CdpTarget = { tabId };
+  const frameId = await mainFrameId(tabId, signal);
+  const world = await worldOf(cdp, frameId, signal);
+  let reply: CallReply;
+  try {
+    reply = await sendTo<CallReply>(
+      cdp,
+      "Runtime.callFunctionOn",
+      { functionDeclaration: QUERY_FN, executionContextId: world.contextId, arguments: [{ value: selector }] },
+      signal,
+    );
+  } catch (err) {
+    // The world died with its document (a navigation we had not heard of yet): make a new one, once.
+    if (retried || !isGoneError(err)) throw err;
+    dropWorld(world);
+    return resolveSelector(tabId, selector, signal, true);
+  }
+  if (reply.exceptionDetails) {
+    throw new BskError("cdp_failed", `the selector search failed in the page: ${reply.exceptionDetails.text}`, {
+      data: { reason: "page_runtime_failed" },
+    });
+  }
+  if (reply.result.type === "string") {
+    const r = JSON.parse(String(reply.result.value)) as { count?: number; error?: string };
+    if (r.error !== undefined) {
+      throw new BskError("invalid_params", `${JSON.stringify(selector)} is not a valid CSS selector: ${r.error}`, {
+        hint: "Use a ref from bsk snapshot (@e12) or a valid CSS selector.",
+        data: { reason: "invalid_selector", selector },
+      });
+    }
+    if (!r.count) {
+      throw new BskError("not_found", `no element matches ${JSON.stringify(selector)}`, {
+        hint: "Check the selector against bsk snapshot / bsk get-html, or use a ref; iframes are reached through refs.",
+        data: { reason: "selector_not_found", selector },
+      });
+    }
+    throw new BskError("invalid_params", `${JSON.stringify(selector)} matches ${r.count} elements; a target must match exactly one`, {
+      data: { reason: "ambiguous_selector", selector, count: r.count },
+    });
+  }
+  const objectId = reply.result.objectId!;
+  const described = await describeNode(cdp, objectId, signal);
+  return {
+    tabId,
+    cdp,
+    frameId,
+    objectId,
+    backendNodeId: described.backendNodeId,
+    role: described.role,
+    name: described.name,
+    frameOffset: { x: 0, y: 0 },
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * Method name → handler, for every extension-owned method of the catalog. HANDLERS is typed as a complete
+ * Record over ExtensionMethodName, so a catalog method without a handler does not compile.
+ * Params are validated again here with the method's own schema (which also fills its defaults).
+ */
+import type { ExtensionMethodName } from "../../../protocol/catalog.ts";
+import { EFFECTS, getMethod, isMethodName, METHODS } from "../../../protocol/catalog.ts";
+import { BskError } from "../../../protocol/errors.ts";
+import { raceAbort } from "../shared/abort.ts";
+import { beginCall } from "../features/control.ts";
+import { crashGuard } from "../page/crash.ts";
+import { dialogGuard } from "../page/dialogs.ts";
+import { guardHandlers } from "./call-guard.ts";
+import { pausedPageGuard } from "../page/paused-page.ts";
+import { INPUT_METHODS, promptOf, promptPending } from "../page/prompt-state.ts";
+import { beginMutation, faultPoint, withEffectState } from "../session/input-mark.ts";
+import { getSession } from "../session/sessions.ts";
+import { dialogHandlers } from "../tools/dialogs.ts";
+import { diagnosticsHandlers } from "../tools/diagnostics.ts";
+import { emulationHandlers } from "../tools/emulation.ts";
+import { humanHandlers } from "../tools/human.ts";
+import { fileHandlers } from "../tools/files.ts";
+import { interactionHandlers } from "../tools/interaction.ts";
+import { navigationHandlers } from "../tools/navigation.ts";
+import { observationHandlers } from "../tools/observation.ts";
+import { recordingHandlers } from "../tools/recording.ts";
+import { sessionHandlers } from "../tools/session.ts";
+import type { CallContext, Handler } from "../shared/handler.ts";
+import { tabHandlers } from "../tools/tabs.ts";
+import { waitHandlers } from "../tools/waits.ts";
+
+const HANDLERS: { [M in ExtensionMethodName]: Handler<M> } = {
+  ...sessionHandlers,
+  ...tabHandlers,
+  ...navigationHandlers,
+  ...observationHandlers,
+  ...interactionHandlers,
+  ...diagnosticsHandlers,
+  ...emulationHandlers,
+  ...waitHandlers,
+  ...dialogHandlers,
+  ...humanHandlers,
+  ...fileHandlers,
+  ...recordingHandlers,
+};
+// Page-changing calls: allowed origins first, then what the browser did that the agent cannot see (guard/).
+guardHandlers(HANDLERS);
+
+type AnySchema = ReturnType<ReturnType<typeof getMethod>["params"]>;
+const schemas = new Map<ExtensionMethodName, AnySchema>();
+
+function paramsSchema(method: ExtensionMethodName): AnySchema {
+  let schema = schemas.get(method);
+  if (!schema) schemas.set(method, (schema = getMethod(method).params()));
+  return schema;
+}
+
+function isExtensionMethod(name: string): name is ExtensionMethodName {
+  return isMethodName(name) && METHODS[name].owner === "extension";
+}
+
+export async function dispatch(method: string, params: unknown, ctx: CallContext): Promise<unknown> {
+  if (!isExtensionMethod(method)) {
+    throw new BskError("unknown_method", `the extension does not implement ${method}`, { data: { method } });
+  }
+  const parsed = paramsSchema(method).safeParse(params ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
+    throw new BskError("invalid_params", `${method}: ${where}${issue?.message ?? "invalid params"}`);
+  }
+  const handler = HANDLERS[method] as Handler<ExtensionMethodName>;
+  const p = parsed.data as { session_id?: string; tab_id?: number };
+  // A taken-over session refuses page actions here too; a takeover cuts its running calls off.
+  const call = await beginCall(method, p, ctx.signal);
+  const mutation = EFFECTS[method] === "BrowserMutation" && p.session_id ? beginMutation(p.session_id, method) : undefined;
+  try {
+    const result = await raceAbort(guarded(handler, method, parsed.data, { ...ctx, signal: call.signal }, mutation?.sent), call.signal);
+    if (mutation) faultPoint({ method }, "after_reaction");
+    return result;
+  } catch (err) {
+    // Once anything reached the page, a failure is never "nothing happened".
+    throw mutation ? withEffectState(err, mutation.sent()) : err;
+  } finally {
+    mutation?.end();
+    call.end();
+  }
+}
+
+async function guarded(
+  handler: Handler<ExtensionMethodName>,
+  method: ExtensionMethodName,
+  params: unknown,
+  ctx: CallContext,
+  sent?: () => boolean,
+): Promise<unknown> {
+  const tabId = dialogRaceTab(method, params as { session_id?: string; tab_id?: number });
+  if (tabId === undefined) return handler(params as never, ctx);
+  // A browser prompt up in the tab swallows input: refused, never reported as done (reads still work).
+  const prompt = INPUT_METHODS.has(method) ? promptOf(tabId) : undefined;
+  if (prompt) throw promptPending(tabId, prompt);
+  // A JS dialog stalls the page: one already open fails the call now, one that opens during it ends it.
+  // A crashed renderer ends the call too (crash.ts).
+  let guard = crashGuard(tabId, dialogGuard(tabId, ctx.signal), method);
+  // A page the browser holds paused (printing) would hang input calls until their timeout.
+  if (sent && INPUT_METHODS.has(method)) guard = pausedPageGuard(tabId, guard, sent);
+  try {
+    return await handler(params as never, { ...ctx, signal: guard.signal });
+  } finally {
+    guard.dispose();
+  }
+}
+
+/** Reads of the worker's own buffers and the dialog methods themselves need no page; request-help waits for the person, who may answer a dialog themselves. */
+const NO_DIALOG_RACE = new Set<string>(["dialog.status", "dialog.accept", "dialog.dismiss", "console", "network", "request_help"]);
+
+/** The tab a tab-scoped call acts on (as resolveTab will pick it), when it must race the tab's dialog state. */
+function dialogRaceTab(method: ExtensionMethodName, p: { session_id?: string; tab_id?: number }): number | undefined {
+  if (METHODS[method].scope !== "tab" || NO_DIALOG_RACE.has(method)) return undefined;
+  return p.tab_id ?? getSession(p.session_id ?? "")?.current_tab_id ?? undefined;
+}

@@ -1,0 +1,180 @@
+/**
+ * The worker's side of the overlays: what each tab shows (OverlayView), pushed when it changes (a tab joins or
+ * leaves a session, Take over / Resume, a call starts or ends on it, "Show control hints" flips, a help request
+ * starts or ends) and answered when a page loads (overlay.hello). Messages from a page act only on the session
+ * that owns the sender's tab. Screenshots hide the overlay first (onCapture).
+ */
+import { browser, type Browser } from "wxt/browser";
+import { controlReady, installDebuggingCancelStop, isBusy, isTakenOver, onBusyChange, onControlChange, pruneControl, resume, takeOver } from "../control.ts";
+import { fromPage, hasHelp, helpView, onHelpChange, tabGone } from "../help/registry.ts";
+import { finishFromPage } from "../recording/recorder.ts";
+import { onRecordingChange, recordingOfTab, recordingsReady } from "../../session/recordings.ts";
+import { onCapture } from "../../page/screenshot.ts";
+import { allSessions, endByPerson, isClosing, ownerOfTab, sessionsReady } from "../../session/sessions.ts";
+import { LOCAL, readSwitches, SESSION } from "../../session/settings.ts";
+import { LIVE_KEY, type OverlayPush, type OverlayRequest, type OverlayView } from "../../shared/messages/overlay.ts";
+
+/** A page that does not answer (busy, frozen) does not hold a screenshot up longer than this. */
+const CAPTURE_HIDE_CAP_MS = 500;
+
+/** The hub's state: the hints switch, what each tab was last told, whether some session was live. */
+interface HubState {
+  hints: boolean;
+  hintsLoaded: Promise<void> | null;
+  /** Tab → session, as last pushed: a tab that left a session is told to hide. */
+  shown: Map<number, string>;
+  lastLive: boolean | undefined;
+}
+const hubState: HubState = {
+  hints: true,
+  hintsLoaded: null,
+  shown: new Map<number, string>(),
+  lastLive: undefined,
+};
+
+function hintsReady(): Promise<void> {
+  hubState.hintsLoaded ??= readSwitches().then((s) => void (hubState.hints = s.show_hints));
+  return hubState.hintsLoaded;
+}
+
+async function ready(): Promise<void> {
+  await Promise.all([sessionsReady(), controlReady(), hintsReady(), recordingsReady()]);
+}
+
+export function viewFor(tabId: number): OverlayView | null {
+  const owned = ownerOfTab(tabId);
+  if (!owned || isClosing(owned.session.session_id)) return null;
+  const s = owned.session;
+  return {
+    session_id: s.session_id,
+    ...(s.name && { name: s.name }),
+    state: isTakenOver(s.session_id) ? "taken_over" : "live",
+    busy: isBusy(tabId),
+    hints: hubState.hints,
+    help: helpView(tabId),
+    record: recordView(tabId),
+  };
+}
+
+function recordView(tabId: number): OverlayView["record"] {
+  const rec = recordingOfTab(tabId);
+  return rec ? { steps: rec.steps.length, ...(rec.purpose !== undefined && { purpose: rec.purpose }) } : null;
+}
+
+function shows(view: OverlayView | null): boolean {
+  return view !== null && (view.hints || view.help !== null || view.record !== null);
+}
+
+function tell(tabId: number, msg: OverlayPush): Promise<unknown> {
+  return browser.tabs.sendMessage(tabId, msg, { frameId: 0 }).catch(() => undefined);
+}
+
+function push(tabId: number): void {
+  const view = viewFor(tabId);
+  browser.tabs.sendMessage(tabId, { type: "overlay.view", view } satisfies OverlayPush, { frameId: 0 }).catch(() => {
+    if (view) void inject(tabId);
+  });
+}
+
+/**
+ * A tab of a session without our content script (it was open before the extension was installed or reloaded, e.g. a
+ * borrowed tab) gets it now; it asks for its view itself. Pages that scripts cannot run in are left alone.
+ */
+async function inject(tabId: number): Promise<void> {
+  const tab = await browser.tabs.get(tabId).catch(() => undefined);
+  if (!tab || !/^(https?|file):/.test(tab.url ?? "") || tab.status !== "complete") return;
+  await browser.scripting.executeScript({ target: { tabId, frameIds: [0] }, files: ["/overlay.js"] }).catch(() => undefined);
+}
+
+function pushSession(sessionId: string): void {
+  for (const s of allSessions()) if (s.session_id === sessionId) for (const id of Object.keys(s.tabs)) push(Number(id));
+}
+
+function syncSessions(): void {
+  const now = new Map<number, string>();
+  for (const s of allSessions()) for (const id of Object.keys(s.tabs)) now.set(Number(id), s.session_id);
+  for (const [tabId, sessionId] of now) if (hubState.shown.get(tabId) !== sessionId) push(tabId);
+  for (const tabId of hubState.shown.keys()) if (!now.has(tabId)) push(tabId);
+  hubState.shown = now;
+  pruneControl();
+  const live = now.size > 0;
+  if (live !== hubState.lastLive) {
+    hubState.lastLive = live;
+    void browser.storage.local.set({ [LIVE_KEY]: live }).catch(() => undefined);
+  }
+}
+
+async function onPageMessage(msg: OverlayRequest, sender: Browser.runtime.MessageSender): Promise<OverlayView | null> {
+  await ready();
+  const tabId = sender.tab!.id!;
+  const owned = ownerOfTab(tabId);
+  if (owned) {
+    const sessionId = owned.session.session_id;
+    switch (msg.type) {
+      case "overlay.takeover":
+        await takeOver(sessionId, tabId);
+        break;
+      case "overlay.resume":
+        await resume(sessionId, tabId);
+        break;
+      case "overlay.stop":
+        await endByPerson(sessionId, "stopped_by_person");
+        break;
+      case "overlay.hello":
+        break;
+      case "record.panel_finish":
+        finishFromPage(tabId);
+        break;
+      default:
+        fromPage(tabId, msg);
+    }
+  }
+  return viewFor(tabId);
+}
+
+const PAGE_TYPES = new Set(["overlay.hello", "record.panel_finish", "overlay.takeover", "overlay.resume", "overlay.stop", "help.note", "help.done", "help.cancel", "help.completed", "help.invalid"]);
+
+export function installOverlay(): void {
+  installDebuggingCancelStop();
+  browser.runtime.onMessage.addListener((msg: OverlayRequest, sender, sendResponse) => {
+    // Only our content script in a top-level page speaks these; the session comes from its tab, never from the page.
+    if (sender.id !== browser.runtime.id || sender.tab?.id === undefined || sender.frameId !== 0 || !PAGE_TYPES.has(msg?.type)) return false;
+    onPageMessage(msg, sender).then(sendResponse, (err: unknown) => {
+      console.error("bsk: overlay message failed", err);
+      sendResponse(null);
+    });
+    return true;
+  });
+  browser.storage.onChanged.addListener((changes, area) => {
+    if (area === "session" && SESSION.sessions in changes) syncSessions();
+    if (area === "local" && LOCAL.showHints in changes) {
+      hubState.hintsLoaded = null;
+      void hintsReady().then(() => {
+        for (const tabId of hubState.shown.keys()) push(tabId);
+      });
+    }
+  });
+  browser.webNavigation.onHistoryStateUpdated.addListener((d) => {
+    if (d.frameId === 0 && hasHelp(d.tabId)) void tell(d.tabId, { type: "help.recheck" });
+  });
+  browser.tabs.onRemoved.addListener((tabId) => tabGone(tabId));
+  onControlChange(pushSession);
+  onBusyChange((tabId) => {
+    if (hubState.hints) push(tabId);
+  });
+  onHelpChange(push);
+  onRecordingChange((rec) => push(rec.tab_id));
+  onCapture({
+    async hide(tabId) {
+      if (!shows(viewFor(tabId))) return;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const cap = new Promise((resolve) => (timer = setTimeout(resolve, CAPTURE_HIDE_CAP_MS)));
+      await Promise.race([tell(tabId, { type: "overlay.capture", hidden: true }), cap]);
+      clearTimeout(timer);
+    },
+    async show(tabId) {
+      if (shows(viewFor(tabId))) await tell(tabId, { type: "overlay.capture", hidden: false });
+    },
+  });
+  void ready().then(syncSessions);
+}

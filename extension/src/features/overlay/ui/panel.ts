@@ -1,0 +1,173 @@
+/**
+ * The help panel: title, the agent's prompt, a note field, Done and Cancel; draggable by its header. It also draws
+ * a box around each element the worker marked as a target (HELP_TARGET_ATTR), following scrolls and layout changes.
+ * Only real clicks count (isTrusted).
+ */
+import { t } from "../../../shared/i18n.ts";
+import { HELP_TARGET_ATTR, type HelpView } from "../../../shared/messages/overlay.ts";
+
+export interface PanelActions {
+  done(note: string): void;
+  cancel(note: string): void;
+  note(note: string): void;
+}
+
+const NOTE_SAVE_MS = 300;
+
+export class HelpPanel {
+  readonly id: string;
+  private readonly panel = document.createElement("div");
+  private readonly note = document.createElement("textarea");
+  private readonly marks = document.createElement("div");
+  private noteTimer: ReturnType<typeof setTimeout> | undefined;
+  private markQueued = false;
+  private readonly observer: MutationObserver;
+  private readonly resize: ResizeObserver;
+  private readonly relayout = () => this.queueMarks();
+  private readonly flushNote = () => {
+    if (this.noteTimer === undefined) return;
+    clearTimeout(this.noteTimer);
+    this.noteTimer = undefined;
+    this.actions.note(this.note.value);
+  };
+
+  constructor(
+    parent: HTMLElement,
+    private readonly view: HelpView,
+    private readonly actions: PanelActions,
+  ) {
+    this.id = view.id;
+    this.panel.className = "panel";
+    this.panel.setAttribute("role", "dialog");
+    this.panel.setAttribute("aria-label", view.title || t("help.title"));
+
+    const head = document.createElement("div");
+    head.className = "head";
+    head.textContent = view.title || t("help.title");
+    const grip = document.createElement("span");
+    grip.className = "grip";
+    grip.textContent = "⠿";
+    grip.title = t("help.drag");
+    head.append(grip);
+    this.draggable(head);
+
+    const body = document.createElement("div");
+    body.className = "body";
+    const prompt = document.createElement("div");
+    prompt.className = "prompt";
+    prompt.textContent = view.prompt;
+    this.note.placeholder = t("help.note");
+    this.note.setAttribute("aria-label", t("help.note"));
+    this.note.value = view.note;
+    this.note.addEventListener("input", () => {
+      clearTimeout(this.noteTimer);
+      this.noteTimer = setTimeout(() => {
+        this.noteTimer = undefined;
+        this.actions.note(this.note.value);
+      }, NOTE_SAVE_MS);
+    });
+    // A reload must not lose what the person typed: the worker keeps it and the next panel starts from it.
+    addEventListener("pagehide", this.flushNote);
+    const actionsRow = document.createElement("div");
+    actionsRow.className = "actions";
+    actionsRow.append(this.button("cancel", t("help.cancel"), false), this.button("done", t("help.done"), true));
+    body.append(prompt);
+    if (view.until) {
+      const hint = document.createElement("div");
+      hint.className = "hint";
+      hint.textContent = t("help.waiting");
+      body.append(hint);
+    }
+    body.append(this.note, actionsRow);
+    this.panel.append(head, body);
+    parent.append(this.marks, this.panel);
+
+    this.observer = new MutationObserver(this.relayout);
+    this.resize = new ResizeObserver(this.relayout);
+    if (view.targets > 0) {
+      this.observer.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: [HELP_TARGET_ATTR, "style", "class"] });
+      addEventListener("scroll", this.relayout, { capture: true, passive: true });
+      addEventListener("resize", this.relayout, { passive: true });
+      this.queueMarks();
+    }
+  }
+
+  private button(action: "done" | "cancel", text: string, primary: boolean): HTMLButtonElement {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = text;
+    b.dataset.action = action;
+    if (primary) b.className = "primary";
+    b.addEventListener("click", (e) => {
+      if (!e.isTrusted) return;
+      e.preventDefault();
+      clearTimeout(this.noteTimer);
+      (action === "done" ? this.actions.done : this.actions.cancel)(this.note.value);
+    });
+    return b;
+  }
+
+  private draggable(handle: HTMLElement): void {
+    let from: { x: number; y: number; left: number; top: number } | null = null;
+    handle.addEventListener("pointerdown", (e) => {
+      if (!e.isTrusted || e.button !== 0) return;
+      const r = this.panel.getBoundingClientRect();
+      from = { x: e.clientX, y: e.clientY, left: r.left, top: r.top };
+      handle.setPointerCapture(e.pointerId);
+      e.preventDefault();
+    });
+    handle.addEventListener("pointermove", (e) => {
+      if (!from) return;
+      const r = this.panel.getBoundingClientRect();
+      const left = Math.min(Math.max(0, from.left + e.clientX - from.x), innerWidth - r.width);
+      const top = Math.min(Math.max(0, from.top + e.clientY - from.y), innerHeight - 40);
+      this.panel.style.left = `${left}px`;
+      this.panel.style.top = `${top}px`;
+      this.panel.style.right = "auto";
+    });
+    const end = () => (from = null);
+    handle.addEventListener("pointerup", end);
+    handle.addEventListener("pointercancel", end);
+  }
+
+  private queueMarks(): void {
+    if (this.markQueued) return;
+    this.markQueued = true;
+    requestAnimationFrame(() => {
+      this.markQueued = false;
+      this.drawMarks();
+    });
+  }
+
+  private observed = new Set<Element>();
+
+  private drawMarks(): void {
+    const targets = [...document.querySelectorAll(`[${HELP_TARGET_ATTR}="${CSS.escape(this.id)}"]`)];
+    // Observing an element reports it once at once: only new targets are observed, or this would loop.
+    for (const target of targets) if (!this.observed.has(target)) this.resize.observe(target);
+    for (const old of this.observed) if (!targets.includes(old)) this.resize.unobserve(old);
+    this.observed = new Set(targets);
+    const rects = targets.map((e) => e.getBoundingClientRect()).filter((r) => r.width > 0 || r.height > 0);
+    while (this.marks.children.length > rects.length) this.marks.lastElementChild!.remove();
+    while (this.marks.children.length < rects.length) this.marks.append(Object.assign(document.createElement("div"), { className: "mark" }));
+    rects.forEach((r, i) => {
+      const box = this.marks.children[i] as HTMLElement;
+      Object.assign(box.style, { left: `${r.left - 2}px`, top: `${r.top - 2}px`, width: `${r.width + 4}px`, height: `${r.height + 4}px` });
+    });
+  }
+
+  currentNote(): string {
+    return this.note.value;
+  }
+
+  dispose(): void {
+    clearTimeout(this.noteTimer);
+    this.observer.disconnect();
+    this.resize.disconnect();
+    removeEventListener("scroll", this.relayout, { capture: true });
+    removeEventListener("resize", this.relayout);
+    removeEventListener("pagehide", this.flushNote);
+    this.panel.remove();
+    this.marks.remove();
+  }
+}

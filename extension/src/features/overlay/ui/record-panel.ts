@@ -1,0 +1,63 @@
+/**
+ * The record panel: a small box in a corner while the person records (a dot, "Recording", the purpose, the step
+ * count) with Finish. Only the box takes pointer events; the page around it stays the person's. Only real
+ * clicks count (isTrusted).
+ */
+import { t } from "../../../shared/i18n.ts";
+import type { RecordView } from "../../../shared/messages/overlay.ts";
+
+export class RecordPanel {
+  private readonly panel = document.createElement("div");
+  private readonly count = document.createElement("div");
+
+  constructor(
+    parent: HTMLElement,
+    view: RecordView,
+    finish: () => void,
+  ) {
+    this.panel.className = "panel record";
+    this.panel.setAttribute("role", "dialog");
+    this.panel.setAttribute("aria-label", t("record.title"));
+    const head = document.createElement("div");
+    head.className = "head";
+    const dot = document.createElement("span");
+    dot.className = "rec-dot";
+    head.append(dot, t("record.title"));
+    const body = document.createElement("div");
+    body.className = "body";
+    if (view.purpose) {
+      const purpose = document.createElement("div");
+      purpose.className = "prompt";
+      purpose.textContent = view.purpose;
+      body.append(purpose);
+    }
+    this.count.className = "hint steps";
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "primary";
+    button.dataset.action = "finish";
+    button.textContent = t("record.finish");
+    button.title = t("record.finish_title");
+    button.addEventListener("click", (e) => {
+      if (!e.isTrusted) return;
+      e.preventDefault();
+      button.disabled = true;
+      finish();
+    });
+    const actions = document.createElement("div");
+    actions.className = "actions";
+    actions.append(this.count, button);
+    body.append(actions);
+    this.panel.append(head, body);
+    parent.append(this.panel);
+    this.update(view);
+  }
+
+  update(view: RecordView): void {
+    this.count.textContent = view.steps === 1 ? t("record.step_one") : t("record.steps", { n: view.steps });
+  }
+
+  dispose(): void {
+    this.panel.remove();
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * In the page (bsk's "bsk-record" world, from the document's start): capture-phase listeners that turn what the
+ * person does into raw trace steps, sent at once (so a navigation loses nothing): clicks on what can be clicked,
+ * text typed into fields (each change sends the whole value; the worker folds them into one fill), selects,
+ * checkboxes and radios, and the keys that act (Enter, Escape, Tab, shortcuts with Ctrl, Alt or Meta).
+ * Only the person's real input counts (isTrusted), never bsk's own overlay. Secret fields send "***".
+ */
+import { OVERLAY_TAG } from "../../../shared/messages/overlay.ts";
+import type { RawStep } from "../fold.ts";
+import { REDACTED } from "../secrets.ts";
+import type { PageReport } from "../wire.ts";
+import { describe, inFrame, isSecret } from "./describe.ts";
+
+const CLICKABLE =
+  'a[href],button,input,summary,label,[role=button],[role=link],[role=tab],[role=menuitem],[role=menuitemcheckbox],[role=menuitemradio],[role=option],[role=treeitem],[role=switch],[onclick],[tabindex]:not([tabindex="-1"])';
+/** Inputs a click only focuses or toggles: their own events (input, change) make the step. */
+const NOT_CLICKS = /^(text|search|email|url|tel|password|number|date|time|datetime-local|month|week|color|range|file|checkbox|radio)$/;
+const ACTING_KEYS = new Set(["Enter", "Escape", "Tab"]);
+const MODIFIER_KEYS = new Set(["Alt", "Control", "Meta", "Shift", "CapsLock", "AltGraph", "Dead", "Process", "Unidentified"]);
+const VALUE_CHARS = 10_000;
+
+type Modifier = "Alt" | "Control" | "Meta" | "Shift";
+
+function modifiersOf(e: MouseEvent | KeyboardEvent): Modifier[] {
+  const out: Modifier[] = [];
+  if (e.altKey) out.push("Alt");
+  if (e.ctrlKey) out.push("Control");
+  if (e.metaKey) out.push("Meta");
+  if (e.shiftKey) out.push("Shift");
+  return out;
+}
+
+function fromOverlay(e: Event): boolean {
+  const t = e.target as Element | null;
+  return t?.localName === OVERLAY_TAG;
+}
+
+function elementOf(e: Event): Element | null {
+  const t = e.composedPath()[0] ?? e.target;
+  return t instanceof Element ? t : null;
+}
+
+function isTextField(el: Element): el is HTMLInputElement | HTMLTextAreaElement {
+  if (el.localName === "textarea") return true;
+  return el.localName === "input" && !/^(checkbox|radio|file|submit|button|reset|image|hidden)$/.test((el as HTMLInputElement).type);
+}
+
+/** The click's step, or null when the element's own events tell it (fields, checkboxes, a label of one). */
+function clickStep(e: MouseEvent): RawStep | null {
+  const at = elementOf(e);
+  const el = at?.closest(CLICKABLE) ?? at;
+  if (!el || el.localName === "html" || el.localName === "body") return null;
+  if (el.localName === "select" || el.localName === "textarea" || (el as HTMLElement).isContentEditable) return null;
+  if (el.localName === "input" && NOT_CLICKS.test((el as HTMLInputElement).type)) return null;
+  if (el.localName === "label" && (el as HTMLLabelElement).control) return null;
+  const modifiers = modifiersOf(e);
+  return {
+    op: "click",
+    target: describe(el),
+    ...(e.button === 1 ? { button: "middle" as const } : e.button === 2 ? { button: "right" as const } : {}),
+    ...(e.detail > 1 && { count: Math.min(e.detail, 3) }),
+    ...(modifiers.length && { modifiers }),
+  };
+}
+
+function fillStep(el: Element): RawStep | null {
+  const editable = (el as HTMLElement).isContentEditable && el.localName !== "input" && el.localName !== "textarea";
+  if (!editable && !isTextField(el)) return null;
+  const value = editable ? ((el as HTMLElement).innerText ?? "") : (el as HTMLInputElement).value;
+  if (isSecret(el)) return { op: "fill", target: describe(el), value: REDACTED, redacted: true };
+  return { op: "fill", target: describe(el), value: value.slice(0, VALUE_CHARS) };
+}
+
+function changeStep(el: Element): RawStep | null {
+  if (el.localName === "select") {
+    const chosen = [...(el as HTMLSelectElement).selectedOptions];
+    return { op: "select", target: describe(el), values: chosen.map((o) => o.value), labels: chosen.map((o) => o.label) };
+  }
+  if (el.localName !== "input") return null;
+  const input = el as HTMLInputElement;
+  if (input.type === "checkbox") return { op: input.checked ? "check" : "uncheck", target: describe(el) };
+  if (input.type === "radio" && input.checked) return { op: "check", target: describe(el) };
+  return null;
+}
+
+function keyStep(e: KeyboardEvent): RawStep | null {
+  if (MODIFIER_KEYS.has(e.key)) return null;
+  const modifiers = modifiersOf(e);
+  const shortcut = e.ctrlKey || e.metaKey || e.altKey;
+  if (!ACTING_KEYS.has(e.key) && !shortcut) return null;
+  const focused = elementOf(e);
+  const target = focused && focused.localName !== "body" && focused.localName !== "html" ? describe(focused) : undefined;
+  return { op: "press", key: e.key.length === 1 ? e.key.toLowerCase() : e.key, modifiers, ...(target && { target }) };
+}
+
+export function installCapture(send: (report: PageReport) => void): void {
+  const step = (s: RawStep | null) => {
+    if (s) send({ kind: "step", step: s });
+  };
+  const on = <K extends keyof WindowEventMap>(type: K, fn: (e: WindowEventMap[K]) => void) =>
+    window.addEventListener(
+      type,
+      (e) => {
+        if (!e.isTrusted || fromOverlay(e)) return;
+        try {
+          fn(e);
+        } catch (err) {
+          console.debug("bsk recorder:", err);
+        }
+      },
+      { capture: true },
+    );
+  // Enter in a field or on a button also fires a click (implicit submission, key activation; detail 0): the
+  // press step already tells it.
+  let afterEnter = false;
+  on("pointerdown", () => (afterEnter = false));
+  on("click", (e) => {
+    if (e.detail === 0 && afterEnter) return void (afterEnter = false);
+    step(clickStep(e));
+  });
+  on("auxclick", (e) => {
+    if (e.button === 1) step(clickStep(e));
+  });
+  on("input", (e) => {
+    const el = elementOf(e);
+    if (el) step(fillStep(el));
+  });
+  on("change", (e) => {
+    const el = elementOf(e);
+    if (el) step(changeStep(el));
+  });
+  on("keydown", (e) => {
+    afterEnter = e.key === "Enter";
+    step(keyStep(e));
+  });
+
+  // The page's own title and address; an iframe's are not the page's.
+  if (inFrame()) return;
+  const page = () => send({ kind: "page", url: location.href, title: document.title });
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", page, { once: true });
+  else page();
+}

@@ -1,0 +1,332 @@
+/**
+ * Before a pointer action: scroll the element into view (nested scrollers included), check it is visible, enabled
+ * and has a stable box, pick the action point, and hit-test that point: whatever the page would deliver the event
+ * to must be the element (or inside it), else element_obscured naming what covers it. All of it is one call into
+ * the page; the box-stability wait costs no frame unless an animation is running on the element or an ancestor.
+ * The same call arms the DOM-change observer of effects.ts, so arming costs no extra round trip.
+ */
+import { BskError } from "../../../protocol/errors.ts";
+import { mainFrameId, sendTo } from "../cdp/debugger.ts";
+import { installDomProbe } from "./effects.ts";
+import { frameOffset, listFrames } from "../cdp/frames.ts";
+import { callOn } from "../cdp/page-call.ts";
+import type { ResolvedTarget } from "../cdp/refs/target.ts";
+
+export interface ActOptions {
+  /** Scroll into view when not fully visible. */
+  scroll?: boolean;
+  /** Fail unless visible (default true). */
+  visible?: boolean;
+  enabled?: boolean;
+  /** Wait for a stable box and hit-test the action point. */
+  hitTest?: boolean;
+  /** Arm effects.ts's DOM observer in this document. */
+  probe?: boolean;
+}
+
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface Actionable {
+  /** Action point in the tab's top-level viewport, CSS px. */
+  x: number;
+  y: number;
+  /** Visible box in the top-level viewport. */
+  box: Box;
+}
+
+interface Covering {
+  role: string;
+  name: string;
+  selector: string;
+}
+
+type PageReply =
+  | { ok: true; x: number; y: number; box: Box; scrolled: boolean; then?: unknown }
+  | { error: "detached" | "not_visible" | "disabled" | "not_stable" }
+  | { error: "obscured"; by: Covering };
+
+const STABLE_CAP_MS = 1000;
+
+/** Runs in the page (bsk's isolated world), `this` = the element. Self-contained: it is sent as source. */
+async function checkInPage(this: Element, opts: Required<ActOptions>, stableCapMs: number, installProbe: (n: Node) => void): Promise<string> {
+  const el = this;
+  const reply = (v: unknown) => JSON.stringify(v);
+  if (!el.isConnected) return reply({ error: "detached" });
+  const doc = el.ownerDocument;
+  const win = doc.defaultView!;
+  const parentOf = (n: Element): Element | null => n.parentElement ?? ((n.getRootNode() as ShadowRoot).host || null);
+
+  type R = { left: number; top: number; right: number; bottom: number };
+  const area = (r: R) => Math.max(0, r.right - r.left) * Math.max(0, r.bottom - r.top);
+  const clip = (r: R, c: R): R => ({
+    left: Math.max(r.left, c.left),
+    top: Math.max(r.top, c.top),
+    right: Math.min(r.right, c.right),
+    bottom: Math.min(r.bottom, c.bottom),
+  });
+  /** The part of `r` not clipped away by scrolling ancestors or the viewport. */
+  const visiblePart = (r: R): R => {
+    let v = clip(r, { left: 0, top: 0, right: doc.documentElement.clientWidth || win.innerWidth, bottom: doc.documentElement.clientHeight || win.innerHeight });
+    for (let a = parentOf(el); a && a !== doc.documentElement && a !== doc.body; a = parentOf(a)) {
+      const s = win.getComputedStyle(a);
+      if (s.position === "fixed") break;
+      if (s.overflowX !== "visible" || s.overflowY !== "visible") v = clip(v, a.getBoundingClientRect());
+    }
+    return v;
+  };
+  const firstRect = (): DOMRect | undefined => [...el.getClientRects()].find((r) => r.width > 0 && r.height > 0);
+
+  const visible = () => firstRect() !== undefined && el.checkVisibility({ visibilityProperty: true, contentVisibilityAuto: true } as any);
+  if (opts.visible && !visible()) return reply({ error: "not_visible" });
+
+  let scrolled = false;
+  if (opts.scroll) {
+    const r = firstRect() ?? el.getBoundingClientRect();
+    if (area(visiblePart(r)) < area(r) - 1 || area(r) === 0) {
+      el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" as ScrollBehavior });
+      scrolled = true;
+    }
+  }
+
+  if (opts.hitTest) {
+    // A box moves only while an animation runs on the element or an ancestor; otherwise no frame is waited for.
+    const animating = () =>
+      doc.getAnimations().some((a) => {
+        const t = (a.effect as KeyframeEffect | null)?.target;
+        return a.playState === "running" && t instanceof Element && (t === el || t.contains(el) || (t.shadowRoot?.contains(el) ?? false));
+      });
+    // A hidden document runs no frames to compare boxes across.
+    if (doc.visibilityState === "visible" && animating()) {
+      const frame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+      const same = (a: DOMRect, b: DOMRect) => a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
+      const until = performance.now() + stableCapMs;
+      let last = el.getBoundingClientRect();
+      for (;;) {
+        await frame();
+        const now = el.getBoundingClientRect();
+        if (same(last, now)) break;
+        if (performance.now() > until) return reply({ error: "not_stable" });
+        last = now;
+      }
+    }
+  }
+
+  if (opts.enabled && (el.matches(":disabled") || el.closest("[aria-disabled=true]"))) return reply({ error: "disabled" });
+
+  const rect = firstRect() ?? el.getBoundingClientRect();
+  const part = visiblePart(rect);
+  if (opts.visible && area(part) <= 0) return reply({ error: "not_visible" });
+  const x = (part.left + part.right) / 2;
+  const y = (part.top + part.bottom) / 2;
+
+  if (opts.hitTest) {
+    const hitAt = () => {
+      let h: Element | null = doc.elementFromPoint(x, y);
+      while (h?.shadowRoot) {
+        const inner = h.shadowRoot.elementFromPoint(x, y);
+        if (!inner || inner === h) break;
+        h = inner;
+      }
+      return h;
+    };
+    let hit = hitAt();
+    // bsk's own control pill (overlay/ui/host.ts; its closed shadow root hits as the host) steps aside to the other edge.
+    if (hit?.localName === "bsk-overlay") {
+      hit.setAttribute("data-bsk-dodge", y < win.innerHeight / 2 ? "bottom" : "top");
+      hit = hitAt();
+    }
+    const within = (n: Element | null, of: Element) => {
+      for (let a = n; a; a = parentOf(a)) if (a === of) return true;
+      return false;
+    };
+    // A label forwards its clicks to its control.
+    const labels = [...((el as HTMLInputElement).labels ?? [])];
+    const lands =
+      hit !== null &&
+      (within(hit, el) ||
+        labels.some((l) => within(hit, l)) ||
+        // An element that lets pointer events through is reached through its ancestor.
+        (within(el, hit) && win.getComputedStyle(el).pointerEvents === "none"));
+    if (!lands) {
+      const describe = (n: Element): Covering => {
+        let role = "";
+        let name = "";
+        try {
+          const d = (globalThis as any).__bsk?.describe(n);
+          if (d) [role, name] = JSON.parse(d);
+        } catch {
+          /* no page runtime: the selector names it */
+        }
+        let selector = n.localName;
+        if (n.id) selector += `#${n.id}`;
+        for (const c of [...n.classList].slice(0, 3)) selector += `.${c}`;
+        return { role, name, selector };
+      };
+      // Name the covering thing, not an anonymous child of it.
+      let cover = hit;
+      for (let i = 0; cover && i < 5; i++) {
+        const d = describe(cover);
+        if (cover.id || d.name || (d.role && d.role !== "generic" && d.role !== "paragraph")) break;
+        const up = parentOf(cover);
+        if (!up || up === doc.body || up === doc.documentElement) break;
+        cover = up;
+      }
+      return reply({ error: "obscured", by: cover ? describe(cover) : { role: "", name: "", selector: "nothing" } });
+    }
+  }
+
+  if (opts.probe) installProbe(el);
+  return reply({ ok: true, x, y, box: { x: part.left, y: part.top, width: part.right - part.left, height: part.bottom - part.top }, scrolled });
+}
+
+const PAGE_FN = `function(opts, capMs) { return (${checkInPage.toString()}).call(this, opts, capMs, ${installDomProbe.toString()}); }`;
+
+/**
+ * Page work to do in the same call once the element passed the checks (saves a round trip): `fn` runs with
+ * `this` = the element, the DOM-probe installer and `args`, and returns a JSON string.
+ */
+export interface Then {
+  fn: Function;
+  args: unknown[];
+}
+
+const withThen = (then: Then) => `function (opts, capMs, args) {
+  const install = ${installDomProbe.toString()};
+  return (${checkInPage.toString()}).call(this, opts, capMs, install).then((r) => {
+    const v = JSON.parse(r);
+    if (!v.ok) return r;
+    v.then = JSON.parse((${then.fn.toString()}).call(this, install, ...args));
+    return JSON.stringify(v);
+  });
+}`;
+
+export function describeCovering(c: Covering): string {
+  return c.name ? `${c.role || c.selector} ${JSON.stringify(c.name)}` : c.selector;
+}
+
+export function actedOn(rt: ResolvedTarget): { ref?: string; role: string; name: string } {
+  return { ...(rt.ref && { ref: rt.ref }), role: rt.role, name: rt.name };
+}
+
+function what(rt: ResolvedTarget): string {
+  return `${rt.ref ? `${rt.ref} ` : ""}${rt.role}${rt.name ? ` ${JSON.stringify(rt.name)}` : ""}`;
+}
+
+function refused(rt: ResolvedTarget, r: Exclude<PageReply, { ok: true }>): BskError {
+  const data = { tab_id: rt.tabId, ...(rt.ref && { ref: rt.ref }), role: rt.role, name: rt.name };
+  switch (r.error) {
+    case "detached":
+      return rt.ref
+        ? new BskError("stale_ref", `${what(rt)} is no longer in the page`, { data: { ...data, reason: "detached" } })
+        : new BskError("not_found", `${what(rt)} left the page before it could be acted on`, { data: { ...data, reason: "detached" } });
+    case "not_visible":
+      return new BskError("not_found", `${what(rt)} is in the page but not visible`, {
+        hint: "It is hidden, collapsed or has no size: open what reveals it (a menu, a tab, a scroll container), or take a fresh snapshot.",
+        data: { ...data, reason: "not_visible" },
+      });
+    case "disabled":
+      return new BskError("unsupported", `${what(rt)} is disabled`, {
+        hint: "Do what enables it first (fill the required fields), or wait for it: bsk wait-for --target … --state visible, then retry.",
+        data: { ...data, reason: "element_disabled" },
+      });
+    case "not_stable":
+      return new BskError("timeout", `${what(rt)} kept moving for ${STABLE_CAP_MS} ms`, {
+        hint: "It is animating; retry once it settles, or act on a point with --x --y.",
+        data: { ...data, reason: "not_stable" },
+      });
+    case "obscured":
+      return new BskError("element_obscured", `${what(rt)} is covered by ${describeCovering(r.by)}`, {
+        hint: `Close or dismiss ${describeCovering(r.by)} first (a dialog, banner or overlay), then retry.`,
+        data: { ...data, reason: "obscured", covered_by: r.by },
+      });
+  }
+}
+
+interface DescribedNode {
+  node: { localName?: string; frameId?: string; attributes?: string[] };
+}
+
+/**
+ * For an element inside an iframe, the page's own hit test sees only its frame; what covers the iframe itself lives
+ * in a parent. The tab's hit test at the top-level point must land in the element's frame (same-process frames are
+ * hit-tested through) or on the owner of a frame on the way to it (an out-of-process iframe), else that covers it.
+ */
+async function coveredInParents(rt: ResolvedTarget, x: number, y: number, signal: AbortSignal, again = { ignoreNone: true, dodged: false }): Promise<Covering | null> {
+  const hit = await sendTo<{ backendNodeId: number; frameId: string }>(
+    { tabId: rt.tabId },
+    "DOM.getNodeForLocation",
+    { x: Math.round(x), y: Math.round(y), includeUserAgentShadowDOM: false, ignorePointerEventsNone: again.ignoreNone },
+    signal,
+  );
+  if (hit.frameId === rt.frameId) return null;
+  const frames = new Map((await listFrames(rt.tabId, signal)).map((f) => [f.frameId, f]));
+  const path = new Set<string>();
+  for (let id: string | undefined = rt.frameId; id && !path.has(id); id = frames.get(id)?.parentId) path.add(id);
+  const { node } = await sendTo<DescribedNode>({ tabId: rt.tabId }, "DOM.describeNode", { backendNodeId: hit.backendNodeId }, signal);
+  if (node.frameId && path.has(node.frameId)) return null;
+  const own = await overlayPart(rt.tabId, hit.backendNodeId, y, signal);
+  // bsk's own overlay: its glow and pill body let clicks through (test what a click reaches); a button of the pill
+  // steps aside (see checkInPage), then the point is tested again.
+  if (own === "pass" && again.ignoreNone) return coveredInParents(rt, x, y, signal, { ...again, ignoreNone: false });
+  if (own === "dodged" && !again.dodged) return coveredInParents(rt, x, y, signal, { ...again, dodged: true });
+  const attrs = new Map<string, string>();
+  for (let i = 0; i + 1 < (node.attributes?.length ?? 0); i += 2) attrs.set(node.attributes![i]!, node.attributes![i + 1]!);
+  let selector = node.localName ?? "element";
+  if (attrs.get("id")) selector += `#${attrs.get("id")}`;
+  for (const c of (attrs.get("class") ?? "").split(/\s+/).filter(Boolean).slice(0, 3)) selector += `.${c}`;
+  return { role: "", name: attrs.get("aria-label") ?? "", selector };
+}
+
+/** A node of bsk's overlay (overlay/ui/host.ts) at a hit point: one that lets clicks through, or a pill button that now stepped aside. */
+async function overlayPart(tabId: number, backendNodeId: number, y: number, signal: AbortSignal): Promise<"no" | "pass" | "dodged"> {
+  const { object } = await sendTo({ tabId }, "DOM.resolveNode", { backendNodeId }, signal);
+  const r = await sendTo(
+    { tabId },
+    "Runtime.callFunctionOn",
+    {
+      objectId: object.objectId,
+      returnByValue: true,
+      arguments: [{ value: y }],
+      functionDeclaration: `function (y) {
+        const el = this.nodeType === 1 ? this : this.parentElement;
+        const root = el && el.getRootNode();
+        const host = root && root.host ? root.host : el;
+        if (!host || host.localName !== "bsk-overlay") return "no";
+        if (el !== host && getComputedStyle(el).pointerEvents === "none") return "pass";
+        host.setAttribute("data-bsk-dodge", y < innerHeight / 2 ? "bottom" : "top");
+        return "dodged";
+      }`,
+    },
+    signal,
+  );
+  await sendTo({ tabId }, "Runtime.releaseObject", { objectId: object.objectId }, signal).catch(() => undefined);
+  return r.result?.value ?? "no";
+}
+
+/** Checks and prepares the element for an action; returns the point to act on in top-level coordinates. */
+export async function actionable(rt: ResolvedTarget, opts: ActOptions, signal: AbortSignal, then?: Then): Promise<Actionable & { then?: unknown }> {
+  const full: Required<ActOptions> = { scroll: true, visible: true, enabled: false, hitTest: false, probe: false, ...opts };
+  const r = then
+    ? await callOn<PageReply>(rt, withThen(then), [full, STABLE_CAP_MS, then.args], signal)
+    : await callOn<PageReply>(rt, PAGE_FN, [full, STABLE_CAP_MS], signal);
+  if (!("ok" in r)) throw refused(rt, r);
+  let offset = rt.frameOffset;
+  const inChildFrame = rt.frameId !== (await mainFrameId(rt.tabId, signal));
+  // Scrolling may have moved the frame itself inside its parent.
+  if (r.scrolled && inChildFrame) offset = await frameOffset(rt.tabId, rt.frameId, signal);
+  const at = {
+    x: r.x + offset.x,
+    y: r.y + offset.y,
+    box: { x: r.box.x + offset.x, y: r.box.y + offset.y, width: r.box.width, height: r.box.height },
+  };
+  if (full.hitTest && inChildFrame) {
+    const cover = await coveredInParents(rt, at.x, at.y, signal);
+    if (cover) throw refused(rt, { error: "obscured", by: cover });
+  }
+  return then ? { ...at, then: r.then } : at;
+}

@@ -1,0 +1,457 @@
+/**
+ * What an action did, judged from what the browser reports between the input and a short settle after it:
+ * armed before the input, it records main-frame navigation requests and commits (with the document's HTTP status),
+ * tabs the page opened, dialogs, downloads, and DOM mutations seen by an observer in the page. The settle is one
+ * animation frame; longer only while a navigation is starting (until it commits, bounded). Later effects reach the
+ * agent through the session's event stream instead.
+ */
+import { browser } from "wxt/browser";
+import type { Result } from "../../../protocol/catalog.ts";
+import { BskError } from "../../../protocol/errors.ts";
+import { raceAbort } from "../shared/abort.ts";
+import { promptOf } from "./prompt-state.ts";
+import { mainFrameId, sendTo, subscribe } from "../cdp/debugger.ts";
+import { isDialogPending, onDialogOpen, openDialog, type OpenDialog } from "./dialogs.ts";
+import { onKeptDownload } from "./download-news.ts";
+import { sending } from "../session/input-mark.ts";
+import type { CdpTarget } from "../cdp/refs/target.ts";
+
+export type ActionEffect = Result<"click">["effect"];
+
+/**
+ * Where the page-side mutation observer lives: bsk's isolated world of the acted-on document, named by a context
+ * or by an object in it (the acted-on element).
+ */
+export type DomProbe = { target: CdpTarget; contextId: number } | ElementProbe;
+
+/** A probe named by the acted-on element; `after` (a function's source, `this` = the element, returning a JSON
+ * string) runs in the same page call right after the frame, and its parsed answer lands in `read`. */
+export interface ElementProbe {
+  target: CdpTarget;
+  objectId: string;
+  after?: string;
+  read?: unknown;
+}
+
+/** Waits for a navigation that has started to commit at most this long; a slower one is reported as started. */
+const NAV_COMMIT_CAP_MS = 5000;
+/** A page opened a tab (window.open, target=_blank): its id arrives through webNavigation shortly after. */
+const NEW_TAB_CAP_MS = 1500;
+const DOWNLOAD_CAP_MS = 1500;
+/** rAF does not run in a hidden tab; past this the observer is read without waiting for a frame. */
+const FRAME_CAP_MS = 150;
+/** Reading the new document's status; a page busy in a long script answers late. */
+const STATUS_CAP_MS = 500;
+
+
+/**
+ * Installs the mutation observer in the page (bsk's isolated world) for the document of `node`, and the shadow roots
+ * it sits in. It also notes the frame after the input: the first input event the page sees requests an animation
+ * frame, so the settle waits for the frame that renders the input's consequences, not for one requested later
+ * (which, with a frame already under way, costs a whole extra frame). Self-contained: it is sent as source, inside
+ * actionability.ts's page call or on its own.
+ */
+export function installDomProbe(node: Node, via?: Element | null): void {
+  const g = globalThis as any;
+  g.__bskMut?.stop();
+  // Input that lands in a child frame (the element it goes to hosts a document) fires its events there, not here:
+  // whether it arrived is then not known from this document.
+  const target = via ?? (node instanceof Element ? node : null);
+  const elsewhere = !!target && ["iframe", "frame", "object", "embed", "fencedframe", "portal"].includes(target.localName);
+  const INPUT = ["pointerdown", "pointerup", "mousedown", "mouseup", "click", "auxclick", "contextmenu", "keydown", "keypress", "keyup", "beforeinput", "input", "wheel", "drop", "touchstart"];
+  // Input that reaches the document also gives it user activation, which no page listener can stop.
+  const activeBefore = !!(navigator as any).userActivation?.isActive;
+  let seen = false;
+  let ended = false;
+  const onInput = () => {
+    unlisten();
+    seen = true;
+  };
+  // Frames keep coming while armed, so the one after the input starts on the next vsync (a renderer that has to
+  // start asking for frames again answers a frame later).
+  let frames = 0;
+  const tick = () => {
+    if (ended) return;
+    if (seen) {
+      ended = true;
+      state.framed();
+    } else if (++frames < 120) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+  // An action that fails after arming never reads the probe: it winds itself down.
+  setTimeout(() => state.stop(), 60_000);
+  const unlisten = () => {
+    for (const t of INPUT) removeEventListener(t, onInput, true);
+  };
+  const state = {
+    changed: false,
+    /** Whether the document received any of the input (its events, or the user activation they give); null: not known here. */
+    delivered: () => seen || (!activeBefore && !!(navigator as any).userActivation?.isActive) || (elsewhere ? null : false),
+    mo: new MutationObserver(() => {
+      state.changed = true;
+    }),
+    /** Resolves once the frame after the first input event has run. */
+    frame: null as unknown as Promise<void>,
+    framed: () => {},
+    stop: () => {
+      ended = true;
+      unlisten();
+      state.mo.disconnect();
+    },
+  };
+  state.frame = new Promise<void>((resolve) => (state.framed = resolve));
+  for (const t of INPUT) addEventListener(t, onInput, true);
+  const opts = { subtree: true, childList: true, attributes: true, characterData: true };
+  state.mo.observe(node.ownerDocument ?? node, opts);
+  for (let r = node.getRootNode(); r instanceof ShadowRoot; r = r.host.getRootNode()) state.mo.observe(r, opts);
+  g.__bskMut = state;
+}
+
+const READ_DOM_PROBE = `(() => {
+  const s = globalThis.__bskMut;
+  if (!s) return null;
+  const changed = s.changed || s.mo.takeRecords().length > 0;
+  const delivered = s.delivered();
+  s.stop();
+  globalThis.__bskMut = undefined;
+  return [changed, delivered];
+})()`;
+
+/** The frame after the input (or, when the page saw no input event, the next frame), then the observer's answer. */
+const AFTER_FRAME = `new Promise((resolve) => {
+  const done = () => resolve(${READ_DOM_PROBE});
+  globalThis.__bskMut?.frame.then(done);
+  requestAnimationFrame(done);
+})`;
+
+interface Navigation {
+  url: string;
+  status: number | null;
+}
+
+export class EffectWatch {
+  private requestedUrl: string | null = null;
+  private started = false;
+  private ended = false;
+  private committed: { url: string; loaderId: string } | null = null;
+  private sameDocUrl: string | null = null;
+  private readonly statusByLoader = new Map<string, number>();
+  private newTabHint = false;
+  private readonly newTabs: number[] = [];
+  private downloadHint: string | null = null;
+  /** The acted-on element is an <a download> link. */
+  private downloadLink = false;
+  private download: { url: string; suggested_filename?: string; id?: string } | null = null;
+  private opened: OpenDialog | null = null;
+  /** Whether the acted-on document received the input (from the probe's read; null: not known). */
+  inputDelivered: boolean | null = null;
+  /** Waiters to wake on any event (two can wait at once: the frame's read and a navigation starting). */
+  private readonly wakers = new Set<() => void>();
+  private readonly offs: (() => void)[] = [];
+
+  private constructor(
+    readonly tabId: number,
+    private readonly mainFrame: string,
+  ) {
+    this.offs.push(subscribe(tabId, (m, p) => this.onEvent(m, p)));
+    this.offs.push(
+      onDialogOpen(tabId, (d) => {
+        this.opened = d;
+        this.poke();
+      }),
+    );
+    const onTarget = (d: { sourceTabId: number; tabId: number }) => {
+      if (d.sourceTabId !== tabId) return;
+      this.newTabs.push(d.tabId);
+      this.poke();
+    };
+    browser.webNavigation.onCreatedNavigationTarget.addListener(onTarget);
+    this.offs.push(() => browser.webNavigation.onCreatedNavigationTarget.removeListener(onTarget));
+    // A download bsk keeps for the session (its response taken, or its blob read): named by the id to save it by.
+    this.offs.push(
+      onKeptDownload(tabId, (d) => {
+        this.download = { url: d.url, suggested_filename: d.name, id: d.id };
+        this.poke();
+      }),
+    );
+  }
+
+  /** Starts recording; call before sending the input. */
+  static async arm(tabId: number, signal?: AbortSignal): Promise<EffectWatch> {
+    return new EffectWatch(tabId, await mainFrameId(tabId, signal));
+  }
+
+  dispose(): void {
+    for (const off of this.offs.splice(0)) off();
+    this.poke();
+  }
+
+  private onEvent(method: string, p: Record<string, any>): void {
+    switch (method) {
+      case "Page.frameRequestedNavigation":
+        if (p.frameId !== this.mainFrame) return;
+        if (p.disposition === "newTab" || p.disposition === "newWindow") this.newTabHint = true;
+        else if (p.disposition === "download") this.downloadHint = String(p.url ?? "");
+        else {
+          this.started = true;
+          this.requestedUrl = String(p.url ?? "");
+        }
+        break;
+      case "Page.frameStartedNavigating":
+        if (p.frameId !== this.mainFrame || p.navigationType === "sameDocument") return;
+        this.started = true;
+        this.requestedUrl ??= String(p.url ?? "");
+        break;
+      case "Page.frameStartedLoading":
+        if (p.frameId === this.mainFrame) this.started = true;
+        break;
+      case "Page.frameStoppedLoading":
+        if (p.frameId === this.mainFrame && this.started) this.ended = true;
+        break;
+      case "Page.frameNavigated":
+        if (p.frame?.parentId) return;
+        this.committed = { url: p.frame.url + (p.frame.urlFragment ?? ""), loaderId: p.frame.loaderId };
+        break;
+      case "Page.navigatedWithinDocument":
+        if (p.frameId === this.mainFrame) this.sameDocUrl = String(p.url);
+        break;
+      case "Network.responseReceived":
+        if (p.type === "Document" && p.frameId === this.mainFrame) this.statusByLoader.set(p.loaderId, p.response?.status);
+        break;
+      case "Page.windowOpen":
+        this.newTabHint = true;
+        break;
+      case "Page.downloadWillBegin":
+        if (this.download?.id && this.download.url === String(p.url ?? "")) break;
+        this.download = { url: String(p.url ?? ""), ...(p.suggestedFilename && { suggested_filename: String(p.suggestedFilename) }) };
+        break;
+      default:
+        return;
+    }
+    this.poke();
+  }
+
+  /**
+   * A dialog opened since arming (none was open then: the dispatcher refuses calls while one is). Read from the
+   * tab's state too, since another listener of the same event (the call's dialog guard) may already have ended the
+   * call before this watch's listener ran.
+   */
+  private get dialog(): OpenDialog | null {
+    return this.opened ?? openDialog(this.tabId) ?? null;
+  }
+
+  private poke(): void {
+    for (const wake of [...this.wakers]) wake();
+  }
+
+  /** Resolves once `done()` holds, or after `ms`. */
+  private async until(done: () => boolean, ms: number, signal: AbortSignal): Promise<void> {
+    const deadline = performance.now() + ms;
+    while (!done() && !this.dialog) {
+      const left = deadline - performance.now();
+      if (left <= 0) return;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let wake: () => void = () => {};
+      await raceAbort(
+        new Promise<void>((resolve) => {
+          wake = resolve;
+          this.wakers.add(wake);
+          timer = setTimeout(resolve, left);
+        }),
+        signal,
+      ).finally(() => {
+        clearTimeout(timer);
+        this.wakers.delete(wake);
+      });
+    }
+  }
+
+  /** One animation frame in the acted-on document; returns whether the DOM changed (null: unknown). */
+  private async frame(probe: DomProbe | null, signal: AbortSignal): Promise<boolean | null> {
+    if (!probe) return null;
+    const after = "objectId" in probe ? probe.after : undefined;
+    const evaluate = (expression: string, awaitPromise: boolean) =>
+      ("objectId" in probe
+        ? sendTo(
+            probe.target,
+            "Runtime.callFunctionOn",
+            {
+              objectId: probe.objectId,
+              // Also whether the element is an <a download> link: its download starts after a round trip to the
+              // server, with no navigation to tell of it, so the settle waits for it (same page call, no extra trip).
+              functionDeclaration: `function () { const after = ${after ?? "null"}; const link = !!(this.closest && this.closest("a[download][href]")); return Promise.resolve(${expression}).then((dom) => JSON.stringify([dom, link, after && after.call(this)])); }`,
+              awaitPromise: true,
+              returnByValue: true,
+            },
+            signal,
+          )
+        : sendTo(probe.target, "Runtime.evaluate", { expression, contextId: probe.contextId, awaitPromise, returnByValue: true }, signal)
+      ).then((r) => {
+        let v: unknown = r?.result?.value;
+        if ("objectId" in probe && typeof v === "string") {
+          const [dom, link, read] = JSON.parse(v) as [unknown, boolean, string | null];
+          if (after && read !== null) probe.read = JSON.parse(read);
+          if (link) this.downloadLink = true;
+          v = dom;
+        }
+        if (Array.isArray(v)) {
+          this.inputDelivered = v[1] === null ? null : v[1] === true;
+          v = v[0];
+        }
+        return typeof v === "boolean" ? v : null;
+      });
+    try {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), FRAME_CAP_MS)));
+      const first = await Promise.race([evaluate(AFTER_FRAME, true), late]).finally(() => clearTimeout(timer));
+      if (first !== "late") return first;
+      // A document whose navigation has started (a slow server) answers page calls only once the new one commits:
+      // then whether its DOM changed is unknown, and the navigation tells what happened.
+      const read = evaluate(READ_DOM_PROBE, false);
+      const answered = new AbortController();
+      const navigating = this.until(() => this.started && !this.committed, NAV_COMMIT_CAP_MS, AbortSignal.any([signal, answered.signal])).then(
+        () => (this.started && !this.committed ? null : read),
+        () => read,
+      );
+      navigating.catch(() => undefined);
+      return await Promise.race([read, navigating]).finally(() => answered.abort());
+    } catch (err) {
+      if (isDialogPending(err) || signal.aborted) throw err;
+      // The document went away under the observer: it was replaced.
+      return true;
+    }
+  }
+
+  private async status(signal: AbortSignal): Promise<number | null> {
+    const loaderId = this.committed?.loaderId;
+    const known = loaderId ? this.statusByLoader.get(loaderId) : undefined;
+    if (known !== undefined) return known || null;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const capped = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), STATUS_CAP_MS)));
+    const read = sendTo(
+      { tabId: this.tabId },
+      "Runtime.evaluate",
+      { expression: `performance.getEntriesByType("navigation")[0]?.responseStatus ?? 0`, returnByValue: true },
+      signal,
+    ).then((r) => (typeof r?.result?.value === "number" && r.result.value > 0 ? (r.result.value as number) : null));
+    try {
+      return await Promise.race([read, capped]);
+    } catch (err) {
+      if (isDialogPending(err) || signal.aborted) throw err;
+      return null;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Settles after the input was sent and report what happened. `signal` may be the call's dialog guard: a dialog
+   * opening ends the settle at once and is the effect.
+   */
+  async settle(signal: AbortSignal, probe: DomProbe | null): Promise<ActionEffect> {
+    let dom: boolean | null = null;
+    let navigation: Navigation | null = null;
+    try {
+      dom = await this.frame(probe, signal);
+      if (this.started && !this.committed && !this.dialog) {
+        await this.until(() => this.committed !== null || this.ended || this.downloadStarted(), NAV_COMMIT_CAP_MS, signal);
+      }
+      if (this.newTabHint && this.newTabs.length === 0) await this.until(() => this.newTabs.length > 0, NEW_TAB_CAP_MS, signal);
+      if ((this.downloadHint !== null || this.downloadLink) && !this.download) await this.until(() => this.download !== null, DOWNLOAD_CAP_MS, signal);
+      if (this.committed && !this.dialog) navigation = { url: this.committed.url, status: await this.status(signal) };
+    } catch (err) {
+      if (!isDialogPending(err)) throw err;
+    } finally {
+      this.dispose();
+    }
+    if (!navigation) {
+      if (this.committed) navigation = { url: this.committed.url, status: null };
+      else if (this.sameDocUrl !== null) navigation = { url: this.sameDocUrl, status: null };
+      // Started and still on its way (a slow server): reported as started, status unknown.
+      // (A navigation that turned into a download is the download.)
+      else if (this.started && !this.ended && !this.download && this.requestedUrl) navigation = { url: this.requestedUrl, status: null };
+    }
+    return this.report(dom, navigation);
+  }
+
+  private downloadStarted(): boolean {
+    return this.download !== null;
+  }
+
+  private report(dom: boolean | null, navigation: Navigation | null): ActionEffect {
+    const download = this.download ?? (this.downloadHint !== null ? { url: this.downloadHint } : null);
+    // A new document is a changed DOM; a same-document navigation (fragment, pushState) need not be.
+    const domChanged = dom === true || this.committed !== null;
+    const effect: ActionEffect = { kind: "none", dom_changed: domChanged };
+    if (this.dialog) effect.dialog = { type: this.dialog.type, message: this.dialog.message };
+    if (navigation) effect.navigation = navigation;
+    if (this.newTabs.length) effect.new_tab_ids = [...new Set(this.newTabs)];
+    if (download) effect.download = download;
+    effect.kind = effect.dialog
+      ? "dialog"
+      : navigation
+        ? "navigated"
+        : effect.new_tab_ids
+          ? "new_tab"
+          : download
+            ? "download"
+            : domChanged
+              ? "dom_changed"
+              : "none";
+    return effect;
+  }
+}
+
+/** Arms the DOM observer in a world on its own (actions without a target element: points, keys). */
+export async function armDomProbe(probe: { target: CdpTarget; contextId: number }, signal?: AbortSignal): Promise<void> {
+  await sendTo(probe.target, "Runtime.evaluate", { expression: `(${installDomProbe.toString()})(document)`, contextId: probe.contextId }, signal);
+}
+
+/** Arms the DOM observer in the document of an element (actions whose page call does not arm it itself). */
+export async function armElementProbe(el: { cdp: CdpTarget; objectId: string }, signal?: AbortSignal): Promise<void> {
+  await sendTo(
+    el.cdp,
+    "Runtime.callFunctionOn",
+    { objectId: el.objectId, functionDeclaration: `function () { (${installDomProbe.toString()})(this); }` },
+    signal,
+  );
+}
+
+/**
+ * Arms a watch, sends the input, settles. A dialog that opens during the input (the call's signal aborts with
+ * dialog_pending) is the effect, not an error. `verify`: the probe's document is where the input goes (an element's
+ * own), so input it never received with nothing else seen fails with input_not_delivered (effect_state none); the
+ * check rides on the settle's page call.
+ */
+export async function withEffect(
+  tabId: number,
+  probe: DomProbe | null,
+  signal: AbortSignal,
+  input: () => Promise<unknown>,
+  opts: { verify?: boolean } = {},
+): Promise<ActionEffect> {
+  const watch = await EffectWatch.arm(tabId, signal);
+  try {
+    await sending({ tabId }, input);
+  } catch (err) {
+    if (!isDialogPending(err)) {
+      watch.dispose();
+      throw err;
+    }
+  }
+  const effect = await watch.settle(signal, probe);
+  if (opts.verify && watch.inputDelivered === false && effect.kind === "none" && !effect.dom_changed) throw inputNotDelivered(tabId);
+  return effect;
+}
+
+/**
+ * Input the browser took but never gave the page (a prompt or print dialog over the tab, a frozen page, browser UI
+ * covering it): nothing happened, and the reply must not say the action was done.
+ */
+function inputNotDelivered(tabId: number): BskError {
+  const prompt = promptOf(tabId);
+  const why = prompt ? `: the browser's ${prompt.kind} prompt is up` : "";
+  return new BskError("input_not_delivered", `the page in tab ${tabId} received none of the input${why}; nothing happened`, {
+    data: { tab_id: tabId, effect_state: "none", ...(prompt && { prompt: { kind: prompt.kind, url: prompt.url, detail: prompt.detail } }) },
+  });
+}

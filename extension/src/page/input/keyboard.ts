@@ -1,0 +1,51 @@
+/**
+ * Real keyboard input through CDP (trusted key events, so page handlers and editing behave as for a person).
+ * Events are pipelined in order; characters no US key types (é, 中, emoji) go in as Input.insertText.
+ */
+import { raceAbort } from "../../shared/abort.ts";
+import { send } from "../../cdp/debugger.ts";
+import { charEvents, chordEvents, type Chord, type KeyEvent } from "./keys.ts";
+
+const isMac = typeof navigator !== "undefined" && /Mac/i.test(navigator.userAgent);
+/** Key events queued at once while typing; bounded so a long text does not queue thousands of commands. */
+const TYPE_BATCH = 64;
+
+function key(tabId: number, e: KeyEvent, signal?: AbortSignal): Promise<unknown> {
+  return send(tabId, "Input.dispatchKeyEvent", e, signal);
+}
+
+/** Presses a chord `count` times. */
+export async function pressChord(tabId: number, chord: Chord, count = 1, signal?: AbortSignal): Promise<void> {
+  const events = chordEvents(chord, { mac: isMac });
+  const sent: Promise<unknown>[] = [];
+  for (let i = 0; i < count; i++) for (const e of events) sent.push(key(tabId, e, signal));
+  await Promise.all(sent);
+}
+
+/** Types text key by key; with a delay, one character at a time with that pause in between. */
+export async function typeText(tabId: number, text: string, delayMs: number, signal?: AbortSignal): Promise<void> {
+  let batch: Promise<unknown>[] = [];
+  for (const ch of text) {
+    const events = charEvents(ch);
+    if (events) for (const e of events) batch.push(key(tabId, e, signal));
+    else batch.push(send(tabId, "Input.insertText", { text: ch }, signal));
+    if (delayMs > 0) {
+      await Promise.all(batch);
+      batch = [];
+      await pause(delayMs, signal);
+    } else if (batch.length >= TYPE_BATCH) {
+      await Promise.all(batch);
+      batch = [];
+    }
+  }
+  await Promise.all(batch);
+}
+
+/** Inserts text as one edit (what fill does): beforeinput/input with inputType insertText, like an IME commit. */
+export async function insertText(tabId: number, text: string, signal?: AbortSignal): Promise<void> {
+  await send(tabId, "Input.insertText", { text }, signal);
+}
+
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return raceAbort(new Promise<void>((resolve) => setTimeout(resolve, ms)), signal);
+}

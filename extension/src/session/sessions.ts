@@ -1,0 +1,250 @@
+/**
+ * Sessions, their Agent Windows and the tabs they own. The service worker can die at any time, so the state is
+ * mirrored (small) into chrome.storage.session after every change and reloaded on wake-up.
+ *
+ * Current tab: set by tab.create / tab.select (and session.open). When the current tab closes, the most recently
+ * current owned tab that is still open becomes current; if there is none, current is null.
+ */
+import { browser, type Browser } from "wxt/browser";
+import { BskError } from "../../../protocol/errors.ts";
+import { putBack, type Placed } from "./place.ts";
+import { detach } from "../cdp/debugger.ts";
+import { emit } from "../ports/outbox.ts";
+import { forgetSession as forgetRefs } from "../cdp/refs/table.ts";
+import { assertSessionMayOpen } from "./file-urls.ts";
+import { assertOwned, type Ownership } from "./scope.ts";
+import { readSessions, SESSION, type BorrowOrigin, type SessionState } from "./settings.ts";
+
+/** The sessions, mirrored into storage.session: loaded once per worker life, written back after each change. */
+interface SessionsState {
+  sessions: Map<string, SessionState>;
+  /** Sessions being closed by us: their window and tab removals are not the person's doing. */
+  closing: Set<string>;
+  loaded: Promise<void> | null;
+  persistQueued: boolean;
+}
+const sessionsState: SessionsState = {
+  sessions: new Map<string, SessionState>(),
+  closing: new Set<string>(),
+  loaded: null,
+  persistQueued: false,
+};
+
+const RECENT_MAX = 16;
+
+/** Loads the stored sessions once per service-worker life, dropping what the browser no longer has. */
+export function sessionsReady(): Promise<void> {
+  sessionsState.loaded ??= load().catch((err: unknown) => console.error("bsk: could not reload sessions", err));
+  return sessionsState.loaded;
+}
+
+async function load(): Promise<void> {
+  const [stored, windows, tabs] = await Promise.all([readSessions(), browser.windows.getAll(), browser.tabs.query({})]);
+  const windowIds = new Set(windows.map((w) => w.id));
+  const tabIds = new Set(tabs.map((t) => t.id));
+  const gone: string[] = [];
+  for (const s of Object.values(stored)) {
+    for (const id of Object.keys(s.tabs)) if (!tabIds.has(Number(id))) delete s.tabs[id];
+    for (const id of Object.keys(s.borrowed ?? {})) if (s.tabs[id] !== "borrowed") delete s.borrowed![id];
+    for (const id of Object.keys(s.borrowed_at ?? {})) if (s.tabs[id] !== "borrowed") delete s.borrowed_at![id];
+    s.recent = s.recent.filter((id) => s.tabs[String(id)]);
+    if (s.current_tab_id !== null && !s.tabs[String(s.current_tab_id)]) s.current_tab_id = s.recent.at(-1) ?? null;
+    sessionsState.sessions.set(s.session_id, s);
+    if (!windowIds.has(s.window_id)) gone.push(s.session_id);
+  }
+  persist();
+  // Windows that went while the worker was asleep: the person closed them.
+  await Promise.all(gone.map((id) => endByPerson(id, "window_closed")));
+}
+
+const changeListeners: (() => void)[] = [];
+
+/** Called (batched, after the current task) whenever a session or its tabs change; e.g. to keep blocking rules in step. */
+export function onSessionsChanged(fn: () => void): void {
+  changeListeners.push(fn);
+}
+
+function persist(): void {
+  if (sessionsState.persistQueued) return;
+  sessionsState.persistQueued = true;
+  queueMicrotask(() => {
+    sessionsState.persistQueued = false;
+    for (const fn of changeListeners) fn();
+    browser.storage.session
+      .set({ [SESSION.sessions]: Object.fromEntries(sessionsState.sessions) })
+      .catch((err: unknown) => console.error("bsk: could not save sessions", err));
+  });
+}
+
+export function allSessions(): SessionState[] {
+  return [...sessionsState.sessions.values()];
+}
+
+export function getSession(id: string): SessionState | undefined {
+  return sessionsState.sessions.get(id);
+}
+
+export function requireSession(id: string): SessionState {
+  const s = sessionsState.sessions.get(id);
+  if (!s || sessionsState.closing.has(id)) {
+    throw new BskError("not_found", `no live session ${id} in this browser`, { data: { reason: "session_ended", session_id: id } });
+  }
+  return s;
+}
+
+export function sessionByWindow(windowId: number): SessionState | undefined {
+  for (const s of sessionsState.sessions.values()) if (s.window_id === windowId) return s;
+  return undefined;
+}
+
+export function ownerOfTab(tabId: number): { session: SessionState; ownership: Ownership } | undefined {
+  for (const s of sessionsState.sessions.values()) {
+    const ownership = s.tabs[String(tabId)];
+    if (ownership) return { session: s, ownership };
+  }
+  return undefined;
+}
+
+export function isClosing(sessionId: string): boolean {
+  return sessionsState.closing.has(sessionId);
+}
+
+export function addSession(init: {
+  session_id: string;
+  name?: string;
+  window_id: number;
+  tab_id: number;
+  allow_origins?: string[];
+  block_requests?: boolean;
+}): SessionState {
+  const s: SessionState = {
+    session_id: init.session_id,
+    window_id: init.window_id,
+    current_tab_id: init.tab_id,
+    tabs: { [init.tab_id]: "created" },
+    recent: [init.tab_id],
+  };
+  if (init.name) s.name = init.name;
+  if (init.allow_origins?.length) {
+    s.allow_origins = init.allow_origins;
+    if (init.block_requests) s.block_requests = true;
+  }
+  sessionsState.sessions.set(s.session_id, s);
+  persist();
+  return s;
+}
+
+/** `from`: where a borrowed tab came from (it goes back there); the borrow's consent is now. */
+export function adoptTab(s: SessionState, tabId: number, ownership: Ownership, from?: BorrowOrigin): void {
+  s.tabs[String(tabId)] = ownership;
+  if (from) {
+    (s.borrowed ??= {})[String(tabId)] = from;
+    (s.borrowed_at ??= {})[String(tabId)] = Date.now();
+  }
+  persist();
+}
+
+/**
+ * When the person lent this tab (ms since the epoch), 0 for a tab the session did not borrow. A borrowed tab whose
+ * moment is unknown counts from now: what came before is the person's.
+ */
+export function borrowedSince(tabId: number): number {
+  const owner = ownerOfTab(tabId);
+  if (owner?.ownership !== "borrowed") return 0;
+  return owner.session.borrowed_at?.[String(tabId)] ?? Date.now();
+}
+
+export function setCurrent(s: SessionState, tabId: number): void {
+  s.current_tab_id = tabId;
+  s.recent = [...s.recent.filter((id) => id !== tabId), tabId].slice(-RECENT_MAX);
+  persist();
+}
+
+/** Forgets an owned tab; if it was current, the most recently current owned tab takes over (or none). */
+export function dropTab(s: SessionState, tabId: number): void {
+  delete s.tabs[String(tabId)];
+  if (s.borrowed) delete s.borrowed[String(tabId)];
+  if (s.borrowed_at) delete s.borrowed_at[String(tabId)];
+  s.recent = s.recent.filter((id) => id !== tabId);
+  if (s.current_tab_id === tabId) s.current_tab_id = s.recent.at(-1) ?? null;
+  persist();
+}
+
+/** The owned tab a tab-scoped call acts on: `tab_id` or the current tab, checked against the scope rule. */
+export async function resolveTab(p: { session_id: string; tab_id?: number }): Promise<{ session: SessionState; tab: Browser.tabs.Tab; tabId: number }> {
+  const session = requireSession(p.session_id);
+  const tabId = p.tab_id ?? session.current_tab_id;
+  if (tabId === null) {
+    throw new BskError("not_found", `session ${session.session_id} has no current tab`, { data: { reason: "no_current_tab" } });
+  }
+  const tab = await browser.tabs.get(tabId).catch(() => undefined);
+  assertOwned(tabId, session.session_id, sessionsState.sessions.values(), tab !== undefined);
+  // Both what the tab shows and where it is going: a tab on its way to a browser page is refused already.
+  for (const url of new Set([tab!.url || tab!.pendingUrl || "", tab!.pendingUrl ?? ""])) if (url) await assertSessionMayOpen(session, url, tabId);
+  return { session, tab: tab!, tabId };
+}
+
+/**
+ * Gives a borrowed tab back to the person (see borrow/place.ts for where it goes): the debugger leaves it and it
+ * is no session's any more. If it cannot be moved it stays borrowed and the error is thrown.
+ */
+export async function giveBack(s: SessionState, tabId: number): Promise<Placed> {
+  const from = s.borrowed?.[String(tabId)];
+  const isAgentWindow = (windowId: number) => sessionByWindow(windowId) !== undefined;
+  // No recorded origin (should not happen): any normal window of the person's will do.
+  const placed = await putBack(tabId, from ?? { window_id: -1, index: -1, pinned: false, group_id: -1, muted: false }, isAgentWindow);
+  dropTab(s, tabId);
+  emit("tab.returned", { session_id: s.session_id, tab_id: tabId, window_id: placed.window_id, fallback: placed.fallback });
+  await detach(tabId);
+  return placed;
+}
+
+/**
+ * Ends a session on the browser side: borrowed tabs go back to the person first, then its own tabs close one by
+ * one (so nothing of the person's goes with the window), debugger detached, state forgotten. A person's tab that
+ * was dragged into the Agent Window stays, and so does the window around it; so does a borrowed tab that could
+ * not be moved back. Idempotent: an unknown session closes nothing.
+ */
+export async function closeSession(sessionId: string): Promise<{ closed_tab_ids: number[]; returned_tab_ids: number[] }> {
+  const s = sessionsState.sessions.get(sessionId);
+  if (!s || sessionsState.closing.has(sessionId)) return { closed_tab_ids: [], returned_tab_ids: [] };
+  sessionsState.closing.add(sessionId);
+  const closed: number[] = [];
+  const returned: number[] = [];
+  try {
+    for (const [id, ownership] of Object.entries(s.tabs)) {
+      if (ownership !== "borrowed") continue;
+      const tabId = Number(id);
+      try {
+        await giveBack(s, tabId);
+        returned.push(tabId);
+      } catch (err) {
+        console.error(`bsk: could not return tab ${tabId}; it stays in the Agent Window`, err);
+        await detach(tabId);
+      }
+    }
+    for (const [id, ownership] of Object.entries(s.tabs)) {
+      if (ownership === "borrowed") continue;
+      const tabId = Number(id);
+      try {
+        await browser.tabs.remove(tabId);
+        closed.push(tabId);
+      } catch {
+        /* already gone */
+      }
+    }
+  } finally {
+    sessionsState.sessions.delete(sessionId);
+    sessionsState.closing.delete(sessionId);
+    persist();
+    void forgetRefs(sessionId).catch(() => undefined);
+  }
+  return { closed_tab_ids: closed, returned_tab_ids: returned };
+}
+
+/** The person ended the session (closed its window, pressed Stop): tell the daemon, then clean up. */
+export async function endByPerson(sessionId: string, reason: string, lostTabIds: number[] = [], cause?: string): Promise<void> {
+  if (!sessionsState.sessions.has(sessionId) || sessionsState.closing.has(sessionId)) return;
+  emit("session.ended", { session_id: sessionId, reason, lost_tab_ids: lostTabIds, ...(cause && { cause }) });
+  await closeSession(sessionId);
+}
