@@ -3,7 +3,7 @@
  * connection per invocation with Bun.connect, send one request line, read lines until the reply with our id.
  * Ctrl-C sends `cancel` on the same connection and waits briefly for the daemon to confirm.
  */
-import type { DaemonInfo, HomePaths } from "../daemon/home.ts";
+import type { DaemonInfo, HomePaths } from "../shared/home.ts";
 import { BskError, type ErrorBody } from "../protocol/errors.ts";
 
 export interface Connection {
@@ -32,7 +32,7 @@ export async function readDaemonInfo(paths: HomePaths): Promise<DaemonInfo | nul
  */
 export async function tryConnect(paths: HomePaths): Promise<Connection | null> {
   // Loaded here, not at start-up: commands that never reach the daemon (version, help) do not pay for node:fs.
-  const { checkSocket } = await import("../daemon/socket-dir.ts");
+  const { checkSocket } = await import("../shared/socket-dir.ts");
   try {
     if (checkSocket(paths.socket)) return await connectUnix(paths.socket);
   } catch (err) {

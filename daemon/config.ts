@@ -3,7 +3,7 @@
  * Every duration is configurable so tests can make each timer fire quickly.
  */
 import { parseDuration } from "../protocol/duration.ts";
-import { bskHome, DEFAULT_PORT, homePaths, type DaemonInfo, type HomePaths } from "./home.ts";
+import { bskHome, DEFAULT_PORT, homePaths, type DaemonInfo, type HomePaths } from "../shared/home.ts";
 
 export interface DaemonOptions {
   home?: string;

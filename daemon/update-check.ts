@@ -12,8 +12,8 @@ import { compareVersions, latestManifestUrl, RELEASE_HOST_KNOWN } from "../proto
 import { APP_VERSION, parseProtocolVersion, PROTOCOL_VERSION } from "../protocol/version.ts";
 import type { DaemonConfig } from "./config.ts";
 import type { Logger } from "./log.ts";
-import { fetchVerifiedManifest } from "./release-fetch.ts";
-import { readUpdateState, writeUpdateState, type UpdateState } from "./update-state.ts";
+import { fetchVerifiedManifest } from "../shared/release-fetch.ts";
+import { readUpdateState, writeUpdateState, type UpdateState } from "../shared/update-state.ts";
 
 type Env = Record<string, string | undefined>;
 

@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { HomePaths } from "../../daemon/home.ts";
+import type { HomePaths } from "../../shared/home.ts";
 import { BskError, toErrorBody } from "../../protocol/errors.ts";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { APP_VERSION, checkCompatibility, PROTOCOL_VERSION } from "../../protocol/version.ts";

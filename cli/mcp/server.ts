@@ -10,7 +10,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { bskHome, homePaths, type HomePaths } from "../../daemon/home.ts";
+import { bskHome, homePaths, type HomePaths } from "../../shared/home.ts";
 import { BskError, toErrorBody } from "../../protocol/errors.ts";
 import { APP_VERSION } from "../../protocol/version.ts";
 import { reachDaemon, type Connection } from "../daemon-client.ts";

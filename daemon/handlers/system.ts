@@ -1,7 +1,7 @@
 /** Daemon-answered system methods: status, browsers, shutdown, the extension allow-list, cancel. */
 import type { ParsedParams, Result } from "../../protocol/catalog.ts";
 import { formatCode } from "../../protocol/trust.ts";
-import { registerNativeHost } from "../native-host/register.ts";
+import { registerNativeHost } from "../../shared/native-host-register.ts";
 import { PROTOCOL_VERSION } from "../../protocol/version.ts";
 import { cancelledError } from "../call.ts";
 import type { DaemonContext } from "../context.ts";

@@ -12,10 +12,10 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
-import { writeAtomic } from "../atomic-file.ts";
-import { ensurePrivateDir, readJsonFile } from "../fs-util.ts";
-import type { HomePaths } from "../home.ts";
+import { EXTENSION_ID } from "../protocol/extension-identity.ts";
+import { writeAtomic } from "./atomic-file.ts";
+import { ensurePrivateDir, readJsonFile } from "./fs-util.ts";
+import type { HomePaths } from "./home.ts";
 
 export const HOST_NAME = "com.bsk.bridge";
 const MANIFEST_FILE = `${HOST_NAME}.json`;
@@ -69,7 +69,7 @@ const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 export function bskCommand(): string[] {
   const compiled = Bun.main.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/.test(Bun.main);
   if (compiled) return [process.execPath];
-  return [process.execPath, join(import.meta.dir, "../../cli/main.ts")];
+  return [process.execPath, join(import.meta.dir, "../cli/main.ts")];
 }
 
 export function launcherScript(home: string, command: string[]): string {
