@@ -8,17 +8,13 @@
  */
 import type { FSWatcher } from "node:fs";
 import type { HomePaths } from "../shared/home.ts";
+import { isCompiled } from "../shared/compiled.ts";
 import { BskError, hintFor, isErrorCode, type ErrorBody } from "../protocol/errors.ts";
 import { tryConnect, type Connection } from "./daemon-client.ts";
 
 type Env = Record<string, string | undefined>;
 
 export const START_WAIT_MS = 5_000;
-
-/** Running from `bun build --compile` output (the module lives in Bun's embedded file system). */
-export function isCompiled(main = Bun.main): boolean {
-  return main.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/.test(main);
-}
 
 /** argv that runs this same bsk as `daemon start --foreground`. */
 export function daemonArgv(opts: { compiled?: boolean; execPath?: string; entry?: string; extra?: string[] } = {}): string[] {

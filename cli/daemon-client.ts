@@ -225,23 +225,6 @@ export function call(conn: Connection, frame: RequestFrameOut, opts: CallOptions
   });
 }
 
-export function daemonNotRunning(): BskError {
-  return new BskError("unsupported", "the bsk daemon is not running", { data: { reason: "daemon_not_running" } });
-}
-
-/**
- * A connection to this $BSK_HOME's daemon, starting one (detached) when none answers, unless
- * BSK_AUTO_START=0 or `autoStart` is false (then: unsupported, reason daemon_not_running).
- */
-export async function reachDaemon(paths: HomePaths, env: Record<string, string | undefined>, autoStart = true): Promise<Connection> {
-  const conn = await tryConnect(paths);
-  if (conn) return conn;
-  // not running (no daemon.json, stale pid, refused): start one
-  if (!autoStart || env.BSK_AUTO_START === "0") throw daemonNotRunning();
-  const { startDaemon } = await import("./autostart.ts");
-  return startDaemon(paths, env);
-}
-
 let seq = 0;
 
 /** Request ids are unique per invocation and across processes: `<pid>-<n>`. */

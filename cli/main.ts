@@ -6,7 +6,8 @@
 import { bskHome, homePaths } from "../shared/home.ts";
 import { BskError, toErrorBody } from "../protocol/errors.ts";
 import { CallProgressView, PROGRESS_EVENT } from "./call-progress.ts";
-import { call, nextRequestId, reachDaemon } from "./daemon-client.ts";
+import { call, nextRequestId } from "./daemon-client.ts";
+import { reachDaemon } from "./reach-daemon.ts";
 import { emit, printStreamed, render, type Outcome } from "./output.ts";
 import { plan, wantsJson, type Plan } from "./plan.ts";
 

@@ -14,6 +14,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs"
 import { dirname, join } from "node:path";
 import { EXTENSION_ID } from "../protocol/extension-identity.ts";
 import { writeAtomic } from "./atomic-file.ts";
+import { isCompiled } from "./compiled.ts";
 import { ensurePrivateDir, readJsonFile } from "./fs-util.ts";
 import type { HomePaths } from "./home.ts";
 
@@ -67,8 +68,7 @@ const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** The command that runs this same bsk (the compiled binary, or bun with the CLI's entry in a checkout). */
 export function bskCommand(): string[] {
-  const compiled = Bun.main.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/.test(Bun.main);
-  if (compiled) return [process.execPath];
+  if (isCompiled()) return [process.execPath];
   return [process.execPath, join(import.meta.dir, "../cli/main.ts")];
 }
 

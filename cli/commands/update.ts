@@ -22,7 +22,7 @@ import {
   type ReleaseManifest,
 } from "../../protocol/release.ts";
 import { APP_VERSION, parseProtocolVersion, PROTOCOL_VERSION } from "../../protocol/version.ts";
-import { isCompiled } from "../autostart.ts";
+import { isCompiled } from "../../shared/compiled.ts";
 import type { Outcome } from "../output.ts";
 import { runningDaemon, startAndVerify, stopDaemon, type RunningDaemon } from "../update/daemon.ts";
 import { download } from "../update/download.ts";

@@ -13,7 +13,8 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import { bskHome, homePaths, type HomePaths } from "../../shared/home.ts";
 import { BskError, toErrorBody } from "../../protocol/errors.ts";
 import { APP_VERSION } from "../../protocol/version.ts";
-import { reachDaemon, type Connection } from "../daemon-client.ts";
+import type { Connection } from "../daemon-client.ts";
+import { reachDaemon } from "../reach-daemon.ts";
 import type { Outcome } from "../output.ts";
 import { MAX_CALL_MS } from "../../protocol/duration.ts";
 import { absolutePath, GRACE_MS, outputPath } from "../plan.ts";

@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { daemonArgv, isCompiled } from "../../cli/autostart.ts";
+import { daemonArgv } from "../../cli/autostart.ts";
+import { isCompiled } from "../../shared/compiled.ts";
 import { homePaths } from "../../shared/home.ts";
 import { makeHome as newHome } from "./cli-fake-daemon.ts";
 
