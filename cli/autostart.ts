@@ -7,18 +7,14 @@
  * node:fs is imported inside functions: a static import would be hoisted into the CLI's start-up by the bundler.
  */
 import type { FSWatcher } from "node:fs";
-import type { HomePaths } from "../daemon/home.ts";
+import type { HomePaths } from "../shared/home.ts";
+import { isCompiled } from "../shared/compiled.ts";
 import { BskError, hintFor, isErrorCode, type ErrorBody } from "../protocol/errors.ts";
 import { tryConnect, type Connection } from "./daemon-client.ts";
 
 type Env = Record<string, string | undefined>;
 
 export const START_WAIT_MS = 5_000;
-
-/** Running from `bun build --compile` output (the module lives in Bun's embedded file system). */
-export function isCompiled(main = Bun.main): boolean {
-  return main.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/.test(main);
-}
 
 /** argv that runs this same bsk as `daemon start --foreground`. */
 export function daemonArgv(opts: { compiled?: boolean; execPath?: string; entry?: string; extra?: string[] } = {}): string[] {
@@ -88,7 +84,7 @@ export async function waitForDaemon(paths: HomePaths, opts: { ms?: number; child
       if (conn) return conn;
       // A spawn that failed (not one that found a daemon already running, which exits 0) ends the wait.
       if (childCode !== undefined && childCode !== 0) {
-        const { readStartError } = await import("../daemon/start-error.ts");
+        const { readStartError } = await import("../shared/start-error.ts");
         throw startFailed(paths, `the daemon exited with code ${childCode}`, readStartError(paths, opts.child!.pid));
       }
       const left = deadline - performance.now();
@@ -143,7 +139,7 @@ export async function startDaemon(paths: HomePaths, env: Env, extra: string[] = 
  */
 export async function takeStarting(paths: HomePaths): Promise<(() => void) | null> {
   const { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } = await import("node:fs");
-  const { pidAlive } = await import("../daemon/pid.ts");
+  const { pidAlive } = await import("../shared/pid.ts");
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(paths.starting, "wx", 0o600);

@@ -3,7 +3,7 @@
  * connection per invocation with Bun.connect, send one request line, read lines until the reply with our id.
  * Ctrl-C sends `cancel` on the same connection and waits briefly for the daemon to confirm.
  */
-import type { DaemonInfo, HomePaths } from "../daemon/home.ts";
+import type { DaemonInfo, HomePaths } from "../shared/home.ts";
 import { BskError, type ErrorBody } from "../protocol/errors.ts";
 
 export interface Connection {
@@ -32,7 +32,7 @@ export async function readDaemonInfo(paths: HomePaths): Promise<DaemonInfo | nul
  */
 export async function tryConnect(paths: HomePaths): Promise<Connection | null> {
   // Loaded here, not at start-up: commands that never reach the daemon (version, help) do not pay for node:fs.
-  const { checkSocket } = await import("../daemon/socket-dir.ts");
+  const { checkSocket } = await import("../shared/socket-dir.ts");
   try {
     if (checkSocket(paths.socket)) return await connectUnix(paths.socket);
   } catch (err) {
@@ -223,23 +223,6 @@ export function call(conn: Connection, frame: RequestFrameOut, opts: CallOptions
     );
     conn.write(`${JSON.stringify(frame)}\n`);
   });
-}
-
-export function daemonNotRunning(): BskError {
-  return new BskError("unsupported", "the bsk daemon is not running", { data: { reason: "daemon_not_running" } });
-}
-
-/**
- * A connection to this $BSK_HOME's daemon, starting one (detached) when none answers, unless
- * BSK_AUTO_START=0 or `autoStart` is false (then: unsupported, reason daemon_not_running).
- */
-export async function reachDaemon(paths: HomePaths, env: Record<string, string | undefined>, autoStart = true): Promise<Connection> {
-  const conn = await tryConnect(paths);
-  if (conn) return conn;
-  // not running (no daemon.json, stale pid, refused): start one
-  if (!autoStart || env.BSK_AUTO_START === "0") throw daemonNotRunning();
-  const { startDaemon } = await import("./autostart.ts");
-  return startDaemon(paths, env);
 }
 
 let seq = 0;

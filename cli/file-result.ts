@@ -1,14 +1,14 @@
 /**
  * Results that carry a file (MethodDef.fileResult, e.g. screenshot): the CLI, not the daemon or the browser,
  * writes the bytes, to the path the command was given (made absolute by plan.ts) or to
- * $TMPDIR/<name>-<timestamp>.<format>. Written atomically (daemon/atomic-file.ts: a random temp file beside it,
+ * $TMPDIR/<name>-<timestamp>.<format>. Written atomically (shared/atomic-file.ts: a random temp file beside it,
  * then a rename); an existing regular file is replaced, anything else (a device, FIFO, socket, link) is refused.
  * The output then carries `path` and `bytes` instead of the base64 data. Imported only by commands that have a
  * file result.
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { writeAtomic } from "../daemon/atomic-file.ts";
+import { writeAtomic } from "../shared/atomic-file.ts";
 import { BskError } from "../protocol/errors.ts";
 
 export interface FileResultSpec {

@@ -2,11 +2,11 @@
  * Results that carry a JSON document the CLI saves (MethodDef.jsonFile: record start's trace). Before the call, an
  * --out that exists is refused unless --overwrite, and one that is not a regular file (a device, FIFO, socket,
  * link) always is (so nothing starts that could not be saved); after it, the document is written atomically
- * (daemon/atomic-file.ts: a random temp file beside it, then a rename, or a hard link when it must not replace
+ * (shared/atomic-file.ts: a random temp file beside it, then a rename, or a hard link when it must not replace
  * anything) and the result gains `path`. Imported only by such commands.
  */
 import { existsSync, statSync } from "node:fs";
-import { checkReplaceable, writeAtomic } from "../daemon/atomic-file.ts";
+import { checkReplaceable, writeAtomic } from "../shared/atomic-file.ts";
 import type { JsonFileSpec } from "../protocol/define.ts";
 import { defaultPath, notWritten, outExists } from "./file-result.ts";
 

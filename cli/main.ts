@@ -3,10 +3,11 @@
  * argv with the inlined catalog (no zod), connect to the daemon's socket, one request, print, exit.
  * Everything else (help, auto-start, daemon lifecycle, logs) is imported only when used.
  */
-import { bskHome, homePaths } from "../daemon/home.ts";
+import { bskHome, homePaths } from "../shared/home.ts";
 import { BskError, toErrorBody } from "../protocol/errors.ts";
 import { CallProgressView, PROGRESS_EVENT } from "./call-progress.ts";
-import { call, nextRequestId, reachDaemon } from "./daemon-client.ts";
+import { call, nextRequestId } from "./daemon-client.ts";
+import { reachDaemon } from "./reach-daemon.ts";
 import { emit, printStreamed, render, type Outcome } from "./output.ts";
 import { plan, wantsJson, type Plan } from "./plan.ts";
 

@@ -7,7 +7,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
-import { checkReplaceable, openAtomic, type AtomicFile } from "../daemon/atomic-file.ts";
+import { checkReplaceable, openAtomic, type AtomicFile } from "../shared/atomic-file.ts";
 import type { TransferSpec } from "../protocol/define.ts";
 import { BskError } from "../protocol/errors.ts";
 import { TRANSFER_CHUNK_BYTES } from "../protocol/methods/files.ts";

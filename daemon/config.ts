@@ -4,7 +4,7 @@
  */
 import { parseDuration } from "../protocol/duration.ts";
 import { DEVICE_GRANT_MS, DEVICE_RENEW_MS } from "../protocol/remote.ts";
-import { bskHome, DEFAULT_PORT, homePaths, type DaemonInfo, type HomePaths } from "./home.ts";
+import { bskHome, DEFAULT_PORT, homePaths, type DaemonInfo, type HomePaths } from "../shared/home.ts";
 import { resolveServerMode, type ServerMode, type ServerModeOptions } from "./remote/server-options.ts";
 
 export interface DaemonOptions {

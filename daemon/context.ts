@@ -1,10 +1,10 @@
 /** What the daemon's parts share: settings, registries and the ways to stop. */
-import type { AllowList } from "./allow-list.ts";
+import type { AllowList } from "../shared/allow-list.ts";
 import type { BrowserRegistry } from "./browsers.ts";
 import type { Call } from "./call.ts";
 import type { DaemonConfig } from "./config.ts";
 import type { EventSink } from "./event-log.ts";
-import type { DaemonInfo } from "./home.ts";
+import type { DaemonInfo } from "../shared/home.ts";
 import type { Ledger } from "./ledger.ts";
 import type { Logger } from "./log.ts";
 import type { SessionRegistry } from "./sessions.ts";

@@ -1,6 +1,6 @@
 /** daemon.json: how a client finds the running daemon. Written atomically, removed on exit. */
-import { readJsonFile, removeFile, writeFileAtomic } from "./fs-util.ts";
-import type { DaemonInfo, HomePaths } from "./home.ts";
+import { readJsonFile, removeFile, writeFileAtomic } from "../shared/fs-util.ts";
+import type { DaemonInfo, HomePaths } from "../shared/home.ts";
 
 export function writeDaemonJson(paths: HomePaths, info: DaemonInfo): void {
   writeFileAtomic(paths.daemonJson, `${JSON.stringify(info, null, 2)}\n`);

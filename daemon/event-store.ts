@@ -20,7 +20,7 @@ import {
   type EventSink,
   type SessionEvent,
 } from "./event-log.ts";
-import { ensurePrivateDir, writeFileAtomic } from "./fs-util.ts";
+import { ensurePrivateDir, writeFileAtomic } from "../shared/fs-util.ts";
 
 export interface FileEventLogOptions {
   perSessionBytes?: number;

@@ -18,7 +18,7 @@ import { eventIntake } from "./event-intake.ts";
 import type { Logger } from "./log.ts";
 import type { SessionRegistry } from "./sessions.ts";
 import { onControlEvent } from "./takeover.ts";
-import { versionRefusal } from "./version-refusal.ts";
+import { versionRefusal } from "../protocol/version-refusal.ts";
 import { beforeHandshake, type LinkTrust, type TrustDeps } from "./trust/link-trust.ts";
 import { extensionTransfer, isTransferMethod } from "./transfer-link.ts";
 import type { TransferStore } from "./transfers.ts";

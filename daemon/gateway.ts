@@ -8,7 +8,7 @@ import type { Server, ServerWebSocket } from "bun";
 import { BskError, toErrorBody } from "../protocol/errors.ts";
 import { MAX_FRAME_BYTES } from "../protocol/frames.ts";
 import { LINK_MESSAGE_MAX_BYTES, PieceJoiner, PRE_TRUST_FRAME_MAX_BYTES } from "../protocol/pieces.ts";
-import type { AllowList } from "./allow-list.ts";
+import type { AllowList } from "../shared/allow-list.ts";
 import { browserGone, type BrowserConn } from "./browsers.ts";
 import { CLOSE, handleExtensionFrame, send, type LinkDeps, type LinkState } from "./extension-link.ts";
 import { checkUpgrade } from "./gateway-policy.ts";

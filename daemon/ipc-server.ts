@@ -11,12 +11,12 @@ import { encodeFrame, MAX_FRAME_BYTES, parseFrame } from "../protocol/frames.ts"
 import { cancelledError, type Call } from "./call.ts";
 import type { ClientLink } from "./context.ts";
 import type { Dispatcher } from "./dispatch.ts";
-import { removeFile } from "./fs-util.ts";
-import type { HomePaths } from "./home.ts";
+import { removeFile } from "../shared/fs-util.ts";
+import type { HomePaths } from "../shared/home.ts";
 import { LineReader } from "./jsonl.ts";
 import type { Logger } from "./log.ts";
 import { peerCredAvailable, peerUid } from "./peer-cred.ts";
-import { prepareSocketDir } from "./socket-dir.ts";
+import { prepareSocketDir } from "../shared/socket-dir.ts";
 
 interface Conn extends ClientLink {
   id: number;

@@ -30,7 +30,7 @@ import {
   writeSync,
 } from "node:fs";
 import { BskError, type ErrorBody } from "../protocol/errors.ts";
-import { ensurePrivateDir } from "./fs-util.ts";
+import { ensurePrivateDir } from "../shared/fs-util.ts";
 import {
   keyedParamsHash,
   opIdReused,

@@ -6,8 +6,8 @@
 import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { BskError } from "../protocol/errors.ts";
 import { readDaemonJson } from "./daemon-json.ts";
-import type { DaemonInfo, HomePaths } from "./home.ts";
-import { pidAlive, processStartMs } from "./pid.ts";
+import type { DaemonInfo, HomePaths } from "../shared/home.ts";
+import { pidAlive, processStartMs } from "../shared/pid.ts";
 
 export type LockResult = { kind: "acquired"; release(): void } | { kind: "held"; info: DaemonInfo };
 

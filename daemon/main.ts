@@ -5,17 +5,17 @@
 import { join } from "node:path";
 import { BskError } from "../protocol/errors.ts";
 import { APP_VERSION, PROTOCOL_VERSION } from "../protocol/version.ts";
-import { AllowList } from "./allow-list.ts";
+import { AllowList } from "../shared/allow-list.ts";
 import { BrowserRegistry } from "./browsers.ts";
 import { resolveConfig, type DaemonConfig, type DaemonOptions } from "./config.ts";
 import type { DaemonContext } from "./context.ts";
 import { removeDaemonJson, writeDaemonJson } from "./daemon-json.ts";
 import { Dispatcher } from "./dispatch.ts";
 import { FileEventLog } from "./event-store.ts";
-import { ensurePrivateDir } from "./fs-util.ts";
+import { ensurePrivateDir } from "../shared/fs-util.ts";
 import { startGateway } from "./gateway.ts";
 import { DAEMON_HANDLERS } from "./handlers/index.ts";
-import type { DaemonInfo, HomePaths } from "./home.ts";
+import type { DaemonInfo, HomePaths } from "../shared/home.ts";
 import { IdleExit } from "./idle-exit.ts";
 import { startIpcServer } from "./ipc-server.ts";
 import type { Ledger } from "./ledger.ts";
@@ -24,8 +24,8 @@ import { acquireLock } from "./lock.ts";
 import { openLog, type Logger } from "./log.ts";
 import { portInUse } from "./port-owner.ts";
 import { SessionRegistry } from "./sessions.ts";
-import { clearStartError, recordStartError } from "./start-error.ts";
-import { registerNativeHost } from "./native-host/register.ts";
+import { clearStartError, recordStartError } from "../shared/start-error.ts";
+import { registerNativeHost } from "../shared/native-host-register.ts";
 import { Authorizer } from "./remote/authorize.ts";
 import { DeviceStore } from "./remote/devices.ts";
 import { PeerLimiter } from "./remote/limits.ts";
@@ -37,7 +37,7 @@ import { startUpdateCheck, type UpdateCheck } from "./update-check.ts";
 import { warmSchemas } from "./validate.ts";
 
 export type { DaemonOptions } from "./config.ts";
-export type { DaemonInfo } from "./home.ts";
+export type { DaemonInfo } from "../shared/home.ts";
 
 export type RunOutcome = { kind: "stopped" } | { kind: "already_running"; info: DaemonInfo };
 

@@ -1,5 +1,5 @@
 /** Sessions bound to an owner process end when it exits: one poller for all of them, running only while needed. */
-import { pidAlive } from "./pid.ts";
+import { pidAlive } from "../shared/pid.ts";
 
 export class OwnerWatch {
   private readonly owners = new Map<string, number>();

@@ -5,7 +5,7 @@
 import { existsSync, renameSync } from "node:fs";
 import type { z } from "zod";
 import type { SessionInfo } from "../protocol/define.ts";
-import { readJsonFile, writeFileAtomic } from "./fs-util.ts";
+import { readJsonFile, writeFileAtomic } from "../shared/fs-util.ts";
 
 export type SessionRecord = z.infer<ReturnType<typeof SessionInfo>> & { lost_tab_ids?: number[] };
 

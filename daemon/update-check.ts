@@ -7,13 +7,13 @@
  * update the extension too, so it is only reported (bsk status), never installed unattended.
  */
 import { closeSync, openSync } from "node:fs";
-import { isCompiled } from "../cli/autostart.ts";
 import { compareVersions, latestManifestUrl, RELEASE_HOST_KNOWN } from "../protocol/release.ts";
 import { APP_VERSION, parseProtocolVersion, PROTOCOL_VERSION } from "../protocol/version.ts";
+import { isCompiled } from "../shared/compiled.ts";
 import type { DaemonConfig } from "./config.ts";
 import type { Logger } from "./log.ts";
-import { fetchVerifiedManifest } from "./release-fetch.ts";
-import { readUpdateState, writeUpdateState, type UpdateState } from "./update-state.ts";
+import { fetchVerifiedManifest } from "../shared/release-fetch.ts";
+import { readUpdateState, writeUpdateState, type UpdateState } from "../shared/update-state.ts";
 
 type Env = Record<string, string | undefined>;
 

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../protocol/extension-identity.ts";
-import { startFixtureServer, type FixtureServer } from "../tests/fixtures/server.ts";
+import { startFixtureServer, type FixtureServer } from "./fixture-server.ts";
 import { launchChromium, type Browser } from "./chromium.ts";
 
 export const ROOT = join(import.meta.dir, "..");

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { SKILL_DIR_NAME, SKILL_FILES } from "./bundle.ts";
 import { type Env, type Harness, HARNESSES } from "./harnesses.ts";
-import { writeAtomic } from "../daemon/atomic-file.ts";
+import { writeAtomic } from "../shared/atomic-file.ts";
 import { APP_VERSION } from "../protocol/version.ts";
 
 export const BASELINE_FILE = ".bsk-baseline.json";

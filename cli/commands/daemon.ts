@@ -1,6 +1,6 @@
 /** `bsk daemon start|stop|status`: the CLI-only daemon lifecycle commands. They return data; output.ts prints. */
-import type { HomePaths } from "../../daemon/home.ts";
-import { pidAlive } from "../../daemon/pid.ts";
+import type { HomePaths } from "../../shared/home.ts";
+import { pidAlive } from "../../shared/pid.ts";
 import { BskError } from "../../protocol/errors.ts";
 import { startDaemon } from "../autostart.ts";
 import { call, nextRequestId, readDaemonInfo, tryConnect, type Connection } from "../daemon-client.ts";

@@ -5,7 +5,7 @@
  * reached the daemon (not loaded, not paired, or pointed at another port).
  */
 import { closeSync, openSync, readSync, statSync } from "node:fs";
-import { versionRefusal } from "../../daemon/version-refusal.ts";
+import { versionRefusal } from "../../protocol/version-refusal.ts";
 import { BskError, hintFor } from "../../protocol/errors.ts";
 
 const TAIL_BYTES = 256 * 1024;

@@ -6,11 +6,12 @@
  */
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { HomePaths } from "../../daemon/home.ts";
+import type { HomePaths } from "../../shared/home.ts";
 import { BskError, toErrorBody } from "../../protocol/errors.ts";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { APP_VERSION, checkCompatibility, PROTOCOL_VERSION } from "../../protocol/version.ts";
-import { reachDaemon, type Connection, type Reply } from "../daemon-client.ts";
+import type { Connection, Reply } from "../daemon-client.ts";
+import { reachDaemon } from "../reach-daemon.ts";
 import type { Outcome } from "../output.ts";
 import { request } from "../request.ts";
 import { readLogTail, refusalSince } from "./doctor-log.ts";

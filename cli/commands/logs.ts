@@ -1,6 +1,6 @@
 /** `bsk logs [-f] [-n N]`: the daemon's log, redacted; works with no daemon running. */
 import type { FSWatcher } from "node:fs";
-import type { HomePaths } from "../../daemon/home.ts";
+import type { HomePaths } from "../../shared/home.ts";
 import { redact, type Outcome } from "../output.ts";
 
 const TAIL_BYTES = 8 * 1024 * 1024;

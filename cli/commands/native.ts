@@ -1,7 +1,7 @@
-/** `bsk native install|uninstall`: the native messaging host registration (daemon/native-host/register.ts). */
-import type { HomePaths } from "../../daemon/home.ts";
-import { AllowList } from "../../daemon/allow-list.ts";
-import { HOST_NAME, launcherPath, registerNativeHost, unregisterNativeHost } from "../../daemon/native-host/register.ts";
+/** `bsk native install|uninstall`: the native messaging host registration (shared/native-host-register.ts). */
+import type { HomePaths } from "../../shared/home.ts";
+import { AllowList } from "../../shared/allow-list.ts";
+import { HOST_NAME, launcherPath, registerNativeHost, unregisterNativeHost } from "../../shared/native-host-register.ts";
 import { BskError } from "../../protocol/errors.ts";
 import type { Outcome } from "../output.ts";
 import { absolutePath } from "../plan.ts";

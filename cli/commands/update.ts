@@ -7,9 +7,9 @@
  * else the previous binary and its daemon are put back. Every refusal leaves the binary untouched.
  */
 import { realpathSync } from "node:fs";
-import type { HomePaths } from "../../daemon/home.ts";
-import { fetchVerifiedManifest } from "../../daemon/release-fetch.ts";
-import { writeUpdateState, type UpdateState } from "../../daemon/update-state.ts";
+import type { HomePaths } from "../../shared/home.ts";
+import { fetchVerifiedManifest } from "../../shared/release-fetch.ts";
+import { writeUpdateState, type UpdateState } from "../../shared/update-state.ts";
 import { BskError } from "../../protocol/errors.ts";
 import {
   compareVersions,
@@ -22,7 +22,7 @@ import {
   type ReleaseManifest,
 } from "../../protocol/release.ts";
 import { APP_VERSION, parseProtocolVersion, PROTOCOL_VERSION } from "../../protocol/version.ts";
-import { isCompiled } from "../autostart.ts";
+import { isCompiled } from "../../shared/compiled.ts";
 import type { Outcome } from "../output.ts";
 import { runningDaemon, startAndVerify, stopDaemon, type RunningDaemon } from "../update/daemon.ts";
 import { download } from "../update/download.ts";

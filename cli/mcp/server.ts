@@ -10,10 +10,11 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { bskHome, homePaths, type HomePaths } from "../../daemon/home.ts";
+import { bskHome, homePaths, type HomePaths } from "../../shared/home.ts";
 import { BskError, toErrorBody } from "../../protocol/errors.ts";
 import { APP_VERSION } from "../../protocol/version.ts";
-import { reachDaemon, type Connection } from "../daemon-client.ts";
+import type { Connection } from "../daemon-client.ts";
+import { reachDaemon } from "../reach-daemon.ts";
 import type { Outcome } from "../output.ts";
 import { MAX_CALL_MS } from "../../protocol/duration.ts";
 import { absolutePath, GRACE_MS, outputPath } from "../plan.ts";

@@ -2,7 +2,7 @@
  * The daemon around an update: who is running (and with which sessions), stopping it, and starting a given
  * binary's daemon and proving it serves `system.status` with the expected version within a deadline.
  */
-import type { HomePaths } from "../../daemon/home.ts";
+import type { HomePaths } from "../../shared/home.ts";
 import { BskError } from "../../protocol/errors.ts";
 import { daemonArgv, ensureHome, spawnDetached, waitForDaemon } from "../autostart.ts";
 import { call, nextRequestId, tryConnect, type Connection } from "../daemon-client.ts";

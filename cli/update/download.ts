@@ -3,7 +3,7 @@
  * never with --json). Cut at the size the signed manifest gives (else at MAX_BYTES) while it streams; a download
  * that stalls for 30 s is abandoned.
  */
-import { fetchCapped } from "../../daemon/capped-fetch.ts";
+import { fetchCapped } from "../../shared/capped-fetch.ts";
 import { BskError } from "../../protocol/errors.ts";
 
 const STALL_MS = 30_000;

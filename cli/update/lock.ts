@@ -3,7 +3,7 @@
  * automatic one). It holds the updater's pid; a lock whose process is gone is taken over by renaming it aside.
  */
 import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
-import { pidAlive } from "../../daemon/pid.ts";
+import { pidAlive } from "../../shared/pid.ts";
 import { BskError } from "../../protocol/errors.ts";
 
 function tryCreate(path: string): boolean {

@@ -1,5 +1,5 @@
 /** `bsk status`'s update line: what the last check recorded in update-state.json, when it names a newer release. */
-import { readUpdateState } from "../../daemon/update-state.ts";
+import { readUpdateState } from "../../shared/update-state.ts";
 import { compareVersions } from "../../protocol/release.ts";
 import { APP_VERSION } from "../../protocol/version.ts";
 

@@ -1,12 +1,12 @@
 /**
  * Replacing the installed binary: the new one is written to a random, exclusively created temp file (0755) in the
- * same directory (daemon/atomic-file.ts), must run and report the expected version, then is renamed over `<bin>`
+ * same directory (shared/atomic-file.ts), must run and report the expected version, then is renamed over `<bin>`
  * (atomic on Unix) while the old one is kept as `<bin>.previous` for rollback. Windows cannot replace a running
  * .exe but can rename it aside first.
  */
 import { closeSync, constants, copyFileSync, fsyncSync, linkSync, openSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
-import { openTemp, placeTemp, removeQuietly, writeAll } from "../../daemon/atomic-file.ts";
+import { openTemp, placeTemp, removeQuietly, writeAll } from "../../shared/atomic-file.ts";
 import { BskError } from "../../protocol/errors.ts";
 
 export const previousPath = (bin: string) => `${bin}.previous`;

@@ -2,7 +2,7 @@
 import { formatPairingLink } from "../../protocol/remote.ts";
 import type { ParsedParams, Result } from "../../protocol/catalog.ts";
 import { formatCode } from "../../protocol/trust.ts";
-import { registerNativeHost } from "../native-host/register.ts";
+import { registerNativeHost } from "../../shared/native-host-register.ts";
 import { PROTOCOL_VERSION } from "../../protocol/version.ts";
 import { cancelledError } from "../call.ts";
 import type { DaemonContext } from "../context.ts";

@@ -4,8 +4,8 @@
  * One request, one answer, exit. Requests: {type:"get_secret"} → {ok, secret, key_id} (the secret is made if this
  * home has none yet); {type:"ping"} → {ok, version}. Only our extension ids get an answer; nothing is logged.
  */
-import { AllowList } from "../allow-list.ts";
-import type { HomePaths } from "../home.ts";
+import { AllowList } from "../../shared/allow-list.ts";
+import type { HomePaths } from "../../shared/home.ts";
 import { APP_VERSION } from "../../protocol/version.ts";
 import { toBase64url } from "../../protocol/trust.ts";
 import { ensureSecret } from "../trust/secret.ts";

@@ -7,7 +7,7 @@
  */
 import { createHmac, randomBytes } from "node:crypto";
 import { REMOTE_LABELS } from "../../protocol/remote.ts";
-import { readJsonFile, writeFileAtomic } from "../fs-util.ts";
+import { readJsonFile, writeFileAtomic } from "../../shared/fs-util.ts";
 
 export const ROTATION_GRACE_MS = 10 * 60_000;
 /** last_seen is saved at most this often per device (a link that reconnects often does not rewrite the file). */

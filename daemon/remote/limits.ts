@@ -5,7 +5,7 @@
  * (the limiter could not answer in time) answers 503 to new links and authorize requests instead of holding them;
  * live, authenticated links are never touched by any of this.
  */
-import { readJsonFile } from "../fs-util.ts";
+import { readJsonFile } from "../../shared/fs-util.ts";
 
 export interface RemoteLimits {
   /** New links per second per peer, and the burst allowed. */

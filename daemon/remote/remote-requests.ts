@@ -5,7 +5,7 @@
  * X-Forwarded-For; a direct peer's own headers are never believed.
  */
 import { AUTHORIZE_PATH, REMOTE_LINK_PATH } from "../../protocol/remote.ts";
-import type { AllowList } from "../allow-list.ts";
+import type { AllowList } from "../../shared/allow-list.ts";
 import { isLoopbackAddress } from "../gateway-policy.ts";
 import type { PeerLimiter } from "./limits.ts";
 import type { ServerMode } from "./server-options.ts";

@@ -10,7 +10,7 @@ import { encodeFrame, type Frame, type RequestFrame } from "../../protocol/frame
 import { NONCE_BYTES, randomBase64url } from "../../protocol/trust.ts";
 import { checkCompatibility, DAEMON_NAME, PROTOCOL_VERSION } from "../../protocol/version.ts";
 import type { Logger } from "../log.ts";
-import { versionRefusal } from "../version-refusal.ts";
+import { versionRefusal } from "../../protocol/version-refusal.ts";
 import { MAX_TRIES, type PairingCodes } from "./pairing-codes.ts";
 import { checkExtensionProof, checkPairExtensionProof, daemonProof, pairDaemonProof, sealSecret, type Nonces } from "./proofs.ts";
 import type { InstallSecret } from "./secret.ts";

@@ -6,8 +6,8 @@
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fromBase64url, LABELS, SECRET_BYTES, toBase64url } from "../../protocol/trust.ts";
-import { writeAtomic } from "../atomic-file.ts";
-import { ensurePrivateDir } from "../fs-util.ts";
+import { writeAtomic } from "../../shared/atomic-file.ts";
+import { ensurePrivateDir } from "../../shared/fs-util.ts";
 
 export interface InstallSecret {
   bytes: Uint8Array;

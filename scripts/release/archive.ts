@@ -1,9 +1,10 @@
 /**
- * The two archive formats a release uses, written by hand so entries carry exact modes and fixed timestamps
- * (the same inputs give the same bytes): a one-file `.tar.gz` (ustar) for Unix and a `.zip` (deflate) for
- * Windows and the extension. No zip64: every entry and the whole archive stay under 4 GiB.
+ * The two archive formats a release uses, with exact modes and fixed timestamps (the same inputs give the same
+ * bytes): a one-file `.tar.gz` (ustar) for Unix and a `.zip` (deflate, fflate) for Windows and the extension.
+ * fflate writes no tar, and a release's tar holds one regular file: its 512-byte header is written here, the
+ * gzip around it by Bun.
  */
-import { crc32, deflateRawSync } from "node:zlib";
+import { zipSync, type Zippable, type ZipOptions } from "fflate";
 
 export interface Entry {
   name: string;
@@ -54,61 +55,16 @@ export function tarGz(entries: Entry[], level = 9): Uint8Array {
 
 // ---------------------------------------------------------------- zip
 
-/** 1980-01-01 00:00, the earliest DOS date: fixed so archives are reproducible. */
-const DOS_TIME = 0;
-const DOS_DATE = (0 << 9) | (1 << 5) | 1;
+/** 1980-01-01 00:00 local time, the earliest DOS date (zip stores local time): fixed so archives are reproducible. */
+const DOS_EPOCH = new Date(1980, 0, 1);
 
+/** A deflated zip; entries made on Unix (os 3) so their external attributes carry the mode. */
 export function zip(entries: Entry[], level = 9): Uint8Array {
-  const locals: Uint8Array[] = [];
-  const central: Uint8Array[] = [];
-  let offset = 0;
+  const files: Zippable = {};
   for (const e of entries) {
-    const name = enc.encode(e.name);
-    const deflated = deflateRawSync(e.data, { level });
-    const stored = deflated.length >= e.data.length;
-    const body = stored ? e.data : new Uint8Array(deflated);
-    const crc = crc32(e.data) >>> 0;
-    const method = stored ? 0 : 8;
-
-    const local = new DataView(new ArrayBuffer(30));
-    local.setUint32(0, 0x04034b50, true);
-    local.setUint16(4, 20, true); // version needed
-    local.setUint16(6, 0x0800, true); // UTF-8 names
-    local.setUint16(8, method, true);
-    local.setUint16(10, DOS_TIME, true);
-    local.setUint16(12, DOS_DATE, true);
-    local.setUint32(14, crc, true);
-    local.setUint32(18, body.length, true);
-    local.setUint32(22, e.data.length, true);
-    local.setUint16(26, name.length, true);
-    local.setUint16(28, 0, true);
-    locals.push(new Uint8Array(local.buffer), name, body);
-
-    const cd = new DataView(new ArrayBuffer(46));
-    cd.setUint32(0, 0x02014b50, true);
-    cd.setUint16(4, (3 << 8) | 20, true); // made by Unix, so the external attributes carry the mode
-    cd.setUint16(6, 20, true);
-    cd.setUint16(8, 0x0800, true);
-    cd.setUint16(10, method, true);
-    cd.setUint16(12, DOS_TIME, true);
-    cd.setUint16(14, DOS_DATE, true);
-    cd.setUint32(16, crc, true);
-    cd.setUint32(20, body.length, true);
-    cd.setUint32(24, e.data.length, true);
-    cd.setUint16(28, name.length, true);
-    cd.setUint32(38, ((0o100000 | (e.mode ?? 0o644)) << 16) >>> 0, true);
-    cd.setUint32(42, offset, true);
-    central.push(new Uint8Array(cd.buffer), name);
-    offset += 30 + name.length + body.length;
+    files[e.name] = [e.data, { level: level as ZipOptions["level"], mtime: DOS_EPOCH, os: 3, attrs: ((0o100000 | (e.mode ?? 0o644)) << 16) >>> 0 }];
   }
-  const cdBytes = concat(central);
-  const end = new DataView(new ArrayBuffer(22));
-  end.setUint32(0, 0x06054b50, true);
-  end.setUint16(8, entries.length, true);
-  end.setUint16(10, entries.length, true);
-  end.setUint32(12, cdBytes.length, true);
-  end.setUint32(16, offset, true);
-  return concat([...locals, cdBytes, new Uint8Array(end.buffer)]);
+  return zipSync(files);
 }
 
 function concat(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fixtureBytes } from "../fixtures/server.ts";
+import { fixtureBytes } from "../../scripts/fixture-server.ts";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { evaluateInWorker } from "./devtools.ts";
 import { startWorld, until, type Run, type World } from "./harness.ts";

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { launchChromium, type Browser } from "../../scripts/chromium.ts";
-import { startFixtureServer, type FixtureServer } from "../fixtures/server.ts";
+import { startFixtureServer, type FixtureServer } from "../../scripts/fixture-server.ts";
 import { Person } from "./person.ts";
 
 export const ROOT = join(import.meta.dir, "../..");

@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { fixtureBytes } from "../fixtures/server.ts";
+import { fixtureBytes } from "../../scripts/fixture-server.ts";
 import { BSK, until, useWorld, type World } from "./harness.ts";
 
 let w: World;

@@ -4,7 +4,7 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { homePaths, type DaemonInfo, type HomePaths } from "../../daemon/home.ts";
+import { homePaths, type DaemonInfo, type HomePaths } from "../../shared/home.ts";
 import { runDaemon, type RunOutcome } from "../../daemon/main.ts";
 import { ensureSecret } from "../../daemon/trust/secret.ts";
 import { IpcClient } from "./ipc-client.ts";

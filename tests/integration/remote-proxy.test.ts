@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { homePaths } from "../../daemon/home.ts";
+import { homePaths } from "../../shared/home.ts";
 import { runDaemon, type DaemonInfo, type RunOutcome } from "../../daemon/main.ts";
 import { parsePairingLink } from "../../protocol/remote.ts";
 import { toBase64url } from "../../protocol/trust.ts";

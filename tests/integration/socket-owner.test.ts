@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { homePaths } from "../../daemon/home.ts";
+import { homePaths } from "../../shared/home.ts";
 import { runDaemon } from "../../daemon/main.ts";
 import { localAttacker, sharedFolder } from "../local-attacker.ts";
 

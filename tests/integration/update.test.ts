@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { generateKeyPairSync } from "node:crypto";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { readUpdateState } from "../../daemon/update-state.ts";
+import { readUpdateState } from "../../shared/update-state.ts";
 import { RELEASE_PUBLIC_KEY } from "../../protocol/release-key.ts";
 import { assetName, assetUrl, currentPlatform, serializeManifest, type ReleaseManifest } from "../../protocol/release.ts";
 import { PROTOCOL_VERSION } from "../../protocol/version.ts";

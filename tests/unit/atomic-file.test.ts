@@ -1,5 +1,5 @@
 /**
- * daemon/atomic-file.ts, the one way bsk writes a whole file, on the real file system: random exclusive temp
+ * shared/atomic-file.ts, the one way bsk writes a whole file, on the real file system: random exclusive temp
  * names (a name someone planted is never opened), only nothing or a regular file replaced, no temp left behind.
  * Then the in-process writers against a second local user who plants symlinks, in a shared sticky folder and in a
  * shared non-sticky one, at the names the writers used to use (`<out>.<pid>.tmp` and the like): the files the links
@@ -8,8 +8,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { checkReplaceable, openAtomic, writeAtomic } from "../../daemon/atomic-file.ts";
-import { writeFileAtomic } from "../../daemon/fs-util.ts";
+import { checkReplaceable, openAtomic, writeAtomic } from "../../shared/atomic-file.ts";
+import { writeFileAtomic } from "../../shared/fs-util.ts";
 import { saveFileResult } from "../../cli/file-result.ts";
 import { saveJsonFile } from "../../cli/json-file.ts";
 import { stage } from "../../cli/update/swap.ts";

@@ -6,8 +6,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { daemonArgv, isCompiled } from "../../cli/autostart.ts";
-import { homePaths } from "../../daemon/home.ts";
+import { daemonArgv } from "../../cli/autostart.ts";
+import { isCompiled } from "../../shared/compiled.ts";
+import { homePaths } from "../../shared/home.ts";
 import { makeHome as newHome } from "./cli-fake-daemon.ts";
 
 const CLI_DIR = join(import.meta.dir, "../../cli");
@@ -67,7 +68,7 @@ function writeStarter(home: string, standIn: string): string {
     `
 import { ensureHome, spawnDetached, waitForDaemon } from ${JSON.stringify(join(CLI_DIR, "autostart.ts"))};
 import { call } from ${JSON.stringify(join(CLI_DIR, "daemon-client.ts"))};
-import { homePaths } from ${JSON.stringify(join(import.meta.dir, "../../daemon/home.ts"))};
+import { homePaths } from ${JSON.stringify(join(import.meta.dir, "../../shared/home.ts"))};
 const paths = homePaths(process.env.BSK_HOME!);
 await ensureHome(paths);
 const child = await spawnDetached([process.execPath, ${JSON.stringify(standIn)}], paths.log, process.env);

@@ -3,7 +3,7 @@
  * receives and answers through a handler the test supplies (which may hold a reply until the test releases it).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { homePaths, type HomePaths } from "../../daemon/home.ts";
+import { homePaths, type HomePaths } from "../../shared/home.ts";
 
 export interface Frame {
   id: string;

@@ -5,7 +5,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { pidAlive } from "../../daemon/pid.ts";
+import { pidAlive } from "../../shared/pid.ts";
 
 const MAIN = join(import.meta.dir, "../../cli/main.ts");
 const hasDaemon = existsSync(join(import.meta.dir, "../../daemon/main.ts"));

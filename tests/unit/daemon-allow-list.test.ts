@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { AllowList } from "../../daemon/allow-list.ts";
+import { AllowList } from "../../shared/allow-list.ts";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 
 const dirs: string[] = [];

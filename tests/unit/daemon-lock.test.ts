@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { homePaths } from "../../daemon/home.ts";
+import { homePaths } from "../../shared/home.ts";
 import { acquireLock } from "../../daemon/lock.ts";
-import { pidAlive } from "../../daemon/pid.ts";
+import { pidAlive } from "../../shared/pid.ts";
 
 const homes: string[] = [];
 afterEach(() => {

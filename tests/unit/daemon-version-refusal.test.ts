@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { versionRefusal } from "../../daemon/version-refusal.ts";
+import { versionRefusal } from "../../protocol/version-refusal.ts";
 import { hintFor } from "../../protocol/errors.ts";
 import { APP_VERSION, parseProtocolVersion, PROTOCOL_VERSION } from "../../protocol/version.ts";
 

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { EFFECTS, METHOD_NAMES, METHODS } from "../../protocol/catalog.ts";
 import type { CliShape, MethodDef } from "../../protocol/define.ts";
 import { BskError } from "../../protocol/errors.ts";
-import { homePaths } from "../../daemon/home.ts";
+import { homePaths } from "../../shared/home.ts";
 import { instructions } from "../../cli/mcp/instructions.ts";
 import { toolError, toolResult } from "../../cli/mcp/results.ts";
 import { McpBridge, timeoutFor } from "../../cli/mcp/server.ts";

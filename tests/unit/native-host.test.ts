@@ -2,10 +2,10 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { AllowList } from "../../daemon/allow-list.ts";
-import { homePaths } from "../../daemon/home.ts";
+import { AllowList } from "../../shared/allow-list.ts";
+import { homePaths } from "../../shared/home.ts";
 import { answer, callerAllowed, decodeNativeMessage, encodeNativeMessage } from "../../daemon/native-host/host.ts";
-import { HOST_NAME, launcherPath, manifestPath, registerNativeHost, unregisterNativeHost } from "../../daemon/native-host/register.ts";
+import { HOST_NAME, launcherPath, manifestPath, registerNativeHost, unregisterNativeHost } from "../../shared/native-host-register.ts";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { fromBase64url } from "../../protocol/trust.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { generateKeyPairSync } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fromTarGz, fromZip } from "../../cli/update/extract.ts";
 import { RELEASE_PUBLIC_KEY } from "../../protocol/release-key.ts";
@@ -64,17 +64,39 @@ describe("archives", () => {
     }
   });
 
-  test("zip round trip (stored and deflated), CRC checked", () => {
+  test("zip round trip; the mode and a fixed date are kept; a cut archive is refused", () => {
     const text = new TextEncoder().encode("a".repeat(5000));
     const archive = zip([
       { name: "bsk.exe", data, mode: 0o755 },
       { name: "dir/x.txt", data: text },
     ]);
+    expect(zip([{ name: "bsk.exe", data, mode: 0o755 }])).toEqual(zip([{ name: "bsk.exe", data, mode: 0o755 }]));
     expect(fromZip(archive, "bsk.exe")).toEqual(data);
     expect(fromZip(archive, "dir/x.txt")).toEqual(text);
-    const broken = archive.slice();
-    broken[30 + "bsk.exe".length + 10]! ^= 0xff;
-    expect(() => fromZip(broken, "bsk.exe")).toThrow(/CRC/);
+    expect(() => fromZip(archive, "other")).toThrow(/no other/);
+    expect(() => fromZip(archive.slice(0, archive.length - 40), "bsk.exe")).toThrow(/not a readable zip/);
+    const dir = mkdtempSync("/tmp/bsk-rel-");
+    try {
+      writeFileSync(join(dir, "a.zip"), archive);
+      const listing = Bun.spawnSync(["unzip", "-Z", join(dir, "a.zip")]);
+      if (listing.exitCode === 0) expect(listing.stdout.toString()).toMatch(/^-rwxr-xr-x .* 80-Jan-01 00:00 bsk\.exe$/m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("entries named ../bsk or /bsk are not bsk: refused, nothing is written anywhere", () => {
+    const dir = mkdtempSync("/tmp/bsk-rel-");
+    try {
+      const outside = ["../bsk", "/bsk", `${dir}/bsk`, "./../bsk"];
+      const entries = outside.map((name) => ({ name, data, mode: 0o755 }));
+      expect(() => fromTarGz(tarGz(entries), "bsk")).toThrow(/no bsk in it/);
+      expect(() => fromZip(zip(entries), "bsk")).toThrow(/no bsk in it/);
+      expect(readdirSync(dir)).toEqual([]);
+      expect(existsSync(join(dir, "../bsk"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

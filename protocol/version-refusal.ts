@@ -2,8 +2,8 @@
  * The refusal of an extension whose protocol major differs from the daemon's, telling the person which side to
  * update and how: an older extension is reloaded from this release's extension zip, an older bsk is updated.
  */
-import { BskError } from "../protocol/errors.ts";
-import { APP_VERSION, parseProtocolVersion, PROTOCOL_VERSION } from "../protocol/version.ts";
+import { BskError } from "./errors.ts";
+import { APP_VERSION, parseProtocolVersion, PROTOCOL_VERSION } from "./version.ts";
 
 export function versionRefusal(extensionProtocol: string): BskError {
   const ours = parseProtocolVersion(PROTOCOL_VERSION)?.major ?? 0;

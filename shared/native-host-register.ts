@@ -12,10 +12,11 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
-import { writeAtomic } from "../atomic-file.ts";
-import { ensurePrivateDir, readJsonFile } from "../fs-util.ts";
-import type { HomePaths } from "../home.ts";
+import { EXTENSION_ID } from "../protocol/extension-identity.ts";
+import { writeAtomic } from "./atomic-file.ts";
+import { isCompiled } from "./compiled.ts";
+import { ensurePrivateDir, readJsonFile } from "./fs-util.ts";
+import type { HomePaths } from "./home.ts";
 
 export const HOST_NAME = "com.bsk.bridge";
 const MANIFEST_FILE = `${HOST_NAME}.json`;
@@ -67,9 +68,8 @@ const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** The command that runs this same bsk (the compiled binary, or bun with the CLI's entry in a checkout). */
 export function bskCommand(): string[] {
-  const compiled = Bun.main.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/.test(Bun.main);
-  if (compiled) return [process.execPath];
-  return [process.execPath, join(import.meta.dir, "../../cli/main.ts")];
+  if (isCompiled()) return [process.execPath];
+  return [process.execPath, join(import.meta.dir, "../cli/main.ts")];
 }
 
 export function launcherScript(home: string, command: string[]): string {

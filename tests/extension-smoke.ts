@@ -1,7 +1,7 @@
 /**
  * End-to-end smoke test of the built extension against a scripted minimal daemon, without the real daemon or CLI.
  *
- *   npx wxt build extension && bun extension/dev/smoke.ts
+ *   npx wxt build extension && bun tests/extension-smoke.ts
  *
  * Starts the fixture site and a WebSocket server on a free port at /extension that answers the handshake, launches
  * headless Chromium with extension/.output/chrome-mv3 through connect.html?port=..., then drives every extension
@@ -11,17 +11,17 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ServerWebSocket } from "bun";
-import { getMethod } from "../../protocol/catalog.ts";
-import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
-import { randomBase64url } from "../../protocol/trust.ts";
-import { PROTOCOL_VERSION } from "../../protocol/version.ts";
-import { homePaths } from "../../daemon/home.ts";
-import { daemonProof } from "../../daemon/trust/proofs.ts";
-import { ensureSecret } from "../../daemon/trust/secret.ts";
-import { startFixtureServer } from "../../tests/fixtures/server.ts";
-import { Person } from "../../tests/e2e/person.ts";
+import { getMethod } from "../protocol/catalog.ts";
+import { EXTENSION_ID } from "../protocol/extension-identity.ts";
+import { randomBase64url } from "../protocol/trust.ts";
+import { PROTOCOL_VERSION } from "../protocol/version.ts";
+import { homePaths } from "../shared/home.ts";
+import { daemonProof } from "../daemon/trust/proofs.ts";
+import { ensureSecret } from "../daemon/trust/secret.ts";
+import { startFixtureServer } from "../scripts/fixture-server.ts";
+import { Person } from "./e2e/person.ts";
 
-const ROOT = join(import.meta.dir, "../..");
+const ROOT = join(import.meta.dir, "..");
 const EXT = process.env.EXT_DIR ?? join(ROOT, "extension/.output/chrome-mv3");
 const LAUNCH = "/work/shared/e2e/chromium-with-extension.sh";
 

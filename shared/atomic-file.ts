@@ -5,8 +5,7 @@
  * fs-util.ts), then renamed over the target (or hard-linked, when an existing file must be kept). Only nothing or
  * a regular file is ever replaced: a device, FIFO, socket, symbolic link or folder at the target is refused with
  * `invalid_params` and left as it was.
- * Here, not in protocol/ (wire vocabulary only), because both the daemon and the CLI (which already imports
- * daemon/home.ts) write files.
+ * Here in shared/, not protocol/ (wire vocabulary, no I/O), because both the daemon and the CLI write files.
  */
 import { closeSync, constants, fsyncSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";

@@ -1,0 +1,21 @@
+/** Reaching this $BSK_HOME's daemon: connect, or start one (autostart.ts, loaded only when none answers). */
+import { BskError } from "../protocol/errors.ts";
+import type { HomePaths } from "../shared/home.ts";
+import { tryConnect, type Connection } from "./daemon-client.ts";
+
+export function daemonNotRunning(): BskError {
+  return new BskError("unsupported", "the bsk daemon is not running", { data: { reason: "daemon_not_running" } });
+}
+
+/**
+ * A connection to this $BSK_HOME's daemon, starting one (detached) when none answers, unless
+ * BSK_AUTO_START=0 or `autoStart` is false (then: unsupported, reason daemon_not_running).
+ */
+export async function reachDaemon(paths: HomePaths, env: Record<string, string | undefined>, autoStart = true): Promise<Connection> {
+  const conn = await tryConnect(paths);
+  if (conn) return conn;
+  // not running (no daemon.json, stale pid, refused): start one
+  if (!autoStart || env.BSK_AUTO_START === "0") throw daemonNotRunning();
+  const { startDaemon } = await import("./autostart.ts");
+  return startDaemon(paths, env);
+}
