@@ -11,6 +11,7 @@
  * Targets (issue 2): tab list p50 ≤ 15 ms, evaluate p50 ≤ 20 ms, session start p50 ≤ 500 ms, cold start ≤ 3 s.
  * See-and-act (scripts/bench/actions.ts) and snapshot size against Playwright (scripts/bench/snapshot-size.ts).
  * The operation ledger's fsync per mutation, in-process, against the in-memory floor (scripts/bench/ledger.ts).
+ * Server mode with 500 scripted remote links: memory per idle link, calls per second (tests/load/remote-links.ts).
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -133,6 +134,10 @@ const results = {
 };
 mkdirSync(join(ROOT, "bench"), { recursive: true });
 writeFileSync(join(ROOT, "bench/results.json"), `${JSON.stringify(results, null, 2)}\n`);
+
+// Server mode under load: its own process (tests/load/remote-links.ts adds `remote_links` to the results file).
+const load = Bun.spawn([process.execPath, join(ROOT, "tests/load/remote-links.ts"), "500"], { cwd: ROOT, stdout: "inherit", stderr: "inherit" });
+if ((await load.exited) !== 0) throw new Error("the remote-links load test failed (a link refused, dropped or a call misrouted)");
 
 printRows(rows);
 console.log("\nsnapshot size, o200k tokens (bsk vs Playwright ariaSnapshot mode ai; controls = actionable DOM elements)");
