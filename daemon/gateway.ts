@@ -16,7 +16,7 @@ import { limitWarnings } from "./log-limit.ts";
 import type { Authorizer } from "./remote/authorize.ts";
 import type { PeerLimiter } from "./remote/limits.ts";
 import { checkCertificate, type ServerMode } from "./remote/server-options.ts";
-import { remoteRequest } from "./remote/remote-requests.ts";
+import { corsHeaders, remoteRequest } from "./remote/remote-requests.ts";
 
 export interface GatewayDeps extends LinkDeps {
   allowList: AllowList;
@@ -51,7 +51,7 @@ export function startGateway(deps: GatewayDeps): Gateway {
     // too (SO_REUSEPORT), and the extension would reach either daemon.
     reusePort: false,
     development: false,
-    fetch(req: Request, srv: Server<LinkState>) {
+    async fetch(req: Request, srv: Server<LinkState>) {
       if (remote) {
         if (stopping) return new Response("daemon is stopping\n", { status: 503 });
         const r = remoteRequest(req, srv.requestIP(req)?.address, remote, deps.allowList);
@@ -59,7 +59,11 @@ export function startGateway(deps: GatewayDeps): Gateway {
           if (r.refused) untrusted.warn("remote request refused", { reason: r.refused, path: new URL(req.url).pathname });
           return r.response;
         }
-        if (r.kind === "authorize") return remote.authorizer.handle(req, r.extensionId);
+        if (r.kind === "authorize") {
+          const res = await remote.authorizer.handle(req, r.extensionId);
+          for (const [k, v] of Object.entries(corsHeaders(`chrome-extension://${r.extensionId}`))) res.headers.set(k, v);
+          return res;
+        }
         const data: LinkState = { extensionId: r.extensionId, openedAt: performance.now(), trust: { port: 0 } };
         if (srv.upgrade(req, { data })) return undefined;
         return new Response("expected a WebSocket upgrade\n", { status: 426 });

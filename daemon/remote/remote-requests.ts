@@ -53,5 +53,19 @@ export function remoteRequest(
   const m = ORIGIN.exec(req.headers.get("origin") ?? "");
   if (!m) return refuse(403, "bad_origin", "origin must be chrome-extension://<allowed id>");
   if (!allowList.has(m[1]!)) return refuse(403, "extension_not_allowed", `extension ${m[1]} is not allowed (bsk daemon allow-extension <id>)`);
+  // The extension's fetch carries an Authorization header, so the browser asks first (CORS preflight): only the
+  // allowed extension's origin is answered, and only for POST with these headers.
+  if (authorize && req.method === "OPTIONS") return { kind: "response", response: new Response(null, { status: 204, headers: corsHeaders(m[0]!) }) };
   return { kind: authorize ? "authorize" : "link", extensionId: m[1]! };
+}
+
+/** What an allowed extension's cross-origin authorize request needs from the answer. */
+export function corsHeaders(origin: string): Record<string, string> {
+  return {
+    "access-control-allow-origin": origin,
+    "access-control-allow-methods": "POST",
+    "access-control-allow-headers": "authorization, content-type",
+    "access-control-max-age": "600",
+    vary: "Origin",
+  };
 }

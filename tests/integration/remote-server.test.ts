@@ -10,6 +10,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { homePaths } from "../../shared/home.ts";
 import { runDaemon, type DaemonInfo, type RunOutcome } from "../../daemon/main.ts";
+import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { parsePairingLink } from "../../protocol/remote.ts";
 import { normalizeCode, toBase64url } from "../../protocol/trust.ts";
 import { makeChain, type Chain } from "../tls/chain.ts";
@@ -191,6 +192,24 @@ describe("server mode over TLS", () => {
     expect((await again.handshake()).error).toMatchObject({ data: { reason: "device_not_paired" } });
     expect((await step(s.target, "renew-begin", { device: d.id, generation: "1", nonce: "c".repeat(43) })).status).toBe(401);
     expect((await s.call("devices.revoke", { device_id: d.id })).error).toMatchObject({ code: "not_found" });
+  });
+
+  test("the extension's CORS preflight is answered for its own origin only", async () => {
+    const pre = (origin: string) =>
+      fetch(`https://localhost:${s.port}/extension/authorize`, {
+        method: "OPTIONS",
+        headers: { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type" },
+        tls: { ca: chain.caPem },
+      } as RequestInit);
+    const ok = await pre(`chrome-extension://${EXTENSION_ID}`);
+    expect(ok.status).toBe(204);
+    expect(ok.headers.get("access-control-allow-origin")).toBe(`chrome-extension://${EXTENSION_ID}`);
+    expect(ok.headers.get("access-control-allow-headers")).toContain("authorization");
+    const evil = await pre("https://evil.example");
+    expect(evil.status).toBe(403);
+    expect(evil.headers.get("access-control-allow-origin")).toBeNull();
+    const answer = await step(s.target, "pair-begin", { nonce: "h".repeat(43) });
+    expect(answer.status).toBe(404);
   });
 
   test("a local hello, a foreign origin and a plain-text dial are refused", async () => {
