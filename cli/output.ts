@@ -5,7 +5,7 @@
  */
 import { BskError, exitCodeFor, hintFor, outcomeExitCode } from "../protocol/errors.ts";
 import { PAGE_FORMATTERS } from "./format-page.ts";
-import { eventLine, RECORD_FORMATTERS } from "./format-records.ts";
+import { eventLine, RECORD_FORMATTERS } from "./format-history.ts";
 import { TRACE_FORMATTERS } from "./format-trace.ts";
 
 export type Timings = Record<string, number>;

@@ -13,7 +13,7 @@ import { fileEffects, fileMethods } from "./methods/files.ts";
 import { interactionEffects, interactionMethods } from "./methods/interaction.ts";
 import { navigationEffects, navigationMethods } from "./methods/navigation.ts";
 import { observationEffects, observationMethods } from "./methods/observation.ts";
-import { recordEffects, recordMethods } from "./methods/records.ts";
+import { recordEffects, recordMethods } from "./methods/history.ts";
 import { recordingEffects, recordingMethods } from "./methods/recording.ts";
 import { sessionEffects, sessionMethods } from "./methods/session.ts";
 import { systemEffects, systemMethods } from "./methods/system.ts";

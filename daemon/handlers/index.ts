@@ -1,11 +1,11 @@
 import type { MethodName } from "../../protocol/catalog.ts";
 import { fileHandlers } from "./files.ts";
-import { recordHandlers } from "./records.ts";
+import { recordHandlers } from "./history.ts";
 import { recordingHandlers } from "./recording.ts";
 import { sessionHandlers } from "./session.ts";
 import { systemHandlers } from "./system.ts";
 import type { DaemonHandler } from "./types.ts";
-import { waitHandlers } from "./wait.ts";
+import { waitHandlers } from "./waits.ts";
 
 /** Every daemon-owned method's handler (a unit test checks none is missing). */
 export const DAEMON_HANDLERS: Partial<Record<MethodName, DaemonHandler>> = { ...systemHandlers, ...sessionHandlers, ...recordHandlers, ...recordingHandlers, ...waitHandlers, ...fileHandlers };

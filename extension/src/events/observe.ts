@@ -7,7 +7,7 @@
  * What a session observes is kept in storage.session, so a restarted worker keeps observing.
  */
 import { browser } from "wxt/browser";
-import type { OBSERVE_KINDS } from "../../../protocol/methods/records.ts";
+import type { OBSERVE_KINDS } from "../../../protocol/methods/history.ts";
 import { onAttach, tapCdp } from "../cdp.ts";
 import { emitBurst } from "../outbox.ts";
 import { allSessions, ownerOfTab } from "../sessions.ts";
