@@ -34,7 +34,7 @@ export function eventLine(e: any): string {
   return `${e.seq}  ${clock(e.ts)}  ${e.event}${count}  ${dataText(e.data ?? {})}`.trimEnd();
 }
 
-export const RECORD_FORMATTERS: Record<string, Formatter> = {
+export const HISTORY_FORMATTERS: Record<string, Formatter> = {
   ops: (r) => {
     const lines = (r.ops ?? []).map(opLine);
     const more = r.total > lines.length ? `-- ${r.total - lines.length} older ops (--limit)` : undefined;

@@ -5,13 +5,13 @@
  */
 import { BskError, exitCodeFor, hintFor, outcomeExitCode } from "../protocol/errors.ts";
 import { PAGE_FORMATTERS } from "./format-page.ts";
-import { eventLine, RECORD_FORMATTERS } from "./format-history.ts";
+import { eventLine, HISTORY_FORMATTERS } from "./format-history.ts";
 import { TRACE_FORMATTERS } from "./format-trace.ts";
 
 export type Timings = Record<string, number>;
 
 export type Outcome =
-  /** `format` names the human formatter (the method, or a CLI-only command); unknown ones print YAML-ish. */
+  /** `format` names the human formatter (the method, or a CLI-only command); unknown ones print an outline (toOutline). */
   | {
       ok: true;
       result: unknown;
@@ -252,12 +252,15 @@ const FORMATTERS: Record<string, Formatter> = {
     return { stdout: out.join("\n"), stderr: kept.join("\n") || undefined };
   },
   ...PAGE_FORMATTERS,
-  ...RECORD_FORMATTERS,
+  ...HISTORY_FORMATTERS,
   ...TRACE_FORMATTERS,
 };
 
-/** Compact YAML-ish text for results without a formatter. */
-export function toYaml(value: unknown, indent = ""): string {
+/**
+ * An outline for results without a formatter: `key: value` lines, nested values indented below their key,
+ * strings unquoted. Not YAML: nothing is escaped, and it is not meant to be parsed back.
+ */
+export function toOutline(value: unknown, indent = ""): string {
   if (value === null || value === undefined) return `${indent}null`;
   if (typeof value !== "object") return `${indent}${typeof value === "string" ? value : JSON.stringify(value)}`;
   const lines: string[] = [];
@@ -267,12 +270,12 @@ export function toYaml(value: unknown, indent = ""): string {
   if (Array.isArray(value)) {
     for (const v of value) {
       if (scalar(v)) lines.push(`${indent}- ${show(v)}`);
-      else lines.push(`${indent}-\n${toYaml(v, `${indent}  `)}`);
+      else lines.push(`${indent}-\n${toOutline(v, `${indent}  `)}`);
     }
   } else {
     for (const [k, v] of Object.entries(value)) {
       if (scalar(v)) lines.push(`${indent}${k}: ${show(v)}`);
-      else lines.push(`${indent}${k}:\n${toYaml(v, `${indent}  `)}`);
+      else lines.push(`${indent}${k}:\n${toOutline(v, `${indent}  `)}`);
     }
   }
   return lines.join("\n");
@@ -285,7 +288,7 @@ export function humanSuccess(
   redactKeys: readonly string[] = [],
 ): { stdout: string; stderr?: string } {
   const f = format ? FORMATTERS[format] : undefined;
-  const out = f ? f(result, redact(params, redactKeys)) : toYaml(result);
+  const out = f ? f(result, redact(params, redactKeys)) : toOutline(result);
   return typeof out === "string" ? { stdout: out } : out;
 }
 

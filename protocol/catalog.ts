@@ -13,7 +13,7 @@ import { fileEffects, fileMethods } from "./methods/files.ts";
 import { interactionEffects, interactionMethods } from "./methods/interaction.ts";
 import { navigationEffects, navigationMethods } from "./methods/navigation.ts";
 import { observationEffects, observationMethods } from "./methods/observation.ts";
-import { recordEffects, recordMethods } from "./methods/history.ts";
+import { historyEffects, historyMethods } from "./methods/history.ts";
 import { recordingEffects, recordingMethods } from "./methods/recording.ts";
 import { sessionEffects, sessionMethods } from "./methods/session.ts";
 import { systemEffects, systemMethods } from "./methods/system.ts";
@@ -32,7 +32,7 @@ export const METHODS = {
   ...diagnosticsMethods,
   ...emulationMethods,
   ...humanMethods,
-  ...recordMethods,
+  ...historyMethods,
   ...recordingMethods,
   ...fileMethods,
 };
@@ -55,7 +55,7 @@ export const EFFECTS: Record<MethodName, Effect> = {
   ...diagnosticsEffects,
   ...emulationEffects,
   ...humanEffects,
-  ...recordEffects,
+  ...historyEffects,
   ...recordingEffects,
   ...fileEffects,
 };

@@ -57,4 +57,4 @@ const events: DaemonHandler = async ({ call, ctx, client }) => {
   return { session_id: id, events: [], next_since: last, dropped: backlog.dropped, ended } satisfies Result<"events">;
 };
 
-export const recordHandlers = { ops, events };
+export const historyHandlers = { ops, events };

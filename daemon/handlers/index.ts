@@ -1,6 +1,6 @@
 import type { MethodName } from "../../protocol/catalog.ts";
 import { fileHandlers } from "./files.ts";
-import { recordHandlers } from "./history.ts";
+import { historyHandlers } from "./history.ts";
 import { recordingHandlers } from "./recording.ts";
 import { sessionHandlers } from "./session.ts";
 import { systemHandlers } from "./system.ts";
@@ -8,4 +8,4 @@ import type { DaemonHandler } from "./types.ts";
 import { waitHandlers } from "./waits.ts";
 
 /** Every daemon-owned method's handler (a unit test checks none is missing). */
-export const DAEMON_HANDLERS: Partial<Record<MethodName, DaemonHandler>> = { ...systemHandlers, ...sessionHandlers, ...recordHandlers, ...recordingHandlers, ...waitHandlers, ...fileHandlers };
+export const DAEMON_HANDLERS: Partial<Record<MethodName, DaemonHandler>> = { ...systemHandlers, ...sessionHandlers, ...historyHandlers, ...recordingHandlers, ...waitHandlers, ...fileHandlers };

@@ -38,7 +38,7 @@ export const EventInfo = () =>
 export const FOLLOW_MS = 23 * 3_600_000;
 
 /** What was done and what happened: the operation ledger and the session event stream, both kept on disk. */
-export const recordMethods = {
+export const historyMethods = {
   ops: method({
     owner: "daemon",
     scope: "none",
@@ -105,7 +105,7 @@ export const recordMethods = {
   }),
 };
 
-export const recordEffects: Record<keyof typeof recordMethods, Effect> = {
+export const historyEffects: Record<keyof typeof historyMethods, Effect> = {
   ops: "ControlPlane",
   events: "PassiveRead",
 };

@@ -7,6 +7,9 @@ import { ERROR_CODES, ERRORS, REASON_HINTS } from "../../protocol/errors.ts";
 import { EXTENSION_ID, EXTENSION_KEY } from "../../protocol/extension-identity.ts";
 import { renderSchemas } from "../../protocol/json-schema.ts";
 
+/** Rendered once: every method's schema is built, which is most of this file's time. */
+const SCHEMAS = renderSchemas();
+
 describe("catalog", () => {
   test("every method has an effect class, description and schemas that build", () => {
     for (const name of METHOD_NAMES) {
@@ -34,7 +37,7 @@ describe("catalog", () => {
     for (const name of METHOD_NAMES) {
       const def = METHODS[name];
       if (!def.cli) continue;
-      const json = renderSchemas()[`methods/${name}.json`]!;
+      const json = SCHEMAS[`methods/${name}.json`]!;
       const params = JSON.parse(json).properties.params.properties as Record<string, unknown>;
       for (const p of def.cli.positionals ?? []) expect(params).toHaveProperty(p.param);
       for (const f of Object.values(def.cli.flags ?? {})) expect(params).toHaveProperty(f.param);
@@ -44,7 +47,7 @@ describe("catalog", () => {
   test("tab-scoped methods accept tab_id, session-scoped ones session_id", () => {
     for (const name of METHOD_NAMES) {
       const def = METHODS[name];
-      const shape = JSON.parse(renderSchemas()[`methods/${name}.json`]!).properties.params.properties;
+      const shape = JSON.parse(SCHEMAS[`methods/${name}.json`]!).properties.params.properties;
       if (def.scope !== "none") expect(shape).toHaveProperty("session_id");
       if (def.scope === "tab") expect(shape).toHaveProperty("tab_id");
     }
@@ -64,9 +67,9 @@ describe("catalog", () => {
 });
 
 describe("generated JSON Schemas", () => {
-  test("protocol/schemas/ matches the catalog (run `npm run schemas` when this fails)", () => {
+  test("protocol/schemas/ matches the catalog (run `npm run gen` when this fails)", () => {
     const dir = join(import.meta.dir, "../../protocol/schemas");
-    const expected = renderSchemas();
+    const expected = SCHEMAS;
     const onDisk: Record<string, string> = {};
     const walk = (rel: string) => {
       for (const entry of readdirSync(join(dir, rel), { withFileTypes: true })) {
