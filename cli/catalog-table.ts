@@ -4,7 +4,7 @@
  * and inlines the result, so the CLI carries every command, flag and description without importing zod
  * or building a single schema at start-up. Nothing here may be a function: the value is serialised.
  */
-import { EFFECTS, cliMethods } from "../protocol/catalog.ts";
+import { cliMethods } from "../protocol/catalog.ts";
 import type { CliShape, Effect, FlagSpec, JsonFileSpec, PositionalSpec, Scope, TransferSpec } from "../protocol/define.ts";
 
 export interface CatalogCommand {
@@ -39,7 +39,7 @@ export function catalogCommands(): CatalogCommand[] {
       words: [...cli.words],
       description: def.description,
       scope: def.scope,
-      effect: EFFECTS[name],
+      effect: def.effect,
       positionals: (cli.positionals ?? []).map((p) => ({ ...p })),
       flags: Object.fromEntries(Object.entries(cli.flags ?? {}).map(([k, f]) => [k, { ...f, options: f.options && [...f.options] }])),
       examples: [...(cli.examples ?? [])],

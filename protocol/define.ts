@@ -7,6 +7,12 @@ import { z } from "zod";
 
 export type Effect = "BrowserMutation" | "TransientInput" | "PassiveRead" | "ControlPlane";
 export type Owner = "daemon" | "extension";
+/**
+ * Who may call a method. agent: a command and an MCP tool. person: a command the person runs, not a tool (the
+ * daemon's administration). link: the extension, on its link to the daemon (hello, handshake, pairing). wire: bsk's
+ * own processes, never a command (the daemon's calls into the extension, transfers, cancel, shutdown).
+ */
+export type Callers = "agent" | "person" | "link" | "wire";
 /** none: no session; session: needs session_id; tab: session_id plus an optional tab_id (default: the current tab). */
 export type Scope = "none" | "session" | "tab";
 
@@ -51,6 +57,9 @@ export interface CliShape {
 export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType, O extends Owner = Owner> {
   /** Kept literal (O) so types can select methods by owner (ExtensionMethodName). */
   owner: O;
+  /** What a call does to the browser: the ledger, the person's control and MCP annotations follow from it. */
+  effect: Effect;
+  callers: Callers;
   scope: Scope;
   description: string;
   params: () => P;
@@ -69,6 +78,13 @@ export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType 
   transfer?: TransferSpec;
   /** How the method as an MCP tool (cli/mcp/tools.ts) differs from its wire params, beyond what its file specs imply. */
   mcp?: McpShape;
+  /**
+   * Answered while a JS dialog holds the tab instead of racing it: it needs no page (the worker's own buffers), it is
+   * how the dialog is answered, or it waits for the person, who may answer the dialog themselves.
+   */
+  runsUnderDialog?: boolean;
+  /** A ControlPlane method that changes nothing (its MCP tool is read-only). */
+  readsOnly?: boolean;
 }
 
 export interface McpShape {
@@ -103,7 +119,17 @@ export interface TransferSpec {
   };
 }
 
-export function method<P extends z.ZodType, R extends z.ZodType, O extends Owner>(def: MethodDef<P, R, O>): MethodDef<P, R, O> {
+/** A public method: a command (and, for agents, an MCP tool). */
+export function method<P extends z.ZodType, R extends z.ZodType, O extends Owner>(
+  def: Omit<MethodDef<P, R, O>, "callers" | "cli"> & { callers?: "agent" | "person"; cli: CliShape },
+): MethodDef<P, R, O> {
+  return { ...def, callers: def.callers ?? "agent" };
+}
+
+/** A method only bsk's own processes send (no command, no tool); each family keeps these apart from its public ones. */
+export function wireMethod<P extends z.ZodType, R extends z.ZodType, O extends Owner>(
+  def: Omit<MethodDef<P, R, O>, "callers" | "cli"> & { callers: "link" | "wire"; cli?: never },
+): MethodDef<P, R, O> {
   return def;
 }
 

@@ -9,9 +9,6 @@ import { z } from "zod";
 import { EFFECTS, METHOD_NAMES, METHODS, type MethodName } from "../../protocol/catalog.ts";
 import type { CliShape, Effect, MethodDef, Scope, TransferSpec } from "../../protocol/define.ts";
 
-/** ControlPlane methods that only read. */
-const CONTROL_READS: ReadonlySet<string> = new Set(["system.status", "session.list", "browser.list", "ops"]);
-
 export interface JsonSchemaObject {
   type: "object";
   properties: Record<string, object>;
@@ -51,14 +48,13 @@ export function toolName(method: string): string {
   return method.replace(/\./g, "_");
 }
 
-/** Methods with a CLI shape, except the daemon's administration (`bsk daemon allow-extension`, `bsk daemon pair`, …). */
+/** Methods an agent calls (catalog `callers`); not the daemon's administration (`bsk daemon pair`, …) nor wire methods. */
 export function isAgentMethod(name: string): boolean {
-  const cli = METHODS[name as MethodName]?.cli as CliShape | undefined;
-  return Boolean(cli) && cli!.words[0] !== "daemon";
+  return METHODS[name as MethodName]?.callers === "agent";
 }
 
 export function annotationsFor(method: string, effect: Effect, def: MethodDef): ToolAnnotations {
-  const readOnly = effect === "PassiveRead" || CONTROL_READS.has(method);
+  const readOnly = effect === "PassiveRead" || def.readsOnly === true;
   return {
     title: `bsk ${def.cli?.words.join(" ") ?? method}`,
     readOnlyHint: readOnly,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Effect, method, tabParams } from "../define.ts";
+import { method, tabParams } from "../define.ts";
 
 const cursorParams = () => ({
   ...tabParams(),
@@ -18,6 +18,8 @@ const cursorFlags = {
 export const diagnosticsMethods = {
   console: method({
     owner: "extension",
+    effect: "PassiveRead",
+    runsUnderDialog: true,
     scope: "tab",
     description: "Console messages and uncaught errors of the tab since a cursor.",
     params: () =>
@@ -49,6 +51,8 @@ export const diagnosticsMethods = {
 
   network: method({
     owner: "extension",
+    effect: "PassiveRead",
+    runsUnderDialog: true,
     scope: "tab",
     description: "Requests of the tab since a cursor: method, URL, status, type, failures and timing.",
     params: () => z.object({ ...cursorParams(), failed: z.boolean().default(false).describe("Only failed requests (network error or HTTP ≥ 400)") }),
@@ -75,9 +79,4 @@ export const diagnosticsMethods = {
       flags: { ...cursorFlags, failed: { param: "failed", type: "boolean", description: "Only failed requests" } },
     },
   }),
-};
-
-export const diagnosticsEffects: Record<keyof typeof diagnosticsMethods, Effect> = {
-  console: "PassiveRead",
-  network: "PassiveRead",
 };

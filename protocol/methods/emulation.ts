@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Effect, method, sessionParam, tabParams } from "../define.ts";
+import { method, sessionParam, tabParams } from "../define.ts";
 
 export const DEVICE_PRESETS = ["iphone-14", "iphone-se", "pixel-7", "galaxy-s23", "ipad-mini", "ipad-pro", "desktop-1080p"] as const;
 
@@ -7,6 +7,7 @@ export const DEVICE_PRESETS = ["iphone-14", "iphone-se", "pixel-7", "galaxy-s23"
 export const emulationMethods = {
   emulate: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Emulate a device (preset) or set viewport size, pixel ratio, mobile, touch and user agent; --off restores.",
     params: () =>
@@ -47,6 +48,7 @@ export const emulationMethods = {
 
   "window.resize": method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "session",
     description: "Resize the session's Agent Window.",
     params: () =>
@@ -66,9 +68,4 @@ export const emulationMethods = {
       },
     },
   }),
-};
-
-export const emulationEffects: Record<keyof typeof emulationMethods, Effect> = {
-  emulate: "BrowserMutation",
-  "window.resize": "BrowserMutation",
 };

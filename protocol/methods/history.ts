@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Effect, method, SessionId, sessionParam } from "../define.ts";
+import { method, SessionId, sessionParam } from "../define.ts";
 
 export const OP_STATES = ["reserved", "executed", "not_executed", "unknown"] as const;
 
@@ -41,6 +41,8 @@ export const FOLLOW_MS = 23 * 3_600_000;
 export const historyMethods = {
   ops: method({
     owner: "daemon",
+    effect: "ControlPlane",
+    readsOnly: true,
     scope: "none",
     description: "Operations in the ledger: each browser mutation's op id, method, session and outcome (oldest first).",
     params: () =>
@@ -63,6 +65,7 @@ export const historyMethods = {
 
   events: method({
     owner: "daemon",
+    effect: "PassiveRead",
     scope: "session",
     description: "The session's ordered event stream after a cursor (also of an ended session); --follow streams new ones.",
     params: () =>
@@ -103,9 +106,4 @@ export const historyMethods = {
       examples: ["bsk events --session $S --since 12", "bsk events --session $S --follow --type console.error,request.failed --json"],
     },
   }),
-};
-
-export const historyEffects: Record<keyof typeof historyMethods, Effect> = {
-  ops: "ControlPlane",
-  events: "PassiveRead",
 };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Effect, method, Target, tabParams } from "../define.ts";
+import { method, Target, tabParams } from "../define.ts";
 
 const validRegex = (s: string) => {
   try {
@@ -37,6 +37,8 @@ export const HELP_OUTCOMES = ["completed", "continued", "cancelled", "timed_out"
 export const humanMethods = {
   request_help: method({
     owner: "extension",
+    effect: "PassiveRead",
+    runsUnderDialog: true,
     scope: "tab",
     description:
       "Ask the person for help in the tab (log in, solve a captcha, confirm a payment): brings the tab to the front, highlights " +
@@ -99,8 +101,4 @@ export const humanMethods = {
       ],
     },
   }),
-};
-
-export const humanEffects: Record<keyof typeof humanMethods, Effect> = {
-  request_help: "PassiveRead",
 };

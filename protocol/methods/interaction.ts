@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ActionResult, Coordinate, type Effect, method, Modifiers, Target, tabParams, WheelDelta } from "../define.ts";
+import { ActionResult, Coordinate, method, Modifiers, Target, tabParams, WheelDelta } from "../define.ts";
 
 const targetPositional = { param: "target", description: "@eN ref or CSS selector", required: true } as const;
 const optionalTargetPositional = { param: "target", description: "@eN ref or CSS selector" } as const;
@@ -34,6 +34,7 @@ const button = () => z.enum(["left", "middle", "right"]).default("left");
 export const interactionMethods = {
   click: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Click an element (after scroll-into-view, visible, enabled, stable and hit-test checks) or a point; reports the effect.",
     params: () =>
@@ -54,6 +55,7 @@ export const interactionMethods = {
 
   dblclick: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Double-click an element or a point.",
     params: () => targetOrPoint({ modifiers: Modifiers() }),
@@ -63,6 +65,7 @@ export const interactionMethods = {
 
   hover: method({
     owner: "extension",
+    effect: "TransientInput",
     scope: "tab",
     description: "Move the mouse over an element or a point and keep it there (the next observe sees hover state).",
     params: () => targetOrPoint({ modifiers: Modifiers() }),
@@ -72,6 +75,7 @@ export const interactionMethods = {
 
   fill: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Replace the value of an input, textarea or editable element as typed input, then read it back.",
     params: () => targeted({ value: z.string().max(1_000_000).describe("Text to put in the field") }),
@@ -94,6 +98,7 @@ export const interactionMethods = {
 
   type: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Type text key by key into the focused element, or into a target after focusing it.",
     params: () =>
@@ -118,6 +123,7 @@ export const interactionMethods = {
 
   press: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Press a key or chord (Enter, Tab, Escape, ArrowDown, Ctrl+A, Shift+Tab, Meta+Enter, a), optionally on a target.",
     params: () =>
@@ -140,6 +146,7 @@ export const interactionMethods = {
 
   select: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Choose options of a <select> (or listbox) by value or visible label; several only for multiple selects.",
     params: () => targeted({ values: z.array(z.string()).min(1).describe("Option values or labels") }),
@@ -154,6 +161,7 @@ export const interactionMethods = {
 
   check: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Make a checkbox, radio or switch checked (clicks only when it is not).",
     params: () => targeted({}),
@@ -163,6 +171,7 @@ export const interactionMethods = {
 
   uncheck: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Make a checkbox or switch unchecked (clicks only when it is checked).",
     params: () => targeted({}),
@@ -172,6 +181,7 @@ export const interactionMethods = {
 
   scroll_to: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Scroll an element into view (nearest scrollable ancestors included).",
     params: () => targeted({}),
@@ -184,6 +194,7 @@ export const interactionMethods = {
 
   wheel: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Turn the mouse wheel over a target (default: the viewport centre) by signed CSS px.",
     params: () =>
@@ -210,6 +221,7 @@ export const interactionMethods = {
 
   focus: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Focus an element.",
     params: () => targeted({}),
@@ -219,6 +231,7 @@ export const interactionMethods = {
 
   blur: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Take focus away from an element; says whether it had focus.",
     params: () => targeted({}),
@@ -228,6 +241,7 @@ export const interactionMethods = {
 
   drag: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Drag one element onto another (real mouse input; HTML5 drag and drop through intercepted drag events).",
     params: () => z.object({ ...tabParams(), from: Target(), to: Target() }),
@@ -243,6 +257,7 @@ export const interactionMethods = {
 
   "mouse.down": method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Press a mouse button at a point (canvas, maps); pair with mouse move and mouse up.",
     params: () => z.object({ ...tabParams(), x: Coordinate(), y: Coordinate(), button: button(), modifiers: Modifiers() }),
@@ -259,6 +274,7 @@ export const interactionMethods = {
 
   "mouse.move": method({
     owner: "extension",
+    effect: "TransientInput",
     scope: "tab",
     description: "Move the mouse to a point (with --steps intermediate moves), buttons as they are.",
     params: () =>
@@ -272,6 +288,7 @@ export const interactionMethods = {
 
   "mouse.up": method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Release a mouse button at a point.",
     params: () => z.object({ ...tabParams(), x: Coordinate(), y: Coordinate(), button: button(), modifiers: Modifiers() }),
@@ -288,6 +305,7 @@ export const interactionMethods = {
 
   evaluate: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Run a JavaScript expression in the page (or in an iframe with --frame) and return its JSON value; a throw is evaluation_failed.",
     params: () =>
@@ -313,25 +331,4 @@ export const interactionMethods = {
       examples: ["bsk evaluate document.title --session $S", "bsk evaluate 'fetch(\"/api/me\").then(r => r.status)'", "bsk evaluate location.href --frame @e4"],
     },
   }),
-};
-
-export const interactionEffects: Record<keyof typeof interactionMethods, Effect> = {
-  click: "BrowserMutation",
-  dblclick: "BrowserMutation",
-  hover: "TransientInput",
-  fill: "BrowserMutation",
-  type: "BrowserMutation",
-  press: "BrowserMutation",
-  select: "BrowserMutation",
-  check: "BrowserMutation",
-  uncheck: "BrowserMutation",
-  scroll_to: "BrowserMutation",
-  wheel: "BrowserMutation",
-  focus: "BrowserMutation",
-  blur: "BrowserMutation",
-  drag: "BrowserMutation",
-  "mouse.down": "BrowserMutation",
-  "mouse.move": "TransientInput",
-  "mouse.up": "BrowserMutation",
-  evaluate: "BrowserMutation",
 };

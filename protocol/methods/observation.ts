@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Effect, method, Target, tabParams } from "../define.ts";
+import { method, Target, tabParams } from "../define.ts";
 
 const snapshotParams = () => ({
   ...tabParams(),
@@ -36,6 +36,7 @@ const snapshotFlags = {
 export const observationMethods = {
   snapshot: method({
     owner: "extension",
+    effect: "PassiveRead",
     scope: "tab",
     description: "The page as indented role \"name\" lines, with @eN refs on everything actionable (frames and shadow roots inline).",
     params: () => z.object(snapshotParams()),
@@ -49,6 +50,7 @@ export const observationMethods = {
 
   observe: method({
     owner: "extension",
+    effect: "TransientInput",
     scope: "tab",
     description: "A snapshot that may also hover to reveal hover-only menus (--probe-hover), which moves the mouse.",
     params: () =>
@@ -70,6 +72,7 @@ export const observationMethods = {
 
   find: method({
     owner: "extension",
+    effect: "PassiveRead",
     scope: "tab",
     description: "Search the session's last snapshot of the tab for text or /regex/; prints matching lines with their refs.",
     params: () =>
@@ -94,6 +97,7 @@ export const observationMethods = {
 
   screenshot: method({
     owner: "extension",
+    effect: "PassiveRead",
     scope: "tab",
     description: "Capture the viewport or one element (--ref) as PNG or JPEG into a file; prints its path. --full-page: the whole page (bsk screenshot full-page).",
     params: () =>
@@ -131,6 +135,7 @@ export const observationMethods = {
 
   "screenshot.full_page": method({
     owner: "extension",
+    effect: "TransientInput",
     scope: "tab",
     description:
       "Capture the whole page top to bottom as one PNG, scrolling through it (follow: keep going while the page grows, up to --max-height). Aborted, leaving no file, if the tab navigates, closes, is deactivated or leaves the session.",
@@ -173,6 +178,7 @@ export const observationMethods = {
 
   get_html: method({
     owner: "extension",
+    effect: "PassiveRead",
     scope: "tab",
     description: "The HTML of the page or of one element (--ref), capped at --max-bytes.",
     params: () =>
@@ -190,13 +196,4 @@ export const observationMethods = {
       },
     },
   }),
-};
-
-export const observationEffects: Record<keyof typeof observationMethods, Effect> = {
-  snapshot: "PassiveRead",
-  observe: "TransientInput",
-  find: "PassiveRead",
-  screenshot: "PassiveRead",
-  "screenshot.full_page": "TransientInput",
-  get_html: "PassiveRead",
 };

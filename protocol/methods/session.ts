@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Effect, method, SessionId, SessionInfo, sessionParam } from "../define.ts";
+import { method, wireMethod, SessionId, SessionInfo, sessionParam } from "../define.ts";
 import { normalizeOrigin } from "../origins.ts";
 import { OBSERVE_KINDS, ObserveKinds } from "./history.ts";
 
@@ -10,6 +10,7 @@ export const LEASE_MAX_MS = 3_600_000;
 export const sessionMethods = {
   "session.start": method({
     owner: "daemon",
+    effect: "ControlPlane",
     scope: "none",
     description: "Open an Agent Window in the person's browser and start a session; prints the session id.",
     params: () =>
@@ -83,6 +84,7 @@ export const sessionMethods = {
 
   "session.stop": method({
     owner: "daemon",
+    effect: "ControlPlane",
     scope: "none",
     description: "End a session (or all): its own tabs close one by one, borrowed tabs go back, the Agent Window closes.",
     params: () =>
@@ -111,6 +113,8 @@ export const sessionMethods = {
 
   "session.list": method({
     owner: "daemon",
+    effect: "ControlPlane",
+    readsOnly: true,
     scope: "none",
     description: "Live sessions and recently ended ones with their end reason; --session shows only that one.",
     params: () => z.object({ session_id: SessionId().optional().describe("Only this session (live or ended)") }),
@@ -121,9 +125,14 @@ export const sessionMethods = {
       examples: ["bsk session list", "bsk session list --session k7qm"],
     },
   }),
+};
 
-  "session.open": method({
+/** Not commands: sent only between bsk's own processes (see `callers`). */
+export const sessionWireMethods = {
+  "session.open": wireMethod({
     owner: "extension",
+    effect: "ControlPlane",
+    callers: "wire",
     scope: "session",
     description: "Daemon → extension: open the session's Agent Window on about:blank.",
     params: () =>
@@ -141,8 +150,10 @@ export const sessionMethods = {
     result: () => z.object({ window_id: z.number().int(), tab_id: z.number().int() }),
   }),
 
-  "session.close": method({
+  "session.close": wireMethod({
     owner: "extension",
+    effect: "ControlPlane",
+    callers: "wire",
     scope: "session",
     description: "Daemon → extension: close the session's tabs one by one, return borrowed tabs, close its window.",
     params: () => z.object({ ...sessionParam(), reason: z.string() }),
@@ -152,13 +163,4 @@ export const sessionMethods = {
         returned_tab_ids: z.array(z.number().int()),
       }),
   }),
-};
-
-/** Effect class of each method above; the compiler checks it names every one of them. */
-export const sessionEffects: Record<keyof typeof sessionMethods, Effect> = {
-  "session.start": "ControlPlane",
-  "session.stop": "ControlPlane",
-  "session.list": "ControlPlane",
-  "session.open": "ControlPlane",
-  "session.close": "ControlPlane",
 };

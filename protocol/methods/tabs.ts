@@ -1,10 +1,11 @@
 import { z } from "zod";
-import { type Effect, method, sessionParam, TabInfo } from "../define.ts";
+import { method, sessionParam, TabInfo } from "../define.ts";
 
 /** Tabs: listing, creating, selecting and closing the session's tabs; borrowing the person's and giving them back. */
 export const tabMethods = {
   "tab.list": method({
     owner: "extension",
+    effect: "PassiveRead",
     scope: "session",
     description: "List tabs: the session's own (default), the person's, or all, with id, title, URL, window and owner.",
     params: () =>
@@ -21,6 +22,7 @@ export const tabMethods = {
 
   "tab.create": method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "session",
     description: "Open a new tab in the Agent Window; it becomes the session's current tab.",
     params: () =>
@@ -42,6 +44,7 @@ export const tabMethods = {
 
   "tab.select": method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "session",
     description: "Make a tab the session's current tab and activate it.",
     params: () => z.object({ ...sessionParam(), tab_id: z.number().int().describe("Tab id") }),
@@ -55,6 +58,7 @@ export const tabMethods = {
 
   "tab.close": method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "session",
     description: "Close one of the session's tabs (default: the current one); borrowed tabs are refused.",
     params: () => z.object({ ...sessionParam(), tab_id: z.number().int().optional().describe("Tab id") }),
@@ -68,6 +72,7 @@ export const tabMethods = {
 
   "tab.borrow": method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "session",
     description:
       "Borrow one of the person's tabs: they are asked in a consent window (unless they turned that off in the popup); " +
@@ -115,6 +120,7 @@ export const tabMethods = {
 
   "tab.return": method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "session",
     description:
       "Give a borrowed tab back: to its window and index with its pinned, group and muted state; if that window is gone, " +
@@ -149,13 +155,3 @@ export const BorrowOrigin = () =>
     group_id: z.number().int(),
     muted: z.boolean(),
   });
-
-/** Effect class of each method above; the compiler checks it names every one of them. */
-export const tabEffects: Record<keyof typeof tabMethods, Effect> = {
-  "tab.list": "PassiveRead",
-  "tab.create": "BrowserMutation",
-  "tab.select": "BrowserMutation",
-  "tab.close": "BrowserMutation",
-  "tab.borrow": "BrowserMutation",
-  "tab.return": "BrowserMutation",
-};

@@ -1,11 +1,12 @@
 import { z } from "zod";
-import { type Effect, method, SessionId, Target, tabParams, WaitUntil } from "../define.ts";
+import { method, SessionId, Target, tabParams, WaitUntil } from "../define.ts";
 import { waitUntilFlag } from "./navigation.ts";
 
 /** Waiting for something to happen in the tab, or for time to pass. */
 export const waitMethods = {
   wait_for: method({
     owner: "extension",
+    effect: "PassiveRead",
     scope: "tab",
     description:
       "Wait for the next navigation, a URL pattern, an element state (attached, visible, hidden, detached) or text to appear or go.",
@@ -60,6 +61,7 @@ export const waitMethods = {
 
   wait: method({
     owner: "daemon",
+    effect: "PassiveRead",
     scope: "none",
     description:
       "Wait a fixed time (at most 5 minutes); Ctrl-C or --timeout cancels it. With --session it is a call of that live session " +
@@ -77,9 +79,4 @@ export const waitMethods = {
       flags: { session: { param: "session_id", type: "string", env: "BSK_SESSION", description: "The live session this wait belongs to (renews its lease)" } },
     },
   }),
-};
-
-export const waitEffects: Record<keyof typeof waitMethods, Effect> = {
-  wait_for: "PassiveRead",
-  wait: "PassiveRead",
 };

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { EFFECTS, EXTENSION_METHODS, METHOD_NAMES, METHODS } from "../../protocol/catalog.ts";
+import { EFFECTS, EXTENSION_METHODS, METHOD_NAMES, METHODS, PUBLIC_METHODS, WIRE_METHODS } from "../../protocol/catalog.ts";
 import { ERROR_CODES, ERRORS, REASON_HINTS } from "../../protocol/errors.ts";
 import { EXTENSION_ID, EXTENSION_KEY } from "../../protocol/extension-identity.ts";
 import { renderSchemas } from "../../protocol/json-schema.ts";
@@ -20,6 +20,19 @@ describe("catalog", () => {
       expect(() => def.result()).not.toThrow();
     }
     expect(Object.keys(EFFECTS).sort()).toEqual([...METHOD_NAMES].sort());
+  });
+
+  test("public methods are commands; wire methods are not, and say who sends them", () => {
+    for (const def of Object.values(PUBLIC_METHODS)) {
+      expect(def.cli).toBeDefined();
+      expect(["agent", "person"]).toContain(def.callers);
+    }
+    for (const def of Object.values(WIRE_METHODS)) {
+      expect(def.cli).toBeUndefined();
+      expect(["link", "wire"]).toContain(def.callers);
+    }
+    expect(Object.keys(WIRE_METHODS)).toContain("session.open");
+    expect(Object.keys(WIRE_METHODS)).toContain("system.hello");
   });
 
   test("CLI command words are unique", () => {
