@@ -19,6 +19,7 @@ export interface CommandSpec {
   method?: string;
   effect?: Effect;
   waitParam?: string;
+  waitDefaultMs?: number;
   redact?: string[];
   fileResult?: { data: string; pathParam: string; defaultName: string };
   jsonFile?: JsonFileSpec;

@@ -16,6 +16,7 @@ export type Callers = "agent" | "person" | "link" | "wire";
 /** none: no session; session: needs session_id; tab: session_id plus an optional tab_id (default: the current tab). */
 export type Scope = "none" | "session" | "tab";
 
+/** A flag as the CLI reads it (cli/catalog-table.ts resolves each catalog flag to this at build time). */
 export interface FlagSpec {
   /** Params key the flag fills. */
   param: string;
@@ -25,12 +26,24 @@ export interface FlagSpec {
   description: string;
   alias?: string;
   options?: readonly string[];
-  /** Shown in help; the params schema owns the real default. */
+  /** Shown in help: the param's default (a duration's as `60s`). */
   default?: string | number | boolean;
   /** Fixed value for the param when the flag is present (e.g. `--all` → stop_all: true). */
   value?: unknown;
   /** Environment variable read when the flag is absent. */
   env?: string;
+}
+
+/**
+ * A flag as the catalog writes it: only what the params schema cannot say. Left out, `param` is the flag's name
+ * with `_` for `-`, and type, options, default and description are the param's own (cli/catalog-table.ts derives
+ * them at build time); given, they say how the CLI differs (a `duration` or `file` flag, its own wording).
+ */
+export type CliFlag = Omit<FlagSpec, "param" | "type" | "description"> & Partial<Pick<FlagSpec, "param" | "type" | "description">>;
+
+/** The params key a catalog flag fills. */
+export function flagParam(name: string, flag: Pick<CliFlag, "param">): string {
+  return flag.param ?? name.replace(/-/g, "_");
 }
 
 export interface PositionalSpec {
@@ -46,7 +59,7 @@ export interface CliShape {
   /** Command words after `bsk`, e.g. ["tab", "list"]. */
   words: readonly string[];
   positionals?: readonly PositionalSpec[];
-  flags?: Readonly<Record<string, FlagSpec>>;
+  flags?: Readonly<Record<string, CliFlag>>;
   examples?: readonly string[];
   /** The call's default --timeout when it is longer than the usual 30 s (uploads, downloads, full-page captures). */
   defaultTimeoutMs?: number;

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { EFFECTS, METHOD_NAMES, METHODS, type MethodName } from "../../protocol/catalog.ts";
-import type { CliShape, Effect, MethodDef, Scope, TransferSpec } from "../../protocol/define.ts";
+import { type CliShape, type Effect, flagParam, type MethodDef, type Scope, type TransferSpec } from "../../protocol/define.ts";
 
 export interface JsonSchemaObject {
   type: "object";
@@ -99,7 +99,7 @@ export function mcpWording(text: string, own: CliShape | undefined, index: Comma
   return served.replace(/--([a-z][a-z-]*)/g, (whole, flag: string) => {
     for (const shape of [own, named]) {
       const spec = shape?.flags?.[flag];
-      if (spec?.param) return spec.param;
+      if (spec) return flagParam(flag, spec);
       const variant = shape?.variants?.[flag];
       if (variant) return index.get(variant.join(" "))?.tool ?? whole;
     }

@@ -9,9 +9,9 @@ const cursorParams = () => ({
 });
 
 const cursorFlags = {
-  since: { param: "since", type: "number", description: "Only entries after this sequence number" },
-  limit: { param: "limit", type: "number", default: 50, description: "Most entries to return" },
-  "max-text": { param: "max_text_chars", type: "number", default: 1000, description: "Cut each text at this many characters" },
+  since: { description: "Only entries after this sequence number" },
+  limit: { description: "Most entries to return" },
+  "max-text": { param: "max_text_chars", description: "Cut each text at this many characters" },
 } as const;
 
 /** What the page said and fetched: per-tab ring buffers read with a --since cursor. */
@@ -44,7 +44,7 @@ export const diagnosticsMethods = {
       words: ["console"],
       flags: {
         ...cursorFlags,
-        level: { param: "level", type: "enum", options: ["debug", "log", "info", "warning", "error"], description: "Minimum level" },
+        level: {},
       },
     },
   }),
@@ -76,7 +76,7 @@ export const diagnosticsMethods = {
       }),
     cli: {
       words: ["network"],
-      flags: { ...cursorFlags, failed: { param: "failed", type: "boolean", description: "Only failed requests" } },
+      flags: { ...cursorFlags, failed: { description: "Only failed requests" } },
     },
   }),
 };

@@ -36,7 +36,7 @@ export const dialogMethods = {
     result: () => z.object({ tab_id: z.number().int(), dialog: DialogInfo(), accepted: z.literal(true) }),
     cli: {
       words: ["dialog", "accept"],
-      flags: { text: { param: "text", type: "string", description: "Answer for a prompt()" } },
+      flags: { text: {} },
     },
   }),
 

@@ -33,14 +33,14 @@ export const emulationMethods = {
     cli: {
       words: ["emulate"],
       flags: {
-        device: { param: "device", type: "enum", options: DEVICE_PRESETS, description: "Device preset" },
-        width: { param: "width", type: "number", description: "Viewport width" },
-        height: { param: "height", type: "number", description: "Viewport height" },
-        dpr: { param: "dpr", type: "number", description: "Device pixel ratio" },
-        mobile: { param: "mobile", type: "boolean", description: "Mobile viewport (meta viewport, overlay scrollbars)" },
-        touch: { param: "touch", type: "boolean", description: "Touch events" },
-        ua: { param: "user_agent", type: "string", description: "User agent string" },
-        off: { param: "off", type: "boolean", description: "Clear all emulation" },
+        device: { description: "Device preset" },
+        width: { description: "Viewport width" },
+        height: { description: "Viewport height" },
+        dpr: { description: "Device pixel ratio" },
+        mobile: { description: "Mobile viewport (meta viewport, overlay scrollbars)" },
+        touch: { description: "Touch events" },
+        ua: { param: "user_agent", description: "User agent string" },
+        off: {},
       },
       examples: ["bsk emulate --device iphone-14 --session $S", "bsk emulate --off --session $S"],
     },
@@ -63,8 +63,8 @@ export const emulationMethods = {
     cli: {
       words: ["window", "resize"],
       flags: {
-        width: { param: "width", type: "number", description: "Window width in px" },
-        height: { param: "height", type: "number", description: "Window height in px" },
+        width: { description: "Window width in px" },
+        height: { description: "Window height in px" },
       },
     },
   }),

@@ -87,8 +87,8 @@ export const fileMethods = {
       words: ["upload"],
       positionals: [{ param: "target", description: "@eN ref or CSS selector (a file input, its button or label, or a drop zone)", required: true }],
       flags: {
-        file: { param: "files", type: "list", description: "Local file to upload (repeat for several; only into a multiple input)" },
-        mode: { param: "mode", type: "enum", options: ["input", "drop"], default: "input", description: "input: file input; drop: drag and drop" },
+        file: { param: "files", description: "Local file to upload (repeat for several; only into a multiple input)" },
+        mode: { description: "input: file input; drop: drag and drop" },
       },
       defaultTimeoutMs: TWO_MINUTES,
       examples: ["bsk upload @e7 --file ./cv.pdf --session $S", "bsk upload '#dropzone' --mode drop --file a.png --file b.png --session $S"],
@@ -131,8 +131,8 @@ export const fileMethods = {
       words: ["download"],
       positionals: [{ param: "target", description: "@eN ref or CSS selector of what starts the download", required: true }],
       flags: {
-        out: { param: "out", type: "string", description: "File to write (required)" },
-        overwrite: { param: "overwrite", type: "boolean", description: "Replace --out if it exists" },
+        out: { description: "File to write (required)" },
+        overwrite: { description: "Replace --out if it exists" },
       },
       defaultTimeoutMs: TWO_MINUTES,
       examples: ["bsk download @e9 --out ./report.pdf --session $S"],
@@ -183,8 +183,8 @@ export const fileMethods = {
       words: ["downloads", "save"],
       positionals: [{ param: "download_id", description: "The download's id (bsk downloads, its download event)", required: true }],
       flags: {
-        out: { param: "out", type: "string", description: "File to write (required)" },
-        overwrite: { param: "overwrite", type: "boolean", description: "Replace --out if it exists" },
+        out: { description: "File to write (required)" },
+        overwrite: { description: "Replace --out if it exists" },
       },
       examples: ["bsk downloads save d3f9a0c1d --out ./report.pdf --session $S"],
     },

@@ -55,9 +55,9 @@ export const historyMethods = {
     cli: {
       words: ["ops"],
       flags: {
-        session: { param: "session_id", type: "string", description: "Only this session's ops" },
-        state: { param: "state", type: "enum", options: OP_STATES, description: "Only ops in this state" },
-        limit: { param: "limit", type: "number", default: 50, description: "The newest this many matching ops" },
+        session: { param: "session_id" },
+        state: {},
+        limit: {},
       },
       examples: ["bsk ops --state unknown", "bsk ops --session $S --json"],
     },
@@ -93,9 +93,9 @@ export const historyMethods = {
     cli: {
       words: ["events"],
       flags: {
-        since: { param: "since", type: "number", description: "Only events after this sequence number" },
-        limit: { param: "limit", type: "number", default: 200, description: "Most events to return" },
-        type: { param: "types", type: "list", description: "Only these kinds, e.g. console.error,navigation or tab" },
+        since: {},
+        limit: {},
+        type: { param: "types", description: "Only these kinds, e.g. console.error,navigation or tab" },
         follow: {
           param: "follow_ms",
           type: "boolean",

@@ -78,17 +78,15 @@ export const humanMethods = {
     cli: {
       words: ["request-help"],
       flags: {
-        prompt: { param: "prompt", type: "string", description: "What the person should do (required)" },
-        title: { param: "title", type: "string", description: "Panel title" },
-        target: { param: "targets", type: "list", description: "Element to highlight (@eN or selector); repeatable" },
+        prompt: { description: "What the person should do (required)" },
+        title: {},
+        target: { param: "targets", description: "Element to highlight (@eN or selector); repeatable" },
         timeout: {
           param: "timeout_ms",
           type: "duration",
-          default: "5m",
           description: "How long to wait for the person; the call waits that long too",
         },
         until: {
-          param: "until",
           type: "json",
           description:
             'Completion criteria (all must hold): {"url_contains","url_matches","element_exists","element_missing","text_present","text_absent","stable_ms"}',

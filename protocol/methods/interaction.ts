@@ -4,16 +4,11 @@ import { ActionResult, Coordinate, method, Modifiers, Target, tabParams, WheelDe
 const targetPositional = { param: "target", description: "@eN ref or CSS selector", required: true } as const;
 const optionalTargetPositional = { param: "target", description: "@eN ref or CSS selector" } as const;
 const modifiersFlag = {
-  modifiers: {
-    param: "modifiers",
-    type: "list",
-    options: ["Alt", "Control", "Meta", "Shift"],
-    description: "Held keys: Alt, Control, Meta, Shift (repeat or comma-separate)",
-  },
+  modifiers: { description: "Held keys: Alt, Control, Meta, Shift (repeat or comma-separate)" },
 } as const;
 const pointFlags = {
-  x: { param: "x", type: "number", description: "Viewport x in CSS px, 0 to the viewport's width (instead of a target)" },
-  y: { param: "y", type: "number", description: "Viewport y in CSS px, 0 to the viewport's height (instead of a target)" },
+  x: { description: "Viewport x in CSS px, 0 to the viewport's width (instead of a target)" },
+  y: { description: "Viewport y in CSS px, 0 to the viewport's height (instead of a target)" },
 } as const;
 const point = () => ({
   x: Coordinate().optional().describe("Viewport x in CSS px"),
@@ -44,8 +39,8 @@ export const interactionMethods = {
       words: ["click"],
       positionals: [optionalTargetPositional],
       flags: {
-        button: { param: "button", type: "enum", options: ["left", "middle", "right"], default: "left", description: "Mouse button" },
-        count: { param: "count", type: "number", default: 1, description: "Click count (2 = double click)" },
+        button: { description: "Mouse button" },
+        count: { description: "Click count (2 = double click)" },
         ...modifiersFlag,
         ...pointFlags,
       },
@@ -89,7 +84,7 @@ export const interactionMethods = {
       words: ["fill"],
       positionals: [targetPositional, { param: "value", description: "Text (or use --value / --value-file)" }],
       flags: {
-        value: { param: "value", type: "string", description: "Text to put in the field" },
+        value: {},
         "value-file": { param: "value", type: "file", description: "Read the text from a file (- = stdin): keeps secrets out of argv" },
       },
       examples: ["bsk fill @e5 'Ada Lovelace' --session $S", "printf %s \"$PW\" | bsk fill @e6 --value-file - --session $S"],
@@ -114,9 +109,9 @@ export const interactionMethods = {
       words: ["type"],
       positionals: [{ param: "text", description: "Text to type", required: true }],
       flags: {
-        target: { param: "target", type: "string", description: "Focus this element first" },
+        target: { description: "Focus this element first" },
         "text-file": { param: "text", type: "file", description: "Read the text from a file (- = stdin)" },
-        delay: { param: "delay_ms", type: "duration", description: "Pause between keys" },
+        delay: { param: "delay_ms", type: "duration" },
       },
     },
   }),
@@ -138,8 +133,8 @@ export const interactionMethods = {
       words: ["press"],
       positionals: [{ param: "key", description: "Key or chord, e.g. Enter or Ctrl+A", required: true }],
       flags: {
-        target: { param: "target", type: "string", description: "Focus this element first" },
-        count: { param: "count", type: "number", default: 1, description: "Press this many times" },
+        target: { description: "Focus this element first" },
+        count: { description: "Press this many times" },
       },
     },
   }),
@@ -154,7 +149,7 @@ export const interactionMethods = {
     cli: {
       words: ["select"],
       positionals: [targetPositional, { param: "values", description: "Option value or label (repeat --value for several)" }],
-      flags: { value: { param: "values", type: "list", description: "Option value or label (repeatable)" } },
+      flags: { value: { param: "values", description: "Option value or label (repeatable)" } },
       examples: ["bsk select @e9 'Germany' --session $S", "bsk select '#toppings' --value cheese --value olives --session $S"],
     },
   }),
@@ -212,8 +207,8 @@ export const interactionMethods = {
       words: ["wheel"],
       positionals: [optionalTargetPositional],
       flags: {
-        dx: { param: "dx", type: "number", description: "Horizontal delta in px" },
-        dy: { param: "dy", type: "number", description: "Vertical delta in px (positive scrolls down)" },
+        dx: { description: "Horizontal delta in px" },
+        dy: { description: "Vertical delta in px (positive scrolls down)" },
         ...modifiersFlag,
       },
     },
@@ -266,7 +261,7 @@ export const interactionMethods = {
       words: ["mouse", "down"],
       flags: {
         ...pointFlags,
-        button: { param: "button", type: "enum", options: ["left", "middle", "right"], default: "left", description: "Mouse button" },
+        button: { description: "Mouse button" },
         ...modifiersFlag,
       },
     },
@@ -282,7 +277,7 @@ export const interactionMethods = {
     result: ActionResult,
     cli: {
       words: ["mouse", "move"],
-      flags: { ...pointFlags, steps: { param: "steps", type: "number", default: 1, description: "Intermediate moves" }, ...modifiersFlag },
+      flags: { ...pointFlags, steps: { description: "Intermediate moves" }, ...modifiersFlag },
     },
   }),
 
@@ -297,7 +292,7 @@ export const interactionMethods = {
       words: ["mouse", "up"],
       flags: {
         ...pointFlags,
-        button: { param: "button", type: "enum", options: ["left", "middle", "right"], default: "left", description: "Mouse button" },
+        button: { description: "Mouse button" },
         ...modifiersFlag,
       },
     },
@@ -325,8 +320,8 @@ export const interactionMethods = {
       words: ["evaluate"],
       positionals: [{ param: "expression", description: "JavaScript expression", required: true, rest: true }],
       flags: {
-        "no-await": { param: "await_promise", type: "boolean", value: false, description: "Do not await a returned promise" },
-        frame: { param: "frame", type: "string", description: "Evaluate inside this iframe (its @eN ref)" },
+        "no-await": { param: "await_promise", value: false, description: "Do not await a returned promise" },
+        frame: { description: "Evaluate inside this iframe (its @eN ref)" },
       },
       examples: ["bsk evaluate document.title --session $S", "bsk evaluate 'fetch(\"/api/me\").then(r => r.status)'", "bsk evaluate location.href --frame @e4"],
     },

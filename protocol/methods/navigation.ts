@@ -11,13 +11,7 @@ const NavigationResult = () =>
   });
 
 export const waitUntilFlag = {
-  "wait-until": {
-    param: "wait_until",
-    type: "enum",
-    options: ["commit", "domcontentloaded", "load", "networkidle"],
-    default: "load",
-    description: "Milestone to wait for",
-  },
+  "wait-until": { description: "Milestone to wait for" },
 } as const;
 
 /** Navigation: loading URLs, history, reload. */
@@ -71,7 +65,7 @@ export const navigationMethods = {
     result: NavigationResult,
     cli: {
       words: ["reload"],
-      flags: { hard: { param: "hard", type: "boolean", description: "Bypass the cache" }, ...waitUntilFlag },
+      flags: { hard: { description: "Bypass the cache" }, ...waitUntilFlag },
     },
   }),
 };

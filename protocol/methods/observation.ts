@@ -25,11 +25,11 @@ const SnapshotResult = () =>
   });
 
 const snapshotFlags = {
-  "max-tokens": { param: "max_tokens", type: "number", default: 8000, description: "Token budget for this part" },
-  cursor: { param: "cursor", type: "string", description: "Continue a snapshot cut by --max-tokens (the parts keep the first call's budget)" },
-  viewport: { param: "viewport", type: "boolean", description: "Nodes in the viewport first" },
-  diff: { param: "diff", type: "boolean", description: "Only what changed since the last full snapshot of this tab" },
-  "max-depth": { param: "max_depth", type: "number", description: "Deepest level to render" },
+  "max-tokens": { description: "Token budget for this part" },
+  cursor: {},
+  viewport: {},
+  diff: { description: "Only what changed since the last full snapshot of this tab" },
+  "max-depth": {},
 } as const;
 
 /** Seeing the page: snapshots with refs, search in the last snapshot, screenshots, HTML. */
@@ -64,8 +64,8 @@ export const observationMethods = {
       words: ["observe"],
       flags: {
         ...snapshotFlags,
-        "probe-hover": { param: "probe_hover", type: "boolean", description: "Hover candidates to reveal hover-only menus" },
-        "probe-time": { param: "probe_ms", type: "duration", default: "1500ms", description: "Time budget for hover probing" },
+        "probe-hover": {},
+        "probe-time": { param: "probe_ms", type: "duration" },
       },
     },
   }),
@@ -90,7 +90,7 @@ export const observationMethods = {
     cli: {
       words: ["find"],
       positionals: [{ param: "query", description: "Text or /regex/", required: true, rest: true }],
-      flags: { limit: { param: "limit", type: "number", default: 20, description: "Most matches to show" } },
+      flags: { limit: { description: "Most matches to show" } },
       examples: ["bsk find 'Add to cart' --session $S", "bsk find '/^button .*delete/i' --session $S"],
     },
   }),
@@ -123,10 +123,10 @@ export const observationMethods = {
     cli: {
       words: ["screenshot"],
       flags: {
-        ref: { param: "target", type: "string", description: "Capture only this element (@eN or selector)" },
-        format: { param: "format", type: "enum", options: ["png", "jpeg"], default: "png", description: "Image format" },
-        quality: { param: "quality", type: "number", description: "JPEG quality 1-100" },
-        out: { param: "out", type: "string", description: "File to write" },
+        ref: { param: "target", description: "Capture only this element (@eN or selector)" },
+        format: { description: "Image format" },
+        quality: { description: "JPEG quality 1-100" },
+        out: { description: "File to write" },
       },
       variants: { "full-page": ["screenshot", "full-page"] },
       examples: ["bsk screenshot --out page.png --session $S", "bsk screenshot --ref @e12 --format jpeg --quality 80 --session $S"],
@@ -166,10 +166,10 @@ export const observationMethods = {
     cli: {
       words: ["screenshot", "full-page"],
       flags: {
-        scope: { param: "scope", type: "enum", options: ["current", "follow"], default: "current", description: "follow: keep capturing while the page grows" },
-        "max-height": { param: "max_height", type: "number", default: 100000, description: "Tallest image in CSS px" },
-        quiet: { param: "quiet_ms", type: "duration", default: "1500ms", description: "follow: stop after the page has not grown this long" },
-        out: { param: "out", type: "string", description: "File to write" },
+        scope: { description: "follow: keep capturing while the page grows" },
+        "max-height": {},
+        quiet: { param: "quiet_ms", type: "duration", description: "follow: stop after the page has not grown this long" },
+        out: { description: "File to write" },
       },
       defaultTimeoutMs: 120_000,
       examples: ["bsk screenshot --full-page --out page.png --session $S", "bsk screenshot --full-page --scope follow --session $S"],
@@ -191,8 +191,8 @@ export const observationMethods = {
     cli: {
       words: ["get-html"],
       flags: {
-        ref: { param: "target", type: "string", description: "Only this element (@eN or selector)" },
-        "max-bytes": { param: "max_bytes", type: "number", default: 524288, description: "Cap on the returned HTML" },
+        ref: { param: "target", description: "Only this element (@eN or selector)" },
+        "max-bytes": { description: "Cap on the returned HTML" },
       },
     },
   }),

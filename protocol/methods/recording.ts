@@ -42,12 +42,12 @@ export const recordingMethods = {
     cli: {
       words: ["record", "start"],
       flags: {
-        url: { param: "url", type: "string", description: "Page to start on" },
-        purpose: { param: "purpose", type: "string", description: "What the person is about to show (shown in the panel, kept in the trace)" },
-        out: { param: "out", type: "string", description: "Trace file to write (default: $TMPDIR/bsk-record-<time>.json)" },
-        overwrite: { param: "overwrite", type: "boolean", description: "Replace an existing --out file" },
-        timeout: { param: "timeout_ms", type: "duration", default: "23h", description: "Stop recording after this long" },
-        browser: { param: "browser", type: "string", description: "Browser instance id or label" },
+        url: { description: "Page to start on" },
+        purpose: { description: "What the person is about to show (shown in the panel, kept in the trace)" },
+        out: { description: "Trace file to write (default: $TMPDIR/bsk-record-<time>.json)" },
+        overwrite: {},
+        timeout: { param: "timeout_ms", type: "duration", description: "Stop recording after this long" },
+        browser: { description: "Browser instance id or label" },
       },
       examples: [
         "bsk record start --url https://example.com/login --purpose 'sign in' --out login.json",
@@ -65,7 +65,7 @@ export const recordingMethods = {
     result: () => z.object({ session_id: z.string(), steps: z.number().int() }),
     cli: {
       words: ["record", "stop"],
-      flags: { session: { param: "session_id", type: "string", env: "BSK_SESSION", description: "The recording's session id" } },
+      flags: { session: { param: "session_id", env: "BSK_SESSION", description: "The recording's session id" } },
       examples: ["bsk record stop", "bsk record stop --session s7"],
     },
   }),

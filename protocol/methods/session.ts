@@ -50,27 +50,21 @@ export const sessionMethods = {
     cli: {
       words: ["session", "start"],
       flags: {
-        browser: { param: "browser", type: "string", description: "Browser instance id or label" },
-        "no-focus": { param: "focus", type: "boolean", value: false, description: "Do not bring the Agent Window to the front" },
-        width: { param: "width", type: "number", description: "Window width in px" },
-        height: { param: "height", type: "number", description: "Window height in px" },
-        "owner-pid": { param: "owner_pid", type: "number", env: "BSK_OWNER_PID", description: "End the session when this process exits" },
-        name: { param: "name", type: "string", description: "Task label shown to the person" },
+        browser: { description: "Browser instance id or label" },
+        "no-focus": { param: "focus", value: false, description: "Do not bring the Agent Window to the front" },
+        width: {},
+        height: {},
+        "owner-pid": { env: "BSK_OWNER_PID" },
+        name: { description: "Task label shown to the person" },
         lease: { param: "lease_ms", type: "duration", description: "End the session unless a call renews it within this time (e.g. 10m, at most 1h; replaces the 5 min idle end)" },
         observe: {
-          param: "observe",
-          type: "list",
-          options: OBSERVE_KINDS,
           description: "Also stream these into bsk events: dom, sockets, visibility, perf (comma-separated or repeated)",
         },
         "allow-origin": {
           param: "allow_origins",
-          type: "list",
           description: "Only this origin may load in the session's tabs, top-level or in frames (repeatable); navigations elsewhere are blocked",
         },
         "block-requests": {
-          param: "block_requests",
-          type: "boolean",
           description: "With --allow-origin: block every request (fetch, images, scripts, sockets) to other origins too",
         },
       },
@@ -105,8 +99,8 @@ export const sessionMethods = {
       words: ["session", "stop"],
       positionals: [{ param: "session_id", description: "Session id (or use --session / BSK_SESSION)" }],
       flags: {
-        session: { param: "session_id", type: "string", env: "BSK_SESSION", description: "Session id" },
-        all: { param: "all", type: "boolean", value: true, description: "Stop every live session" },
+        session: { param: "session_id", env: "BSK_SESSION", description: "Session id" },
+        all: { value: true },
       },
     },
   }),
@@ -121,7 +115,7 @@ export const sessionMethods = {
     result: () => z.object({ sessions: z.array(SessionInfo()) }),
     cli: {
       words: ["session", "list"],
-      flags: { session: { param: "session_id", type: "string", description: "Only this session (live or ended)" } },
+      flags: { session: { param: "session_id" } },
       examples: ["bsk session list", "bsk session list --session k7qm"],
     },
   }),

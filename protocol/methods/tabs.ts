@@ -16,7 +16,7 @@ export const tabMethods = {
     result: () => z.object({ current_tab_id: z.number().int().nullable(), tabs: z.array(TabInfo()) }),
     cli: {
       words: ["tab", "list"],
-      flags: { scope: { param: "scope", type: "enum", options: ["owned", "user", "all"], default: "owned", description: "Which tabs to list" } },
+      flags: { scope: {} },
     },
   }),
 
@@ -36,8 +36,8 @@ export const tabMethods = {
       words: ["tab", "create"],
       positionals: [{ param: "url", description: "URL to open (default about:blank)" }],
       flags: {
-        url: { param: "url", type: "string", description: "URL to open" },
-        background: { param: "background", type: "boolean", description: "Do not activate the tab in its window" },
+        url: {},
+        background: {},
       },
     },
   }),
@@ -52,7 +52,7 @@ export const tabMethods = {
     cli: {
       words: ["tab", "select"],
       positionals: [{ param: "tab_id", description: "Tab id", required: true, type: "number" }],
-      flags: { tab: { param: "tab_id", type: "number", description: "Tab id" } },
+      flags: { tab: { param: "tab_id" } },
     },
   }),
 
@@ -66,7 +66,7 @@ export const tabMethods = {
     cli: {
       words: ["tab", "close"],
       positionals: [{ param: "tab_id", description: "Tab id (default: current tab)", type: "number" }],
-      flags: { tab: { param: "tab_id", type: "number", description: "Tab id" } },
+      flags: { tab: { param: "tab_id" } },
     },
   }),
 
@@ -106,11 +106,10 @@ export const tabMethods = {
       words: ["tab", "borrow"],
       positionals: [{ param: "tab_id", description: "The person's tab id (bsk tab list --scope user)", required: true, type: "number" }],
       flags: {
-        tab: { param: "tab_id", type: "number", description: "Tab id" },
+        tab: { param: "tab_id", description: "Tab id" },
         timeout: {
           param: "timeout_ms",
           type: "duration",
-          default: "60s",
           description: "How long the person has to answer (1s–10m); the call waits that long too",
         },
       },
@@ -140,7 +139,7 @@ export const tabMethods = {
     cli: {
       words: ["tab", "return"],
       positionals: [{ param: "tab_id", description: "A borrowed tab's id", required: true, type: "number" }],
-      flags: { tab: { param: "tab_id", type: "number", description: "Tab id" } },
+      flags: { tab: { param: "tab_id", description: "Tab id" } },
     },
   }),
 };

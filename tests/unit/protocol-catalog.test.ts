@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { EFFECTS, EXTENSION_METHODS, METHOD_NAMES, METHODS, PUBLIC_METHODS, WIRE_METHODS } from "../../protocol/catalog.ts";
 import { ERROR_CODES, ERRORS, REASON_HINTS } from "../../protocol/errors.ts";
 import { EXTENSION_ID, EXTENSION_KEY } from "../../protocol/extension-identity.ts";
+import { flagParam } from "../../protocol/define.ts";
 import { renderSchemas } from "../../protocol/json-schema.ts";
 
 /** Rendered once: every method's schema is built, which is most of this file's time. */
@@ -53,7 +54,7 @@ describe("catalog", () => {
       const json = SCHEMAS[`methods/${name}.json`]!;
       const params = JSON.parse(json).properties.params.properties as Record<string, unknown>;
       for (const p of def.cli.positionals ?? []) expect(params).toHaveProperty(p.param);
-      for (const f of Object.values(def.cli.flags ?? {})) expect(params).toHaveProperty(f.param);
+      for (const [name, f] of Object.entries(def.cli.flags ?? {})) expect(params).toHaveProperty(flagParam(name, f));
     }
   });
 
