@@ -9,33 +9,8 @@
  */
 import type { z } from "zod";
 import { cliMethods } from "../protocol/catalog.ts";
-import { type CliFlag, type CliShape, type Effect, flagParam, type FlagSpec, type JsonFileSpec, type PositionalSpec, type Scope, type TransferSpec } from "../protocol/define.ts";
-
-export interface CatalogCommand {
-  method: string;
-  words: string[];
-  description: string;
-  scope: Scope;
-  effect: Effect;
-  positionals: PositionalSpec[];
-  flags: Record<string, FlagSpec>;
-  examples: string[];
-  /** Params key holding the method's own wait in ms (the CLI waits that long too). */
-  waitParam?: string;
-  /** That wait's default in ms, from the params schema. */
-  waitDefaultMs?: number;
-  /** Params never echoed (fill's value, type's text). */
-  redact?: string[];
-  /** The result carries base64 bytes the CLI writes to a file. */
-  fileResult?: { data: string; pathParam: string; defaultName: string };
-  /** The result carries a JSON document the CLI writes to a file. */
-  jsonFile?: JsonFileSpec;
-  /** Files moved through the daemon's staging (upload sources, download and full-page destinations). */
-  transfer?: TransferSpec;
-  defaultTimeoutMs?: number;
-  /** `--<flag>` → the command with these words. */
-  variants?: Record<string, string[]>;
-}
+import { type CliFlag, type CliShape, flagParam, type FlagSpec } from "../protocol/define.ts";
+import type { CommandSpec } from "./command-spec.ts";
 
 /** zod's internals, as far as a flag reads them. */
 interface ZodDef {
@@ -102,11 +77,11 @@ function paramDefault(params: z.ZodType, key: string): unknown {
   return schema && unwrap(schema).default;
 }
 
-export function catalogCommands(): CatalogCommand[] {
+export function catalogCommands(): CommandSpec[] {
   return cliMethods().map(({ name, def }) => {
     const cli = def.cli as CliShape;
     const params = def.params();
-    const cmd: CatalogCommand = {
+    const cmd: CommandSpec = {
       method: name,
       words: [...cli.words],
       description: def.description,
@@ -128,6 +103,6 @@ export function catalogCommands(): CatalogCommand[] {
     if (cli.defaultTimeoutMs) cmd.defaultTimeoutMs = cli.defaultTimeoutMs;
     if (cli.variants) cmd.variants = Object.fromEntries(Object.entries(cli.variants).map(([k, w]) => [k, [...w]]));
     // JSON round trip: drops undefined fields, so the inlined literal is exactly what a test compares.
-    return JSON.parse(JSON.stringify(cmd)) as CatalogCommand;
+    return JSON.parse(JSON.stringify(cmd)) as CommandSpec;
   });
 }

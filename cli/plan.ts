@@ -5,15 +5,16 @@
 import type { RequestMeta } from "../protocol/frames.ts";
 import { MAX_CALL_MS } from "../protocol/duration.ts";
 import { BskError } from "../protocol/errors.ts";
+import { outParam } from "./call-pipeline.ts";
 import { defaultIo, parseArgs, type ArgsIo, type ParsedArgs } from "./args.ts";
-import type { CommandSpec, LocalAction } from "./commands-table.ts";
+import type { CommandSpec } from "./command-spec.ts";
 import { route } from "./router.ts";
 
 type Env = Record<string, string | undefined>;
 
 export type Plan =
   | { kind: "call"; cmd: CommandSpec; method: string; params: Record<string, unknown>; meta: RequestMeta; json: boolean; giveUpMs: number }
-  | { kind: "local"; cmd: CommandSpec; action: LocalAction; params: Record<string, unknown>; json: boolean }
+  | { kind: "local"; cmd: CommandSpec; action: string; params: Record<string, unknown>; json: boolean }
   | { kind: "help"; words: string[] }
   | { kind: "version"; json: boolean };
 
@@ -77,7 +78,7 @@ export function plan(argv: readonly string[], env: Env, ids: Ids = randomIds(), 
     throw new BskError("invalid_params", "--timeout must be between 1ms and 24h", { hint: "For example: --timeout 30s" });
   }
   // The CLI writes a file result itself, so its path is the CLI's: sent on absolute, for the logs only.
-  const pathParam = cmd.fileResult?.pathParam ?? cmd.transfer?.download?.pathParam ?? cmd.jsonFile?.pathParam;
+  const pathParam = outParam(cmd);
   if (pathParam && parsed.params[pathParam] !== undefined) {
     const path = String(parsed.params[pathParam]);
     if (!path.trim()) {

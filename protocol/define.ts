@@ -82,7 +82,7 @@ export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType 
   /** Params whose values are secrets: never logged, echoed or stored in clear. */
   redact?: readonly string[];
   /** Result key holding base64 bytes the CLI writes to a file (its path replaces the bytes in the output). */
-  fileResult?: { data: string; pathParam: string; defaultName: string };
+  fileResult?: FileResultSpec;
   /** Result key holding a JSON document the CLI writes to a file (record start's trace); the result keeps it and gains `path`. */
   jsonFile?: JsonFileSpec;
   /** A params key holding the method's own wait in ms; the daemon extends the call deadline to cover it. */
@@ -108,6 +108,15 @@ export interface McpShape {
   hidden: readonly string[];
   /** The tool's description when the catalog's speaks of a hidden param. */
   description?: string;
+}
+
+export interface FileResultSpec {
+  /** Result key holding the base64 bytes. */
+  data: string;
+  /** Params key naming the file to write. */
+  pathParam: string;
+  /** Name of a new file in the temp directory (or in a directory given). */
+  defaultName: string;
 }
 
 export interface JsonFileSpec {

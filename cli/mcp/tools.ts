@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { EFFECTS, METHOD_NAMES, METHODS, type MethodName } from "../../protocol/catalog.ts";
-import { type CliShape, type Effect, flagParam, type MethodDef, type Scope, type TransferSpec } from "../../protocol/define.ts";
+import { type CliShape, type Effect, type FileResultSpec, flagParam, type JsonFileSpec, type MethodDef, type Scope, type TransferSpec } from "../../protocol/define.ts";
 
 export interface JsonSchemaObject {
   type: "object";
@@ -35,8 +35,8 @@ export interface McpTool {
   /** Wire params the tool does not offer (MethodDef.mcp); given anyway, the call is refused. */
   hidden: readonly string[];
   redact: readonly string[];
-  fileResult?: MethodDef["fileResult"];
-  jsonFile?: MethodDef["jsonFile"];
+  fileResult?: FileResultSpec;
+  jsonFile?: JsonFileSpec;
   transfer?: TransferSpec;
   waitParam?: string;
   defaultTimeoutMs?: number;
