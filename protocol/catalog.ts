@@ -71,6 +71,11 @@ export type ExtensionMethodName = {
   [K in MethodName]: (typeof METHODS)[K]["owner"] extends "extension" ? K : never;
 }[MethodName];
 
+/** Methods the daemon answers itself for a client (daemon/handlers/): not the extension's link methods. */
+export type DaemonMethodName = {
+  [K in MethodName]: (typeof METHODS)[K] extends { owner: "daemon"; callers: infer C } ? (C extends "link" ? never : K) : never;
+}[MethodName];
+
 export const EXTENSION_METHODS = METHOD_NAMES.filter((m) => METHODS[m].owner === "extension") as ExtensionMethodName[];
 
 /** Methods reachable from the CLI, keyed by their command words. */

@@ -67,12 +67,12 @@ export interface CliShape {
   variants?: Readonly<Record<string, readonly string[]>>;
 }
 
-export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType, O extends Owner = Owner> {
-  /** Kept literal (O) so types can select methods by owner (ExtensionMethodName). */
+export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType, O extends Owner = Owner, C extends Callers = Callers> {
+  /** Kept literal (O, C) so types can select methods by owner and callers (ExtensionMethodName, DaemonMethodName). */
   owner: O;
   /** What a call does to the browser: the ledger, the person's control and MCP annotations follow from it. */
   effect: Effect;
-  callers: Callers;
+  callers: C;
   scope: Scope;
   description: string;
   params: () => P;
@@ -144,14 +144,14 @@ export interface TransferSpec {
 /** A public method: a command (and, for agents, an MCP tool). */
 export function method<P extends z.ZodType, R extends z.ZodType, O extends Owner>(
   def: Omit<MethodDef<P, R, O>, "callers" | "cli"> & { callers?: "agent" | "person"; cli: CliShape },
-): MethodDef<P, R, O> {
+): MethodDef<P, R, O, "agent" | "person"> {
   return { ...def, callers: def.callers ?? "agent" };
 }
 
 /** A method only bsk's own processes send (no command, no tool); each family keeps these apart from its public ones. */
-export function wireMethod<P extends z.ZodType, R extends z.ZodType, O extends Owner>(
-  def: Omit<MethodDef<P, R, O>, "callers" | "cli"> & { callers: "link" | "wire"; cli?: never },
-): MethodDef<P, R, O> {
+export function wireMethod<P extends z.ZodType, R extends z.ZodType, O extends Owner, C extends "link" | "wire">(
+  def: Omit<MethodDef<P, R, O, C>, "cli"> & { cli?: never },
+): MethodDef<P, R, O, C> {
   return def;
 }
 
