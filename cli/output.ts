@@ -4,7 +4,7 @@
  * stdout). Writes go through console.log/console.error only (process.stdout costs ~7 ms to load).
  */
 import { BskError, exitCodeFor, hintFor, outcomeExitCode } from "../protocol/errors.ts";
-import { PAGE_FORMATTERS } from "./format-page.ts";
+import { type MethodFormatters, PAGE_FORMATTERS } from "./format-page.ts";
 import { eventLine, HISTORY_FORMATTERS } from "./format-history.ts";
 import { TRACE_FORMATTERS } from "./format-trace.ts";
 
@@ -185,9 +185,9 @@ function list<T>(items: T[] | undefined, fmt: (x: T) => string, empty: string) {
   return items?.length ? items.map(fmt).join("\n") : { stdout: "", stderr: empty };
 }
 
-const FORMATTERS: Record<string, Formatter> = {
+/** The catalog methods' formatters here (the see-and-act ones are in format-page.ts), typed by their results. */
+const METHOD_FORMATTERS: MethodFormatters = {
   "system.status": statusText,
-  "daemon.status": statusText,
   "browser.list": (r) => list(r.browsers, browserLine, "no browsers connected"),
   "system.allow_extension": (r) => (r.allowed ?? []).join("\n"),
   "session.start": (r) => String(r.session_id),
@@ -205,6 +205,15 @@ const FORMATTERS: Record<string, Formatter> = {
   "navigate.forward": navText,
   reload: navText,
   evaluate: (r) => (r.type === "undefined" ? "undefined" : typeof r.value === "string" ? r.value : JSON.stringify(r.value)),
+  "system.pairing_code": (r) => ({
+    stdout: r.code,
+    stderr: `Type it into the bsk extension's popup (Pairing) within ${Math.round(r.expires_in_ms / 60000)} min; it works once.`,
+  }),
+};
+
+/** CLI-only commands' formatters, by the name their outcome gives as `format`. */
+const LOCAL_FORMATTERS: Record<string, Formatter> = {
+  "daemon.status": statusText,
   "daemon.start": (r) =>
     [
       `daemon: ${r.already_running ? "already running" : "started"} (pid ${r.pid})`,
@@ -219,10 +228,6 @@ const FORMATTERS: Record<string, Formatter> = {
     return [`host: ${r.host} → ${r.launcher}`, ...rows].join("\n");
   },
   "native.uninstall": (r) => (r.removed ?? []).map((m: string) => `removed ${m}`).join("\n") || "nothing was registered",
-  "system.pairing_code": (r) => ({
-    stdout: r.code,
-    stderr: `Type it into the bsk extension's popup (Pairing) within ${Math.round(r.expires_in_ms / 60000)} min; it works once.`,
-  }),
   none: () => "",
   text: (r) => String(r.text ?? "").replace(/\n$/, ""),
   version: (r) => `bsk ${r.version} (protocol ${r.protocol_version})`,
@@ -251,9 +256,14 @@ const FORMATTERS: Record<string, Formatter> = {
     );
     return { stdout: out.join("\n"), stderr: kept.join("\n") || undefined };
   },
+};
+
+const FORMATTERS: Partial<Record<string, Formatter>> = {
+  ...METHOD_FORMATTERS,
   ...PAGE_FORMATTERS,
   ...HISTORY_FORMATTERS,
   ...TRACE_FORMATTERS,
+  ...LOCAL_FORMATTERS,
 };
 
 /**
