@@ -38,10 +38,13 @@ module.exports = {
   forbidden: [
     {
       name: "no-cycle-in-shipped-code",
-      comment: "Shipped code has no import cycle: move the shared piece down a floor instead.",
+      comment:
+        "Shipped code has no import cycle: move the shared piece down a floor instead. A lazy import() is a plug-in point, " +
+        "not a floor: the CLI's command table names each command's implementation with one (loaded only when that " +
+        "command runs), so a loop that passes through a lazy import() is not counted; every static import still is.",
       severity: "error",
       from: { path: SHIPPED },
-      to: { circular: true },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ["dynamic-import"] } },
     },
     {
       name: "protocol-imports-nothing-of-ours",

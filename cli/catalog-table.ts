@@ -3,48 +3,99 @@
  * cli/commands-table.ts): the bundler (and the runtime transpiler) evaluates it against protocol/catalog.ts
  * and inlines the result, so the CLI carries every command, flag and description without importing zod
  * or building a single schema at start-up. Nothing here may be a function: the value is serialised.
+ *
+ * A flag's param, type, options, default and description come from the method's zod params unless the catalog's
+ * `cli` says otherwise (cli/README.md: what a catalog flag keeps).
  */
-import { EFFECTS, cliMethods } from "../protocol/catalog.ts";
-import type { CliShape, Effect, FlagSpec, JsonFileSpec, PositionalSpec, Scope, TransferSpec } from "../protocol/define.ts";
+import type { z } from "zod";
+import { cliMethods } from "../protocol/catalog.ts";
+import { type CliFlag, type CliShape, flagParam, type FlagSpec } from "../protocol/define.ts";
+import type { CommandSpec } from "./command-spec.ts";
 
-export interface CatalogCommand {
-  method: string;
-  words: string[];
-  description: string;
-  scope: Scope;
-  effect: Effect;
-  positionals: PositionalSpec[];
-  flags: Record<string, FlagSpec>;
-  examples: string[];
-  /** Params key holding the method's own wait in ms (the CLI waits that long too). */
-  waitParam?: string;
-  /** Params never echoed (fill's value, type's text). */
-  redact?: string[];
-  /** The result carries base64 bytes the CLI writes to a file. */
-  fileResult?: { data: string; pathParam: string; defaultName: string };
-  /** The result carries a JSON document the CLI writes to a file. */
-  jsonFile?: JsonFileSpec;
-  /** Files moved through the daemon's staging (upload sources, download and full-page destinations). */
-  transfer?: TransferSpec;
-  defaultTimeoutMs?: number;
-  /** `--<flag>` → the command with these words. */
-  variants?: Record<string, string[]>;
+/** zod's internals, as far as a flag reads them. */
+interface ZodDef {
+  type: string;
+  innerType?: z.ZodType;
+  in?: z.ZodType;
+  defaultValue?: unknown;
+  shape?: Record<string, z.ZodType>;
+  entries?: Record<string, string>;
+  element?: z.ZodType;
+}
+const defOf = (s: z.ZodType) => (s as unknown as { _zod: { def: ZodDef } })._zod.def;
+const WRAPPERS = new Set(["optional", "nullable", "readonly", "nonoptional", "default", "prefault", "pipe"]);
+
+/** A param's schema under its wrappers, with the default and description the wrappers hold. */
+function unwrap(schema: z.ZodType): { core: ZodDef; description?: string; default?: unknown } {
+  let s = schema;
+  const out: { description?: string; default?: unknown } = {};
+  for (;;) {
+    out.description ??= s.description;
+    const d = defOf(s);
+    if (!WRAPPERS.has(d.type)) return { core: d, ...out };
+    if ((d.type === "default" || d.type === "prefault") && !("default" in out)) out.default = d.defaultValue;
+    s = (d.type === "pipe" ? d.in : d.innerType)!;
+  }
 }
 
-export function catalogCommands(): CatalogCommand[] {
+function paramSchema(params: z.ZodType, key: string): z.ZodType | undefined {
+  let d = defOf(params);
+  while (d.type === "pipe") d = defOf(d.in!);
+  return d.shape?.[key];
+}
+
+/** A default in help: a duration in its largest whole unit above 1 (`60s`, `1500ms`, `5m`). */
+function helpDuration(ms: number): string {
+  for (const [unit, size] of [["h", 3_600_000], ["m", 60_000], ["s", 1000]] as const) {
+    if (ms % size === 0 && ms / size > 1) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}
+
+/** What a catalog flag leaves out, from its param: "nothing" defaults (false, 0, [], a fixed `value`) are not shown. */
+function resolveFlag(method: string, name: string, flag: CliFlag, params: z.ZodType): FlagSpec {
+  const param = flagParam(name, flag);
+  const schema = paramSchema(params, param);
+  if (!schema) throw new Error(`${method} --${name}: the params have no ${param}`);
+  const { core, description, default: dflt } = unwrap(schema);
+  const element = core.type === "array" ? unwrap(core.element!).core : undefined;
+  const enumOf = core.type === "enum" ? core : element?.type === "enum" ? element : undefined;
+  const types: Record<string, FlagSpec["type"]> = { string: "string", number: "number", boolean: "boolean", enum: "enum", array: "list" };
+  const type = flag.type ?? types[core.type];
+  if (!type) throw new Error(`${method} --${name}: say the flag's type (its param is a ${core.type})`);
+  const out: FlagSpec = { ...flag, param, type, description: flag.description ?? description ?? "" };
+  if (!out.description) throw new Error(`${method} --${name}: describe the flag or its param`);
+  if (!flag.options && enumOf) out.options = Object.values(enumOf.entries!);
+  const shown = dflt !== undefined && dflt !== false && dflt !== 0 && !(Array.isArray(dflt) && !dflt.length) && flag.value === undefined;
+  if (flag.default === undefined && shown) out.default = type === "duration" ? helpDuration(Number(dflt)) : (dflt as FlagSpec["default"]);
+  return out;
+}
+
+/** The real default of a param (e.g. tab borrow's timeout_ms), not a help text. */
+function paramDefault(params: z.ZodType, key: string): unknown {
+  const schema = paramSchema(params, key);
+  return schema && unwrap(schema).default;
+}
+
+export function catalogCommands(): CommandSpec[] {
   return cliMethods().map(({ name, def }) => {
     const cli = def.cli as CliShape;
-    const cmd: CatalogCommand = {
+    const params = def.params();
+    const cmd: CommandSpec = {
       method: name,
       words: [...cli.words],
       description: def.description,
       scope: def.scope,
-      effect: EFFECTS[name],
+      effect: def.effect,
       positionals: (cli.positionals ?? []).map((p) => ({ ...p })),
-      flags: Object.fromEntries(Object.entries(cli.flags ?? {}).map(([k, f]) => [k, { ...f, options: f.options && [...f.options] }])),
+      flags: Object.fromEntries(Object.entries(cli.flags ?? {}).map(([k, f]) => [k, resolveFlag(name, k, f, params)])),
       examples: [...(cli.examples ?? [])],
     };
-    if (def.waitParam) cmd.waitParam = def.waitParam;
+    if (def.waitParam) {
+      cmd.waitParam = def.waitParam;
+      const ms = paramDefault(params, def.waitParam);
+      if (typeof ms === "number") cmd.waitDefaultMs = ms;
+    }
     if (def.redact) cmd.redact = [...def.redact];
     if (def.fileResult) cmd.fileResult = { ...def.fileResult };
     if (def.jsonFile) cmd.jsonFile = { ...def.jsonFile };
@@ -52,6 +103,6 @@ export function catalogCommands(): CatalogCommand[] {
     if (cli.defaultTimeoutMs) cmd.defaultTimeoutMs = cli.defaultTimeoutMs;
     if (cli.variants) cmd.variants = Object.fromEntries(Object.entries(cli.variants).map(([k, w]) => [k, [...w]]));
     // JSON round trip: drops undefined fields, so the inlined literal is exactly what a test compares.
-    return JSON.parse(JSON.stringify(cmd)) as CatalogCommand;
+    return JSON.parse(JSON.stringify(cmd)) as CommandSpec;
   });
 }

@@ -2,7 +2,9 @@
  * Shell completion from the catalog. The shell scripts are thin: they call `bsk __complete <words…>` (a few ms:
  * the catalog is inlined in the binary), which prints one candidate per line for the last word.
  */
+import { BskError } from "../protocol/errors.ts";
 import { flagsFor } from "./args.ts";
+import type { Outcome } from "./output.ts";
 import { findCommand, isFlagToken, nextWords } from "./router.ts";
 
 /** Candidates for the last of `words` (the word being typed; may be ""). */
@@ -66,4 +68,12 @@ end
 complete -c bsk -f -a '(__bsk_complete)'
 `;
   }
+}
+
+/** `bsk completion <shell>`: the script, as text output. */
+export async function completionCommand(shell: string): Promise<Outcome> {
+  if (!(SHELLS as readonly string[]).includes(shell)) {
+    throw new BskError("invalid_params", `no completion for ${JSON.stringify(shell)}`, { hint: `Choose one of: ${SHELLS.join(", ")}.` });
+  }
+  return { ok: true, format: "text", result: { text: completionScript(shell as Shell) } };
 }

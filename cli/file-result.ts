@@ -9,13 +9,8 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeAtomic } from "../shared/atomic-file.ts";
+import type { FileResultSpec } from "../protocol/define.ts";
 import { BskError } from "../protocol/errors.ts";
-
-export interface FileResultSpec {
-  data: string;
-  pathParam: string;
-  defaultName: string;
-}
 
 type Env = Record<string, string | undefined>;
 

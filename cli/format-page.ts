@@ -3,10 +3,14 @@
  * part of output.ts. Formatters see the call's params with secrets already masked; they never print a
  * redacted param (fill's value, type's text).
  */
+import type { MethodName, Result } from "../protocol/catalog.ts";
 import { OUTCOME_EXITS } from "../protocol/errors.ts";
 
 type Params = Record<string, unknown>;
-export type PageFormatter = (result: any, params: Params) => string | { stdout: string; stderr?: string };
+export type Shown = string | { stdout: string; stderr?: string };
+export type PageFormatter = (result: any, params: Params) => Shown;
+/** Each method's human formatter takes its result as the catalog types it: renaming a result field fails to compile. */
+export type MethodFormatters = { [M in MethodName]?: (result: Result<M>, params: Params) => Shown };
 
 const q = (s: unknown) => JSON.stringify(String(s ?? ""));
 
@@ -109,7 +113,7 @@ function savedText(r: any): string {
   return `saved ${r.path} (${r.size} B, ${r.mime || "unknown type"}, sha256 ${String(r.sha256).slice(0, 12)}…) from ${r.url}`;
 }
 
-export const PAGE_FORMATTERS: Record<string, PageFormatter> = {
+export const PAGE_FORMATTERS: MethodFormatters = {
   snapshot: snapshotText,
   observe: snapshotText,
   find: (r) => {

@@ -4,7 +4,7 @@
  * role and name), with what each step acted on. Redacted values are never printed; their fill reads from a file.
  */
 import type { RecordTraceT, TraceStepT, TraceTargetT } from "../protocol/trace.ts";
-import type { PageFormatter } from "./format-page.ts";
+import type { MethodFormatters } from "./format-page.ts";
 
 /** Quoted for a POSIX shell, only when it needs it. */
 export function shellQuote(s: string): string {
@@ -73,7 +73,7 @@ export function traceLines(trace: RecordTraceT): string[] {
   return lines;
 }
 
-export const TRACE_FORMATTERS: Record<string, PageFormatter> = {
+export const TRACE_FORMATTERS: MethodFormatters = {
   "record.start": (r) => {
     const t = r.trace as RecordTraceT;
     const head = `recorded ${t.steps.length} step${t.steps.length === 1 ? "" : "s"} from ${t.start_url} (ended by ${t.stopped_by.replace("_", " ")})`;

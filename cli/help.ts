@@ -2,7 +2,8 @@
 import { BskError } from "../protocol/errors.ts";
 import { APP_VERSION, PROTOCOL_VERSION } from "../protocol/version.ts";
 import { flagsFor, usageLine, type FlagDef } from "./args.ts";
-import { COMMANDS, commandName, type CommandSpec } from "./commands-table.ts";
+import type { CommandSpec } from "./command-spec.ts";
+import { COMMANDS, commandName } from "./commands-table.ts";
 import { commandsUnder, findCommand, nextWords } from "./router.ts";
 import { closest } from "./suggest.ts";
 

@@ -4,14 +4,14 @@
  * stdout). Writes go through console.log/console.error only (process.stdout costs ~7 ms to load).
  */
 import { BskError, exitCodeFor, hintFor, outcomeExitCode } from "../protocol/errors.ts";
-import { PAGE_FORMATTERS } from "./format-page.ts";
-import { eventLine, RECORD_FORMATTERS } from "./format-records.ts";
+import { type MethodFormatters, PAGE_FORMATTERS } from "./format-page.ts";
+import { eventLine, HISTORY_FORMATTERS } from "./format-history.ts";
 import { TRACE_FORMATTERS } from "./format-trace.ts";
 
 export type Timings = Record<string, number>;
 
 export type Outcome =
-  /** `format` names the human formatter (the method, or a CLI-only command); unknown ones print YAML-ish. */
+  /** `format` names the human formatter (the method, or a CLI-only command); unknown ones print an outline (toOutline). */
   | {
       ok: true;
       result: unknown;
@@ -185,16 +185,16 @@ function list<T>(items: T[] | undefined, fmt: (x: T) => string, empty: string) {
   return items?.length ? items.map(fmt).join("\n") : { stdout: "", stderr: empty };
 }
 
-const FORMATTERS: Record<string, Formatter> = {
+/** The catalog methods' formatters here (the see-and-act ones are in format-page.ts), typed by their results. */
+const METHOD_FORMATTERS: MethodFormatters = {
   "system.status": statusText,
-  "daemon.status": statusText,
   "browser.list": (r) => list(r.browsers, browserLine, "no browsers connected"),
   "system.allow_extension": (r) => (r.allowed ?? []).join("\n"),
   "devices.list": (r) =>
     r.server_mode
       ? list(
           r.devices,
-          (d: any) =>
+          (d) =>
             `${d.device_id}  ${d.label} (${d.browser.name} ${d.browser.version})  ${d.connected ? "connected" : `last seen ${d.last_seen_at ?? "never"}`}  expires ${d.expires_at}`,
           "no paired devices (bsk daemon pair)",
         )
@@ -215,6 +215,21 @@ const FORMATTERS: Record<string, Formatter> = {
   "navigate.forward": navText,
   reload: navText,
   evaluate: (r) => (r.type === "undefined" ? "undefined" : typeof r.value === "string" ? r.value : JSON.stringify(r.value)),
+  "system.pairing_code": (r) =>
+    r.link
+      ? {
+          stdout: r.link,
+          stderr: `Paste it into the bsk popup's Remote connection within ${Math.round(r.expires_in_ms / 60000)} min; check the popup shows key ${r.key_id}. It works once.`,
+        }
+      : {
+          stdout: r.code,
+          stderr: `Type it into the bsk extension's popup (Pairing) within ${Math.round(r.expires_in_ms / 60000)} min; it works once.`,
+        },
+};
+
+/** CLI-only commands' formatters, by the name their outcome gives as `format`. */
+const LOCAL_FORMATTERS: Record<string, Formatter> = {
+  "daemon.status": statusText,
   "daemon.start": (r) =>
     [
       `daemon: ${r.already_running ? "already running" : "started"} (pid ${r.pid})`,
@@ -229,16 +244,6 @@ const FORMATTERS: Record<string, Formatter> = {
     return [`host: ${r.host} → ${r.launcher}`, ...rows].join("\n");
   },
   "native.uninstall": (r) => (r.removed ?? []).map((m: string) => `removed ${m}`).join("\n") || "nothing was registered",
-  "system.pairing_code": (r) =>
-    r.link
-      ? {
-          stdout: r.link,
-          stderr: `Paste it into the bsk popup's Remote connection within ${Math.round(r.expires_in_ms / 60000)} min; check the popup shows key ${r.key_id}. It works once.`,
-        }
-      : {
-          stdout: r.code,
-          stderr: `Type it into the bsk extension's popup (Pairing) within ${Math.round(r.expires_in_ms / 60000)} min; it works once.`,
-        },
   none: () => "",
   text: (r) => String(r.text ?? "").replace(/\n$/, ""),
   version: (r) => `bsk ${r.version} (protocol ${r.protocol_version})`,
@@ -267,13 +272,21 @@ const FORMATTERS: Record<string, Formatter> = {
     );
     return { stdout: out.join("\n"), stderr: kept.join("\n") || undefined };
   },
-  ...PAGE_FORMATTERS,
-  ...RECORD_FORMATTERS,
-  ...TRACE_FORMATTERS,
 };
 
-/** Compact YAML-ish text for results without a formatter. */
-export function toYaml(value: unknown, indent = ""): string {
+const FORMATTERS: Partial<Record<string, Formatter>> = {
+  ...METHOD_FORMATTERS,
+  ...PAGE_FORMATTERS,
+  ...HISTORY_FORMATTERS,
+  ...TRACE_FORMATTERS,
+  ...LOCAL_FORMATTERS,
+};
+
+/**
+ * An outline for results without a formatter: `key: value` lines, nested values indented below their key,
+ * strings unquoted. Not YAML: nothing is escaped, and it is not meant to be parsed back.
+ */
+export function toOutline(value: unknown, indent = ""): string {
   if (value === null || value === undefined) return `${indent}null`;
   if (typeof value !== "object") return `${indent}${typeof value === "string" ? value : JSON.stringify(value)}`;
   const lines: string[] = [];
@@ -283,12 +296,12 @@ export function toYaml(value: unknown, indent = ""): string {
   if (Array.isArray(value)) {
     for (const v of value) {
       if (scalar(v)) lines.push(`${indent}- ${show(v)}`);
-      else lines.push(`${indent}-\n${toYaml(v, `${indent}  `)}`);
+      else lines.push(`${indent}-\n${toOutline(v, `${indent}  `)}`);
     }
   } else {
     for (const [k, v] of Object.entries(value)) {
       if (scalar(v)) lines.push(`${indent}${k}: ${show(v)}`);
-      else lines.push(`${indent}${k}:\n${toYaml(v, `${indent}  `)}`);
+      else lines.push(`${indent}${k}:\n${toOutline(v, `${indent}  `)}`);
     }
   }
   return lines.join("\n");
@@ -301,7 +314,7 @@ export function humanSuccess(
   redactKeys: readonly string[] = [],
 ): { stdout: string; stderr?: string } {
   const f = format ? FORMATTERS[format] : undefined;
-  const out = f ? f(result, redact(params, redactKeys)) : toYaml(result);
+  const out = f ? f(result, redact(params, redactKeys)) : toOutline(result);
   return typeof out === "string" ? { stdout: out } : out;
 }
 

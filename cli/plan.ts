@@ -3,17 +3,18 @@
  * command, help or the version. Pure (no I/O), so every CLI shape is unit-tested through it.
  */
 import type { RequestMeta } from "../protocol/frames.ts";
-import { MAX_CALL_MS, parseDuration } from "../protocol/duration.ts";
+import { MAX_CALL_MS } from "../protocol/duration.ts";
 import { BskError } from "../protocol/errors.ts";
+import { outParam } from "./call-pipeline.ts";
 import { defaultIo, parseArgs, type ArgsIo, type ParsedArgs } from "./args.ts";
-import type { CommandSpec, LocalAction } from "./commands-table.ts";
+import type { CommandSpec } from "./command-spec.ts";
 import { route } from "./router.ts";
 
 type Env = Record<string, string | undefined>;
 
 export type Plan =
   | { kind: "call"; cmd: CommandSpec; method: string; params: Record<string, unknown>; meta: RequestMeta; json: boolean; giveUpMs: number }
-  | { kind: "local"; cmd: CommandSpec; action: LocalAction; params: Record<string, unknown>; json: boolean }
+  | { kind: "local"; cmd: CommandSpec; action: string; params: Record<string, unknown>; json: boolean }
   | { kind: "help"; words: string[] }
   | { kind: "version"; json: boolean };
 
@@ -66,13 +67,6 @@ export function outputPath(path: string, cwd: string, home?: string): string {
   return absolutePath(path, cwd, home);
 }
 
-/** The default of a command's own wait, from its flag (e.g. tab borrow's `--timeout`, 60s), in ms; 0 without one. */
-function waitDefault(cmd: CommandSpec): number {
-  const flag = Object.values(cmd.flags).find((f) => f.param === cmd.waitParam);
-  const d = flag?.default;
-  return typeof d === "number" ? d : typeof d === "string" ? (parseDuration(d) ?? 0) : 0;
-}
-
 export function plan(argv: readonly string[], env: Env, ids: Ids = randomIds(), pid = process.pid, cwd = process.cwd(), io: ArgsIo = defaultIo): Plan {
   const r = route(argv);
   if (r.kind === "help") return r;
@@ -84,7 +78,7 @@ export function plan(argv: readonly string[], env: Env, ids: Ids = randomIds(), 
     throw new BskError("invalid_params", "--timeout must be between 1ms and 24h", { hint: "For example: --timeout 30s" });
   }
   // The CLI writes a file result itself, so its path is the CLI's: sent on absolute, for the logs only.
-  const pathParam = cmd.fileResult?.pathParam ?? cmd.transfer?.download?.pathParam ?? cmd.jsonFile?.pathParam;
+  const pathParam = outParam(cmd);
   if (pathParam && parsed.params[pathParam] !== undefined) {
     const path = String(parsed.params[pathParam]);
     if (!path.trim()) {
@@ -95,7 +89,7 @@ export function plan(argv: readonly string[], env: Env, ids: Ids = randomIds(), 
   }
   // A method that waits on its own (e.g. for a person) gets its wait on top of the deadline from the daemon;
   // without --timeout, the caller's own timeout covers that wait too (so `bsk wait 2m` is not cut at 30 s).
-  const ownWait = cmd.waitParam ? Number(parsed.params[cmd.waitParam] ?? waitDefault(cmd)) || 0 : 0;
+  const ownWait = cmd.waitParam ? Number(parsed.params[cmd.waitParam] ?? cmd.waitDefaultMs) || 0 : 0;
   // Capped at the frame's 24 h: an own wait beyond its range is the daemon's to refuse (invalid_params naming the
   // range), not a request frame too malformed to read.
   const timeoutMs = parsed.timeoutGiven || !ownWait ? parsed.timeoutMs : Math.min(MAX_CALL_MS, Math.max(parsed.timeoutMs, ownWait + GRACE_MS));

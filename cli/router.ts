@@ -4,7 +4,8 @@
  * navigate.back while `navigate https://…` is navigate with a URL. Nothing is built for commands not chosen.
  */
 import { BskError } from "../protocol/errors.ts";
-import { COMMANDS, type CommandSpec } from "./commands-table.ts";
+import type { CommandSpec } from "./command-spec.ts";
+import { COMMANDS } from "./commands-table.ts";
 import { closest } from "./suggest.ts";
 
 export type Route =

@@ -3,6 +3,7 @@
  * The daemon's requests carry its own ids (`x<n>`); a reconnect of the same instance replaces the old
  * connection, and a generation number keeps a late close of the old socket from removing the new one.
  */
+import type { ExtensionMethodName, Params, Result } from "../protocol/catalog.ts";
 import type { BrowserInfo } from "../protocol/define.ts";
 import { BskError, type ErrorBody } from "../protocol/errors.ts";
 import { type CallProgress, encodeFrame, type ResponseFrame } from "../protocol/frames.ts";
@@ -16,8 +17,8 @@ export interface WsLike {
   close(code?: number, reason?: string): void;
 }
 
-export interface ExtensionReply {
-  result?: unknown;
+export interface ExtensionReply<R = unknown> {
+  result?: R;
   error?: ErrorBody;
   /** The extension's own timings (`meta.timings`). */
   timings: Record<string, number>;
@@ -70,8 +71,16 @@ export class BrowserConn {
     return this.pending.size;
   }
 
-  /** Send a request; resolves with the extension's answer (result or error). Abort sends `cancel` to the extension. */
-  request(method: string, params: unknown, opts: RequestOptions): Promise<ExtensionReply> {
+  /** The daemon's own request to the extension, typed by its method; resolves with the answer (result or error). */
+  request<M extends ExtensionMethodName>(method: M, params: Params<M>, opts: RequestOptions): Promise<ExtensionReply<Result<M>>> {
+    return this.forward(method, params, opts) as Promise<ExtensionReply<Result<M>>>;
+  }
+
+  /**
+   * A request by its run-time name: a client's call the dispatcher validated (forward.ts). Resolves with the
+   * extension's answer (result or error); abort sends `cancel` to the extension.
+   */
+  forward(method: string, params: unknown, opts: RequestOptions): Promise<ExtensionReply> {
     const { signal } = opts;
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.closed) return Promise.reject(browserGone(this.instanceId));
@@ -101,7 +110,7 @@ export class BrowserConn {
   }
 
   /** `request`, throwing the extension's error as a BskError. */
-  async call(method: string, params: unknown, opts: RequestOptions): Promise<unknown> {
+  async call<M extends ExtensionMethodName>(method: M, params: Params<M>, opts: RequestOptions): Promise<Result<M> | undefined> {
     const reply = await this.request(method, params, opts);
     if (reply.error) throw BskError.from(reply.error);
     return reply.result;

@@ -13,7 +13,7 @@ import type { ClientLink, DaemonContext } from "./context.ts";
 import { callBudgetMs } from "./deadline.ts";
 import { checkEffectGate } from "./effect-gate.ts";
 import { forwardToBrowser, round } from "./forward.ts";
-import type { DaemonHandler } from "./handlers/types.ts";
+import type { AnyDaemonHandler, DaemonHandlers } from "./handlers/types.ts";
 import { classifyOutcome, type EffectState, type OpRecord } from "./ledger.ts";
 import { storedReply } from "./ledger-reply.ts";
 import { afterBrowser } from "./transfer-link.ts";
@@ -32,7 +32,7 @@ export class Dispatcher {
 
   constructor(
     private readonly ctx: DaemonContext,
-    private readonly handlers: Partial<Record<MethodName, DaemonHandler>>,
+    private readonly handlers: DaemonHandlers,
   ) {}
 
   /** The in-flight call a `cancel {id}` means: on the caller's own connection first, else on any. */
@@ -112,9 +112,10 @@ export class Dispatcher {
       if (recorded) return replay(recorded);
     }
     if (call.def.owner === "daemon") {
-      const handler = this.handlers[call.method];
+      // Params were validated against call.method's schema: the one place a handler is called by a run-time name.
+      const handler = (this.handlers as unknown as Partial<Record<string, AnyDaemonHandler>>)[call.method];
       if (!handler) throw new BskError("unsupported", `${call.method} is not implemented by this daemon`);
-      return handler({ call, ctx: this.ctx, client, findCall: (id) => this.findCall(id, client) });
+      return handler({ call, ctx: this.ctx, client, params: call.params, findCall: (id) => this.findCall(id, client) });
     }
     return this.sessionStages(call);
   }

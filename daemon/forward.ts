@@ -18,7 +18,7 @@ export async function forwardToBrowser(ctx: DaemonContext, call: Call, rt: Sessi
     if (!conn) throw timeoutError(call, "browser_wait");
   }
   call.stage = "extension";
-  const pending = conn.request(call.method, call.params, {
+  const pending = conn.forward(call.method, call.params, {
     traceId: call.traceId,
     timeoutMs: call.remainingMs(),
     signal: call.signal,
@@ -31,7 +31,7 @@ export async function forwardToBrowser(ctx: DaemonContext, call: Call, rt: Sessi
 }
 
 /** Fold the extension's reply into the call: its hop timings, the relay time around them, its result or error. */
-export function settle(call: Call, reply: ExtensionReply): unknown {
+export function settle<R>(call: Call, reply: ExtensionReply<R>): R | undefined {
   call.answered = true;
   for (const [hop, ms] of Object.entries(reply.timings)) {
     if (typeof ms === "number" && !(hop in call.timings)) call.timings[hop] = ms;

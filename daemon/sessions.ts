@@ -282,11 +282,11 @@ export class SessionRegistry {
     const conn = opts.fromBrowser ? undefined : this.deps.browsers.get(record.browser_instance_id);
     if (!conn) return { closed_tab_ids: [], returned_tab_ids: [] };
     try {
-      const r = (await conn.call(
+      const r = await conn.call(
         "session.close",
         { session_id: id, reason },
         { traceId: opts.traceId ?? `end-${id}`, timeoutMs: opts.closeTimeoutMs ?? CLOSE_TIMEOUT_MS, signal: AbortSignal.timeout(opts.closeTimeoutMs ?? CLOSE_TIMEOUT_MS) },
-      )) as Partial<CloseOutcome> | undefined;
+      );
       return { closed_tab_ids: r?.closed_tab_ids ?? [], returned_tab_ids: r?.returned_tab_ids ?? [] };
     } catch (err) {
       const error = err instanceof BskError ? err : new BskError("timeout", `session.close for ${id} did not finish`);

@@ -8,14 +8,10 @@ import type { MethodDef } from "../protocol/define.ts";
 import { BskError } from "../protocol/errors.ts";
 import { rangeAt, rangeText } from "./param-range.ts";
 
-/** Methods only the extension link carries; a CLI client never sends them. */
-const EXTENSION_LINK_ONLY = new Set<string>(["system.hello", "system.handshake", "system.pair_begin", "system.pair_finish"]);
-
-/** Extension-owned methods without a CLI shape are the daemon's own calls into the extension (session.open, session.close). */
+/** Not the extension's link methods, nor the daemon's own calls into the extension (session.open, record.begin, …). */
 export function isClientCallable(name: MethodName): boolean {
-  const def = METHODS[name] as MethodDef;
-  if (EXTENSION_LINK_ONLY.has(name)) return false;
-  return !(def.owner === "extension" && !def.cli);
+  const { callers, owner } = METHODS[name];
+  return callers !== "link" && !(callers === "wire" && owner === "extension");
 }
 
 export function resolveMethod(name: string): { name: MethodName; def: MethodDef } {

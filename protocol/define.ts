@@ -7,9 +7,16 @@ import { z } from "zod";
 
 export type Effect = "BrowserMutation" | "TransientInput" | "PassiveRead" | "ControlPlane";
 export type Owner = "daemon" | "extension";
+/**
+ * Who may call a method. agent: a command and an MCP tool. person: a command the person runs, not a tool (the
+ * daemon's administration). link: the extension, on its link to the daemon (hello, handshake, pairing). wire: bsk's
+ * own processes, never a command (the daemon's calls into the extension, transfers, cancel, shutdown).
+ */
+export type Callers = "agent" | "person" | "link" | "wire";
 /** none: no session; session: needs session_id; tab: session_id plus an optional tab_id (default: the current tab). */
 export type Scope = "none" | "session" | "tab";
 
+/** A flag as the CLI reads it (cli/catalog-table.ts resolves each catalog flag to this at build time). */
 export interface FlagSpec {
   /** Params key the flag fills. */
   param: string;
@@ -19,12 +26,24 @@ export interface FlagSpec {
   description: string;
   alias?: string;
   options?: readonly string[];
-  /** Shown in help; the params schema owns the real default. */
+  /** Shown in help: the param's default (a duration's as `60s`). */
   default?: string | number | boolean;
   /** Fixed value for the param when the flag is present (e.g. `--all` → stop_all: true). */
   value?: unknown;
   /** Environment variable read when the flag is absent. */
   env?: string;
+}
+
+/**
+ * A flag as the catalog writes it: only what the params schema cannot say. Left out, `param` is the flag's name
+ * with `_` for `-`, and type, options, default and description are the param's own (cli/catalog-table.ts derives
+ * them at build time); given, they say how the CLI differs (a `duration` or `file` flag, its own wording).
+ */
+export type CliFlag = Omit<FlagSpec, "param" | "type" | "description"> & Partial<Pick<FlagSpec, "param" | "type" | "description">>;
+
+/** The params key a catalog flag fills. */
+export function flagParam(name: string, flag: Pick<CliFlag, "param">): string {
+  return flag.param ?? name.replace(/-/g, "_");
 }
 
 export interface PositionalSpec {
@@ -40,7 +59,7 @@ export interface CliShape {
   /** Command words after `bsk`, e.g. ["tab", "list"]. */
   words: readonly string[];
   positionals?: readonly PositionalSpec[];
-  flags?: Readonly<Record<string, FlagSpec>>;
+  flags?: Readonly<Record<string, CliFlag>>;
   examples?: readonly string[];
   /** The call's default --timeout when it is longer than the usual 30 s (uploads, downloads, full-page captures). */
   defaultTimeoutMs?: number;
@@ -48,9 +67,12 @@ export interface CliShape {
   variants?: Readonly<Record<string, readonly string[]>>;
 }
 
-export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType, O extends Owner = Owner> {
-  /** Kept literal (O) so types can select methods by owner (ExtensionMethodName). */
+export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType, O extends Owner = Owner, C extends Callers = Callers> {
+  /** Kept literal (O, C) so types can select methods by owner and callers (ExtensionMethodName, DaemonMethodName). */
   owner: O;
+  /** What a call does to the browser: the ledger, the person's control and MCP annotations follow from it. */
+  effect: Effect;
+  callers: C;
   scope: Scope;
   description: string;
   params: () => P;
@@ -60,7 +82,7 @@ export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType 
   /** Params whose values are secrets: never logged, echoed or stored in clear. */
   redact?: readonly string[];
   /** Result key holding base64 bytes the CLI writes to a file (its path replaces the bytes in the output). */
-  fileResult?: { data: string; pathParam: string; defaultName: string };
+  fileResult?: FileResultSpec;
   /** Result key holding a JSON document the CLI writes to a file (record start's trace); the result keeps it and gains `path`. */
   jsonFile?: JsonFileSpec;
   /** A params key holding the method's own wait in ms; the daemon extends the call deadline to cover it. */
@@ -69,6 +91,13 @@ export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType 
   transfer?: TransferSpec;
   /** How the method as an MCP tool (cli/mcp/tools.ts) differs from its wire params, beyond what its file specs imply. */
   mcp?: McpShape;
+  /**
+   * Answered while a JS dialog holds the tab instead of racing it: it needs no page (the worker's own buffers), it is
+   * how the dialog is answered, or it waits for the person, who may answer the dialog themselves.
+   */
+  runsUnderDialog?: boolean;
+  /** A ControlPlane method that changes nothing (its MCP tool is read-only). */
+  readsOnly?: boolean;
 }
 
 export interface McpShape {
@@ -79,6 +108,15 @@ export interface McpShape {
   hidden: readonly string[];
   /** The tool's description when the catalog's speaks of a hidden param. */
   description?: string;
+}
+
+export interface FileResultSpec {
+  /** Result key holding the base64 bytes. */
+  data: string;
+  /** Params key naming the file to write. */
+  pathParam: string;
+  /** Name of a new file in the temp directory (or in a directory given). */
+  defaultName: string;
 }
 
 export interface JsonFileSpec {
@@ -103,7 +141,17 @@ export interface TransferSpec {
   };
 }
 
-export function method<P extends z.ZodType, R extends z.ZodType, O extends Owner>(def: MethodDef<P, R, O>): MethodDef<P, R, O> {
+/** A public method: a command (and, for agents, an MCP tool). */
+export function method<P extends z.ZodType, R extends z.ZodType, O extends Owner>(
+  def: Omit<MethodDef<P, R, O>, "callers" | "cli"> & { callers?: "agent" | "person"; cli: CliShape },
+): MethodDef<P, R, O, "agent" | "person"> {
+  return { ...def, callers: def.callers ?? "agent" };
+}
+
+/** A method only bsk's own processes send (no command, no tool); each family keeps these apart from its public ones. */
+export function wireMethod<P extends z.ZodType, R extends z.ZodType, O extends Owner, C extends "link" | "wire">(
+  def: Omit<MethodDef<P, R, O, C>, "cli"> & { cli?: never },
+): MethodDef<P, R, O, C> {
   return def;
 }
 

@@ -1,4 +1,4 @@
-/** Renders the catalog and frames as JSON Schema files (path → text). Written by `npm run schemas`. */
+/** Renders the catalog and frames as JSON Schema files (path → text). Written by `npm run gen`. */
 import { z } from "zod";
 import { EFFECTS, METHOD_NAMES, METHODS } from "./catalog.ts";
 import { EVENTS } from "./events.ts";

@@ -1,6 +1,6 @@
 /**
  * The README's generated sections: the command reference (from the catalog and the CLI's own commands),
- * the error table and the environment table. `npm run docs` rewrites them; tests/unit/docs.test.ts fails on drift.
+ * the error table and the environment table. `npm run gen` rewrites them; tests/unit/docs.test.ts fails on drift.
  */
 import { flagsFor, usageLine } from "../cli/args.ts";
 import { COMMANDS } from "../cli/commands-table.ts";

@@ -1,4 +1,4 @@
-/** npm run schemas: regenerate protocol/schemas/ from the catalog. tests/unit/protocol-schemas.test.ts fails when stale. */
+/** Part of `npm run gen`: regenerate protocol/schemas/ from the catalog. tests/unit/protocol-catalog.test.ts fails when stale. */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { renderSchemas } from "../protocol/json-schema.ts";

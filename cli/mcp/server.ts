@@ -11,8 +11,9 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { bskHome, homePaths, type HomePaths } from "../../shared/home.ts";
-import { BskError, toErrorBody } from "../../protocol/errors.ts";
+import { BskError } from "../../protocol/errors.ts";
 import { APP_VERSION } from "../../protocol/version.ts";
+import { asBskError, callThrough, outParam, type Piped } from "../call-pipeline.ts";
 import type { Connection } from "../daemon-client.ts";
 import { reachDaemon } from "../reach-daemon.ts";
 import type { Outcome } from "../output.ts";
@@ -27,8 +28,6 @@ type Env = Record<string, string | undefined>;
 
 const STOP_TIMEOUT_MS = 5_000;
 
-const asBskError = (e: unknown) => (e instanceof BskError ? e : BskError.from(toErrorBody(e)));
-
 /** The deadline of one call: the method's own wait (a borrow, a help request, `wait`) on top of the usual timeout. */
 export function timeoutFor(tool: McpTool, params: Record<string, unknown>): number {
   const base = tool.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -41,7 +40,7 @@ export function timeoutFor(tool: McpTool, params: Record<string, unknown>): numb
 /** Local paths in params are the client's, relative to this server's working directory (the CLI's rule too). */
 function absolutePaths(tool: McpTool, params: Record<string, unknown>, env: Env): void {
   const cwd = process.cwd();
-  const pathParam = tool.fileResult?.pathParam ?? tool.transfer?.download?.pathParam ?? tool.jsonFile?.pathParam;
+  const pathParam = outParam(tool);
   if (pathParam && typeof params[pathParam] === "string") params[pathParam] = outputPath(params[pathParam] as string, cwd, env.HOME);
   const uploads = tool.transfer?.upload;
   if (uploads && Array.isArray(params[uploads])) {
@@ -73,44 +72,25 @@ export class McpBridge {
     const { [OP_ID_PARAM]: givenOpId, ...params } = args;
     if (tool.method === "session.start") params.owner_pid = process.pid;
     const opId = tool.effect === "BrowserMutation" ? (typeof givenOpId === "string" ? givenOpId : crypto.randomUUID()) : undefined;
-    let conn: Connection;
+    const dropHint = opId && `The daemon went away mid-call, so it may or may not have run; retry with op_id "${opId}" so it never runs twice.`;
+    const send = (conn: Connection) => request(conn, tool.method, params, { timeoutMs: timeoutFor(tool, params), opId, signal, dropHint: dropHint || undefined });
+    let piped: Piped;
     try {
       absolutePaths(tool, params, this.env);
-      conn = await reachDaemon(this.paths, this.env);
+      piped = await callThrough(tool, params, { paths: this.paths, env: this.env, save: "asked", send });
     } catch (e) {
       return toolError(asBskError(e), tool);
     }
-    try {
-      const files = tool.transfer ? await import("../transfers.ts") : undefined;
-      if (files) await files.beforeCall(conn, tool.transfer!, params);
-      // A JSON document written to `out` only when asked (the CLI's default file would surprise an MCP client).
-      const jsonFile = tool.jsonFile && typeof params[tool.jsonFile.pathParam] === "string" ? await import("../json-file.ts") : undefined;
-      if (jsonFile) jsonFile.checkJsonOut(tool.jsonFile!, params);
-      const dropHint = opId && `The daemon went away mid-call, so it may or may not have run; retry with op_id "${opId}" so it never runs twice.`;
-      const reply = await request(conn, tool.method, params, { timeoutMs: timeoutFor(tool, params), opId, signal, dropHint: dropHint || undefined });
-      const op: OpFacts | undefined = opId ? { op_id: opId, effect_state: reply.meta?.effect_state, replayed: reply.meta?.replayed } : undefined;
-      if (!reply.ok) return toolError(reply.error, tool, op);
-      this.track(tool, reply.result);
-      if (files && reply.result && typeof reply.result === "object") {
-        const saved = await files.afterCall(conn, tool.transfer!, params, reply.result as Record<string, unknown>, this.env);
-        const bytes = typeof saved.path === "string" ? await imageBytes(saved.path) : undefined;
-        return toolResult(tool, saved, bytes, op);
-      }
-      if (tool.fileResult && typeof params[tool.fileResult.pathParam] === "string") {
-        const { saveFileResult } = await import("../file-result.ts");
-        const result = reply.result as Record<string, unknown>;
-        const saved = saveFileResult(result, tool.fileResult, params, this.env);
-        return toolResult(tool, { ...saved, [tool.fileResult.data]: result[tool.fileResult.data] });
-      }
-      if (jsonFile && reply.result && typeof reply.result === "object") {
-        return toolResult(tool, jsonFile.saveJsonFile(reply.result as Record<string, unknown>, tool.jsonFile!, params, this.env), undefined, op);
-      }
-      return toolResult(tool, reply.result, undefined, op);
-    } catch (e) {
-      return toolError(asBskError(e), tool, opId ? { op_id: opId } : undefined);
-    } finally {
-      conn.close();
-    }
+    if (piped.stage === "before") return toolError(piped.error, tool, opId ? { op_id: opId } : undefined);
+    const { reply } = piped;
+    const op: OpFacts | undefined = opId ? { op_id: opId, effect_state: reply.meta?.effect_state, replayed: reply.meta?.replayed } : undefined;
+    if (piped.stage === "reply") return toolError(piped.reply.error, tool, op);
+    this.track(tool, piped.reply.result);
+    if (piped.stage === "after") return toolError(piped.error, tool, opId ? { op_id: opId } : undefined);
+    const saved = piped.result as Record<string, unknown>;
+    // A download written here (a full-page capture) also goes back as an image when it is one and small enough.
+    if (tool.transfer?.download && saved && typeof saved.path === "string") return toolResult(tool, saved, await imageBytes(saved.path), op);
+    return toolResult(tool, saved, undefined, op);
   }
 
   private track(tool: McpTool, result: unknown): void {

@@ -7,10 +7,7 @@
  */
 import { z } from "zod";
 import { EFFECTS, METHOD_NAMES, METHODS, type MethodName } from "../../protocol/catalog.ts";
-import type { CliShape, Effect, MethodDef, Scope, TransferSpec } from "../../protocol/define.ts";
-
-/** ControlPlane methods that only read. */
-const CONTROL_READS: ReadonlySet<string> = new Set(["system.status", "session.list", "browser.list", "ops"]);
+import { type CliShape, type Effect, type FileResultSpec, flagParam, type JsonFileSpec, type MethodDef, type Scope, type TransferSpec } from "../../protocol/define.ts";
 
 export interface JsonSchemaObject {
   type: "object";
@@ -38,8 +35,8 @@ export interface McpTool {
   /** Wire params the tool does not offer (MethodDef.mcp); given anyway, the call is refused. */
   hidden: readonly string[];
   redact: readonly string[];
-  fileResult?: MethodDef["fileResult"];
-  jsonFile?: MethodDef["jsonFile"];
+  fileResult?: FileResultSpec;
+  jsonFile?: JsonFileSpec;
   transfer?: TransferSpec;
   waitParam?: string;
   defaultTimeoutMs?: number;
@@ -51,14 +48,13 @@ export function toolName(method: string): string {
   return method.replace(/\./g, "_");
 }
 
-/** Methods with a CLI shape, except the daemon's administration (`bsk daemon allow-extension`, `bsk daemon pair`, …). */
+/** Methods an agent calls (catalog `callers`); not the daemon's administration (`bsk daemon pair`, …) nor wire methods. */
 export function isAgentMethod(name: string): boolean {
-  const cli = METHODS[name as MethodName]?.cli as CliShape | undefined;
-  return Boolean(cli) && cli!.words[0] !== "daemon";
+  return METHODS[name as MethodName]?.callers === "agent";
 }
 
 export function annotationsFor(method: string, effect: Effect, def: MethodDef): ToolAnnotations {
-  const readOnly = effect === "PassiveRead" || CONTROL_READS.has(method);
+  const readOnly = effect === "PassiveRead" || def.readsOnly === true;
   return {
     title: `bsk ${def.cli?.words.join(" ") ?? method}`,
     readOnlyHint: readOnly,
@@ -103,7 +99,7 @@ export function mcpWording(text: string, own: CliShape | undefined, index: Comma
   return served.replace(/--([a-z][a-z-]*)/g, (whole, flag: string) => {
     for (const shape of [own, named]) {
       const spec = shape?.flags?.[flag];
-      if (spec?.param) return spec.param;
+      if (spec) return flagParam(flag, spec);
       const variant = shape?.variants?.[flag];
       if (variant) return index.get(variant.join(" "))?.tool ?? whole;
     }

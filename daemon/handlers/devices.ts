@@ -1,5 +1,5 @@
 /** `bsk daemon devices` and `bsk daemon revoke`: the devices a server-mode daemon has paired. */
-import type { ParsedParams, Result } from "../../protocol/catalog.ts";
+import type { Result } from "../../protocol/catalog.ts";
 import { BskError } from "../../protocol/errors.ts";
 import type { DaemonContext } from "../context.ts";
 import type { DaemonHandler } from "./types.ts";
@@ -11,7 +11,7 @@ function connectedDevices(ctx: DaemonContext): Set<string> {
   return new Set(ctx.browsers.list().flatMap((c) => (c.record.device_id ? [c.record.device_id] : [])));
 }
 
-const list: DaemonHandler = async ({ ctx }) => {
+const list: DaemonHandler<"devices.list"> = async ({ ctx }) => {
   const store = ctx.trust.remote?.devices;
   const live = connectedDevices(ctx);
   const devices = (store?.list() ?? []).map((d) => ({
@@ -26,8 +26,7 @@ const list: DaemonHandler = async ({ ctx }) => {
   return { server_mode: store !== undefined, devices } satisfies Result<"devices.list">;
 };
 
-const revoke: DaemonHandler = async ({ ctx, call }) => {
-  const p = call.params as ParsedParams<"devices.revoke">;
+const revoke: DaemonHandler<"devices.revoke"> = async ({ ctx, params: p }) => {
   const store = ctx.trust.remote?.devices;
   if (!store) {
     throw new BskError("unsupported", "this daemon is not in server mode: it has no paired devices", {

@@ -1,12 +1,11 @@
-import type { MethodName } from "../../protocol/catalog.ts";
 import { deviceHandlers } from "./devices.ts";
 import { fileHandlers } from "./files.ts";
-import { recordHandlers } from "./records.ts";
+import { historyHandlers } from "./history.ts";
 import { recordingHandlers } from "./recording.ts";
 import { sessionHandlers } from "./session.ts";
 import { systemHandlers } from "./system.ts";
-import type { DaemonHandler } from "./types.ts";
-import { waitHandlers } from "./wait.ts";
+import type { DaemonHandlers } from "./types.ts";
+import { waitHandlers } from "./waits.ts";
 
-/** Every daemon-owned method's handler (a unit test checks none is missing). */
-export const DAEMON_HANDLERS: Partial<Record<MethodName, DaemonHandler>> = { ...systemHandlers, ...deviceHandlers, ...sessionHandlers, ...recordHandlers, ...recordingHandlers, ...waitHandlers, ...fileHandlers };
+/** Every method the daemon answers, one handler each (the type makes a missing one a compile error). */
+export const DAEMON_HANDLERS: DaemonHandlers = { ...systemHandlers, ...deviceHandlers, ...sessionHandlers, ...historyHandlers, ...recordingHandlers, ...waitHandlers, ...fileHandlers };

@@ -50,8 +50,7 @@ async function awaitTrace(ctx: DaemonContext, call: Call, sessionId: string, ins
   }
 }
 
-const start: DaemonHandler = async ({ call, ctx }) => {
-  const p = call.params as ParsedParams<"record.start">;
+const start: DaemonHandler<"record.start"> = async ({ call, ctx, params: p }) => {
   const opened = await openSession(ctx, call, {
     browser: p.browser,
     name: p.purpose ? `record: ${p.purpose}` : "recording",
@@ -92,8 +91,7 @@ const start: DaemonHandler = async ({ call, ctx }) => {
   }
 };
 
-const stop: DaemonHandler = async ({ call, ctx }) => {
-  const p = call.params as ParsedParams<"record.stop">;
+const stop: DaemonHandler<"record.stop"> = async ({ call, ctx, params: p }) => {
   const live = recordingsOf(ctx);
   let sessionId = p.session_id;
   if (!sessionId) {
@@ -116,7 +114,7 @@ const stop: DaemonHandler = async ({ call, ctx }) => {
   call.sessionId = sessionId;
   const conn = await connOf(ctx, call, instance);
   const reply = await conn.request("record.finish", { session_id: sessionId, stopped_by: "stop" }, { traceId: call.traceId, timeoutMs: call.remainingMs(), signal: call.signal });
-  const { steps } = settle(call, reply) as Result<"record.finish">;
+  const { steps } = settle(call, reply)!;
   return { session_id: sessionId, steps } satisfies Result<"record.stop">;
 };
 

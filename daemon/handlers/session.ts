@@ -11,7 +11,7 @@ import type { DaemonHandler } from "./types.ts";
 /** Leave this much of the deadline to answer no_browser_connected before the call itself times out. */
 const ANSWER_MARGIN_MS = 100;
 
-const start: DaemonHandler = async ({ call, ctx }) => openSession(ctx, call, call.params as ParsedParams<"session.start">);
+const start: DaemonHandler<"session.start"> = async ({ call, ctx, params }) => openSession(ctx, call, params);
 
 /** Picks the browser (waiting for one within the call's time), reserves the session and has the browser open its Agent Window. */
 export async function openSession(ctx: DaemonContext, call: Call, p: ParsedParams<"session.start">): Promise<Result<"session.start">> {
@@ -79,8 +79,7 @@ export async function openSession(ctx: DaemonContext, call: Call, p: ParsedParam
   }
 }
 
-const stop: DaemonHandler = async ({ call, ctx }) => {
-  const p = call.params as ParsedParams<"session.stop">;
+const stop: DaemonHandler<"session.stop"> = async ({ call, ctx, params: p }) => {
   let ids: string[];
   if (p.all) ids = ctx.sessions.liveRecords().map((r) => r.session_id);
   else {
@@ -107,8 +106,7 @@ const stop: DaemonHandler = async ({ call, ctx }) => {
   return result;
 };
 
-const list: DaemonHandler = async ({ call, ctx }) => {
-  const { session_id } = call.params as ParsedParams<"session.list">;
+const list: DaemonHandler<"session.list"> = async ({ ctx, params: { session_id } }) => {
   const ended = ctx.sessions.endedRecords().reverse();
   const sessions = [...ctx.sessions.liveRecords(), ...ended].filter((s) => session_id === undefined || s.session_id === session_id);
   return { sessions } satisfies Result<"session.list">;

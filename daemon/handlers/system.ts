@@ -1,6 +1,6 @@
 /** Daemon-answered system methods: status, browsers, shutdown, the extension allow-list, cancel. */
 import { formatPairingLink } from "../../protocol/remote.ts";
-import type { ParsedParams, Result } from "../../protocol/catalog.ts";
+import type { Result } from "../../protocol/catalog.ts";
 import { formatCode } from "../../protocol/trust.ts";
 import { registerNativeHost } from "../../shared/native-host-register.ts";
 import { PROTOCOL_VERSION } from "../../protocol/version.ts";
@@ -12,7 +12,7 @@ export function browserInfos(ctx: DaemonContext): Result<"browser.list">["browse
   return ctx.browsers.list().map((c) => ({ ...c.record, sessions: ctx.sessions.liveOn(c.instanceId).length }));
 }
 
-const status: DaemonHandler = async ({ ctx }) => {
+const status: DaemonHandler<"system.status"> = async ({ ctx }) => {
   const { info, config } = ctx;
   const result: Result<"system.status"> = {
     daemon: {
@@ -32,16 +32,15 @@ const status: DaemonHandler = async ({ ctx }) => {
   return result;
 };
 
-const browserList: DaemonHandler = async ({ ctx }) => ({ browsers: browserInfos(ctx) });
+const browserList: DaemonHandler<"browser.list"> = async ({ ctx }) => ({ browsers: browserInfos(ctx) });
 
-const shutdown: DaemonHandler = async ({ call, ctx }) => {
+const shutdown: DaemonHandler<"system.shutdown"> = async ({ call, ctx }) => {
   const ended = ctx.sessions.liveRecords().map((r) => r.session_id);
   call.afterReply = () => void ctx.shutdown("system.shutdown");
   return { pid: ctx.info.pid, ended_sessions: ended } satisfies Result<"system.shutdown">;
 };
 
-const allowExtension: DaemonHandler = async ({ call, ctx }) => {
-  const { extension_id } = call.params as ParsedParams<"system.allow_extension">;
+const allowExtension: DaemonHandler<"system.allow_extension"> = async ({ ctx, params: { extension_id } }) => {
   const allowed = ctx.allowList.add(extension_id);
   ctx.log.info("extension allowed", { extension_id });
   // The native messaging host answers only the ids its manifests list: list the new one where we registered it.
@@ -57,7 +56,7 @@ const allowExtension: DaemonHandler = async ({ call, ctx }) => {
 
 /** A one-use code the person types into the popup; the extension trades it for the secret (trust/link-trust.ts).
  * In server mode, the pairing link: the public URL, the code and the server's key fingerprint. */
-const pairingCode: DaemonHandler = async ({ ctx }) => {
+const pairingCode: DaemonHandler<"system.pairing_code"> = async ({ ctx }) => {
   const issued = ctx.trust.pairing.issue();
   ctx.log.info("pairing code issued", { expires_at: new Date(issued.expiresAt).toISOString() });
   return {
@@ -71,8 +70,7 @@ const pairingCode: DaemonHandler = async ({ ctx }) => {
 };
 
 /** Cancel a call in flight: a waiting call leaves its queue, a forwarded one is cancelled at the extension too. */
-const cancel: DaemonHandler = async ({ call, findCall }) => {
-  const { id } = call.params as ParsedParams<"cancel">;
+const cancel: DaemonHandler<"cancel"> = async ({ call, findCall, params: { id } }) => {
   const target = findCall(id);
   if (!target || target.signal.aborted) return { cancelled: false };
   target.abort(cancelledError(target.method, { cancelled_by: call.id }));

@@ -1,13 +1,22 @@
+import type { DaemonMethodName, ParsedParams, Result } from "../../protocol/catalog.ts";
 import type { Call } from "../call.ts";
 import type { ClientLink, DaemonContext } from "../context.ts";
 
-export interface HandlerArgs {
+export interface HandlerArgs<M extends DaemonMethodName> {
   call: Call;
   ctx: DaemonContext;
   client: ClientLink;
+  /** The call's params, validated against the method's schema (defaults applied). */
+  params: ParsedParams<M>;
   /** The in-flight call a `cancel {id}` refers to. */
   findCall: (id: string | number) => Call | undefined;
 }
 
-/** A method the daemon answers itself; returns the result or throws a BskError. */
-export type DaemonHandler = (args: HandlerArgs) => Promise<unknown>;
+/** A method the daemon answers itself; returns the method's result or throws a BskError. */
+export type DaemonHandler<M extends DaemonMethodName> = (args: HandlerArgs<M>) => Promise<Result<M>>;
+
+/** One handler per method the daemon answers: a missing one does not compile. */
+export type DaemonHandlers = { [M in DaemonMethodName]: DaemonHandler<M> };
+
+/** A handler as the dispatcher calls it, knowing the method only at run time (its params validated by then). */
+export type AnyDaemonHandler = (args: Omit<HandlerArgs<DaemonMethodName>, "params"> & { params: Record<string, unknown> }) => Promise<unknown>;

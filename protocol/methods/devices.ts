@@ -1,6 +1,6 @@
 /** Remote browsers a server-mode daemon has paired (daemon/remote/): list them, revoke them. */
 import { z } from "zod";
-import { type Effect, method } from "../define.ts";
+import { method } from "../define.ts";
 
 export const DeviceInfo = () =>
   z.object({
@@ -17,6 +17,9 @@ export const DeviceInfo = () =>
 export const deviceMethods = {
   "devices.list": method({
     owner: "daemon",
+    effect: "ControlPlane",
+    callers: "person",
+    readsOnly: true,
     scope: "none",
     description: "Devices paired with this server (remote mode): id, label, browser, created, last seen, expiry; never a credential.",
     params: () => z.object({}),
@@ -26,6 +29,8 @@ export const deviceMethods = {
 
   "devices.revoke": method({
     owner: "daemon",
+    effect: "ControlPlane",
+    callers: "person",
     scope: "none",
     description: "Revoke a paired device (or every one): its live link closes within a second and it is refused from then on.",
     params: () =>
@@ -37,13 +42,8 @@ export const deviceMethods = {
     cli: {
       words: ["daemon", "revoke"],
       positionals: [{ param: "device_id", description: "Device id (bsk daemon devices)" }],
-      flags: { all: { param: "all", type: "boolean", description: "Revoke every paired device" } },
+      flags: { all: {} },
       examples: ["bsk daemon revoke dev_3f9a1c2b4d5e6f70", "bsk daemon revoke --all"],
     },
   }),
-};
-
-export const deviceEffects: Record<keyof typeof deviceMethods, Effect> = {
-  "devices.list": "ControlPlane",
-  "devices.revoke": "ControlPlane",
 };

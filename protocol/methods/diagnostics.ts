@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Effect, method, tabParams } from "../define.ts";
+import { method, tabParams } from "../define.ts";
 
 const cursorParams = () => ({
   ...tabParams(),
@@ -9,15 +9,17 @@ const cursorParams = () => ({
 });
 
 const cursorFlags = {
-  since: { param: "since", type: "number", description: "Only entries after this sequence number" },
-  limit: { param: "limit", type: "number", default: 50, description: "Most entries to return" },
-  "max-text": { param: "max_text_chars", type: "number", default: 1000, description: "Cut each text at this many characters" },
+  since: { description: "Only entries after this sequence number" },
+  limit: { description: "Most entries to return" },
+  "max-text": { param: "max_text_chars", description: "Cut each text at this many characters" },
 } as const;
 
 /** What the page said and fetched: per-tab ring buffers read with a --since cursor. */
 export const diagnosticsMethods = {
   console: method({
     owner: "extension",
+    effect: "PassiveRead",
+    runsUnderDialog: true,
     scope: "tab",
     description: "Console messages and uncaught errors of the tab since a cursor.",
     params: () =>
@@ -42,13 +44,15 @@ export const diagnosticsMethods = {
       words: ["console"],
       flags: {
         ...cursorFlags,
-        level: { param: "level", type: "enum", options: ["debug", "log", "info", "warning", "error"], description: "Minimum level" },
+        level: {},
       },
     },
   }),
 
   network: method({
     owner: "extension",
+    effect: "PassiveRead",
+    runsUnderDialog: true,
     scope: "tab",
     description: "Requests of the tab since a cursor: method, URL, status, type, failures and timing.",
     params: () => z.object({ ...cursorParams(), failed: z.boolean().default(false).describe("Only failed requests (network error or HTTP ≥ 400)") }),
@@ -72,12 +76,7 @@ export const diagnosticsMethods = {
       }),
     cli: {
       words: ["network"],
-      flags: { ...cursorFlags, failed: { param: "failed", type: "boolean", description: "Only failed requests" } },
+      flags: { ...cursorFlags, failed: { description: "Only failed requests" } },
     },
   }),
-};
-
-export const diagnosticsEffects: Record<keyof typeof diagnosticsMethods, Effect> = {
-  console: "PassiveRead",
-  network: "PassiveRead",
 };

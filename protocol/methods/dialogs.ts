@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Effect, method, PromptInfo, tabParams } from "../define.ts";
+import { method, PromptInfo, tabParams } from "../define.ts";
 
 const DialogInfo = () =>
   z.object({
@@ -17,6 +17,8 @@ const DialogInfo = () =>
 export const dialogMethods = {
   "dialog.status": method({
     owner: "extension",
+    effect: "PassiveRead",
+    runsUnderDialog: true,
     scope: "tab",
     description: "Whether a JavaScript dialog is open in the tab, with its type and message, and any browser prompt waiting for the person.",
     params: () => z.object({ ...tabParams() }),
@@ -26,18 +28,22 @@ export const dialogMethods = {
 
   "dialog.accept": method({
     owner: "extension",
+    effect: "BrowserMutation",
+    runsUnderDialog: true,
     scope: "tab",
     description: "Accept the open dialog (OK); --text answers a prompt().",
     params: () => z.object({ ...tabParams(), text: z.string().optional().describe("Answer for a prompt()") }),
     result: () => z.object({ tab_id: z.number().int(), dialog: DialogInfo(), accepted: z.literal(true) }),
     cli: {
       words: ["dialog", "accept"],
-      flags: { text: { param: "text", type: "string", description: "Answer for a prompt()" } },
+      flags: { text: {} },
     },
   }),
 
   "dialog.dismiss": method({
     owner: "extension",
+    effect: "BrowserMutation",
+    runsUnderDialog: true,
     scope: "tab",
     description: "Dismiss the open dialog (Cancel); a browser prompt waiting for the person is dismissed by reloading the page.",
     params: () => z.object({ ...tabParams() }),
@@ -51,10 +57,4 @@ export const dialogMethods = {
       }),
     cli: { words: ["dialog", "dismiss"] },
   }),
-};
-
-export const dialogEffects: Record<keyof typeof dialogMethods, Effect> = {
-  "dialog.status": "PassiveRead",
-  "dialog.accept": "BrowserMutation",
-  "dialog.dismiss": "BrowserMutation",
 };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Effect, method, sessionParam, tabParams } from "../define.ts";
+import { method, sessionParam, tabParams } from "../define.ts";
 
 export const DEVICE_PRESETS = ["iphone-14", "iphone-se", "pixel-7", "galaxy-s23", "ipad-mini", "ipad-pro", "desktop-1080p"] as const;
 
@@ -7,6 +7,7 @@ export const DEVICE_PRESETS = ["iphone-14", "iphone-se", "pixel-7", "galaxy-s23"
 export const emulationMethods = {
   emulate: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Emulate a device (preset) or set viewport size, pixel ratio, mobile, touch and user agent; --off restores.",
     params: () =>
@@ -32,14 +33,14 @@ export const emulationMethods = {
     cli: {
       words: ["emulate"],
       flags: {
-        device: { param: "device", type: "enum", options: DEVICE_PRESETS, description: "Device preset" },
-        width: { param: "width", type: "number", description: "Viewport width" },
-        height: { param: "height", type: "number", description: "Viewport height" },
-        dpr: { param: "dpr", type: "number", description: "Device pixel ratio" },
-        mobile: { param: "mobile", type: "boolean", description: "Mobile viewport (meta viewport, overlay scrollbars)" },
-        touch: { param: "touch", type: "boolean", description: "Touch events" },
-        ua: { param: "user_agent", type: "string", description: "User agent string" },
-        off: { param: "off", type: "boolean", description: "Clear all emulation" },
+        device: { description: "Device preset" },
+        width: { description: "Viewport width" },
+        height: { description: "Viewport height" },
+        dpr: { description: "Device pixel ratio" },
+        mobile: { description: "Mobile viewport (meta viewport, overlay scrollbars)" },
+        touch: { description: "Touch events" },
+        ua: { param: "user_agent", description: "User agent string" },
+        off: {},
       },
       examples: ["bsk emulate --device iphone-14 --session $S", "bsk emulate --off --session $S"],
     },
@@ -47,6 +48,7 @@ export const emulationMethods = {
 
   "window.resize": method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "session",
     description: "Resize the session's Agent Window.",
     params: () =>
@@ -61,14 +63,9 @@ export const emulationMethods = {
     cli: {
       words: ["window", "resize"],
       flags: {
-        width: { param: "width", type: "number", description: "Window width in px" },
-        height: { param: "height", type: "number", description: "Window height in px" },
+        width: { description: "Window width in px" },
+        height: { description: "Window height in px" },
       },
     },
   }),
-};
-
-export const emulationEffects: Record<keyof typeof emulationMethods, Effect> = {
-  emulate: "BrowserMutation",
-  "window.resize": "BrowserMutation",
 };

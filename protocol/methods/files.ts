@@ -5,7 +5,7 @@
  * the files in the page itself. Bytes travel as base64 in chunks of at most TRANSFER_CHUNK_BYTES per frame.
  */
 import { z } from "zod";
-import { ActedOn, ActionEffect, type Effect, method, sessionParam, Target, tabParams } from "../define.ts";
+import { ActedOn, ActionEffect, method, wireMethod, sessionParam, Target, tabParams } from "../define.ts";
 
 /** Raw bytes per chunk frame: 3 MiB is 4 MiB of base64, far below the 16 MiB frame cap. */
 export const TRANSFER_CHUNK_BYTES = 3 * 1024 * 1024;
@@ -56,90 +56,9 @@ const FileFacts = () => z.object({ name: z.string(), size: z.number().int(), sha
 const TWO_MINUTES = 120_000;
 
 export const fileMethods = {
-  "transfer.begin": method({
-    owner: "daemon",
-    scope: "session",
-    description:
-      "Open a staged transfer in the session: an upload source (size and sha256 known: the same bytes staged again return the same id, complete) or bytes produced by the extension.",
-    params: () =>
-      z.object({
-        ...sessionParam(),
-        name: FileName(),
-        size: z.number().int().min(0).optional(),
-        sha256: Sha256().optional(),
-        mime: z.string().max(255).optional(),
-        /** Bytes of a download a session's tab started (extension only): kept and listed by `downloads`. */
-        download: z.object({ id: DownloadId(), tab_id: z.number().int(), url: z.string().max(4096) }).optional(),
-      }),
-    result: () =>
-      z.object({
-        transfer_id: TransferId(),
-        /** The same bytes are already staged: send no chunks. */
-        complete: z.boolean(),
-        chunk_bytes: z.number().int(),
-      }),
-  }),
-
-  "transfer.chunk": method({
-    owner: "daemon",
-    scope: "session",
-    description: "Append bytes to an open transfer at `offset` (which must be the bytes received so far).",
-    params: () =>
-      z.object({
-        ...sessionParam(),
-        transfer_id: TransferId(),
-        offset: z.number().int().min(0),
-        data: z.string().max(CHUNK_B64_MAX).describe("Base64 bytes"),
-      }),
-    result: () => z.object({ received: z.number().int() }),
-  }),
-
-  "transfer.finish": method({
-    owner: "daemon",
-    scope: "session",
-    description: "Close an open transfer: its size and SHA-256 are checked against what begin declared (or what is given here).",
-    params: () =>
-      z.object({
-        ...sessionParam(),
-        transfer_id: TransferId(),
-        sha256: Sha256().optional(),
-        /** Bytes that replace the start of the file (a PNG header written last, once its height is known). */
-        head: z.string().max(4096).optional(),
-      }),
-    result: () => z.object({ transfer_id: TransferId(), size: z.number().int(), sha256: Sha256() }),
-  }),
-
-  "transfer.read": method({
-    owner: "daemon",
-    scope: "session",
-    description: "Read up to `length` bytes of a complete transfer from `offset`.",
-    params: () =>
-      z.object({
-        ...sessionParam(),
-        transfer_id: TransferId(),
-        offset: z.number().int().min(0).default(0),
-        length: z.number().int().min(0).max(TRANSFER_CHUNK_BYTES).default(TRANSFER_CHUNK_BYTES),
-      }),
-    result: () =>
-      z.object({
-        data: z.string(),
-        eof: z.boolean(),
-        size: z.number().int(),
-        /** The staged file on the daemon's disk (the extension uses it only when it may read local files). */
-        path: z.string(),
-      }),
-  }),
-
-  "transfer.release": method({
-    owner: "daemon",
-    scope: "session",
-    description: "Drop a staged transfer now instead of at session end.",
-    params: () => z.object({ ...sessionParam(), transfer_id: TransferId() }),
-    result: () => z.object({ released: z.boolean() }),
-  }),
-
   upload: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description:
       "Put local files into a page: click the target and fill the file input it activates (--mode input), or drop them on it (--mode drop). The CLI stages the files through the daemon first.",
@@ -168,8 +87,8 @@ export const fileMethods = {
       words: ["upload"],
       positionals: [{ param: "target", description: "@eN ref or CSS selector (a file input, its button or label, or a drop zone)", required: true }],
       flags: {
-        file: { param: "files", type: "list", description: "Local file to upload (repeat for several; only into a multiple input)" },
-        mode: { param: "mode", type: "enum", options: ["input", "drop"], default: "input", description: "input: file input; drop: drag and drop" },
+        file: { param: "files", description: "Local file to upload (repeat for several; only into a multiple input)" },
+        mode: { description: "input: file input; drop: drag and drop" },
       },
       defaultTimeoutMs: TWO_MINUTES,
       examples: ["bsk upload @e7 --file ./cv.pdf --session $S", "bsk upload '#dropzone' --mode drop --file a.png --file b.png --session $S"],
@@ -178,6 +97,7 @@ export const fileMethods = {
 
   download: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description:
       "Click the target and save exactly the download that click caused to --out (checked by size and SHA-256, written atomically; an existing file only with --overwrite).",
@@ -211,8 +131,8 @@ export const fileMethods = {
       words: ["download"],
       positionals: [{ param: "target", description: "@eN ref or CSS selector of what starts the download", required: true }],
       flags: {
-        out: { param: "out", type: "string", description: "File to write (required)" },
-        overwrite: { param: "overwrite", type: "boolean", description: "Replace --out if it exists" },
+        out: { description: "File to write (required)" },
+        overwrite: { description: "Replace --out if it exists" },
       },
       defaultTimeoutMs: TWO_MINUTES,
       examples: ["bsk download @e9 --out ./report.pdf --session $S"],
@@ -221,6 +141,7 @@ export const fileMethods = {
 
   downloads: method({
     owner: "daemon",
+    effect: "PassiveRead",
     scope: "session",
     description:
       "List the downloads the session's tabs started (a click on a download link, a page's script): bsk keeps their bytes in its private folder until the session ends, never in the person's Downloads folder.",
@@ -234,6 +155,7 @@ export const fileMethods = {
 
   "downloads.save": method({
     owner: "daemon",
+    effect: "PassiveRead",
     scope: "session",
     description:
       "Write a download the session keeps to --out (checked by size and SHA-256, written atomically; an existing file only with --overwrite). It stays kept until the session ends.",
@@ -261,22 +183,105 @@ export const fileMethods = {
       words: ["downloads", "save"],
       positionals: [{ param: "download_id", description: "The download's id (bsk downloads, its download event)", required: true }],
       flags: {
-        out: { param: "out", type: "string", description: "File to write (required)" },
-        overwrite: { param: "overwrite", type: "boolean", description: "Replace --out if it exists" },
+        out: { description: "File to write (required)" },
+        overwrite: { description: "Replace --out if it exists" },
       },
       examples: ["bsk downloads save d3f9a0c1d --out ./report.pdf --session $S"],
     },
   }),
 };
 
-export const fileEffects: Record<keyof typeof fileMethods, Effect> = {
-  "transfer.begin": "ControlPlane",
-  "transfer.chunk": "ControlPlane",
-  "transfer.finish": "ControlPlane",
-  "transfer.read": "ControlPlane",
-  "transfer.release": "ControlPlane",
-  upload: "BrowserMutation",
-  download: "BrowserMutation",
-  downloads: "PassiveRead",
-  "downloads.save": "PassiveRead",
+/** Not commands: sent only between bsk's own processes (see `callers`). */
+export const fileWireMethods = {
+  "transfer.begin": wireMethod({
+    owner: "daemon",
+    effect: "ControlPlane",
+    callers: "wire",
+    scope: "session",
+    description:
+      "Open a staged transfer in the session: an upload source (size and sha256 known: the same bytes staged again return the same id, complete) or bytes produced by the extension.",
+    params: () =>
+      z.object({
+        ...sessionParam(),
+        name: FileName(),
+        size: z.number().int().min(0).optional(),
+        sha256: Sha256().optional(),
+        mime: z.string().max(255).optional(),
+        /** Bytes of a download a session's tab started (extension only): kept and listed by `downloads`. */
+        download: z.object({ id: DownloadId(), tab_id: z.number().int(), url: z.string().max(4096) }).optional(),
+      }),
+    result: () =>
+      z.object({
+        transfer_id: TransferId(),
+        /** The same bytes are already staged: send no chunks. */
+        complete: z.boolean(),
+        chunk_bytes: z.number().int(),
+      }),
+  }),
+
+  "transfer.chunk": wireMethod({
+    owner: "daemon",
+    effect: "ControlPlane",
+    callers: "wire",
+    scope: "session",
+    description: "Append bytes to an open transfer at `offset` (which must be the bytes received so far).",
+    params: () =>
+      z.object({
+        ...sessionParam(),
+        transfer_id: TransferId(),
+        offset: z.number().int().min(0),
+        data: z.string().max(CHUNK_B64_MAX).describe("Base64 bytes"),
+      }),
+    result: () => z.object({ received: z.number().int() }),
+  }),
+
+  "transfer.finish": wireMethod({
+    owner: "daemon",
+    effect: "ControlPlane",
+    callers: "wire",
+    scope: "session",
+    description: "Close an open transfer: its size and SHA-256 are checked against what begin declared (or what is given here).",
+    params: () =>
+      z.object({
+        ...sessionParam(),
+        transfer_id: TransferId(),
+        sha256: Sha256().optional(),
+        /** Bytes that replace the start of the file (a PNG header written last, once its height is known). */
+        head: z.string().max(4096).optional(),
+      }),
+    result: () => z.object({ transfer_id: TransferId(), size: z.number().int(), sha256: Sha256() }),
+  }),
+
+  "transfer.read": wireMethod({
+    owner: "daemon",
+    effect: "ControlPlane",
+    callers: "wire",
+    scope: "session",
+    description: "Read up to `length` bytes of a complete transfer from `offset`.",
+    params: () =>
+      z.object({
+        ...sessionParam(),
+        transfer_id: TransferId(),
+        offset: z.number().int().min(0).default(0),
+        length: z.number().int().min(0).max(TRANSFER_CHUNK_BYTES).default(TRANSFER_CHUNK_BYTES),
+      }),
+    result: () =>
+      z.object({
+        data: z.string(),
+        eof: z.boolean(),
+        size: z.number().int(),
+        /** The staged file on the daemon's disk (the extension uses it only when it may read local files). */
+        path: z.string(),
+      }),
+  }),
+
+  "transfer.release": wireMethod({
+    owner: "daemon",
+    effect: "ControlPlane",
+    callers: "wire",
+    scope: "session",
+    description: "Drop a staged transfer now instead of at session end.",
+    params: () => z.object({ ...sessionParam(), transfer_id: TransferId() }),
+    result: () => z.object({ released: z.boolean() }),
+  }),
 };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Effect, method, Target, tabParams } from "../define.ts";
+import { method, Target, tabParams } from "../define.ts";
 
 const validRegex = (s: string) => {
   try {
@@ -37,6 +37,8 @@ export const HELP_OUTCOMES = ["completed", "continued", "cancelled", "timed_out"
 export const humanMethods = {
   request_help: method({
     owner: "extension",
+    effect: "PassiveRead",
+    runsUnderDialog: true,
     scope: "tab",
     description:
       "Ask the person for help in the tab (log in, solve a captcha, confirm a payment): brings the tab to the front, highlights " +
@@ -76,17 +78,15 @@ export const humanMethods = {
     cli: {
       words: ["request-help"],
       flags: {
-        prompt: { param: "prompt", type: "string", description: "What the person should do (required)" },
-        title: { param: "title", type: "string", description: "Panel title" },
-        target: { param: "targets", type: "list", description: "Element to highlight (@eN or selector); repeatable" },
+        prompt: { description: "What the person should do (required)" },
+        title: {},
+        target: { param: "targets", description: "Element to highlight (@eN or selector); repeatable" },
         timeout: {
           param: "timeout_ms",
           type: "duration",
-          default: "5m",
           description: "How long to wait for the person; the call waits that long too",
         },
         until: {
-          param: "until",
           type: "json",
           description:
             'Completion criteria (all must hold): {"url_contains","url_matches","element_exists","element_missing","text_present","text_absent","stable_ms"}',
@@ -99,8 +99,4 @@ export const humanMethods = {
       ],
     },
   }),
-};
-
-export const humanEffects: Record<keyof typeof humanMethods, Effect> = {
-  request_help: "PassiveRead",
 };

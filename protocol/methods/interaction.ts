@@ -1,19 +1,14 @@
 import { z } from "zod";
-import { ActionResult, Coordinate, type Effect, method, Modifiers, RaisedPrompt, Target, tabParams, WheelDelta } from "../define.ts";
+import { ActionResult, Coordinate, method, Modifiers, RaisedPrompt, Target, tabParams, WheelDelta } from "../define.ts";
 
 const targetPositional = { param: "target", description: "@eN ref or CSS selector", required: true } as const;
 const optionalTargetPositional = { param: "target", description: "@eN ref or CSS selector" } as const;
 const modifiersFlag = {
-  modifiers: {
-    param: "modifiers",
-    type: "list",
-    options: ["Alt", "Control", "Meta", "Shift"],
-    description: "Held keys: Alt, Control, Meta, Shift (repeat or comma-separate)",
-  },
+  modifiers: { description: "Held keys: Alt, Control, Meta, Shift (repeat or comma-separate)" },
 } as const;
 const pointFlags = {
-  x: { param: "x", type: "number", description: "Viewport x in CSS px, 0 to the viewport's width (instead of a target)" },
-  y: { param: "y", type: "number", description: "Viewport y in CSS px, 0 to the viewport's height (instead of a target)" },
+  x: { description: "Viewport x in CSS px, 0 to the viewport's width (instead of a target)" },
+  y: { description: "Viewport y in CSS px, 0 to the viewport's height (instead of a target)" },
 } as const;
 const point = () => ({
   x: Coordinate().optional().describe("Viewport x in CSS px"),
@@ -34,6 +29,7 @@ const button = () => z.enum(["left", "middle", "right"]).default("left");
 export const interactionMethods = {
   click: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Click an element (after scroll-into-view, visible, enabled, stable and hit-test checks) or a point; reports the effect.",
     params: () =>
@@ -43,8 +39,8 @@ export const interactionMethods = {
       words: ["click"],
       positionals: [optionalTargetPositional],
       flags: {
-        button: { param: "button", type: "enum", options: ["left", "middle", "right"], default: "left", description: "Mouse button" },
-        count: { param: "count", type: "number", default: 1, description: "Click count (2 = double click)" },
+        button: { description: "Mouse button" },
+        count: { description: "Click count (2 = double click)" },
         ...modifiersFlag,
         ...pointFlags,
       },
@@ -54,6 +50,7 @@ export const interactionMethods = {
 
   dblclick: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Double-click an element or a point.",
     params: () => targetOrPoint({ modifiers: Modifiers() }),
@@ -63,6 +60,7 @@ export const interactionMethods = {
 
   hover: method({
     owner: "extension",
+    effect: "TransientInput",
     scope: "tab",
     description: "Move the mouse over an element or a point and keep it there (the next observe sees hover state).",
     params: () => targetOrPoint({ modifiers: Modifiers() }),
@@ -72,6 +70,7 @@ export const interactionMethods = {
 
   fill: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Replace the value of an input, textarea or editable element as typed input, then read it back.",
     params: () => targeted({ value: z.string().max(1_000_000).describe("Text to put in the field") }),
@@ -85,7 +84,7 @@ export const interactionMethods = {
       words: ["fill"],
       positionals: [targetPositional, { param: "value", description: "Text (or use --value / --value-file)" }],
       flags: {
-        value: { param: "value", type: "string", description: "Text to put in the field" },
+        value: {},
         "value-file": { param: "value", type: "file", description: "Read the text from a file (- = stdin): keeps secrets out of argv" },
       },
       examples: ["bsk fill @e5 'Ada Lovelace' --session $S", "printf %s \"$PW\" | bsk fill @e6 --value-file - --session $S"],
@@ -94,6 +93,7 @@ export const interactionMethods = {
 
   type: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Type text key by key into the focused element, or into a target after focusing it.",
     params: () =>
@@ -109,15 +109,16 @@ export const interactionMethods = {
       words: ["type"],
       positionals: [{ param: "text", description: "Text to type", required: true }],
       flags: {
-        target: { param: "target", type: "string", description: "Focus this element first" },
+        target: { description: "Focus this element first" },
         "text-file": { param: "text", type: "file", description: "Read the text from a file (- = stdin)" },
-        delay: { param: "delay_ms", type: "duration", description: "Pause between keys" },
+        delay: { param: "delay_ms", type: "duration" },
       },
     },
   }),
 
   press: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Press a key or chord (Enter, Tab, Escape, ArrowDown, Ctrl+A, Shift+Tab, Meta+Enter, a), optionally on a target.",
     params: () =>
@@ -132,14 +133,15 @@ export const interactionMethods = {
       words: ["press"],
       positionals: [{ param: "key", description: "Key or chord, e.g. Enter or Ctrl+A", required: true }],
       flags: {
-        target: { param: "target", type: "string", description: "Focus this element first" },
-        count: { param: "count", type: "number", default: 1, description: "Press this many times" },
+        target: { description: "Focus this element first" },
+        count: { description: "Press this many times" },
       },
     },
   }),
 
   select: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Choose options of a <select> (or listbox) by value or visible label; several only for multiple selects.",
     params: () => targeted({ values: z.array(z.string()).min(1).describe("Option values or labels") }),
@@ -147,13 +149,14 @@ export const interactionMethods = {
     cli: {
       words: ["select"],
       positionals: [targetPositional, { param: "values", description: "Option value or label (repeat --value for several)" }],
-      flags: { value: { param: "values", type: "list", description: "Option value or label (repeatable)" } },
+      flags: { value: { param: "values", description: "Option value or label (repeatable)" } },
       examples: ["bsk select @e9 'Germany' --session $S", "bsk select '#toppings' --value cheese --value olives --session $S"],
     },
   }),
 
   check: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Make a checkbox, radio or switch checked (clicks only when it is not).",
     params: () => targeted({}),
@@ -163,6 +166,7 @@ export const interactionMethods = {
 
   uncheck: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Make a checkbox or switch unchecked (clicks only when it is checked).",
     params: () => targeted({}),
@@ -172,6 +176,7 @@ export const interactionMethods = {
 
   scroll_to: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Scroll an element into view (nearest scrollable ancestors included).",
     params: () => targeted({}),
@@ -184,6 +189,7 @@ export const interactionMethods = {
 
   wheel: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Turn the mouse wheel over a target (default: the viewport centre) by signed CSS px.",
     params: () =>
@@ -201,8 +207,8 @@ export const interactionMethods = {
       words: ["wheel"],
       positionals: [optionalTargetPositional],
       flags: {
-        dx: { param: "dx", type: "number", description: "Horizontal delta in px" },
-        dy: { param: "dy", type: "number", description: "Vertical delta in px (positive scrolls down)" },
+        dx: { description: "Horizontal delta in px" },
+        dy: { description: "Vertical delta in px (positive scrolls down)" },
         ...modifiersFlag,
       },
     },
@@ -210,6 +216,7 @@ export const interactionMethods = {
 
   focus: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Focus an element.",
     params: () => targeted({}),
@@ -219,6 +226,7 @@ export const interactionMethods = {
 
   blur: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Take focus away from an element; says whether it had focus.",
     params: () => targeted({}),
@@ -228,6 +236,7 @@ export const interactionMethods = {
 
   drag: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Drag one element onto another (real mouse input; HTML5 drag and drop through intercepted drag events).",
     params: () => z.object({ ...tabParams(), from: Target(), to: Target() }),
@@ -243,6 +252,7 @@ export const interactionMethods = {
 
   "mouse.down": method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Press a mouse button at a point (canvas, maps); pair with mouse move and mouse up.",
     params: () => z.object({ ...tabParams(), x: Coordinate(), y: Coordinate(), button: button(), modifiers: Modifiers() }),
@@ -251,7 +261,7 @@ export const interactionMethods = {
       words: ["mouse", "down"],
       flags: {
         ...pointFlags,
-        button: { param: "button", type: "enum", options: ["left", "middle", "right"], default: "left", description: "Mouse button" },
+        button: { description: "Mouse button" },
         ...modifiersFlag,
       },
     },
@@ -259,6 +269,7 @@ export const interactionMethods = {
 
   "mouse.move": method({
     owner: "extension",
+    effect: "TransientInput",
     scope: "tab",
     description: "Move the mouse to a point (with --steps intermediate moves), buttons as they are.",
     params: () =>
@@ -266,12 +277,13 @@ export const interactionMethods = {
     result: ActionResult,
     cli: {
       words: ["mouse", "move"],
-      flags: { ...pointFlags, steps: { param: "steps", type: "number", default: 1, description: "Intermediate moves" }, ...modifiersFlag },
+      flags: { ...pointFlags, steps: { description: "Intermediate moves" }, ...modifiersFlag },
     },
   }),
 
   "mouse.up": method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Release a mouse button at a point.",
     params: () => z.object({ ...tabParams(), x: Coordinate(), y: Coordinate(), button: button(), modifiers: Modifiers() }),
@@ -280,7 +292,7 @@ export const interactionMethods = {
       words: ["mouse", "up"],
       flags: {
         ...pointFlags,
-        button: { param: "button", type: "enum", options: ["left", "middle", "right"], default: "left", description: "Mouse button" },
+        button: { description: "Mouse button" },
         ...modifiersFlag,
       },
     },
@@ -288,6 +300,7 @@ export const interactionMethods = {
 
   evaluate: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Run a JavaScript expression in the page (or in an iframe with --frame) and return its JSON value; a throw is evaluation_failed.",
     params: () =>
@@ -308,31 +321,10 @@ export const interactionMethods = {
       words: ["evaluate"],
       positionals: [{ param: "expression", description: "JavaScript expression", required: true, rest: true }],
       flags: {
-        "no-await": { param: "await_promise", type: "boolean", value: false, description: "Do not await a returned promise" },
-        frame: { param: "frame", type: "string", description: "Evaluate inside this iframe (its @eN ref)" },
+        "no-await": { param: "await_promise", value: false, description: "Do not await a returned promise" },
+        frame: { description: "Evaluate inside this iframe (its @eN ref)" },
       },
       examples: ["bsk evaluate document.title --session $S", "bsk evaluate 'fetch(\"/api/me\").then(r => r.status)'", "bsk evaluate location.href --frame @e4"],
     },
   }),
-};
-
-export const interactionEffects: Record<keyof typeof interactionMethods, Effect> = {
-  click: "BrowserMutation",
-  dblclick: "BrowserMutation",
-  hover: "TransientInput",
-  fill: "BrowserMutation",
-  type: "BrowserMutation",
-  press: "BrowserMutation",
-  select: "BrowserMutation",
-  check: "BrowserMutation",
-  uncheck: "BrowserMutation",
-  scroll_to: "BrowserMutation",
-  wheel: "BrowserMutation",
-  focus: "BrowserMutation",
-  blur: "BrowserMutation",
-  drag: "BrowserMutation",
-  "mouse.down": "BrowserMutation",
-  "mouse.move": "TransientInput",
-  "mouse.up": "BrowserMutation",
-  evaluate: "BrowserMutation",
 };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Effect, method, tabParams, WaitUntil } from "../define.ts";
+import { method, tabParams, WaitUntil } from "../define.ts";
 
 const NavigationResult = () =>
   z.object({
@@ -11,19 +11,14 @@ const NavigationResult = () =>
   });
 
 export const waitUntilFlag = {
-  "wait-until": {
-    param: "wait_until",
-    type: "enum",
-    options: ["commit", "domcontentloaded", "load", "networkidle"],
-    default: "load",
-    description: "Milestone to wait for",
-  },
+  "wait-until": { description: "Milestone to wait for" },
 } as const;
 
 /** Navigation: loading URLs, history, reload. */
 export const navigationMethods = {
   navigate: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Load a URL in the tab and wait for the chosen milestone.",
     params: () =>
@@ -43,6 +38,7 @@ export const navigationMethods = {
 
   "navigate.back": method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Go back one entry in the tab's history.",
     params: () => z.object({ ...tabParams(), wait_until: WaitUntil().default("load") }),
@@ -52,6 +48,7 @@ export const navigationMethods = {
 
   "navigate.forward": method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Go forward one entry in the tab's history.",
     params: () => z.object({ ...tabParams(), wait_until: WaitUntil().default("load") }),
@@ -61,22 +58,14 @@ export const navigationMethods = {
 
   reload: method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "tab",
     description: "Reload the tab (--hard bypasses the cache).",
     params: () => z.object({ ...tabParams(), hard: z.boolean().default(false), wait_until: WaitUntil().default("load") }),
     result: NavigationResult,
     cli: {
       words: ["reload"],
-      flags: { hard: { param: "hard", type: "boolean", description: "Bypass the cache" }, ...waitUntilFlag },
+      flags: { hard: { description: "Bypass the cache" }, ...waitUntilFlag },
     },
   }),
-
-};
-
-/** Effect class of each method above; the compiler checks it names every one of them. */
-export const navigationEffects: Record<keyof typeof navigationMethods, Effect> = {
-  navigate: "BrowserMutation",
-  "navigate.back": "BrowserMutation",
-  "navigate.forward": "BrowserMutation",
-  reload: "BrowserMutation",
 };

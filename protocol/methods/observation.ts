@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Effect, method, Target, tabParams } from "../define.ts";
+import { method, Target, tabParams } from "../define.ts";
 
 const snapshotParams = () => ({
   ...tabParams(),
@@ -25,17 +25,18 @@ const SnapshotResult = () =>
   });
 
 const snapshotFlags = {
-  "max-tokens": { param: "max_tokens", type: "number", default: 8000, description: "Token budget for this part" },
-  cursor: { param: "cursor", type: "string", description: "Continue a snapshot cut by --max-tokens (the parts keep the first call's budget)" },
-  viewport: { param: "viewport", type: "boolean", description: "Nodes in the viewport first" },
-  diff: { param: "diff", type: "boolean", description: "Only what changed since the last full snapshot of this tab" },
-  "max-depth": { param: "max_depth", type: "number", description: "Deepest level to render" },
+  "max-tokens": { description: "Token budget for this part" },
+  cursor: {},
+  viewport: {},
+  diff: { description: "Only what changed since the last full snapshot of this tab" },
+  "max-depth": {},
 } as const;
 
 /** Seeing the page: snapshots with refs, search in the last snapshot, screenshots, HTML. */
 export const observationMethods = {
   snapshot: method({
     owner: "extension",
+    effect: "PassiveRead",
     scope: "tab",
     description: "The page as indented role \"name\" lines, with @eN refs on everything actionable (frames and shadow roots inline).",
     params: () => z.object(snapshotParams()),
@@ -49,6 +50,7 @@ export const observationMethods = {
 
   observe: method({
     owner: "extension",
+    effect: "TransientInput",
     scope: "tab",
     description: "A snapshot that may also hover to reveal hover-only menus (--probe-hover), which moves the mouse.",
     params: () =>
@@ -62,14 +64,15 @@ export const observationMethods = {
       words: ["observe"],
       flags: {
         ...snapshotFlags,
-        "probe-hover": { param: "probe_hover", type: "boolean", description: "Hover candidates to reveal hover-only menus" },
-        "probe-time": { param: "probe_ms", type: "duration", default: "1500ms", description: "Time budget for hover probing" },
+        "probe-hover": {},
+        "probe-time": { param: "probe_ms", type: "duration" },
       },
     },
   }),
 
   find: method({
     owner: "extension",
+    effect: "PassiveRead",
     scope: "tab",
     description: "Search the session's last snapshot of the tab for text or /regex/; prints matching lines with their refs.",
     params: () =>
@@ -87,13 +90,14 @@ export const observationMethods = {
     cli: {
       words: ["find"],
       positionals: [{ param: "query", description: "Text or /regex/", required: true, rest: true }],
-      flags: { limit: { param: "limit", type: "number", default: 20, description: "Most matches to show" } },
+      flags: { limit: { description: "Most matches to show" } },
       examples: ["bsk find 'Add to cart' --session $S", "bsk find '/^button .*delete/i' --session $S"],
     },
   }),
 
   screenshot: method({
     owner: "extension",
+    effect: "PassiveRead",
     scope: "tab",
     description: "Capture the viewport or one element (--ref) as PNG or JPEG into a file; prints its path. --full-page: the whole page (bsk screenshot full-page).",
     params: () =>
@@ -119,10 +123,10 @@ export const observationMethods = {
     cli: {
       words: ["screenshot"],
       flags: {
-        ref: { param: "target", type: "string", description: "Capture only this element (@eN or selector)" },
-        format: { param: "format", type: "enum", options: ["png", "jpeg"], default: "png", description: "Image format" },
-        quality: { param: "quality", type: "number", description: "JPEG quality 1-100" },
-        out: { param: "out", type: "string", description: "File to write" },
+        ref: { param: "target", description: "Capture only this element (@eN or selector)" },
+        format: { description: "Image format" },
+        quality: { description: "JPEG quality 1-100" },
+        out: { description: "File to write" },
       },
       variants: { "full-page": ["screenshot", "full-page"] },
       examples: ["bsk screenshot --out page.png --session $S", "bsk screenshot --ref @e12 --format jpeg --quality 80 --session $S"],
@@ -131,6 +135,7 @@ export const observationMethods = {
 
   "screenshot.full_page": method({
     owner: "extension",
+    effect: "TransientInput",
     scope: "tab",
     description:
       "Capture the whole page top to bottom as one PNG, scrolling through it (follow: keep going while the page grows, up to --max-height). Aborted, leaving no file, if the tab navigates, closes, is deactivated or leaves the session.",
@@ -161,10 +166,10 @@ export const observationMethods = {
     cli: {
       words: ["screenshot", "full-page"],
       flags: {
-        scope: { param: "scope", type: "enum", options: ["current", "follow"], default: "current", description: "follow: keep capturing while the page grows" },
-        "max-height": { param: "max_height", type: "number", default: 100000, description: "Tallest image in CSS px" },
-        quiet: { param: "quiet_ms", type: "duration", default: "1500ms", description: "follow: stop after the page has not grown this long" },
-        out: { param: "out", type: "string", description: "File to write" },
+        scope: { description: "follow: keep capturing while the page grows" },
+        "max-height": {},
+        quiet: { param: "quiet_ms", type: "duration", description: "follow: stop after the page has not grown this long" },
+        out: { description: "File to write" },
       },
       defaultTimeoutMs: 120_000,
       examples: ["bsk screenshot --full-page --out page.png --session $S", "bsk screenshot --full-page --scope follow --session $S"],
@@ -173,6 +178,7 @@ export const observationMethods = {
 
   get_html: method({
     owner: "extension",
+    effect: "PassiveRead",
     scope: "tab",
     description: "The HTML of the page or of one element (--ref), capped at --max-bytes.",
     params: () =>
@@ -185,18 +191,9 @@ export const observationMethods = {
     cli: {
       words: ["get-html"],
       flags: {
-        ref: { param: "target", type: "string", description: "Only this element (@eN or selector)" },
-        "max-bytes": { param: "max_bytes", type: "number", default: 524288, description: "Cap on the returned HTML" },
+        ref: { param: "target", description: "Only this element (@eN or selector)" },
+        "max-bytes": { description: "Cap on the returned HTML" },
       },
     },
   }),
-};
-
-export const observationEffects: Record<keyof typeof observationMethods, Effect> = {
-  snapshot: "PassiveRead",
-  observe: "TransientInput",
-  find: "PassiveRead",
-  screenshot: "PassiveRead",
-  "screenshot.full_page": "TransientInput",
-  get_html: "PassiveRead",
 };

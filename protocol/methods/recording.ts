@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Effect, method, sessionParam } from "../define.ts";
+import { method, wireMethod, sessionParam } from "../define.ts";
 import { RecordTrace, STOP_REASONS } from "../trace.ts";
 
 /** A recording waits for the person at most this long (a call's deadline is at most 24 h, with slack). */
@@ -13,6 +13,7 @@ export const RECORD_MAX_MS = 23 * 3_600_000;
 export const recordingMethods = {
   "record.start": method({
     owner: "daemon",
+    effect: "ControlPlane",
     scope: "none",
     description:
       "Record what the person does in a new tab: opens it (at --url), shows a record panel with Finish, and waits until " +
@@ -41,12 +42,12 @@ export const recordingMethods = {
     cli: {
       words: ["record", "start"],
       flags: {
-        url: { param: "url", type: "string", description: "Page to start on" },
-        purpose: { param: "purpose", type: "string", description: "What the person is about to show (shown in the panel, kept in the trace)" },
-        out: { param: "out", type: "string", description: "Trace file to write (default: $TMPDIR/bsk-record-<time>.json)" },
-        overwrite: { param: "overwrite", type: "boolean", description: "Replace an existing --out file" },
-        timeout: { param: "timeout_ms", type: "duration", default: "23h", description: "Stop recording after this long" },
-        browser: { param: "browser", type: "string", description: "Browser instance id or label" },
+        url: { description: "Page to start on" },
+        purpose: { description: "What the person is about to show (shown in the panel, kept in the trace)" },
+        out: { description: "Trace file to write (default: $TMPDIR/bsk-record-<time>.json)" },
+        overwrite: {},
+        timeout: { param: "timeout_ms", type: "duration", description: "Stop recording after this long" },
+        browser: { description: "Browser instance id or label" },
       },
       examples: [
         "bsk record start --url https://example.com/login --purpose 'sign in' --out login.json",
@@ -57,19 +58,25 @@ export const recordingMethods = {
 
   "record.stop": method({
     owner: "daemon",
+    effect: "ControlPlane",
     scope: "none",
     description: "Finish a recording from another terminal (as the person's Finish would); bsk record start then writes the trace.",
     params: () => z.object({ session_id: z.string().min(1).max(32).optional().describe("The recording's session (default: the only recording)") }),
     result: () => z.object({ session_id: z.string(), steps: z.number().int() }),
     cli: {
       words: ["record", "stop"],
-      flags: { session: { param: "session_id", type: "string", env: "BSK_SESSION", description: "The recording's session id" } },
+      flags: { session: { param: "session_id", env: "BSK_SESSION", description: "The recording's session id" } },
       examples: ["bsk record stop", "bsk record stop --session s7"],
     },
   }),
+};
 
-  "record.begin": method({
+/** Not commands: sent only between bsk's own processes (see `callers`). */
+export const recordingWireMethods = {
+  "record.begin": wireMethod({
     owner: "extension",
+    effect: "ControlPlane",
+    callers: "wire",
     scope: "session",
     description: "Daemon → extension: start recording in the session's tab (after loading url), show the record panel.",
     params: () =>
@@ -83,27 +90,23 @@ export const recordingMethods = {
     result: () => z.object({ tab_id: z.number().int(), start_url: z.string(), started_at: z.string() }),
   }),
 
-  "record.await": method({
+  "record.await": wireMethod({
     owner: "extension",
+    effect: "PassiveRead",
+    callers: "wire",
     scope: "session",
     description: "Daemon → extension: wait until the session's recording ends; answers with its trace.",
     params: () => z.object({ ...sessionParam() }),
     result: () => z.object({ trace: RecordTrace() }),
   }),
 
-  "record.finish": method({
+  "record.finish": wireMethod({
     owner: "extension",
+    effect: "ControlPlane",
+    callers: "wire",
     scope: "session",
     description: "Daemon → extension: end the session's recording now (record stop).",
     params: () => z.object({ ...sessionParam(), stopped_by: z.enum(STOP_REASONS) }),
     result: () => z.object({ steps: z.number().int() }),
   }),
-};
-
-export const recordingEffects: Record<keyof typeof recordingMethods, Effect> = {
-  "record.start": "ControlPlane",
-  "record.stop": "ControlPlane",
-  "record.begin": "ControlPlane",
-  "record.await": "PassiveRead",
-  "record.finish": "ControlPlane",
 };

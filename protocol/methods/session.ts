@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { type Effect, method, SessionId, SessionInfo, sessionParam } from "../define.ts";
+import { method, wireMethod, SessionId, SessionInfo, sessionParam } from "../define.ts";
 import { normalizeOrigin } from "../origins.ts";
-import { OBSERVE_KINDS, ObserveKinds } from "./records.ts";
+import { OBSERVE_KINDS, ObserveKinds } from "./history.ts";
 
 /** The longest lease a session may ask for: it replaces the idle timeout, so it bounds how long an abandoned session lives. */
 export const LEASE_MAX_MS = 3_600_000;
@@ -10,6 +10,7 @@ export const LEASE_MAX_MS = 3_600_000;
 export const sessionMethods = {
   "session.start": method({
     owner: "daemon",
+    effect: "ControlPlane",
     scope: "none",
     description: "Open an Agent Window in the person's browser and start a session; prints the session id.",
     params: () =>
@@ -49,27 +50,21 @@ export const sessionMethods = {
     cli: {
       words: ["session", "start"],
       flags: {
-        browser: { param: "browser", type: "string", description: "Browser instance id or label" },
-        "no-focus": { param: "focus", type: "boolean", value: false, description: "Do not bring the Agent Window to the front" },
-        width: { param: "width", type: "number", description: "Window width in px" },
-        height: { param: "height", type: "number", description: "Window height in px" },
-        "owner-pid": { param: "owner_pid", type: "number", env: "BSK_OWNER_PID", description: "End the session when this process exits" },
-        name: { param: "name", type: "string", description: "Task label shown to the person" },
+        browser: { description: "Browser instance id or label" },
+        "no-focus": { param: "focus", value: false, description: "Do not bring the Agent Window to the front" },
+        width: {},
+        height: {},
+        "owner-pid": { env: "BSK_OWNER_PID" },
+        name: { description: "Task label shown to the person" },
         lease: { param: "lease_ms", type: "duration", description: "End the session unless a call renews it within this time (e.g. 10m, at most 1h; replaces the 5 min idle end)" },
         observe: {
-          param: "observe",
-          type: "list",
-          options: OBSERVE_KINDS,
           description: "Also stream these into bsk events: dom, sockets, visibility, perf (comma-separated or repeated)",
         },
         "allow-origin": {
           param: "allow_origins",
-          type: "list",
           description: "Only this origin may load in the session's tabs, top-level or in frames (repeatable); navigations elsewhere are blocked",
         },
         "block-requests": {
-          param: "block_requests",
-          type: "boolean",
           description: "With --allow-origin: block every request (fetch, images, scripts, sockets) to other origins too",
         },
       },
@@ -83,6 +78,7 @@ export const sessionMethods = {
 
   "session.stop": method({
     owner: "daemon",
+    effect: "ControlPlane",
     scope: "none",
     description: "End a session (or all): its own tabs close one by one, borrowed tabs go back, the Agent Window closes.",
     params: () =>
@@ -103,27 +99,34 @@ export const sessionMethods = {
       words: ["session", "stop"],
       positionals: [{ param: "session_id", description: "Session id (or use --session / BSK_SESSION)" }],
       flags: {
-        session: { param: "session_id", type: "string", env: "BSK_SESSION", description: "Session id" },
-        all: { param: "all", type: "boolean", value: true, description: "Stop every live session" },
+        session: { param: "session_id", env: "BSK_SESSION", description: "Session id" },
+        all: { value: true },
       },
     },
   }),
 
   "session.list": method({
     owner: "daemon",
+    effect: "ControlPlane",
+    readsOnly: true,
     scope: "none",
     description: "Live sessions and recently ended ones with their end reason; --session shows only that one.",
     params: () => z.object({ session_id: SessionId().optional().describe("Only this session (live or ended)") }),
     result: () => z.object({ sessions: z.array(SessionInfo()) }),
     cli: {
       words: ["session", "list"],
-      flags: { session: { param: "session_id", type: "string", description: "Only this session (live or ended)" } },
+      flags: { session: { param: "session_id" } },
       examples: ["bsk session list", "bsk session list --session k7qm"],
     },
   }),
+};
 
-  "session.open": method({
+/** Not commands: sent only between bsk's own processes (see `callers`). */
+export const sessionWireMethods = {
+  "session.open": wireMethod({
     owner: "extension",
+    effect: "ControlPlane",
+    callers: "wire",
     scope: "session",
     description: "Daemon → extension: open the session's Agent Window on about:blank.",
     params: () =>
@@ -141,8 +144,10 @@ export const sessionMethods = {
     result: () => z.object({ window_id: z.number().int(), tab_id: z.number().int() }),
   }),
 
-  "session.close": method({
+  "session.close": wireMethod({
     owner: "extension",
+    effect: "ControlPlane",
+    callers: "wire",
     scope: "session",
     description: "Daemon → extension: close the session's tabs one by one, return borrowed tabs, close its window.",
     params: () => z.object({ ...sessionParam(), reason: z.string() }),
@@ -152,13 +157,4 @@ export const sessionMethods = {
         returned_tab_ids: z.array(z.number().int()),
       }),
   }),
-};
-
-/** Effect class of each method above; the compiler checks it names every one of them. */
-export const sessionEffects: Record<keyof typeof sessionMethods, Effect> = {
-  "session.start": "ControlPlane",
-  "session.stop": "ControlPlane",
-  "session.list": "ControlPlane",
-  "session.open": "ControlPlane",
-  "session.close": "ControlPlane",
 };

@@ -1,10 +1,96 @@
 import { z } from "zod";
-import { type Effect, BrowserInfo, method, SessionInfo } from "../define.ts";
+import { BrowserInfo, method, wireMethod, SessionInfo } from "../define.ts";
 
 /** Daemon status, browser registry, extension handshake and cancellation. */
 export const systemMethods = {
-  "system.hello": method({
+  "system.pairing_code": method({
     owner: "daemon",
+    effect: "ControlPlane",
+    callers: "person",
+    scope: "none",
+    description: "Print a one-use pairing code for the extension's popup (when native messaging is not available).",
+    params: () => z.object({}),
+    result: () =>
+      z.object({
+        code: z.string(),
+        expires_at: z.string(),
+        expires_in_ms: z.number().int(),
+        ws_port: z.number().int(),
+        /** Server mode: the pairing link for the popup's Remote connection, shown once, and the server's key fingerprint. */
+        link: z.string().optional(),
+        key_id: z.string().optional(),
+      }),
+    cli: {
+      words: ["daemon", "pair"],
+      examples: ["bsk daemon pair   # then type the code into the bsk popup's Pairing field"],
+    },
+  }),
+
+  "system.status": method({
+    owner: "daemon",
+    effect: "ControlPlane",
+    readsOnly: true,
+    scope: "none",
+    description: "Daemon, browsers and live sessions.",
+    params: () => z.object({}),
+    result: () =>
+      z.object({
+        daemon: z.object({
+          pid: z.number().int(),
+          version: z.string(),
+          protocol_version: z.string(),
+          started_at: z.string(),
+          uptime_ms: z.number(),
+          home: z.string(),
+          socket: z.string(),
+          ws_port: z.number().int(),
+          /** Public name of this install's secret; the popup of a paired extension shows the same. */
+          key_id: z.string(),
+        }),
+        browsers: z.array(BrowserInfo()),
+        sessions: z.array(SessionInfo()),
+      }),
+    cli: { words: ["status"], examples: ["bsk status", "bsk status --json"] },
+  }),
+
+  "system.allow_extension": method({
+    owner: "daemon",
+    effect: "ControlPlane",
+    callers: "person",
+    scope: "none",
+    description: "Allow another extension id (e.g. a store build) to connect.",
+    params: () =>
+      z.object({
+        extension_id: z
+          .string()
+          .regex(/^[a-p]{32}$/, "an extension id is 32 letters a-p")
+          .describe("Chromium extension id"),
+      }),
+    result: () => z.object({ allowed: z.array(z.string()) }),
+    cli: {
+      words: ["daemon", "allow-extension"],
+      positionals: [{ param: "extension_id", description: "Extension id (32 letters a-p)", required: true }],
+    },
+  }),
+
+  "browser.list": method({
+    owner: "daemon",
+    effect: "ControlPlane",
+    readsOnly: true,
+    scope: "none",
+    description: "Connected browsers (one per extension instance).",
+    params: () => z.object({}),
+    result: () => z.object({ browsers: z.array(BrowserInfo()) }),
+    cli: { words: ["browsers"] },
+  }),
+};
+
+/** Not commands: sent only between bsk's own processes (see `callers`). */
+export const systemWireMethods = {
+  "system.hello": wireMethod({
+    owner: "daemon",
+    effect: "ControlPlane",
+    callers: "link",
     scope: "none",
     description: "First frame from the extension: a nonce the daemon must MAC with this install's secret (protocol/trust.ts).",
     params: () =>
@@ -25,8 +111,10 @@ export const systemMethods = {
       }),
   }),
 
-  "system.handshake": method({
+  "system.handshake": wireMethod({
     owner: "daemon",
+    effect: "ControlPlane",
+    callers: "link",
     scope: "none",
     description: "After system.hello: the extension's own proof, who it is and which sessions it still holds.",
     params: () =>
@@ -68,122 +156,43 @@ export const systemMethods = {
       }),
   }),
 
-  "system.pair_begin": method({
+  "system.pair_begin": wireMethod({
     owner: "daemon",
+    effect: "ControlPlane",
+    callers: "link",
     scope: "none",
     description: "Pairing, first frame instead of system.hello: burns the pending code and proves it (protocol/trust.ts).",
     params: () => z.object({ protocol_version: z.string(), nonce: z.string().min(32).max(64) }),
     result: () => z.object({ protocol_version: z.string(), nonce: z.string(), proof: z.string() }),
   }),
 
-  "system.pair_finish": method({
+  "system.pair_finish": wireMethod({
     owner: "daemon",
+    effect: "ControlPlane",
+    callers: "link",
     scope: "none",
     description: "Pairing: the extension proves the code; the daemon answers with the secret sealed under it, then closes.",
     params: () => z.object({ proof: z.string() }),
     result: () => z.object({ sealed_secret: z.string(), key_id: z.string() }),
   }),
 
-  "system.pairing_code": method({
+  "system.shutdown": wireMethod({
     owner: "daemon",
-    scope: "none",
-    description: "Print a one-use pairing code for the extension's popup (when native messaging is not available).",
-    params: () => z.object({}),
-    result: () =>
-      z.object({
-        code: z.string(),
-        expires_at: z.string(),
-        expires_in_ms: z.number().int(),
-        ws_port: z.number().int(),
-        /** Server mode: the pairing link for the popup's Remote connection, shown once, and the server's key fingerprint. */
-        link: z.string().optional(),
-        key_id: z.string().optional(),
-      }),
-    cli: {
-      words: ["daemon", "pair"],
-      examples: ["bsk daemon pair   # then type the code into the bsk popup's Pairing field"],
-    },
-  }),
-
-  "system.status": method({
-    owner: "daemon",
-    scope: "none",
-    description: "Daemon, browsers and live sessions.",
-    params: () => z.object({}),
-    result: () =>
-      z.object({
-        daemon: z.object({
-          pid: z.number().int(),
-          version: z.string(),
-          protocol_version: z.string(),
-          started_at: z.string(),
-          uptime_ms: z.number(),
-          home: z.string(),
-          socket: z.string(),
-          ws_port: z.number().int(),
-          /** Public name of this install's secret; the popup of a paired extension shows the same. */
-          key_id: z.string(),
-        }),
-        browsers: z.array(BrowserInfo()),
-        sessions: z.array(SessionInfo()),
-      }),
-    cli: { words: ["status"], examples: ["bsk status", "bsk status --json"] },
-  }),
-
-  "system.shutdown": method({
-    owner: "daemon",
+    effect: "ControlPlane",
+    callers: "wire",
     scope: "none",
     description: "Stop the daemon (live sessions end with reason daemon_stopped).",
     params: () => z.object({}),
     result: () => z.object({ pid: z.number().int(), ended_sessions: z.array(z.string()) }),
   }),
 
-  "system.allow_extension": method({
+  cancel: wireMethod({
     owner: "daemon",
-    scope: "none",
-    description: "Allow another extension id (e.g. a store build) to connect.",
-    params: () =>
-      z.object({
-        extension_id: z
-          .string()
-          .regex(/^[a-p]{32}$/, "an extension id is 32 letters a-p")
-          .describe("Chromium extension id"),
-      }),
-    result: () => z.object({ allowed: z.array(z.string()) }),
-    cli: {
-      words: ["daemon", "allow-extension"],
-      positionals: [{ param: "extension_id", description: "Extension id (32 letters a-p)", required: true }],
-    },
-  }),
-
-  "browser.list": method({
-    owner: "daemon",
-    scope: "none",
-    description: "Connected browsers (one per extension instance).",
-    params: () => z.object({}),
-    result: () => z.object({ browsers: z.array(BrowserInfo()) }),
-    cli: { words: ["browsers"] },
-  }),
-
-  cancel: method({
-    owner: "daemon",
+    effect: "ControlPlane",
+    callers: "wire",
     scope: "none",
     description: "Cancel an in-flight request by its id (sent by the CLI on Ctrl-C, forwarded to the extension).",
     params: () => z.object({ id: z.union([z.string(), z.number()]) }),
     result: () => z.object({ cancelled: z.boolean() }),
   }),
-};
-
-/** Effect class of each method above; the compiler checks it names every one of them. */
-export const systemEffects: Record<keyof typeof systemMethods, Effect> = {
-  "system.hello": "ControlPlane",
-  "system.handshake": "ControlPlane",
-  "system.pair_begin": "ControlPlane",
-  "system.pair_finish": "ControlPlane",
-  "system.pairing_code": "ControlPlane",
-  "system.status": "ControlPlane",
-  "system.shutdown": "ControlPlane",
-  "system.allow_extension": "ControlPlane",
-  "browser.list": "ControlPlane",
-  cancel: "ControlPlane",
 };

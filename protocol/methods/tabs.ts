@@ -1,10 +1,11 @@
 import { z } from "zod";
-import { type Effect, method, sessionParam, TabInfo } from "../define.ts";
+import { method, sessionParam, TabInfo } from "../define.ts";
 
 /** Tabs: listing, creating, selecting and closing the session's tabs; borrowing the person's and giving them back. */
 export const tabMethods = {
   "tab.list": method({
     owner: "extension",
+    effect: "PassiveRead",
     scope: "session",
     description: "List tabs: the session's own (default), the person's, or all, with id, title, URL, window and owner.",
     params: () =>
@@ -15,12 +16,13 @@ export const tabMethods = {
     result: () => z.object({ current_tab_id: z.number().int().nullable(), tabs: z.array(TabInfo()) }),
     cli: {
       words: ["tab", "list"],
-      flags: { scope: { param: "scope", type: "enum", options: ["owned", "user", "all"], default: "owned", description: "Which tabs to list" } },
+      flags: { scope: {} },
     },
   }),
 
   "tab.create": method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "session",
     description: "Open a new tab in the Agent Window; it becomes the session's current tab.",
     params: () =>
@@ -34,14 +36,15 @@ export const tabMethods = {
       words: ["tab", "create"],
       positionals: [{ param: "url", description: "URL to open (default about:blank)" }],
       flags: {
-        url: { param: "url", type: "string", description: "URL to open" },
-        background: { param: "background", type: "boolean", description: "Do not activate the tab in its window" },
+        url: {},
+        background: {},
       },
     },
   }),
 
   "tab.select": method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "session",
     description: "Make a tab the session's current tab and activate it.",
     params: () => z.object({ ...sessionParam(), tab_id: z.number().int().describe("Tab id") }),
@@ -49,12 +52,13 @@ export const tabMethods = {
     cli: {
       words: ["tab", "select"],
       positionals: [{ param: "tab_id", description: "Tab id", required: true, type: "number" }],
-      flags: { tab: { param: "tab_id", type: "number", description: "Tab id" } },
+      flags: { tab: { param: "tab_id" } },
     },
   }),
 
   "tab.close": method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "session",
     description: "Close one of the session's tabs (default: the current one); borrowed tabs are refused.",
     params: () => z.object({ ...sessionParam(), tab_id: z.number().int().optional().describe("Tab id") }),
@@ -62,12 +66,13 @@ export const tabMethods = {
     cli: {
       words: ["tab", "close"],
       positionals: [{ param: "tab_id", description: "Tab id (default: current tab)", type: "number" }],
-      flags: { tab: { param: "tab_id", type: "number", description: "Tab id" } },
+      flags: { tab: { param: "tab_id" } },
     },
   }),
 
   "tab.borrow": method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "session",
     description:
       "Borrow one of the person's tabs: they are asked in a consent window (unless they turned that off in the popup); " +
@@ -101,11 +106,10 @@ export const tabMethods = {
       words: ["tab", "borrow"],
       positionals: [{ param: "tab_id", description: "The person's tab id (bsk tab list --scope user)", required: true, type: "number" }],
       flags: {
-        tab: { param: "tab_id", type: "number", description: "Tab id" },
+        tab: { param: "tab_id", description: "Tab id" },
         timeout: {
           param: "timeout_ms",
           type: "duration",
-          default: "60s",
           description: "How long the person has to answer (1s–10m); the call waits that long too",
         },
       },
@@ -115,6 +119,7 @@ export const tabMethods = {
 
   "tab.return": method({
     owner: "extension",
+    effect: "BrowserMutation",
     scope: "session",
     description:
       "Give a borrowed tab back: to its window and index with its pinned, group and muted state; if that window is gone, " +
@@ -134,7 +139,7 @@ export const tabMethods = {
     cli: {
       words: ["tab", "return"],
       positionals: [{ param: "tab_id", description: "A borrowed tab's id", required: true, type: "number" }],
-      flags: { tab: { param: "tab_id", type: "number", description: "Tab id" } },
+      flags: { tab: { param: "tab_id", description: "Tab id" } },
     },
   }),
 };
@@ -149,13 +154,3 @@ export const BorrowOrigin = () =>
     group_id: z.number().int(),
     muted: z.boolean(),
   });
-
-/** Effect class of each method above; the compiler checks it names every one of them. */
-export const tabEffects: Record<keyof typeof tabMethods, Effect> = {
-  "tab.list": "PassiveRead",
-  "tab.create": "BrowserMutation",
-  "tab.select": "BrowserMutation",
-  "tab.close": "BrowserMutation",
-  "tab.borrow": "BrowserMutation",
-  "tab.return": "BrowserMutation",
-};

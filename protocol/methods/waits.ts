@@ -1,11 +1,12 @@
 import { z } from "zod";
-import { type Effect, method, SessionId, Target, tabParams, WaitUntil } from "../define.ts";
+import { method, SessionId, Target, tabParams, WaitUntil } from "../define.ts";
 import { waitUntilFlag } from "./navigation.ts";
 
 /** Waiting for something to happen in the tab, or for time to pass. */
 export const waitMethods = {
   wait_for: method({
     owner: "extension",
+    effect: "PassiveRead",
     scope: "tab",
     description:
       "Wait for the next navigation, a URL pattern, an element state (attached, visible, hidden, detached) or text to appear or go.",
@@ -36,18 +37,12 @@ export const waitMethods = {
     cli: {
       words: ["wait-for"],
       flags: {
-        navigation: { param: "navigation", type: "boolean", description: "Wait for the next main-frame navigation" },
-        url: { param: "url", type: "string", description: "URL pattern (substring, glob with *, or /regex/)" },
-        target: { param: "target", type: "string", description: "Element (@eN or selector) whose state to wait for" },
-        state: {
-          param: "state",
-          type: "enum",
-          options: ["attached", "visible", "hidden", "detached"],
-          default: "visible",
-          description: "Element state to wait for",
-        },
-        text: { param: "text", type: "string", description: "Text that must appear" },
-        "text-gone": { param: "text_gone", type: "string", description: "Text that must disappear" },
+        navigation: {},
+        url: { description: "URL pattern (substring, glob with *, or /regex/)" },
+        target: {},
+        state: { description: "Element state to wait for" },
+        text: { description: "Text that must appear" },
+        "text-gone": { description: "Text that must disappear" },
         ...waitUntilFlag,
       },
       examples: [
@@ -60,6 +55,7 @@ export const waitMethods = {
 
   wait: method({
     owner: "daemon",
+    effect: "PassiveRead",
     scope: "none",
     description:
       "Wait a fixed time (at most 5 minutes); Ctrl-C or --timeout cancels it. With --session it is a call of that live session " +
@@ -74,12 +70,7 @@ export const waitMethods = {
     cli: {
       words: ["wait"],
       positionals: [{ param: "duration_ms", description: "Duration, e.g. 500ms or 2s", required: true, type: "duration" }],
-      flags: { session: { param: "session_id", type: "string", env: "BSK_SESSION", description: "The live session this wait belongs to (renews its lease)" } },
+      flags: { session: { param: "session_id", env: "BSK_SESSION", description: "The live session this wait belongs to (renews its lease)" } },
     },
   }),
-};
-
-export const waitEffects: Record<keyof typeof waitMethods, Effect> = {
-  wait_for: "PassiveRead",
-  wait: "PassiveRead",
 };

@@ -1,7 +1,7 @@
 /** argv → params for the action, wait and dialog commands: file flags, durations, comma lists, redaction. */
 import { describe, expect, test } from "bun:test";
 import { parseArgs, type ArgsIo } from "../../cli/args.ts";
-import type { CommandSpec } from "../../cli/commands-table.ts";
+import type { CommandSpec } from "../../cli/command-spec.ts";
 import { GRACE_MS, plan, type Ids, type Plan } from "../../cli/plan.ts";
 import { BskError } from "../../protocol/errors.ts";
 

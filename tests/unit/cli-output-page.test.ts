@@ -24,7 +24,7 @@ const act = (target: unknown, eff: Record<string, unknown> = {}, extra: Record<s
 const save = { ref: "e12", role: "button", name: "Save" };
 
 describe("every see-and-act command has a human formatter", () => {
-  test("no catalog command of those families falls back to YAML (evaluate keeps its own)", () => {
+  test("no catalog command of those families falls back to the outline (evaluate keeps its own)", () => {
     const families = [observationMethods, interactionMethods, waitMethods, dialogMethods, diagnosticsMethods, emulationMethods];
     const cli = new Set(COMMANDS.map((c) => c.method));
     const names = families.flatMap((f) => Object.keys(f)).filter((m) => cli.has(m) && m !== "evaluate");

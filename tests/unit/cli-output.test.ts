@@ -1,7 +1,7 @@
 /** Output: human mode (short, grep-friendly), --json (one object), errors (stderr / json), redaction. */
 import { describe, expect, test } from "bun:test";
 import { redactLine } from "../../cli/commands/logs.ts";
-import { REDACTED, redact, render, toYaml } from "../../cli/output.ts";
+import { REDACTED, redact, render, toOutline } from "../../cli/output.ts";
 import { BskError } from "../../protocol/errors.ts";
 
 const tab = (over: Record<string, unknown>) => ({
@@ -94,11 +94,11 @@ describe("human mode", () => {
     expect(human("daemon.start", { already_running: false, pid: 9, socket: "/s", ws_port: 1, log: "/l" }).stdout).toContain("daemon: started (pid 9)");
   });
 
-  test("unknown methods fall back to compact YAML-ish text", () => {
+  test("unknown methods fall back to an outline", () => {
     expect(human("some.future_method", { a: 1, b: { c: "x", d: [1, { e: null }] }, f: [] }).stdout).toBe(
       ["a: 1", "b:", "  c: x", "  d:", "    - 1", "    -", "      e: null", "f: []"].join("\n"),
     );
-    expect(toYaml("plain")).toBe("plain");
+    expect(toOutline("plain")).toBe("plain");
   });
 });
 

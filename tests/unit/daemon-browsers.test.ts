@@ -100,7 +100,7 @@ describe("BrowserConn", () => {
     const reg = new BrowserRegistry();
     const ws = new FakeWs();
     const { conn } = reg.add(ws, record("i1"));
-    const p = conn.request("tab.list", { session_id: "abcd" }, { traceId: "t1", timeoutMs: 1234 });
+    const p = conn.forward("tab.list", { session_id: "abcd" }, { traceId: "t1", timeoutMs: 1234 });
     expect(ws.sent[0]).toEqual({ id: "x1", method: "tab.list", params: { session_id: "abcd" }, meta: { trace_id: "t1", timeout_ms: 1234 } });
     expect(conn.handleResponse({ id: "x1", result: { ok: 1 }, meta: { timings: { extension: 2 } } })).toBe(true);
     const r = await p;
@@ -114,7 +114,7 @@ describe("BrowserConn", () => {
     const ws = new FakeWs();
     const { conn } = reg.add(ws, record("i1"));
     const ac = new AbortController();
-    const p = conn.request("evaluate", {}, { traceId: "t", timeoutMs: 100, signal: ac.signal });
+    const p = conn.forward("evaluate", {}, { traceId: "t", timeoutMs: 100, signal: ac.signal });
     ac.abort(new BskError("timeout", "late"));
     await expect(p).rejects.toMatchObject({ code: "timeout" });
     expect(ws.sent[1]).toMatchObject({ method: "cancel", params: { id: "x1" } });
@@ -124,10 +124,10 @@ describe("BrowserConn", () => {
   test("a closed link fails its waiting requests with browser_gone", async () => {
     const reg = new BrowserRegistry();
     const { conn } = reg.add(new FakeWs(), record("i1"));
-    const p = conn.request("evaluate", {}, { traceId: "t", timeoutMs: 100 });
+    const p = conn.forward("evaluate", {}, { traceId: "t", timeoutMs: 100 });
     conn.markClosed(new BskError("cdp_failed", "gone", { data: { reason: "browser_gone" } }));
     await expect(p).rejects.toMatchObject({ code: "cdp_failed", data: { reason: "browser_gone" } });
-    await expect(conn.request("evaluate", {}, { traceId: "t", timeoutMs: 100 })).rejects.toMatchObject({
+    await expect(conn.forward("evaluate", {}, { traceId: "t", timeoutMs: 100 })).rejects.toMatchObject({
       data: { reason: "browser_gone" },
     });
   });
@@ -135,7 +135,7 @@ describe("BrowserConn", () => {
   test("call() throws the extension's error as a BskError", async () => {
     const reg = new BrowserRegistry();
     const { conn } = reg.add(new FakeWs(), record("i1"));
-    const p = conn.call("evaluate", {}, { traceId: "t", timeoutMs: 100 });
+    const p = conn.call("evaluate", { session_id: "s", expression: "1" }, { traceId: "t", timeoutMs: 100 });
     conn.handleResponse({ id: "x1", error: { code: "evaluation_failed", message: "boom", data: { js: "Error" } } });
     await expect(p).rejects.toMatchObject({ code: "evaluation_failed", message: "boom", data: { js: "Error" } });
   });

@@ -6,14 +6,14 @@ import { DOCS_WITH_SECTIONS, generatedFiles, renderReadme } from "../../scripts/
 
 const root = join(import.meta.dir, "../..");
 
-test("generated sections of README.md and SKILL.md match the catalog, errors and env table (run `npm run docs` when this fails)", () => {
+test("generated sections of README.md and SKILL.md match the catalog, errors and env table (run `npm run gen` when this fails)", () => {
   for (const rel of DOCS_WITH_SECTIONS) {
     const text = readFileSync(join(root, rel), "utf8");
     expect(renderReadme(text)).toBe(text);
   }
 });
 
-test("generated skill references match the catalog (run `npm run docs` when this fails)", () => {
+test("generated skill references match the catalog (run `npm run gen` when this fails)", () => {
   for (const [rel, text] of Object.entries(generatedFiles(root))) expect(readFileSync(join(root, rel), "utf8")).toBe(text);
 });
 

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import Ajv2020 from "ajv/dist/2020.js";
 import { z } from "zod";
 import { EFFECTS, METHOD_NAMES, METHODS } from "../../protocol/catalog.ts";
-import type { CliShape, MethodDef } from "../../protocol/define.ts";
+import { type CliShape, flagParam, type MethodDef } from "../../protocol/define.ts";
 import { BskError } from "../../protocol/errors.ts";
 import { homePaths } from "../../shared/home.ts";
 import { instructions } from "../../cli/mcp/instructions.ts";
@@ -75,7 +75,7 @@ describe("catalog → tools", () => {
       for (const hidden of t.hidden) {
         const text = `${t.description} ${JSON.stringify(t.inputSchema)}`;
         expect({ tool: t.name, mentions: text.includes(hidden) }).toEqual({ tool: t.name, mentions: false });
-        for (const [flag] of flags.filter(([, spec]) => spec.param === hidden)) expect(text).not.toContain(`--${flag}`);
+        for (const [flag] of flags.filter(([name, spec]) => flagParam(name, spec) === hidden)) expect(text).not.toContain(`--${flag}`);
       }
     }
     expect(tool("events").description).toBe("The session's ordered event stream after a cursor (also of an ended session).");

@@ -2,10 +2,14 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { EFFECTS, EXTENSION_METHODS, METHOD_NAMES, METHODS } from "../../protocol/catalog.ts";
+import { EFFECTS, EXTENSION_METHODS, METHOD_NAMES, METHODS, PUBLIC_METHODS, WIRE_METHODS } from "../../protocol/catalog.ts";
 import { ERROR_CODES, ERRORS, REASON_HINTS } from "../../protocol/errors.ts";
 import { EXTENSION_ID, EXTENSION_KEY } from "../../protocol/extension-identity.ts";
+import { flagParam } from "../../protocol/define.ts";
 import { renderSchemas } from "../../protocol/json-schema.ts";
+
+/** Rendered once: every method's schema is built, which is most of this file's time. */
+const SCHEMAS = renderSchemas();
 
 describe("catalog", () => {
   test("every method has an effect class, description and schemas that build", () => {
@@ -17,6 +21,19 @@ describe("catalog", () => {
       expect(() => def.result()).not.toThrow();
     }
     expect(Object.keys(EFFECTS).sort()).toEqual([...METHOD_NAMES].sort());
+  });
+
+  test("public methods are commands; wire methods are not, and say who sends them", () => {
+    for (const def of Object.values(PUBLIC_METHODS)) {
+      expect(def.cli).toBeDefined();
+      expect(["agent", "person"]).toContain(def.callers);
+    }
+    for (const def of Object.values(WIRE_METHODS)) {
+      expect(def.cli).toBeUndefined();
+      expect(["link", "wire"]).toContain(def.callers);
+    }
+    expect(Object.keys(WIRE_METHODS)).toContain("session.open");
+    expect(Object.keys(WIRE_METHODS)).toContain("system.hello");
   });
 
   test("CLI command words are unique", () => {
@@ -34,17 +51,17 @@ describe("catalog", () => {
     for (const name of METHOD_NAMES) {
       const def = METHODS[name];
       if (!def.cli) continue;
-      const json = renderSchemas()[`methods/${name}.json`]!;
+      const json = SCHEMAS[`methods/${name}.json`]!;
       const params = JSON.parse(json).properties.params.properties as Record<string, unknown>;
       for (const p of def.cli.positionals ?? []) expect(params).toHaveProperty(p.param);
-      for (const f of Object.values(def.cli.flags ?? {})) expect(params).toHaveProperty(f.param);
+      for (const [name, f] of Object.entries(def.cli.flags ?? {})) expect(params).toHaveProperty(flagParam(name, f));
     }
   });
 
   test("tab-scoped methods accept tab_id, session-scoped ones session_id", () => {
     for (const name of METHOD_NAMES) {
       const def = METHODS[name];
-      const shape = JSON.parse(renderSchemas()[`methods/${name}.json`]!).properties.params.properties;
+      const shape = JSON.parse(SCHEMAS[`methods/${name}.json`]!).properties.params.properties;
       if (def.scope !== "none") expect(shape).toHaveProperty("session_id");
       if (def.scope === "tab") expect(shape).toHaveProperty("tab_id");
     }
@@ -64,9 +81,9 @@ describe("catalog", () => {
 });
 
 describe("generated JSON Schemas", () => {
-  test("protocol/schemas/ matches the catalog (run `npm run schemas` when this fails)", () => {
+  test("protocol/schemas/ matches the catalog (run `npm run gen` when this fails)", () => {
     const dir = join(import.meta.dir, "../../protocol/schemas");
-    const expected = renderSchemas();
+    const expected = SCHEMAS;
     const onDisk: Record<string, string> = {};
     const walk = (rel: string) => {
       for (const entry of readdirSync(join(dir, rel), { withFileTypes: true })) {

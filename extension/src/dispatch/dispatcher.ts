@@ -111,11 +111,9 @@ async function guarded(
   }
 }
 
-/** Reads of the worker's own buffers and the dialog methods themselves need no page; request-help waits for the person, who may answer a dialog themselves. */
-const NO_DIALOG_RACE = new Set<string>(["dialog.status", "dialog.accept", "dialog.dismiss", "console", "network", "request_help"]);
-
 /** The tab a tab-scoped call acts on (as resolveTab will pick it), when it must race the tab's dialog state. */
 function dialogRaceTab(method: ExtensionMethodName, p: { session_id?: string; tab_id?: number }): number | undefined {
-  if (METHODS[method].scope !== "tab" || NO_DIALOG_RACE.has(method)) return undefined;
+  const def = getMethod(method);
+  if (def.scope !== "tab" || def.runsUnderDialog) return undefined;
   return p.tab_id ?? getSession(p.session_id ?? "")?.current_tab_id ?? undefined;
 }

@@ -7,7 +7,7 @@
  * What a session observes is kept in storage.session, so a restarted worker keeps observing.
  */
 import { browser } from "wxt/browser";
-import type { OBSERVE_KINDS } from "../../../protocol/methods/records.ts";
+import type { OBSERVE_KINDS } from "../../../protocol/methods/history.ts";
 import { onAttach, tapCdp } from "../cdp/debugger.ts";
 import { emitBurst } from "../ports/outbox.ts";
 import { allSessions, ownerOfTab } from "../session/sessions.ts";

@@ -2,7 +2,7 @@
  * Human output of `ops` and `events`, part of output.ts: one entry per line, grep-friendly, cursors and counts on
  * stderr so stdout stays one entry per line. `eventLine` also prints each event streamed by `events --follow`.
  */
-type Formatter = (result: any, params: Record<string, unknown>) => string | { stdout: string; stderr?: string };
+import type { MethodFormatters } from "./format-page.ts";
 
 /** `2030-01-01T10:00:00.123Z` → `10:00:00.123` (the date is in --json). */
 const clock = (iso: unknown) => (typeof iso === "string" ? iso.slice(11, 23) : "");
@@ -34,7 +34,7 @@ export function eventLine(e: any): string {
   return `${e.seq}  ${clock(e.ts)}  ${e.event}${count}  ${dataText(e.data ?? {})}`.trimEnd();
 }
 
-export const RECORD_FORMATTERS: Record<string, Formatter> = {
+export const HISTORY_FORMATTERS: MethodFormatters = {
   ops: (r) => {
     const lines = (r.ops ?? []).map(opLine);
     const more = r.total > lines.length ? `-- ${r.total - lines.length} older ops (--limit)` : undefined;

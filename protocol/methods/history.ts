@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Effect, method, SessionId, sessionParam } from "../define.ts";
+import { method, SessionId, sessionParam } from "../define.ts";
 
 export const OP_STATES = ["reserved", "executed", "not_executed", "unknown"] as const;
 
@@ -38,9 +38,11 @@ export const EventInfo = () =>
 export const FOLLOW_MS = 23 * 3_600_000;
 
 /** What was done and what happened: the operation ledger and the session event stream, both kept on disk. */
-export const recordMethods = {
+export const historyMethods = {
   ops: method({
     owner: "daemon",
+    effect: "ControlPlane",
+    readsOnly: true,
     scope: "none",
     description: "Operations in the ledger: each browser mutation's op id, method, session and outcome (oldest first).",
     params: () =>
@@ -53,9 +55,9 @@ export const recordMethods = {
     cli: {
       words: ["ops"],
       flags: {
-        session: { param: "session_id", type: "string", description: "Only this session's ops" },
-        state: { param: "state", type: "enum", options: OP_STATES, description: "Only ops in this state" },
-        limit: { param: "limit", type: "number", default: 50, description: "The newest this many matching ops" },
+        session: { param: "session_id" },
+        state: {},
+        limit: {},
       },
       examples: ["bsk ops --state unknown", "bsk ops --session $S --json"],
     },
@@ -63,6 +65,7 @@ export const recordMethods = {
 
   events: method({
     owner: "daemon",
+    effect: "PassiveRead",
     scope: "session",
     description: "The session's ordered event stream after a cursor (also of an ended session); --follow streams new ones.",
     params: () =>
@@ -90,9 +93,9 @@ export const recordMethods = {
     cli: {
       words: ["events"],
       flags: {
-        since: { param: "since", type: "number", description: "Only events after this sequence number" },
-        limit: { param: "limit", type: "number", default: 200, description: "Most events to return" },
-        type: { param: "types", type: "list", description: "Only these kinds, e.g. console.error,navigation or tab" },
+        since: {},
+        limit: {},
+        type: { param: "types", description: "Only these kinds, e.g. console.error,navigation or tab" },
         follow: {
           param: "follow_ms",
           type: "boolean",
@@ -103,9 +106,4 @@ export const recordMethods = {
       examples: ["bsk events --session $S --since 12", "bsk events --session $S --follow --type console.error,request.failed --json"],
     },
   }),
-};
-
-export const recordEffects: Record<keyof typeof recordMethods, Effect> = {
-  ops: "ControlPlane",
-  events: "PassiveRead",
 };

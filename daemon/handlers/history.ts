@@ -3,19 +3,17 @@
  * frame `{event: "session.event", payload: {session_id, seq, ts, event, data, count?}}` on the caller's connection,
  * then answers once the follow ends: the caller's --timeout, a cancel (Ctrl-C), or the session's end.
  */
-import type { ParsedParams, Result } from "../../protocol/catalog.ts";
+import type { Result } from "../../protocol/catalog.ts";
 import { matchesTypes, type SessionEvent } from "../event-log.ts";
 import type { DaemonHandler } from "./types.ts";
 
-const ops: DaemonHandler = async ({ call, ctx }) => {
-  const p = call.params as ParsedParams<"ops">;
+const ops: DaemonHandler<"ops"> = async ({ ctx, params: p }) => {
   const { ops, total } = ctx.ledger.list({ session_id: p.session_id, state: p.state, limit: p.limit });
   // The params hash only compares retries; it tells a reader nothing.
-  return { ops: ops.map(({ outcome: _o, params_hash: _h, ...op }) => op), total } as Result<"ops">;
+  return { ops: ops.map(({ outcome: _o, params_hash: _h, ...op }) => op), total };
 };
 
-const events: DaemonHandler = async ({ call, ctx, client }) => {
-  const p = call.params as ParsedParams<"events">;
+const events: DaemonHandler<"events"> = async ({ call, ctx, client, params: p }) => {
   const id = p.session_id;
   const types = p.types?.flatMap((t) => t.split(",")).map((t) => t.trim()).filter(Boolean);
   const live = ctx.sessions.get(id) !== undefined;
@@ -57,4 +55,4 @@ const events: DaemonHandler = async ({ call, ctx, client }) => {
   return { session_id: id, events: [], next_since: last, dropped: backlog.dropped, ended } satisfies Result<"events">;
 };
 
-export const recordHandlers = { ops, events };
+export const historyHandlers = { ops, events };

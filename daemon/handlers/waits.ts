@@ -10,21 +10,20 @@ import { BskError } from "../../protocol/errors.ts";
 import type { Call } from "../call.ts";
 import type { DaemonHandler } from "./types.ts";
 
-const wait: DaemonHandler = async ({ call, ctx }) => {
-  const { session_id } = call.params as ParsedParams<"wait">;
-  if (session_id === undefined) return pause(call);
+const wait: DaemonHandler<"wait"> = async ({ call, ctx, params }) => {
+  const { session_id } = params;
+  if (session_id === undefined) return pause(call, params);
   const rt = ctx.sessions.lookup(session_id);
   call.sessionId = session_id;
   ctx.sessions.beginCall(rt, call);
   try {
-    return await pause(call);
+    return await pause(call, params);
   } finally {
     ctx.sessions.endCall(rt, call);
   }
 };
 
-async function pause(call: Call): Promise<Result<"wait">> {
-  const { duration_ms } = call.params as ParsedParams<"wait">;
+async function pause(call: Call, { duration_ms }: ParsedParams<"wait">): Promise<Result<"wait">> {
   const started = performance.now();
   const limit = call.meta.timeout_ms;
   const cut = limit !== undefined && limit < duration_ms;

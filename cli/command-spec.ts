@@ -1,0 +1,42 @@
+/**
+ * The one shape of a CLI command: the catalog's (cli/catalog-table.ts, inlined at build time) and the CLI's own
+ * (cli/commands-table.ts) alike. Types only.
+ */
+import type { HomePaths } from "../shared/home.ts";
+import type { Effect, FileResultSpec, FlagSpec, JsonFileSpec, PositionalSpec, Scope, TransferSpec } from "../protocol/define.ts";
+import type { Outcome } from "./output.ts";
+
+export interface CommandSpec {
+  /** Command words after `bsk`, e.g. ["tab", "list"]. */
+  words: string[];
+  description: string;
+  scope: Scope;
+  positionals: PositionalSpec[];
+  flags: Record<string, FlagSpec>;
+  examples: string[];
+  /** The method sent to the daemon (catalog commands). */
+  method?: string;
+  effect?: Effect;
+  /** Params key holding the method's own wait in ms (the CLI waits that long too), and its default from the schema. */
+  waitParam?: string;
+  waitDefaultMs?: number;
+  /** Params never echoed (fill's value, type's text). */
+  redact?: string[];
+  fileResult?: FileResultSpec;
+  jsonFile?: JsonFileSpec;
+  transfer?: TransferSpec;
+  defaultTimeoutMs?: number;
+  /** `--<flag>` → the command with these words. */
+  variants?: Record<string, string[]>;
+  /** A CLI-only command: its name (the human formatter's key) and what it runs. */
+  local?: string;
+  run?: (ctx: LocalContext) => Promise<Outcome>;
+}
+
+/** What a CLI-only command is given. */
+export interface LocalContext {
+  paths: HomePaths;
+  env: Record<string, string | undefined>;
+  params: Record<string, unknown>;
+  json: boolean;
+}
