@@ -56,7 +56,12 @@ export function flagsFor(cmd: CommandSpec): Record<string, FlagDef> {
     add("session", { param: "session_id", type: "string", env: "BSK_SESSION", description: "Session id from bsk session start" });
   }
   // Agents pass --session to every command by habit: a command that is not about one session accepts and ignores it.
-  add("session", { param: "", option: "session", type: "string", description: "Accepted and ignored: this command is not about one session" });
+  add("session", {
+    param: "",
+    option: "session",
+    type: "string",
+    description: "Accepted and ignored: this command is not about one session",
+  });
   if (cmd.scope === "tab") add("tab", { param: "tab_id", type: "number", description: "Tab id (default: the session's current tab)" });
   if (cmd.method) {
     add("timeout", {
@@ -94,7 +99,12 @@ function readFileFlag(cmd: CommandSpec, label: string, path: string, io: ArgsIo)
   try {
     text = io.readText(path);
   } catch (e) {
-    const why = e instanceof TypeError ? "it is not UTF-8 text" : (e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message;
+    const why =
+      e instanceof TypeError
+        ? "it is not UTF-8 text"
+        : (e as NodeJS.ErrnoException).code === "ENOENT"
+          ? "no such file"
+          : (e as Error).message;
     throw invalid(
       cmd,
       `${label} cannot read ${path === "-" ? "stdin" : JSON.stringify(path)}: ${why}`,
@@ -117,7 +127,11 @@ function convert(cmd: CommandSpec, label: string, def: Pick<FlagSpec, "type" | "
       // A bare number is ambiguous on a command line (`--timeout 5` was 5 ms): a unit is required.
       if (/^\s*\d+(?:\.\d+)?\s*$/.test(raw)) {
         const n = raw.trim();
-        throw invalid(cmd, `${label} needs a unit, got ${value}`, `Write ${label} ${n}s for seconds or ${label} ${n}ms for milliseconds (also m, h).`);
+        throw invalid(
+          cmd,
+          `${label} needs a unit, got ${value}`,
+          `Write ${label} ${n}s for seconds or ${label} ${n}ms for milliseconds (also m, h).`,
+        );
       }
       const ms = parseDuration(raw);
       if (ms === null) throw invalid(cmd, `${label} expects a duration like 500ms, 30s or 5m, got ${value}`);
@@ -129,7 +143,11 @@ function convert(cmd: CommandSpec, label: string, def: Pick<FlagSpec, "type" | "
       try {
         return JSON.parse(raw);
       } catch (e) {
-        throw invalid(cmd, `${label} expects JSON, got ${value}: ${(e as Error).message}`, `Quote it for the shell: ${label} '{"key":"value"}'.`);
+        throw invalid(
+          cmd,
+          `${label} expects JSON, got ${value}: ${(e as Error).message}`,
+          `Quote it for the shell: ${label} '{"key":"value"}'.`,
+        );
       }
     case "list":
       // A list with fixed options also takes them comma-separated (--modifiers Control,Shift); free text never
@@ -238,7 +256,11 @@ export function parseArgs(cmd: CommandSpec, args: readonly string[], env: Env, i
 
   // Positionals, in order; a `rest` positional takes every remaining word.
   const specs = cmd.positionals;
-  const listParams = new Set(Object.values(flags).filter((f) => f.type === "list").map((f) => f.param));
+  const listParams = new Set(
+    Object.values(flags)
+      .filter((f) => f.type === "list")
+      .map((f) => f.param),
+  );
   let p = 0;
   for (const spec of specs) {
     if (p >= positionals.length) break;
@@ -257,7 +279,11 @@ export function parseArgs(cmd: CommandSpec, args: readonly string[], env: Env, i
   }
   if (p < positionals.length) {
     const extra = cmd.redact?.length ? `word ${p + 1}` : JSON.stringify(positionals[p]);
-    throw invalid(cmd, `unexpected argument ${extra} for ${commandName(cmd)}`, cmd.redact?.length ? "Quote a value that has spaces." : undefined);
+    throw invalid(
+      cmd,
+      `unexpected argument ${extra} for ${commandName(cmd)}`,
+      cmd.redact?.length ? "Quote a value that has spaces." : undefined,
+    );
   }
 
   // Environment fallbacks for what argv left out.

@@ -7,7 +7,7 @@
 import type { HomePaths } from "../shared/home.ts";
 import type { MethodDef } from "../protocol/define.ts";
 import { BskError, toErrorBody } from "../protocol/errors.ts";
-import { type Connection, type Reply } from "./daemon-client.ts";
+import type { Connection, Reply } from "./daemon-client.ts";
 import { reachDaemon } from "./reach-daemon.ts";
 
 type Env = Record<string, string | undefined>;

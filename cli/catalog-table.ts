@@ -46,7 +46,11 @@ function paramSchema(params: z.ZodType, key: string): z.ZodType | undefined {
 
 /** A default in help: a duration in its largest whole unit above 1 (`60s`, `1500ms`, `5m`). */
 function helpDuration(ms: number): string {
-  for (const [unit, size] of [["h", 3_600_000], ["m", 60_000], ["s", 1000]] as const) {
+  for (const [unit, size] of [
+    ["h", 3_600_000],
+    ["m", 60_000],
+    ["s", 1000],
+  ] as const) {
     if (ms % size === 0 && ms / size > 1) return `${ms / size}${unit}`;
   }
   return `${ms}ms`;

@@ -24,12 +24,22 @@ const LOCAL: CommandSpec[] = [
       "auto-update": {
         param: "auto_update",
         type: "boolean",
-        description: "Check for updates every 6 h and install them while no session is live (background daemons have it; BSK_AUTO_UPDATE=off stops it)",
+        description:
+          "Check for updates every 6 h and install them while no session is live (background daemons have it; BSK_AUTO_UPDATE=off stops it)",
       },
-      mode: { param: "mode", type: "enum", options: ["local", "server"], description: "server: remote browsers dial in over TLS (runs in the foreground)" },
+      mode: {
+        param: "mode",
+        type: "enum",
+        options: ["local", "server"],
+        description: "server: remote browsers dial in over TLS (runs in the foreground)",
+      },
       listen: { param: "listen", type: "string", description: "Server mode: the address to listen on (loopback unless --tls-cert)" },
       "public-url": { param: "public_url", type: "string", description: "Server mode: the URL browsers dial, wss://HOST[:PORT]/extension" },
-      "tls-cert": { param: "tls_cert", type: "string", description: "Server mode: PEM certificate for the public URL's host (reloaded on SIGHUP)" },
+      "tls-cert": {
+        param: "tls_cert",
+        type: "string",
+        description: "Server mode: PEM certificate for the public URL's host (reloaded on SIGHUP)",
+      },
       "tls-key": { param: "tls_key", type: "string", description: "Server mode: PEM private key of --tls-cert" },
     },
     examples: [

@@ -171,7 +171,11 @@ export function call(conn: Connection, frame: RequestFrameOut, opts: CallOptions
           opts.cancelWaitMs ?? 2_000,
         );
       } else {
-        finish({ ok: false, interrupted: true, error: new BskError("cancelled", "cancelled (interrupted twice)", { data: { confirmed: false } }) });
+        finish({
+          ok: false,
+          interrupted: true,
+          error: new BskError("cancelled", "cancelled (interrupted twice)", { data: { confirmed: false } }),
+        });
       }
     };
     const finish = (reply: Reply) => {

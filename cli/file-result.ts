@@ -72,7 +72,11 @@ export function saveFileResult(
   try {
     writeAtomic(path, bytes, { mode: 0o644, replace: true });
   } catch (err) {
-    throw notWritten(path, err, "Give --out a path in a directory that exists and is writable, or leave --out out to use the temp directory.");
+    throw notWritten(
+      path,
+      err,
+      "Give --out a path in a directory that exists and is writable, or leave --out out to use the temp directory.",
+    );
   }
   const { [spec.data]: _data, ...rest } = result;
   return { ...rest, path, bytes: bytes.length };

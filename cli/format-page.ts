@@ -123,7 +123,10 @@ export const PAGE_FORMATTERS: MethodFormatters = {
     return { stdout: lines.join("\n"), stderr };
   },
   screenshot: (r) => r.path ?? "",
-  "screenshot.full_page": (r) => ({ stdout: r.path ?? "", stderr: `-- ${r.width}x${r.height} px, ${r.tiles} tiles${r.stopped === "max_height" ? ", cut at --max-height" : ""}` }),
+  "screenshot.full_page": (r) => ({
+    stdout: r.path ?? "",
+    stderr: `-- ${r.width}x${r.height} px, ${r.tiles} tiles${r.stopped === "max_height" ? ", cut at --max-height" : ""}`,
+  }),
   upload: (r) => {
     const files = (r.files ?? []).map((f: any) => `${f.name} (${f.size} B)`).join(", ");
     const into = r.mode === "drop" ? `dropped on ${actedOn(r.target)}` : `into ${actedOn(r.input)}`;
@@ -136,7 +139,10 @@ export const PAGE_FORMATTERS: MethodFormatters = {
   downloads: (r) =>
     r.downloads?.length
       ? r.downloads
-          .map((d: any) => `${d.download_id}  ${String(d.state).padEnd(11)}  ${d.size} B  ${d.name}  tab ${d.tab_id}  ${d.url.length > 120 ? `${d.url.slice(0, 120)}…` : d.url}`)
+          .map(
+            (d: any) =>
+              `${d.download_id}  ${String(d.state).padEnd(11)}  ${d.size} B  ${d.name}  tab ${d.tab_id}  ${d.url.length > 120 ? `${d.url.slice(0, 120)}…` : d.url}`,
+          )
           .join("\n")
       : { stdout: "", stderr: "no downloads" },
   get_html: (r) => ({ stdout: r.html ?? "", stderr: r.truncated ? `-- cut at ${r.bytes} bytes (--max-bytes)` : undefined }),
@@ -151,9 +157,7 @@ export const PAGE_FORMATTERS: MethodFormatters = {
   ),
   type: action((r) => (r.target ? "typed into" : "typed")),
   press: action((_r, p) => `pressed ${p.key}${Number(p.count) > 1 ? ` ×${p.count}` : ""}${p.target ? " on" : ""}`),
-  select: action(
-    (r) => `selected ${(r.selected ?? []).map((o: any) => q(o.label || o.value)).join(", ")} in`,
-  ),
+  select: action((r) => `selected ${(r.selected ?? []).map((o: any) => q(o.label || o.value)).join(", ")} in`),
   check: action("checked", (r) => (r.checked ? undefined : "(still unchecked)")),
   uncheck: action("unchecked", (r) => (r.checked ? "(still checked)" : undefined)),
   scroll_to: action("scrolled to"),
@@ -174,7 +178,10 @@ export const PAGE_FORMATTERS: MethodFormatters = {
     const note = r.note ? `  note ${q(r.note)}` : "";
     const missing = (r.targets ?? []).filter((t: any) => !t.found).map((t: any) => t.target);
     const notAsked = OUTCOME_EXITS.request_help?.[r.outcome];
-    const stderr = [missing.length ? `-- not highlighted (not found): ${missing.join(", ")}` : "", notAsked ? `hint: ${notAsked.meaning}` : ""];
+    const stderr = [
+      missing.length ? `-- not highlighted (not found): ${missing.join(", ")}` : "",
+      notAsked ? `hint: ${notAsked.meaning}` : "",
+    ];
     return {
       stdout: `${r.outcome} after ${Math.round(r.waited_ms)}ms${note}  ${r.url}`,
       stderr: stderr.filter(Boolean).join("\n") || undefined,
@@ -182,11 +189,15 @@ export const PAGE_FORMATTERS: MethodFormatters = {
   },
 
   "dialog.status": (r) =>
-    [r.open && r.dialog ? `open ${dialogLine(r.dialog)}` : "no dialog", r.prompt ? `browser prompt ${promptLine(r.prompt)} (waiting for the person)` : ""]
+    [
+      r.open && r.dialog ? `open ${dialogLine(r.dialog)}` : "no dialog",
+      r.prompt ? `browser prompt ${promptLine(r.prompt)} (waiting for the person)` : "",
+    ]
       .filter(Boolean)
       .join("\n"),
   "dialog.accept": (r) => `accepted ${dialogLine(r.dialog)}`,
-  "dialog.dismiss": (r) => (r.prompt ? `dismissed browser prompt ${promptLine(r.prompt)} (page reloaded)` : `dismissed ${dialogLine(r.dialog)}`),
+  "dialog.dismiss": (r) =>
+    r.prompt ? `dismissed browser prompt ${promptLine(r.prompt)} (page reloaded)` : `dismissed ${dialogLine(r.dialog)}`,
 
   console: consoleText,
   network: networkText,

@@ -36,7 +36,10 @@ export function stepCommand(step: TraceStepT): { command: string; note: string }
         ? { command: `bsk navigate ${shellQuote(step.to)}`, note: "typed" }
         : { command: `# → ${step.to}`, note: step.cause.replace("_", " ") };
     case "click": {
-      const extra = [step.count === 2 ? "" : step.count ? `--count ${step.count}` : "", step.modifiers?.length ? `--modifiers ${step.modifiers.join(",")}` : ""];
+      const extra = [
+        step.count === 2 ? "" : step.count ? `--count ${step.count}` : "",
+        step.modifiers?.length ? `--modifiers ${step.modifiers.join(",")}` : "",
+      ];
       const verb = step.count === 2 ? "dblclick" : "click";
       return { command: [`bsk ${verb}`, arg(step.target), ...extra].filter(Boolean).join(" "), note: described(step.target) };
     }
@@ -45,10 +48,18 @@ export function stepCommand(step: TraceStepT): { command: string; note: string }
         ? { command: `bsk fill ${arg(step.target)} --value-file -`, note: `${described(step.target)}, secret (not recorded)` }
         : { command: `bsk fill ${arg(step.target)} ${shellQuote(step.value)}`, note: described(step.target) };
     case "select":
-      return { command: [`bsk select ${arg(step.target)}`, ...step.values.map((v) => `--value ${shellQuote(v)}`)].join(" "), note: described(step.target) };
+      return {
+        command: [`bsk select ${arg(step.target)}`, ...step.values.map((v) => `--value ${shellQuote(v)}`)].join(" "),
+        note: described(step.target),
+      };
     case "press":
       return {
-        command: [`bsk press ${shellQuote(chord(step.key, step.modifiers))}`, step.target && bySelector(step.target) ? `--target ${shellQuote(step.target.selector!)}` : ""].filter(Boolean).join(" "),
+        command: [
+          `bsk press ${shellQuote(chord(step.key, step.modifiers))}`,
+          step.target && bySelector(step.target) ? `--target ${shellQuote(step.target.selector!)}` : "",
+        ]
+          .filter(Boolean)
+          .join(" "),
         note: step.target ? described(step.target) : "",
       };
     case "check":

@@ -9,7 +9,9 @@ import { closest } from "./suggest.ts";
 
 function columns(rows: [string, string][], indent = "  "): string[] {
   const width = Math.min(34, Math.max(...rows.map(([a]) => a.length)));
-  return rows.map(([a, b]) => (a.length > width ? `${indent}${a}\n${indent}${" ".repeat(width)}  ${b}` : `${indent}${a.padEnd(width)}  ${b}`));
+  return rows.map(([a, b]) =>
+    a.length > width ? `${indent}${a}\n${indent}${" ".repeat(width)}  ${b}` : `${indent}${a.padEnd(width)}  ${b}`,
+  );
 }
 
 function firstSentence(text: string): string {

@@ -29,7 +29,13 @@ function destination(spec: JsonFileSpec, params: Record<string, unknown>, env: E
   return isDirectory(asked) ? defaultPath(asked, spec.defaultName, "json", now) : asked;
 }
 
-export function saveJsonFile(result: Record<string, unknown>, spec: JsonFileSpec, params: Record<string, unknown>, env: Env, now = new Date()): Record<string, unknown> {
+export function saveJsonFile(
+  result: Record<string, unknown>,
+  spec: JsonFileSpec,
+  params: Record<string, unknown>,
+  env: Env,
+  now = new Date(),
+): Record<string, unknown> {
   const doc = result[spec.data];
   if (doc === undefined) return result;
   const path = destination(spec, params, env, now);

@@ -44,14 +44,26 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
     return { ok: true, result: null, format: "none", streamed, traceId: trace };
   }
   const timings = () => ({ ...reply.meta?.timings, cli: Math.round(performance.now() * 10) / 10 });
-  if (piped.stage === "reply") return { ok: false, error: piped.reply.error, traceId: trace, timings: timings(), opId, redact: p.cmd.redact, ...effect };
+  if (piped.stage === "reply")
+    return { ok: false, error: piped.reply.error, traceId: trace, timings: timings(), opId, redact: p.cmd.redact, ...effect };
   if (piped.stage === "after") return { ok: false, error: piped.error, traceId: trace, timings: timings(), opId };
   let result = piped.result;
   if (p.method === "system.status" && result && typeof result === "object") {
     const update = (await import("./update/status-note.ts")).updateNote(bskHome(env));
     if (update) result = { ...result, update };
   }
-  return { ok: true, result, format: p.method, params: p.params, redact: p.cmd.redact, traceId: trace, timings: timings(), opId, ...effect, streamed };
+  return {
+    ok: true,
+    result,
+    format: p.method,
+    params: p.params,
+    redact: p.cmd.redact,
+    traceId: trace,
+    timings: timings(),
+    opId,
+    ...effect,
+    streamed,
+  };
 }
 
 export async function main(argv: string[], env: Env): Promise<number> {

@@ -3,7 +3,7 @@
  * human mode (short, grep-friendly, errors as `error:`/`hint:` on stderr) or `--json` (exactly one object on
  * stdout). Writes go through console.log/console.error only (process.stdout costs ~7 ms to load).
  */
-import { BskError, exitCodeFor, hintFor, outcomeExitCode } from "../protocol/errors.ts";
+import { type BskError, exitCodeFor, hintFor, outcomeExitCode } from "../protocol/errors.ts";
 import { type MethodFormatters, PAGE_FORMATTERS } from "./format-page.ts";
 import { eventLine, HISTORY_FORMATTERS } from "./format-history.ts";
 import { TRACE_FORMATTERS } from "./format-trace.ts";
@@ -172,7 +172,10 @@ function statusText(r: any): string {
     `sessions: ${r.sessions?.length ?? 0}`,
     ...(r.sessions ?? []).map((s: any) => `  ${sessionLine(s)}`),
   ];
-  if (r.update) out.push(`update: bsk ${r.update.latest} is available${r.update.state === "deferred" ? " (waits for the sessions to end)" : ""}; install it with: bsk update`);
+  if (r.update)
+    out.push(
+      `update: bsk ${r.update.latest} is available${r.update.state === "deferred" ? " (waits for the sessions to end)" : ""}; install it with: bsk update`,
+    );
   return out.join("\n");
 }
 
@@ -199,7 +202,11 @@ const METHOD_FORMATTERS: MethodFormatters = {
           "no paired devices (bsk daemon pair)",
         )
       : { stdout: "", stderr: "this daemon is not in server mode: no devices (README: Remote mode)" },
-  "devices.revoke": (r) => line(r.revoked.length ? `revoked ${r.revoked.join(", ")}` : "nothing to revoke", r.closed_links > 0 && `${r.closed_links} live link(s) closed`),
+  "devices.revoke": (r) =>
+    line(
+      r.revoked.length ? `revoked ${r.revoked.join(", ")}` : "nothing to revoke",
+      r.closed_links > 0 && `${r.closed_links} live link(s) closed`,
+    ),
   "session.start": (r) => String(r.session_id),
   "session.list": (r) => list(r.sessions, sessionLine, "no sessions"),
   "session.stop": (r) => {
@@ -240,7 +247,9 @@ const LOCAL_FORMATTERS: Record<string, Formatter> = {
   "daemon.stop": (r) => (r.stopped ? `stopped (pid ${r.pid}${r.killed ? ", killed after 5 s" : ""})` : "not running"),
   logs: (r) => ({ stdout: (r.lines ?? []).join("\n"), stderr: r.note }),
   "native.install": (r) => {
-    const rows = (r.registrations ?? []).map((x: any) => `${x.state.padEnd(7)} ${x.browser.padEnd(11)} ${x.manifest}${x.note ? `  (${x.note})` : ""}`);
+    const rows = (r.registrations ?? []).map(
+      (x: any) => `${x.state.padEnd(7)} ${x.browser.padEnd(11)} ${x.manifest}${x.note ? `  (${x.note})` : ""}`,
+    );
     return [`host: ${r.host} → ${r.launcher}`, ...rows].join("\n");
   },
   "native.uninstall": (r) => (r.removed ?? []).map((m: string) => `removed ${m}`).join("\n") || "nothing was registered",
@@ -255,7 +264,8 @@ const LOCAL_FORMATTERS: Record<string, Formatter> = {
         : "no daemon was running; the next command starts the new one";
       return { stdout: `updated bsk ${r.current} → ${r.latest}: ${r.binary} (the old one kept as ${r.previous})\n${daemon}`, stderr: note };
     }
-    if (r.update_available) return { stdout: `bsk ${r.latest} is available (this is ${r.current}); install it with: bsk update`, stderr: note };
+    if (r.update_available)
+      return { stdout: `bsk ${r.latest} is available (this is ${r.current}); install it with: bsk update`, stderr: note };
     return `bsk ${r.current} is up to date (latest release ${r.latest})`;
   },
   "install-skill.list": (r) =>
@@ -290,8 +300,7 @@ export function toOutline(value: unknown, indent = ""): string {
   if (value === null || value === undefined) return `${indent}null`;
   if (typeof value !== "object") return `${indent}${typeof value === "string" ? value : JSON.stringify(value)}`;
   const lines: string[] = [];
-  const scalar = (v: unknown) =>
-    v === null || typeof v !== "object" || (Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0);
+  const scalar = (v: unknown) => v === null || typeof v !== "object" || (Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0);
   const show = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v ?? null));
   if (Array.isArray(value)) {
     for (const v of value) {

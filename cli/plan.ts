@@ -59,7 +59,7 @@ export function absolutePath(path: string, cwd: string, home?: string): string {
  */
 export function outputPath(path: string, cwd: string, home?: string): string {
   if (path.trim() === "-") {
-    throw new BskError("invalid_params", "bsk does not write results to stdout (\"-\"): --out takes a file path", {
+    throw new BskError("invalid_params", 'bsk does not write results to stdout ("-"): --out takes a file path', {
       hint: "Give --out a file path, or leave it out to use the temp directory; the output names the file written.",
       data: { reason: "stdout_not_supported" },
     });
@@ -67,7 +67,14 @@ export function outputPath(path: string, cwd: string, home?: string): string {
   return absolutePath(path, cwd, home);
 }
 
-export function plan(argv: readonly string[], env: Env, ids: Ids = randomIds(), pid = process.pid, cwd = process.cwd(), io: ArgsIo = defaultIo): Plan {
+export function plan(
+  argv: readonly string[],
+  env: Env,
+  ids: Ids = randomIds(),
+  pid = process.pid,
+  cwd = process.cwd(),
+  io: ArgsIo = defaultIo,
+): Plan {
   const r = route(argv);
   if (r.kind === "help") return r;
   if (r.kind === "version") return { kind: "version", json: wantsJson(argv) };
@@ -83,7 +90,9 @@ export function plan(argv: readonly string[], env: Env, ids: Ids = randomIds(), 
     const path = String(parsed.params[pathParam]);
     if (!path.trim()) {
       const flag = Object.keys(cmd.flags).find((k) => cmd.flags[k]!.param === pathParam) ?? pathParam;
-      throw new BskError("invalid_params", `--${flag} needs a file path`, { hint: `Leave --${flag} out to write into the temp directory.` });
+      throw new BskError("invalid_params", `--${flag} needs a file path`, {
+        hint: `Leave --${flag} out to write into the temp directory.`,
+      });
     }
     parsed.params[pathParam] = outputPath(path, cwd, env.HOME);
   }
@@ -92,7 +101,8 @@ export function plan(argv: readonly string[], env: Env, ids: Ids = randomIds(), 
   const ownWait = cmd.waitParam ? Number(parsed.params[cmd.waitParam] ?? cmd.waitDefaultMs) || 0 : 0;
   // Capped at the frame's 24 h: an own wait beyond its range is the daemon's to refuse (invalid_params naming the
   // range), not a request frame too malformed to read.
-  const timeoutMs = parsed.timeoutGiven || !ownWait ? parsed.timeoutMs : Math.min(MAX_CALL_MS, Math.max(parsed.timeoutMs, ownWait + GRACE_MS));
+  const timeoutMs =
+    parsed.timeoutGiven || !ownWait ? parsed.timeoutMs : Math.min(MAX_CALL_MS, Math.max(parsed.timeoutMs, ownWait + GRACE_MS));
   const meta: RequestMeta = { trace_id: ids.traceId, timeout_ms: timeoutMs, client_pid: pid };
   if (cmd.effect === "BrowserMutation") meta.op_id = parsed.opId ?? ids.opId();
   return {

@@ -18,14 +18,23 @@ export interface RequestOptions {
   dropHint?: string;
 }
 
-export async function request(conn: Connection, method: string, params: Record<string, unknown>, opts: RequestOptions = {}): Promise<Reply> {
+export async function request(
+  conn: Connection,
+  method: string,
+  params: Record<string, unknown>,
+  opts: RequestOptions = {},
+): Promise<Reply> {
   const id = nextRequestId();
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const traceId = crypto.getRandomValues(new Uint32Array(1))[0]!.toString(16).padStart(8, "0");
   const meta: Record<string, unknown> = { trace_id: traceId, timeout_ms: timeoutMs, client_pid: process.pid };
   if (opts.opId) meta.op_id = opts.opId;
   if (opts.signal?.aborted) {
-    return { ok: false, interrupted: true, error: new BskError("cancelled", "cancelled before it was sent", { data: { confirmed: true } }) };
+    return {
+      ok: false,
+      interrupted: true,
+      error: new BskError("cancelled", "cancelled before it was sent", { data: { confirmed: true } }),
+    };
   }
   const cancel = () => conn.write(`${JSON.stringify({ id: `${id}.cancel`, method: "cancel", params: { id } })}\n`);
   opts.signal?.addEventListener("abort", cancel, { once: true });

@@ -19,7 +19,11 @@ type Env = Record<string, string | undefined>;
 const STEP_TIMEOUT_MS = 60_000;
 
 async function daemonCall(conn: Connection, method: string, params: Record<string, unknown>): Promise<any> {
-  const reply = await call(conn, { id: nextRequestId(), method, params, meta: { timeout_ms: STEP_TIMEOUT_MS } }, { giveUpMs: STEP_TIMEOUT_MS + 5000 });
+  const reply = await call(
+    conn,
+    { id: nextRequestId(), method, params, meta: { timeout_ms: STEP_TIMEOUT_MS } },
+    { giveUpMs: STEP_TIMEOUT_MS + 5000 },
+  );
   if (!reply.ok) throw reply.error;
   return reply.result;
 }
@@ -79,7 +83,8 @@ async function stage(conn: Connection, sessionId: string, path: string): Promise
     try {
       for (let offset = 0; offset < size; ) {
         const bytes = new Uint8Array(await file.slice(offset, Math.min(size, offset + TRANSFER_CHUNK_BYTES)).arrayBuffer());
-        if (!bytes.length) throw new BskError("invalid_params", `${path} shrank while it was read`, { data: { reason: "file_changed", path } });
+        if (!bytes.length)
+          throw new BskError("invalid_params", `${path} shrank while it was read`, { data: { reason: "file_changed", path } });
         await daemonCall(conn, "transfer.chunk", { session_id: sessionId, transfer_id: id, offset, data: bytes.toBase64() });
         offset += bytes.length;
         bar.update(offset, size);
@@ -125,7 +130,8 @@ function destination(spec: NonNullable<TransferSpec["download"]>, params: Record
   const asked = params[spec.pathParam];
   const ext = spec.ext ?? "bin";
   if (typeof asked === "string") {
-    if (!spec.overwriteParam && existsSync(asked) && statSync(asked).isDirectory()) return defaultPath(asked, spec.defaultName, ext, new Date());
+    if (!spec.overwriteParam && existsSync(asked) && statSync(asked).isDirectory())
+      return defaultPath(asked, spec.defaultName, ext, new Date());
     return asked;
   }
   return defaultPath(env.TMPDIR || "/tmp", spec.defaultName, ext, new Date());

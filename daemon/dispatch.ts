@@ -20,7 +20,9 @@ import { afterBrowser } from "./transfer-link.ts";
 import { parseParams, resolveMethod } from "./validate.ts";
 
 export interface Reply {
-  frame: { id: string | number; result: unknown; meta: Record<string, unknown> } | { id: string | number; error: ErrorBody; meta: Record<string, unknown> };
+  frame:
+    | { id: string | number; result: unknown; meta: Record<string, unknown> }
+    | { id: string | number; error: ErrorBody; meta: Record<string, unknown> };
   afterReply?: () => void;
 }
 
@@ -132,9 +134,9 @@ export class Dispatcher {
       const classified = classifyOutcome(outcome, call.dispatched, call.answered);
       effect = classified.effect_state;
       const reply = storedReply(classified.reply, call.params, call.def.redact);
-      this.ctx.ledger.outcome(opId, { ...classified, reply: withEffect(reply, effect) }).catch((err) =>
-        this.ctx.log.error("could not record an op outcome", { op_id: opId, error: err }),
-      );
+      this.ctx.ledger
+        .outcome(opId, { ...classified, reply: withEffect(reply, effect) })
+        .catch((err) => this.ctx.log.error("could not record an op outcome", { op_id: opId, error: err }));
     } else if (call.replayed && call.replayedEffect) effect = call.replayedEffect;
     else effect = "none"; // refused before it was reserved (op_id_reused, ledger unavailable): this call did nothing
     if ("error" in outcome) outcome.error = withEffect(outcome, effect).error;

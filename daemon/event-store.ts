@@ -82,7 +82,11 @@ export class FileEventLog implements EventSink {
       stream.bytes += Buffer.byteLength(text);
     } catch (err) {
       // The stream goes on in memory (followers still see it); the disk problem is reported once per append.
-      this.opts.onWarn?.("could not write an event", { session: sessionId, event, error: err instanceof Error ? err.message : String(err) });
+      this.opts.onWarn?.("could not write an event", {
+        session: sessionId,
+        event,
+        error: err instanceof Error ? err.message : String(err),
+      });
     }
     stream.lastSeq = entry.seq;
     if (stream.bytes > this.opts.perSessionBytes) this.compact(sessionId, stream);
@@ -146,14 +150,19 @@ export class FileEventLog implements EventSink {
   /** Keep the newest half of an oversized stream (written aside, then renamed over it). */
   private compact(sessionId: string, stream: Stream): void {
     const path = this.path(sessionId);
-    const lines = readFileSync(path, "utf8").split("\n").filter((l) => l.trim());
+    const lines = readFileSync(path, "utf8")
+      .split("\n")
+      .filter((l) => l.trim());
     let keep = 0;
     let bytes = 0;
     for (let i = lines.length - 1; i >= 0 && bytes + lines[i]!.length + 1 <= this.opts.perSessionBytes / 2; i--) {
       bytes += Buffer.byteLength(lines[i]!) + 1;
       keep++;
     }
-    const text = lines.slice(lines.length - keep).map((l) => `${l}\n`).join("");
+    const text = lines
+      .slice(lines.length - keep)
+      .map((l) => `${l}\n`)
+      .join("");
     writeFileAtomic(path, text);
     stream.bytes = Buffer.byteLength(text);
     stream.torn = false;

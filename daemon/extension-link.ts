@@ -8,7 +8,15 @@ import { realpathSync } from "node:fs";
 import { METHODS } from "../protocol/catalog.ts";
 import { BskError, toErrorBody } from "../protocol/errors.ts";
 import { EVENTS, type EventName } from "../protocol/events.ts";
-import { CALL_PROGRESS, CallProgress, encodeFrame, parseFrame, type EventFrame, type RequestFrame, type ResponseFrame } from "../protocol/frames.ts";
+import {
+  CALL_PROGRESS,
+  CallProgress,
+  encodeFrame,
+  parseFrame,
+  type EventFrame,
+  type RequestFrame,
+  type ResponseFrame,
+} from "../protocol/frames.ts";
 import type { PieceJoiner } from "../protocol/pieces.ts";
 import { APP_VERSION, checkCompatibility, DAEMON_NAME, PROTOCOL_VERSION } from "../protocol/version.ts";
 import { browserGone, type BrowserConn, type BrowserRegistry } from "./browsers.ts";
@@ -125,11 +133,7 @@ function handshake(ws: Ws, frame: RequestFrame, deps: LinkDeps): void {
   const compat = checkCompatibility(PROTOCOL_VERSION, p.protocol_version);
   if (!compat.ok) {
     log.warn("extension refused: protocol version", { extension_protocol: p.protocol_version, daemon_protocol: PROTOCOL_VERSION });
-    reject(
-      ws,
-      frame.id,
-      versionRefusal(p.protocol_version),
-    );
+    reject(ws, frame.id, versionRefusal(p.protocol_version));
     ws.close(CLOSE.versionTooOld, "version_too_old");
     return;
   }
@@ -151,7 +155,11 @@ function handshake(ws: Ws, frame: RequestFrame, deps: LinkDeps): void {
     replaced.close(CLOSE.replaced, "replaced by a new connection");
   }
   const { adopted, ended } = deps.sessions.adopt(p.instance_id, p.sessions);
-  const eventsAcked = eventIntake(deps.events).open(conn, p.event_stream, deps.sessions.liveOn(p.instance_id).map((rt) => rt.id));
+  const eventsAcked = eventIntake(deps.events).open(
+    conn,
+    p.event_stream,
+    deps.sessions.liveOn(p.instance_id).map((rt) => rt.id),
+  );
   send(ws, {
     id: frame.id,
     result: {
@@ -219,7 +227,11 @@ function recordEvent(ws: Ws, conn: BrowserConn, frame: EventFrame, deps: LinkDep
   const parsed = EVENTS[name as EventName]().safeParse(frame.payload ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return reject(ws, null, new BskError("protocol_error", `event ${name}: payload.${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`));
+    return reject(
+      ws,
+      null,
+      new BskError("protocol_error", `event ${name}: payload.${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`),
+    );
   }
   const payload = parsed.data as Record<string, unknown>;
   if (name === "system.heartbeat") return;
@@ -230,7 +242,11 @@ function recordEvent(ws: Ws, conn: BrowserConn, frame: EventFrame, deps: LinkDep
   const rt = deps.sessions.get(sessionId);
   if (current && !rt && name === "session.ended") {
     if (!deps.sessions.amendEnd(sessionId, conn.instanceId, String(payload.reason), payload.lost_tab_ids as number[])) {
-      deps.log.warn("dropped an event for a session this browser does not own", { event: name, session: sessionId, browser: conn.instanceId });
+      deps.log.warn("dropped an event for a session this browser does not own", {
+        event: name,
+        session: sessionId,
+        browser: conn.instanceId,
+      });
     }
     return;
   }

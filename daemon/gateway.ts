@@ -32,7 +32,6 @@ export interface Gateway {
   stop(): void;
 }
 
-
 export function startGateway(deps: GatewayDeps): Gateway {
   const { config, log } = deps;
   // What links that proved nothing cause is logged in bounded, summarised amounts.
@@ -75,7 +74,8 @@ export function startGateway(deps: GatewayDeps): Gateway {
         isAllowed: (id) => deps.allowList.has(id),
       });
       if (!decision.ok) {
-        if (decision.status === 403) untrusted.warn("extension connection refused", { reason: decision.reason, origin: req.headers.get("origin") });
+        if (decision.status === 403)
+          untrusted.warn("extension connection refused", { reason: decision.reason, origin: req.headers.get("origin") });
         return new Response(`${decision.reason}\n`, { status: decision.status });
       }
       if (stopping) return new Response("daemon is stopping\n", { status: 503 });
@@ -141,7 +141,10 @@ export function startGateway(deps: GatewayDeps): Gateway {
   }
 
   function tooLargeBeforeHandshake(ws: ServerWebSocket<LinkState>) {
-    untrusted.warn("frame too large before the handshake; closing", { extension: ws.data.extensionId, max_bytes: PRE_TRUST_FRAME_MAX_BYTES });
+    untrusted.warn("frame too large before the handshake; closing", {
+      extension: ws.data.extensionId,
+      max_bytes: PRE_TRUST_FRAME_MAX_BYTES,
+    });
     const err = new BskError("protocol_error", `a frame before the handshake is limited to ${PRE_TRUST_FRAME_MAX_BYTES} bytes`, {
       data: { reason: "frame_too_large", max_bytes: PRE_TRUST_FRAME_MAX_BYTES },
       hint: "Before the handshake only system.hello, system.handshake and pairing frames are sent; they are small.",

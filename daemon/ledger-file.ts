@@ -375,7 +375,12 @@ export class FileLedger implements Ledger {
     const rec = publicRecord(entry);
     const reply = entry.reply ?? (entry.outcomeAt ? this.readReply(entry.outcomeAt) : undefined);
     if (reply && entry.state !== "reserved") {
-      rec.outcome = { state: entry.state, effect_state: entry.effect_state!, ...(entry.reason !== undefined && { reason: entry.reason }), reply };
+      rec.outcome = {
+        state: entry.state,
+        effect_state: entry.effect_state!,
+        ...(entry.reason !== undefined && { reason: entry.reason }),
+        reply,
+      };
     }
     return rec;
   }

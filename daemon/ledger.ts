@@ -147,11 +147,7 @@ const UNCERTAIN_CODES = new Set(["timeout", "cancelled", "cdp_failed", "protocol
  * What happened to a mutation, from how its call ended.
  * `dispatched`: it reached the extension; `answered`: the extension replied (result or error).
  */
-export function classifyOutcome(
-  reply: { result: unknown } | { error: ErrorBody },
-  dispatched: boolean,
-  answered: boolean,
-): OpOutcome {
+export function classifyOutcome(reply: { result: unknown } | { error: ErrorBody }, dispatched: boolean, answered: boolean): OpOutcome {
   if ("result" in reply) return { state: "executed", effect_state: "committed", reply };
   const { error } = reply;
   const declared = error.data?.effect_state;

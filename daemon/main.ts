@@ -92,7 +92,8 @@ async function syncSkills(log: Logger): Promise<void> {
     const { syncInstalled } = await import("../skill/install.ts");
     const { updated, edited } = syncInstalled(process.env);
     if (updated.length) log.info("skill updated", { harnesses: updated });
-    for (const e of edited) log.info("skill copy edited by the person; left as is", { harness: e.harness, path: e.path, files: e.edited_files });
+    for (const e of edited)
+      log.info("skill copy edited by the person; left as is", { harness: e.harness, path: e.path, files: e.edited_files });
   } catch (err) {
     log.warn("could not check installed skills", { error: err });
   }
@@ -221,7 +222,10 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
 
 /** Server mode's parts: the paired devices, the authorize endpoint, the per-peer limits. */
 function remoteParts(config: DaemonConfig, mode: ServerMode, secret: InstallSecret, paths: HomePaths, log: Logger) {
-  const devices = new DeviceStore(join(paths.stateDir, "devices.json"), secret.bytes, { grantMs: config.deviceGrantMs, renewMs: config.deviceRenewMs });
+  const devices = new DeviceStore(join(paths.stateDir, "devices.json"), secret.bytes, {
+    grantMs: config.deviceGrantMs,
+    renewMs: config.deviceRenewMs,
+  });
   const pairing = new PairingCodes(config.pairingTtlMs, config.pairingIntervalMs);
   const authorizer = new Authorizer({ authority: mode.authority, keyId: secret.keyId, devices, pairing, log });
   return {

@@ -12,10 +12,7 @@ export function isSessionIdShape(id: string): boolean {
 }
 
 /** A fresh id not in `issued`. `random` fills a byte array (injectable for tests). */
-export function newSessionId(
-  issued: ReadonlySet<string>,
-  random: (bytes: Uint8Array) => void = (b) => crypto.getRandomValues(b),
-): string {
+export function newSessionId(issued: ReadonlySet<string>, random: (bytes: Uint8Array) => void = (b) => crypto.getRandomValues(b)): string {
   if (issued.size >= SPACE) {
     throw new BskError("unsupported", "every session id has been used in this bsk home", {
       hint: "Start over with a new BSK_HOME.",

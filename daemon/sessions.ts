@@ -285,7 +285,11 @@ export class SessionRegistry {
       const r = await conn.call(
         "session.close",
         { session_id: id, reason },
-        { traceId: opts.traceId ?? `end-${id}`, timeoutMs: opts.closeTimeoutMs ?? CLOSE_TIMEOUT_MS, signal: AbortSignal.timeout(opts.closeTimeoutMs ?? CLOSE_TIMEOUT_MS) },
+        {
+          traceId: opts.traceId ?? `end-${id}`,
+          timeoutMs: opts.closeTimeoutMs ?? CLOSE_TIMEOUT_MS,
+          signal: AbortSignal.timeout(opts.closeTimeoutMs ?? CLOSE_TIMEOUT_MS),
+        },
       );
       return { closed_tab_ids: r?.closed_tab_ids ?? [], returned_tab_ids: r?.returned_tab_ids ?? [] };
     } catch (err) {
@@ -369,7 +373,10 @@ export class SessionRegistry {
     if (this.liveOn(instanceId).length === 0) return;
     // Born in the daemon: tells a reader of the stream why calls were cut off and events paused (adoption follows).
     for (const rt of this.liveOn(instanceId)) {
-      this.deps.events.append(rt.id, "browser.disconnected", { browser_instance_id: instanceId, grace_ms: this.deps.config.reconnectGraceMs });
+      this.deps.events.append(rt.id, "browser.disconnected", {
+        browser_instance_id: instanceId,
+        grace_ms: this.deps.config.reconnectGraceMs,
+      });
     }
     const prior = this.graceTimers.get(instanceId);
     if (prior) clearTimeout(prior);

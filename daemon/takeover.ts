@@ -25,7 +25,11 @@ export function takeOver(deps: TakeoverDeps, rt: SessionRuntime, tabId?: number,
   const cut = [...rt.calls];
   for (const call of cut) call.abort(takenOverError(rt.id));
   deps.sessions.persistNow();
-  deps.events.append(rt.id, "session.takeover", { ...(tabId !== undefined && { tab_id: tabId }), ...(cause === "input" && { cause }), cancelled_calls: cut.length });
+  deps.events.append(rt.id, "session.takeover", {
+    ...(tabId !== undefined && { tab_id: tabId }),
+    ...(cause === "input" && { cause }),
+    cancelled_calls: cut.length,
+  });
   deps.log.info("session taken over by the person", { session: rt.id, tab_id: tabId, cause, cancelled: cut.map((c) => c.method) });
 }
 
@@ -38,7 +42,12 @@ export function resume(deps: TakeoverDeps, rt: SessionRuntime, tabId?: number): 
 }
 
 /** The link's events that change who is in control; true when `name` was one of them. */
-export function onControlEvent(deps: TakeoverDeps, rt: SessionRuntime, name: string, payload: { tab_id?: unknown; cause?: unknown }): boolean {
+export function onControlEvent(
+  deps: TakeoverDeps,
+  rt: SessionRuntime,
+  name: string,
+  payload: { tab_id?: unknown; cause?: unknown },
+): boolean {
   const tabId = typeof payload.tab_id === "number" ? payload.tab_id : undefined;
   if (name === "session.takeover") takeOver(deps, rt, tabId, typeof payload.cause === "string" ? payload.cause : undefined);
   else if (name === "session.resume") resume(deps, rt, tabId);

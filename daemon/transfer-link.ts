@@ -33,7 +33,9 @@ export async function extensionTransfer(
     const params = parsed.data as Record<string, unknown>;
     const rt = deps.sessions.get(String(params.session_id));
     if (!rt || rt.record.browser_instance_id !== conn.instanceId) {
-      throw new BskError("permission_denied", `session ${String(params.session_id)} is not this browser's`, { data: { reason: "not_your_session" } });
+      throw new BskError("permission_denied", `session ${String(params.session_id)} is not this browser's`, {
+        data: { reason: "not_your_session" },
+      });
     }
     return { id: frame.id, result: await runTransfer(deps.transfers, method, params) };
   } catch (err) {

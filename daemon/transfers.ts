@@ -7,7 +7,19 @@
  * `downloads` and written out by `downloads.save`, under the same caps). Everything of a session goes when the
  * session ends, and everything at daemon start-up.
  */
-import { closeSync, copyFileSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmdirSync, rmSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  copyFileSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { BskError } from "../protocol/errors.ts";
 import { TRANSFER_CHUNK_BYTES } from "../protocol/methods/files.ts";
@@ -122,7 +134,8 @@ export class TransferStore {
     }
     if (size > this.limits.maxFileBytes) throw tooLarge("the file", this.limits.maxFileBytes);
     const used = mine.reduce((n, e) => n + Math.max(e.received, e.declaredSize ?? 0), 0);
-    if (used + size > this.limits.maxSessionBytes) throw tooLarge("the session's staged files", this.limits.maxSessionBytes, "session_quota");
+    if (used + size > this.limits.maxSessionBytes)
+      throw tooLarge("the session's staged files", this.limits.maxSessionBytes, "session_quota");
   }
 
   private create(session: string, name: string, mime: string): Entry {
@@ -159,7 +172,8 @@ export class TransferStore {
 
   chunk(session: string, id: string, offset: number, data: string): { received: number } {
     const e = this.get(session, id);
-    if (e.state !== "open") throw new BskError("invalid_params", `transfer ${id} is already complete`, { data: { reason: "transfer_complete" } });
+    if (e.state !== "open")
+      throw new BskError("invalid_params", `transfer ${id} is already complete`, { data: { reason: "transfer_complete" } });
     if (offset !== e.received) {
       throw new BskError("invalid_params", `chunk at ${offset}, but ${e.received} bytes were received`, {
         data: { reason: "chunk_out_of_order", received: e.received },
@@ -170,7 +184,9 @@ export class TransferStore {
     if (e.received + bytes.length > limit) {
       this.drop(e);
       if (e.declaredSize !== undefined) {
-        throw new BskError("invalid_params", `transfer ${id} got more bytes than the ${e.declaredSize} declared`, { data: { reason: "size_mismatch" } });
+        throw new BskError("invalid_params", `transfer ${id} got more bytes than the ${e.declaredSize} declared`, {
+          data: { reason: "size_mismatch" },
+        });
       }
       throw tooLarge("the file", this.limits.maxFileBytes);
     }
@@ -185,13 +201,18 @@ export class TransferStore {
     return { received: e.received };
   }
 
-  async finish(session: string, id: string, p: { sha256?: string; head?: string }): Promise<{ transfer_id: string; size: number; sha256: string }> {
+  async finish(
+    session: string,
+    id: string,
+    p: { sha256?: string; head?: string },
+  ): Promise<{ transfer_id: string; size: number; sha256: string }> {
     const e = this.get(session, id);
     if (e.state === "complete") return { transfer_id: e.id, size: e.received, sha256: e.sha256! };
     let sha: string;
     if (p.head) {
       const head = Uint8Array.fromBase64(p.head);
-      if (head.length > e.received) throw new BskError("invalid_params", "the header is longer than the file", { data: { reason: "bad_head" } });
+      if (head.length > e.received)
+        throw new BskError("invalid_params", "the header is longer than the file", { data: { reason: "bad_head" } });
       writeSync(e.fd, head, 0, head.length, 0);
       fsyncSync(e.fd);
       sha = await hashFile(e.path);
@@ -205,19 +226,29 @@ export class TransferStore {
     const wantSha = p.sha256 ?? e.declaredSha;
     if ((e.declaredSize !== undefined && e.received !== e.declaredSize) || (wantSha && wantSha !== sha)) {
       this.drop(e);
-      throw new BskError("invalid_params", `transfer ${id} does not match what was declared (${e.received} B, sha256 ${sha.slice(0, 12)}…)`, {
-        hint: "The file changed while it was read; stage it again.",
-        data: { reason: "checksum_mismatch", size: e.received, sha256: sha },
-      });
+      throw new BskError(
+        "invalid_params",
+        `transfer ${id} does not match what was declared (${e.received} B, sha256 ${sha.slice(0, 12)}…)`,
+        {
+          hint: "The file changed while it was read; stage it again.",
+          data: { reason: "checksum_mismatch", size: e.received, sha256: sha },
+        },
+      );
     }
     e.state = "complete";
     e.sha256 = sha;
     return { transfer_id: e.id, size: e.received, sha256: sha };
   }
 
-  async read(session: string, id: string, offset: number, length: number): Promise<{ data: string; eof: boolean; size: number; path: string }> {
+  async read(
+    session: string,
+    id: string,
+    offset: number,
+    length: number,
+  ): Promise<{ data: string; eof: boolean; size: number; path: string }> {
     const e = this.get(session, id);
-    if (e.state !== "complete") throw new BskError("invalid_params", `transfer ${id} is not complete yet`, { data: { reason: "transfer_open" } });
+    if (e.state !== "complete")
+      throw new BskError("invalid_params", `transfer ${id} is not complete yet`, { data: { reason: "transfer_open" } });
     const end = Math.min(e.received, offset + length);
     const bytes = offset >= end ? new Uint8Array(0) : new Uint8Array(await Bun.file(e.path).slice(offset, end).arrayBuffer());
     return { data: bytes.toBase64(), eof: end >= e.received, size: e.received, path: e.path };
@@ -291,7 +322,9 @@ export class TransferStore {
     dirs.add(dir);
     const st = lstatSync(src);
     if (!st.isFile() || lstatSync(dir).isSymbolicLink()) {
-      throw new BskError("protocol_error", `the downloaded file is not a regular file: ${src}`, { data: { reason: "download_path_refused" } });
+      throw new BskError("protocol_error", `the downloaded file is not a regular file: ${src}`, {
+        data: { reason: "download_path_refused" },
+      });
     }
     try {
       this.checkRoom(session, st.size);

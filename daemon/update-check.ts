@@ -144,7 +144,12 @@ function newer(version: string): boolean {
 }
 
 /** The check for this daemon, started; undefined (with the reason logged) when it does not apply. */
-export function startUpdateCheck(config: DaemonConfig, log: Logger, liveSessions: () => number, env: Env = process.env): UpdateCheck | undefined {
+export function startUpdateCheck(
+  config: DaemonConfig,
+  log: Logger,
+  liveSessions: () => number,
+  env: Env = process.env,
+): UpdateCheck | undefined {
   if (!config.autoUpdate) return undefined;
   const url = checkUrl(env);
   if (!isCompiled() || !url) {
@@ -152,7 +157,15 @@ export function startUpdateCheck(config: DaemonConfig, log: Logger, liveSessions
     return undefined;
   }
   const check = new UpdateCheck(
-    { home: config.paths.home, logPath: config.paths.log, log, env, intervalMs: config.updateIntervalMs, liveSessions, execPath: process.execPath },
+    {
+      home: config.paths.home,
+      logPath: config.paths.log,
+      log,
+      env,
+      intervalMs: config.updateIntervalMs,
+      liveSessions,
+      execPath: process.execPath,
+    },
     url,
   );
   check.start();

@@ -12,14 +12,36 @@ export default defineConfig({
     description: "Lets AI agents use this browser in their own Agent Window, with your say.",
     version: pkg.version,
     minimum_chrome_version: "125",
-    permissions: ["debugger", "tabs", "windows", "storage", "alarms", "scripting", "notifications", "webNavigation", "cookies", "nativeMessaging", "declarativeNetRequest", "webRequest", "webRequestAuthProvider", "downloads"],
+    permissions: [
+      "debugger",
+      "tabs",
+      "windows",
+      "storage",
+      "alarms",
+      "scripting",
+      "notifications",
+      "webNavigation",
+      "cookies",
+      "nativeMessaging",
+      "declarativeNetRequest",
+      "webRequest",
+      "webRequestAuthProvider",
+      "downloads",
+    ],
     host_permissions: ["<all_urls>"],
     action: { default_title: "bsk" },
     // The overlay (entrypoints/overlay.ts): listed by hand, see there why it is not a WXT content script.
     // The hands (entrypoints/hands.ts): every frame, before the page's scripts, blank and opaque-origin frames too.
     content_scripts: [
       { matches: ["<all_urls>"], js: ["overlay.js"], run_at: "document_end", all_frames: false },
-      { matches: ["<all_urls>"], js: ["hands.js"], run_at: "document_start", all_frames: true, match_about_blank: true, match_origin_as_fallback: true },
+      {
+        matches: ["<all_urls>"],
+        js: ["hands.js"],
+        run_at: "document_start",
+        all_frames: true,
+        match_about_blank: true,
+        match_origin_as_fallback: true,
+      },
     ],
   },
 });

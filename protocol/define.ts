@@ -67,7 +67,12 @@ export interface CliShape {
   variants?: Readonly<Record<string, readonly string[]>>;
 }
 
-export interface MethodDef<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType, O extends Owner = Owner, C extends Callers = Callers> {
+export interface MethodDef<
+  P extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+  O extends Owner = Owner,
+  C extends Callers = Callers,
+> {
   /** Kept literal (O, C) so types can select methods by owner and callers (ExtensionMethodName, DaemonMethodName). */
   owner: O;
   /** What a call does to the browser: the ledger, the person's control and MCP annotations follow from it. */
@@ -159,7 +164,10 @@ export function wireMethod<P extends z.ZodType, R extends z.ZodType, O extends O
 export const SessionId = () =>
   z
     .string()
-    .min(1, "is empty: pass the id bsk session start printed, written out (a shell variable does not survive into the next command's shell)")
+    .min(
+      1,
+      "is empty: pass the id bsk session start printed, written out (a shell variable does not survive into the next command's shell)",
+    )
     .max(32, "is longer than any session id");
 
 /** Params every session-scoped method carries. */
@@ -173,8 +181,7 @@ export const tabParams = () => ({
   tab_id: z.number().int().optional().describe("Browser tab id; default: the session's current tab"),
 });
 
-export const WaitUntil = () =>
-  z.enum(["commit", "domcontentloaded", "load", "networkidle"]).describe("Navigation milestone to wait for");
+export const WaitUntil = () => z.enum(["commit", "domcontentloaded", "load", "networkidle"]).describe("Navigation milestone to wait for");
 
 export const TabInfo = () =>
   z.object({

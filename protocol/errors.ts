@@ -74,8 +74,10 @@ export const REASON_HINTS: Record<string, string> = {
   extension_not_allowed: "Add the extension id with: bsk daemon allow-extension <id>.",
   browser_prompt:
     "The browser is asking the person something bsk cannot see or answer (HTTP sign-in, a permission, opening another app): ask them with bsk request-help --prompt '…', then re-observe.",
-  untrusted_extension: "The extension is paired with another bsk install: run bsk daemon pair and type the code into the extension popup's Pairing field.",
-  no_pairing_code: "Run bsk daemon pair for a fresh code and type it into the popup within its time; each code pairs once and takes 5 tries.",
+  untrusted_extension:
+    "The extension is paired with another bsk install: run bsk daemon pair and type the code into the extension popup's Pairing field.",
+  no_pairing_code:
+    "Run bsk daemon pair for a fresh code and type it into the popup within its time; each code pairs once and takes 5 tries.",
   pairing_failed: "The code did not match: type it again exactly (a code takes 5 tries), or run bsk daemon pair for a new one.",
   pairing_rate_limited: "Pairing takes one try a second: wait the retry_after_ms in data, then type the code again.",
   borrowed_tab: "The tab is the person's, only borrowed; give it back with bsk tab return instead of closing it.",
@@ -113,7 +115,8 @@ export const REASON_HINTS: Record<string, string> = {
   extension_too_old:
     "Update the extension to this bsk's release: unzip its bsk-extension-<version>.zip over the unpacked extension's folder, then click reload on chrome://extensions.",
   daemon_too_old: "The extension is newer than bsk: run bsk update (the daemon restarts by itself).",
-  bad_signature: "Nothing was installed: the manifest is not signed by the bsk release key. Check BSK_UPDATE_MANIFEST_URL; never work around this.",
+  bad_signature:
+    "Nothing was installed: the manifest is not signed by the bsk release key. Check BSK_UPDATE_MANIFEST_URL; never work around this.",
   missing_checksum: "Nothing was installed: the release names no SHA-256 for this platform; wait for a fixed release.",
   checksum_mismatch: "Nothing was installed: the download differs from what the release signed; retry later and report it if it repeats.",
   bad_manifest: "The release manifest is malformed; check BSK_UPDATE_MANIFEST_URL or retry later.",
@@ -129,7 +132,8 @@ export const REASON_HINTS: Record<string, string> = {
   sessions_live: "Sessions must end first (bsk session list, bsk session stop <id>), then run bsk update again; --yes does not skip this.",
   confirmation_required: "Run bsk update --yes to install without a prompt, or bsk update --check to only look.",
   update_in_progress: "Another update is running; wait for it, then check bsk version.",
-  install_dir_not_writable: "bsk cannot write where it is installed; run the update as that directory's owner, or reinstall with install.sh into a BSK_INSTALL_DIR you own.",
+  install_dir_not_writable:
+    "bsk cannot write where it is installed; run the update as that directory's owner, or reinstall with install.sh into a BSK_INSTALL_DIR you own.",
   update_rolled_back: "The new daemon did not serve, so the previous bsk was put back; see bsk logs and report it.",
 };
 

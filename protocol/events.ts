@@ -24,10 +24,8 @@ export const EVENTS = {
   /** The person lent the session one of their tabs (`asked`: through the consent window; false: confirmation is off). */
   "tab.borrowed": () => z.object({ session_id: z.string(), tab_id: z.number().int(), url: z.string(), asked: z.boolean() }),
   /** A borrowed tab went back to the person (tab.return or the session's end). */
-  "tab.returned": () =>
-    z.object({ session_id: z.string(), tab_id: z.number().int(), window_id: z.number().int(), fallback: z.boolean() }),
-  "navigation": () =>
-    z.object({ session_id: z.string(), tab_id: z.number().int(), url: z.string(), cause: z.string().optional() }),
+  "tab.returned": () => z.object({ session_id: z.string(), tab_id: z.number().int(), window_id: z.number().int(), fallback: z.boolean() }),
+  navigation: () => z.object({ session_id: z.string(), tab_id: z.number().int(), url: z.string(), cause: z.string().optional() }),
   /** A JavaScript dialog opened in a session's tab: page actions fail with dialog_pending until it is answered. */
   "dialog.opened": () =>
     z.object({
@@ -60,7 +58,13 @@ export const EVENTS = {
   "system.ack": () => z.object({ seq: z.number().int().nonnegative() }),
   /** The page logged an error (console.error, console.assert) or threw uncaught. */
   "console.error": () =>
-    z.object({ session_id: z.string(), tab_id: z.number().int(), text: z.string(), url: z.string().optional(), line: z.number().int().optional() }),
+    z.object({
+      session_id: z.string(),
+      tab_id: z.number().int(),
+      text: z.string(),
+      url: z.string().optional(),
+      line: z.number().int().optional(),
+    }),
   /** A request of the page failed (network error, blocked, cancelled) or was answered with HTTP ≥ 400. */
   "request.failed": () =>
     z.object({
@@ -89,9 +93,9 @@ export const EVENTS = {
   "socket.closed": () => z.object({ session_id: z.string(), tab_id: z.number().int(), url: z.string() }),
   "socket.error": () => z.object({ session_id: z.string(), tab_id: z.number().int(), url: z.string(), error: z.string() }),
   /** Opt-in (--observe visibility): the page became visible or hidden. */
-  "visibility": () => z.object({ session_id: z.string(), tab_id: z.number().int(), state: z.enum(["visible", "hidden"]) }),
+  visibility: () => z.object({ session_id: z.string(), tab_id: z.number().int(), state: z.enum(["visible", "hidden"]) }),
   /** Opt-in (--observe perf): a performance entry of the page (navigation and resource timing). */
-  "perf": () =>
+  perf: () =>
     z.object({
       session_id: z.string(),
       tab_id: z.number().int(),
@@ -137,7 +141,7 @@ export const EVENTS = {
    * bytes, never the person's Downloads folder. Sent when it starts (in_progress) and when it ends: complete (size and
    * sha256 of what bsk keeps; `bsk downloads save <download_id> --out FILE`) or failed (error).
    */
-  "download": () =>
+  download: () =>
     z.object({
       session_id: z.string(),
       tab_id: z.number().int(),

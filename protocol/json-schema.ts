@@ -39,7 +39,12 @@ export function renderSchemas(): Record<string, string> {
   for (const [name, payload] of Object.entries(EVENTS)) {
     files[`events/${name}.json`] = text({ $schema: DRAFT, title: name, ...schema(payload(), "output") });
   }
-  files["trace.json"] = text({ $schema: DRAFT, title: "bsk record trace", "x-trace-version": TRACE_VERSION, ...schema(RecordTrace(), "output") });
+  files["trace.json"] = text({
+    $schema: DRAFT,
+    title: "bsk record trace",
+    "x-trace-version": TRACE_VERSION,
+    ...schema(RecordTrace(), "output"),
+  });
   files["frames.json"] = text({
     $schema: DRAFT,
     title: "bsk frames",

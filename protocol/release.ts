@@ -167,7 +167,8 @@ export function parseManifest(bytes: Uint8Array): ReleaseManifest {
     protocol_version: m.protocol_version,
     released_at: typeof m.released_at === "string" ? m.released_at : "",
     assets,
-    extension: ext && typeof ext.url === "string" ? { url: ext.url, sha256: typeof ext.sha256 === "string" ? ext.sha256 : undefined } : undefined,
+    extension:
+      ext && typeof ext.url === "string" ? { url: ext.url, sha256: typeof ext.sha256 === "string" ? ext.sha256 : undefined } : undefined,
   };
 }
 

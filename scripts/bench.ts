@@ -102,7 +102,12 @@ try {
   rows.push(row("bsk status (warm)", await series([bsk, "status"], world.env), 12));
   rows.push(row("bsk tab list (warm)", await series([bsk, "tab", "list", "--session", session], world.env), 15));
   rows.push(row("bsk evaluate 1+1 (warm)", await series([bsk, "evaluate", "1+1", "--session", session], world.env), 20));
-  rows.push(row("raw CDP Runtime.evaluate (in-process, peer floor)", await rawCdpEvaluate(browser.cdpPort!, world.fixtures.url("/shop.html"), RUNS)));
+  rows.push(
+    row(
+      "raw CDP Runtime.evaluate (in-process, peer floor)",
+      await rawCdpEvaluate(browser.cdpPort!, world.fixtures.url("/shop.html"), RUNS),
+    ),
+  );
   rows.push(...(await actionLatency({ bsk, env: world.env, run: world.run, session, url: world.fixtures.url })));
   sizes = await snapshotSizes({ run: world.run, session, chromium: browser.binary, urls: sizePages().map(world.fixtures.url) });
   rows.push(row("bsk session start", starts.slice(1), 500, "first start excluded (browser warm-up)"));
@@ -136,7 +141,11 @@ mkdirSync(join(ROOT, "bench"), { recursive: true });
 writeFileSync(join(ROOT, "bench/results.json"), `${JSON.stringify(results, null, 2)}\n`);
 
 // Server mode under load: its own process (tests/load/remote-links.ts adds `remote_links` to the results file).
-const load = Bun.spawn([process.execPath, join(ROOT, "tests/load/remote-links.ts"), "500"], { cwd: ROOT, stdout: "inherit", stderr: "inherit" });
+const load = Bun.spawn([process.execPath, join(ROOT, "tests/load/remote-links.ts"), "500"], {
+  cwd: ROOT,
+  stdout: "inherit",
+  stderr: "inherit",
+});
 if ((await load.exited) !== 0) throw new Error("the remote-links load test failed (a link refused, dropped or a call misrouted)");
 
 printRows(rows);

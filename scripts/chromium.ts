@@ -57,7 +57,9 @@ export async function launchChromium(opts: LaunchOptions): Promise<Browser> {
   }
   const branded = isBranded(binary);
   mkdirSync(opts.profileDir, { recursive: true });
-  const headless = opts.display ? false : (opts.headless ?? (process.env.HEADLESS !== "off" && !(process.env.DISPLAY && process.env.HEADLESS === "auto")));
+  const headless = opts.display
+    ? false
+    : (opts.headless ?? (process.env.HEADLESS !== "off" && !(process.env.DISPLAY && process.env.HEADLESS === "auto")));
   const flags = [
     `--user-data-dir=${opts.profileDir}`,
     "--no-first-run",

@@ -52,7 +52,11 @@ try {
   // The agent's loop: observe, act on a ref from what it saw, observe again.
   const page = await bsk("snapshot", "--session", s);
   const cheapest = cheapestItem(page);
-  console.log(dim(`# the agent reads the snapshot: the cheapest item is ${cheapest.name} (${cheapest.price.toFixed(2)}), its button is ${cheapest.ref}`));
+  console.log(
+    dim(
+      `# the agent reads the snapshot: the cheapest item is ${cheapest.name} (${cheapest.price.toFixed(2)}), its button is ${cheapest.ref}`,
+    ),
+  );
   await bsk("click", cheapest.ref, "--session", s);
   await bsk("wait-for", "--text", "Cart: 1 item", "--session", s);
   const checkout = /link "Checkout" (@e\d+)/.exec(await bsk("snapshot", "--session", s))?.[1];
@@ -60,7 +64,9 @@ try {
   await bsk("click", checkout, "--session", s);
   await bsk("screenshot", "--session", s);
   await bsk("session", "stop", s);
-  console.log(bold("\ndemo finished: the agent read the page, added the cheapest item to the cart by its ref, checked out and closed its window."));
+  console.log(
+    bold("\ndemo finished: the agent read the page, added the cheapest item to the cart by its ref, checked out and closed its window."),
+  );
 } catch (err) {
   failed = true;
   console.error(`demo failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -42,7 +42,10 @@ function errorsSection(): string {
     const name = command ? `bsk ${command.words.join(" ")}` : method;
     for (const [outcome, o] of Object.entries(outcomes)) lines.push(`| \`${name}\` | \`${outcome}\` | ${o.exit} | ${esc(o.meaning)} |`);
   }
-  lines.push("", "Finer causes are in `error.data.reason` (e.g. `agent_window_scope`, `restricted_url`, `session_ended`, `daemon_not_running`).");
+  lines.push(
+    "",
+    "Finer causes are in `error.data.reason` (e.g. `agent_window_scope`, `restricted_url`, `session_ended`, `daemon_not_running`).",
+  );
   return lines.join("\n");
 }
 

@@ -23,7 +23,11 @@ function fail(message: string, hint: string): never {
 }
 
 const keyFile = process.env.BSK_RELEASE_KEY_FILE;
-if (!keyFile) fail("BSK_RELEASE_KEY_FILE is not set", "Point it at the release private key (PEM, Ed25519): BSK_RELEASE_KEY_FILE=~/keys/release-ed25519.pem npm run release");
+if (!keyFile)
+  fail(
+    "BSK_RELEASE_KEY_FILE is not set",
+    "Point it at the release private key (PEM, Ed25519): BSK_RELEASE_KEY_FILE=~/keys/release-ed25519.pem npm run release",
+  );
 let privateKeyPem: string;
 try {
   privateKeyPem = readFileSync(keyFile, "utf8");
@@ -31,11 +35,15 @@ try {
   fail(`cannot read ${keyFile}: ${(err as Error).message}`, "Check the path and its permissions.");
 }
 if (publicKeyOf(privateKeyPem) !== RELEASE_PUBLIC_KEY) {
-  fail(`${keyFile} is not the release key built into bsk`, "Installed binaries would refuse this release; use the key whose public half is in protocol/release-key.ts.");
+  fail(
+    `${keyFile} is not the release key built into bsk`,
+    "Installed binaries would refuse this release; use the key whose public half is in protocol/release-key.ts.",
+  );
 }
 
 const baseUrl = (process.env.BSK_RELEASE_BASE_URL || RELEASE_BASE_URL).replace(/\/+$/, "");
-if (!/^https?:\/\//.test(baseUrl)) fail(`BSK_RELEASE_BASE_URL ${JSON.stringify(baseUrl)} is not an http(s) URL`, "For example https://github.com/<owner>/bsk/releases");
+if (!/^https?:\/\//.test(baseUrl))
+  fail(`BSK_RELEASE_BASE_URL ${JSON.stringify(baseUrl)} is not an http(s) URL`, "For example https://github.com/<owner>/bsk/releases");
 if (baseUrl === RELEASE_BASE_URL && !process.env.BSK_RELEASE_BASE_URL) {
   console.error(`note: BSK_RELEASE_BASE_URL is not set; asset URLs use the placeholder ${baseUrl}`);
 }
@@ -49,7 +57,8 @@ const extensionDir = join(root, "dist/extension");
 const extManifest = join(extensionDir, "manifest.json");
 if (!existsSync(extManifest)) fail("dist/extension is missing", "npm run build (npm run release runs it first)");
 const extVersion = JSON.parse(readFileSync(extManifest, "utf8")).version;
-if (extVersion !== APP_VERSION) fail(`dist/extension is version ${extVersion}, bsk is ${APP_VERSION}`, "npm run build, then release again.");
+if (extVersion !== APP_VERSION)
+  fail(`dist/extension is version ${extVersion}, bsk is ${APP_VERSION}`, "npm run build, then release again.");
 
 const t0 = performance.now();
 rmSync(out, { recursive: true, force: true });

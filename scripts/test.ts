@@ -10,11 +10,8 @@ const root = join(import.meta.dir, "..");
 const report = join(root, ".tmp/junit.xml");
 mkdirSync(join(root, ".tmp"), { recursive: true });
 
-/**
- * Lint and format (`biome check .`) as one more check in the closing line. Off until the whole tree has been
- * formatted once (`npm run format`); then set it to true.
- */
-const LINT_IN_NPM_TEST = false;
+/** Lint and format (`biome check .`) as one more check in the closing line (`npm run format` fixes the format). */
+const LINT_IN_NPM_TEST = true;
 
 const filters = process.argv.slice(2);
 const suites = filters.length ? filters : ["tests/unit", "tests/integration", "tests/e2e"];

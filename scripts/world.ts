@@ -66,11 +66,7 @@ export async function privateWorld(prefix: string): Promise<PrivateWorld> {
     async run(args) {
       const t0 = performance.now();
       const proc = Bun.spawn([BSK, ...args], { env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-      const [stdout, stderr, code] = await Promise.all([
-        new Response(proc.stdout).text(),
-        new Response(proc.stderr).text(),
-        proc.exited,
-      ]);
+      const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
       return { code, stdout, stderr, ms: performance.now() - t0 };
     },
     async dispose(opts = {}) {

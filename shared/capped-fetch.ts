@@ -46,7 +46,9 @@ export async function fetchCapped(url: string, opts: CappedFetchOptions): Promis
       data: { reason: opts.failReason, what: opts.what, url, ...(status !== undefined && { status }) },
     });
   const why = (err: unknown) => (abort.signal.reason as Error | undefined)?.message ?? (err instanceof Error ? err.message : String(err));
-  const total = opts.timeoutMs ? setTimeout(() => abort.abort(new Error(`no answer within ${opts.timeoutMs} ms`)), opts.timeoutMs) : undefined;
+  const total = opts.timeoutMs
+    ? setTimeout(() => abort.abort(new Error(`no answer within ${opts.timeoutMs} ms`)), opts.timeoutMs)
+    : undefined;
   let stall: Timer | undefined;
   const armStall = () => {
     if (!opts.stallMs) return;

@@ -102,7 +102,13 @@ function writeLauncher(paths: HomePaths): string {
 function manifestText(launcher: string, extensionIds: readonly string[]): string {
   const origins = [...new Set([EXTENSION_ID, ...extensionIds])].map((id) => `chrome-extension://${id}/`);
   return `${JSON.stringify(
-    { name: HOST_NAME, description: "bsk: lets the bsk extension fetch this computer's bsk secret", path: launcher, type: "stdio", allowed_origins: origins },
+    {
+      name: HOST_NAME,
+      description: "bsk: lets the bsk extension fetch this computer's bsk secret",
+      path: launcher,
+      type: "stdio",
+      allowed_origins: origins,
+    },
     null,
     2,
   )}\n`;
@@ -136,7 +142,12 @@ export function registerNativeHost(opts: {
       const existing = readJsonFile(manifest) as { path?: unknown } | undefined;
       const holder = typeof existing?.path === "string" ? existing.path : undefined;
       if (!r.force && holder && holder !== launcher && existsSync(holder)) {
-        out.push({ browser: r.browser, manifest, state: "skipped", note: `registered by another bsk home (${holder}); bsk native install takes it over` });
+        out.push({
+          browser: r.browser,
+          manifest,
+          state: "skipped",
+          note: `registered by another bsk home (${holder}); bsk native install takes it over`,
+        });
         continue;
       }
       if (existsSync(manifest) && readFileSync(manifest, "utf8") === text) {

@@ -3,7 +3,14 @@
  * (capped-fetch.ts), the signature checked against the built-in release key before anything in it is used.
  * Shared by `bsk update` and the daemon's periodic check.
  */
-import { badSignature, MANIFEST_MAX_BYTES, parseManifest, SIGNATURE_MAX_BYTES, verifySignature, type ReleaseManifest } from "../protocol/release.ts";
+import {
+  badSignature,
+  MANIFEST_MAX_BYTES,
+  parseManifest,
+  SIGNATURE_MAX_BYTES,
+  verifySignature,
+  type ReleaseManifest,
+} from "../protocol/release.ts";
 import type { BskError } from "../protocol/errors.ts";
 import { fetchCapped } from "./capped-fetch.ts";
 
@@ -13,11 +20,13 @@ export async function fetchVerifiedManifest(url: string, opts: { timeoutMs?: num
   const failReason = "manifest_unreachable";
   const [bytes, sig] = await Promise.all([
     fetchCapped(url, { what: "release manifest", maxBytes: MANIFEST_MAX_BYTES, timeoutMs, failReason }),
-    fetchCapped(`${url}.sig`, { what: "release signature", maxBytes: SIGNATURE_MAX_BYTES, timeoutMs, failReason }).catch((err: BskError) => {
-      // A manifest without its signature is refused like a bad one.
-      if (err.data?.status === 404) throw badSignature(url);
-      throw err;
-    }),
+    fetchCapped(`${url}.sig`, { what: "release signature", maxBytes: SIGNATURE_MAX_BYTES, timeoutMs, failReason }).catch(
+      (err: BskError) => {
+        // A manifest without its signature is refused like a bad one.
+        if (err.data?.status === 404) throw badSignature(url);
+        throw err;
+      },
+    ),
   ]);
   if (!(await verifySignature(bytes, new TextDecoder().decode(sig), opts.key))) throw badSignature(url);
   return parseManifest(bytes);

@@ -36,7 +36,8 @@ function folderProblem(dir: string, st: Stats, uid: number): string | undefined 
   const p = statSync(parent);
   // Whoever may rename entries of the parent could swap the folder after our check.
   if (p.uid !== uid && p.uid !== 0) return `${parent} (holding ${dir}) belongs to uid ${p.uid}, not to you (uid ${uid})`;
-  if (p.mode & 0o022 && !(p.mode & 0o1000)) return `${parent} (holding ${dir}) lets other users replace it (mode ${(p.mode & 0o777).toString(8)}, not sticky)`;
+  if (p.mode & 0o022 && !(p.mode & 0o1000))
+    return `${parent} (holding ${dir}) lets other users replace it (mode ${(p.mode & 0o777).toString(8)}, not sticky)`;
   return undefined;
 }
 

@@ -54,7 +54,15 @@ let down = false;
 let attempts = 0;
 let handshakeReply: (req: Frame) => Frame = (req) => ({
   id: req.id,
-  result: { server: "bsk-daemon", version: "0.0.0-smoke", protocol_version: PROTOCOL_VERSION, skew: false, heartbeat_ms: 2000, adopted: [], ended: [] },
+  result: {
+    server: "bsk-daemon",
+    version: "0.0.0-smoke",
+    protocol_version: PROTOCOL_VERSION,
+    skew: false,
+    heartbeat_ms: 2000,
+    adopted: [],
+    ended: [],
+  },
 });
 let connected: () => void = () => {};
 let origin = "";
@@ -79,7 +87,9 @@ const server = Bun.serve({
       if (f.method === "system.hello") {
         const nonces = { port: server.port!, nonceE: f.params.nonce, nonceD: randomBase64url(32) };
         const proof = daemonProof(secret.bytes, nonces);
-        ws.send(JSON.stringify({ id: f.id, result: { server: "bsk-daemon", protocol_version: PROTOCOL_VERSION, nonce: nonces.nonceD, proof } }));
+        ws.send(
+          JSON.stringify({ id: f.id, result: { server: "bsk-daemon", protocol_version: PROTOCOL_VERSION, nonce: nonces.nonceD, proof } }),
+        );
       } else if (f.method === "system.handshake") {
         handshakes.push(f);
         ws.send(JSON.stringify(handshakeReply(f)));
@@ -87,7 +97,7 @@ const server = Bun.serve({
       } else if (f.event) {
         if (f.event === "system.heartbeat") return void heartbeats++;
         events.push(f);
-        for (const w of eventWaiters.splice(0)) (w.pred(f) ? w.resolve(f) : eventWaiters.push(w));
+        for (const w of eventWaiters.splice(0)) w.pred(f) ? w.resolve(f) : eventWaiters.push(w);
       } else if (f.id !== undefined) {
         pending.get(String(f.id))?.(f);
       }
@@ -213,7 +223,11 @@ try {
   check("reload --hard", rel.navigated && rel.title === "load" && rel.status === 200, rel);
 
   const failed = await call("navigate", { session_id: "aaaa", url: "http://127.0.0.1:1/" });
-  check("unreachable → cdp_failed navigation_failed", failed.error?.code === "cdp_failed" && failed.error?.data?.reason === "navigation_failed", failed);
+  check(
+    "unreachable → cdp_failed navigation_failed",
+    failed.error?.code === "cdp_failed" && failed.error?.data?.reason === "navigation_failed",
+    failed,
+  );
   check("replies carry meta.timings.extension", typeof failed.meta?.timings?.extension === "number", failed.meta);
   const recovered = await ok("navigate", { session_id: "aaaa", url: url("/echo-title/load") });
   check("navigate works again after an error page", recovered.title === "load", recovered);
@@ -226,12 +240,19 @@ try {
   const undef = await ok("evaluate", { session_id: "aaaa", expression: "undefined" });
   check("undefined → null", undef.value === null && undef.type === "undefined", undef);
   const thrown = await call("evaluate", { session_id: "aaaa", expression: "throw new Error('boom')" });
-  check("throw → evaluation_failed with the JS error", thrown.error?.code === "evaluation_failed" && /boom/.test(thrown.error?.data?.exception) && !!thrown.error?.hint, thrown);
+  check(
+    "throw → evaluation_failed with the JS error",
+    thrown.error?.code === "evaluation_failed" && /boom/.test(thrown.error?.data?.exception) && !!thrown.error?.hint,
+    thrown,
+  );
 
   // wait_for
   const already = await ok("wait_for", { session_id: "aaaa", url: "*/echo-title/load" });
   check("wait_for url already matching", already.matched === "url", already);
-  await ok("evaluate", { session_id: "aaaa", expression: `setTimeout(() => location.href = ${JSON.stringify(url("/echo-title/Three"))}, 50); 1` });
+  await ok("evaluate", {
+    session_id: "aaaa",
+    expression: `setTimeout(() => location.href = ${JSON.stringify(url("/echo-title/Three"))}, 50); 1`,
+  });
   const waited = await ok("wait_for", { session_id: "aaaa", navigation: true });
   check("wait_for navigation", waited.matched === "navigation" && waited.title === "Three", waited);
   await ok("evaluate", { session_id: "aaaa", expression: `setTimeout(() => history.pushState({}, "", "/spa/route"), 50); 1` });
@@ -268,7 +289,11 @@ try {
 
   // tabs
   const second = await ok("tab.create", { session_id: "aaaa", url: url("/echo-title/Second") });
-  check("tab.create in the Agent Window, current", second.window_id === a.window_id && second.current && second.ownership === "created", second);
+  check(
+    "tab.create in the Agent Window, current",
+    second.window_id === a.window_id && second.current && second.ownership === "created",
+    second,
+  );
   await waitEvent((e) => e.event === "tab.opened" && e.payload.tab_id === second.tab_id);
   check("tab.opened event for the created tab", true);
   await ok("tab.select", { session_id: "aaaa", tab_id: a.tab_id });
@@ -289,7 +314,9 @@ try {
   const popTitle = await ok("evaluate", { session_id: "aaaa", tab_id: opened.payload.tab_id, expression: "document.title" });
   check("evaluate in the popup", popTitle.value === "Popup child", popTitle);
   await ok("evaluate", { session_id: "aaaa", expression: "document.getElementById('blank').click()" });
-  const blank = await waitEvent((e) => e.event === "tab.opened" && e.payload.tab_id !== opened.payload.tab_id && e.payload.opener_tab_id === a.tab_id);
+  const blank = await waitEvent(
+    (e) => e.event === "tab.opened" && e.payload.tab_id !== opened.payload.tab_id && e.payload.opener_tab_id === a.tab_id,
+  );
   check("target=_blank tab is owned", !!blank, blank);
 
   // the person's tab and another session's tab
@@ -299,21 +326,33 @@ try {
     personTab = (await ok("tab.list", { session_id: "aaaa", scope: "user" })).tabs.find((t: any) => t.url.includes("person-tab"));
     if (!personTab) await Bun.sleep(50);
   }
-  check("person's tab listed as person", personTab?.owner === "person" && personTab.ownership === undefined, personTab ?? (await ok("tab.list", { session_id: "aaaa", scope: "all" })));
+  check(
+    "person's tab listed as person",
+    personTab?.owner === "person" && personTab.ownership === undefined,
+    personTab ?? (await ok("tab.list", { session_id: "aaaa", scope: "all" })),
+  );
   for (const [method, extra] of [
     ["evaluate", { expression: "document.cookie" }],
     ["navigate", { url: url("/") }],
     ["wait_for", { url: "x" }],
   ] as const) {
     const r = await call(method, { session_id: "aaaa", tab_id: personTab.tab_id, ...extra });
-    check(`${method} on the person's tab → agent_window_scope`, r.error?.code === "permission_denied" && r.error?.data?.reason === "agent_window_scope", r.error);
+    check(
+      `${method} on the person's tab → agent_window_scope`,
+      r.error?.code === "permission_denied" && r.error?.data?.reason === "agent_window_scope",
+      r.error,
+    );
   }
   const closeP = await call("tab.close", { session_id: "aaaa", tab_id: personTab.tab_id });
   check("tab.close on the person's tab refused", closeP.error?.code === "permission_denied", closeP.error);
   const b = await ok("session.open", { session_id: "bbbb", focus: false });
   for (const method of ["evaluate", "tab.select", "tab.close"]) {
     const r = await call(method, { session_id: "aaaa", tab_id: b.tab_id, expression: "1" });
-    check(`${method} on another session's tab refused without naming it`, r.error?.code === "permission_denied" && !JSON.stringify(r.error).includes("bbbb"), r.error);
+    check(
+      `${method} on another session's tab refused without naming it`,
+      r.error?.code === "permission_denied" && !JSON.stringify(r.error).includes("bbbb"),
+      r.error,
+    );
   }
   const all = await ok("tab.list", { session_id: "aaaa", scope: "all" });
   const bInfo = all.tabs.find((t: any) => t.tab_id === b.tab_id);
@@ -324,7 +363,11 @@ try {
   // closing tabs, current fallback
   await ok("tab.select", { session_id: "aaaa", tab_id: second.tab_id });
   const closed = await ok("tab.close", { session_id: "aaaa" });
-  check("tab.close current → falls back to the previous current", closed.closed_tab_id === second.tab_id && closed.current_tab_id === a.tab_id, closed);
+  check(
+    "tab.close current → falls back to the previous current",
+    closed.closed_tab_id === second.tab_id && closed.current_tab_id === a.tab_id,
+    closed,
+  );
   await waitEvent((e) => e.event === "tab.closed" && e.payload.tab_id === second.tab_id);
   check("tab.closed event", true);
 
@@ -333,13 +376,21 @@ try {
   handshakeReply = (req) => ({
     id: req.id,
     result: {
-      server: "bsk-daemon", version: "0.0.0-smoke", protocol_version: PROTOCOL_VERSION, skew: false, heartbeat_ms: 2000,
-      adopted: ["aaaa"], ended: [{ session_id: "bbbb", reason: "not_readopted" }],
+      server: "bsk-daemon",
+      version: "0.0.0-smoke",
+      protocol_version: PROTOCOL_VERSION,
+      skew: false,
+      heartbeat_ms: 2000,
+      adopted: ["aaaa"],
+      ended: [{ session_id: "bbbb", reason: "not_readopted" }],
     },
   });
   peer!.close();
   await again;
-  const re = handshakes.at(-1)!.params.sessions.map((s: any) => s.session_id).sort();
+  const re = handshakes
+    .at(-1)!
+    .params.sessions.map((s: any) => s.session_id)
+    .sort();
   check("re-handshake reports live sessions", JSON.stringify(re) === '["aaaa","bbbb"]', handshakes.at(-1)!.params.sessions);
   let bGone = false;
   for (let i = 0; i < 40 && !bGone; i++) {
@@ -351,10 +402,20 @@ try {
   // session.close closes owned tabs (including popups) one by one
   const aTabs = (await ok("tab.list", { session_id: "aaaa" })).tabs.map((t: any) => t.tab_id).sort();
   const closedA = await ok("session.close", { session_id: "aaaa", reason: "stopped" });
-  check("session.close closes every owned tab", JSON.stringify(closedA.closed_tab_ids.sort()) === JSON.stringify(aTabs), { closedA, aTabs });
+  check("session.close closes every owned tab", JSON.stringify(closedA.closed_tab_ids.sort()) === JSON.stringify(aTabs), {
+    closedA,
+    aTabs,
+  });
   const pagesLeft = await person.pages();
-  check("popup and agent pages are gone", !pagesLeft.some((p) => p.url.includes("Popup") || p.url.includes("popup-opener")), pagesLeft.map((p) => p.url));
-  check("the person's tab survives", pagesLeft.some((p) => p.url.includes("person-tab")));
+  check(
+    "popup and agent pages are gone",
+    !pagesLeft.some((p) => p.url.includes("Popup") || p.url.includes("popup-opener")),
+    pagesLeft.map((p) => p.url),
+  );
+  check(
+    "the person's tab survives",
+    pagesLeft.some((p) => p.url.includes("person-tab")),
+  );
 
   // the person closes an Agent Window
   await ok("session.open", { session_id: "cccc", focus: false });
@@ -373,14 +434,20 @@ try {
     dragged = (await ok("tab.list", { session_id: "dddd", scope: "user" })).tabs.find((t: any) => t.url.includes("dragged"));
     if (!dragged) await Bun.sleep(50);
   }
-  const movedTo = await pageEval("connect.html", `chrome.tabs.move(${dragged.tab_id}, { windowId: ${d.window_id}, index: -1 }).then((t) => t.windowId)`);
+  const movedTo = await pageEval(
+    "connect.html",
+    `chrome.tabs.move(${dragged.tab_id}, { windowId: ${d.window_id}, index: -1 }).then((t) => t.windowId)`,
+  );
   check("person's tab moved into the Agent Window", movedTo === d.window_id, movedTo);
   const dOwned = (await ok("tab.list", { session_id: "dddd" })).tabs.map((t: any) => t.tab_id);
   check("a dragged-in tab is not owned", !dOwned.includes(dragged.tab_id), dOwned);
   const onDragged = await call("evaluate", { session_id: "dddd", tab_id: dragged.tab_id, expression: "1" });
   check("a dragged-in tab is refused", onDragged.error?.data?.reason === "agent_window_scope", onDragged.error);
   await ok("session.close", { session_id: "dddd", reason: "done" });
-  check("the dragged-in tab survives session.close", (await person.pages()).some((p) => p.url.includes("dragged")));
+  check(
+    "the dragged-in tab survives session.close",
+    (await person.pages()).some((p) => p.url.includes("dragged")),
+  );
 
   // the popup shows the state and stops a session
   await ok("session.open", { session_id: "eeee", name: "popup test", focus: false });
@@ -390,25 +457,45 @@ try {
     popupText = String(await pageEval("popup.html", "document.body.innerText").catch(() => ""));
     if (!popupText.includes("eeee")) await Bun.sleep(50);
   }
-  check("popup shows Connected, versions and the session", /Connected/.test(popupText) && popupText.includes("0.0.0-smoke") && popupText.includes("eeee") && popupText.includes("popup test"), popupText);
+  check(
+    "popup shows Connected, versions and the session",
+    /Connected/.test(popupText) && popupText.includes("0.0.0-smoke") && popupText.includes("eeee") && popupText.includes("popup test"),
+    popupText,
+  );
   await pageEval("popup.html", `[...document.querySelectorAll("button")].find((b) => b.textContent.trim() === "Stop").click()`);
   const stopped = await waitEvent((e) => e.event === "session.ended" && e.payload.session_id === "eeee");
   check("popup Stop → session.ended stopped_by_person", stopped.payload.reason === "stopped_by_person", stopped);
   const stored = (await pageEval("connect.html", "chrome.storage.session.get(null)")) as any;
-  check("storage.session holds connection and sessions", stored?.connection?.state === "connected" && stored?.sessions && !stored.sessions.eeee, stored);
+  check(
+    "storage.session holds connection and sessions",
+    stored?.connection?.state === "connected" && stored?.sessions && !stored.sessions.eeee,
+    stored,
+  );
 
   // the service worker is stopped (as Chromium does after 30 s idle) and wakes up again: sessions and the
   // debugger attachment are taken back from storage.session
   handshakeReply = (req) => ({
     id: req.id,
-    result: { server: "bsk-daemon", version: "0.0.0-smoke", protocol_version: PROTOCOL_VERSION, skew: false, heartbeat_ms: 2000, adopted: ["ffff"], ended: [] },
+    result: {
+      server: "bsk-daemon",
+      version: "0.0.0-smoke",
+      protocol_version: PROTOCOL_VERSION,
+      skew: false,
+      heartbeat_ms: 2000,
+      adopted: ["ffff"],
+      ended: [],
+    },
   });
   const f = await ok("session.open", { session_id: "ffff", focus: false });
   await ok("navigate", { session_id: "ffff", url: url("/echo-title/before-restart") });
-  const navEvent = await waitEvent((e) => e.event === "navigation" && e.payload.session_id === "ffff" && e.payload.url.includes("before-restart"));
+  const navEvent = await waitEvent(
+    (e) => e.event === "navigation" && e.payload.session_id === "ffff" && e.payload.url.includes("before-restart"),
+  );
   check("navigation event with a cause", typeof navEvent.payload.cause === "string", navEvent.payload);
   check("heartbeats arrive", heartbeats > 0, heartbeats);
-  const sw = (await person.send("Target.getTargets")).targetInfos.find((t: any) => t.type === "service_worker" && t.url.includes(EXTENSION_ID));
+  const sw = (await person.send("Target.getTargets")).targetInfos.find(
+    (t: any) => t.type === "service_worker" && t.url.includes(EXTENSION_ID),
+  );
   const woke = nextConnection();
   await person.send("Target.closeTarget", { targetId: sw.targetId });
   for (let i = 0; i < 100 && peer; i++) await Bun.sleep(20);
@@ -422,7 +509,11 @@ try {
   }
   check("connect.html&close=1 closes itself once connected", closedItself);
   const reported = handshakes.at(-1)!.params.sessions.find((x: any) => x.session_id === "ffff");
-  check("a woken worker reports its sessions", reported?.window_id === f.window_id && reported.current_tab_id === f.tab_id, handshakes.at(-1)!.params);
+  check(
+    "a woken worker reports its sessions",
+    reported?.window_id === f.window_id && reported.current_tab_id === f.tab_id,
+    handshakes.at(-1)!.params,
+  );
   const afterWake = await call("evaluate", { session_id: "ffff", expression: "document.title" });
   check("the debugger attachment survives a worker restart", afterWake.result?.value === "before-restart", afterWake);
   await person.closePagesMatching("before-restart");

@@ -26,7 +26,8 @@ let users = 0;
 function make(): LocalAttacker | string {
   if (process.platform !== "linux") return `a second local user is only made on Linux (this is ${process.platform})`;
   if (process.getuid?.() !== 0) return "not root: useradd needs root to make a second local user";
-  if (!sh(["sh", "-c", "command -v useradd && command -v userdel && command -v runuser"]).ok) return "useradd, userdel or runuser is missing";
+  if (!sh(["sh", "-c", "command -v useradd && command -v userdel && command -v runuser"]).ok)
+    return "useradd, userdel or runuser is missing";
   const name = `bskatk${process.pid}x${++users}`;
   const made = sh(["useradd", "--no-create-home", "--shell", "/bin/sh", "--user-group", name]);
   if (!made.ok) return `useradd ${name} failed: ${made.err}`;

@@ -33,7 +33,8 @@ export async function daemonStart({ paths, env, params }: LocalContext): Promise
   const daemonIdleMs = params.daemon_idle_ms as number | undefined;
   if (params.mode === "server") return serverMode(paths, params);
   for (const flag of ["listen", "public_url", "tls_cert", "tls_key"]) {
-    if (params[flag] !== undefined) throw new BskError("invalid_params", `--${flag.replace(/_/g, "-")} is a server-mode flag`, { hint: "Add --mode server." });
+    if (params[flag] !== undefined)
+      throw new BskError("invalid_params", `--${flag.replace(/_/g, "-")} is a server-mode flag`, { hint: "Add --mode server." });
   }
   if (params.foreground) {
     const { runDaemon } = await import("../../daemon/main.ts");
@@ -72,7 +73,9 @@ async function serverMode(paths: HomePaths, params: Record<string, unknown>): Pr
   const need = (flag: string) => {
     const v = params[flag];
     if (typeof v !== "string" || v === "") {
-      throw new BskError("invalid_params", `server mode needs --${flag.replace(/_/g, "-")}`, { hint: "See bsk daemon start --help and README: Remote mode." });
+      throw new BskError("invalid_params", `server mode needs --${flag.replace(/_/g, "-")}`, {
+        hint: "See bsk daemon start --help and README: Remote mode.",
+      });
     }
     return v;
   };
@@ -112,7 +115,8 @@ export async function daemonStop({ paths }: LocalContext): Promise<Outcome> {
   const info = await readDaemonInfo(paths);
   const { reply, traceId } = await request(conn, "system.shutdown");
   // The daemon may exit before its reply gets out (a dropped connection), or hang (timeout): wait, then kill.
-  if (!reply.ok && reply.error.code !== "protocol_error" && reply.error.code !== "timeout") return { ok: false, error: reply.error, traceId };
+  if (!reply.ok && reply.error.code !== "protocol_error" && reply.error.code !== "timeout")
+    return { ok: false, error: reply.error, traceId };
   const result = reply.ok ? (reply.result as { pid: number; ended_sessions?: string[] }) : undefined;
   const pid = result?.pid ?? info?.pid;
   let killed = false;
@@ -145,7 +149,5 @@ export async function daemonStatus({ paths }: LocalContext): Promise<Outcome> {
     };
   }
   const { reply, traceId } = await request(conn, "system.status");
-  return reply.ok
-    ? { ok: true, format: "daemon.status", result: reply.result, traceId }
-    : { ok: false, error: reply.error, traceId };
+  return reply.ok ? { ok: true, format: "daemon.status", result: reply.result, traceId } : { ok: false, error: reply.error, traceId };
 }

@@ -55,10 +55,14 @@ function asError(l: LogLine): BskError | undefined {
   const msg = l.msg!;
   if (msg === "extension refused: protocol version") return versionRefusal(String(l.extension_protocol));
   if (msg.startsWith("extension refused: it could not prove")) {
-    return new BskError("permission_denied", "an extension connected but could not prove it holds this install's secret (paired with another bsk home?)", {
-      hint: "Pair it with this daemon: run bsk daemon pair and type the code into the extension popup's Pairing field.",
-      data: { reason: "untrusted_extension" },
-    });
+    return new BskError(
+      "permission_denied",
+      "an extension connected but could not prove it holds this install's secret (paired with another bsk home?)",
+      {
+        hint: "Pair it with this daemon: run bsk daemon pair and type the code into the extension popup's Pairing field.",
+        data: { reason: "untrusted_extension" },
+      },
+    );
   }
   if (msg.startsWith("pairing refused")) {
     return new BskError("permission_denied", `an extension tried to pair and was refused (${msg.replace(/^pairing refused: /, "")})`, {
@@ -69,7 +73,9 @@ function asError(l: LogLine): BskError | undefined {
     const origin = typeof l.origin === "string" ? l.origin : "an unknown origin";
     const id = /^chrome-extension:\/\/([a-p]{32})$/.exec(origin)?.[1];
     return new BskError("permission_denied", `the daemon refused a connection from ${origin}: ${String(l.reason ?? "refused")}`, {
-      hint: id ? `If that is your bsk extension, allow it: bsk daemon allow-extension ${id}` : hintFor("permission_denied", "extension_not_allowed"),
+      hint: id
+        ? `If that is your bsk extension, allow it: bsk daemon allow-extension ${id}`
+        : hintFor("permission_denied", "extension_not_allowed"),
       data: { reason: "extension_not_allowed" },
     });
   }

@@ -15,12 +15,21 @@ export function skillCheck(env: Env): { value: true; detail: string; status?: Ch
 
   if (!installed.length) {
     return missing.length
-      ? warn(`not installed (detected: ${ids(missing)})`, `Teach your agent bsk: bsk install-skill --harness ${missing[0]!.harness} (or --all)`)
-      : warn("not installed, and no agent harness detected", "Install it where your agent reads skills: bsk install-skill --list shows the places");
+      ? warn(
+          `not installed (detected: ${ids(missing)})`,
+          `Teach your agent bsk: bsk install-skill --harness ${missing[0]!.harness} (or --all)`,
+        )
+      : warn(
+          "not installed, and no agent harness detected",
+          "Install it where your agent reads skills: bsk install-skill --list shows the places",
+        );
   }
   if (outdated.length) return warn(`outdated in ${ids(outdated)}`, `Update it: bsk install-skill --harness ${outdated[0]!.harness}`);
   if (edited.length) {
-    return warn(`edited by hand in ${ids(edited)} (kept as is)`, `bsk install-skill --harness ${edited[0]!.harness} --force replaces it with this version's`);
+    return warn(
+      `edited by hand in ${ids(edited)} (kept as is)`,
+      `bsk install-skill --harness ${edited[0]!.harness} --force replaces it with this version's`,
+    );
   }
   const current = `current in ${ids(installed)}`;
   return { value: true, detail: missing.length ? `${current}; not in ${ids(missing)} (detected)` : current };

@@ -94,11 +94,20 @@ class Doctor {
   ) {}
 
   /** Runs one hop: its check gets the time it took; a thrown BskError is the hop's failure. */
-  private async hop<T>(name: string, body: () => Promise<{ value: T; detail: string; status?: Check["status"]; hint?: string }>): Promise<T | undefined> {
+  private async hop<T>(
+    name: string,
+    body: () => Promise<{ value: T; detail: string; status?: Check["status"]; hint?: string }>,
+  ): Promise<T | undefined> {
     const t0 = performance.now();
     try {
       const r = await body();
-      this.checks.push({ name, status: r.status ?? "ok", ms: Math.round(performance.now() - t0), detail: r.detail, ...(r.hint && { hint: r.hint }) });
+      this.checks.push({
+        name,
+        status: r.status ?? "ok",
+        ms: Math.round(performance.now() - t0),
+        detail: r.detail,
+        ...(r.hint && { hint: r.hint }),
+      });
       return r.value;
     } catch (e) {
       const err = asBskError(e);
@@ -107,7 +116,11 @@ class Doctor {
     }
   }
 
-  private async call(method: string, params: Record<string, unknown>, opts: { mutation?: boolean } = {}): Promise<{ result: any; reply: Reply }> {
+  private async call(
+    method: string,
+    params: Record<string, unknown>,
+    opts: { mutation?: boolean } = {},
+  ): Promise<{ result: any; reply: Reply }> {
     const reply = await request(this.conn!, method, params, { opId: opts.mutation ? crypto.randomUUID() : undefined });
     if (!reply.ok) throw reply.error;
     return { result: reply.result, reply };
@@ -152,7 +165,9 @@ class Doctor {
         }
         const refused = refusalSince(readLogTail(this.paths.log), daemonStartedAt);
         if (refused) throw refused;
-        throw new BskError("no_browser_connected", `no browser connected within ${Math.round(waitMs / 100) / 10} s`, { hint: noBrowserHint(port) });
+        throw new BskError("no_browser_connected", `no browser connected within ${Math.round(waitMs / 100) / 10} s`, {
+          hint: noBrowserHint(port),
+        });
       }
       await Bun.sleep(BROWSER_POLL_MS);
     }
@@ -232,7 +247,12 @@ function protocolCheck(daemonProtocol: string, browser: Browser) {
     skew ||= c.skew;
   }
   if (skew) {
-    return { value: true, detail: `${detail} (minor skew)`, status: "warn" as const, hint: "Works, but update both sides to the same release: bsk update, then reload the extension." };
+    return {
+      value: true,
+      detail: `${detail} (minor skew)`,
+      status: "warn" as const,
+      hint: "Works, but update both sides to the same release: bsk update, then reload the extension.",
+    };
   }
   return { value: true, detail };
 }

@@ -21,7 +21,10 @@ export interface InstallReport {
 }
 
 function chosenByFlag(ids: unknown): Harness[] {
-  const list = (Array.isArray(ids) ? ids : []).flatMap((v) => String(v).split(",")).map((s) => s.trim()).filter(Boolean);
+  const list = (Array.isArray(ids) ? ids : [])
+    .flatMap((v) => String(v).split(","))
+    .map((s) => s.trim())
+    .filter(Boolean);
   return list.map((id) => {
     const h = findHarness(id);
     if (!h) {

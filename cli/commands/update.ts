@@ -62,9 +62,13 @@ async function isTTY(): Promise<boolean> {
 }
 
 function sessionsLive(sessions: string[], latest: string): BskError {
-  return new BskError("unsupported", `bsk ${latest} is available, but the update waits: ${sessions.length} session(s) live (${sessions.join(", ")})`, {
-    data: { reason: "sessions_live", sessions, latest },
-  });
+  return new BskError(
+    "unsupported",
+    `bsk ${latest} is available, but the update waits: ${sessions.length} session(s) live (${sessions.join(", ")})`,
+    {
+      data: { reason: "sessions_live", sessions, latest },
+    },
+  );
 }
 
 /** What the person must do about the extension when the release changes the protocol major. */

@@ -4,7 +4,8 @@
  */
 export function instructions(tools: ReadonlySet<string>): string {
   const optional = [
-    tools.has("tab_borrow") && "Touch only tabs this session created or borrowed; tab_borrow asks the person, and a refusal or timeout is final.",
+    tools.has("tab_borrow") &&
+      "Touch only tabs this session created or borrowed; tab_borrow asks the person, and a refusal or timeout is final.",
     tools.has("request_help") && "Use request_help for logins, captchas, 2FA and payments.",
   ].filter(Boolean);
   return `bsk drives the person's own logged-in Chromium browser in a separate Agent Window. Treat it like borrowing someone's computer while they watch: do the task, nothing else.

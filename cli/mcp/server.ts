@@ -62,18 +62,29 @@ export class McpBridge {
   async callTool(name: string, args: Record<string, unknown> = {}, signal?: AbortSignal): Promise<ToolResult> {
     const tool = this.byName.get(name);
     if (!tool) {
-      return toolError(new BskError("unknown_method", `no tool ${JSON.stringify(name)}`, { hint: "List the tools (tools/list) and use one of those names." }));
+      return toolError(
+        new BskError("unknown_method", `no tool ${JSON.stringify(name)}`, {
+          hint: "List the tools (tools/list) and use one of those names.",
+        }),
+      );
     }
     const hidden = tool.hidden.filter((p) => Object.hasOwn(args, p));
     if (hidden.length) {
       const list = hidden.join(", ");
-      return toolError(new BskError("invalid_params", `${name} does not take ${list}`, { hint: `Leave out ${list}: the tool's input schema lists what it takes.` }), tool);
+      return toolError(
+        new BskError("invalid_params", `${name} does not take ${list}`, {
+          hint: `Leave out ${list}: the tool's input schema lists what it takes.`,
+        }),
+        tool,
+      );
     }
     const { [OP_ID_PARAM]: givenOpId, ...params } = args;
     if (tool.method === "session.start") params.owner_pid = process.pid;
     const opId = tool.effect === "BrowserMutation" ? (typeof givenOpId === "string" ? givenOpId : crypto.randomUUID()) : undefined;
-    const dropHint = opId && `The daemon went away mid-call, so it may or may not have run; retry with op_id "${opId}" so it never runs twice.`;
-    const send = (conn: Connection) => request(conn, tool.method, params, { timeoutMs: timeoutFor(tool, params), opId, signal, dropHint: dropHint || undefined });
+    const dropHint =
+      opId && `The daemon went away mid-call, so it may or may not have run; retry with op_id "${opId}" so it never runs twice.`;
+    const send = (conn: Connection) =>
+      request(conn, tool.method, params, { timeoutMs: timeoutFor(tool, params), opId, signal, dropHint: dropHint || undefined });
     let piped: Piped;
     try {
       absolutePaths(tool, params, this.env);
@@ -83,13 +94,16 @@ export class McpBridge {
     }
     if (piped.stage === "before") return toolError(piped.error, tool, opId ? { op_id: opId } : undefined);
     const { reply } = piped;
-    const op: OpFacts | undefined = opId ? { op_id: opId, effect_state: reply.meta?.effect_state, replayed: reply.meta?.replayed } : undefined;
+    const op: OpFacts | undefined = opId
+      ? { op_id: opId, effect_state: reply.meta?.effect_state, replayed: reply.meta?.replayed }
+      : undefined;
     if (piped.stage === "reply") return toolError(piped.reply.error, tool, op);
     this.track(tool, piped.reply.result);
     if (piped.stage === "after") return toolError(piped.error, tool, opId ? { op_id: opId } : undefined);
     const saved = piped.result as Record<string, unknown>;
     // A download written here (a full-page capture) also goes back as an image when it is one and small enough.
-    if (tool.transfer?.download && saved && typeof saved.path === "string") return toolResult(tool, saved, await imageBytes(saved.path), op);
+    if (tool.transfer?.download && saved && typeof saved.path === "string")
+      return toolResult(tool, saved, await imageBytes(saved.path), op);
     return toolResult(tool, saved, undefined, op);
   }
 
@@ -129,7 +143,9 @@ export async function serveMcp(env: Env): Promise<number> {
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: bridge.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => bridge.callTool(req.params.name, req.params.arguments, extra.signal));
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) =>
+    bridge.callTool(req.params.name, req.params.arguments, extra.signal),
+  );
 
   let done: (code: number) => void = () => {};
   const finished = new Promise<number>((resolve) => (done = resolve));

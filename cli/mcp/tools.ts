@@ -7,7 +7,16 @@
  */
 import { z } from "zod";
 import { EFFECTS, METHOD_NAMES, METHODS, type MethodName } from "../../protocol/catalog.ts";
-import { type CliShape, type Effect, type FileResultSpec, flagParam, type JsonFileSpec, type MethodDef, type Scope, type TransferSpec } from "../../protocol/define.ts";
+import {
+  type CliShape,
+  type Effect,
+  type FileResultSpec,
+  flagParam,
+  type JsonFileSpec,
+  type MethodDef,
+  type Scope,
+  type TransferSpec,
+} from "../../protocol/define.ts";
 
 export interface JsonSchemaObject {
   type: "object";
@@ -142,18 +151,39 @@ function fileParams(def: MethodDef, properties: Record<string, object>): void {
   const upload = def.transfer?.upload;
   if (upload && properties[upload]) {
     const { minItems, maxItems } = properties[upload] as { minItems?: number; maxItems?: number };
-    properties[upload] = { type: "array", items: { type: "string", minLength: 1 }, minItems, maxItems, description: `Files to upload, each ${LOCAL_PATH}` };
+    properties[upload] = {
+      type: "array",
+      items: { type: "string", minLength: 1 },
+      minItems,
+      maxItems,
+      description: `Files to upload, each ${LOCAL_PATH}`,
+    };
   }
   const described = (param: string, what: string, more: string) => {
     if (properties[param]) properties[param] = { ...properties[param], description: `${what}: ${LOCAL_PATH}. ${more}` };
   };
   const download = def.transfer?.download;
-  if (download?.overwriteParam) described(download.pathParam, "Where to save the file", `An existing file is replaced only with ${download.overwriteParam}.`);
-  else if (download) described(download.pathParam, "Where to save the file", "A directory gets a new file in it; default: a new file in the temp directory.");
-  if (def.fileResult) described(def.fileResult.pathParam, "Also save the image to this file", "A directory gets a new file in it; without it nothing is written.");
+  if (download?.overwriteParam)
+    described(download.pathParam, "Where to save the file", `An existing file is replaced only with ${download.overwriteParam}.`);
+  else if (download)
+    described(
+      download.pathParam,
+      "Where to save the file",
+      "A directory gets a new file in it; default: a new file in the temp directory.",
+    );
+  if (def.fileResult)
+    described(
+      def.fileResult.pathParam,
+      "Also save the image to this file",
+      "A directory gets a new file in it; without it nothing is written.",
+    );
   if (def.jsonFile) {
     const { data, pathParam, overwriteParam } = def.jsonFile;
-    described(pathParam, `Also save the ${data} to this file`, `An existing file is replaced only with ${overwriteParam}; without it nothing is written.`);
+    described(
+      pathParam,
+      `Also save the ${data} to this file`,
+      `An existing file is replaced only with ${overwriteParam}; without it nothing is written.`,
+    );
   }
 }
 

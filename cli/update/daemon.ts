@@ -24,7 +24,12 @@ interface StatusResult {
 async function status(conn: Connection, timeoutMs = 5_000): Promise<StatusResult> {
   const reply = await call(
     conn,
-    { id: nextRequestId(), method: "system.status", params: {}, meta: { trace_id: "update", timeout_ms: timeoutMs, client_pid: process.pid } },
+    {
+      id: nextRequestId(),
+      method: "system.status",
+      params: {},
+      meta: { trace_id: "update", timeout_ms: timeoutMs, client_pid: process.pid },
+    },
     { giveUpMs: timeoutMs + 1_000 },
   );
   conn.close();
@@ -50,7 +55,14 @@ export async function stopDaemon(paths: HomePaths, env: Env): Promise<void> {
  * Start `bin`'s daemon detached on `port` and wait until it serves and reports `version`; throws
  * `daemon_start_failed` otherwise (after stopping whatever it started).
  */
-export async function startAndVerify(paths: HomePaths, env: Env, bin: string, port: number, version: string, timeoutMs: number): Promise<number> {
+export async function startAndVerify(
+  paths: HomePaths,
+  env: Env,
+  bin: string,
+  port: number,
+  version: string,
+  timeoutMs: number,
+): Promise<number> {
   await ensureHome(paths);
   const argv = daemonArgv({ compiled: true, execPath: bin, extra: ["--auto-update", "--port", String(port)] });
   const child = await spawnDetached(argv, paths.log, { ...env, BSK_HOME: paths.home });

@@ -42,9 +42,13 @@ export async function download(url: string, opts: { expectedSize?: number; progr
     },
     tooLarge: sized
       ? (u, max) =>
-          new BskError("permission_denied", `the release archive at ${u} is larger than the release manifest says (${max} bytes); bsk stopped reading it`, {
-            data: { reason: "checksum_mismatch", what: "release archive", url: u, max_bytes: max },
-          })
+          new BskError(
+            "permission_denied",
+            `the release archive at ${u} is larger than the release manifest says (${max} bytes); bsk stopped reading it`,
+            {
+              data: { reason: "checksum_mismatch", what: "release archive", url: u, max_bytes: max },
+            },
+          )
       : undefined,
   });
   show(bytes.length, true);

@@ -34,7 +34,9 @@ function holder(path: string): number | undefined {
 }
 
 function inProgress(path: string, pid: number): BskError {
-  return new BskError("unsupported", `another bsk update (pid ${pid}) is running`, { data: { reason: "update_in_progress", lock: path, pid } });
+  return new BskError("unsupported", `another bsk update (pid ${pid}) is running`, {
+    data: { reason: "update_in_progress", lock: path, pid },
+  });
 }
 
 /** Take the lock or throw update_in_progress; returns its release. */

@@ -55,7 +55,15 @@ const save: DaemonHandler<"downloads.save"> = async ({ call, ctx, params: p }) =
   call.sessionId = p.session_id;
   if (!ctx.transfers) throw new BskError("unsupported", "this daemon stages no files");
   const d = ctx.transfers.keptDownload(p.session_id, p.download_id);
-  return { download_id: d.download_id, url: d.url, name: d.name, mime: d.mime, size: d.size, sha256: d.sha256!, transfer_id: d.transfer_id } satisfies Result<"downloads.save">;
+  return {
+    download_id: d.download_id,
+    url: d.url,
+    name: d.name,
+    mime: d.mime,
+    size: d.size,
+    sha256: d.sha256!,
+    transfer_id: d.transfer_id,
+  } satisfies Result<"downloads.save">;
 };
 
 export const fileHandlers = {

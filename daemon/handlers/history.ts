@@ -15,7 +15,10 @@ const ops: DaemonHandler<"ops"> = async ({ ctx, params: p }) => {
 
 const events: DaemonHandler<"events"> = async ({ call, ctx, client, params: p }) => {
   const id = p.session_id;
-  const types = p.types?.flatMap((t) => t.split(",")).map((t) => t.trim()).filter(Boolean);
+  const types = p.types
+    ?.flatMap((t) => t.split(","))
+    .map((t) => t.trim())
+    .filter(Boolean);
   const live = ctx.sessions.get(id) !== undefined;
   // An ended session's stream stays readable as long as it is kept, even once the registry forgot the session.
   if (!live && !ctx.sessions.findEnded(id) && ctx.events.read(id, { limit: 1 }).next_since === 0) ctx.sessions.lookup(id);

@@ -8,4 +8,12 @@ import type { DaemonHandlers } from "./types.ts";
 import { waitHandlers } from "./waits.ts";
 
 /** Every method the daemon answers, one handler each (the type makes a missing one a compile error). */
-export const DAEMON_HANDLERS: DaemonHandlers = { ...systemHandlers, ...deviceHandlers, ...sessionHandlers, ...historyHandlers, ...recordingHandlers, ...waitHandlers, ...fileHandlers };
+export const DAEMON_HANDLERS: DaemonHandlers = {
+  ...systemHandlers,
+  ...deviceHandlers,
+  ...sessionHandlers,
+  ...historyHandlers,
+  ...recordingHandlers,
+  ...waitHandlers,
+  ...fileHandlers,
+};

@@ -26,7 +26,8 @@ function recordingsOf(ctx: DaemonContext): Map<string, string> {
 }
 
 async function connOf(ctx: DaemonContext, call: Call, instance: string): Promise<BrowserConn> {
-  const conn = ctx.browsers.get(instance) ?? (await ctx.browsers.waitFor(() => ctx.browsers.get(instance), call.remainingMs(), call.signal));
+  const conn =
+    ctx.browsers.get(instance) ?? (await ctx.browsers.waitFor(() => ctx.browsers.get(instance), call.remainingMs(), call.signal));
   if (!conn) throw timeoutError(call, "browser_wait");
   return conn;
 }
@@ -40,7 +41,11 @@ async function awaitTrace(ctx: DaemonContext, call: Call, sessionId: string, ins
   for (;;) {
     const conn = await connOf(ctx, call, instance);
     try {
-      const reply = await conn.request("record.await", { session_id: sessionId }, { traceId: call.traceId, timeoutMs: call.remainingMs(), signal: call.signal });
+      const reply = await conn.request(
+        "record.await",
+        { session_id: sessionId },
+        { traceId: call.traceId, timeoutMs: call.remainingMs(), signal: call.signal },
+      );
       const parsed = METHODS["record.await"].result().safeParse(settle(call, reply));
       if (!parsed.success) throw new BskError("protocol_error", "the extension answered record.await with a malformed trace");
       return parsed.data.trace;
@@ -74,7 +79,8 @@ const start: DaemonHandler<"record.start"> = async ({ call, ctx, params: p }) =>
         { traceId: call.traceId, timeoutMs: call.remainingMs(), signal: call.signal },
       ),
     );
-    if (!METHODS["record.begin"].result().safeParse(begun).success) throw new BskError("protocol_error", "the extension answered record.begin with a malformed result");
+    if (!METHODS["record.begin"].result().safeParse(begun).success)
+      throw new BskError("protocol_error", "the extension answered record.begin with a malformed result");
     live.set(sessionId, opened.browser_instance_id);
     ctx.log.info("recording started", { session: sessionId, trace_id: call.traceId });
     const trace = await awaitTrace(ctx, call, sessionId, opened.browser_instance_id);
@@ -97,10 +103,14 @@ const stop: DaemonHandler<"record.stop"> = async ({ call, ctx, params: p }) => {
   if (!sessionId) {
     const ids = [...live.keys()];
     if (ids.length !== 1) {
-      throw new BskError(ids.length ? "invalid_params" : "not_found", ids.length ? `${ids.length} recordings are running` : "no recording is running", {
-        hint: ids.length ? `Name one: bsk record stop --session ${ids[0]}` : "Start one with: bsk record start",
-        data: { reason: ids.length ? "ambiguous_recording" : "no_recording", sessions: ids },
-      });
+      throw new BskError(
+        ids.length ? "invalid_params" : "not_found",
+        ids.length ? `${ids.length} recordings are running` : "no recording is running",
+        {
+          hint: ids.length ? `Name one: bsk record stop --session ${ids[0]}` : "Start one with: bsk record start",
+          data: { reason: ids.length ? "ambiguous_recording" : "no_recording", sessions: ids },
+        },
+      );
     }
     sessionId = ids[0]!;
   }
@@ -113,7 +123,11 @@ const stop: DaemonHandler<"record.stop"> = async ({ call, ctx, params: p }) => {
   }
   call.sessionId = sessionId;
   const conn = await connOf(ctx, call, instance);
-  const reply = await conn.request("record.finish", { session_id: sessionId, stopped_by: "stop" }, { traceId: call.traceId, timeoutMs: call.remainingMs(), signal: call.signal });
+  const reply = await conn.request(
+    "record.finish",
+    { session_id: sessionId, stopped_by: "stop" },
+    { traceId: call.traceId, timeoutMs: call.remainingMs(), signal: call.signal },
+  );
   const { steps } = settle(call, reply)!;
   return { session_id: sessionId, steps } satisfies Result<"record.stop">;
 };

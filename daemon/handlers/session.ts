@@ -15,7 +15,11 @@ const start: DaemonHandler<"session.start"> = async ({ call, ctx, params }) => o
 
 /** Picks the browser (waiting for one within the call's time), reserves the session and has the browser open its Agent Window. */
 export async function openSession(ctx: DaemonContext, call: Call, p: ParsedParams<"session.start">): Promise<Result<"session.start">> {
-  const pick = () => pickBrowser(ctx.browsers.list().map((c) => c.record), p.browser);
+  const pick = () =>
+    pickBrowser(
+      ctx.browsers.list().map((c) => c.record),
+      p.browser,
+    );
   const allowOrigins = p.allow_origins?.length ? [...new Set(p.allow_origins.map((o) => normalizeOrigin(o)!))] : undefined;
   if (p.block_requests && !allowOrigins) {
     throw new BskError("invalid_params", "--block-requests needs --allow-origin (which origins may still be reached)", {

@@ -65,7 +65,10 @@ const pairingCode: DaemonHandler<"system.pairing_code"> = async ({ ctx }) => {
     expires_in_ms: Math.max(0, issued.expiresAt - Date.now()),
     ws_port: ctx.info.ws_port,
     // Server mode: the link the person pastes into the popup's Remote connection (the code rides in its fragment).
-    ...(ctx.config.server && { link: formatPairingLink(ctx.config.server.publicUrl, issued.code, ctx.trust.secret.keyId), key_id: ctx.trust.secret.keyId }),
+    ...(ctx.config.server && {
+      link: formatPairingLink(ctx.config.server.publicUrl, issued.code, ctx.trust.secret.keyId),
+      key_id: ctx.trust.secret.keyId,
+    }),
   } satisfies Result<"system.pairing_code">;
 };
 

@@ -19,4 +19,6 @@ export type DaemonHandler<M extends DaemonMethodName> = (args: HandlerArgs<M>) =
 export type DaemonHandlers = { [M in DaemonMethodName]: DaemonHandler<M> };
 
 /** A handler as the dispatcher calls it, knowing the method only at run time (its params validated by then). */
-export type AnyDaemonHandler = (args: Omit<HandlerArgs<DaemonMethodName>, "params"> & { params: Record<string, unknown> }) => Promise<unknown>;
+export type AnyDaemonHandler = (
+  args: Omit<HandlerArgs<DaemonMethodName>, "params"> & { params: Record<string, unknown> },
+) => Promise<unknown>;

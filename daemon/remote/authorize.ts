@@ -45,7 +45,12 @@ export class Authorizer {
       if (req.method !== "POST") throw new Refusal(405, new BskError("invalid_params", "authorize takes POST only"));
       const auth = parseAuthorization(req.headers.get("authorization"));
       if (!auth) {
-        throw new Refusal(400, new BskError("invalid_params", "missing or malformed Authorization header (Bsk <step> k=\"v\", …)", { data: { reason: "bad_authorization" } }));
+        throw new Refusal(
+          400,
+          new BskError("invalid_params", 'missing or malformed Authorization header (Bsk <step> k="v", …)', {
+            data: { reason: "bad_authorization" },
+          }),
+        );
       }
       const f = auth.fields;
       switch (auth.step) {
@@ -71,7 +76,10 @@ export class Authorizer {
     const now = this.now();
     for (const [id, old] of this.challenges) if (old.expiresAt <= now) this.challenges.delete(id);
     if (this.challenges.size >= MAX_CHALLENGES) {
-      throw new Refusal(503, new BskError("timeout", "too many authorize requests in flight; try again shortly", { data: { reason: "server_busy" } }));
+      throw new Refusal(
+        503,
+        new BskError("timeout", "too many authorize requests in flight; try again shortly", { data: { reason: "server_busy" } }),
+      );
     }
     const id = randomBase64url(18);
     this.challenges.set(id, c);
@@ -83,13 +91,17 @@ export class Authorizer {
     const c = this.challenges.get(id);
     this.challenges.delete(id);
     if (!c || c.kind !== kind || c.expiresAt <= this.now()) {
-      throw new Refusal(401, new BskError("permission_denied", "unknown, used or expired challenge; start again", { data: { reason: "bad_challenge" } }));
+      throw new Refusal(
+        401,
+        new BskError("permission_denied", "unknown, used or expired challenge; start again", { data: { reason: "bad_challenge" } }),
+      );
     }
     return c;
   }
 
   private nonces(nonceE: string): RemoteNonces {
-    if (nonceE.length < 32 || nonceE.length > 64) throw new Refusal(400, new BskError("invalid_params", "nonce must be 32 to 64 base64url characters"));
+    if (nonceE.length < 32 || nonceE.length > 64)
+      throw new Refusal(400, new BskError("invalid_params", "nonce must be 32 to 64 base64url characters"));
     return { authority: this.deps.authority, nonceE, nonceD: randomBase64url(NONCE_BYTES) };
   }
 
@@ -98,18 +110,36 @@ export class Authorizer {
     const attempt = this.deps.pairing.begin();
     if (!attempt.ok) {
       if (attempt.reason === "pairing_rate_limited") {
-        throw new Refusal(429, new BskError("permission_denied", `too many pairing tries; try again in ${attempt.retryAfterMs} ms`, {
-          data: { reason: "pairing_rate_limited", retry_after_ms: attempt.retryAfterMs },
-        }));
+        throw new Refusal(
+          429,
+          new BskError("permission_denied", `too many pairing tries; try again in ${attempt.retryAfterMs} ms`, {
+            data: { reason: "pairing_rate_limited", retry_after_ms: attempt.retryAfterMs },
+          }),
+        );
       }
       this.deps.log.warn("remote pairing refused: no pending code");
-      throw new Refusal(404, new BskError("not_found", `no pairing code is waiting (none was made, it expired, it was used, or it had its ${MAX_TRIES} tries)`, {
-        hint: "On the server, run bsk daemon pair and paste the new link.",
-        data: { reason: "no_pairing_code" },
-      }));
+      throw new Refusal(
+        404,
+        new BskError("not_found", `no pairing code is waiting (none was made, it expired, it was used, or it had its ${MAX_TRIES} tries)`, {
+          hint: "On the server, run bsk daemon pair and paste the new link.",
+          data: { reason: "no_pairing_code" },
+        }),
+      );
     }
-    const challenge = this.challenge({ kind: "pair", key: attempt.key, done: attempt.done, triesLeft: attempt.triesLeft, nonces, expiresAt: this.now() + CHALLENGE_MS });
-    return { challenge, nonce: nonces.nonceD, key_id: this.deps.keyId, proof: remoteProof(attempt.key, REMOTE_LABELS.pairDaemon, nonces, this.deps.keyId) };
+    const challenge = this.challenge({
+      kind: "pair",
+      key: attempt.key,
+      done: attempt.done,
+      triesLeft: attempt.triesLeft,
+      nonces,
+      expiresAt: this.now() + CHALLENGE_MS,
+    });
+    return {
+      challenge,
+      nonce: nonces.nonceD,
+      key_id: this.deps.keyId,
+      proof: remoteProof(attempt.key, REMOTE_LABELS.pairDaemon, nonces, this.deps.keyId),
+    };
   }
 
   private pairFinish(id: string, proof: string, who: { label: string; browser: { name: string; version: string } }, extensionId: string) {
@@ -118,7 +148,12 @@ export class Authorizer {
     c.done(paired);
     if (!paired) {
       this.deps.log.warn("remote pairing refused: the code did not match", { tries_left: c.triesLeft });
-      throw new Refusal(401, new BskError("permission_denied", "the pairing code did not match", { data: { reason: "pairing_failed", tries_left: c.triesLeft } }));
+      throw new Refusal(
+        401,
+        new BskError("permission_denied", "the pairing code did not match", {
+          data: { reason: "pairing_failed", tries_left: c.triesLeft },
+        }),
+      );
     }
     const { record, secret } = this.deps.devices.create({ ...who, extensionId });
     this.deps.log.info("device paired", { device: record.device_id, label: record.label, browser: record.browser.name });
@@ -146,7 +181,10 @@ export class Authorizer {
     const c = this.take(id, "renew") as Extract<Challenge, { kind: "renew" }>;
     if (!checkRemoteProof(c.key, REMOTE_LABELS.renewExtension, c.nonces, proof, c.deviceId)) {
       this.deps.log.warn("grant renewal refused: bad proof", { device: c.deviceId });
-      throw new Refusal(401, new BskError("permission_denied", "the device could not prove its credential", { data: { reason: "bad_proof" } }));
+      throw new Refusal(
+        401,
+        new BskError("permission_denied", "the device could not prove its credential", { data: { reason: "bad_proof" } }),
+      );
     }
     const d = this.deps.devices.get(c.deviceId);
     if (!d || !this.deps.devices.acceptedGenerations(d).includes(c.generation)) throw notPaired(c.deviceId);
@@ -174,7 +212,11 @@ class Refusal extends Error {
 
 function need(fields: Record<string, string>, key: string): string {
   const v = fields[key];
-  if (v === undefined) throw new Refusal(400, new BskError("invalid_params", `the Authorization header lacks ${key}`, { data: { reason: "bad_authorization" } }));
+  if (v === undefined)
+    throw new Refusal(
+      400,
+      new BskError("invalid_params", `the Authorization header lacks ${key}`, { data: { reason: "bad_authorization" } }),
+    );
   return v;
 }
 
@@ -182,7 +224,8 @@ async function body(req: Request): Promise<{ label: string; browser: { name: str
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw new Refusal(413, new BskError("invalid_params", `the body is limited to ${MAX_BODY_BYTES} bytes`));
   const text = await new Response(req.body).text();
-  if (text.length > MAX_BODY_BYTES) throw new Refusal(413, new BskError("invalid_params", `the body is limited to ${MAX_BODY_BYTES} bytes`));
+  if (text.length > MAX_BODY_BYTES)
+    throw new Refusal(413, new BskError("invalid_params", `the body is limited to ${MAX_BODY_BYTES} bytes`));
   let v: any;
   try {
     v = JSON.parse(text || "{}");

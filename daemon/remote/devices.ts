@@ -50,7 +50,9 @@ export class DeviceStore {
 
   /** The device's secret at a generation (never stored, never logged). */
   secretOf(deviceId: string, generation: number): Uint8Array {
-    return new Uint8Array(createHmac("sha256", this.installSecret).update(`${REMOTE_LABELS.deviceSecret}\n${deviceId}\n${generation}`).digest());
+    return new Uint8Array(
+      createHmac("sha256", this.installSecret).update(`${REMOTE_LABELS.deviceSecret}\n${deviceId}\n${generation}`).digest(),
+    );
   }
 
   list(): DeviceRecord[] {
@@ -72,7 +74,10 @@ export class DeviceStore {
     return out;
   }
 
-  create(who: { label: string; browser: { name: string; version: string }; extensionId: string }): { record: DeviceRecord; secret: Uint8Array } {
+  create(who: { label: string; browser: { name: string; version: string }; extensionId: string }): {
+    record: DeviceRecord;
+    secret: Uint8Array;
+  } {
     const now = this.now();
     const record: DeviceRecord = {
       device_id: `dev_${randomBytes(8).toString("hex")}`,

@@ -24,7 +24,8 @@ export const BUSY_MS = 500;
 const MAX_PEERS = 10_000;
 
 export function readLimits(configFile: string): RemoteLimits {
-  const raw = (readJsonFile(configFile) as { remote_limits?: Partial<Record<keyof RemoteLimits, unknown>> } | undefined)?.remote_limits ?? {};
+  const raw =
+    (readJsonFile(configFile) as { remote_limits?: Partial<Record<keyof RemoteLimits, unknown>> } | undefined)?.remote_limits ?? {};
   const out = { ...LIMIT_DEFAULTS };
   for (const k of Object.keys(LIMIT_DEFAULTS) as (keyof RemoteLimits)[]) {
     const v = raw[k];

@@ -10,7 +10,11 @@ export interface RemoteNonces {
 }
 
 function mac(key: Uint8Array, label: string, n: RemoteNonces, bound: string[]): Uint8Array {
-  return new Uint8Array(createHmac("sha256", key).update(remoteTranscript(label, n.authority, n.nonceE, n.nonceD, ...bound)).digest());
+  return new Uint8Array(
+    createHmac("sha256", key)
+      .update(remoteTranscript(label, n.authority, n.nonceE, n.nonceD, ...bound))
+      .digest(),
+  );
 }
 
 export function remoteProof(key: Uint8Array, label: string, n: RemoteNonces, ...bound: string[]): string {

@@ -43,19 +43,27 @@ export function remoteRequest(
   }
   const authorize = url.pathname === AUTHORIZE_PATH;
   if (!authorize && url.pathname !== REMOTE_LINK_PATH) return { kind: "response", response: new Response("not found\n", { status: 404 }) };
-  if (url.search !== "" || req.url.includes("?")) return refuse(403, "query_string", "query strings are refused (a code or credential never travels in a URL)");
+  if (url.search !== "" || req.url.includes("?"))
+    return refuse(403, "query_string", "query strings are refused (a code or credential never travels in a URL)");
   const verdict = remote.limiter.take(authorize ? "authorize" : "link", peerOf(req, address, remote.mode));
   if (!verdict.ok) {
-    return refuse(verdict.status, verdict.reason, verdict.reason === "busy" ? "the server is busy; try again shortly" : "too many requests; slow down", {
-      "retry-after": String(verdict.retryAfterS),
-    });
+    return refuse(
+      verdict.status,
+      verdict.reason,
+      verdict.reason === "busy" ? "the server is busy; try again shortly" : "too many requests; slow down",
+      {
+        "retry-after": String(verdict.retryAfterS),
+      },
+    );
   }
   const m = ORIGIN.exec(req.headers.get("origin") ?? "");
   if (!m) return refuse(403, "bad_origin", "origin must be chrome-extension://<allowed id>");
-  if (!allowList.has(m[1]!)) return refuse(403, "extension_not_allowed", `extension ${m[1]} is not allowed (bsk daemon allow-extension <id>)`);
+  if (!allowList.has(m[1]!))
+    return refuse(403, "extension_not_allowed", `extension ${m[1]} is not allowed (bsk daemon allow-extension <id>)`);
   // The extension's fetch carries an Authorization header, so the browser asks first (CORS preflight): only the
   // allowed extension's origin is answered, and only for POST with these headers.
-  if (authorize && req.method === "OPTIONS") return { kind: "response", response: new Response(null, { status: 204, headers: corsHeaders(m[0]!) }) };
+  if (authorize && req.method === "OPTIONS")
+    return { kind: "response", response: new Response(null, { status: 204, headers: corsHeaders(m[0]!) }) };
   return { kind: authorize ? "authorize" : "link", extensionId: m[1]! };
 }
 

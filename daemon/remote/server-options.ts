@@ -33,7 +33,12 @@ function bad(message: string, reason: string, hint?: string): BskError {
 
 export function resolveServerMode(o: ServerModeOptions): ServerMode {
   const parsed = parsePublicUrl(o.publicUrl);
-  if (!parsed.ok) throw bad(`--public-url ${o.publicUrl}: ${parsed.why}`, "bad_public_url", "Give the URL the browser dials: wss://HOST[:PORT]/extension.");
+  if (!parsed.ok)
+    throw bad(
+      `--public-url ${o.publicUrl}: ${parsed.why}`,
+      "bad_public_url",
+      "Give the URL the browser dials: wss://HOST[:PORT]/extension.",
+    );
   const url = parsed.url;
   if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) throw bad("give --tls-cert and --tls-key together", "tls_incomplete");
   const mode: ServerMode = { listen: o.listen, port: o.port, publicUrl: url.href, authority: authorityOf(url), publicHost: url.hostname };
@@ -68,7 +73,11 @@ export function checkCertificate(certFile: string, keyFile: string, host: string
   const names = cert.subjectAltName ?? cert.subject;
   const matches = /^\d+\.\d+\.\d+\.\d+$|:/.test(host) ? cert.checkIP(host) !== undefined : cert.checkHost(host) !== undefined;
   if (!matches) {
-    throw bad(`the certificate does not match the public URL's host ${host} (it names ${names})`, "tls_host_mismatch", "Use a certificate for that host, or the --public-url the certificate is for.");
+    throw bad(
+      `the certificate does not match the public URL's host ${host} (it names ${names})`,
+      "tls_host_mismatch",
+      "Use a certificate for that host, or the --public-url the certificate is for.",
+    );
   }
   const now = Date.now();
   if (Date.parse(cert.validTo) <= now || Date.parse(cert.validFrom) > now) {

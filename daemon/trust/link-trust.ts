@@ -71,7 +71,10 @@ function parse<M extends "system.hello" | "system.handshake" | "system.pair_begi
   const r = METHODS[method].params().safeParse(frame.params ?? {});
   if (r.success) return { ok: true, params: r.data };
   const issue = r.error.issues[0];
-  return { ok: false, err: new BskError("invalid_params", `${method}: params.${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`) };
+  return {
+    ok: false,
+    err: new BskError("invalid_params", `${method}: params.${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`),
+  };
 }
 
 /** version_too_old (and close) unless the peer's protocol major is ours. */
@@ -90,7 +93,11 @@ function versionRefused(ws: Ws, frame: RequestFrame, deps: TrustDeps): boolean {
  */
 export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestFrame | undefined {
   if (value.kind !== "request") {
-    return refuse(ws, value.kind === "event" ? null : value.frame.id, new BskError("protocol_error", "the first frame must be a system.hello request"));
+    return refuse(
+      ws,
+      value.kind === "event" ? null : value.frame.id,
+      new BskError("protocol_error", "the first frame must be a system.hello request"),
+    );
   }
   const frame = value.frame;
   const t = ws.data.trust;
@@ -104,7 +111,12 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
       t.hello = { port: t.port, nonceE: p.params.nonce, nonceD: randomBase64url(NONCE_BYTES) };
       send(ws, {
         id: frame.id,
-        result: { server: DAEMON_NAME, protocol_version: PROTOCOL_VERSION, nonce: t.hello.nonceD, proof: daemonProof(deps.secret.bytes, t.hello) },
+        result: {
+          server: DAEMON_NAME,
+          protocol_version: PROTOCOL_VERSION,
+          nonce: t.hello.nonceD,
+          proof: daemonProof(deps.secret.bytes, t.hello),
+        },
       });
       return undefined;
     }
@@ -129,7 +141,11 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
     }
     case "system.pair_begin": {
       if (versionRefused(ws, frame, deps)) return undefined;
-      if (deps.remote) return refuse(ws, frame.id, new BskError("unsupported", "a server pairs devices at /extension/authorize, not on the link"), { code: TRUST_CLOSE.pairingFailed, reason: "pairing is not served here" });
+      if (deps.remote)
+        return refuse(ws, frame.id, new BskError("unsupported", "a server pairs devices at /extension/authorize, not on the link"), {
+          code: TRUST_CLOSE.pairingFailed,
+          reason: "pairing is not served here",
+        });
       const p = parse("system.pair_begin", frame);
       if (!p.ok) return refuse(ws, frame.id, p.err);
       if (t.hello || t.pairing) return refuse(ws, frame.id, new BskError("protocol_error", "this link has already said hello"));
@@ -140,9 +156,13 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
           return refuse(
             ws,
             frame.id,
-            new BskError("permission_denied", `too many pairing tries: one is taken per interval; try again in ${attempt.retryAfterMs} ms`, {
-              data: { reason: "pairing_rate_limited", retry_after_ms: attempt.retryAfterMs },
-            }),
+            new BskError(
+              "permission_denied",
+              `too many pairing tries: one is taken per interval; try again in ${attempt.retryAfterMs} ms`,
+              {
+                data: { reason: "pairing_rate_limited", retry_after_ms: attempt.retryAfterMs },
+              },
+            ),
             { code: TRUST_CLOSE.pairingFailed, reason: "too many pairing tries" },
           );
         }
@@ -150,14 +170,23 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
         return refuse(
           ws,
           frame.id,
-          new BskError("not_found", `no pairing code is waiting (none was made, it expired, it was used, or it had its ${MAX_TRIES} tries)`, {
-            data: { reason: "no_pairing_code" },
-          }),
+          new BskError(
+            "not_found",
+            `no pairing code is waiting (none was made, it expired, it was used, or it had its ${MAX_TRIES} tries)`,
+            {
+              data: { reason: "no_pairing_code" },
+            },
+          ),
           { code: TRUST_CLOSE.pairingFailed, reason: "no pairing code" },
         );
       }
       const key = attempt.key;
-      t.pairing = { key, done: attempt.done, triesLeft: attempt.triesLeft, nonces: { port: t.port, nonceE: p.params.nonce, nonceD: randomBase64url(NONCE_BYTES) } };
+      t.pairing = {
+        key,
+        done: attempt.done,
+        triesLeft: attempt.triesLeft,
+        nonces: { port: t.port, nonceE: p.params.nonce, nonceD: randomBase64url(NONCE_BYTES) },
+      };
       send(ws, {
         id: frame.id,
         result: { protocol_version: PROTOCOL_VERSION, nonce: t.pairing.nonces.nonceD, proof: pairDaemonProof(key, t.pairing.nonces) },
@@ -172,14 +201,22 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
       const paired = p.ok && checkPairExtensionProof(pairing.key, pairing.nonces, p.params.proof);
       pairing.done(paired);
       if (!paired) {
-        deps.log.warn("pairing refused: the extension did not prove the code", { extension: ws.data.extensionId, tries_left: pairing.triesLeft });
-        const err = new BskError("permission_denied", "the pairing code did not match", { data: { reason: "pairing_failed", tries_left: pairing.triesLeft } });
+        deps.log.warn("pairing refused: the extension did not prove the code", {
+          extension: ws.data.extensionId,
+          tries_left: pairing.triesLeft,
+        });
+        const err = new BskError("permission_denied", "the pairing code did not match", {
+          data: { reason: "pairing_failed", tries_left: pairing.triesLeft },
+        });
         return refuse(ws, frame.id, err, {
           code: TRUST_CLOSE.pairingFailed,
           reason: "pairing failed",
         });
       }
-      send(ws, { id: frame.id, result: { sealed_secret: sealSecret(pairing.key, pairing.nonces, deps.secret.bytes), key_id: deps.secret.keyId } });
+      send(ws, {
+        id: frame.id,
+        result: { sealed_secret: sealSecret(pairing.key, pairing.nonces, deps.secret.bytes), key_id: deps.secret.keyId },
+      });
       deps.log.info("extension paired by code", { extension: ws.data.extensionId, key_id: deps.secret.keyId });
       ws.close(TRUST_CLOSE.paired, "paired; connect again");
       return undefined;
@@ -190,17 +227,30 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
 }
 
 /** A remote link's hello: the device must be paired, its grant current and its generation accepted; the daemon proves first. */
-function deviceHello(ws: Ws, frame: RequestFrame, p: { nonce: string; device_id?: string; generation?: number }, deps: TrustDeps): undefined {
+function deviceHello(
+  ws: Ws,
+  frame: RequestFrame,
+  p: { nonce: string; device_id?: string; generation?: number },
+  deps: TrustDeps,
+): undefined {
   const remote = deps.remote;
   if (!remote || p.device_id === undefined || p.generation === undefined) {
     deps.log.warn("extension refused: a device hello on a local link, or a local hello on a server", { extension: ws.data.extensionId });
     const err = remote
-      ? new BskError("permission_denied", "this is a bsk server: only paired devices connect here", { data: { reason: "device_not_paired" }, hint: "Pair the browser: on the server run bsk daemon pair and paste the link in the popup's Remote connection." })
+      ? new BskError("permission_denied", "this is a bsk server: only paired devices connect here", {
+          data: { reason: "device_not_paired" },
+          hint: "Pair the browser: on the server run bsk daemon pair and paste the link in the popup's Remote connection.",
+        })
       : new BskError("protocol_error", "this daemon serves local links only");
     return refuse(ws, frame.id, err, { code: TRUST_CLOSE.untrusted, reason: "untrusted extension" });
   }
   const d = remote.devices.get(p.device_id);
-  const err = !d || !remote.devices.acceptedGenerations(d).includes(p.generation) ? notPaired(p.device_id) : remote.devices.expired(d) ? grantExpired(p.device_id) : null;
+  const err =
+    !d || !remote.devices.acceptedGenerations(d).includes(p.generation)
+      ? notPaired(p.device_id)
+      : remote.devices.expired(d)
+        ? grantExpired(p.device_id)
+        : null;
   if (err) {
     deps.log.warn("device refused", { device: p.device_id, reason: err.data?.reason });
     return refuse(ws, frame.id, err, { code: TRUST_CLOSE.untrusted, reason: String(err.data?.reason) });
@@ -210,7 +260,12 @@ function deviceHello(ws: Ws, frame: RequestFrame, p: { nonce: string; device_id?
   ws.data.trust.device = { id: p.device_id, generation: p.generation, key, nonces };
   send(ws, {
     id: frame.id,
-    result: { server: DAEMON_NAME, protocol_version: PROTOCOL_VERSION, nonce: nonces.nonceD, proof: remoteProof(key, REMOTE_LABELS.deviceDaemon, nonces, p.device_id) },
+    result: {
+      server: DAEMON_NAME,
+      protocol_version: PROTOCOL_VERSION,
+      nonce: nonces.nonceD,
+      proof: remoteProof(key, REMOTE_LABELS.deviceDaemon, nonces, p.device_id),
+    },
   });
   return undefined;
 }
@@ -223,10 +278,19 @@ function deviceHandshake(ws: Ws, frame: RequestFrame, deps: TrustDeps): RequestF
   // Revoked between hello and handshake: refused like any stale credential.
   if (!d || !checkRemoteProof(dev.key, REMOTE_LABELS.deviceExtension, dev.nonces, proof, dev.id)) {
     deps.log.warn("device refused: it could not prove its credential", { device: dev.id });
-    return refuse(ws, frame.id, d ? new BskError("permission_denied", "the device could not prove its credential", { data: { reason: "bad_proof", device_id: dev.id } }) : notPaired(dev.id), {
-      code: TRUST_CLOSE.untrusted,
-      reason: "untrusted device",
-    });
+    return refuse(
+      ws,
+      frame.id,
+      d
+        ? new BskError("permission_denied", "the device could not prove its credential", {
+            data: { reason: "bad_proof", device_id: dev.id },
+          })
+        : notPaired(dev.id),
+      {
+        code: TRUST_CLOSE.untrusted,
+        reason: "untrusted device",
+      },
+    );
   }
   deps.remote!.devices.seen(dev.id, dev.generation);
   ws.data.trust.deviceId = dev.id;

@@ -27,7 +27,11 @@ export function checkExtensionProof(secret: Uint8Array, n: Nonces, proof: unknow
 
 /** K for a pairing code (the extension derives the same from what the person typed). */
 export function pairingKeyBytes(code: string): Uint8Array {
-  return new Uint8Array(createHash("sha256").update(`${LABELS.pairingKey}\n${normalizeCode(code)}`).digest());
+  return new Uint8Array(
+    createHash("sha256")
+      .update(`${LABELS.pairingKey}\n${normalizeCode(code)}`)
+      .digest(),
+  );
 }
 
 export function pairDaemonProof(k: Uint8Array, n: Nonces): string {

@@ -10,13 +10,36 @@
  */
 import { browser } from "wxt/browser";
 import { defineUnlistedScript } from "wxt/utils/define-unlisted-script";
-import { HAND_KINDS, HANDS_GLOBAL, OVERLAY_HOST_GLOBAL, type HandEvent, type HandKind, type HandsDrain, type HandsReport } from "../src/shared/messages/hands.ts";
+import {
+  HAND_KINDS,
+  HANDS_GLOBAL,
+  OVERLAY_HOST_GLOBAL,
+  type HandEvent,
+  type HandKind,
+  type HandsDrain,
+  type HandsReport,
+} from "../src/shared/messages/hands.ts";
 import { LIVE_KEY } from "../src/shared/messages/overlay.ts";
 
 /** Kept for the drain: more than one agent action can make, far less than memory minds. */
 const KEEP = 256;
 /** A modifier alone is not an action on the page (Alt-Tab away from the browser starts with one). */
-const MODIFIER_KEYS = new Set(["Shift", "Control", "Alt", "AltGraph", "Meta", "OS", "CapsLock", "Fn", "FnLock", "Hyper", "Super", "Symbol", "NumLock", "ScrollLock"]);
+const MODIFIER_KEYS = new Set([
+  "Shift",
+  "Control",
+  "Alt",
+  "AltGraph",
+  "Meta",
+  "OS",
+  "CapsLock",
+  "Fn",
+  "FnLock",
+  "Hyper",
+  "Super",
+  "Symbol",
+  "NumLock",
+  "ScrollLock",
+]);
 
 export default defineUnlistedScript(() => {
   const g = globalThis as Record<string, unknown>;

@@ -55,7 +55,8 @@ export const diagnosticsMethods = {
     runsUnderDialog: true,
     scope: "tab",
     description: "Requests of the tab since a cursor: method, URL, status, type, failures and timing.",
-    params: () => z.object({ ...cursorParams(), failed: z.boolean().default(false).describe("Only failed requests (network error or HTTP ≥ 400)") }),
+    params: () =>
+      z.object({ ...cursorParams(), failed: z.boolean().default(false).describe("Only failed requests (network error or HTTP ≥ 400)") }),
     result: () =>
       z.object({
         tab_id: z.number().int(),

@@ -20,9 +20,11 @@ export const dialogMethods = {
     effect: "PassiveRead",
     runsUnderDialog: true,
     scope: "tab",
-    description: "Whether a JavaScript dialog is open in the tab, with its type and message, and any browser prompt waiting for the person.",
+    description:
+      "Whether a JavaScript dialog is open in the tab, with its type and message, and any browser prompt waiting for the person.",
     params: () => z.object({ ...tabParams() }),
-    result: () => z.object({ tab_id: z.number().int(), open: z.boolean(), dialog: DialogInfo().nullable(), prompt: PromptInfo().nullable() }),
+    result: () =>
+      z.object({ tab_id: z.number().int(), open: z.boolean(), dialog: DialogInfo().nullable(), prompt: PromptInfo().nullable() }),
     cli: { words: ["dialog", "status"] },
   }),
 

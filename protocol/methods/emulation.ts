@@ -51,8 +51,7 @@ export const emulationMethods = {
     effect: "BrowserMutation",
     scope: "session",
     description: "Resize the session's Agent Window.",
-    params: () =>
-      z.object({ ...sessionParam(), width: z.number().int().min(100).max(7680), height: z.number().int().min(100).max(7680) }),
+    params: () => z.object({ ...sessionParam(), width: z.number().int().min(100).max(7680), height: z.number().int().min(100).max(7680) }),
     result: () =>
       z.object({
         window_id: z.number().int(),

@@ -11,8 +11,16 @@ import { ActedOn, ActionEffect, method, wireMethod, sessionParam, Target, tabPar
 export const TRANSFER_CHUNK_BYTES = 3 * 1024 * 1024;
 const CHUNK_B64_MAX = Math.ceil(TRANSFER_CHUNK_BYTES / 3) * 4;
 
-const TransferId = () => z.string().regex(/^t[0-9a-f]{24}$/).describe("Opaque transfer id from transfer.begin");
-const Sha256 = () => z.string().regex(/^[0-9a-f]{64}$/).describe("SHA-256, lower-case hex");
+const TransferId = () =>
+  z
+    .string()
+    .regex(/^t[0-9a-f]{24}$/)
+    .describe("Opaque transfer id from transfer.begin");
+const Sha256 = () =>
+  z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .describe("SHA-256, lower-case hex");
 /** A file name as the page sees it: no directories. */
 const FileName = () =>
   z
@@ -34,7 +42,11 @@ export const StagedFile = () =>
 export const EffectState = () =>
   z.enum(["committed", "none", "unknown"]).describe("committed: it happened; none: nothing happened; unknown: it may have");
 
-const DownloadId = () => z.string().regex(/^d[0-9a-f]{8}$/).describe("A kept download's id (its `download` event, the click's effect, bsk downloads)");
+const DownloadId = () =>
+  z
+    .string()
+    .regex(/^d[0-9a-f]{8}$/)
+    .describe("A kept download's id (its `download` event, the click's effect, bsk downloads)");
 
 /** A download a session's tab started, as the daemon keeps it. */
 const KeptDownload = () =>
@@ -67,7 +79,10 @@ export const fileMethods = {
         ...tabParams(),
         target: Target(),
         files: z.array(StagedFile()).min(1).max(20).describe("Staged files (the CLI fills this from --file paths)"),
-        mode: z.enum(["input", "drop"]).default("input").describe("input: a file input the click activates; drop: drag and drop onto the target"),
+        mode: z
+          .enum(["input", "drop"])
+          .default("input")
+          .describe("input: a file input the click activates; drop: drag and drop onto the target"),
       }),
     result: () =>
       z.object({
@@ -85,13 +100,18 @@ export const fileMethods = {
     transfer: { upload: "files" },
     cli: {
       words: ["upload"],
-      positionals: [{ param: "target", description: "@eN ref or CSS selector (a file input, its button or label, or a drop zone)", required: true }],
+      positionals: [
+        { param: "target", description: "@eN ref or CSS selector (a file input, its button or label, or a drop zone)", required: true },
+      ],
       flags: {
         file: { param: "files", description: "Local file to upload (repeat for several; only into a multiple input)" },
         mode: { description: "input: file input; drop: drag and drop" },
       },
       defaultTimeoutMs: TWO_MINUTES,
-      examples: ["bsk upload @e7 --file ./cv.pdf --session $S", "bsk upload '#dropzone' --mode drop --file a.png --file b.png --session $S"],
+      examples: [
+        "bsk upload @e7 --file ./cv.pdf --session $S",
+        "bsk upload '#dropzone' --mode drop --file a.png --file b.png --session $S",
+      ],
     },
   }),
 

@@ -77,7 +77,13 @@ export const historyMethods = {
           .array(z.string().min(1).max(200))
           .optional()
           .describe("Only these kinds: a name (console.error) or a family (tab, socket); comma-separated or repeated"),
-        follow_ms: z.number().int().min(0).max(FOLLOW_MS).default(0).describe("Keep streaming new events this long (as event frames, not limited by limit)"),
+        follow_ms: z
+          .number()
+          .int()
+          .min(0)
+          .max(FOLLOW_MS)
+          .default(0)
+          .describe("Keep streaming new events this long (as event frames, not limited by limit)"),
       }),
     result: () =>
       z.object({

@@ -18,7 +18,13 @@ export const HelpCriteria = () =>
   z
     .strictObject({
       url_contains: z.string().min(1).max(2048).optional().describe("The tab's URL contains this text"),
-      url_matches: z.string().min(1).max(512).refine(validRegex, "not a valid regular expression").optional().describe("The tab's URL matches this regular expression"),
+      url_matches: z
+        .string()
+        .min(1)
+        .max(512)
+        .refine(validRegex, "not a valid regular expression")
+        .optional()
+        .describe("The tab's URL matches this regular expression"),
       element_exists: z.string().min(1).max(1024).optional().describe("A CSS selector that must match an element (main document)"),
       element_missing: z.string().min(1).max(1024).optional().describe("A CSS selector that must match nothing (main document)"),
       text_present: z.string().min(1).max(1024).optional().describe("Text that must be on the page"),

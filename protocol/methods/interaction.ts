@@ -32,8 +32,7 @@ export const interactionMethods = {
     effect: "BrowserMutation",
     scope: "tab",
     description: "Click an element (after scroll-into-view, visible, enabled, stable and hit-test checks) or a point; reports the effect.",
-    params: () =>
-      targetOrPoint({ button: button(), count: z.number().int().min(1).max(3).default(1), modifiers: Modifiers() }),
+    params: () => targetOrPoint({ button: button(), count: z.number().int().min(1).max(3).default(1), modifiers: Modifiers() }),
     result: ActionResult,
     cli: {
       words: ["click"],
@@ -87,7 +86,7 @@ export const interactionMethods = {
         value: {},
         "value-file": { param: "value", type: "file", description: "Read the text from a file (- = stdin): keeps secrets out of argv" },
       },
-      examples: ["bsk fill @e5 'Ada Lovelace' --session $S", "printf %s \"$PW\" | bsk fill @e6 --value-file - --session $S"],
+      examples: ["bsk fill @e5 'Ada Lovelace' --session $S", 'printf %s "$PW" | bsk fill @e6 --value-file - --session $S'],
     },
   }),
 
@@ -273,7 +272,13 @@ export const interactionMethods = {
     scope: "tab",
     description: "Move the mouse to a point (with --steps intermediate moves), buttons as they are.",
     params: () =>
-      z.object({ ...tabParams(), x: Coordinate(), y: Coordinate(), steps: z.number().int().min(1).max(100).default(1), modifiers: Modifiers() }),
+      z.object({
+        ...tabParams(),
+        x: Coordinate(),
+        y: Coordinate(),
+        steps: z.number().int().min(1).max(100).default(1),
+        modifiers: Modifiers(),
+      }),
     result: ActionResult,
     cli: {
       words: ["mouse", "move"],
@@ -302,7 +307,8 @@ export const interactionMethods = {
     owner: "extension",
     effect: "BrowserMutation",
     scope: "tab",
-    description: "Run a JavaScript expression in the page (or in an iframe with --frame) and return its JSON value; a throw is evaluation_failed.",
+    description:
+      "Run a JavaScript expression in the page (or in an iframe with --frame) and return its JSON value; a throw is evaluation_failed.",
     params: () =>
       z.object({
         ...tabParams(),
@@ -324,7 +330,11 @@ export const interactionMethods = {
         "no-await": { param: "await_promise", value: false, description: "Do not await a returned promise" },
         frame: { description: "Evaluate inside this iframe (its @eN ref)" },
       },
-      examples: ["bsk evaluate document.title --session $S", "bsk evaluate 'fetch(\"/api/me\").then(r => r.status)'", "bsk evaluate location.href --frame @e4"],
+      examples: [
+        "bsk evaluate document.title --session $S",
+        "bsk evaluate 'fetch(\"/api/me\").then(r => r.status)'",
+        "bsk evaluate location.href --frame @e4",
+      ],
     },
   }),
 };

@@ -38,7 +38,7 @@ export const observationMethods = {
     owner: "extension",
     effect: "PassiveRead",
     scope: "tab",
-    description: "The page as indented role \"name\" lines, with @eN refs on everything actionable (frames and shadow roots inline).",
+    description: 'The page as indented role "name" lines, with @eN refs on everything actionable (frames and shadow roots inline).',
     params: () => z.object(snapshotParams()),
     result: SnapshotResult,
     cli: {
@@ -99,7 +99,8 @@ export const observationMethods = {
     owner: "extension",
     effect: "PassiveRead",
     scope: "tab",
-    description: "Capture the viewport or one element (--ref) as PNG or JPEG into a file; prints its path. --full-page: the whole page (bsk screenshot full-page).",
+    description:
+      "Capture the viewport or one element (--ref) as PNG or JPEG into a file; prints its path. --full-page: the whole page (bsk screenshot full-page).",
     params: () =>
       z.object({
         ...tabParams(),
@@ -142,7 +143,10 @@ export const observationMethods = {
     params: () =>
       z.object({
         ...tabParams(),
-        scope: z.enum(["current", "follow"]).default("current").describe("current: the height at the start; follow: keep capturing as the page grows"),
+        scope: z
+          .enum(["current", "follow"])
+          .default("current")
+          .describe("current: the height at the start; follow: keep capturing as the page grows"),
         max_height: z.number().int().min(1).max(200_000).default(100_000).describe("Tallest image in CSS px"),
         quiet_ms: z.number().int().min(100).max(30_000).default(1500).describe("follow: stop once the page has not grown for this long"),
         out: z.string().optional().describe("File to write (the CLI writes it; default in the temp dir)"),
@@ -185,7 +189,12 @@ export const observationMethods = {
       z.object({
         ...tabParams(),
         target: Target().optional(),
-        max_bytes: z.number().int().min(1024).max(8 * 1024 * 1024).default(512 * 1024),
+        max_bytes: z
+          .number()
+          .int()
+          .min(1024)
+          .max(8 * 1024 * 1024)
+          .default(512 * 1024),
       }),
     result: () => z.object({ tab_id: z.number().int(), html: z.string(), bytes: z.number().int(), truncated: z.boolean() }),
     cli: {

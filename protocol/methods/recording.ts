@@ -61,7 +61,8 @@ export const recordingMethods = {
     effect: "ControlPlane",
     scope: "none",
     description: "Finish a recording from another terminal (as the person's Finish would); bsk record start then writes the trace.",
-    params: () => z.object({ session_id: z.string().min(1).max(32).optional().describe("The recording's session (default: the only recording)") }),
+    params: () =>
+      z.object({ session_id: z.string().min(1).max(32).optional().describe("The recording's session (default: the only recording)") }),
     result: () => z.object({ session_id: z.string(), steps: z.number().int() }),
     cli: {
       words: ["record", "stop"],

@@ -36,7 +36,10 @@ export const sessionMethods = {
           .max(64)
           .optional()
           .describe("Only these origins may load in the session's tabs (top-level and frames); others are blocked"),
-        block_requests: z.boolean().default(false).describe("With allow_origins: block every request to other origins, not only navigations"),
+        block_requests: z
+          .boolean()
+          .default(false)
+          .describe("With allow_origins: block every request to other origins, not only navigations"),
       }),
     result: () =>
       z.object({
@@ -56,13 +59,18 @@ export const sessionMethods = {
         height: {},
         "owner-pid": { env: "BSK_OWNER_PID" },
         name: { description: "Task label shown to the person" },
-        lease: { param: "lease_ms", type: "duration", description: "End the session unless a call renews it within this time (e.g. 10m, at most 1h; replaces the 5 min idle end)" },
+        lease: {
+          param: "lease_ms",
+          type: "duration",
+          description: "End the session unless a call renews it within this time (e.g. 10m, at most 1h; replaces the 5 min idle end)",
+        },
         observe: {
           description: "Also stream these into bsk events: dom, sockets, visibility, perf (comma-separated or repeated)",
         },
         "allow-origin": {
           param: "allow_origins",
-          description: "Only this origin may load in the session's tabs, top-level or in frames (repeatable); navigations elsewhere are blocked",
+          description:
+            "Only this origin may load in the session's tabs, top-level or in frames (repeatable); navigations elsewhere are blocked",
         },
         "block-requests": {
           description: "With --allow-origin: block every request (fetch, images, scripts, sockets) to other origins too",

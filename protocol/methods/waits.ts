@@ -22,10 +22,9 @@ export const waitMethods = {
           text_gone: z.string().optional().describe("Text that must disappear from the page"),
           wait_until: WaitUntil().default("load"),
         })
-        .refine(
-          (p) => p.navigation || p.url !== undefined || p.target !== undefined || p.text !== undefined || p.text_gone !== undefined,
-          { message: "give one of --navigation, --url, --target, --text or --text-gone" },
-        ),
+        .refine((p) => p.navigation || p.url !== undefined || p.target !== undefined || p.text !== undefined || p.text_gone !== undefined, {
+          message: "give one of --navigation, --url, --target, --text or --text-gone",
+        }),
     result: () =>
       z.object({
         tab_id: z.number().int(),
@@ -70,7 +69,9 @@ export const waitMethods = {
     cli: {
       words: ["wait"],
       positionals: [{ param: "duration_ms", description: "Duration, e.g. 500ms or 2s", required: true, type: "duration" }],
-      flags: { session: { param: "session_id", env: "BSK_SESSION", description: "The live session this wait belongs to (renews its lease)" } },
+      flags: {
+        session: { param: "session_id", env: "BSK_SESSION", description: "The live session this wait belongs to (renews its lease)" },
+      },
     },
   }),
 };

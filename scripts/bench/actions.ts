@@ -52,11 +52,20 @@ export async function actionLatency(c: Ctx): Promise<Row[]> {
       ? await measure(c, `bsk click ${button} (button, effect: dom changed)`, ["click", button], 30, RUNS, "calls at random moments", FRAME)
       : unmeasured("bsk click (button, effect: dom changed)", "no ref for the Add note button in bsk snapshot", 30),
   );
-  if (button) rows.push(await measure(c, `bsk click ${button} back to back`, ["click", button], undefined, RUNS, "phase-locked to the frame clock"));
+  if (button)
+    rows.push(await measure(c, `bsk click ${button} back to back`, ["click", button], undefined, RUNS, "phase-locked to the frame clock"));
   const field = await refOf(c, /textbox "Full name"/);
   rows.push(
     field
-      ? await measure(c, `bsk fill ${field} (text input)`, ["fill", field, "Ada Lovelace"], undefined, RUNS, "calls at random moments", FRAME)
+      ? await measure(
+          c,
+          `bsk fill ${field} (text input)`,
+          ["fill", field, "Ada Lovelace"],
+          undefined,
+          RUNS,
+          "calls at random moments",
+          FRAME,
+        )
       : unmeasured("bsk fill (text input)", "no ref for the Full name field in bsk snapshot"),
   );
 
@@ -66,7 +75,8 @@ export async function actionLatency(c: Ctx): Promise<Row[]> {
 
   // Console and network capture cost: evaluate while the page logs and fetches every 20 ms.
   await open(c, "/bench-typical.html");
-  const flood = "window.flood = setInterval(() => { console.log('tick', Date.now()); fetch('/echo-title/x').then((r) => r.text()); }, 20); 1";
+  const flood =
+    "window.flood = setInterval(() => { console.log('tick', Date.now()); fetch('/echo-title/x').then((r) => r.text()); }, 20); 1";
   await c.run(["evaluate", flood, "--session", c.session]);
   rows.push(await measure(c, "bsk evaluate 1+1 (page logs + fetches 50×/s)", ["evaluate", "1+1"], 20));
   await c.run(["evaluate", "clearInterval(window.flood); 1", "--session", c.session]);

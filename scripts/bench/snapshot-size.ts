@@ -103,7 +103,10 @@ function total(rows: SizeRow[]): SizeRow {
     page: `all ${both.length} pages`,
     bsk_tokens: sum((r) => r.bsk_tokens),
     playwright_tokens: sum((r) => r.playwright_tokens),
-    ratio: ratio(sum((r) => r.bsk_tokens), sum((r) => r.playwright_tokens)),
+    ratio: ratio(
+      sum((r) => r.bsk_tokens),
+      sum((r) => r.playwright_tokens),
+    ),
     bsk_header_tokens: sum((r) => r.bsk_header_tokens),
     actionable: sum((r) => r.actionable),
     bsk_ref_lines: sum((r) => r.bsk_ref_lines),
@@ -124,7 +127,11 @@ export function printSizes(rows: SizeRow[]): void {
     ["controls", 9, (r) => String(r.actionable ?? "-")],
     ["bsk refs", 9, (r) => String(r.bsk_ref_lines ?? "-")],
     ["pw refs", 8, (r) => String(r.playwright_ref_lines ?? "-")],
-    ["named bsk/pw/all", 17, (r) => (r.named_controls === null ? "-" : `${r.bsk_named_found ?? "-"}/${r.playwright_named_found ?? "-"}/${r.named_controls}`)],
+    [
+      "named bsk/pw/all",
+      17,
+      (r) => (r.named_controls === null ? "-" : `${r.bsk_named_found ?? "-"}/${r.playwright_named_found ?? "-"}/${r.named_controls}`),
+    ],
     ["verdict", 8, verdict],
   ];
   console.log(cols.map(([h, w]) => h.padEnd(w)).join(" "));

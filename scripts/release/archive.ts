@@ -62,7 +62,10 @@ const DOS_EPOCH = new Date(1980, 0, 1);
 export function zip(entries: Entry[], level = 9): Uint8Array {
   const files: Zippable = {};
   for (const e of entries) {
-    files[e.name] = [e.data, { level: level as ZipOptions["level"], mtime: DOS_EPOCH, os: 3, attrs: ((0o100000 | (e.mode ?? 0o644)) << 16) >>> 0 }];
+    files[e.name] = [
+      e.data,
+      { level: level as ZipOptions["level"], mtime: DOS_EPOCH, os: 3, attrs: ((0o100000 | (e.mode ?? 0o644)) << 16) >>> 0 },
+    ];
   }
   return zipSync(files);
 }

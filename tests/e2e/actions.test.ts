@@ -64,7 +64,9 @@ describe("forms", () => {
   test("a React-like controlled input keeps the filled value and its state sees it", async () => {
     await page("act-form.html");
     // The fixture is honest: a value set behind the component's back is lost at its next render.
-    expect(await js(`(() => { const c = document.getElementById("controlled"); c.value = "sneaky"; rerender(); return c.value; })()`)).toBe("");
+    expect(await js(`(() => { const c = document.getElementById("controlled"); c.value = "sneaky"; rerender(); return c.value; })()`)).toBe(
+      "",
+    );
 
     const r = await ok(["fill", "#controlled", "Grace Hopper"]);
     expect(r).toMatchObject({ value_ok: true, effect: { kind: "dom_changed" } });
@@ -92,10 +94,15 @@ describe("forms", () => {
     await page("act-form.html");
     expect((await ok(["select", "#country", "fr"])).selected).toEqual([{ value: "fr", label: "France" }]);
     expect((await ok(["select", "#country", "Germany"])).selected).toEqual([{ value: "de", label: "Germany" }]);
-    expect((await ok(["select", "#country", "--value", "Washington, D.C."])).selected).toEqual([{ value: "dc", label: "Washington, D.C." }]);
+    expect((await ok(["select", "#country", "--value", "Washington, D.C."])).selected).toEqual([
+      { value: "dc", label: "Washington, D.C." },
+    ]);
     expect(await js(`document.getElementById("country").value`)).toBe("dc");
     // the page hears it as a choice: input then change
-    expect(await js(`events.filter((e) => e.startsWith("country:")).slice(-2)`)).toEqual(["country:input:synthetic", "country:change:synthetic"]);
+    expect(await js(`events.filter((e) => e.startsWith("country:")).slice(-2)`)).toEqual([
+      "country:input:synthetic",
+      "country:change:synthetic",
+    ]);
 
     const multi = await ok(["select", "#toppings", "--value", "cheese", "--value", "Basil"]);
     expect(multi.selected.map((o: any) => o.value)).toEqual(["cheese", "basil"]);
@@ -212,7 +219,11 @@ describe("effects", () => {
     expect(spa.effect.navigation.url).toEndWith("#section-2");
 
     const next = await ok(["click", "#next"]);
-    expect(next.effect).toEqual({ kind: "navigated", dom_changed: true, navigation: { url: w.fixtures.url("/echo-title/Next"), status: 200 } });
+    expect(next.effect).toEqual({
+      kind: "navigated",
+      dom_changed: true,
+      navigation: { url: w.fixtures.url("/echo-title/Next"), status: 200 },
+    });
     await page("act-effects.html");
     expect((await ok(["click", "#missing"])).effect.navigation).toEqual({ url: w.fixtures.url("/status/404"), status: 404 });
 
@@ -333,7 +344,10 @@ describe("pointer", () => {
     expect(far.box.y + far.box.height).toBeLessThanOrEqual(viewport[1]);
 
     await ok(["click", "#deep"]);
-    expect(await js(`[document.getElementById("clicked").textContent, document.getElementById("box").scrollTop > 0]`)).toEqual(["deep", true]);
+    expect(await js(`[document.getElementById("clicked").textContent, document.getElementById("box").scrollTop > 0]`)).toEqual([
+      "deep",
+      true,
+    ]);
 
     await page("act-scroll.html");
     const wheeled = await ok(["wheel", "--dy", "400"]);
@@ -385,7 +399,9 @@ describe("evaluate in frames", () => {
   test("--frame runs in the iframe's own page, same-site and cross-site", async () => {
     // navigate waits for the load event, which waits for both iframes
     await page("act-frames.html");
-    expect(await ok(["evaluate", "location.href", "--frame", "#same"])).toMatchObject({ value: w.fixtures.url("/echo-title/Inner%20same") });
+    expect(await ok(["evaluate", "location.href", "--frame", "#same"])).toMatchObject({
+      value: w.fixtures.url("/echo-title/Inner%20same"),
+    });
     await ok(["evaluate", "window.marker = 42", "--frame", "#same"]);
     expect(await js(`document.getElementById("same").contentWindow.marker`)).toBe(42);
 
@@ -402,7 +418,10 @@ describe("evaluate in frames", () => {
   test("inside a cross-site iframe: a click lands; covering the iframe from its parent is element_obscured", async () => {
     await page("act-frames.html");
     const button = await refFor(`button "Inner button"`);
-    expect(await ok(["click", button])).toMatchObject({ target: { ref: button, role: "button", name: "Inner button" }, effect: { kind: "dom_changed" } });
+    expect(await ok(["click", button])).toMatchObject({
+      target: { ref: button, role: "button", name: "Inner button" },
+      effect: { kind: "dom_changed" },
+    });
     expect((await ok(["evaluate", "document.getElementById('pressed').textContent", "--frame", "#cross"])).value).toBe("1");
     await js(`(() => {
       const r = document.getElementById("cross").getBoundingClientRect();

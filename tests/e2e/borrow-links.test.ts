@@ -78,7 +78,8 @@ describe("linked tabs are never lent", () => {
       const k = await openNamed(a.targetId, name, crossSite);
       // The attack a lent K would run: reach A through window.opener (read it when same-origin, steer it always).
       expect(await w.person.evaluateIn(k.targetId, "window.opener !== null")).toBe(true);
-      if (!crossSite) expect(await w.person.evaluateIn(k.targetId, "window.opener.document.getElementById('secret').textContent")).toBe("account 4242");
+      if (!crossSite)
+        expect(await w.person.evaluateIn(k.targetId, "window.opener.document.getElementById('secret').textContent")).toBe("account 4242");
       await refusedUntouched(s, k.tabId, [a]);
       // The other direction: A reaches K by name.
       const found = `(() => { const k = window.open("", ${JSON.stringify(name)}); return k !== null && k !== window && k.opener === window; })()`;
@@ -94,7 +95,13 @@ describe("linked tabs are never lent", () => {
     const k2 = await openNamed(a.targetId, "second", true);
     await chrome(`chrome.tabs.remove(${a.tabId})`);
     // K1's script finds K2 by its window name although their opener is gone.
-    expect(await w.person.evaluateIn(k1.targetId, `(() => { const other = window.open("", "second"); return other !== null && other !== window; })()`, { userGesture: true })).toBe(true);
+    expect(
+      await w.person.evaluateIn(
+        k1.targetId,
+        `(() => { const other = window.open("", "second"); return other !== null && other !== window; })()`,
+        { userGesture: true },
+      ),
+    ).toBe(true);
     await refusedUntouched(s, k1.tabId, [k2]);
     await refusedUntouched(s, k2.tabId, [k1]);
   });

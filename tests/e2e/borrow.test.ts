@@ -68,7 +68,8 @@ function fails(r: Run, code: string, reason?: string): void {
   if (reason) expect(r.json.error.data?.reason).toBe(reason);
 }
 
-const borrow = (s: string, tabId: number, extra: string[] = []) => w.bsk(["tab", "borrow", String(tabId), "--session", s, "--json", ...extra]);
+const borrow = (s: string, tabId: number, extra: string[] = []) =>
+  w.bsk(["tab", "borrow", String(tabId), "--session", s, "--json", ...extra]);
 
 describe("tab borrow with the person's consent", () => {
   test("allowed: the tab moves intact into the Agent Window, is the session's, and goes back where it was", async () => {
@@ -100,11 +101,9 @@ describe("tab borrow with the person's consent", () => {
 
     // Same document, same script state, the person's typing still there.
     expect((await tabState(tabId)).windowId).toBe(agentWindow);
-    expect((await w.ok(["evaluate", "[document.getElementById('to').value, window.loads, window.loadedAt]", "--session", s])).value).toEqual([
-      "Dear Ada",
-      1,
-      loadedAt,
-    ]);
+    expect(
+      (await w.ok(["evaluate", "[document.getElementById('to').value, window.loads, window.loadedAt]", "--session", s])).value,
+    ).toEqual(["Dear Ada", 1, loadedAt]);
     expect((await w.ok(["snapshot", "--session", s])).text).toContain('heading "Draft letter"');
     const listed = (await w.ok(["tab", "list", "--session", s])).tabs.find((t: any) => t.tab_id === tabId);
     expect(listed).toMatchObject({ owner: "session", ownership: "borrowed", current: true });
@@ -282,7 +281,11 @@ describe("tab borrow with the person's consent", () => {
     const [winnerId, loserId] = loser.i === 0 ? [b, a] : [a, b];
     expect((await w.ok(["tab", "list", "--session", winnerId])).tabs.some((t: any) => t.tab_id === tabId)).toBe(true);
     fails(await borrow(loserId, tabId), "permission_denied", "borrow_conflict");
-    fails(await w.bsk(["evaluate", "1", "--tab", String(tabId), "--session", loserId, "--json"]), "permission_denied", "agent_window_scope");
+    fails(
+      await w.bsk(["evaluate", "1", "--tab", String(tabId), "--session", loserId, "--json"]),
+      "permission_denied",
+      "agent_window_scope",
+    );
   });
 });
 

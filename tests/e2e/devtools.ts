@@ -36,7 +36,8 @@ async function onPage(port: number, marker: string, commands: [string, object][]
         if (until && msg.method === until) return resolve(msg.params);
         if (msg.id === undefined) return;
         if (msg.error) return reject(new Error(msg.error.message));
-        if (msg.id < commands.length) ws.send(JSON.stringify({ id: msg.id + 1, method: commands[msg.id]![0], params: commands[msg.id]![1] }));
+        if (msg.id < commands.length)
+          ws.send(JSON.stringify({ id: msg.id + 1, method: commands[msg.id]![0], params: commands[msg.id]![1] }));
         else if (!until) resolve(msg.result);
       };
       ws.send(JSON.stringify({ id: 1, method: commands[0]![0], params: commands[0]![1] }));
@@ -55,14 +56,28 @@ export async function evaluateInPage(port: number, marker: string, expression: s
 
 /** Run `expression` in the extension's service worker (as chrome://inspect would). */
 export async function evaluateInWorker(port: number, expression: string): Promise<unknown> {
-  const r = await onPage(port, `chrome-extension://${EXTENSION_ID}/`, [["Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }]], undefined, "service_worker");
+  const r = await onPage(
+    port,
+    `chrome-extension://${EXTENSION_ID}/`,
+    [["Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }]],
+    undefined,
+    "service_worker",
+  );
   if (r?.exceptionDetails) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
   return r?.result?.value;
 }
 
 /** Crash the renderer of the page whose URL contains `marker` (the tab stays open on the browser's error page). */
 export async function crashPage(port: number, marker: string): Promise<void> {
-  await onPage(port, marker, [["Inspector.enable", {}], ["Page.crash", {}]], "Inspector.targetCrashed");
+  await onPage(
+    port,
+    marker,
+    [
+      ["Inspector.enable", {}],
+      ["Page.crash", {}],
+    ],
+    "Inspector.targetCrashed",
+  );
 }
 
 /** The extension's service worker target, if it runs. */

@@ -19,7 +19,7 @@ describe("console", () => {
     await w.ok(inSession("navigate", w.fixtures.url("/diag-console.html")));
     const all = await w.ok(inSession("console"));
     const texts = all.messages.map((m: any) => `${m.level} ${m.text.split("\n")[0]}`);
-    expect(texts).toContain("log hello world {a: 1, b: \"two\"}");
+    expect(texts).toContain('log hello world {a: 1, b: "two"}');
     expect(texts).toContain("warning careful: 3 items left");
     expect(texts).toContain("error bad thing happened 42");
     expect(texts).toContain("error Uncaught Error: boom at load");

@@ -105,8 +105,10 @@ async function substitute(command: string): Promise<string> {
     .replace(/https:\/\/example\.org(\/[^\s'"]*)?/g, w.fixtures.url("/docs-example-org.html"));
   // `session start` makes the id (its comment shows the example one).
   const startsOne = /^bsk session start\b/.test(command);
-  if (!startsOne && new RegExp(`\\b${EXAMPLE_SESSION}\\b`).test(out)) out = out.replace(new RegExp(`\\b${EXAMPLE_SESSION}\\b`, "g"), await ensureSession());
-  if (new RegExp(`\\b${PERSON_TAB}\\b`).test(out)) out = out.replace(new RegExp(`\\b${PERSON_TAB}\\b`, "g"), String(await ensurePersonTab()));
+  if (!startsOne && new RegExp(`\\b${EXAMPLE_SESSION}\\b`).test(out))
+    out = out.replace(new RegExp(`\\b${EXAMPLE_SESSION}\\b`, "g"), await ensureSession());
+  if (new RegExp(`\\b${PERSON_TAB}\\b`).test(out))
+    out = out.replace(new RegExp(`\\b${PERSON_TAB}\\b`, "g"), String(await ensurePersonTab()));
   return out;
 }
 
@@ -179,7 +181,12 @@ describe("the lifecycle the skill teaches survives separate shells", () => {
     const started = await runLine("bsk session start --no-focus --lease 1h --name 'separate shells'");
     expect(started.code).toBe(0);
     const id = started.stdout.trim();
-    for (const line of [`bsk status --session ${id}`, `bsk wait 10ms --session ${id}`, `bsk browsers --session ${id}`, `bsk tab list --session ${id}`]) {
+    for (const line of [
+      `bsk status --session ${id}`,
+      `bsk wait 10ms --session ${id}`,
+      `bsk browsers --session ${id}`,
+      `bsk tab list --session ${id}`,
+    ]) {
       const r = await runLine(line);
       if (r.code !== 0) throw new Error(`${line} exited ${r.code}:\n${r.stdout}${r.stderr}`);
     }
@@ -190,8 +197,13 @@ describe("the lifecycle the skill teaches survives separate shells", () => {
     expect(JSON.parse(ended.stdout).error).toMatchObject({ code: "not_found", data: { reason: "session_ended", end_reason: "stopped" } });
   });
 
-  test('an empty --session (a variable lost between shells) is refused in words, on every kind of command', async () => {
-    for (const line of ['bsk snapshot --session "$S"', 'bsk status --session ""', 'bsk session list --session "$S"', 'bsk wait 1s --session "$S"']) {
+  test("an empty --session (a variable lost between shells) is refused in words, on every kind of command", async () => {
+    for (const line of [
+      'bsk snapshot --session "$S"',
+      'bsk status --session ""',
+      'bsk session list --session "$S"',
+      'bsk wait 1s --session "$S"',
+    ]) {
       const r = await runLine(line);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain("--session is empty");

@@ -17,10 +17,14 @@ async function events(s: string, ...args: string[]): Promise<any[]> {
 
 /** Events are pushed by the browser as they happen; the test polls the daemon's stream for them. */
 async function eventsUntil(s: string, what: string, ok: (evs: any[]) => boolean, ms = 10_000): Promise<any[]> {
-  return until(what, async () => {
-    const evs = await events(s);
-    return ok(evs) ? evs : undefined;
-  }, ms);
+  return until(
+    what,
+    async () => {
+      const evs = await events(s);
+      return ok(evs) ? evs : undefined;
+    },
+    ms,
+  );
 }
 
 const texts = (evs: any[]) => evs.filter((e) => e.event === "console.error").map((e) => e.data.text);
@@ -42,7 +46,7 @@ test("console errors and failed requests of the page are events; the browser's o
   expectConsecutive(evs);
 
   const human = await w.bsk(["events", "--session", s, "--type", "console.error,request"]);
-  expect(human.stdout).toContain('console.error  tab_id=');
+  expect(human.stdout).toContain("console.error  tab_id=");
   expect(human.stdout).toContain('text="first error"');
   expect(human.stdout).not.toContain("session.started");
   await w.ok(["session", "stop", s]);
@@ -104,13 +108,21 @@ test("the service worker stopped mid-call: the call is unknown; the worker wakes
   const stoppedAt = Date.now();
   const old = await stopServiceWorker(w.person);
   const cut = await inFlight;
-  expect(cut.json).toMatchObject({ ok: false, effect_state: "unknown", error: { code: "cdp_failed", data: { reason: "browser_gone", effect_state: "unknown" } } });
+  expect(cut.json).toMatchObject({
+    ok: false,
+    effect_state: "unknown",
+    error: { code: "cdp_failed", data: { reason: "browser_gone", effect_state: "unknown" } },
+  });
 
   // Woken (the tab's keep-alive script pings it) and connected again, with the session re-adopted.
-  await until("the worker to come back", async () => {
-    const sw = await serviceWorker(w.person);
-    return sw && sw.targetId !== old;
-  }, 5_000);
+  await until(
+    "the worker to come back",
+    async () => {
+      const sw = await serviceWorker(w.person);
+      return sw && sw.targetId !== old;
+    },
+    5_000,
+  );
   await until("the browser to reconnect", async () => (await w.ok(["browsers"])).browsers.length === 1, 5_000);
   expect(Date.now() - stoppedAt).toBeLessThan(5_000);
   expect((await w.ok(["session", "list"])).sessions.find((x: any) => x.session_id === s)?.state).toBe("live");
@@ -134,7 +146,11 @@ test("a crashed renderer fails the tab's call in flight (renderer_crashed, effec
   await w.fixtures.seen("/hold/crash");
   await crashPage(w.browser.cdpPort!, "/events.html?crash");
   const cut = await inFlight;
-  expect(cut.json).toMatchObject({ ok: false, effect_state: "unknown", error: { code: "cdp_failed", data: { reason: "renderer_crashed" } } });
+  expect(cut.json).toMatchObject({
+    ok: false,
+    effect_state: "unknown",
+    error: { code: "cdp_failed", data: { reason: "renderer_crashed" } },
+  });
   expect(cut.json.error.hint).toContain("reload");
   await eventsUntil(s, "tab.crashed", (e) => e.some((x) => x.event === "tab.crashed"));
 
@@ -210,7 +226,12 @@ test("session start --observe streams DOM summaries, the page's WebSockets, visi
 test("without --observe none of those streams is recorded", async () => {
   const s = await w.startSession();
   await w.ok(["navigate", w.fixtures.url("/events.html"), "--session", s]);
-  await w.ok(["evaluate", "document.body.append(document.createElement('p')); new WebSocket('ws://127.0.0.1:9/'); console.error('marker'); 1", "--session", s]);
+  await w.ok([
+    "evaluate",
+    "document.body.append(document.createElement('p')); new WebSocket('ws://127.0.0.1:9/'); console.error('marker'); 1",
+    "--session",
+    s,
+  ]);
   const evs = await eventsUntil(s, "the marker error", (e) => texts(e).includes("marker"));
   expect(evs.filter((e) => /^(dom|socket|visibility|perf)/.test(e.event))).toEqual([]);
   await w.ok(["session", "stop", s]);
@@ -221,7 +242,12 @@ test("a navigation the page's script asks for is cause script, a click on a link
   await w.ok(["navigate", w.fixtures.url("/events.html?from=start"), "--session", s]);
   await w.ok(["evaluate", `setTimeout(() => { location.href = "/events.html?by=script"; }, 0); 1`, "--session", s]);
   await w.ok(["wait-for", "--url", "by=script", "--session", s]);
-  await w.ok(["evaluate", `const a = document.createElement("a"); a.href = "/events.html?by=link"; a.id = "go"; a.textContent = "go"; document.body.prepend(a); 1`, "--session", s]);
+  await w.ok([
+    "evaluate",
+    `const a = document.createElement("a"); a.href = "/events.html?by=link"; a.id = "go"; a.textContent = "go"; document.body.prepend(a); 1`,
+    "--session",
+    s,
+  ]);
   await w.ok(["click", "#go", "--session", s]);
   const navs = (evs: any[]) => evs.filter((e) => e.event === "navigation");
   const evs = await eventsUntil(s, "both navigations", (e) => navs(e).some((n) => n.data.url.includes("by=link")));

@@ -26,8 +26,11 @@ type Stage = "before_dispatch" | "after_dispatch" | "after_reaction";
 type Row = () => Promise<string[]>;
 
 const page = () => w.ok(["navigate", w.fixtures.url(`/fault-matrix.html?n=${++n}`), "--session", s]);
-const atPage = (argv: string[]): Row => async () => (await page(), argv);
-const ownTab = async () => (await w.ok(["tab", "create", w.fixtures.url("/fault-matrix.html?tab"), "--background", "--session", s])).tab_id as number;
+const atPage =
+  (argv: string[]): Row =>
+  async () => (await page(), argv);
+const ownTab = async () =>
+  (await w.ok(["tab", "create", w.fixtures.url("/fault-matrix.html?tab"), "--background", "--session", s])).tab_id as number;
 const chrome = (expression: string) => w.person.asExtension(expression);
 
 async function personTab(): Promise<number> {
@@ -87,14 +90,18 @@ async function openDialog(): Promise<void> {
 async function arm(method: string, stage: Stage): Promise<void> {
   const fault = JSON.stringify({ method, stage });
   await evaluateInWorker(w.browser.cdpPort!, `chrome.storage.local.set({ bsk_test_fault: ${fault} }).then(() => true)`);
-  await until("the worker to hold the fault", async () =>
-    (await evaluateInWorker(w.browser.cdpPort!, `JSON.stringify(globalThis.bskArmedFault?.() ?? null)`)) === fault,
+  await until(
+    "the worker to hold the fault",
+    async () => (await evaluateInWorker(w.browser.cdpPort!, `JSON.stringify(globalThis.bskArmedFault?.() ?? null)`)) === fault,
   );
 }
 
 async function disarm(): Promise<void> {
   await evaluateInWorker(w.browser.cdpPort!, `chrome.storage.local.remove("bsk_test_fault").then(() => true)`);
-  await until("the worker to drop the fault", async () => (await evaluateInWorker(w.browser.cdpPort!, `globalThis.bskArmedFault?.() ?? null`)) === null);
+  await until(
+    "the worker to drop the fault",
+    async () => (await evaluateInWorker(w.browser.cdpPort!, `globalThis.bskArmedFault?.() ?? null`)) === null,
+  );
 }
 
 const mutations = (Object.keys(EFFECTS) as MethodName[]).filter((m) => EFFECTS[m] === "BrowserMutation");

@@ -50,7 +50,12 @@ describe("file: URLs are off by default", () => {
     await refused(["navigate", "blob:https://elsewhere.example/0a0a", "--session", s], "");
 
     // The page itself tries: a link, location and window.open (the browser refuses file: from a web page; bsk too).
-    await w.ok(["evaluate", `(() => { const a = document.createElement("a"); a.href = ${JSON.stringify(note)}; document.body.append(a); a.click(); window.open(${JSON.stringify(note)}); location.href = "file:///etc/passwd"; return 1; })()`, "--session", s]);
+    await w.ok([
+      "evaluate",
+      `(() => { const a = document.createElement("a"); a.href = ${JSON.stringify(note)}; document.body.append(a); a.click(); window.open(${JSON.stringify(note)}); location.href = "file:///etc/passwd"; return 1; })()`,
+      "--session",
+      s,
+    ]);
     expect((await sessionUrls(s)).filter((u) => u.startsWith("file:"))).toEqual([]);
     const html = (await w.ok(["get-html", "--session", s])).html as string;
     expect(html).not.toContain("LOCAL-NOTE-7731");

@@ -24,7 +24,10 @@ const downloadsOf = (home: string) => join(home, "browser-downloads");
 async function turnOffFileAccess(world: World): Promise<void> {
   const before = new Date().toISOString();
   const targetId = await world.person.openTab(`chrome://extensions/?id=${EXTENSION_ID}`);
-  const list = (await (await fetch(`http://127.0.0.1:${world.browser.cdpPort}/json/list`)).json()) as { id: string; webSocketDebuggerUrl: string }[];
+  const list = (await (await fetch(`http://127.0.0.1:${world.browser.cdpPort}/json/list`)).json()) as {
+    id: string;
+    webSocketDebuggerUrl: string;
+  }[];
   const ws = new WebSocket(list.find((t) => t.id === targetId)!.webSocketDebuggerUrl);
   await new Promise((resolve) => (ws.onopen = resolve));
   const answer = new Promise<any>((resolve) => (ws.onmessage = (ev) => resolve(JSON.parse(String(ev.data)))));
@@ -175,8 +178,14 @@ describe("upload", () => {
   test("in a cross-site (out-of-process) iframe", async () => {
     await ok(["navigate", w.fixtures.url("/files-frame.html")]);
     const snap = await ok(["snapshot"]);
-    const frameRef = (snap.text as string).split("\n").find((l) => l.includes("Uploader"))?.match(/@e\d+/)?.[0];
-    const resume = (snap.text as string).split("\n").find((l) => l.includes("Resume") && /@e\d+/.test(l))?.match(/@e\d+/)?.[0];
+    const frameRef = (snap.text as string)
+      .split("\n")
+      .find((l) => l.includes("Uploader"))
+      ?.match(/@e\d+/)?.[0];
+    const resume = (snap.text as string)
+      .split("\n")
+      .find((l) => l.includes("Resume") && /@e\d+/.test(l))
+      ?.match(/@e\d+/)?.[0];
     expect(frameRef).toBeDefined();
     expect(resume).toBeDefined();
     const a = localFile("framed.txt", "inside the frame");
@@ -184,7 +193,10 @@ describe("upload", () => {
     expect(r.effect_state).toBe("committed");
     expect((await received(frameRef)).single).toEqual([{ name: "framed.txt", size: a.size, type: "text/plain", sha256: a.sha256 }]);
 
-    const pick = (snap.text as string).split("\n").find((l) => l.includes("Choose files"))?.match(/@e\d+/)?.[0];
+    const pick = (snap.text as string)
+      .split("\n")
+      .find((l) => l.includes("Choose files"))
+      ?.match(/@e\d+/)?.[0];
     const h = await ok(["upload", pick!, "--file", a.path]);
     expect(h.effect_state).toBe("committed");
     expect((await received(frameRef)).hidden?.[0]).toMatchObject({ name: "framed.txt", sha256: a.sha256 });
@@ -259,7 +271,7 @@ describe("download", () => {
   });
 });
 
-describe("a browser with \"Ask where to save\" on and file access (unpacked extensions get it by default)", () => {
+describe('a browser with "Ask where to save" on and file access (unpacked extensions get it by default)', () => {
   let w2: World;
   let s2: string;
   beforeAll(async () => {
@@ -281,7 +293,16 @@ describe("a browser with \"Ask where to save\" on and file access (unpacked exte
     const cases: [string, string, (r: any) => void][] = [
       ["#small", "asked.txt", (r) => expect(r).toMatchObject({ name: "notes.txt", size: 13, sha256: generatedSha(13) })],
       ["#big", "asked-big.bin", (r) => expect(r).toMatchObject({ name: "big.bin", size: 52428800, sha256: generatedSha(52428800) })],
-      ["#attr", "asked-page.html", (r) => expect(r).toMatchObject({ name: "page-copy.html", mime: "text/html", sha256: sha256(readFileSync(join(import.meta.dir, "../fixtures/pages/files-download.html"))) })],
+      [
+        "#attr",
+        "asked-page.html",
+        (r) =>
+          expect(r).toMatchObject({
+            name: "page-copy.html",
+            mime: "text/html",
+            sha256: sha256(readFileSync(join(import.meta.dir, "../fixtures/pages/files-download.html"))),
+          }),
+      ],
       ["#blob", "asked-blob.txt", (r) => expect(r).toMatchObject({ name: "from-blob.txt", size: 17, mime: "text/plain" })],
       ["#blob-revoked", "asked-revoked.bin", (r) => expect(r).toMatchObject({ name: "revoked.bin", size: 4 })],
       ["#data", "asked-data.txt", (r) => expect(r).toMatchObject({ name: "hello.txt", size: 15 })],
@@ -299,7 +320,8 @@ describe("a browser with \"Ask where to save\" on and file access (unpacked exte
     expect(readFileSync(asked("asked-data.txt"), "utf8")).toBe("hello from data");
     // Nothing reached the person's download folder or the browser's download list.
     expect(browserFolder().filter((f) => !String(f).startsWith("bsk-"))).toEqual([]);
-    const list = () => evaluateInWorker(w2.browser.cdpPort!, "chrome.downloads.search({}).then((l) => l.map((d) => [d.url, d.state, d.error].join(' ')))");
+    const list = () =>
+      evaluateInWorker(w2.browser.cdpPort!, "chrome.downloads.search({}).then((l) => l.map((d) => [d.url, d.state, d.error].join(' ')))");
     await until("the browser's download list is empty", async () => ((await list()) as string[]).length === 0 || undefined);
     // Each file was fetched once: bsk read the response the click caused, it did not ask again.
     expect(w2.fixtures.hits("/download/13/notes.txt")).toBe(1);
@@ -323,7 +345,9 @@ describe("a browser with \"Ask where to save\" on and file access (unpacked exte
       expect({ target, kind: effect.kind }).toEqual({ target, kind: "download" });
       const id = effect.download.id as string;
       expect(id).toMatch(/^d[0-9a-f]{8}$/);
-      const done = await until(`${target}'s download event to say complete`, async () => (await events()).find((e) => e.download_id === id && e.state !== "in_progress"));
+      const done = await until(`${target}'s download event to say complete`, async () =>
+        (await events()).find((e) => e.download_id === id && e.state !== "in_progress"),
+      );
       expect({ target, state: done.state, error: done.error }).toEqual({ target, state: "complete", error: undefined });
       expect(done).toMatchObject({ name: want.name, ...(want.size !== undefined && { size: want.size, sha256: want.sha256 }) });
       expect((await events()).find((e) => e.download_id === id && e.state === "in_progress")).toMatchObject({ name: want.name });
@@ -352,7 +376,8 @@ describe("a browser with \"Ask where to save\" on and file access (unpacked exte
     expect((await w2.ok(["evaluate", "document.title", "--session", s2])).value).toBe("asked-copy");
     // Nothing reached the person's download folder or the browser's download list.
     expect(browserFolder().filter((f) => !/^bsk-[a-z0-9]+$/.test(String(f)))).toEqual([]);
-    const list = () => evaluateInWorker(w2.browser.cdpPort!, "chrome.downloads.search({}).then((l) => l.map((d) => [d.url, d.state, d.error].join(' ')))");
+    const list = () =>
+      evaluateInWorker(w2.browser.cdpPort!, "chrome.downloads.search({}).then((l) => l.map((d) => [d.url, d.state, d.error].join(' ')))");
     await until("the browser's download list is empty", async () => ((await list()) as string[]).length === 0 || undefined);
   }, 120_000);
 
@@ -362,7 +387,9 @@ describe("a browser with \"Ask where to save\" on and file access (unpacked exte
     const id = click.effect.download?.id as string;
     expect(id).toMatch(/^d[0-9a-f]{8}$/);
     const ended = await until("the revoked blob's download to end", async () =>
-      ((await w2.ok(["events", "--type", "download", "--session", s2])).events as any[]).map((e) => e.data).find((e) => e.download_id === id && e.state !== "in_progress"),
+      ((await w2.ok(["events", "--type", "download", "--session", s2])).events as any[])
+        .map((e) => e.data)
+        .find((e) => e.download_id === id && e.state !== "in_progress"),
     );
     expect(ended).toMatchObject({ state: "failed", name: "gone.txt", error: expect.any(String) });
     expect(((await w2.ok(["downloads", "--session", s2])).downloads as any[]).map((d) => d.download_id)).not.toContain(id);

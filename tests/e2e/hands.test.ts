@@ -153,7 +153,15 @@ describe("the agent's own input never takes it over", () => {
 describe("when the person's input is expected or not wanted", () => {
   test("while a help request is open in the tab, the person's input does not take over; its criteria still complete it", async () => {
     const { s, page } = await sessionOnFixture();
-    const asking = run(s, ["request-help", "--prompt", "Please type your name and sign in", "--until", JSON.stringify({ element_exists: "#signed", stable_ms: 100 }), "--timeout", "20s"]);
+    const asking = run(s, [
+      "request-help",
+      "--prompt",
+      "Please type your name and sign in",
+      "--until",
+      JSON.stringify({ element_exists: "#signed", stable_ms: 100 }),
+      "--timeout",
+      "20s",
+    ]);
     await page.waitOverlay("the help panel", (o) => !!o?.panel);
     await page.clickSelector("#name");
     await page.typeKeys("Grace");

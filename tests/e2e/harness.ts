@@ -87,11 +87,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
       stdout: "pipe",
       stderr: "pipe",
     });
-    const [stdout, stderr, code] = await Promise.all([
-      new Response(proc.stdout).text(),
-      new Response(proc.stderr).text(),
-      proc.exited,
-    ]);
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     let json: unknown;
     if (args.includes("--json")) {
       try {

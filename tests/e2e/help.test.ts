@@ -20,7 +20,8 @@ const help = (...args: string[]) => run(["request-help", ...args]);
 /** The call's result; an outcome the agent did not ask for exits with its own code (7 cancelled, 8 timed_out, 9 disabled). */
 async function result(r: Promise<Run>, exit = 0): Promise<any> {
   const got = await r;
-  if (got.code !== exit || !got.json?.ok) throw new Error(`request-help: expected exit ${exit}, got ${got.code}:\n${got.stdout}${got.stderr}`);
+  if (got.code !== exit || !got.json?.ok)
+    throw new Error(`request-help: expected exit ${exit}, got ${got.code}:\n${got.stdout}${got.stderr}`);
   return got.json.result;
 }
 
@@ -40,10 +41,14 @@ describe("request-help", () => {
     await w.ok(["navigate", w.fixtures.url("/account"), "--session", s]);
     const page = await PersonPage.find(w.browser.cdpPort!, "/account");
     const asking = help(
-      "--title", "Sign in",
-      "--prompt", "Please sign in to your account, then I will continue.",
-      "--until", JSON.stringify({ url_contains: "/account", text_present: "Logged in", stable_ms: 200 }),
-      "--timeout", "20s",
+      "--title",
+      "Sign in",
+      "--prompt",
+      "Please sign in to your account, then I will continue.",
+      "--until",
+      JSON.stringify({ url_contains: "/account", text_present: "Logged in", stable_ms: 200 }),
+      "--timeout",
+      "20s",
     );
     const look = await panelShown(page);
     expect(look!.panelText).toContain("Please sign in to your account");
@@ -116,7 +121,10 @@ describe("request-help", () => {
     expect(during).toEqual([]);
 
     const e = await run(["navigate", w.fixtures.url("/basic-auth?after=1")]);
-    expect(e.json?.error).toMatchObject({ code: "unsupported", data: { reason: "browser_prompt", prompt: "http_auth", answer: "cancelled" } });
+    expect(e.json?.error).toMatchObject({
+      code: "unsupported",
+      data: { reason: "browser_prompt", prompt: "http_auth", answer: "cancelled" },
+    });
     again.close();
     page.close();
   });
@@ -138,7 +146,14 @@ describe("request-help", () => {
     expect((await result(asking)).targets).toEqual([{ target: button, found: true, role: "button", name: "Choose files" }]);
     await panelGone(page);
     expect(await page.evaluate(`document.querySelectorAll("[data-bsk-help-target]").length`)).toBe(0);
-    const inFrame = await w.ok(["evaluate", `document.querySelectorAll("[data-bsk-help-target]").length`, "--frame", frame, "--session", s]);
+    const inFrame = await w.ok([
+      "evaluate",
+      `document.querySelectorAll("[data-bsk-help-target]").length`,
+      "--frame",
+      frame,
+      "--session",
+      s,
+    ]);
     expect(inFrame.value).toBe(0);
     page.close();
   });

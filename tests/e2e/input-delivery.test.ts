@@ -32,7 +32,8 @@ function worldFor(display?: () => Display | null): void {
 }
 
 let n = 0;
-const got = async (tab: number) => (await w.ok(["evaluate", "JSON.stringify(got)", "--no-await", "--tab", String(tab), "--session", s])).value as string;
+const got = async (tab: number) =>
+  (await w.ok(["evaluate", "JSON.stringify(got)", "--no-await", "--tab", String(tab), "--session", s])).value as string;
 
 async function blind(on: boolean): Promise<void> {
   const worker = (expression: string) => evaluateInWorker(w.browser.cdpPort!, expression);
@@ -84,13 +85,15 @@ describe.skipIf(!headed)("headed: input the page never received is reported as n
       expect(text.stderr).toContain("received none of the input");
       // And the page indeed saw none of it.
       expect(await got(tab)).toBe(before);
-      expect((await w.ok(["evaluate", "document.getElementById('t').value + '|' + clicks", "--no-await", "--tab", String(tab), "--session", s])).value).toBe("|0");
+      expect(
+        (await w.ok(["evaluate", "document.getElementById('t').value + '|' + clicks", "--no-await", "--tab", String(tab), "--session", s]))
+          .value,
+      ).toBe("|0");
       await w.ok(["tab", "close", String(tab), "--session", s]);
     } finally {
       await blind(false);
     }
   });
-
 });
 
 describe("headless: no false alarm, and a frozen tab", () => {
@@ -114,7 +117,10 @@ describe("headless: no false alarm, and a frozen tab", () => {
   test("a frozen background tab is resumed by the input, and the reply is true: clicked, the page got it", async () => {
     const marker = `frozen-${++n}`;
     const tab = (await w.ok(["tab", "create", w.fixtures.url(`/deaf.html?${marker}`), "--background", "--session", s])).tab_id as number;
-    await until("the page to load", async () => (await w.ok(["evaluate", "document.readyState", "--tab", String(tab), "--session", s])).value === "complete");
+    await until(
+      "the page to load",
+      async () => (await w.ok(["evaluate", "document.readyState", "--tab", String(tab), "--session", s])).value === "complete",
+    );
     await freezePage(w.browser.cdpPort!, marker);
     expect(await got(tab)).toContain("freeze");
     const r = await w.ok(["click", "#b", "--tab", String(tab), "--session", s]);

@@ -70,18 +70,38 @@ test("kill -9 while a click is in flight: after the restart the op is unknown, a
 
   // The same op id for another target is another call: refused, and nothing is clicked either.
   const reused = await w.bsk(["click", "h1", "--session", s, "--op-id", opId, "--json"]);
-  expect(reused.json).toMatchObject({ ok: false, effect_state: "none", error: { code: "invalid_params", data: { reason: "op_id_reused" } } });
+  expect(reused.json).toMatchObject({
+    ok: false,
+    effect_state: "none",
+    error: { code: "invalid_params", data: { reason: "op_id_reused" } },
+  });
   expect(await clicks()).toBe(1);
   w.fixtures.release("kill9");
 }, 60_000);
 
 test("every mutation reports effect_state; a settled op replays its result, never acting twice", async () => {
   await w.ok(["navigate", w.fixtures.url("/ledger.html?key=replay"), "--session", s]);
-  const first = await w.bsk(["evaluate", "localStorage.setItem('n', String(Number(localStorage.getItem('n') || 0) + 1)); localStorage.getItem('n')", "--session", s, "--op-id", "eval-1", "--json"]);
+  const first = await w.bsk([
+    "evaluate",
+    "localStorage.setItem('n', String(Number(localStorage.getItem('n') || 0) + 1)); localStorage.getItem('n')",
+    "--session",
+    s,
+    "--op-id",
+    "eval-1",
+    "--json",
+  ]);
   expect(first.json).toMatchObject({ ok: true, op_id: "eval-1", effect_state: "committed" });
   expect(first.json.replayed).toBeUndefined();
   const n = first.json.result.value;
-  const second = await w.bsk(["evaluate", "localStorage.setItem('n', String(Number(localStorage.getItem('n') || 0) + 1)); localStorage.getItem('n')", "--session", s, "--op-id", "eval-1", "--json"]);
+  const second = await w.bsk([
+    "evaluate",
+    "localStorage.setItem('n', String(Number(localStorage.getItem('n') || 0) + 1)); localStorage.getItem('n')",
+    "--session",
+    s,
+    "--op-id",
+    "eval-1",
+    "--json",
+  ]);
   expect(second.json).toMatchObject({ ok: true, replayed: true, effect_state: "committed", result: { value: n } });
   expect((await w.ok(["evaluate", "localStorage.getItem('n')", "--session", s])).value).toBe(n);
 

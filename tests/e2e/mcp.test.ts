@@ -42,7 +42,20 @@ describe("bsk mcp", () => {
       expect(client.getInstructions()).toContain("session_stop");
       const { tools } = await client.listTools();
       const byName = new Map(tools.map((t) => [t.name, t]));
-      for (const name of ["session_start", "session_stop", "session_list", "system_status", "browser_list", "tab_list", "navigate", "snapshot", "click", "fill", "screenshot", "dialog_accept"]) {
+      for (const name of [
+        "session_start",
+        "session_stop",
+        "session_list",
+        "system_status",
+        "browser_list",
+        "tab_list",
+        "navigate",
+        "snapshot",
+        "click",
+        "fill",
+        "screenshot",
+        "dialog_accept",
+      ]) {
         expect(byName.has(name)).toBe(true);
       }
       expect(byName.has("system_allow_extension")).toBe(false);
@@ -68,7 +81,10 @@ describe("bsk mcp", () => {
 
       const snap = (await callOk(client, "snapshot", { session_id: session }))[0]!.text!;
       expect(snap).toContain("Cart: 0 items");
-      const ref = snap.split("\n").find((l) => l.includes('button "Add to cart"'))?.match(/@e\d+/)?.[0];
+      const ref = snap
+        .split("\n")
+        .find((l) => l.includes('button "Add to cart"'))
+        ?.match(/@e\d+/)?.[0];
       expect(ref).toBeDefined();
 
       const click = json(await callOk(client, "click", { session_id: session, target: ref, op_id: "mcp-e2e-add" }));
@@ -158,7 +174,10 @@ describe("bsk mcp", () => {
       expect(JSON.parse(readFileSync(`${dir}/trace.json`, "utf8"))).toEqual(r.trace);
 
       const sessionsBefore = (await w.ok(["session", "list"])).sessions.length;
-      const refused = await client.callTool({ name: "record_start", arguments: { url: w.fixtures.url("/record-start.html"), out: "trace.json" } });
+      const refused = await client.callTool({
+        name: "record_start",
+        arguments: { url: w.fixtures.url("/record-start.html"), out: "trace.json" },
+      });
       expect(refused.isError).toBe(true);
       expect((refused.content as Content[])[0]!.text).toContain("already exists");
       expect((await w.ok(["session", "list"])).sessions.length).toBe(sessionsBefore);
@@ -181,7 +200,8 @@ describe("bsk mcp", () => {
       const tool = advertised.get(name);
       if (!tool) throw new Error(`no tool ${name}`);
       const check = validator.getValidator(tool.inputSchema as never)(args);
-      if (!check.valid) throw new Error(`${name}: arguments ${JSON.stringify(args)} do not match the advertised schema: ${check.errorMessage}`);
+      if (!check.valid)
+        throw new Error(`${name}: arguments ${JSON.stringify(args)} do not match the advertised schema: ${check.errorMessage}`);
       const r = await client.callTool({ name, arguments: args });
       const content = r.content as Content[];
       const code = r.isError ? ((r.structuredContent as any)?.error?.code ?? "unknown") : "ok";
@@ -192,7 +212,8 @@ describe("bsk mcp", () => {
     try {
       await call("system_status", {});
       await call("browser_list", {});
-      const S = (await obj("session_start", { name: "schemas", focus: false, width: 1000, height: 800, lease_ms: 600_000 })).session_id as string;
+      const S = (await obj("session_start", { name: "schemas", focus: false, width: 1000, height: 800, lease_ms: 600_000 }))
+        .session_id as string;
       await call("session_list", {});
       const s = { session_id: S };
 
@@ -273,14 +294,22 @@ describe("bsk mcp", () => {
       expect(hidden.isError).toBe(true);
       expect((hidden.structuredContent as any).error).toMatchObject({ code: "invalid_params", message: "events does not take follow_ms" });
 
-      const recording = call("record_start", { url: w.fixtures.url("/record-start.html"), purpose: "schemas", out: "trace.json", overwrite: false, timeout_ms: 60_000 });
+      const recording = call("record_start", {
+        url: w.fixtures.url("/record-start.html"),
+        purpose: "schemas",
+        out: "trace.json",
+        overwrite: false,
+        timeout_ms: 60_000,
+      });
       await until("the recording to stop", async () => (await call("record_stop", {})) !== undefined);
       await recording;
       await call("session_stop", { ...s });
 
       expect([...outcomes.keys()].sort()).toEqual([...advertised.keys()].sort());
       // Every call succeeds, but request_help: nobody answers it within timeout_ms, which need not be a success.
-      const failed = [...outcomes].filter(([name, outcome]) => outcome !== "ok" && (name !== "request_help" || outcome.startsWith("invalid_params")));
+      const failed = [...outcomes].filter(
+        ([name, outcome]) => outcome !== "ok" && (name !== "request_help" || outcome.startsWith("invalid_params")),
+      );
       expect(failed).toEqual([]);
       expect(readFileSync(`${dir}/notes.txt`).length).toBe(13);
       expect(readFileSync(`${dir}/kept.txt`).length).toBe(13);

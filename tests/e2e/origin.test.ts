@@ -93,7 +93,12 @@ describe("origin allow-list", () => {
 
   test("a popup the page opens toward another origin does not stay there", async () => {
     const before = (await w.ok(["tab", "list", "--session", s])).tabs.length;
-    await w.ok(["evaluate", `window.open(${JSON.stringify(w.fixtures.crossUrl("/echo-title/popup-elsewhere"))}, "_blank"); 1`, "--session", s]);
+    await w.ok([
+      "evaluate",
+      `window.open(${JSON.stringify(w.fixtures.crossUrl("/echo-title/popup-elsewhere"))}, "_blank"); 1`,
+      "--session",
+      s,
+    ]);
     const popup = await until("the popup to join the session", async () => {
       const { tabs } = await w.ok(["tab", "list", "--session", s]);
       return tabs.length > before && tabs.find((t: any) => t.ownership === "opened");
@@ -138,8 +143,13 @@ describe("browser prompts", () => {
 
   test("a permission prompt from another site's iframe is caught too", async () => {
     await w.ok(["navigate", w.fixtures.url("/guard-frame.html"), "--session", s]);
-    const paste = await until("the frame's button in a snapshot", async () =>
-      ((await w.ok(["snapshot", "--session", s])).text as string).split("\n").find((l) => l.includes("Paste from the clipboard"))?.match(/@e\d+/)?.[0],
+    const paste = await until(
+      "the frame's button in a snapshot",
+      async () =>
+        ((await w.ok(["snapshot", "--session", s])).text as string)
+          .split("\n")
+          .find((l) => l.includes("Paste from the clipboard"))
+          ?.match(/@e\d+/)?.[0],
     );
     const r = await w.ok(["click", paste, "--session", s]);
     expect(r.effect).toMatchObject({ kind: "browser_prompt", prompt: { kind: "permission", detail: { permission: "clipboard-read" } } });

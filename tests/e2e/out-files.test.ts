@@ -22,7 +22,9 @@ let mine: string;
 let victim: string;
 
 beforeAll(async () => {
-  w = await startWorld({ prefs: (home) => ({ download: { default_directory: join(home, "browser-downloads"), prompt_for_download: false } }) });
+  w = await startWorld({
+    prefs: (home) => ({ download: { default_directory: join(home, "browser-downloads"), prompt_for_download: false } }),
+  });
   s = await w.startSession();
   mine = join(w.home, "mine");
   mkdirSync(mine);
@@ -77,68 +79,76 @@ const isPng = (path: string) => [...readFileSync(path).subarray(0, 4)].join() ==
 /** The names the CLI's writers used before, for a process `pid`. */
 const oldNames = (out: string, pid: number) => [`${out}.${pid}.tmp`, `${out}.bsk-${pid}.tmp`];
 
-describe.skipIf(!attacker)(`item 2: another local user's symlinks at the old temp names${skipReason ? ` (skipped: ${skipReason})` : ""}`, () => {
-  beforeAll(async () => {
-    await ok(["navigate", w.fixtures.url("/files-download.html")]);
-  });
-
-  /** Runs `args` (which write `file` in a fresh shared folder) with the attacker's links planted first. */
-  async function attacked(sticky: boolean, file: string, args: (out: string) => string[], during?: () => Promise<void>): Promise<{ out: string; result: any }> {
-    const folder = sharedFolder(sticky);
-    shared.push(folder);
-    const out = join(folder, file);
-    let planted: string[] = [];
-    const running = runHeld(args(out), (pid) => {
-      planted = oldNames(out, pid);
-      attacker!.plantLinks(victim, planted);
-    });
-    await during?.();
-    const r = result(await running);
-    expect(readFileSync(victim, "utf8")).toBe("precious");
-    expect(lstatSync(out).isFile()).toBe(true);
-    for (const l of planted) expect(readlinkSync(l)).toBe(victim);
-    expect(readdirSync(folder).sort()).toEqual([file, ...planted.map((p) => p.slice(folder.length + 1))].sort());
-    return { out, result: r };
-  }
-
-  for (const sticky of [true, false]) {
-    const where = sticky ? "a sticky shared folder" : "a non-sticky shared folder";
-
-    test(`screenshot --out into ${where}`, async () => {
-      const { out } = await attacked(sticky, "shot.png", (o) => ["screenshot", "--out", o, "--session", s]);
-      expect(isPng(out)).toBe(true);
+describe.skipIf(!attacker)(
+  `item 2: another local user's symlinks at the old temp names${skipReason ? ` (skipped: ${skipReason})` : ""}`,
+  () => {
+    beforeAll(async () => {
+      await ok(["navigate", w.fixtures.url("/files-download.html")]);
     });
 
-    test(`screenshot --full-page --out into ${where}`, async () => {
-      const { out, result: r } = await attacked(sticky, "full.png", (o) => ["screenshot", "--full-page", "--out", o, "--session", s]);
-      expect(isPng(out)).toBe(true);
-      expect(readFileSync(out).length).toBe(r.bytes);
-    });
+    /** Runs `args` (which write `file` in a fresh shared folder) with the attacker's links planted first. */
+    async function attacked(
+      sticky: boolean,
+      file: string,
+      args: (out: string) => string[],
+      during?: () => Promise<void>,
+    ): Promise<{ out: string; result: any }> {
+      const folder = sharedFolder(sticky);
+      shared.push(folder);
+      const out = join(folder, file);
+      let planted: string[] = [];
+      const running = runHeld(args(out), (pid) => {
+        planted = oldNames(out, pid);
+        attacker!.plantLinks(victim, planted);
+      });
+      await during?.();
+      const r = result(await running);
+      expect(readFileSync(victim, "utf8")).toBe("precious");
+      expect(lstatSync(out).isFile()).toBe(true);
+      for (const l of planted) expect(readlinkSync(l)).toBe(victim);
+      expect(readdirSync(folder).sort()).toEqual([file, ...planted.map((p) => p.slice(folder.length + 1))].sort());
+      return { out, result: r };
+    }
 
-    test(`download --overwrite --out into ${where}`, async () => {
-      const { out } = await attacked(sticky, "notes.txt", (o) => ["download", "#small", "--out", o, "--overwrite", "--session", s]);
-      expect(readFileSync(out).length).toBe(13);
-    });
+    for (const sticky of [true, false]) {
+      const where = sticky ? "a sticky shared folder" : "a non-sticky shared folder";
 
-    test(`record start --out into ${where}`, async () => {
-      // Its own URL each time, so the page found is this recording's.
-      const marker = `/record-start.html?in=${sticky ? "sticky" : "plain"}`;
-      const { out } = await attacked(
-        sticky,
-        "trace.json",
-        (o) => ["record", "start", "--url", w.fixtures.url(marker), "--out", o],
-        async () => {
-          const page = await PersonPage.find(w.browser.cdpPort!, marker, 20_000);
-          await page.waitOverlay("the record panel", (o) => !!o?.panel);
-          // The panel can show before the daemon has the extension's answer to record.begin: until then, stop
-          // says no_recording and changes nothing.
-          await until("record stop to find the recording", async () => (await w.bsk(["record", "stop", "--json"])).json?.ok === true);
-        },
-      );
-      expect(JSON.parse(readFileSync(out, "utf8")).stopped_by).toBe("stop");
-    }, 60_000);
-  }
-});
+      test(`screenshot --out into ${where}`, async () => {
+        const { out } = await attacked(sticky, "shot.png", (o) => ["screenshot", "--out", o, "--session", s]);
+        expect(isPng(out)).toBe(true);
+      });
+
+      test(`screenshot --full-page --out into ${where}`, async () => {
+        const { out, result: r } = await attacked(sticky, "full.png", (o) => ["screenshot", "--full-page", "--out", o, "--session", s]);
+        expect(isPng(out)).toBe(true);
+        expect(readFileSync(out).length).toBe(r.bytes);
+      });
+
+      test(`download --overwrite --out into ${where}`, async () => {
+        const { out } = await attacked(sticky, "notes.txt", (o) => ["download", "#small", "--out", o, "--overwrite", "--session", s]);
+        expect(readFileSync(out).length).toBe(13);
+      });
+
+      test(`record start --out into ${where}`, async () => {
+        // Its own URL each time, so the page found is this recording's.
+        const marker = `/record-start.html?in=${sticky ? "sticky" : "plain"}`;
+        const { out } = await attacked(
+          sticky,
+          "trace.json",
+          (o) => ["record", "start", "--url", w.fixtures.url(marker), "--out", o],
+          async () => {
+            const page = await PersonPage.find(w.browser.cdpPort!, marker, 20_000);
+            await page.waitOverlay("the record panel", (o) => !!o?.panel);
+            // The panel can show before the daemon has the extension's answer to record.begin: until then, stop
+            // says no_recording and changes nothing.
+            await until("record stop to find the recording", async () => (await w.bsk(["record", "stop", "--json"])).json?.ok === true);
+          },
+        );
+        expect(JSON.parse(readFileSync(out, "utf8")).stopped_by).toBe("stop");
+      }, 60_000);
+    }
+  },
+);
 
 describe("item 3: an --out that is not a regular file is refused and left as it was", () => {
   let dir: string;
@@ -194,7 +204,11 @@ describe("item 3: an --out that is not a regular file is refused and left as it 
   test("record start --overwrite: refused before any recording starts", async () => {
     const before = (await w.ok(["session", "list"])).sessions.length;
     for (const sp of specials) {
-      refused(await run(["record", "start", "--url", w.fixtures.url("/record-start.html"), "--out", sp.path, "--overwrite"]), sp.path, sp.kind);
+      refused(
+        await run(["record", "start", "--url", w.fixtures.url("/record-start.html"), "--out", sp.path, "--overwrite"]),
+        sp.path,
+        sp.kind,
+      );
     }
     expect((await w.ok(["session", "list"])).sessions.length).toBe(before);
     untouched();

@@ -3,7 +3,11 @@
  * as the person's DevTools would: used to read bsk's extension pages (chrome.* is at hand there).
  */
 export async function evalInPage(cdpPort: number, urlPart: string, expression: string): Promise<any> {
-  const targets = (await (await fetch(`http://127.0.0.1:${cdpPort}/json/list`)).json()) as { type: string; url: string; webSocketDebuggerUrl?: string }[];
+  const targets = (await (await fetch(`http://127.0.0.1:${cdpPort}/json/list`)).json()) as {
+    type: string;
+    url: string;
+    webSocketDebuggerUrl?: string;
+  }[];
   const page = targets.find((t) => t.type === "page" && t.url.includes(urlPart) && t.webSocketDebuggerUrl);
   if (!page) throw new Error(`no page whose URL contains ${urlPart}`);
   const ws = new WebSocket(page.webSocketDebuggerUrl!);
@@ -17,10 +21,17 @@ export async function evalInPage(cdpPort: number, urlPart: string, expression: s
         const msg = JSON.parse(String(ev.data));
         if (msg.id === 1) resolve(msg);
       };
-      ws.send(JSON.stringify({ id: 1, method: "Runtime.evaluate", params: { expression, awaitPromise: true, returnByValue: true, userGesture: true } }));
+      ws.send(
+        JSON.stringify({
+          id: 1,
+          method: "Runtime.evaluate",
+          params: { expression, awaitPromise: true, returnByValue: true, userGesture: true },
+        }),
+      );
     });
     const r = reply.result;
-    if (reply.error || r?.exceptionDetails) throw new Error(reply.error?.message ?? r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
+    if (reply.error || r?.exceptionDetails)
+      throw new Error(reply.error?.message ?? r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
     return r?.result?.value;
   } finally {
     ws.close();

@@ -52,7 +52,10 @@ test("without native messaging the browser is not paired; a code from bsk daemon
   expect((await w.ok(["browsers"])).browsers).toEqual([]);
 
   await w.person.openTab(`chrome-extension://${EXTENSION_ID}/popup.html`);
-  await until("the popup", async () => (await inPage("/popup.html", "!!document.getElementById('pairing-code')").catch(() => false)) === true);
+  await until(
+    "the popup",
+    async () => (await inPage("/popup.html", "!!document.getElementById('pairing-code')").catch(() => false)) === true,
+  );
   expect(await inPage("/popup.html", "document.querySelector('.pairing').dataset.trust")).toBe("not_paired");
 
   // A wrong code is refused; the pending code survives it.

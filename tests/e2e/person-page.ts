@@ -87,10 +87,14 @@ export class PersonPage {
 
   /** Attaches to the first page whose URL contains `marker`, once there is one. */
   static async find(cdpPort: number, marker: string, ms = 10_000): Promise<PersonPage> {
-    const target = await until(`a page at ${marker}`, async () => {
-      const list = (await (await fetch(`http://127.0.0.1:${cdpPort}/json/list`)).json()) as any[];
-      return list.find((t) => t.type === "page" && String(t.url).includes(marker));
-    }, ms);
+    const target = await until(
+      `a page at ${marker}`,
+      async () => {
+        const list = (await (await fetch(`http://127.0.0.1:${cdpPort}/json/list`)).json()) as any[];
+        return list.find((t) => t.type === "page" && String(t.url).includes(marker));
+      },
+      ms,
+    );
     const ws = new WebSocket(target.webSocketDebuggerUrl);
     await new Promise<void>((resolve, reject) => {
       ws.onopen = () => resolve();
@@ -161,17 +165,25 @@ export class PersonPage {
 
   /** Waits until the overlay looks as `pred` wants (polling the page through CDP, like the harness's `until`). */
   waitOverlay(what: string, pred: (o: OverlayLook | null) => boolean, ms = 10_000): Promise<OverlayLook | null> {
-    return until(what, async () => {
-      const o = await this.overlay().catch(() => null);
-      return pred(o) ? { o } : undefined;
-    }, ms).then((r) => r.o);
+    return until(
+      what,
+      async () => {
+        const o = await this.overlay().catch(() => null);
+        return pred(o) ? { o } : undefined;
+      },
+      ms,
+    ).then((r) => r.o);
   }
 
   private async overlayNode(which: { action?: string; cls?: string; tag?: string }): Promise<DomNode> {
     const o = await this.overlayRoot();
     if (!o) throw new Error("no bsk overlay in the page");
     const node = findAll(o.shadow, (n) =>
-      which.tag ? n.nodeName === which.tag : which.action ? attrs(n)["data-action"] === which.action : (attrs(n).class ?? "").split(/\s+/).includes(which.cls!),
+      which.tag
+        ? n.nodeName === which.tag
+        : which.action
+          ? attrs(n)["data-action"] === which.action
+          : (attrs(n).class ?? "").split(/\s+/).includes(which.cls!),
     )[0];
     if (!node) throw new Error(`no overlay element ${JSON.stringify(which)}`);
     return node;

@@ -37,10 +37,12 @@ export class Person {
         this.pending.delete(id);
         reject(new Error(`the browser did not answer ${method} within 20 s: ${JSON.stringify(params).slice(0, 300)}`));
       }, 20_000);
-      const settle = <T>(f: (v: T) => void) => (v: T) => {
-        clearTimeout(timer);
-        f(v);
-      };
+      const settle =
+        <T>(f: (v: T) => void) =>
+        (v: T) => {
+          clearTimeout(timer);
+          f(v);
+        };
       this.pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
     });
   }

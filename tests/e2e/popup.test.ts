@@ -35,7 +35,8 @@ async function openPopup(query = ""): Promise<PersonPage> {
   return page;
 }
 
-const text = (page: PersonPage, selector: string) => page.evaluate(`document.querySelector(${JSON.stringify(selector)})?.textContent ?? null`);
+const text = (page: PersonPage, selector: string) =>
+  page.evaluate(`document.querySelector(${JSON.stringify(selector)})?.textContent ?? null`);
 const stored = (key: string) => popup.evaluate(`chrome.storage.local.get(${JSON.stringify(key)}).then((v) => v[${JSON.stringify(key)}])`);
 const checked = (name: string) => popup.evaluate(`document.querySelector('input[name="${name}"]').checked`);
 
@@ -54,7 +55,10 @@ describe("popup", () => {
     expect(await popup.evaluate(`document.querySelector("input[name=port]").value`)).toBe(String(w.port));
     const row = `li[data-session="${s}"]`;
     expect(await text(popup, `${row} .name`)).toBe("compare prices");
-    expect(await popup.evaluate(`[...document.querySelectorAll('${row} button')].map((b) => b.dataset.action)`)).toEqual(["takeover", "stop"]);
+    expect(await popup.evaluate(`[...document.querySelectorAll('${row} button')].map((b) => b.dataset.action)`)).toEqual([
+      "takeover",
+      "stop",
+    ]);
   });
 
   test("switches start on, toggle, persist in chrome.storage.local and survive reopening", async () => {
@@ -71,7 +75,9 @@ describe("popup", () => {
       await again.waitFor(`chrome.storage.local.get("${name}").then((v) => v["${name}"] === true)`);
     }
     await again.closeTab();
-    await popup.waitFor(`["confirm_borrow", "allow_help", "show_hints"].every((n) => document.querySelector(\`input[name="\${n}"]\`).checked)`);
+    await popup.waitFor(
+      `["confirm_borrow", "allow_help", "show_hints"].every((n) => document.querySelector(\`input[name="\${n}"]\`).checked)`,
+    );
   });
 
   test("the local-files switch starts off and persists when the person turns it on", async () => {
@@ -111,10 +117,15 @@ describe("popup", () => {
 
   test("screenshots in English and Simplified Chinese (.tmp/popup-en.png, .tmp/popup-zh-CN.png)", async () => {
     mkdirSync(join(ROOT, ".tmp"), { recursive: true });
-    for (const [lang, marker] of [["en", "Sessions"], ["zh-CN", "会话"]] as const) {
+    for (const [lang, marker] of [
+      ["en", "Sessions"],
+      ["zh-CN", "会话"],
+    ] as const) {
       const page = await openPopup(`&lang=${lang}`);
       expect(await page.evaluate(`document.body.textContent`)).toContain(marker);
-      const box = await page.evaluate(`(() => { const r = document.querySelector("main").getBoundingClientRect(); return { x: 0, y: 0, width: Math.ceil(r.right), height: Math.ceil(r.bottom) }; })()`);
+      const box = await page.evaluate(
+        `(() => { const r = document.querySelector("main").getBoundingClientRect(); return { x: 0, y: 0, width: Math.ceil(r.right), height: Math.ceil(r.bottom) }; })()`,
+      );
       const { data } = await page.send("Page.captureScreenshot", { format: "png", clip: { ...box, scale: 2 } });
       writeFileSync(join(ROOT, `.tmp/popup-${lang}.png`), Buffer.from(data, "base64"));
       await page.closeTab();

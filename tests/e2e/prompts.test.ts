@@ -73,7 +73,10 @@ describe("a browser prompt is a tab state", () => {
     await w.ok(["navigate", w.fixtures.url("/guard.html"), "--session", s]);
     const r = await w.bsk(["click", "#geo", "--session", s, "--json"]);
     expect(r.code).toBe(0);
-    expect(r.json.result.effect).toMatchObject({ kind: "browser_prompt", prompt: { kind: "permission", detail: { permission: "geolocation" } } });
+    expect(r.json.result.effect).toMatchObject({
+      kind: "browser_prompt",
+      prompt: { kind: "permission", detail: { permission: "geolocation" } },
+    });
     expect(typeof r.json.result.effect.prompt.pending).toBe("boolean");
     const line = await w.bsk(["click", "#notify", "--session", s]);
     expect(line.code).toBe(0);

@@ -31,7 +31,10 @@ async function finished(r: Promise<Run>): Promise<any> {
 
 /** The recording tab once its record panel shows `steps` steps. */
 function panelAt(page: PersonPage, steps: number) {
-  return page.waitOverlay(`the record panel at ${steps} steps`, (o) => !!o?.panel && o.panelText.includes(steps === 1 ? "1 step" : `${steps} steps`));
+  return page.waitOverlay(
+    `the record panel at ${steps} steps`,
+    (o) => !!o?.panel && o.panelText.includes(steps === 1 ? "1 step" : `${steps} steps`),
+  );
 }
 
 /** Every file under `dir` (the Chromium profile left out: that is the browser's, not bsk's). */
@@ -159,8 +162,13 @@ describe("record", () => {
     const page = await PersonPage.find(w.browser.cdpPort!, "/record-frames.html", 20_000);
     await panelAt(page, 0);
     // The inner page's layout is fixed: Subscribe at (10, 10) 120×30, Email at (10, 60) 200×30 in each frame.
-    await page.waitFor(`document.getElementById("cross").contentWindow && performance.getEntriesByType("resource").some((e) => e.name.includes("?cross"))`);
-    const at = (frame: string) => page.evaluate(`JSON.stringify(document.getElementById(${JSON.stringify(frame)}).getBoundingClientRect())`).then((r: string) => JSON.parse(r));
+    await page.waitFor(
+      `document.getElementById("cross").contentWindow && performance.getEntriesByType("resource").some((e) => e.name.includes("?cross"))`,
+    );
+    const at = (frame: string) =>
+      page
+        .evaluate(`JSON.stringify(document.getElementById(${JSON.stringify(frame)}).getBoundingClientRect())`)
+        .then((r: string) => JSON.parse(r));
     const same = await at("same");
     await page.clickAt(Math.round(same.x + 70), Math.round(same.y + 25));
     await panelAt(page, 1);

@@ -108,7 +108,8 @@ const notOurs: Outcome = { code: "permission_denied", reason: "agent_window_scop
 
 function expected(method: string, column: Column): Outcome {
   if (method === "tab.borrow") {
-    if (column === "own" || column === "borrowed" || column === "own_restricted") return { code: "invalid_params", reason: "already_owned" };
+    if (column === "own" || column === "borrowed" || column === "own_restricted")
+      return { code: "invalid_params", reason: "already_owned" };
     if (column === "other_session") return { code: "permission_denied", reason: "borrow_conflict" };
     if (column === "person_restricted") return { code: "permission_denied", reason: "restricted_url" };
     return "skip"; // a person's tab is exactly what borrow is for (borrow.test.ts)
@@ -191,7 +192,10 @@ describe("tool × tab", () => {
           "ok" in want
             ? r.json?.ok === true
             : error?.code === want.code && (want.reason === undefined || error?.data?.reason === want.reason);
-        if (!fine) wrong.push(`${method}: got ${got}${error ? ` (${error.message})` : ""}, want ${"ok" in want ? "ok" : `${want.code}/${want.reason ?? "*"}`}`);
+        if (!fine)
+          wrong.push(
+            `${method}: got ${got}${error ? ` (${error.message})` : ""}, want ${"ok" in want ? "ok" : `${want.code}/${want.reason ?? "*"}`}`,
+          );
       }
       expect(wrong).toEqual([]);
       if (column !== "own" && column !== "borrowed" && column !== "own_restricted") {

@@ -10,7 +10,14 @@ let s: string;
 useWorld({ session: true }, (world, session) => ([w, s] = [world, session]));
 
 const open = (page: string) => w.ok(["navigate", w.fixtures.url(`/${page}`), "--session", s]);
-const snapshot = async (...args: string[]) => (await w.ok(["snapshot", "--session", s, ...args])) as { text: string; cursor: string | null; truncated: boolean; tokens: number; refs: number };
+const snapshot = async (...args: string[]) =>
+  (await w.ok(["snapshot", "--session", s, ...args])) as {
+    text: string;
+    cursor: string | null;
+    truncated: boolean;
+    tokens: number;
+    refs: number;
+  };
 const lines = (text: string) => text.split("\n").slice(1);
 /** The ref on the (first) line matching `re`. */
 function refOf(text: string, re: RegExp): string {
@@ -81,7 +88,12 @@ describe("snapshot", () => {
       expect(text).not.toContain(absent);
     }
     // Typed values are read live, and a typed secret stays masked.
-    await w.ok(["evaluate", "document.getElementById('name').value = 'Ada Lovelace'; document.getElementById('pw').value = 'typed-secret'", "--session", s]);
+    await w.ok([
+      "evaluate",
+      "document.getElementById('name').value = 'Ada Lovelace'; document.getElementById('pw').value = 'typed-secret'",
+      "--session",
+      s,
+    ]);
     const after = (await snapshot()).text;
     expect(after).toMatch(/textbox "Full name" @e\d+ \[value="Ada Lovelace", required\]/);
     expect(after).not.toContain("typed-secret");
@@ -102,7 +114,9 @@ describe("snapshot", () => {
 
     // The cross-site frame runs in its own process: the browser lists it as an iframe target of its own.
     const { targetInfos } = await w.person.send("Target.getTargets");
-    expect(targetInfos.some((t: any) => t.type === "iframe" && t.url.includes("localhost") && t.url.includes("snap-frame-inner.html?cross"))).toBe(true);
+    expect(
+      targetInfos.some((t: any) => t.type === "iframe" && t.url.includes("localhost") && t.url.includes("snap-frame-inner.html?cross")),
+    ).toBe(true);
 
     for (const ref of inner) {
       const html = await w.ok(["get-html", "--ref", ref, "--session", s]);
@@ -121,7 +135,9 @@ describe("snapshot", () => {
 
     // The cross-site frame navigates: its refs are stale, the others still work.
     await w.ok(["evaluate", `document.getElementById("cross").src = "${w.fixtures.crossUrl("/snap-frame-nested.html")}"`, "--session", s]);
-    await until("the cross-site frame to show its new page", async () => /iframe "Cross site" @e\d+\n {2}"Middle frame"/.test((await snapshot()).text));
+    await until("the cross-site frame to show its new page", async () =>
+      /iframe "Cross site" @e\d+\n {2}"Middle frame"/.test((await snapshot()).text),
+    );
     const gone = await fails(["get-html", "--ref", inner[1]!]);
     expect(gone.error).toMatchObject({ code: "stale_ref", data: { reason: "document_changed" } });
     expect((await w.ok(["get-html", "--ref", inner[0]!, "--session", s])).html).toContain("Inner button");
@@ -130,7 +146,9 @@ describe("snapshot", () => {
   test("open shadow roots inline; selectors reach into them and must match exactly one element", async () => {
     await open("snap-shadow.html");
     const { text } = await snapshot();
-    expect(text).toMatch(/heading "Slotted title" \[level=2\]\ntextbox "Shadow input" @e\d+ \[value="deep", default\]\nbutton "Shadow button" @e\d+\nlink "Deeper link" @e\d+/);
+    expect(text).toMatch(
+      /heading "Slotted title" \[level=2\]\ntextbox "Shadow input" @e\d+ \[value="deep", default\]\nbutton "Shadow button" @e\d+\nlink "Deeper link" @e\d+/,
+    );
     const html = await w.ok(["get-html", "--ref", refOf(text, /Deeper link/), "--session", s]);
     expect(html.html).toBe('<a href="#deeper">Deeper link</a>');
     expect((await w.ok(["get-html", "--ref", "#shadow-btn", "--session", s])).html).toContain("Shadow button");
@@ -185,18 +203,30 @@ describe("snapshot", () => {
   test("--diff shows only what changed; find searches the last snapshot", async () => {
     await open("snap-table.html");
     await snapshot();
-    await w.ok(["evaluate", "document.querySelector('h1').textContent = 'People'; document.body.insertAdjacentHTML('beforeend', '<button>Invite</button>')", "--session", s]);
+    await w.ok([
+      "evaluate",
+      "document.querySelector('h1').textContent = 'People'; document.body.insertAdjacentHTML('beforeend', '<button>Invite</button>')",
+      "--session",
+      s,
+    ]);
     const d = await w.ok(["snapshot", "--diff", "--session", s]);
     expect(d.diff).toBe(true);
     expect(d.text.split("\n")[0]).toMatch(/diff vs snapshot \d+s ago: \+2 -1/);
-    expect(lines(d.text)).toEqual(['- heading "Users" [level=1]', '+ heading "People" [level=1]', expect.stringMatching(/^\+ button "Invite" @e\d+$/)]);
+    expect(lines(d.text)).toEqual([
+      '- heading "Users" [level=1]',
+      '+ heading "People" [level=1]',
+      expect.stringMatching(/^\+ button "Invite" @e\d+$/),
+    ]);
     const same = await w.ok(["snapshot", "--diff", "--session", s]);
     expect(lines(same.text)).toEqual([]);
     expect(same.text).toContain("no change since the snapshot");
 
     const found = await w.ok(["find", "view", "--session", s]);
     expect(found.total).toBe(3);
-    expect(found.matches[1]).toEqual({ line: expect.stringMatching(/^button "View" @e\d+ \[in: row "Li Si"\]$/), ref: expect.stringMatching(/^@e\d+$/) });
+    expect(found.matches[1]).toEqual({
+      line: expect.stringMatching(/^button "View" @e\d+ \[in: row "Li Si"\]$/),
+      ref: expect.stringMatching(/^@e\d+$/),
+    });
     const rx = await w.ok(["find", "/^row .*example\\.com/", "--session", s]);
     expect(rx.total).toBe(3);
     expect(rx.matches[0].ref).toBeNull();
@@ -207,7 +237,9 @@ describe("snapshot", () => {
     const plain = await snapshot();
     expect(plain.text).not.toContain("Settings");
     const o = await w.ok(["observe", "--probe-hover", "--session", s]);
-    expect(o.text).toMatch(/# hovering clickable "Account ▾" @e\d+ reveals \(bsk hover it first, then act\):\n {2}link "Settings" @e\d+\n {2}link "Log out" @e\d+/);
+    expect(o.text).toMatch(
+      /# hovering clickable "Account ▾" @e\d+ reveals \(bsk hover it first, then act\):\n {2}link "Settings" @e\d+\n {2}link "Log out" @e\d+/,
+    );
   });
 });
 
@@ -282,7 +314,8 @@ describe("a 10,000-node page", () => {
 });
 
 describe("screenshot", () => {
-  const bytesOf = (r: any): Uint8Array => (r.path ? new Uint8Array(readFileSync(r.path)) : Uint8Array.from(atob(r.data), (c) => c.charCodeAt(0)));
+  const bytesOf = (r: any): Uint8Array =>
+    r.path ? new Uint8Array(readFileSync(r.path)) : Uint8Array.from(atob(r.data), (c) => c.charCodeAt(0));
 
   test("viewport PNG and element JPEG", async () => {
     await open("snap-table.html");
@@ -293,7 +326,17 @@ describe("screenshot", () => {
     expect(png.width).toBeGreaterThan(300);
 
     const { text } = await snapshot();
-    const jpeg = await w.ok(["screenshot", "--ref", refOf(text, /"View".*"Zhang San"/), "--format", "jpeg", "--quality", "70", "--session", s]);
+    const jpeg = await w.ok([
+      "screenshot",
+      "--ref",
+      refOf(text, /"View".*"Zhang San"/),
+      "--format",
+      "jpeg",
+      "--quality",
+      "70",
+      "--session",
+      s,
+    ]);
     const j = bytesOf(jpeg);
     expect([...j.slice(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
     expect(jpeg.format).toBe("jpeg");

@@ -39,9 +39,7 @@ describe("session, navigation, evaluate, tabs", () => {
 
     await w.ok(["tab", "select", String(first[0].tab_id), "--session", s]);
     expect((await w.ok(["evaluate", "document.title", "--session", s])).value).toBe("Tiny Shop");
-    expect((await w.ok(["evaluate", "document.title", "--session", s, "--tab", String(created.tab_id)])).value).toBe(
-      "Second",
-    );
+    expect((await w.ok(["evaluate", "document.title", "--session", s, "--tab", String(created.tab_id)])).value).toBe("Second");
 
     await w.ok(["tab", "close", String(created.tab_id), "--session", s]);
     expect((await w.ok(["tab", "list", "--session", s])).tabs).toHaveLength(1);
@@ -111,9 +109,7 @@ describe("the person's browser stays theirs", () => {
   test("an Agent Window reuses the person's login", async () => {
     const s = await w.startSession();
     await w.ok(["navigate", w.fixtures.url("/account"), "--session", s]);
-    expect((await w.ok(["evaluate", "document.querySelector('h1').textContent", "--session", s])).value).toBe(
-      "Logged in as ada",
-    );
+    expect((await w.ok(["evaluate", "document.querySelector('h1').textContent", "--session", s])).value).toBe("Logged in as ada");
     await w.ok(["session", "stop", s]);
   });
 

@@ -38,7 +38,10 @@ async function fails(r: Run | Promise<Run>, code: string, exit: number): Promise
 
 async function refFor(s: string, text: string): Promise<string> {
   const snap = await w.ok(["snapshot", "--session", s]);
-  const ref = (snap.text as string).split("\n").find((l) => l.includes(text))?.match(/@e\d+/)?.[0];
+  const ref = (snap.text as string)
+    .split("\n")
+    .find((l) => l.includes(text))
+    ?.match(/@e\d+/)?.[0];
   if (!ref) throw new Error(`no ref for ${text} in:\n${snap.text}`);
   return ref;
 }
@@ -189,7 +192,11 @@ describe("the pill stays out of the agent's way", () => {
       for (let y = Math.ceil(pill.y); y < pill.y + pill.height; y += 4) expect(png.at(x, y)).toEqual(pageColor);
     }
     // The glow (the capture is itself a call, so it glowed) is not at the edges either.
-    for (const [x, y] of [[1, 1], [Math.round(png.width / 2), png.height - 2], [1, Math.round(png.height / 2)]] as const) {
+    for (const [x, y] of [
+      [1, 1],
+      [Math.round(png.width / 2), png.height - 2],
+      [1, Math.round(png.height / 2)],
+    ] as const) {
       expect(png.at(x, y)).toEqual(pageColor);
     }
     expect(await page.overlay()).toMatchObject({ pill: true });

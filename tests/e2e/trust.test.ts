@@ -54,7 +54,12 @@ function squat(port: number) {
         frames.push(frame);
         if (frame.method === "system.hello") {
           const fake = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-          ws.send(JSON.stringify({ id: frame.id, result: { server: "bsk-daemon", protocol_version: PROTOCOL_VERSION, nonce: fake, proof: fake } }));
+          ws.send(
+            JSON.stringify({
+              id: frame.id,
+              result: { server: "bsk-daemon", protocol_version: PROTOCOL_VERSION, nonce: fake, proof: fake },
+            }),
+          );
           ws.send(JSON.stringify({ id: "squat-3", method: "evaluate", params: { session_id: "whatever", expression: "document.cookie" } }));
           hellosSeen++;
           hellos.splice(0).forEach((f) => f());
@@ -132,9 +137,13 @@ describe("trust both ways", () => {
     await w.ok(["daemon", "start", "--port", String(w.port)]);
     const status = await w.ok(["status"]);
     expect(status.daemon.key_id).not.toBe(before);
-    await until("the extension connected with the new secret", async () => {
-      const c = await connection();
-      return c?.state === "connected" && c.key_id === status.daemon.key_id;
-    }, 15_000);
+    await until(
+      "the extension connected with the new secret",
+      async () => {
+        const c = await connection();
+        return c?.state === "connected" && c.key_id === status.daemon.key_id;
+      },
+      15_000,
+    );
   });
 });

@@ -20,19 +20,33 @@ test("a burst across three worker stops: every error the page logged is in the s
     // Stop the worker while the page is mid-burst, at a point the page itself reports (no sleeping).
     await until(`the page past e${at}`, async () => (await lastLogged()) >= at, 20_000);
     const old = await stopServiceWorker(w.person);
-    await until("the worker to come back", async () => {
-      const sw = await serviceWorker(w.person);
-      return sw && sw.targetId !== old;
-    }, 10_000);
+    await until(
+      "the worker to come back",
+      async () => {
+        const sw = await serviceWorker(w.person);
+        return sw && sw.targetId !== old;
+      },
+      10_000,
+    );
   }
-  await until("the page to finish", async () => (await evaluateInPage(w.browser.cdpPort!, "/events.html", "!!window.finished")) === true, 30_000);
+  await until(
+    "the page to finish",
+    async () => (await evaluateInPage(w.browser.cdpPort!, "/events.html", "!!window.finished")) === true,
+    30_000,
+  );
 
   const accounted = (evs: any[]) =>
-    evs.filter((e) => e.event === "console.error" || e.event === "events.lost").reduce((n, e) => n + (e.event === "events.lost" ? e.data.count : (e.count ?? 1)), 0);
-  const evs = await until("every error accounted for", async () => {
-    const got = (await w.ok(["events", "--session", s, "--limit", "10000"])).events;
-    return accounted(got) >= N ? got : undefined;
-  }, 15_000);
+    evs
+      .filter((e) => e.event === "console.error" || e.event === "events.lost")
+      .reduce((n, e) => n + (e.event === "events.lost" ? e.data.count : (e.count ?? 1)), 0);
+  const evs = await until(
+    "every error accounted for",
+    async () => {
+      const got = (await w.ok(["events", "--session", s, "--limit", "10000"])).events;
+      return accounted(got) >= N ? got : undefined;
+    },
+    15_000,
+  );
   // Each error is delivered once, in order: an event's text is the last error it stands for; a gap is an events.lost.
   let seen = 0;
   for (const e of evs.filter((x: any) => x.event === "console.error" || x.event === "events.lost")) {

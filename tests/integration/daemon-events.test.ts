@@ -1,14 +1,19 @@
 /** The session event stream through the daemon: daemon-owned seqs, acks, duplicates after reconnects and restarts. */
 import { describe, expect, test } from "bun:test";
 import { freePort, removeHome, startDaemon, startSession, tempHome, withDaemon } from "./harness.ts";
-import { IpcClient } from "./ipc-client.ts";
+import type { IpcClient } from "./ipc-client.ts";
 import { Peer } from "./peer.ts";
 
 type D = Awaited<ReturnType<typeof startDaemon>>;
 
 /** A peer that handshakes with an event stream; returns it and the daemon's events_acked. */
 async function streamingPeer(d: D, stream: string, opts: { instanceId?: string; sessions?: any[] } = {}) {
-  const peer = await Peer.connect({ port: d.port, instanceId: opts.instanceId, sessions: opts.sessions, ...("secret" in d ? { secret: (d as any).secret } : {}) });
+  const peer = await Peer.connect({
+    port: d.port,
+    instanceId: opts.instanceId,
+    sessions: opts.sessions,
+    ...("secret" in d ? { secret: (d as any).secret } : {}),
+  });
   const hs = await peer.handshake({ event_stream: stream });
   if (hs.error) throw new Error(`handshake refused: ${hs.error.code}`);
   return { peer, acked: hs.result.events_acked as number };

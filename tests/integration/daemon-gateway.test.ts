@@ -136,7 +136,13 @@ describe("gateway", () => {
     const first = await d.peer({ label: "twice" });
     const c = await d.client();
     const s = await startSession(c, { browser: first.instanceId });
-    const second = await Peer.start({ port: d.port, secret: d.secret, instanceId: first.instanceId, label: "twice", sessions: [...first.sessions.values()] });
+    const second = await Peer.start({
+      port: d.port,
+      secret: d.secret,
+      instanceId: first.instanceId,
+      label: "twice",
+      sessions: [...first.sessions.values()],
+    });
     expect((await first.closed).code).toBe(4003);
     const { browsers } = await c.call("browser.list");
     expect(browsers.filter((b: any) => b.instance_id === first.instanceId)).toHaveLength(1);
@@ -176,7 +182,12 @@ describe("browser liveness", () => {
       const stray = { session_id: "zzzz", window_id: 1, tab_ids: [1], current_tab_id: 1 };
       peer.close();
       await peer.closed;
-      const back = await Peer.connect({ port: d.port, secret: d.secret, instanceId: peer.instanceId, sessions: [...peer.sessions.values(), stray] });
+      const back = await Peer.connect({
+        port: d.port,
+        secret: d.secret,
+        instanceId: peer.instanceId,
+        sessions: [...peer.sessions.values(), stray],
+      });
       const hs = await back.handshake();
       expect(hs.result.adopted).toEqual([s]);
       expect(hs.result.ended).toEqual([{ session_id: "zzzz", reason: "not_adoptable" }]);
@@ -203,7 +214,8 @@ describe("browser liveness", () => {
 });
 
 describe("message sizes on the link", () => {
-  const hello = (size: number) => `{"id":"h","method":"system.hello","params":{"protocol_version":"${PROTOCOL_VERSION}","nonce":"${"n".repeat(size)}"}}`;
+  const hello = (size: number) =>
+    `{"id":"h","method":"system.hello","params":{"protocol_version":"${PROTOCOL_VERSION}","nonce":"${"n".repeat(size)}"}}`;
 
   test("20 links that send 16 MiB frames before proving anything are closed at the 64 KiB message limit; the daemon holds none of it", async () => {
     // A handshake window long enough that only the message limit can close these links, however slow the machine.
@@ -232,7 +244,10 @@ describe("message sizes on the link", () => {
     try {
       const big = await Peer.connect({ port: d.port });
       big.sendRaw(hello(20 * 1024));
-      expect((await big.unmatched.next()).error).toMatchObject({ code: "protocol_error", data: { reason: "frame_too_large", max_bytes: 16 * 1024 } });
+      expect((await big.unmatched.next()).error).toMatchObject({
+        code: "protocol_error",
+        data: { reason: "frame_too_large", max_bytes: 16 * 1024 },
+      });
       expect((await big.closed).code).toBe(1009);
 
       const binary = await Peer.connect({ port: d.port });

@@ -31,7 +31,10 @@ describe("single instance and files", () => {
     expect(readFileSync(d.paths.lock, "utf8").trim()).toBe(String(process.pid));
     // Log lines are written in batches; a stopped daemon has flushed them all.
     await d.stop();
-    const lines = readFileSync(d.paths.log, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const lines = readFileSync(d.paths.log, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.every((l) => l.ts && l.level && l.msg)).toBe(true);
     expect(lines.find((l) => l.trace_id === "trace-log-1")).toMatchObject({ msg: "call", method: "system.status", outcome: "ok" });
     expect(lines.at(-1)).toMatchObject({ msg: "daemon stopped", reason: "system.shutdown" });
@@ -62,7 +65,9 @@ describe("one daemon per port", () => {
       );
       expect(err).toMatchObject({
         code: "unsupported",
-        message: expect.stringContaining(`port ${first.port} on 127.0.0.1 is already in use by another bsk daemon (pid ${first.info.pid}, BSK_HOME ${first.home})`),
+        message: expect.stringContaining(
+          `port ${first.port} on 127.0.0.1 is already in use by another bsk daemon (pid ${first.info.pid}, BSK_HOME ${first.home})`,
+        ),
         data: { reason: "port_in_use", port: first.port, pid: first.info.pid, home: first.home },
       });
       expect((err as { hint: string }).hint).toContain(`kill ${first.info.pid}`);
@@ -137,7 +142,12 @@ describe("restart", () => {
       // Before the browser is back the session is still listed as live.
       expect((await c2.call("session.list")).sessions.find((x: any) => x.session_id === s)?.state).toBe("live");
       const stray = { session_id: "zzzz", window_id: 9, tab_ids: [90], current_tab_id: 90 };
-      const back = await Peer.connect({ port, secret: second.secret, instanceId: peer.instanceId, sessions: [...peer.sessions.values(), stray] });
+      const back = await Peer.connect({
+        port,
+        secret: second.secret,
+        instanceId: peer.instanceId,
+        sessions: [...peer.sessions.values(), stray],
+      });
       const hs = await back.handshake();
       expect(hs.result).toMatchObject({ adopted: [s], ended: [{ session_id: "zzzz", reason: "not_adoptable" }] });
       const call = c2.request("tab.list", { session_id: s });
@@ -177,12 +187,17 @@ describe("restart", () => {
     // Every id but two was issued by earlier daemons of this home.
     const free = new Set(["k2m3", "x9y8"]);
     const issued: string[] = [];
-    for (const a of ID_ALPHABET) for (const b of ID_ALPHABET) for (const c of ID_ALPHABET) for (const e of ID_ALPHABET) {
-      const id = a + b + c + e;
-      if (!free.has(id)) issued.push(id);
-    }
+    for (const a of ID_ALPHABET)
+      for (const b of ID_ALPHABET)
+        for (const c of ID_ALPHABET)
+          for (const e of ID_ALPHABET) {
+            const id = a + b + c + e;
+            if (!free.has(id)) issued.push(id);
+          }
     mkdirSync(`${home}/state`, { recursive: true, mode: 0o700 });
-    writeFileSync(`${home}/state/sessions.json`, JSON.stringify({ version: 1, issued_ids: issued, sessions: [], ended: [] }), { mode: 0o600 });
+    writeFileSync(`${home}/state/sessions.json`, JSON.stringify({ version: 1, issued_ids: issued, sessions: [], ended: [] }), {
+      mode: 0o600,
+    });
 
     const port = await freePort();
     const first = await startDaemon({ home, port });

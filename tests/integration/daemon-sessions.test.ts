@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { removeHome, startDaemon, startSession, withDaemon, withSession, type TestDaemon } from "./harness.ts";
 import type { IpcClient } from "./ipc-client.ts";
-import { Peer } from "./peer.ts";
+import type { Peer } from "./peer.ts";
 
 describe("start, list, stop", () => {
   let d: TestDaemon;

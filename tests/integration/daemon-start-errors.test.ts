@@ -33,7 +33,9 @@ describe("the CLI says why the daemon it started could not start", () => {
       expect(r.code).toBe(1);
       expect(r.error).toMatchObject({
         code: "unsupported",
-        message: expect.stringContaining(`could not start the bsk daemon: port ${blocker.port} on 127.0.0.1 is already in use by pid ${process.pid} (`),
+        message: expect.stringContaining(
+          `could not start the bsk daemon: port ${blocker.port} on 127.0.0.1 is already in use by pid ${process.pid} (`,
+        ),
         hint: expect.stringMatching(/^Stop pid \d+, or pick another port with BSK_PORT .*More in .*daemon\.log/),
         data: { reason: "daemon_start_failed", daemon_error: { data: { reason: "port_in_use", port: blocker.port, pid: process.pid } } },
       });

@@ -51,7 +51,15 @@ describe("a peer without the secret", () => {
 
   test("a handshake without hello, or a replayed proof on another link, is refused", async () => {
     const a = await Peer.connect({ port: d.port, secret: d.secret });
-    const noHello = await a.request("system.handshake", { proof: "x", client: "bsk-extension", version: "0", protocol_version: PROTOCOL_VERSION, instance_id: "i", browser: { name: "C", version: "1" }, label: "l" });
+    const noHello = await a.request("system.handshake", {
+      proof: "x",
+      client: "bsk-extension",
+      version: "0",
+      protocol_version: PROTOCOL_VERSION,
+      instance_id: "i",
+      browser: { name: "C", version: "1" },
+      label: "l",
+    });
     expect(noHello.error?.message).toContain("system.hello");
     // A proof recorded on one link is worthless on another (fresh daemon nonce).
     const nonceE = randomBase64url(32);
@@ -59,7 +67,15 @@ describe("a peer without the secret", () => {
     const proof = toBase64url(mac(d.secret, transcript(LABELS.extensionProof, d.port, nonceE, hello.result.nonce)));
     const b = await Peer.connect({ port: d.port });
     await b.request("system.hello", { protocol_version: PROTOCOL_VERSION, nonce: nonceE });
-    const replay = await b.request("system.handshake", { proof, client: "bsk-extension", version: "0", protocol_version: PROTOCOL_VERSION, instance_id: "i", browser: { name: "C", version: "1" }, label: "l" });
+    const replay = await b.request("system.handshake", {
+      proof,
+      client: "bsk-extension",
+      version: "0",
+      protocol_version: PROTOCOL_VERSION,
+      instance_id: "i",
+      browser: { name: "C", version: "1" },
+      label: "l",
+    });
     expect(replay.error?.data?.reason).toBe("untrusted_extension");
     a.close();
   });
@@ -111,7 +127,10 @@ describe("pairing by code", () => {
     for (let i = 1; i <= 2; i++) {
       const wrong = await pair("AAAA-BBBB-CCCC");
       expect(wrong.daemonProved).toBe(false);
-      expect(wrong.finish?.error).toMatchObject({ code: "permission_denied", data: { reason: "pairing_failed", tries_left: MAX_TRIES - i } });
+      expect(wrong.finish?.error).toMatchObject({
+        code: "permission_denied",
+        data: { reason: "pairing_failed", tries_left: MAX_TRIES - i },
+      });
       expect((await wrong.peer.closed).code).toBe(4007);
     }
     const right = await pair(issued.code);
@@ -181,11 +200,16 @@ describe("what any local process can do before proving anything", () => {
         await intruder.closed;
       }
       for (let i = 0; i < links; i++) {
-        const refused = await fetch(`http://127.0.0.1:${d.port}/extension`, { headers: { Origin: "chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" } });
+        const refused = await fetch(`http://127.0.0.1:${d.port}/extension`, {
+          headers: { Origin: "chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" },
+        });
         expect(refused.status).toBe(403);
       }
       await d.stop();
-      const lines = readFileSync(d.paths.log, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const lines = readFileSync(d.paths.log, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       for (const msg of ["extension refused: it could not prove this install's secret", "extension connection refused"]) {
         const logged = lines.filter((l) => l.msg === msg);
         const one = logged.filter((l) => l.suppressed === undefined);
@@ -225,7 +249,10 @@ describe("a browser speaks only for its own sessions", () => {
 
       await c.call("session.stop", { session_id: s });
       await d.stop();
-      const lines = readFileSync(d.paths.log, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const lines = readFileSync(d.paths.log, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       const dropped = lines.filter((l) => l.level === "warn" && l.browser === other.instanceId);
       expect(dropped.map((l) => l.msg)).toEqual([
         "dropped an event for a session this browser connection does not own",
@@ -243,7 +270,12 @@ describe("a browser speaks only for its own sessions", () => {
       const first = await d.peer();
       const c = await d.client();
       const s = await startSession(c, { browser: first.instanceId });
-      const second = await Peer.start({ port: d.port, secret: d.secret, instanceId: first.instanceId, sessions: [...first.sessions.values()] });
+      const second = await Peer.start({
+        port: d.port,
+        secret: d.secret,
+        instanceId: first.instanceId,
+        sessions: [...first.sessions.values()],
+      });
       // The old socket may still deliver a frame before its close lands: it must not end the session.
       first.event("session.ended", { session_id: s, reason: "window_closed", lost_tab_ids: [] });
       expect((await first.closed).code).toBe(4003);

@@ -114,9 +114,20 @@ export class Peer {
     const nonceD = String(hello.result.nonce);
     const mac = remote
       ? (label: string) =>
-          toBase64url(createHmac("sha256", remote.device.secret).update(remoteTranscript(label, remote.authority, nonceE, nonceD, remote.device.id)).digest())
-      : (label: string) => toBase64url(createHmac("sha256", this.opts.secret ?? new Uint8Array(32)).update(transcript(label, this.opts.port, nonceE, nonceD)).digest());
-    const [daemonLabel, extensionLabel] = remote ? [REMOTE_LABELS.deviceDaemon, REMOTE_LABELS.deviceExtension] : [LABELS.daemonProof, LABELS.extensionProof];
+          toBase64url(
+            createHmac("sha256", remote.device.secret)
+              .update(remoteTranscript(label, remote.authority, nonceE, nonceD, remote.device.id))
+              .digest(),
+          )
+      : (label: string) =>
+          toBase64url(
+            createHmac("sha256", this.opts.secret ?? new Uint8Array(32))
+              .update(transcript(label, this.opts.port, nonceE, nonceD))
+              .digest(),
+          );
+    const [daemonLabel, extensionLabel] = remote
+      ? [REMOTE_LABELS.deviceDaemon, REMOTE_LABELS.deviceExtension]
+      : [LABELS.daemonProof, LABELS.extensionProof];
     this.daemonProven = (!!this.opts.secret || !!remote) && hello.result.proof === mac(daemonLabel);
     return this.request("system.handshake", {
       proof: mac(extensionLabel),
@@ -199,7 +210,12 @@ export class Peer {
     } else if (auto && frame.method === "session.open") {
       const window_id = this.nextWindow++;
       const tab_id = window_id * 10;
-      this.sessions.set(frame.params.session_id, { session_id: frame.params.session_id, window_id, tab_ids: [tab_id], current_tab_id: tab_id });
+      this.sessions.set(frame.params.session_id, {
+        session_id: frame.params.session_id,
+        window_id,
+        tab_ids: [tab_id],
+        current_tab_id: tab_id,
+      });
       incoming.reply({ window_id, tab_id });
     } else if (auto && frame.method === "session.close") {
       const s = this.sessions.get(frame.params.session_id);

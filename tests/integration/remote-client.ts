@@ -70,8 +70,16 @@ export class AuthorizeError extends Error {
 }
 
 /** Pair with the link's code: the server proves the code and its key id first; the device's secret arrives sealed. */
-export async function pair(t: Target, link: Pick<PairingLink, "code" | "keyId">, who = { label: "remote-test", browser: { name: "Chromium", version: "156.0" } }): Promise<Device> {
-  const k = new Uint8Array(createHash("sha256").update(`${LABELS.pairingKey}\n${normalizeCode(link.code)}`).digest());
+export async function pair(
+  t: Target,
+  link: Pick<PairingLink, "code" | "keyId">,
+  who = { label: "remote-test", browser: { name: "Chromium", version: "156.0" } },
+): Promise<Device> {
+  const k = new Uint8Array(
+    createHash("sha256")
+      .update(`${LABELS.pairingKey}\n${normalizeCode(link.code)}`)
+      .digest(),
+  );
   const nonceE = randomBase64url(NONCE_BYTES);
   const begin = await step(t, "pair-begin", { nonce: nonceE });
   if (begin.status !== 200) throw new AuthorizeError(begin, "pair-begin");
@@ -80,10 +88,21 @@ export async function pair(t: Target, link: Pick<PairingLink, "code" | "keyId">,
   if (begin.body.key_id !== link.keyId || toBase64url(mac(k, tr(REMOTE_LABELS.pairDaemon, link.keyId))) !== begin.body.proof) {
     throw new Error("the server did not prove the pairing code and key");
   }
-  const finish = await step(t, "pair-finish", { challenge: begin.body.challenge, proof: toBase64url(mac(k, tr(REMOTE_LABELS.pairExtension))) }, who);
+  const finish = await step(
+    t,
+    "pair-finish",
+    { challenge: begin.body.challenge, proof: toBase64url(mac(k, tr(REMOTE_LABELS.pairExtension))) },
+    who,
+  );
   if (finish.status !== 200) throw new AuthorizeError(finish, "pair-finish");
   const secret = xorBytes(fromBase64url(finish.body.sealed_secret)!, mac(k, tr(REMOTE_LABELS.seal)));
-  return { id: finish.body.device_id, generation: finish.body.generation, secret, expiresAt: finish.body.expires_at, renewAfter: finish.body.renew_after };
+  return {
+    id: finish.body.device_id,
+    generation: finish.body.generation,
+    secret,
+    expiresAt: finish.body.expires_at,
+    renewAfter: finish.body.renew_after,
+  };
 }
 
 /** Renew the grant: the server proves the device's secret first; the next secret arrives sealed by the current one. */
@@ -93,8 +112,12 @@ export async function renew(t: Target, d: Device): Promise<Device> {
   if (begin.status !== 200) throw new AuthorizeError(begin, "renew-begin");
   const nonceD = begin.body.nonce as string;
   const tr = (label: string) => remoteTranscript(label, t.authority, nonceE, nonceD, d.id);
-  if (toBase64url(mac(d.secret, tr(REMOTE_LABELS.renewDaemon))) !== begin.body.proof) throw new Error("the server did not prove the device's secret");
-  const finish = await step(t, "renew-finish", { challenge: begin.body.challenge, proof: toBase64url(mac(d.secret, tr(REMOTE_LABELS.renewExtension))) });
+  if (toBase64url(mac(d.secret, tr(REMOTE_LABELS.renewDaemon))) !== begin.body.proof)
+    throw new Error("the server did not prove the device's secret");
+  const finish = await step(t, "renew-finish", {
+    challenge: begin.body.challenge,
+    proof: toBase64url(mac(d.secret, tr(REMOTE_LABELS.renewExtension))),
+  });
   if (finish.status !== 200) throw new AuthorizeError(finish, "renew-finish");
   const secret = xorBytes(fromBase64url(finish.body.sealed_secret)!, mac(d.secret, tr(REMOTE_LABELS.seal)));
   return { id: d.id, generation: finish.body.generation, secret, expiresAt: finish.body.expires_at, renewAfter: finish.body.renew_after };

@@ -68,7 +68,13 @@ describe.skipIf(!nginx)("server mode behind nginx (docs/remote.md's configuratio
     url = `wss://localhost:${port}/extension`;
     authority = `localhost:${port}`;
     const { promise, resolve } = Promise.withResolvers<DaemonInfo>();
-    done = runDaemon({ home, env: { ...TEST_ENV, BSK_PAIRING_INTERVAL_MS: "0" }, server: { listen: "127.0.0.1", port: daemonPort, publicUrl: url }, mirrorLog: false, onReady: resolve });
+    done = runDaemon({
+      home,
+      env: { ...TEST_ENV, BSK_PAIRING_INTERVAL_MS: "0" },
+      server: { listen: "127.0.0.1", port: daemonPort, publicUrl: url },
+      mirrorLog: false,
+      onReady: resolve,
+    });
     const first = await Promise.race([promise, done]);
     if ("kind" in first) throw new Error("server did not start");
     client = await IpcClient.connect(homePaths(home, { ...process.env, ...TEST_ENV }).socket);
@@ -78,9 +84,13 @@ describe.skipIf(!nginx)("server mode behind nginx (docs/remote.md's configuratio
     proxy = Bun.spawn([nginx!, "-c", join(dir, "nginx.conf"), "-p", dir], { stdout: "ignore", stderr: "pipe" });
     // nginx listens before it serves: its first answer says so.
     for (let i = 0; ; i++) {
-      const ok = await fetch(`https://localhost:${port}/nothing`, { tls: { ca } } as RequestInit).then(() => true, () => false);
+      const ok = await fetch(`https://localhost:${port}/nothing`, { tls: { ca } } as RequestInit).then(
+        () => true,
+        () => false,
+      );
       if (ok) break;
-      if (i > 200 || proxy.exitCode !== null) throw new Error(`nginx did not start: ${await new Response(proxy.stderr as ReadableStream).text()}`);
+      if (i > 200 || proxy.exitCode !== null)
+        throw new Error(`nginx did not start: ${await new Response(proxy.stderr as ReadableStream).text()}`);
       await Bun.sleep(25);
     }
   });

@@ -143,7 +143,10 @@ describe("server mode over TLS", () => {
     const d = remember(await pair(s.target, link));
     expect(d.generation).toBe(1);
 
-    const q = await fetch(`https://localhost:${s.port}/extension/authorize?code=${link.code}`, { method: "POST", tls: { ca: chain.caPem } } as RequestInit);
+    const q = await fetch(`https://localhost:${s.port}/extension/authorize?code=${link.code}`, {
+      method: "POST",
+      tls: { ca: chain.caPem },
+    } as RequestInit);
     expect(q.status).toBe(403);
   });
 
@@ -198,7 +201,11 @@ describe("server mode over TLS", () => {
     const pre = (origin: string) =>
       fetch(`https://localhost:${s.port}/extension/authorize`, {
         method: "OPTIONS",
-        headers: { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type" },
+        headers: {
+          Origin: origin,
+          "Access-Control-Request-Method": "POST",
+          "Access-Control-Request-Headers": "authorization, content-type",
+        },
         tls: { ca: chain.caPem },
       } as RequestInit);
     const ok = await pre(`chrome-extension://${EXTENSION_ID}`);
@@ -213,7 +220,10 @@ describe("server mode over TLS", () => {
   });
 
   test("a local hello, a foreign origin and a plain-text dial are refused", async () => {
-    const local = await Peer.connect({ port: s.port, remote: { url: s.url, ca: chain.caPem, authority: s.authority, device: undefined as never } }).catch(() => null);
+    const local = await Peer.connect({
+      port: s.port,
+      remote: { url: s.url, ca: chain.caPem, authority: s.authority, device: undefined as never },
+    }).catch(() => null);
     expect(local).not.toBeNull();
     const hello = await local!.request("system.hello", { protocol_version: "3.1", nonce: "d".repeat(43) });
     expect(hello.error).toMatchObject({ code: "permission_denied", data: { reason: "device_not_paired" } });
@@ -235,8 +245,12 @@ describe("server mode refuses to start unsafely", () => {
       code: "invalid_params",
       data: { reason: "tls_host_mismatch" },
     });
-    await expect(runDaemon({ home, env: TEST_ENV, server: { ...base, listen: "0.0.0.0" } })).rejects.toMatchObject({ data: { reason: "plain_listen_not_loopback" } });
-    await expect(runDaemon({ home, env: TEST_ENV, server: { ...base, publicUrl: `https://localhost:${port}/extension` } })).rejects.toMatchObject({ data: { reason: "bad_public_url" } });
+    await expect(runDaemon({ home, env: TEST_ENV, server: { ...base, listen: "0.0.0.0" } })).rejects.toMatchObject({
+      data: { reason: "plain_listen_not_loopback" },
+    });
+    await expect(
+      runDaemon({ home, env: TEST_ENV, server: { ...base, publicUrl: `https://localhost:${port}/extension` } }),
+    ).rejects.toMatchObject({ data: { reason: "bad_public_url" } });
   });
 
   test("an expired grant is refused on the link and at renewal", async () => {
@@ -306,7 +320,24 @@ describe("bsk daemon start --mode server (the CLI, as a supervisor runs it)", ()
     const leaf = chain.leaf(`hup-${port}`, ["localhost"]);
     const url = `wss://localhost:${port}/extension`;
     const proc = Bun.spawn(
-      [process.execPath, join(import.meta.dir, "../../cli/main.ts"), "daemon", "start", "--mode", "server", "--listen", "127.0.0.1", "--port", String(port), "--public-url", url, "--tls-cert", leaf.cert, "--tls-key", leaf.key],
+      [
+        process.execPath,
+        join(import.meta.dir, "../../cli/main.ts"),
+        "daemon",
+        "start",
+        "--mode",
+        "server",
+        "--listen",
+        "127.0.0.1",
+        "--port",
+        String(port),
+        "--public-url",
+        url,
+        "--tls-cert",
+        leaf.cert,
+        "--tls-key",
+        leaf.key,
+      ],
       { env: { ...process.env, ...TEST_ENV, BSK_HOME: home, BSK_PAIRING_INTERVAL_MS: "0" }, stdout: "pipe", stderr: "pipe" },
     );
     const lines = jsonLines(proc.stdout as ReadableStream<Uint8Array>);

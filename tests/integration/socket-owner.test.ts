@@ -82,7 +82,8 @@ console.log("listening");
 
 async function bsk(args: string[], env: Record<string, string | undefined>) {
   const full: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, ...TEST_ENV, BSK_PORT: String(await freePort()), ...env })) if (v !== undefined) full[k] = v;
+  for (const [k, v] of Object.entries({ ...process.env, ...TEST_ENV, BSK_PORT: String(await freePort()), ...env }))
+    if (v !== undefined) full[k] = v;
   const proc = Bun.spawn([process.execPath, MAIN, ...args, "--json"], { env: full, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
   return { stdout, code, json: JSON.parse(stdout) };
@@ -114,7 +115,11 @@ describe.skipIf(!attacker)("another local user posing as the daemon", () => {
     const fake = await impostor(paths.runDir, paths.socket);
     try {
       const env = { BSK_HOME: home, TMPDIR: tmp, XDG_RUNTIME_DIR: undefined };
-      for (const args of [["daemon", "status"], ["session", "list"], ["type", "hunter2", "--session", "s-x"]]) {
+      for (const args of [
+        ["daemon", "status"],
+        ["session", "list"],
+        ["type", "hunter2", "--session", "s-x"],
+      ]) {
         const r = await bsk(args, env);
         expect(r.code).toBe(1);
         expect(r.json.error).toMatchObject({
@@ -183,11 +188,18 @@ sock.write(JSON.stringify({ id: "x1", method: "session.start", params: { name: "
         { mode: 0o644 },
       );
       // Not attacker.run: its spawnSync would block this process, which is also the daemon's.
-      const proc = Bun.spawn(["runuser", "-u", attacker!.name, "--", process.execPath, script, d.paths.socket], { stdin: "ignore", stdout: "pipe" });
+      const proc = Bun.spawn(["runuser", "-u", attacker!.name, "--", process.execPath, script, d.paths.socket], {
+        stdin: "ignore",
+        stdout: "pipe",
+      });
       const line = (await new Response(proc.stdout).text()).trim();
       expect(JSON.parse(line)).toMatchObject({
         id: null,
-        error: { code: "permission_denied", message: expect.stringContaining(`you are uid ${attacker!.uid}`), data: { reason: "foreign_peer" } },
+        error: {
+          code: "permission_denied",
+          message: expect.stringContaining(`you are uid ${attacker!.uid}`),
+          data: { reason: "foreign_peer" },
+        },
       });
       const c = await d.client();
       expect((await c.call("session.list")).sessions).toEqual([]);

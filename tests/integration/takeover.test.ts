@@ -65,9 +65,11 @@ describe("take over and resume", () => {
   test("Stop from the browser's debugging bar ends the session with its cause", () =>
     withSession({}, async ({ peer, c, s }) => {
       const other = await startSession(c);
-      for (const id of [s, other]) peer.event("session.ended", { session_id: id, reason: "stopped_by_person", cause: "debugging_cancelled" });
+      for (const id of [s, other])
+        peer.event("session.ended", { session_id: id, reason: "stopped_by_person", cause: "debugging_cancelled" });
       await peer.barrier();
       const { sessions } = await c.call("session.list");
-      for (const id of [s, other]) expect(sessions.find((x: any) => x.session_id === id)).toMatchObject({ state: "ended", end_reason: "stopped_by_person" });
+      for (const id of [s, other])
+        expect(sessions.find((x: any) => x.session_id === id)).toMatchObject({ state: "ended", end_reason: "stopped_by_person" });
     }));
 });

@@ -51,7 +51,12 @@ function publish(name: string, manifest: ReleaseManifest, files: Record<string, 
 }
 
 /** A release of `archive` named `name` (its manifest says what `edit` makes of it). */
-function variant(name: string, archive: Uint8Array, edit: (a: { url: string; sha256?: string; size?: number }) => void = () => {}, signWith = key.pem) {
+function variant(
+  name: string,
+  archive: Uint8Array,
+  edit: (a: { url: string; sha256?: string; size?: number }) => void = () => {},
+  signWith = key.pem,
+) {
   const file = assetName(NEW, platform);
   const asset = { url: assetUrl(`${origin}/${name}`, NEW, file), sha256: sha256Hex(archive), size: archive.length };
   edit(asset);
@@ -231,8 +236,18 @@ afterEach(async () => {
 function writeLiveSession(home: string): void {
   mkdirSync(join(home, "state"), { recursive: true, mode: 0o700 });
   const now = new Date().toISOString();
-  const s = { session_id: "upds", browser_instance_id: "b-test", state: "live", window_id: 1, current_tab_id: null, created_at: now, last_used_at: now };
-  writeFileSync(join(home, "state/sessions.json"), JSON.stringify({ version: 1, issued_ids: ["upds"], sessions: [s], ended: [] }), { mode: 0o600 });
+  const s = {
+    session_id: "upds",
+    browser_instance_id: "b-test",
+    state: "live",
+    window_id: 1,
+    current_tab_id: null,
+    created_at: now,
+    last_used_at: now,
+  };
+  writeFileSync(join(home, "state/sessions.json"), JSON.stringify({ version: 1, issued_ids: ["upds"], sessions: [s], ended: [] }), {
+    mode: 0o600,
+  });
 }
 
 // ---------------------------------------------------------------- bsk update
@@ -242,50 +257,68 @@ describe("bsk update", () => {
     expect(key.pub).not.toBe(RELEASE_PUBLIC_KEY);
   });
 
-  test("a good release: binary swapped, previous kept, daemon restarted on the new version", async () => {
-    const i = await install();
-    expect((await i.run(["daemon", "start", "--json"])).code).toBe(0);
-    const before = await daemonStatus(i);
-    expect(before.version).toBe(OLD);
+  test(
+    "a good release: binary swapped, previous kept, daemon restarted on the new version",
+    async () => {
+      const i = await install();
+      expect((await i.run(["daemon", "start", "--json"])).code).toBe(0);
+      const before = await daemonStatus(i);
+      expect(before.version).toBe(OLD);
 
-    const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
-    expect(r.json).toMatchObject({ ok: true, result: { updated: true, current: OLD, latest: NEW, daemon: { restarted: true, version: NEW } } });
-    expect(r.stderr).toBe("");
+      const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
+      expect(r.json).toMatchObject({
+        ok: true,
+        result: { updated: true, current: OLD, latest: NEW, daemon: { restarted: true, version: NEW } },
+      });
+      expect(r.stderr).toBe("");
 
-    expect((await i.run(["version", "--json"])).json.result.version).toBe(NEW);
-    const after = await daemonStatus(i);
-    expect(after.version).toBe(NEW);
-    expect(after.pid).not.toBe(before.pid);
-    expect(r.json.result.daemon.pid).toBe(after.pid);
-    expect(fileHash(`${i.bin}.previous`)).toBe(oldHash());
-    expect(leftovers(i)).toEqual([]);
-    expect(readUpdateState(i.home)).toMatchObject({ state: "updated", latest: NEW });
+      expect((await i.run(["version", "--json"])).json.result.version).toBe(NEW);
+      const after = await daemonStatus(i);
+      expect(after.version).toBe(NEW);
+      expect(after.pid).not.toBe(before.pid);
+      expect(r.json.result.daemon.pid).toBe(after.pid);
+      expect(fileHash(`${i.bin}.previous`)).toBe(oldHash());
+      expect(leftovers(i)).toEqual([]);
+      expect(readUpdateState(i.home)).toMatchObject({ state: "updated", latest: NEW });
 
-    // Now current: nothing to do.
-    const again = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
-    expect(again.json.result).toMatchObject({ updated: false, update_available: false, current: NEW });
-  }, T);
+      // Now current: nothing to do.
+      const again = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
+      expect(again.json.result).toMatchObject({ updated: false, update_available: false, current: NEW });
+    },
+    T,
+  );
 
-  test("with no daemon running, the new one is started only to prove it, then stopped", async () => {
-    const i = await install();
-    const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
-    expect(r.json).toMatchObject({ ok: true, result: { updated: true, latest: NEW, daemon: { restarted: false, pid: null, version: NEW } } });
-    expect((await i.run(["daemon", "status", "--json"])).json?.error?.data?.reason).toBe("daemon_not_running");
-    expect((await i.run(["version", "--json"])).json.result.version).toBe(NEW);
-  }, T);
+  test(
+    "with no daemon running, the new one is started only to prove it, then stopped",
+    async () => {
+      const i = await install();
+      const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
+      expect(r.json).toMatchObject({
+        ok: true,
+        result: { updated: true, latest: NEW, daemon: { restarted: false, pid: null, version: NEW } },
+      });
+      expect((await i.run(["daemon", "status", "--json"])).json?.error?.data?.reason).toBe("daemon_not_running");
+      expect((await i.run(["version", "--json"])).json.result.version).toBe(NEW);
+    },
+    T,
+  );
 
-  test("--check reports the newer release and changes nothing", async () => {
-    const i = await install();
-    await i.run(["daemon", "start"]);
-    const before = await daemonStatus(i);
-    const r = await i.run(["update", "--check", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
-    expect(r.json).toMatchObject({ ok: true, result: { update_available: true, updated: false, current: OLD, latest: NEW } });
-    const human = await i.run(["update", "--check"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
-    expect(human.stdout).toContain(`bsk ${NEW} is available`);
-    expect(fileHash(i.bin)).toBe(oldHash());
-    expect((await daemonStatus(i)).pid).toBe(before.pid);
-    expect(existsSync(join(i.home, "update-state.json"))).toBe(false);
-  }, T);
+  test(
+    "--check reports the newer release and changes nothing",
+    async () => {
+      const i = await install();
+      await i.run(["daemon", "start"]);
+      const before = await daemonStatus(i);
+      const r = await i.run(["update", "--check", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
+      expect(r.json).toMatchObject({ ok: true, result: { update_available: true, updated: false, current: OLD, latest: NEW } });
+      const human = await i.run(["update", "--check"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
+      expect(human.stdout).toContain(`bsk ${NEW} is available`);
+      expect(fileHash(i.bin)).toBe(oldHash());
+      expect((await daemonStatus(i)).pid).toBe(before.pid);
+      expect(existsSync(join(i.home, "update-state.json"))).toBe(false);
+    },
+    T,
+  );
 
   const refusals: [string, string, string][] = [
     ["a tampered archive", "tampered", "permission_denied/checksum_mismatch"],
@@ -293,69 +326,89 @@ describe("bsk update", () => {
     ["a manifest signed by another key", "otherkey", "permission_denied/bad_signature"],
   ];
   for (const [what, release, expected] of refusals) {
-    test(`${what} is refused: binary and daemon untouched`, async () => {
+    test(
+      `${what} is refused: binary and daemon untouched`,
+      async () => {
+        const i = await install();
+        await i.run(["daemon", "start"]);
+        const before = await daemonStatus(i);
+        const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl(release) });
+        expect(r.code).toBe(1);
+        expect(`${r.json?.error?.code}/${r.json?.error?.data?.reason}`).toBe(expected);
+        expect(fileHash(i.bin)).toBe(oldHash());
+        expect(existsSync(`${i.bin}.previous`)).toBe(false);
+        expect(leftovers(i)).toEqual([]);
+        expect(await daemonStatus(i)).toMatchObject({ pid: before.pid, version: OLD });
+      },
+      T,
+    );
+  }
+
+  test(
+    "a release whose daemon does not start is rolled back: old binary, old daemon serving",
+    async () => {
       const i = await install();
       await i.run(["daemon", "start"]);
       const before = await daemonStatus(i);
-      const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl(release) });
-      expect(r.code).toBe(1);
-      expect(`${r.json?.error?.code}/${r.json?.error?.data?.reason}`).toBe(expected);
+      const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("nodaemon") });
+      expect(r.json?.error).toMatchObject({ code: "unsupported", data: { reason: "update_rolled_back" } });
+      expect(r.json.error.message).toContain(`the previous daemon (${OLD}) serves again`);
       expect(fileHash(i.bin)).toBe(oldHash());
-      expect(existsSync(`${i.bin}.previous`)).toBe(false);
       expect(leftovers(i)).toEqual([]);
-      expect(await daemonStatus(i)).toMatchObject({ pid: before.pid, version: OLD });
-    }, T);
-  }
+      const after = await daemonStatus(i);
+      expect(after.version).toBe(OLD);
+      expect(after.pid).not.toBe(before.pid);
+      expect(readUpdateState(i.home)).toMatchObject({ state: "failed", latest: NEW });
+    },
+    T,
+  );
 
-  test("a release whose daemon does not start is rolled back: old binary, old daemon serving", async () => {
-    const i = await install();
-    await i.run(["daemon", "start"]);
-    const before = await daemonStatus(i);
-    const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("nodaemon") });
-    expect(r.json?.error).toMatchObject({ code: "unsupported", data: { reason: "update_rolled_back" } });
-    expect(r.json.error.message).toContain(`the previous daemon (${OLD}) serves again`);
-    expect(fileHash(i.bin)).toBe(oldHash());
-    expect(leftovers(i)).toEqual([]);
-    const after = await daemonStatus(i);
-    expect(after.version).toBe(OLD);
-    expect(after.pid).not.toBe(before.pid);
-    expect(readUpdateState(i.home)).toMatchObject({ state: "failed", latest: NEW });
-  }, T);
+  test(
+    "deferred while a session is live, even with --yes",
+    async () => {
+      const i = await install({ BSK_READOPT_WAIT_MS: "60000" });
+      writeLiveSession(i.home);
+      await i.run(["daemon", "start"]);
+      const before = await daemonStatus(i);
+      const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
+      expect(r.json?.error).toMatchObject({ code: "unsupported", data: { reason: "sessions_live", sessions: ["upds"] } });
+      expect(r.json.error.hint).toContain("--yes does not skip this");
+      expect(fileHash(i.bin)).toBe(oldHash());
+      expect((await daemonStatus(i)).pid).toBe(before.pid);
+      expect(readUpdateState(i.home)).toMatchObject({ state: "deferred", latest: NEW });
+      // bsk status says an update is waiting.
+      const status = await i.run(["status"]);
+      expect(status.stdout).toContain(`update: bsk ${NEW} is available (waits for the sessions to end)`);
+    },
+    T,
+  );
 
-  test("deferred while a session is live, even with --yes", async () => {
-    const i = await install({ BSK_READOPT_WAIT_MS: "60000" });
-    writeLiveSession(i.home);
-    await i.run(["daemon", "start"]);
-    const before = await daemonStatus(i);
-    const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
-    expect(r.json?.error).toMatchObject({ code: "unsupported", data: { reason: "sessions_live", sessions: ["upds"] } });
-    expect(r.json.error.hint).toContain("--yes does not skip this");
-    expect(fileHash(i.bin)).toBe(oldHash());
-    expect((await daemonStatus(i)).pid).toBe(before.pid);
-    expect(readUpdateState(i.home)).toMatchObject({ state: "deferred", latest: NEW });
-    // bsk status says an update is waiting.
-    const status = await i.run(["status"]);
-    expect(status.stdout).toContain(`update: bsk ${NEW} is available (waits for the sessions to end)`);
-  }, T);
+  test(
+    "without --yes and without a terminal it asks for --yes",
+    async () => {
+      const i = await install();
+      const r = await i.run(["update", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
+      expect(r.json?.error).toMatchObject({ code: "invalid_params", data: { reason: "confirmation_required" } });
+      expect(fileHash(i.bin)).toBe(oldHash());
+    },
+    T,
+  );
 
-  test("without --yes and without a terminal it asks for --yes", async () => {
-    const i = await install();
-    const r = await i.run(["update", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
-    expect(r.json?.error).toMatchObject({ code: "invalid_params", data: { reason: "confirmation_required" } });
-    expect(fileHash(i.bin)).toBe(oldHash());
-  }, T);
-
-  test("from source (bun cli/main.ts) it is unsupported, with a hint", async () => {
-    const proc = Bun.spawn([process.execPath, join(ROOT, "cli/main.ts"), "update", "--yes", "--json"], {
-      env: { ...process.env, BSK_HOME: join(work, "src-home"), BSK_UPDATE_MANIFEST_URL: manifestUrl("good"), BSK_AUTO_START: "0" },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const out = JSON.parse(await new Response(proc.stdout).text());
-    expect(await proc.exited).toBe(1);
-    expect(out.error).toMatchObject({ code: "unsupported", data: { reason: "not_installed_binary" } });
-    expect(out.error.hint).toContain("git pull && npm run build");
-  }, T);
+  test(
+    "from source (bun cli/main.ts) it is unsupported, with a hint",
+    async () => {
+      const proc = Bun.spawn([process.execPath, join(ROOT, "cli/main.ts"), "update", "--yes", "--json"], {
+        env: { ...process.env, BSK_HOME: join(work, "src-home"), BSK_UPDATE_MANIFEST_URL: manifestUrl("good"), BSK_AUTO_START: "0" },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const out = JSON.parse(await new Response(proc.stdout).text());
+      expect(await proc.exited).toBe(1);
+      expect(out.error).toMatchObject({ code: "unsupported", data: { reason: "not_installed_binary" } });
+      expect(out.error.hint).toContain("git pull && npm run build");
+    },
+    T,
+  );
 });
 
 // ---------------------------------------------------------------- the daemon's periodic check
@@ -390,15 +443,19 @@ describe("the daemon's periodic check", () => {
     expect(after.pid).not.toBe(before.pid);
   }, 90_000);
 
-  test("BSK_AUTO_UPDATE=off: no check at all", async () => {
-    const i = await install({ BSK_AUTO_UPDATE: "Off", BSK_UPDATE_INTERVAL_MS: "10", BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
-    await i.run(["daemon", "start"]);
-    await daemonStatus(i);
-    const log = () => readFileSync(join(i.home, "logs/daemon.log"), "utf8");
-    await until("the daemon's start in its log", () => (log().includes("daemon started") ? true : undefined));
-    expect(existsSync(join(i.home, "update-state.json"))).toBe(false);
-    expect(fileHash(i.bin)).toBe(oldHash());
-  }, T);
+  test(
+    "BSK_AUTO_UPDATE=off: no check at all",
+    async () => {
+      const i = await install({ BSK_AUTO_UPDATE: "Off", BSK_UPDATE_INTERVAL_MS: "10", BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
+      await i.run(["daemon", "start"]);
+      await daemonStatus(i);
+      const log = () => readFileSync(join(i.home, "logs/daemon.log"), "utf8");
+      await until("the daemon's start in its log", () => (log().includes("daemon started") ? true : undefined));
+      expect(existsSync(join(i.home, "update-state.json"))).toBe(false);
+      expect(fileHash(i.bin)).toBe(oldHash());
+    },
+    T,
+  );
 });
 
 // ---------------------------------------------------------------- hostile release hosts
@@ -418,50 +475,66 @@ describe("a hostile release host: every body is cut at its cap while it streams"
     ["release manifest", "bigmanifest", "version.json", 1 << 20],
     ["release signature", "bigsig", "version.json.sig", 4096],
   ] as const) {
-    test(`an endless ${what}: bsk update --check stops reading it and names it`, async () => {
-      const i = await install();
-      const r = await i.run(["update", "--check", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl(release) });
-      expect(r.code).toBe(1);
-      expect(r.json?.error).toMatchObject({ code: "unsupported", data: { reason: "response_too_large", what, max_bytes: max } });
-      expect(r.json.error.message).toContain(`the ${what} at ${origin}/${release}/latest/download/${file} is larger than`);
-      const bodies = await served(`/${release}/latest/download/${file}`);
-      expect(bodies.length).toBe(1);
-      expect(bodies[0]!.sent).toBeLessThan(max + SERVED_SLACK);
-    }, T);
+    test(
+      `an endless ${what}: bsk update --check stops reading it and names it`,
+      async () => {
+        const i = await install();
+        const r = await i.run(["update", "--check", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl(release) });
+        expect(r.code).toBe(1);
+        expect(r.json?.error).toMatchObject({ code: "unsupported", data: { reason: "response_too_large", what, max_bytes: max } });
+        expect(r.json.error.message).toContain(`the ${what} at ${origin}/${release}/latest/download/${file} is larger than`);
+        const bodies = await served(`/${release}/latest/download/${file}`);
+        expect(bodies.length).toBe(1);
+        expect(bodies[0]!.sent).toBeLessThan(max + SERVED_SLACK);
+      },
+      T,
+    );
   }
 
-  test("an endless archive: bsk update stops at the size the manifest signed and installs nothing", async () => {
-    const i = await install();
-    await i.run(["daemon", "start"]);
-    const before = await daemonStatus(i);
-    const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("bigarchive") });
-    expect(r.code).toBe(1);
-    expect(r.json?.error).toMatchObject({ code: "permission_denied", data: { reason: "checksum_mismatch", what: "release archive" } });
-    expect(r.json.error.message).toContain("is larger than the release manifest says");
-    const size = goodManifest.assets[platform]!.size!;
-    const bodies = await served(`/bigarchive/download/v${NEW}/${assetName(NEW, platform)}`);
-    expect(bodies.length).toBe(1);
-    expect(bodies[0]!.sent).toBeLessThan(size + SERVED_SLACK);
-    expect(fileHash(i.bin)).toBe(oldHash());
-    expect(leftovers(i)).toEqual([]);
-    expect(await daemonStatus(i)).toMatchObject({ pid: before.pid, version: OLD });
-  }, T);
+  test(
+    "an endless archive: bsk update stops at the size the manifest signed and installs nothing",
+    async () => {
+      const i = await install();
+      await i.run(["daemon", "start"]);
+      const before = await daemonStatus(i);
+      const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("bigarchive") });
+      expect(r.code).toBe(1);
+      expect(r.json?.error).toMatchObject({ code: "permission_denied", data: { reason: "checksum_mismatch", what: "release archive" } });
+      expect(r.json.error.message).toContain("is larger than the release manifest says");
+      const size = goodManifest.assets[platform]!.size!;
+      const bodies = await served(`/bigarchive/download/v${NEW}/${assetName(NEW, platform)}`);
+      expect(bodies.length).toBe(1);
+      expect(bodies[0]!.sent).toBeLessThan(size + SERVED_SLACK);
+      expect(fileHash(i.bin)).toBe(oldHash());
+      expect(leftovers(i)).toEqual([]);
+      expect(await daemonStatus(i)).toMatchObject({ pid: before.pid, version: OLD });
+    },
+    T,
+  );
 
-  test("an endless manifest: the daemon's periodic check stops reading it, records why, and stays small", async () => {
-    const i = await install({ BSK_AUTO_UPDATE: "ON", BSK_UPDATE_INTERVAL_MS: "1000", BSK_UPDATE_MANIFEST_URL: manifestUrl("bigmanifest") });
-    await i.run(["daemon", "start"]);
-    const { pid } = await daemonStatus(i);
-    const state = await until("the check to fail", () => {
-      const s = readUpdateState(i.home);
-      return s?.state === "failed" ? s : undefined;
-    });
-    expect(state.error).toContain(`the release manifest at ${manifestUrl("bigmanifest")} is larger than 1 MiB`);
-    const bodies = await served("/bigmanifest/latest/download/version.json");
-    expect(bodies.length).toBeGreaterThan(0);
-    for (const b of bodies) expect(b.sent).toBeLessThan((1 << 20) + SERVED_SLACK);
-    // Reading the whole body before capping it grew a daemon past 4 GB; capped while it streams it stays near its baseline.
-    expect(peakRss(pid)).toBeLessThan(256 * 1024 * 1024);
-  }, T);
+  test(
+    "an endless manifest: the daemon's periodic check stops reading it, records why, and stays small",
+    async () => {
+      const i = await install({
+        BSK_AUTO_UPDATE: "ON",
+        BSK_UPDATE_INTERVAL_MS: "1000",
+        BSK_UPDATE_MANIFEST_URL: manifestUrl("bigmanifest"),
+      });
+      await i.run(["daemon", "start"]);
+      const { pid } = await daemonStatus(i);
+      const state = await until("the check to fail", () => {
+        const s = readUpdateState(i.home);
+        return s?.state === "failed" ? s : undefined;
+      });
+      expect(state.error).toContain(`the release manifest at ${manifestUrl("bigmanifest")} is larger than 1 MiB`);
+      const bodies = await served("/bigmanifest/latest/download/version.json");
+      expect(bodies.length).toBeGreaterThan(0);
+      for (const b of bodies) expect(b.sent).toBeLessThan((1 << 20) + SERVED_SLACK);
+      // Reading the whole body before capping it grew a daemon past 4 GB; capped while it streams it stays near its baseline.
+      expect(peakRss(pid)).toBeLessThan(256 * 1024 * 1024);
+    },
+    T,
+  );
 });
 
 // ---------------------------------------------------------------- install.sh
@@ -469,7 +542,10 @@ describe("a hostile release host: every body is cut at its cap while it streams"
 describe("install.sh", () => {
   function installer(): string {
     const path = join(work, "install.sh");
-    const text = readFileSync(join(ROOT, "install.sh"), "utf8").replace(`release_pubkey="${RELEASE_PUBLIC_KEY}"`, `release_pubkey="${key.pub}"`);
+    const text = readFileSync(join(ROOT, "install.sh"), "utf8").replace(
+      `release_pubkey="${RELEASE_PUBLIC_KEY}"`,
+      `release_pubkey="${key.pub}"`,
+    );
     writeFileSync(path, text);
     return path;
   }
@@ -477,7 +553,12 @@ describe("install.sh", () => {
   async function runInstaller(release: string) {
     const dir = mkdtempSync(join(work, "sh-"));
     const proc = Bun.spawn(["sh", installer()], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, BSK_RELEASE_BASE_URL: `${origin}/${release}`, BSK_INSTALL_DIR: join(dir, "bin") },
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: dir,
+        BSK_RELEASE_BASE_URL: `${origin}/${release}`,
+        BSK_INSTALL_DIR: join(dir, "bin"),
+      },
       stdout: "pipe",
       stderr: "pipe",
     });
@@ -485,28 +566,36 @@ describe("install.sh", () => {
     return { dir, bin: join(dir, "bin/bsk"), stdout, stderr, code };
   }
 
-  test("installs the verified binary and prints the next steps", async () => {
-    const r = await runInstaller("good");
-    expect(r.stderr).toBe("");
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`installed bsk ${NEW} to ${r.bin} (SHA-256 verified, signature verified)`);
-    expect(r.stdout).toContain("Load unpacked");
-    expect(r.stdout).toContain("bsk install-skill");
-    const v = Bun.spawnSync([r.bin, "version"]).stdout.toString();
-    expect(v).toContain(NEW);
-  }, T);
+  test(
+    "installs the verified binary and prints the next steps",
+    async () => {
+      const r = await runInstaller("good");
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`installed bsk ${NEW} to ${r.bin} (SHA-256 verified, signature verified)`);
+      expect(r.stdout).toContain("Load unpacked");
+      expect(r.stdout).toContain("bsk install-skill");
+      const v = Bun.spawnSync([r.bin, "version"]).stdout.toString();
+      expect(v).toContain(NEW);
+    },
+    T,
+  );
 
   for (const [what, release, message] of [
     ["a tampered archive", "tampered", "SHA-256 mismatch"],
     ["a manifest signed by another key", "otherkey", "not signed by the bsk release key"],
     ["a release without a checksum", "nochecksum", "names no SHA-256"],
   ]) {
-    test(`refuses ${what} and installs nothing`, async () => {
-      const r = await runInstaller(release!);
-      expect(r.code).not.toBe(0);
-      expect(r.stderr).toContain(message!);
-      expect(existsSync(r.bin)).toBe(false);
-    }, T);
+    test(
+      `refuses ${what} and installs nothing`,
+      async () => {
+        const r = await runInstaller(release!);
+        expect(r.code).not.toBe(0);
+        expect(r.stderr).toContain(message!);
+        expect(existsSync(r.bin)).toBe(false);
+      },
+      T,
+    );
   }
 
   for (const [what, release, file] of [
@@ -514,14 +603,18 @@ describe("install.sh", () => {
     ["release signature", "bigsig", "latest/download/version.json.sig"],
     ["release archive", "bigarchive", `download/v${NEW}/${assetName(NEW, platform)}`],
   ] as const) {
-    test(`stops reading an endless ${what}, names it and installs nothing`, async () => {
-      const r = await runInstaller(release);
-      expect(r.code).not.toBe(0);
-      expect(r.stderr).toContain(`error: the ${what} at ${origin}/${release}/${file} is larger than`);
-      expect(existsSync(r.bin)).toBe(false);
-      const bodies = await served(`/${release}/${file}`);
-      expect(bodies.length).toBe(1);
-      expect(bodies[0]!.sent).toBeLessThan((release === "bigarchive" ? goodManifest.assets[platform]!.size! : 1 << 20) + SERVED_SLACK);
-    }, T);
+    test(
+      `stops reading an endless ${what}, names it and installs nothing`,
+      async () => {
+        const r = await runInstaller(release);
+        expect(r.code).not.toBe(0);
+        expect(r.stderr).toContain(`error: the ${what} at ${origin}/${release}/${file} is larger than`);
+        expect(existsSync(r.bin)).toBe(false);
+        const bodies = await served(`/${release}/${file}`);
+        expect(bodies.length).toBe(1);
+        expect(bodies[0]!.sent).toBeLessThan((release === "bigarchive" ? goodManifest.assets[platform]!.size! : 1 << 20) + SERVED_SLACK);
+      },
+      T,
+    );
   }
 });

@@ -43,13 +43,32 @@ export async function remoteLinks(n = 500): Promise<RemoteLinksResult> {
   // Loopback without TLS (the proxy set-up); the proofs bind the public URL's authority all the same.
   const publicUrl = `wss://127.0.0.1:${port}/extension`;
   const authority = `127.0.0.1:${port}`;
-  writeFileSync(join(home, "config.json"), JSON.stringify({ remote_limits: { linksPerSecond: 1e5, linkBurst: 1e5, authorizePerSecond: 1e5, authorizeBurst: 1e5 } }));
+  writeFileSync(
+    join(home, "config.json"),
+    JSON.stringify({ remote_limits: { linksPerSecond: 1e5, linkBurst: 1e5, authorizePerSecond: 1e5, authorizeBurst: 1e5 } }),
+  );
   const env = { ...process.env, ...TEST_ENV, BSK_HOME: home, BSK_PAIRING_INTERVAL_MS: "0", BSK_BROWSER_SILENCE_MS: "600000" };
-  const daemon = Bun.spawn([process.execPath, join(ROOT, "cli/main.ts"), "daemon", "start", "--mode", "server", "--listen", "127.0.0.1", "--port", String(port), "--public-url", publicUrl], {
-    env,
-    stdout: "pipe",
-    stderr: "ignore",
-  });
+  const daemon = Bun.spawn(
+    [
+      process.execPath,
+      join(ROOT, "cli/main.ts"),
+      "daemon",
+      "start",
+      "--mode",
+      "server",
+      "--listen",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--public-url",
+      publicUrl,
+    ],
+    {
+      env,
+      stdout: "pipe",
+      stderr: "ignore",
+    },
+  );
   const peers: Peer[] = [];
   try {
     const reader = (daemon.stdout as ReadableStream<Uint8Array>).getReader();
@@ -82,7 +101,10 @@ export async function remoteLinks(n = 500): Promise<RemoteLinksResult> {
         for (;;) {
           const req = await peer.requests.next(() => true, "a request", 3_600_000).catch(() => null);
           if (!req) return;
-          req.reply({ current_tab_id: 1, tabs: [{ tab_id: 1, window_id: 1, title: d.id, url: "about:blank", active: true, owner: "session" }] });
+          req.reply({
+            current_tab_id: 1,
+            tabs: [{ tab_id: 1, window_id: 1, title: d.id, url: "about:blank", active: true, owner: "session" }],
+          });
         }
       })();
     }

@@ -25,16 +25,77 @@ function openssl(args: string[], cwd: string): void {
 }
 
 export function makeChain(dir = mkdtempSync("/tmp/bsk-tls-")): Chain {
-  openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=bsk test CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"], dir);
+  openssl(
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-keyout",
+      "ca.key",
+      "-out",
+      "ca.crt",
+      "-days",
+      "2",
+      "-subj",
+      "/CN=bsk test CA",
+      "-addext",
+      "basicConstraints=critical,CA:TRUE",
+      "-addext",
+      "keyUsage=critical,keyCertSign,cRLSign",
+    ],
+    dir,
+  );
   return {
     dir,
     caCert: join(dir, "ca.crt"),
     caPem: readFileSync(join(dir, "ca.crt"), "utf8"),
     leaf(name, names) {
       const san = names.map((n) => (/^[\d.]+$|:/.test(n) ? `IP:${n}` : `DNS:${n}`)).join(",");
-      writeFileSync(join(dir, `${name}.ext`), `subjectAltName=${san}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n`);
-      openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", `/CN=${names[0]}`], dir);
-      openssl(["x509", "-req", "-in", `${name}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", `${name}.crt`, "-days", "1", "-extfile", `${name}.ext`], dir);
+      writeFileSync(
+        join(dir, `${name}.ext`),
+        `subjectAltName=${san}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n`,
+      );
+      openssl(
+        [
+          "req",
+          "-newkey",
+          "ec",
+          "-pkeyopt",
+          "ec_paramgen_curve:P-256",
+          "-nodes",
+          "-keyout",
+          `${name}.key`,
+          "-out",
+          `${name}.csr`,
+          "-subj",
+          `/CN=${names[0]}`,
+        ],
+        dir,
+      );
+      openssl(
+        [
+          "x509",
+          "-req",
+          "-in",
+          `${name}.csr`,
+          "-CA",
+          "ca.crt",
+          "-CAkey",
+          "ca.key",
+          "-CAcreateserial",
+          "-out",
+          `${name}.crt`,
+          "-days",
+          "1",
+          "-extfile",
+          `${name}.ext`,
+        ],
+        dir,
+      );
       return { cert: join(dir, `${name}.crt`), key: join(dir, `${name}.key`), certPem: readFileSync(join(dir, `${name}.crt`), "utf8") };
     },
   };

@@ -6,7 +6,18 @@
  * point at stay as they were.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { checkReplaceable, openAtomic, writeAtomic } from "../../shared/atomic-file.ts";
 import { writeFileAtomic } from "../../shared/fs-util.ts";
@@ -140,79 +151,100 @@ describe("the helper", () => {
 /** The names the writers used before: `<out>.<pid>.tmp`, `<out>.bsk-<pid>.tmp`, fs-util's counter, the update's. */
 function oldNames(path: string): string[] {
   const pid = process.pid;
-  return [`${path}.${pid}.tmp`, `${path}.bsk-${pid}.tmp`, `${path}.update-${pid}`, `${path}.tmp-${pid}`, ...Array.from({ length: 8 }, (_, i) => `${path}.${pid}.${i + 1}.tmp`)];
+  return [
+    `${path}.${pid}.tmp`,
+    `${path}.bsk-${pid}.tmp`,
+    `${path}.update-${pid}`,
+    `${path}.tmp-${pid}`,
+    ...Array.from({ length: 8 }, (_, i) => `${path}.${pid}.${i + 1}.tmp`),
+  ];
 }
 
-describe.skipIf(!attacker)(`a second local user plants symlinks at the writers' old temp names${skipReason ? ` (skipped: ${skipReason})` : ""}`, () => {
-  const writers: { name: string; file: string; write(path: string): void; expected: string | RegExp }[] = [
-    {
-      name: "screenshot (file result)",
-      file: "shot.png",
-      write: (path) => saveFileResult({ format: "png", data: Buffer.from("PNG bytes").toString("base64") }, { data: "data", pathParam: "out", defaultName: "s" }, { out: path }, {}),
-      expected: "PNG bytes",
-    },
-    {
-      name: "record --out (JSON file)",
-      file: "trace.json",
-      write: (path) => saveJsonFile({ trace: { steps: [] } }, { data: "trace", pathParam: "out", overwriteParam: "overwrite", defaultName: "r" }, { out: path }, {}),
-      expected: /"steps": \[\]/,
-    },
-    { name: "a private state file (fs-util)", file: "state.json", write: (path) => writeFileAtomic(path, "{}"), expected: "{}" },
-  ];
+describe.skipIf(!attacker)(
+  `a second local user plants symlinks at the writers' old temp names${skipReason ? ` (skipped: ${skipReason})` : ""}`,
+  () => {
+    const writers: { name: string; file: string; write(path: string): void; expected: string | RegExp }[] = [
+      {
+        name: "screenshot (file result)",
+        file: "shot.png",
+        write: (path) =>
+          saveFileResult(
+            { format: "png", data: Buffer.from("PNG bytes").toString("base64") },
+            { data: "data", pathParam: "out", defaultName: "s" },
+            { out: path },
+            {},
+          ),
+        expected: "PNG bytes",
+      },
+      {
+        name: "record --out (JSON file)",
+        file: "trace.json",
+        write: (path) =>
+          saveJsonFile(
+            { trace: { steps: [] } },
+            { data: "trace", pathParam: "out", overwriteParam: "overwrite", defaultName: "r" },
+            { out: path },
+            {},
+          ),
+        expected: /"steps": \[\]/,
+      },
+      { name: "a private state file (fs-util)", file: "state.json", write: (path) => writeFileAtomic(path, "{}"), expected: "{}" },
+    ];
 
-  for (const sticky of [true, false]) {
-    for (const w of writers) {
-      test(`${w.name}, ${sticky ? "sticky" : "non-sticky"} shared folder: the linked-to file is untouched`, () => {
+    for (const sticky of [true, false]) {
+      for (const w of writers) {
+        test(`${w.name}, ${sticky ? "sticky" : "non-sticky"} shared folder: the linked-to file is untouched`, () => {
+          const mine = tempDir();
+          const victim = join(mine, "victim.txt");
+          writeFileSync(victim, "precious");
+          const shared = sharedFolder(sticky);
+          cleanups.push(() => rmSync(shared, { recursive: true, force: true }));
+          const out = join(shared, w.file);
+          const planted = oldNames(out);
+          attacker!.plantLinks(victim, planted);
+
+          w.write(out);
+
+          expect(readFileSync(victim, "utf8")).toBe("precious");
+          const text = readFileSync(out, "utf8");
+          if (typeof w.expected === "string") expect(text).toBe(w.expected);
+          else expect(text).toMatch(w.expected);
+          expect(lstatSync(out).isFile()).toBe(true);
+          expect(lstatSync(out).uid).toBe(process.getuid!());
+          for (const l of planted) expect(readlinkSync(l)).toBe(victim);
+          expect(readdirSync(shared).sort()).toEqual([w.file, ...planted.map((p) => p.slice(shared.length + 1))].sort());
+        });
+      }
+
+      test(`bsk update's staged binary, ${sticky ? "sticky" : "non-sticky"} shared folder: random, exclusive, the linked-to file untouched`, () => {
         const mine = tempDir();
         const victim = join(mine, "victim.txt");
         writeFileSync(victim, "precious");
         const shared = sharedFolder(sticky);
         cleanups.push(() => rmSync(shared, { recursive: true, force: true }));
-        const out = join(shared, w.file);
-        const planted = oldNames(out);
-        attacker!.plantLinks(victim, planted);
-
-        w.write(out);
-
+        const bin = join(shared, "bsk");
+        writeFileSync(bin, "old binary");
+        chmodSync(bin, 0o755);
+        attacker!.plantLinks(victim, oldNames(bin));
+        const staged = stage(bin, new TextEncoder().encode("new binary"));
+        cleanups.push(() => rmSync(staged, { force: true }));
         expect(readFileSync(victim, "utf8")).toBe("precious");
-        const text = readFileSync(out, "utf8");
-        if (typeof w.expected === "string") expect(text).toBe(w.expected);
-        else expect(text).toMatch(w.expected);
-        expect(lstatSync(out).isFile()).toBe(true);
-        expect(lstatSync(out).uid).toBe(process.getuid!());
-        for (const l of planted) expect(readlinkSync(l)).toBe(victim);
-        expect(readdirSync(shared).sort()).toEqual([w.file, ...planted.map((p) => p.slice(shared.length + 1))].sort());
+        expect(readFileSync(staged, "utf8")).toBe("new binary");
+        expect(lstatSync(staged).isFile()).toBe(true);
+        expect(oldNames(bin)).not.toContain(staged);
       });
     }
 
-    test(`bsk update's staged binary, ${sticky ? "sticky" : "non-sticky"} shared folder: random, exclusive, the linked-to file untouched`, () => {
-      const mine = tempDir();
-      const victim = join(mine, "victim.txt");
-      writeFileSync(victim, "precious");
-      const shared = sharedFolder(sticky);
+    test("a FIFO the attacker made at the --out path in a shared folder is refused, not replaced", () => {
+      const shared = sharedFolder(true);
       cleanups.push(() => rmSync(shared, { recursive: true, force: true }));
-      const bin = join(shared, "bsk");
-      writeFileSync(bin, "old binary");
-      chmodSync(bin, 0o755);
-      attacker!.plantLinks(victim, oldNames(bin));
-      const staged = stage(bin, new TextEncoder().encode("new binary"));
-      cleanups.push(() => rmSync(staged, { force: true }));
-      expect(readFileSync(victim, "utf8")).toBe("precious");
-      expect(readFileSync(staged, "utf8")).toBe("new binary");
-      expect(lstatSync(staged).isFile()).toBe(true);
-      expect(oldNames(bin)).not.toContain(staged);
+      const out = join(shared, "fifo.png");
+      attacker!.run(["mkfifo", out]);
+      expect(existsSync(out)).toBe(true);
+      const err = refusal(() => writeAtomic(out, "PNG", { mode: 0o644, replace: true }));
+      expect(err.data).toMatchObject({ reason: "not_regular_file", kind: "FIFO" });
+      expect(lstatSync(out).isFIFO()).toBe(true);
+      expect(readdirSync(shared)).toEqual(["fifo.png"]);
     });
-  }
-
-  test("a FIFO the attacker made at the --out path in a shared folder is refused, not replaced", () => {
-    const shared = sharedFolder(true);
-    cleanups.push(() => rmSync(shared, { recursive: true, force: true }));
-    const out = join(shared, "fifo.png");
-    attacker!.run(["mkfifo", out]);
-    expect(existsSync(out)).toBe(true);
-    const err = refusal(() => writeAtomic(out, "PNG", { mode: 0o644, replace: true }));
-    expect(err.data).toMatchObject({ reason: "not_regular_file", kind: "FIFO" });
-    expect(lstatSync(out).isFIFO()).toBe(true);
-    expect(readdirSync(shared)).toEqual(["fifo.png"]);
-  });
-});
+  },
+);

@@ -43,9 +43,10 @@ describe("bsk tab borrow / return", () => {
     expect(humanSuccess("tab.borrow", { tab_id: 12, window_id: 9, index: 2, from, asked: false, current_tab_id: 12 }, {}).stdout).toContain(
       "without a prompt",
     );
-    expect(humanSuccess("tab.return", { tab_id: 12, window_id: 4, index: 0, fallback: true, closed_tab_ids: [], current_tab_id: null }, {}).stdout).toBe(
-      "returned 12 to window 4 index 0 (its own window is gone)",
-    );
+    expect(
+      humanSuccess("tab.return", { tab_id: 12, window_id: 4, index: 0, fallback: true, closed_tab_ids: [], current_tab_id: null }, {})
+        .stdout,
+    ).toBe("returned 12 to window 4 index 0 (its own window is gone)");
   });
 });
 
@@ -129,7 +130,13 @@ describe("linked tabs (link-graph)", () => {
   });
 
   test("a linked tab is refused with linked_tabs, before any consent", () => {
-    const e = borrowRefusal("s1", { tab_id: 3, url: "https://example.com/", incognito: false, window_type: "normal", linked_tab_ids: [7, 8] });
+    const e = borrowRefusal("s1", {
+      tab_id: 3,
+      url: "https://example.com/",
+      incognito: false,
+      window_type: "normal",
+      linked_tab_ids: [7, 8],
+    });
     expect(e?.code).toBe("permission_denied");
     expect(e?.data).toMatchObject({ reason: "linked_tabs", tab_id: 3, linked_tabs: 2 });
     expect(e?.hint).toContain("new tab");

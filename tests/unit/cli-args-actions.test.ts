@@ -37,7 +37,11 @@ function fails(argv: string[], files: Record<string, string | Uint8Array> = {}):
 
 describe("file flags: the value comes from a file or stdin, never argv", () => {
   test("--value-file - reads stdin; one trailing newline is dropped", () => {
-    expect(call(["fill", "@e6", "--value-file", "-"], { "-": "s3cret\n" }).params).toEqual({ session_id: "s1", target: "@e6", value: "s3cret" });
+    expect(call(["fill", "@e6", "--value-file", "-"], { "-": "s3cret\n" }).params).toEqual({
+      session_id: "s1",
+      target: "@e6",
+      value: "s3cret",
+    });
     expect(call(["fill", "@e6", "--value-file", "-"], { "-": "line\r\n" }).params.value).toBe("line");
     expect(call(["fill", "@e6", "--value-file", "-"], { "-": "two\n\n" }).params.value).toBe("two\n");
     expect(call(["fill", "@e6", "--value-file", "-"], { "-": "" }).params.value).toBe("");
@@ -45,7 +49,11 @@ describe("file flags: the value comes from a file or stdin, never argv", () => {
   });
 
   test("type --text-file fills the required <text> positional", () => {
-    expect(call(["type", "--text-file", "-", "--target", "#q"], { "-": "hello" }).params).toEqual({ session_id: "s1", target: "#q", text: "hello" });
+    expect(call(["type", "--text-file", "-", "--target", "#q"], { "-": "hello" }).params).toEqual({
+      session_id: "s1",
+      target: "#q",
+      text: "hello",
+    });
   });
 
   test("unreadable files are invalid_params with a hint", () => {
@@ -103,7 +111,12 @@ describe("durations, lists and points", () => {
     expect(call(["click", "--x", "10.5", "--y", "20"]).params).toEqual({ session_id: "s1", x: 10.5, y: 20 });
     expect(call(["mouse", "down", "--x", "1", "--y", "2", "--button", "middle"]).method).toBe("mouse.down");
     expect(call(["mouse", "move", "--x", "1", "--y", "2", "--steps", "5"]).params.steps).toBe(5);
-    expect(call(["press", "Ctrl+A", "--target", "#q", "--count", "2"]).params).toEqual({ session_id: "s1", key: "Ctrl+A", target: "#q", count: 2 });
+    expect(call(["press", "Ctrl+A", "--target", "#q", "--count", "2"]).params).toEqual({
+      session_id: "s1",
+      key: "Ctrl+A",
+      target: "#q",
+      count: 2,
+    });
     expect(call(["wait-for", "--target", "#x", "--state", "detached"]).params).toMatchObject({ target: "#x", state: "detached" });
     expect(call(["wait-for", "--text-gone", "Loading"]).params).toMatchObject({ text_gone: "Loading" });
     expect(call(["drag", "#a", "#b"]).params).toMatchObject({ from: "#a", to: "#b" });
@@ -128,7 +141,10 @@ describe("redacted params are never echoed", () => {
       method: "pin",
       examples: [],
       positionals: [],
-      flags: { pin: { param: "pin", type: "number", description: "PIN" }, kind: { param: "kind", type: "enum", options: ["a"], description: "K" } },
+      flags: {
+        pin: { param: "pin", type: "number", description: "PIN" },
+        kind: { param: "kind", type: "enum", options: ["a"], description: "K" },
+      },
       redact: ["pin"],
     };
     let err: BskError | undefined;

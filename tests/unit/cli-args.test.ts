@@ -39,11 +39,32 @@ describe("daemon-owned commands", () => {
 
   test("session start: strings, numbers, durations, value flags, env fallback", () => {
     const p = call(
-      ["session", "start", "--browser", "work", "--no-focus", "--width", "1280", "--height=900", "--name", "compare prices", "--lease", "2m"],
+      [
+        "session",
+        "start",
+        "--browser",
+        "work",
+        "--no-focus",
+        "--width",
+        "1280",
+        "--height=900",
+        "--name",
+        "compare prices",
+        "--lease",
+        "2m",
+      ],
       { BSK_OWNER_PID: "77" },
     );
     expect(p.method).toBe("session.start");
-    expect(p.params).toEqual({ browser: "work", focus: false, width: 1280, height: 900, name: "compare prices", lease_ms: 120_000, owner_pid: 77 });
+    expect(p.params).toEqual({
+      browser: "work",
+      focus: false,
+      width: 1280,
+      height: 900,
+      name: "compare prices",
+      lease_ms: 120_000,
+      owner_pid: 77,
+    });
     // the flag beats the environment
     expect(call(["session", "start", "--owner-pid", "5"], { BSK_OWNER_PID: "77" }).params.owner_pid).toBe(5);
     // no session needed, even with none in the environment
@@ -244,11 +265,15 @@ describe("flag types the catalog may use (synthetic shape)", () => {
   };
 
   test("list flags repeat; enum, duration, number, value; env fallback; rest positional", () => {
-    const p = parseArgs(cmd, ["@e3", "-F", "a.txt", "--file", "b.txt", "--file=c d.txt", "--mode", "drop", "--wait", "1.5s", "--quiet", "x", "y"], {
-      X_COUNT: "3",
-      X_TAG: "t",
-      BSK_SESSION: "s",
-    });
+    const p = parseArgs(
+      cmd,
+      ["@e3", "-F", "a.txt", "--file", "b.txt", "--file=c d.txt", "--mode", "drop", "--wait", "1.5s", "--quiet", "x", "y"],
+      {
+        X_COUNT: "3",
+        X_TAG: "t",
+        BSK_SESSION: "s",
+      },
+    );
     expect(p.params).toEqual({
       session_id: "s",
       target: "@e3",
@@ -272,7 +297,9 @@ describe("--session on every command (each command may run in a shell of its own
   /** The words and any required positional, so the command parses. */
   const minimal = (words: string[], cmd: (typeof COMMANDS)[number]): string[] => [
     ...words,
-    ...cmd.positionals.filter((p) => p.required).map((p) => (p.type === "duration" ? "1s" : p.type === "number" ? "7" : p.param === "shell" ? "bash" : "@e1")),
+    ...cmd.positionals
+      .filter((p) => p.required)
+      .map((p) => (p.type === "duration" ? "1s" : p.type === "number" ? "7" : p.param === "shell" ? "bash" : "@e1")),
   ];
 
   test("accepted by every command; sent only where it names or filters a session", () => {
@@ -283,11 +310,13 @@ describe("--session on every command (each command may run in a shell of its own
       if (p.params.session_id === "k7qm") sends.add(commandName(cmd));
       else expect(cmd.scope).toBe("none");
     }
-    for (const name of ["bsk session list", "bsk wait", "bsk ops", "bsk session stop", "bsk snapshot", "bsk tab list"]) expect(sends).toContain(name);
-    for (const name of ["bsk status", "bsk doctor", "bsk session start", "bsk browsers", "bsk daemon status", "bsk version"]) expect(sends).not.toContain(name);
+    for (const name of ["bsk session list", "bsk wait", "bsk ops", "bsk session stop", "bsk snapshot", "bsk tab list"])
+      expect(sends).toContain(name);
+    for (const name of ["bsk status", "bsk doctor", "bsk session start", "bsk browsers", "bsk daemon status", "bsk version"])
+      expect(sends).not.toContain(name);
   });
 
-  test('an empty --session is refused in words on every command, never sent for the daemon to reject', () => {
+  test("an empty --session is refused in words on every command, never sent for the daemon to reject", () => {
     for (const cmd of COMMANDS) {
       for (const form of [["--session", ""], ["--session=  "]]) {
         const e = fails([...minimal(cmd.words, cmd), ...form]);

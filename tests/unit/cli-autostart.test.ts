@@ -167,7 +167,11 @@ describe("detached start", () => {
     await ensureHome(paths);
     const child = await spawnDetached(["sh", "-c", "echo boom >&2; exit 3"], paths.log, process.env);
     const err = await waitForDaemon(paths, { child }).catch((e) => e);
-    expect(err).toMatchObject({ code: "unsupported", message: expect.stringContaining("exited with code 3"), data: { reason: "daemon_start_failed" } });
+    expect(err).toMatchObject({
+      code: "unsupported",
+      message: expect.stringContaining("exited with code 3"),
+      data: { reason: "daemon_start_failed" },
+    });
     expect(err.hint).toContain(paths.log);
     expect(readFileSync(paths.log, "utf8")).toBe("boom\n");
   });

@@ -12,7 +12,11 @@ const catalogSpecs = COMMANDS.filter((c) => c.method);
 describe("the CLI table is the catalog", () => {
   test("the macro-inlined table equals the live catalog (rebuild when this fails)", () => {
     expect(catalogSpecs.map((c) => ({ ...c }))).toEqual(catalogCommands() as never);
-    expect(catalogSpecs.map((c) => c.method).sort()).toEqual(cliMethods().map((m) => m.name).sort());
+    expect(catalogSpecs.map((c) => c.method).sort()).toEqual(
+      cliMethods()
+        .map((m) => m.name)
+        .sort(),
+    );
   });
 
   test("effects and scopes come from the catalog", () => {

@@ -47,7 +47,18 @@ async function run(args: string[], home: string, extra: Record<string, string> =
 
 const TABS = {
   current_tab_id: 12,
-  tabs: [{ tab_id: 12, window_id: 1, index: 0, url: "https://example.com/", title: "Example", active: true, owner: "session", ownership: "created" }],
+  tabs: [
+    {
+      tab_id: 12,
+      window_id: 1,
+      index: 0,
+      url: "https://example.com/",
+      title: "Example",
+      active: true,
+      owner: "session",
+      ownership: "created",
+    },
+  ],
 };
 
 describe("no daemon", () => {
@@ -90,13 +101,19 @@ describe("no daemon", () => {
   test("argument errors need no daemon: invalid_params, exit 1", async () => {
     const r = await run(["tab", "list", "--json"], makeHome());
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout).error).toMatchObject({ code: "invalid_params", exit_code: 1, hint: expect.stringContaining("bsk session start") });
+    expect(JSON.parse(r.stdout).error).toMatchObject({
+      code: "invalid_params",
+      exit_code: 1,
+      hint: expect.stringContaining("bsk session start"),
+    });
   });
 });
 
 describe("with a daemon", () => {
   test("one request line with id, method, params and meta; --json success shape", async () => {
-    const d = daemon((f) => (f.method === "tab.list" ? { result: TABS, meta: { trace_id: f.meta!.trace_id, timings: { daemon: 0.3 } } } : null));
+    const d = daemon((f) =>
+      f.method === "tab.list" ? { result: TABS, meta: { trace_id: f.meta!.trace_id, timings: { daemon: 0.3 } } } : null,
+    );
     const proc = spawnCli(["tab", "list", "--session", "s1", "--json"], d.home);
     const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
     expect(code).toBe(0);
@@ -127,7 +144,11 @@ describe("with a daemon", () => {
     const d = daemon(() => ({ result: { tab_id: 1, type: "number", value: 2 } }));
     const r = await run(["evaluate", "1", "+", "1", "--session", "s1", "--op-id", "retry-7", "--timeout", "5s", "--json"], d.home);
     expect(r.code).toBe(0);
-    expect(d.frames[0]).toMatchObject({ method: "evaluate", params: { session_id: "s1", expression: "1 + 1" }, meta: { op_id: "retry-7", timeout_ms: 5000 } });
+    expect(d.frames[0]).toMatchObject({
+      method: "evaluate",
+      params: { session_id: "s1", expression: "1 + 1" },
+      meta: { op_id: "retry-7", timeout_ms: 5000 },
+    });
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, result: { value: 2 }, op_id: "retry-7" });
   });
 
@@ -161,7 +182,8 @@ describe("with a daemon", () => {
   test("Ctrl-C sends cancel on the same connection, prints the cancelled reply and exits 2", async () => {
     let release: (f: Frame) => void = () => {};
     const d = daemon((f) => {
-      if (f.method === "evaluate") return new Promise((r) => (release = (c) => r({ error: { code: "cancelled", message: `cancelled by ${c.id}` } })));
+      if (f.method === "evaluate")
+        return new Promise((r) => (release = (c) => r({ error: { code: "cancelled", message: `cancelled by ${c.id}` } })));
       if (f.method === "cancel") {
         release(f);
         return { result: { cancelled: true } };
@@ -207,19 +229,38 @@ describe("with a daemon", () => {
 
   test("daemon status and daemon stop talk to the running daemon", async () => {
     const status = {
-      daemon: { pid: 1, version: "0.1.0", protocol_version: "1.0", started_at: "x", uptime_ms: 5000, home: "/h", socket: "/s", ws_port: 52800 },
+      daemon: {
+        pid: 1,
+        version: "0.1.0",
+        protocol_version: "1.0",
+        started_at: "x",
+        uptime_ms: 5000,
+        home: "/h",
+        socket: "/s",
+        ws_port: 52800,
+      },
       browsers: [],
       sessions: [],
     };
     const d = daemon((f) =>
-      f.method === "system.status" ? { result: status } : f.method === "system.shutdown" ? { result: { pid: 2 ** 22 + 7, ended_sessions: ["a1"] } } : null,
+      f.method === "system.status"
+        ? { result: status }
+        : f.method === "system.shutdown"
+          ? { result: { pid: 2 ** 22 + 7, ended_sessions: ["a1"] } }
+          : null,
     );
     const s = await run(["daemon", "status"], d.home);
     expect(s.code).toBe(0);
     expect(s.stdout).toContain("daemon: running (pid 1, up 5s)");
     const stop = await run(["daemon", "stop", "--json"], d.home);
     expect(stop.code).toBe(0);
-    expect(JSON.parse(stop.stdout).result).toEqual({ stopped: true, running: false, pid: 2 ** 22 + 7, killed: false, ended_sessions: ["a1"] });
+    expect(JSON.parse(stop.stdout).result).toEqual({
+      stopped: true,
+      running: false,
+      pid: 2 ** 22 + 7,
+      killed: false,
+      ended_sessions: ["a1"],
+    });
     expect(d.frames.map((f) => f.method)).toEqual(["system.status", "system.shutdown"]);
   });
 });

@@ -12,7 +12,9 @@ export interface Frame {
   meta?: Record<string, unknown>;
 }
 
-export type Answer = { result: unknown; meta?: Record<string, unknown> } | { error: Record<string, unknown>; meta?: Record<string, unknown> };
+export type Answer =
+  | { result: unknown; meta?: Record<string, unknown> }
+  | { error: Record<string, unknown>; meta?: Record<string, unknown> };
 
 export interface FakeDaemon {
   home: string;
@@ -85,7 +87,14 @@ export function fakeDaemon(handler: (f: Frame) => Answer | Promise<Answer> | nul
   });
   writeFileSync(
     paths.daemonJson,
-    JSON.stringify({ pid: process.pid, socket: paths.socket, ws_port: 1, version: "0.0.0-fake", protocol_version: "1.0", started_at: new Date().toISOString() }),
+    JSON.stringify({
+      pid: process.pid,
+      socket: paths.socket,
+      ws_port: 1,
+      version: "0.0.0-fake",
+      protocol_version: "1.0",
+      started_at: new Date().toISOString(),
+    }),
   );
   return {
     home,

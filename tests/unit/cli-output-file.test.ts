@@ -35,7 +35,12 @@ function daemon(result: unknown = SHOT): FakeDaemon {
 }
 
 async function run(args: string[], d: FakeDaemon, opts: { cwd: string; tmpdir: string }) {
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), BSK_HOME: d.home, BSK_AUTO_START: "0", TMPDIR: opts.tmpdir };
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    BSK_HOME: d.home,
+    BSK_AUTO_START: "0",
+    TMPDIR: opts.tmpdir,
+  };
   delete env.BSK_SESSION;
   const proc = Bun.spawn([process.execPath, MAIN, ...args], { cwd: opts.cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
@@ -61,7 +66,11 @@ describe("paths", () => {
 
   test("--out - is refused (bsk writes files, never stdout by accident), before anything is sent", () => {
     const ids = { traceId: "t", opId: () => "o" };
-    for (const args of [["screenshot", "--session", "s"], ["record", "start"], ["download", "#a", "--overwrite", "--session", "s"]]) {
+    for (const args of [
+      ["screenshot", "--session", "s"],
+      ["record", "start"],
+      ["download", "#a", "--overwrite", "--session", "s"],
+    ]) {
       let err: unknown;
       try {
         plan([...args, "--out", "-"], {}, ids, 1, "/work/x");
@@ -147,7 +156,10 @@ describe("bsk screenshot through the CLI", () => {
     const r = await run(["screenshot", "--out", "missing-dir/page.png", "--session", "s1", "--json"], d, { cwd, tmpdir: tempDir() });
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout);
-    expect(out.error).toMatchObject({ code: "invalid_params", data: { reason: "file_not_written", path: join(cwd, "missing-dir/page.png") } });
+    expect(out.error).toMatchObject({
+      code: "invalid_params",
+      data: { reason: "file_not_written", path: join(cwd, "missing-dir/page.png") },
+    });
     expect(out.error.hint).toContain("--out");
     expect(existsSync(join(cwd, "missing-dir"))).toBe(false);
   });

@@ -76,9 +76,14 @@ describe("actions: one line, what was acted on and the effect", () => {
     const ok = human("fill", act(box, {}, { value_ok: true }), { target: "@e5", value: "secret@example.com" }, ["value"]);
     // The field's value is what fill changes: that is its effect, never "no visible effect".
     expect(ok.stdout).toBe('filled textbox "Email" @e5 → value set');
-    const bad = human("fill", act(box, { kind: "dom_changed", dom_changed: true }, { value_ok: false, actual: "SECRET@EXAMPLE.COM" }), {
-      value: "secret@example.com",
-    }, ["value"]);
+    const bad = human(
+      "fill",
+      act(box, { kind: "dom_changed", dom_changed: true }, { value_ok: false, actual: "SECRET@EXAMPLE.COM" }),
+      {
+        value: "secret@example.com",
+      },
+      ["value"],
+    );
     expect(bad.stdout).toBe('filled textbox "Email" @e5 (value mismatch: field holds "SECRET@EXAMPLE.COM") → dom changed');
     const typed = human("type", act(null), { text: "hunter2" }, ["text"]);
     expect(typed.stdout).toBe("typed → no visible effect");
@@ -87,19 +92,24 @@ describe("actions: one line, what was acted on and the effect", () => {
 
   test("press, select, check, wheel, blur, drag, mouse", () => {
     const box = { ref: "e3", role: "textbox", name: "Search" };
-    expect(human("press", act(box, { kind: "navigated", navigation: { url: "http://x/?q=a", status: null } }), { key: "Enter", target: "@e3" }).stdout).toBe(
-      'pressed Enter on textbox "Search" @e3 → navigated http://x/?q=a (-)',
-    );
+    expect(
+      human("press", act(box, { kind: "navigated", navigation: { url: "http://x/?q=a", status: null } }), { key: "Enter", target: "@e3" })
+        .stdout,
+    ).toBe('pressed Enter on textbox "Search" @e3 → navigated http://x/?q=a (-)');
     expect(human("press", act(null), { key: "Tab", count: 3 }).stdout).toBe("pressed Tab ×3 → no visible effect");
     const country = { ref: "e9", role: "combobox", name: "Country" };
-    expect(human("select", act(country, { kind: "dom_changed", dom_changed: true }, { selected: [{ value: "de", label: "Germany" }] })).stdout).toBe(
-      'selected "Germany" in combobox "Country" @e9 → dom changed',
-    );
+    expect(
+      human("select", act(country, { kind: "dom_changed", dom_changed: true }, { selected: [{ value: "de", label: "Germany" }] })).stdout,
+    ).toBe('selected "Germany" in combobox "Country" @e9 → dom changed');
     expect(human("check", act({ ref: "e4", role: "checkbox", name: "Terms" }, {}, { checked: true })).stdout).toBe(
       'checked checkbox "Terms" @e4 → no visible effect',
     );
-    expect(human("wheel", act(null, {}, { scroll: { x: 0, y: 640 } }), { dy: 640 }).stdout).toBe("wheeled 0,640 (scroll 0,640) → no visible effect");
-    expect(human("blur", act(box, {}, { was_focused: false })).stdout).toBe('blurred textbox "Search" @e3 (it did not have focus) → no visible effect');
+    expect(human("wheel", act(null, {}, { scroll: { x: 0, y: 640 } }), { dy: 640 }).stdout).toBe(
+      "wheeled 0,640 (scroll 0,640) → no visible effect",
+    );
+    expect(human("blur", act(box, {}, { was_focused: false })).stdout).toBe(
+      'blurred textbox "Search" @e3 (it did not have focus) → no visible effect',
+    );
     expect(
       human("drag", act({ ref: "e1", role: "listitem", name: "A" }, {}, { dropped_on: { ref: "e2", role: "list", name: "Done" } })).stdout,
     ).toBe('dragged listitem "A" @e1 onto list "Done" @e2 → no visible effect');
@@ -109,7 +119,9 @@ describe("actions: one line, what was acted on and the effect", () => {
 
 describe("waits and dialogs", () => {
   test("wait-for says what matched; wait how long", () => {
-    expect(human("wait_for", { tab_id: 1, url: "http://x/dash", title: "D", matched: "url", waited_ms: 120.4 }).stdout).toBe("url after 120ms  http://x/dash");
+    expect(human("wait_for", { tab_id: 1, url: "http://x/dash", title: "D", matched: "url", waited_ms: 120.4 }).stdout).toBe(
+      "url after 120ms  http://x/dash",
+    );
     expect(human("wait", { waited_ms: 500 }).stdout).toBe("waited 500ms");
   });
 
@@ -135,9 +147,15 @@ describe("console and network: one entry per line with its seq, the cursor on st
       next_since: 5,
       dropped: 2,
     });
-    expect(r.stdout!.split("\n")).toEqual(["4  error    Uncaught Error: boom ⏎ at f (http://x/a.js:3:9)  (http://x/a.js:3)", "5  log      hi"]);
+    expect(r.stdout!.split("\n")).toEqual([
+      "4  error    Uncaught Error: boom ⏎ at f (http://x/a.js:3:9)  (http://x/a.js:3)",
+      "5  log      hi",
+    ]);
     expect(r.stderr).toBe("-- next: --since 5\n-- 2 older entries were dropped by the ring buffer");
-    expect(human("console", { tab_id: 1, messages: [], next_since: 9, dropped: 0 })).toMatchObject({ stdout: "", stderr: "no messages (--since 9)" });
+    expect(human("console", { tab_id: 1, messages: [], next_since: 9, dropped: 0 })).toMatchObject({
+      stdout: "",
+      stderr: "no messages (--since 9)",
+    });
   });
 
   test("network: status or failed, method and URL, type, duration, error", () => {
@@ -145,7 +163,16 @@ describe("console and network: one entry per line with its seq, the cursor on st
       tab_id: 1,
       requests: [
         { seq: 1, method: "GET", url: "http://x/status/404", type: "fetch", status: 404, duration_ms: 7.6, ts: "t" },
-        { seq: 2, method: "GET", url: "http://127.0.0.1:9/", type: "fetch", status: null, error: "net::ERR_CONNECTION_REFUSED", duration_ms: 3, ts: "t" },
+        {
+          seq: 2,
+          method: "GET",
+          url: "http://127.0.0.1:9/",
+          type: "fetch",
+          status: null,
+          error: "net::ERR_CONNECTION_REFUSED",
+          duration_ms: 3,
+          ts: "t",
+        },
       ],
       next_since: 2,
       dropped: 0,
@@ -161,10 +188,22 @@ describe("console and network: one entry per line with its seq, the cursor on st
 describe("emulation", () => {
   test("emulate and window resize", () => {
     expect(
-      human("emulate", { tab_id: 1, emulating: true, viewport: { width: 390, height: 844, dpr: 3, mobile: true }, touch: true, user_agent: "UA" }).stdout,
+      human("emulate", {
+        tab_id: 1,
+        emulating: true,
+        viewport: { width: 390, height: 844, dpr: 3, mobile: true },
+        touch: true,
+        user_agent: "UA",
+      }).stdout,
     ).toBe("emulating 390x844 @3x mobile touch — UA");
     expect(
-      human("emulate", { tab_id: 1, emulating: false, viewport: { width: 945, height: 917, dpr: 1, mobile: false }, touch: false, user_agent: "UA" }).stdout,
+      human("emulate", {
+        tab_id: 1,
+        emulating: false,
+        viewport: { width: 945, height: 917, dpr: 1, mobile: false },
+        touch: false,
+        user_agent: "UA",
+      }).stdout,
     ).toBe("not emulating 945x917 @1x — UA");
     expect(human("window.resize", { window_id: 7, width: 900, height: 700, viewport: { width: 900, height: 557 } }).stdout).toBe(
       "window 7 900x700  viewport 900x557",

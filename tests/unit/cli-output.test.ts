@@ -49,12 +49,39 @@ describe("human mode", () => {
 
   test("status: key: value lines, then browsers and sessions", () => {
     const r = human("system.status", {
-      daemon: { pid: 42, version: "0.1.0", protocol_version: "1.0", started_at: "x", uptime_ms: 65_000, home: "/h", socket: "/h/run/daemon.sock", ws_port: 52800 },
+      daemon: {
+        pid: 42,
+        version: "0.1.0",
+        protocol_version: "1.0",
+        started_at: "x",
+        uptime_ms: 65_000,
+        home: "/h",
+        socket: "/h/run/daemon.sock",
+        ws_port: 52800,
+      },
       browsers: [
-        { instance_id: "b1", label: "work", name: "Chromium", version: "156", extension_version: "0.1.0", protocol_version: "1.1", skew: true, connected_at: "x", sessions: 1 },
+        {
+          instance_id: "b1",
+          label: "work",
+          name: "Chromium",
+          version: "156",
+          extension_version: "0.1.0",
+          protocol_version: "1.1",
+          skew: true,
+          connected_at: "x",
+          sessions: 1,
+        },
       ],
       sessions: [
-        { session_id: "k3x9", browser_instance_id: "b1", state: "live", current_tab_id: 5, created_at: "x", last_used_at: "x", name: "task" },
+        {
+          session_id: "k3x9",
+          browser_instance_id: "b1",
+          state: "live",
+          current_tab_id: 5,
+          created_at: "x",
+          last_used_at: "x",
+          name: "task",
+        },
       ],
     });
     const lines = r.stdout!.split("\n");
@@ -87,11 +114,18 @@ describe("human mode", () => {
       }).stdout,
     ).toBe("a1  ended (idle)  browser b");
     expect(
-      human("session.stop", { stopped: ["a1"], failed: [{ session_id: "b2", code: "not_found", message: "no such session" }], closed_tab_ids: [], returned_tab_ids: [] }),
+      human("session.stop", {
+        stopped: ["a1"],
+        failed: [{ session_id: "b2", code: "not_found", message: "no such session" }],
+        closed_tab_ids: [],
+        returned_tab_ids: [],
+      }),
     ).toMatchObject({ stdout: "stopped a1", stderr: "failed b2: not_found: no such session" });
     expect(human("tab.close", { closed_tab_id: 4, current_tab_id: 3 }).stdout).toBe("closed 4  current 3");
     expect(human("daemon.stop", { stopped: false, running: false }).stdout).toBe("not running");
-    expect(human("daemon.start", { already_running: false, pid: 9, socket: "/s", ws_port: 1, log: "/l" }).stdout).toContain("daemon: started (pid 9)");
+    expect(human("daemon.start", { already_running: false, pid: 9, socket: "/s", ws_port: 1, log: "/l" }).stdout).toContain(
+      "daemon: started (pid 9)",
+    );
   });
 
   test("unknown methods fall back to an outline", () => {
@@ -104,11 +138,20 @@ describe("human mode", () => {
 
 describe("--json", () => {
   test("success: exactly one object with ok, result, trace_id, timings (op_id for mutations)", () => {
-    const r = render({ ok: true, format: "evaluate", result: { value: 2 }, traceId: "abcd1234", timings: { daemon: 0.2, cli: 9.1 }, opId: "op1" }, true);
+    const r = render(
+      { ok: true, format: "evaluate", result: { value: 2 }, traceId: "abcd1234", timings: { daemon: 0.2, cli: 9.1 }, opId: "op1" },
+      true,
+    );
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toBeUndefined();
     expect(r.stdout!.includes("\n")).toBe(false);
-    expect(JSON.parse(r.stdout!)).toEqual({ ok: true, result: { value: 2 }, trace_id: "abcd1234", timings: { daemon: 0.2, cli: 9.1 }, op_id: "op1" });
+    expect(JSON.parse(r.stdout!)).toEqual({
+      ok: true,
+      result: { value: 2 },
+      trace_id: "abcd1234",
+      timings: { daemon: 0.2, cli: 9.1 },
+      op_id: "op1",
+    });
   });
 
   test("error: code, message, hint, data, exit_code on stdout; exit code from the table", () => {
@@ -136,7 +179,10 @@ describe("--json", () => {
 describe("human errors", () => {
   test("error: and hint: on stderr, nothing on stdout, reason hint preferred, data shown redacted", () => {
     const r = render(
-      { ok: false, error: new BskError("user_aborted", "the person took over", { data: { reason: "taken_over", password: "hunter2", epoch: 3 } }) },
+      {
+        ok: false,
+        error: new BskError("user_aborted", "the person took over", { data: { reason: "taken_over", password: "hunter2", epoch: 3 } }),
+      },
       false,
     );
     expect(r.stdout).toBeUndefined();
@@ -150,7 +196,10 @@ describe("human errors", () => {
 
   test("an explicit hint wins; unknown codes exit 2", () => {
     const e = new BskError("evaluation_failed", "ReferenceError: boom is not defined", { hint: "fix it" });
-    expect(render({ ok: false, error: e }, false)).toEqual({ stderr: "error: ReferenceError: boom is not defined\nhint: fix it", exitCode: 1 });
+    expect(render({ ok: false, error: e }, false)).toEqual({
+      stderr: "error: ReferenceError: boom is not defined\nhint: fix it",
+      exitCode: 1,
+    });
     const odd = BskError.from({ code: "no_such_code" as never, message: "?" });
     expect(render({ ok: false, error: odd }, false).exitCode).toBe(2);
   });
@@ -158,7 +207,14 @@ describe("human errors", () => {
 
 describe("redaction", () => {
   test("masks secret-looking keys at any depth, not look-alikes", () => {
-    const input = { password: "p", db_password: "q", api: { token: "t", "csrf-token": "c", max_tokens: 5 }, list: [{ secret: "s" }], value_file: "-", value: "v" };
+    const input = {
+      password: "p",
+      db_password: "q",
+      api: { token: "t", "csrf-token": "c", max_tokens: 5 },
+      list: [{ secret: "s" }],
+      value_file: "-",
+      value: "v",
+    };
     expect(redact(input)).toEqual({
       password: REDACTED,
       db_password: REDACTED,

@@ -101,7 +101,12 @@ describe("BrowserConn", () => {
     const ws = new FakeWs();
     const { conn } = reg.add(ws, record("i1"));
     const p = conn.forward("tab.list", { session_id: "abcd" }, { traceId: "t1", timeoutMs: 1234 });
-    expect(ws.sent[0]).toEqual({ id: "x1", method: "tab.list", params: { session_id: "abcd" }, meta: { trace_id: "t1", timeout_ms: 1234 } });
+    expect(ws.sent[0]).toEqual({
+      id: "x1",
+      method: "tab.list",
+      params: { session_id: "abcd" },
+      meta: { trace_id: "t1", timeout_ms: 1234 },
+    });
     expect(conn.handleResponse({ id: "x1", result: { ok: 1 }, meta: { timings: { extension: 2 } } })).toBe(true);
     const r = await p;
     expect(r.result).toEqual({ ok: 1 });

@@ -16,7 +16,19 @@ describe("effect gate", () => {
   };
 
   test("while taken over, mutations, transient input and reads of a tab are refused with user_aborted / taken_over", () => {
-    for (const m of ["click", "fill", "hover", "navigate", "tab.create", "snapshot", "get_html", "screenshot", "find", "console", "wait_for"] as const) {
+    for (const m of [
+      "click",
+      "fill",
+      "hover",
+      "navigate",
+      "tab.create",
+      "snapshot",
+      "get_html",
+      "screenshot",
+      "find",
+      "console",
+      "wait_for",
+    ] as const) {
       expect(refused(m)).toBe(true);
     }
   });

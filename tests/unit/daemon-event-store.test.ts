@@ -83,11 +83,12 @@ describe("FileEventLog", () => {
 
   test("old streams go: past the age always, past the total bound once a day old, the newest never", () => {
     const d = dir();
-    let now = Date.parse("2030-01-01T00:00:00Z");
+    const now = Date.parse("2030-01-01T00:00:00Z");
     const opts = { maxTotalBytes: 300, minKeepMs: 24 * 3600_000, maxAgeMs: 7 * 24 * 3600_000, now: () => now };
     const log = new FileEventLog(d, opts);
     for (const s of ["s1", "s2", "s3"]) for (let i = 0; i < 3; i++) log.append(s, "navigation", { url: `https://${s}.example/${i}` });
-    const age = (s: string, hours: number) => utimesSync(`${d}/${s}.jsonl`, new Date(now - hours * 3600_000), new Date(now - hours * 3600_000));
+    const age = (s: string, hours: number) =>
+      utimesSync(`${d}/${s}.jsonl`, new Date(now - hours * 3600_000), new Date(now - hours * 3600_000));
     age("s1", 30);
     age("s2", 200);
     age("s3", 1);

@@ -8,14 +8,31 @@ describe("isLoopbackAddress", () => {
   });
 
   test("refuses everything else, including private ranges and malformed addresses", () => {
-    for (const a of ["10.0.0.1", "192.168.1.10", "172.16.0.1", "1.2.3.4", "::ffff:10.0.0.1", "fe80::1", "127.0.0.256", "127.0.0", "", null, undefined]) {
+    for (const a of [
+      "10.0.0.1",
+      "192.168.1.10",
+      "172.16.0.1",
+      "1.2.3.4",
+      "::ffff:10.0.0.1",
+      "fe80::1",
+      "127.0.0.256",
+      "127.0.0",
+      "",
+      null,
+      undefined,
+    ]) {
       expect(isLoopbackAddress(a)).toBe(false);
     }
   });
 });
 
 describe("checkUpgrade", () => {
-  const ok = { url: "http://127.0.0.1:52800/extension", peer: "127.0.0.1", origin: `chrome-extension://${EXTENSION_ID}`, isAllowed: (id: string) => id === EXTENSION_ID };
+  const ok = {
+    url: "http://127.0.0.1:52800/extension",
+    peer: "127.0.0.1",
+    origin: `chrome-extension://${EXTENSION_ID}`,
+    isAllowed: (id: string) => id === EXTENSION_ID,
+  };
 
   test("allows a loopback peer on /extension with an allowed extension origin", () => {
     expect(checkUpgrade(ok)).toEqual({ ok: true, extensionId: EXTENSION_ID });

@@ -6,7 +6,11 @@ const enc = (s: string) => new TextEncoder().encode(s);
 function reader(max = 1024) {
   const lines: string[] = [];
   let overflows = 0;
-  const r = new LineReader(max, (l) => lines.push(l), () => overflows++);
+  const r = new LineReader(
+    max,
+    (l) => lines.push(l),
+    () => overflows++,
+  );
   return { r, lines, overflows: () => overflows };
 }
 

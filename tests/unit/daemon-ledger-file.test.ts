@@ -29,7 +29,12 @@ function lines(d: string): any[] {
   return readdirSync(d)
     .filter((f) => f.endsWith(".jsonl"))
     .sort()
-    .flatMap((f) => readFileSync(`${d}/${f}`, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)));
+    .flatMap((f) =>
+      readFileSync(`${d}/${f}`, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    );
 }
 
 describe("FileLedger", () => {

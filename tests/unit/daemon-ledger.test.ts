@@ -28,7 +28,12 @@ describe("MemoryLedger", () => {
     await l.reserve(op("o2"));
     const pending = await l.reserve(op("o2"));
     expect(pending.kind).toBe("pending");
-    await l.outcome("o2", { state: "unknown", effect_state: "unknown", reason: "timeout", reply: { error: { code: "timeout", message: "x" } } });
+    await l.outcome("o2", {
+      state: "unknown",
+      effect_state: "unknown",
+      reason: "timeout",
+      reply: { error: { code: "timeout", message: "x" } },
+    });
     expect(pending.kind === "pending" && (await pending.settled).state).toBe("unknown");
   });
 

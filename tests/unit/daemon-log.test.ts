@@ -15,7 +15,10 @@ describe("daemon log", () => {
     log.info("call", { method: "system.status", timings: { daemon: 0.1 } });
     log.warn("careful", { error: new Error("boom") });
     log.close();
-    const lines = readFileSync(`${dir}/daemon.log`, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const lines = readFileSync(`${dir}/daemon.log`, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines[0]).toMatchObject({ level: "info", msg: "call", method: "system.status", timings: { daemon: 0.1 } });
     expect(Date.parse(lines[0].ts)).toBeGreaterThan(0);
     expect(lines[1]).toMatchObject({ level: "warn", error: { message: "boom" } });

@@ -5,7 +5,11 @@ describe("OwnerWatch", () => {
   test("reports each session whose owner died once, and stops polling when nothing is watched", () => {
     const alive = new Set([1, 2]);
     const exits: [string, number][] = [];
-    const w = new OwnerWatch(1_000_000, (s, pid) => exits.push([s, pid]), (pid) => alive.has(pid));
+    const w = new OwnerWatch(
+      1_000_000,
+      (s, pid) => exits.push([s, pid]),
+      (pid) => alive.has(pid),
+    );
     w.watch("s1", 1);
     w.watch("s2", 2);
     w.watch("s3", 1);

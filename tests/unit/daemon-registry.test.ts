@@ -60,7 +60,10 @@ describe("SessionRegistry", () => {
     expect(() => reg.lookup(ids[51]!)).toThrow("has ended (window_closed)");
     expect(() => reg.lookup(ids[0]!)).toThrow("ended long ago");
     expect(() => reg.lookup("zzzz")).toThrow("no session zzzz");
-    expect(events.eventsFor(ids[51]!).at(-1)).toMatchObject({ event: "session.ended", data: { reason: "window_closed", lost_tab_ids: [4] } });
+    expect(events.eventsFor(ids[51]!).at(-1)).toMatchObject({
+      event: "session.ended",
+      data: { reason: "window_closed", lost_tab_ids: [4] },
+    });
     expect(await reg.endSession(ids[51]!, "stopped")).toBeUndefined();
   });
 
@@ -75,7 +78,12 @@ describe("SessionRegistry", () => {
     first.reg.dispose();
 
     const { reg } = setup(first.home);
-    expect(reg.liveRecords().map((r) => r.session_id).sort()).toEqual([mine.id, gone.id, other.id].sort());
+    expect(
+      reg
+        .liveRecords()
+        .map((r) => r.session_id)
+        .sort(),
+    ).toEqual([mine.id, gone.id, other.id].sort());
     const r = reg.adopt("b1", [
       { session_id: mine.id, window_id: 5, tab_ids: [50, 51], current_tab_id: 51 },
       { session_id: other.id, window_id: 3, tab_ids: [30], current_tab_id: 30 },
@@ -103,7 +111,13 @@ describe("SessionRegistry", () => {
     const home = first.home;
     const config = resolveConfig({ home, env: { BSK_READOPT_WAIT_MS: "20" } });
     const events = new MemoryEventLog();
-    const reg = new SessionRegistry({ config, log: quiet, browsers: new BrowserRegistry(), events, onChange: () => reg.liveCount === 0 && resolve() });
+    const reg = new SessionRegistry({
+      config,
+      log: quiet,
+      browsers: new BrowserRegistry(),
+      events,
+      onChange: () => reg.liveCount === 0 && resolve(),
+    });
     registries.push(reg);
     reg.load();
     await promise;

@@ -52,7 +52,10 @@ test("the skill check warns until the skill is installed and current, and names 
   expect(skillCheck(env)).toEqual({ value: true, detail: "current in claude-code" });
 
   writeFileSync(`${skillPath(claude, env)}/SKILL.md`, "my own notes\n");
-  expect(skillCheck(env)).toMatchObject({ status: "warn", hint: "bsk install-skill --harness claude-code --force replaces it with this version's" });
+  expect(skillCheck(env)).toMatchObject({
+    status: "warn",
+    hint: "bsk install-skill --harness claude-code --force replaces it with this version's",
+  });
 });
 
 test("with no harness found, the hint says where to look", () => {
@@ -62,7 +65,8 @@ test("with no harness found, the hint says where to look", () => {
 });
 
 describe("why no browser connected, from the daemon's log", () => {
-  const line = (ts: string, level: string, msg: string, fields: Record<string, unknown> = {}) => JSON.stringify({ ts, level, msg, ...fields });
+  const line = (ts: string, level: string, msg: string, fields: Record<string, unknown> = {}) =>
+    JSON.stringify({ ts, level, msg, ...fields });
   const start = "2026-11-29T10:00:00.000Z";
 
   test("the latest refusal since the daemon started becomes the failure, with its fix", () => {
@@ -79,14 +83,20 @@ describe("why no browser connected, from the daemon's log", () => {
   });
 
   test("a protocol refusal says which side to update", () => {
-    const e = refusalSince(line("2026-11-29T10:00:01.000Z", "warn", "extension refused: protocol version", { extension_protocol: "1.0" }), start)!;
+    const e = refusalSince(
+      line("2026-11-29T10:00:01.000Z", "warn", "extension refused: protocol version", { extension_protocol: "1.0" }),
+      start,
+    )!;
     expect(e.code).toBe("version_too_old");
     expect(e.data?.reason).toBe("extension_too_old");
   });
 
   test("an origin off the allow-list names the id to allow", () => {
     const origin = `chrome-extension://${"b".repeat(32)}`;
-    const e = refusalSince(line("2026-11-29T10:00:01.000Z", "warn", "extension connection refused", { origin, reason: "not allowed" }), start)!;
+    const e = refusalSince(
+      line("2026-11-29T10:00:01.000Z", "warn", "extension connection refused", { origin, reason: "not allowed" }),
+      start,
+    )!;
     expect(e.hint).toBe(`If that is your bsk extension, allow it: bsk daemon allow-extension ${"b".repeat(32)}`);
   });
 

@@ -62,9 +62,30 @@ describe("ConsoleLog", () => {
   test("format specifiers, objects by preview, errors by description", () => {
     expect(formatArgs([str("%s has %d items (%i%%)"), str("cart"), num(3.7), num(50)])).toBe("cart has 3 items (50%)");
     expect(formatArgs([str("%cstyled"), str("color: red"), str("tail")])).toBe("styled tail");
-    const obj = { type: "object", className: "Object", description: "Object", preview: { properties: [{ name: "a", type: "number", value: "1" }, { name: "b", type: "string", value: "x" }], overflow: true } };
+    const obj = {
+      type: "object",
+      className: "Object",
+      description: "Object",
+      preview: {
+        properties: [
+          { name: "a", type: "number", value: "1" },
+          { name: "b", type: "string", value: "x" },
+        ],
+        overflow: true,
+      },
+    };
     expect(formatArgs([str("got"), obj])).toBe('got {a: 1, b: "x", …}');
-    const arr = { type: "object", subtype: "array", description: "Array(2)", preview: { properties: [{ name: "0", type: "number", value: "1" }, { name: "1", type: "number", value: "2" }] } };
+    const arr = {
+      type: "object",
+      subtype: "array",
+      description: "Array(2)",
+      preview: {
+        properties: [
+          { name: "0", type: "number", value: "1" },
+          { name: "1", type: "number", value: "2" },
+        ],
+      },
+    };
     expect(formatArgs([arr, { type: "undefined" }, { type: "object", subtype: "null", value: null }])).toBe("[1, 2] undefined null");
     expect(formatArgs([{ type: "object", subtype: "error", description: "Error: x\n    at f" }])).toBe("Error: x\n    at f");
     expect(formatArgs([{ type: "bigint", unserializableValue: "12n" }])).toBe("12n");
@@ -82,12 +103,25 @@ describe("ConsoleLog", () => {
     log.onEvent("Runtime.consoleAPICalled", { type: "endGroup", args: [], timestamp: 1 });
     log.onEvent("Runtime.exceptionThrown", {
       timestamp: 2,
-      exceptionDetails: { text: "Uncaught", url: "http://x/b.js", lineNumber: 2, exception: { type: "object", subtype: "error", description: "Error: boom" } },
+      exceptionDetails: {
+        text: "Uncaught",
+        url: "http://x/b.js",
+        lineNumber: 2,
+        exception: { type: "object", subtype: "error", description: "Error: boom" },
+      },
     });
-    log.onEvent("Log.entryAdded", { entry: { source: "network", level: "error", text: "Failed to load resource: 404", url: "http://x/i.png", timestamp: 3 } });
+    log.onEvent("Log.entryAdded", {
+      entry: { source: "network", level: "error", text: "Failed to load resource: 404", url: "http://x/i.png", timestamp: 3 },
+    });
     log.onEvent("Log.entryAdded", { entry: { source: "violation", level: "verbose", text: "slow handler", timestamp: 4 } });
     log.onEvent("Log.entryAdded", {
-      entry: { source: "other", level: "verbose", text: "[DOM] Input elements should have autocomplete attributes: %o", timestamp: 5, args: [{ type: "object", subtype: "node", description: "input#pw" }] },
+      entry: {
+        source: "other",
+        level: "verbose",
+        text: "[DOM] Input elements should have autocomplete attributes: %o",
+        timestamp: 5,
+        args: [{ type: "object", subtype: "node", description: "input#pw" }],
+      },
     });
     log.onEvent("Page.frameNavigated", {});
     expect(log.ring.read(0, 100).entries).toEqual([
@@ -119,10 +153,11 @@ describe("ConsoleLog", () => {
 });
 
 describe("NetworkLog", () => {
-  const sent = (id: string, url: string, t: number, extra: Record<string, unknown> = {}) => [
-    "Network.requestWillBeSent",
-    { requestId: id, request: { url, method: "GET" }, timestamp: t, wallTime: 1_700_000_000 + t, type: "Fetch", ...extra },
-  ] as const;
+  const sent = (id: string, url: string, t: number, extra: Record<string, unknown> = {}) =>
+    [
+      "Network.requestWillBeSent",
+      { requestId: id, request: { url, method: "GET" }, timestamp: t, wallTime: 1_700_000_000 + t, type: "Fetch", ...extra },
+    ] as const;
 
   test("a lent tab's log keeps no request sent before the loan, even one that ends after it", () => {
     const n = new NetworkLog(10, 10, undefined, (1_700_000_000 + 10) * 1000);
@@ -147,7 +182,16 @@ describe("NetworkLog", () => {
     const entries = n.ring.read(0, 100).entries;
     expect(entries).toEqual([
       { seq: 1, method: "GET", url: "http://x/missing", type: "fetch", status: 404, duration_ms: 7.5, ts: 1_700_000_010_001 },
-      { seq: 2, method: "GET", url: "http://127.0.0.1:9/", type: "fetch", status: null, error: "net::ERR_CONNECTION_REFUSED", duration_ms: 10, ts: 1_700_000_010_002 },
+      {
+        seq: 2,
+        method: "GET",
+        url: "http://127.0.0.1:9/",
+        type: "fetch",
+        status: null,
+        error: "net::ERR_CONNECTION_REFUSED",
+        duration_ms: 10,
+        ts: 1_700_000_010_002,
+      },
       { seq: 3, method: "GET", url: "http://x/ok", type: "fetch", status: 200, duration_ms: 20, ts: 1_700_000_010_000 },
     ]);
     expect(entries.map(isFailed)).toEqual([true, true, false]);

@@ -9,7 +9,16 @@ const head = (headers: Record<string, string>, status = 200, url = "https://exam
 
 describe("is a document response a download", () => {
   test("an attachment is, whatever its type; its name and size come from the headers", () => {
-    expect(downloadOf(head({ "Content-Type": "text/html; charset=utf-8", "content-disposition": 'attachment; filename="a.html"', "Content-Length": "42" }), null)).toEqual({
+    expect(
+      downloadOf(
+        head({
+          "Content-Type": "text/html; charset=utf-8",
+          "content-disposition": 'attachment; filename="a.html"',
+          "Content-Length": "42",
+        }),
+        null,
+      ),
+    ).toEqual({
       url: "https://example.test/files/report%20Q3.pdf?x=1",
       name: "a.html",
       mime: "text/html",
@@ -18,7 +27,16 @@ describe("is a document response a download", () => {
   });
 
   test("a type the browser shows is not, unless the page asked for a download (a[download])", () => {
-    for (const t of ["text/html", "text/plain", "image/png", "application/json", "application/pdf", "video/mp4", "image/svg+xml", "application/ld+json"]) {
+    for (const t of [
+      "text/html",
+      "text/plain",
+      "image/png",
+      "application/json",
+      "application/pdf",
+      "video/mp4",
+      "image/svg+xml",
+      "application/ld+json",
+    ]) {
       expect(downloadOf(head({ "content-type": t }), null)).toBeNull();
     }
     expect(downloadOf(head({ "content-type": "text/html" }), { name: "copy.html" })).toMatchObject({ name: "copy.html", size: null });
@@ -36,7 +54,9 @@ describe("is a document response a download", () => {
   });
 
   test("a compressed body's Content-Length is not its size; an unknown type is left to the browser", () => {
-    expect(downloadOf(head({ "content-disposition": "attachment", "content-length": "10", "content-encoding": "gzip" }), null)?.size).toBeNull();
+    expect(
+      downloadOf(head({ "content-disposition": "attachment", "content-length": "10", "content-encoding": "gzip" }), null)?.size,
+    ).toBeNull();
     expect(downloadOf(head({}), null)).toBeNull();
   });
 

@@ -21,7 +21,12 @@ describe("device presets", () => {
     const pixel = mergeEmulation({}, { device: "pixel-7" }, "150");
     expect(pixel.userAgent).toContain("Chrome/150.0.0.0 Mobile Safari/537.36");
     expect(pixel.metadata).toMatchObject({ platform: "Android", model: "Pixel 7", mobile: true });
-    expect(mergeEmulation({}, { device: "desktop-1080p" }, "150")).toMatchObject({ width: 1920, mobile: false, touch: false, userAgent: "" });
+    expect(mergeEmulation({}, { device: "desktop-1080p" }, "150")).toMatchObject({
+      width: 1920,
+      mobile: false,
+      touch: false,
+      userAgent: "",
+    });
   });
 });
 

@@ -16,12 +16,20 @@ const session = (id: string, tabs: Record<string, "created" | "opened" | "borrow
 describe("origin rules", () => {
   test("every tab the session owns (created, opened, borrowed) is named; the person's tabs and sessions without a list are not", () => {
     const rules = rulesFor([
-      session("aaaa", { 11: "created", 12: "opened", 13: "borrowed" }, { allow_origins: ["https://shop.example", "http://127.0.0.1:5000"] }),
+      session(
+        "aaaa",
+        { 11: "created", 12: "opened", 13: "borrowed" },
+        { allow_origins: ["https://shop.example", "http://127.0.0.1:5000"] },
+      ),
       session("bbbb", { 21: "created" }),
     ]);
     expect(rules).toHaveLength(3);
     const [block, ...allow] = rules;
-    expect(block).toMatchObject({ priority: 1, action: { type: "block" }, condition: { tabIds: [11, 12, 13], resourceTypes: ["main_frame", "sub_frame"] } });
+    expect(block).toMatchObject({
+      priority: 1,
+      action: { type: "block" },
+      condition: { tabIds: [11, 12, 13], resourceTypes: ["main_frame", "sub_frame"] },
+    });
     expect(allow.map((r) => [r.priority, r.action.type, r.condition.urlFilter])).toEqual([
       [2, "allow", "|https://shop.example/"],
       [2, "allow", "|http://127.0.0.1:5000/"],
@@ -45,13 +53,27 @@ describe("a call's incident error", () => {
   test("a blocked navigation is permission_denied (origin_not_allowed), committed when the call itself ran", () => {
     const e = incidentError([{ kind: "origin_blocked", tab_id: 7, url: "https://other.example/" }], { result: { tab_id: 7 } });
     expect(e.code).toBe("permission_denied");
-    expect(e.data).toMatchObject({ reason: "origin_not_allowed", url: "https://other.example/", effect_state: "committed", result: { tab_id: 7 } });
+    expect(e.data).toMatchObject({
+      reason: "origin_not_allowed",
+      url: "https://other.example/",
+      effect_state: "committed",
+      result: { tab_id: 7 },
+    });
     expect(e.hint).toContain("--allow-origin");
   });
 
   test("a prompt is unsupported (browser_prompt) with a hint to ask the person; an app link acted even if the call was cut", () => {
     const auth = incidentError(
-      [{ kind: "browser_prompt", tab_id: 7, prompt: "http_auth", url: "https://x.example/", detail: { realm: "r", scheme: "basic" }, answer: "cancelled" }],
+      [
+        {
+          kind: "browser_prompt",
+          tab_id: 7,
+          prompt: "http_auth",
+          url: "https://x.example/",
+          detail: { realm: "r", scheme: "basic" },
+          answer: "cancelled",
+        },
+      ],
       null,
     );
     expect(auth.code).toBe("unsupported");
@@ -59,7 +81,10 @@ describe("a call's incident error", () => {
     expect(auth.message).toContain("cancelled");
     expect(auth.hint).toContain("bsk request-help");
     expect(auth.data?.effect_state).toBe("unknown");
-    const app = incidentError([{ kind: "browser_prompt", tab_id: 7, prompt: "external_protocol", url: "mailto:a@b.c", detail: {}, answer: "left_to_person" }], null);
+    const app = incidentError(
+      [{ kind: "browser_prompt", tab_id: 7, prompt: "external_protocol", url: "mailto:a@b.c", detail: {}, answer: "left_to_person" }],
+      null,
+    );
     expect(app.data?.effect_state).toBe("committed");
     expect(app.message).toContain("open another application");
   });

@@ -74,7 +74,16 @@ describe("whose hands", () => {
   });
 
   test("which commands are input and what each allows", () => {
-    expect(["Input.dispatchMouseEvent", "Input.dispatchKeyEvent", "Input.insertText", "Input.dispatchTouchEvent", "Input.dispatchDragEvent", "Input.imeSetComposition"].every((m) => INPUT_COMMAND.test(m))).toBe(true);
+    expect(
+      [
+        "Input.dispatchMouseEvent",
+        "Input.dispatchKeyEvent",
+        "Input.insertText",
+        "Input.dispatchTouchEvent",
+        "Input.dispatchDragEvent",
+        "Input.imeSetComposition",
+      ].every((m) => INPUT_COMMAND.test(m)),
+    ).toBe(true);
     expect(INPUT_COMMAND.test("Input.setInterceptDrags")).toBe(false);
     expect(allowance("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: [{}, {}] })).toEqual({ pointerdown: 2 });
     expect(allowance("Input.dispatchKeyEvent", { type: "rawKeyDown" })).toEqual({ keydown: 1 });

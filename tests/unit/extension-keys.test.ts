@@ -5,7 +5,10 @@ import { BskError } from "../../protocol/errors.ts";
 
 describe("chords", () => {
   test("names, aliases and modifiers", () => {
-    expect(parseChord("Enter")).toEqual({ modifiers: [], key: expect.objectContaining({ key: "Enter", code: "Enter", keyCode: 13, text: "\r" }) });
+    expect(parseChord("Enter")).toEqual({
+      modifiers: [],
+      key: expect.objectContaining({ key: "Enter", code: "Enter", keyCode: 13, text: "\r" }),
+    });
     expect(parseChord("ctrl+a").modifiers).toEqual(["Control"]);
     expect(parseChord("Ctrl+Shift+Tab")).toMatchObject({ modifiers: ["Control", "Shift"], key: { key: "Tab", keyCode: 9 } });
     expect(parseChord("Cmd+Enter").modifiers).toEqual(["Meta"]);
@@ -34,7 +37,12 @@ describe("chords", () => {
 
   test("Ctrl+A: modifier down, key without text, key up, modifier up", () => {
     const ev = chordEvents(parseChord("Ctrl+A"));
-    expect(ev.map((e) => `${e.type}:${e.key}:${e.modifiers}`)).toEqual(["rawKeyDown:Control:2", "rawKeyDown:a:2", "keyUp:a:2", "keyUp:Control:0"]);
+    expect(ev.map((e) => `${e.type}:${e.key}:${e.modifiers}`)).toEqual([
+      "rawKeyDown:Control:2",
+      "rawKeyDown:a:2",
+      "keyUp:a:2",
+      "keyUp:Control:0",
+    ]);
     expect(ev[1]!.text).toBeUndefined();
     expect(ev[1]).toMatchObject({ code: "KeyA", windowsVirtualKeyCode: 65 });
   });

@@ -66,7 +66,9 @@ describe("kept downloads", () => {
     }
     expect(refused(() => s.begin("s1", { name: "f4.bin", download: meta("d00000014") })).data).toMatchObject({ reason: "too_many_files" });
     const big = s.begin("s2", { name: "big.bin", download: meta("d00000020") });
-    expect(refused(() => s.chunk("s2", big.transfer_id, 0, Buffer.alloc(2048).toString("base64"))).data).toMatchObject({ reason: "file_too_large" });
+    expect(refused(() => s.chunk("s2", big.transfer_id, 0, Buffer.alloc(2048).toString("base64"))).data).toMatchObject({
+      reason: "file_too_large",
+    });
     expect(s.downloads("s2")).toEqual([]);
     s.dropSession("s1");
     expect(s.downloads("s1")).toEqual([]);

@@ -22,7 +22,18 @@ describe("catalog → tools", () => {
     for (const m of ["system.handshake", "session.open", "session.close", "cancel", "system.allow_extension", "system.pairing_code"]) {
       expect(byName.has(toolName(m))).toBe(false);
     }
-    for (const m of ["session.start", "session.stop", "session.list", "system.status", "browser.list", "tab.list", "navigate", "snapshot", "click", "screenshot"]) {
+    for (const m of [
+      "session.start",
+      "session.stop",
+      "session.list",
+      "system.status",
+      "browser.list",
+      "tab.list",
+      "navigate",
+      "snapshot",
+      "click",
+      "screenshot",
+    ]) {
       expect(byName.get(toolName(m))?.method).toBe(m as never);
     }
   });
@@ -90,18 +101,26 @@ describe("catalog → tools", () => {
     for (const name of ["download", "screenshot", "screenshot_full_page", "record_start"]) {
       expect((tool(name).inputSchema.properties.out as { description: string }).description).toContain("a path on this server's machine");
     }
-    expect((tool("screenshot").inputSchema.properties.out as { description: string }).description).toContain("without it nothing is written");
+    expect((tool("screenshot").inputSchema.properties.out as { description: string }).description).toContain(
+      "without it nothing is written",
+    );
     expect((tool("download").inputSchema.properties.out as { description: string }).description).toContain("only with overwrite");
     expect(tool("upload").description).toContain("This server stages the files");
-    for (const t of tools) expect({ tool: t.name, cli: JSON.stringify(t.inputSchema).includes("the CLI") }).toEqual({ tool: t.name, cli: false });
+    for (const t of tools)
+      expect({ tool: t.name, cli: JSON.stringify(t.inputSchema).includes("the CLI") }).toEqual({ tool: t.name, cli: false });
   });
 
   test("a hidden param given anyway is refused before anything is sent to the daemon", async () => {
     const bridge = new McpBridge(homePaths("/nonexistent/bsk-mcp-unit"), {});
-    for (const [name, args] of [["session_start", { owner_pid: 1 }], ["events", { session_id: "s1", follow_ms: 1000 }]] as const) {
+    for (const [name, args] of [
+      ["session_start", { owner_pid: 1 }],
+      ["events", { session_id: "s1", follow_ms: 1000 }],
+    ] as const) {
       const r = await bridge.callTool(name, { ...args });
       expect(r.isError).toBe(true);
-      expect(r.structuredContent).toMatchObject({ error: { code: "invalid_params", message: `${name} does not take ${Object.keys(args).at(-1)}` } });
+      expect(r.structuredContent).toMatchObject({
+        error: { code: "invalid_params", message: `${name} does not take ${Object.keys(args).at(-1)}` },
+      });
     }
   });
 
@@ -109,7 +128,8 @@ describe("catalog → tools", () => {
     for (const t of tools) {
       const effect = EFFECTS[t.method];
       if (effect === "PassiveRead") expect(t.annotations.readOnlyHint).toBe(true);
-      if (effect === "BrowserMutation") expect(t.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
+      if (effect === "BrowserMutation")
+        expect(t.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
       expect(t.annotations.openWorldHint).toBe(METHODS[t.method].owner === "extension");
       expect(t.annotations.title).toStartWith("bsk ");
     }
@@ -124,7 +144,9 @@ describe("catalog → tools", () => {
       expect(text).not.toMatch(/\bbsk (session|tab|snapshot|navigate) /);
     }
     expect((tool("click").inputSchema.properties.session_id as { description: string }).description).toBe("Session id from session_start");
-    expect(tool("snapshot").inputSchema.properties.cursor).toMatchObject({ description: "Continue a snapshot cut by max_tokens (the parts keep the first call's budget)" });
+    expect(tool("snapshot").inputSchema.properties.cursor).toMatchObject({
+      description: "Continue a snapshot cut by max_tokens (the parts keep the first call's budget)",
+    });
     expect(tool("dialog_accept").description).toContain("; text answers a prompt()");
   });
 
@@ -169,17 +191,23 @@ describe("results", () => {
     const text = (r.content[0] as { text: string }).text;
     expect(text).toStartWith("error: the field did not take the value\nhint: ");
     expect(text).not.toContain("hunter2");
-    expect(r.structuredContent).toMatchObject({ error: { code: "invalid_params", message: "the field did not take the value", data: { value: "[redacted]" } } });
+    expect(r.structuredContent).toMatchObject({
+      error: { code: "invalid_params", message: "the field did not take the value", data: { value: "[redacted]" } },
+    });
   });
 
   test("commands the person runs stay commands in hints", () => {
     const e = new BskError("permission_denied", "refused", { data: { reason: "extension_not_allowed" } });
-    expect((toolError(e, tool("session_start")).content[0] as { text: string }).text).toContain("hint: Add the extension id with: bsk daemon allow-extension <id>.");
+    expect((toolError(e, tool("session_start")).content[0] as { text: string }).text).toContain(
+      "hint: Add the extension id with: bsk daemon allow-extension <id>.",
+    );
   });
 
   test("error wording from the daemon is put in the tool's terms", () => {
     const e = new BskError("invalid_params", "wait_for: give one of --navigation, --url, --target, --text or --text-gone");
     const text = (toolError(e, tool("wait_for")).content[0] as { text: string }).text;
-    expect(text).toStartWith("error: wait_for: give one of navigation, url, target, text or text_gone\nhint: Check the arguments against the tool's input schema");
+    expect(text).toStartWith(
+      "error: wait_for: give one of navigation, url, target, text or text_gone\nhint: Check the arguments against the tool's input schema",
+    );
   });
 });

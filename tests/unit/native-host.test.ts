@@ -68,7 +68,12 @@ describe("registration", () => {
       // --profile-dir alone: the default browser directories are left alone.
       expect(done.map((r) => r.manifest)).toEqual([manifestPath(profile)]);
       const manifest = JSON.parse(readFileSync(manifestPath(profile), "utf8"));
-      expect(manifest).toMatchObject({ name: HOST_NAME, type: "stdio", path: launcherPath(paths), allowed_origins: [`chrome-extension://${EXTENSION_ID}/`] });
+      expect(manifest).toMatchObject({
+        name: HOST_NAME,
+        type: "stdio",
+        path: launcherPath(paths),
+        allowed_origins: [`chrome-extension://${EXTENSION_ID}/`],
+      });
       const launcher = readFileSync(launcherPath(paths), "utf8");
       expect(launcher.startsWith("#!/bin/sh\n")).toBe(true);
       expect(launcher).toContain(`BSK_HOME='${home}' exec `);
@@ -107,7 +112,9 @@ describe("registration", () => {
       expect(registerNativeHost({ paths: homePaths(home), mode: "auto", env }).find((r) => r.browser === "chrome")?.state).toBe("written");
       // explicit install takes over whatever is there
       writeFileSync(manifestPath(chromium), JSON.stringify({ path: "/bin/true" }));
-      expect(registerNativeHost({ paths: homePaths(home), mode: "explicit", env }).find((r) => r.browser === "chromium")?.state).toBe("written");
+      expect(registerNativeHost({ paths: homePaths(home), mode: "explicit", env }).find((r) => r.browser === "chromium")?.state).toBe(
+        "written",
+      );
     } finally {
       for (const d of [home, otherHome, fakeHome]) rmSync(d, { recursive: true, force: true });
     }

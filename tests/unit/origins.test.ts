@@ -8,7 +8,15 @@ describe("origins", () => {
     expect(normalizeOrigin("http://localhost:3000/")).toBe("http://localhost:3000");
     expect(normalizeOrigin("https://example.com:443")).toBe("https://example.com");
     expect(normalizeOrigin("http://127.0.0.1:8080")).toBe("http://127.0.0.1:8080");
-    for (const bad of ["", "ftp://x.example", "https://example.com/path", "https://*.example.com", "https://u:p@x.example", "https://x.example/?q", "javascript:alert(1)"]) {
+    for (const bad of [
+      "",
+      "ftp://x.example",
+      "https://example.com/path",
+      "https://*.example.com",
+      "https://u:p@x.example",
+      "https://x.example/?q",
+      "javascript:alert(1)",
+    ]) {
       expect(normalizeOrigin(bad)).toBeNull();
     }
   });

@@ -36,7 +36,10 @@ describe("pieces of a large frame on the extension link", () => {
     const joiner = new PieceJoiner(100_000);
     const big = framePieces("b".repeat(300_000));
     const small = framePieces(`"${"s".repeat(70_000)}"`);
-    expect(join([...big, ...small], joiner)).toEqual([{ ok: false, why: "too_large" }, { ok: true, text: `"${"s".repeat(70_000)}"` }]);
+    expect(join([...big, ...small], joiner)).toEqual([
+      { ok: false, why: "too_large" },
+      { ok: true, text: `"${"s".repeat(70_000)}"` },
+    ]);
   });
 
   test("a binary message without a piece flag is malformed", () => {

@@ -92,7 +92,16 @@ describe("folding steps", () => {
 
 describe("secret fields", () => {
   const field = (f: Partial<FieldFacts>): FieldFacts => ({
-    tag: "input", type: "text", autocomplete: "", name: "", id: "", label: "", placeholder: "", inputmode: "", maxLength: 0, ...f,
+    tag: "input",
+    type: "text",
+    autocomplete: "",
+    name: "",
+    id: "",
+    label: "",
+    placeholder: "",
+    inputmode: "",
+    maxLength: 0,
+    ...f,
   });
 
   test.each([
@@ -123,8 +132,12 @@ describe("secret fields", () => {
 describe("secrets in URLs", () => {
   test("credential-like query and fragment parameters become ***; others stay as they were", () => {
     expect(redactUrl("https://x.test/cb?code=abc123&state=xyz&lang=en")).toBe("https://x.test/cb?code=***&state=xyz&lang=en");
-    expect(redactUrl("https://x.test/#access_token=T0K&token_type=bearer&expires_in=3600")).toBe("https://x.test/#access_token=***&token_type=***&expires_in=3600");
-    expect(redactUrl("https://x.test/dl?file=a.pdf&sig=deadbeef&X-Amz-Signature=f00")).toBe("https://x.test/dl?file=a.pdf&sig=***&X-Amz-Signature=***");
+    expect(redactUrl("https://x.test/#access_token=T0K&token_type=bearer&expires_in=3600")).toBe(
+      "https://x.test/#access_token=***&token_type=***&expires_in=3600",
+    );
+    expect(redactUrl("https://x.test/dl?file=a.pdf&sig=deadbeef&X-Amz-Signature=f00")).toBe(
+      "https://x.test/dl?file=a.pdf&sig=***&X-Amz-Signature=***",
+    );
     expect(redactUrl("https://x.test/search?q=shoes&page=2")).toBe("https://x.test/search?q=shoes&page=2");
     expect(redactUrl("https://x.test/#section-2")).toBe("https://x.test/#section-2");
   });
@@ -182,7 +195,10 @@ describe("trace schema", () => {
   test("steps read as bsk commands; a redacted fill never shows a value", () => {
     const parsed = RecordTrace().parse(trace);
     expect(stepCommand(parsed.steps[0]!).command).toBe("bsk click '#to-login'");
-    expect(stepCommand(parsed.steps[1]!)).toEqual({ command: "bsk fill '#pass' --value-file -", note: 'textbox "Password", secret (not recorded)' });
+    expect(stepCommand(parsed.steps[1]!)).toEqual({
+      command: "bsk fill '#pass' --value-file -",
+      note: 'textbox "Password", secret (not recorded)',
+    });
     expect(stepCommand(parsed.steps[3]!).command).toBe("bsk press Enter");
     expect(stepCommand(parsed.steps[4]!).command).toBe("# → http://x/home");
     const lines = traceLines(parsed);
@@ -195,7 +211,10 @@ describe("trace schema", () => {
     const framed = { role: "button", name: "Subscribe", tag: "button", selector: "#sub", frame: "http://localhost:1/inner.html" };
     const t = RecordTrace().parse({ ...trace, steps: [{ id: 1, page: 1, at: AT, op: "click", target: framed }] });
     expect(stepCommand(t.steps[0]!).command).toBe("bsk click @eN");
-    expect(traceLines(t)).toEqual([`1. bsk find 'button "Subscribe"'   # then use its @eN (in the frame http://localhost:1/inner.html):`, "   bsk click @eN"]);
+    expect(traceLines(t)).toEqual([
+      `1. bsk find 'button "Subscribe"'   # then use its @eN (in the frame http://localhost:1/inner.html):`,
+      "   bsk click @eN",
+    ]);
     const pressed = stepCommand({ id: 1, page: 1, at: AT, op: "press", key: "Enter", modifiers: [], target: framed });
     expect(pressed.command).toBe("bsk press Enter");
   });
@@ -206,6 +225,8 @@ describe("trace schema", () => {
   });
 
   test("shortcuts name their chord as bsk press takes it", () => {
-    expect(stepCommand({ id: 1, page: 1, at: AT, op: "press", key: "a", modifiers: ["Control", "Shift"] }).command).toBe("bsk press Ctrl+Shift+a");
+    expect(stepCommand({ id: 1, page: 1, at: AT, op: "press", key: "a", modifiers: ["Control", "Shift"] }).command).toBe(
+      "bsk press Ctrl+Shift+a",
+    );
   });
 });

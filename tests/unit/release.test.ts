@@ -28,7 +28,18 @@ function keyPair() {
 
 describe("versions", () => {
   test("semver order, pre-releases below their release", () => {
-    const ordered = ["0.1.0-alpha", "0.1.0-alpha.2", "0.1.0-beta", "0.1.0-test", "0.1.0", "0.1.1-test", "0.1.1", "0.2.0", "1.0.0", "10.0.0"];
+    const ordered = [
+      "0.1.0-alpha",
+      "0.1.0-alpha.2",
+      "0.1.0-beta",
+      "0.1.0-test",
+      "0.1.0",
+      "0.1.1-test",
+      "0.1.1",
+      "0.2.0",
+      "1.0.0",
+      "10.0.0",
+    ];
     for (let i = 0; i + 1 < ordered.length; i++) {
       expect(compareVersions(ordered[i]!, ordered[i + 1]!)).toBe(-1);
       expect(compareVersions(ordered[i + 1]!, ordered[i]!)).toBe(1);
@@ -50,7 +61,10 @@ describe("archives", () => {
   const data = crypto.getRandomValues(new Uint8Array(70_001));
 
   test("tar.gz round trip; the entry is executable for tar too", () => {
-    const archive = tarGz([{ name: "README", data: new TextEncoder().encode("hi") }, { name: "bsk", data, mode: 0o755 }]);
+    const archive = tarGz([
+      { name: "README", data: new TextEncoder().encode("hi") },
+      { name: "bsk", data, mode: 0o755 },
+    ]);
     expect(fromTarGz(archive, "bsk")).toEqual(data);
     expect(() => fromTarGz(archive, "other")).toThrow(/no other/);
     expect(() => fromTarGz(new Uint8Array([1, 2, 3]), "bsk")).toThrow(/not gzip/);

@@ -5,10 +5,35 @@ import { findLines } from "../../extension/src/page/snapshot/find.ts";
 
 describe("snapshot diff", () => {
   test("changed, added and removed lines, each hunk after its enclosing line", () => {
-    const before = ["main", '  heading "Users"', "  table", '    row "Ada"', '      button "View" @e1', '    row "Bob"', '      button "View" @e2'];
-    const after = ["main", '  heading "People"', "  table", '    row "Ada"', '      button "View" @e1', '    row "Cy"', '      button "View" @e3'];
+    const before = [
+      "main",
+      '  heading "Users"',
+      "  table",
+      '    row "Ada"',
+      '      button "View" @e1',
+      '    row "Bob"',
+      '      button "View" @e2',
+    ];
+    const after = [
+      "main",
+      '  heading "People"',
+      "  table",
+      '    row "Ada"',
+      '      button "View" @e1',
+      '    row "Cy"',
+      '      button "View" @e3',
+    ];
     expect(diffLines(before, after)).toEqual({
-      lines: ["  main", '-   heading "Users"', '+   heading "People"', "    table", '-     row "Bob"', '-       button "View" @e2', '+     row "Cy"', '+       button "View" @e3'],
+      lines: [
+        "  main",
+        '-   heading "Users"',
+        '+   heading "People"',
+        "    table",
+        '-     row "Bob"',
+        '-       button "View" @e2',
+        '+     row "Cy"',
+        '+       button "View" @e3',
+      ],
       added: 3,
       removed: 3,
     });
@@ -25,7 +50,13 @@ describe("snapshot diff", () => {
 });
 
 describe("find", () => {
-  const lines = ["main", '  button "View" @e1 [in: row "Ada"]', '  link "view all" @e2', '  "Viewing 2 of 9"', "# covered by the dialog: 2 controls, not actionable"];
+  const lines = [
+    "main",
+    '  button "View" @e1 [in: row "Ada"]',
+    '  link "view all" @e2',
+    '  "Viewing 2 of 9"',
+    "# covered by the dialog: 2 controls, not actionable",
+  ];
 
   test("text is case-insensitive; lines come back trimmed with their ref", () => {
     expect(findLines(lines, "view", 10)).toEqual({

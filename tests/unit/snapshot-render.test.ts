@@ -41,7 +41,13 @@ describe("snapshot rendering", () => {
 
   test("--viewport puts visible lines first; --max-depth hides deeper ones; the modal summary closes the body", () => {
     const lines = [line(0, "main", true), line(1, '"far"'), line(1, 'button "Near" @e1', true), line(2, '"deep"', true)];
-    expect(bodyLines(lines, { viewport: true })).toEqual(["main", '  button "Near" @e1', '    "deep"', "# outside the viewport:", '  "far"']);
+    expect(bodyLines(lines, { viewport: true })).toEqual([
+      "main",
+      '  button "Near" @e1',
+      '    "deep"',
+      "# outside the viewport:",
+      '  "far"',
+    ]);
     expect(bodyLines(lines, { viewport: false, maxDepth: 2, covered: 3 })).toEqual([
       "main",
       '  "far"',

@@ -22,7 +22,16 @@ describe("snapshot walk", () => {
       page(`<nav aria-label="Main"><div><a href="/">Home</a></div></nav>
         <main><h1>Hello <b>world</b></h1><div><div><p>Some <em>bold</em> text</p></div></div><button>Go</button></main>`),
     );
-    expect(text).toBe(['navigation "Main"', '  link "Home" @e1', "main", '  heading "Hello world" [level=1]', '  "Some bold text"', '  button "Go" @e2'].join("\n"));
+    expect(text).toBe(
+      [
+        'navigation "Main"',
+        '  link "Home" @e1',
+        "main",
+        '  heading "Hello world" [level=1]',
+        '  "Some bold text"',
+        '  button "Go" @e2',
+      ].join("\n"),
+    );
     expect(walk.refs).toEqual([
       [1, "link", "Home"],
       [2, "button", "Go"],

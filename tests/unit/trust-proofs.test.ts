@@ -3,7 +3,14 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MAX_TRIES, PairingCodes, randomCode } from "../../daemon/trust/pairing-codes.ts";
-import { checkExtensionProof, checkPairExtensionProof, daemonProof, pairDaemonProof, pairingKeyBytes, sealSecret } from "../../daemon/trust/proofs.ts";
+import {
+  checkExtensionProof,
+  checkPairExtensionProof,
+  daemonProof,
+  pairDaemonProof,
+  pairingKeyBytes,
+  sealSecret,
+} from "../../daemon/trust/proofs.ts";
 import { ensureSecret, keyIdFor } from "../../daemon/trust/secret.ts";
 import {
   CODE_ALPHABET,

@@ -39,18 +39,34 @@ export function Sessions(props: { sessions: SessionState[]; takenOver: string[];
                   <Show
                     when={taken() || recording()}
                     fallback={
-                      <button type="button" data-action="takeover" title={t("pill.takeover_title")} onClick={() => tell({ type: "takeover_session", session_id: s.session_id })}>
+                      <button
+                        type="button"
+                        data-action="takeover"
+                        title={t("pill.takeover_title")}
+                        onClick={() => tell({ type: "takeover_session", session_id: s.session_id })}
+                      >
                         {t("pill.takeover")}
                       </button>
                     }
                   >
                     <Show when={taken()}>
-                      <button type="button" data-action="resume" title={t("pill.resume_title")} onClick={() => tell({ type: "resume_session", session_id: s.session_id })}>
+                      <button
+                        type="button"
+                        data-action="resume"
+                        title={t("pill.resume_title")}
+                        onClick={() => tell({ type: "resume_session", session_id: s.session_id })}
+                      >
                         {t("pill.resume")}
                       </button>
                     </Show>
                   </Show>
-                  <button type="button" class="stop" data-action="stop" title={t("pill.stop_title")} onClick={() => tell({ type: "stop_session", session_id: s.session_id })}>
+                  <button
+                    type="button"
+                    class="stop"
+                    data-action="stop"
+                    title={t("pill.stop_title")}
+                    onClick={() => tell({ type: "stop_session", session_id: s.session_id })}
+                  >
                     {t("pill.stop")}
                   </button>
                 </li>

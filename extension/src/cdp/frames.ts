@@ -63,7 +63,9 @@ export function installFrameTracking(): void {
     forgetWorlds((k) => k.startsWith(`${tabId}|`));
     // Off then on: after a worker restart the iframe sessions of the surviving attachment are unknown to us, and
     // only a fresh auto-attach reports them again (each with a new session id).
-    return send("Target.setAutoAttach", { autoAttach: false, waitForDebuggerOnStart: false }).then(() => send("Target.setAutoAttach", AUTO_ATTACH));
+    return send("Target.setAutoAttach", { autoAttach: false, waitForDebuggerOnStart: false }).then(() =>
+      send("Target.setAutoAttach", AUTO_ATTACH),
+    );
   });
   tapCdp({
     onEvent(source, method, p) {
@@ -127,9 +129,7 @@ export async function listFrames(tabId: number, signal?: AbortSignal): Promise<F
   flatten(main.frameTree, { tabId }, out);
   const kids = [...(children.get(tabId)?.values() ?? [])];
   const trees = await Promise.all(
-    kids.map((c) =>
-      sendTo<{ frameTree: FrameTree }>({ tabId, sessionId: c.sessionId }, "Page.getFrameTree", {}, signal).catch(() => null),
-    ),
+    kids.map((c) => sendTo<{ frameTree: FrameTree }>({ tabId, sessionId: c.sessionId }, "Page.getFrameTree", {}, signal).catch(() => null)),
   );
   trees.forEach((t, i) => {
     if (t) flatten(t.frameTree, { tabId, sessionId: kids[i]!.sessionId }, out);
@@ -233,7 +233,12 @@ export async function frameOffset(tabId: number, frameId: string, signal?: Abort
     const parent = frames.get(frame.parentId);
     if (!parent) return { x: 0, y: 0 };
     const owner = await sendTo<{ backendNodeId: number }>(parent.target, "DOM.getFrameOwner", { frameId: id }, signal);
-    const box = await sendTo<{ model: { content: number[] } }>(parent.target, "DOM.getBoxModel", { backendNodeId: owner.backendNodeId }, signal);
+    const box = await sendTo<{ model: { content: number[] } }>(
+      parent.target,
+      "DOM.getBoxModel",
+      { backendNodeId: owner.backendNodeId },
+      signal,
+    );
     const base = await offsetOf(localRoot(frames, parent).frameId);
     return { x: base.x + box.model.content[0]!, y: base.y + box.model.content[1]! };
   };

@@ -46,5 +46,7 @@ export function requestReason(tabId: number, url: string): string | undefined {
 
 /** A "link" transition the page's script asked for is a script navigation. */
 export function transitionOf(transitionType: string, reason: string | undefined): string {
-  return transitionType === "link" && (reason === "scriptInitiated" || reason === "metaTagRefresh" || reason === "httpHeaderRefresh") ? "script" : transitionType;
+  return transitionType === "link" && (reason === "scriptInitiated" || reason === "metaTagRefresh" || reason === "httpHeaderRefresh")
+    ? "script"
+    : transitionType;
 }

@@ -32,7 +32,9 @@ export async function callOn<T>(
   );
   if (r.exceptionDetails) {
     const why = r.exceptionDetails.exception?.description ?? r.exceptionDetails.text ?? "an exception";
-    throw new BskError("cdp_failed", `bsk's page code failed: ${why.split("\n")[0]}`, { data: { reason: "page_call_failed", exception: why } });
+    throw new BskError("cdp_failed", `bsk's page code failed: ${why.split("\n")[0]}`, {
+      data: { reason: "page_call_failed", exception: why },
+    });
   }
   const value = r.result?.value;
   return (typeof value === "string" ? JSON.parse(value) : value) as T;

@@ -58,7 +58,9 @@ export function controlReady(): Promise<void> {
 }
 
 function save(): void {
-  browser.storage.session.set({ [KEY]: [...controlState.takenOver] }).catch((err: unknown) => console.error("bsk: could not save the control state", err));
+  browser.storage.session
+    .set({ [KEY]: [...controlState.takenOver] })
+    .catch((err: unknown) => console.error("bsk: could not save the control state", err));
 }
 
 export function isTakenOver(sessionId: string): boolean {
@@ -82,7 +84,9 @@ function changed(sessionId: string): void {
 }
 
 export function takenOverError(sessionId: string): BskError {
-  return new BskError("user_aborted", `the person took over session ${sessionId}`, { data: { reason: "taken_over", session_id: sessionId } });
+  return new BskError("user_aborted", `the person took over session ${sessionId}`, {
+    data: { reason: "taken_over", session_id: sessionId },
+  });
 }
 
 /** `cause` "input": the person's own input in the tab took it (hands/), not a button. */
@@ -153,7 +157,8 @@ export async function beginCall(
   if (!set) controlState.running.set(sessionId, (set = new Set()));
   set.add(ac);
 
-  const tabId = METHODS[method].scope === "tab" && !QUIET.has(method) ? (p.tab_id ?? getSession(sessionId)?.current_tab_id ?? undefined) : undefined;
+  const tabId =
+    METHODS[method].scope === "tab" && !QUIET.has(method) ? (p.tab_id ?? getSession(sessionId)?.current_tab_id ?? undefined) : undefined;
   if (tabId !== undefined) setBusy(tabId, +1);
   let ended = false;
   return {
@@ -174,5 +179,5 @@ function setBusy(tabId: number, delta: number): void {
   const after = Math.max(0, before + delta);
   if (after === 0) controlState.busy.delete(tabId);
   else controlState.busy.set(tabId, after);
-  if ((before > 0) !== (after > 0)) for (const l of controlState.busyListeners) l(tabId, after > 0);
+  if (before > 0 !== after > 0) for (const l of controlState.busyListeners) l(tabId, after > 0);
 }

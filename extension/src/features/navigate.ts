@@ -66,7 +66,9 @@ export async function navigate(p: ParsedParams<"navigate">, signal: AbortSignal)
   await assertSessionMayOpen(session, url, tabId);
   assertOwnBlob(url, tab.url ?? "", tabId);
   return watching(tabId, signal, async (watch) => {
-    const r = await sending({ tabId }, () => send<{ loaderId?: string; errorText?: string; isDownload?: boolean }>(tabId, "Page.navigate", { url }, signal));
+    const r = await sending({ tabId }, () =>
+      send<{ loaderId?: string; errorText?: string; isDownload?: boolean }>(tabId, "Page.navigate", { url }, signal),
+    );
     if (r.errorText) {
       // The error page commits next; until it has, the tab answers no CDP command ("Not attached to an active page").
       if (r.loaderId) await settle(watch.until("commit", signal, r.loaderId), ERROR_PAGE_COMMIT_CAP_MS);

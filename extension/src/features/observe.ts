@@ -73,7 +73,8 @@ export function installObserve(): void {
       const o = kindsOf(source.tabId);
       if (!o) return;
       const base = { session_id: o.sessionId, tab_id: source.tabId };
-      if (method === "Runtime.bindingCalled" && params.name === BINDING && !source.sessionId) return fromPage(base, o.kinds, params.payload);
+      if (method === "Runtime.bindingCalled" && params.name === BINDING && !source.sessionId)
+        return fromPage(base, o.kinds, params.payload);
       if (!o.kinds.includes("sockets") || !method.startsWith("Network.webSocket")) return;
       let open = observeState.sockets.get(source.tabId);
       if (!open) observeState.sockets.set(source.tabId, (open = new Map()));
@@ -87,7 +88,11 @@ export function installObserve(): void {
         open.delete(id);
       } else if (method === "Network.webSocketFrameError") {
         const url = open.get(id) ?? "";
-        emitBurst("socket.error", `${source.tabId}:${url}`, { ...base, url, error: String(params.errorMessage ?? "").slice(0, NAME_CHARS) });
+        emitBurst("socket.error", `${source.tabId}:${url}`, {
+          ...base,
+          url,
+          error: String(params.errorMessage ?? "").slice(0, NAME_CHARS),
+        });
       }
     },
     onDetach(tabId) {
@@ -106,7 +111,13 @@ function fromPage(base: { session_id: string; tab_id: number }, kinds: Kind[], p
   }
   const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
   if (r.kind === "dom" && kinds.includes("dom")) {
-    emitBurst("dom.mutations", base.tab_id, { ...base, added: num(r.added), removed: num(r.removed), attributes: num(r.attributes), text: num(r.text) });
+    emitBurst("dom.mutations", base.tab_id, {
+      ...base,
+      added: num(r.added),
+      removed: num(r.removed),
+      attributes: num(r.attributes),
+      text: num(r.text),
+    });
   } else if (r.kind === "visibility" && kinds.includes("visibility")) {
     emitBurst("visibility", base.tab_id, { ...base, state: r.state === "hidden" ? "hidden" : "visible" });
   } else if (r.kind === "perf" && kinds.includes("perf")) {

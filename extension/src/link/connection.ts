@@ -7,7 +7,14 @@
 import { browser } from "wxt/browser";
 import { setBskHome } from "../session/file-urls.ts";
 import { BROWSER_TIMEOUT_HINT, BskError, toErrorBody, type ErrorBody } from "../../../protocol/errors.ts";
-import { CALL_PROGRESS, encodeFrame, MAX_FRAME_BYTES, parseFrame, type RequestFrame, type ResponseFrame } from "../../../protocol/frames.ts";
+import {
+  CALL_PROGRESS,
+  encodeFrame,
+  MAX_FRAME_BYTES,
+  parseFrame,
+  type RequestFrame,
+  type ResponseFrame,
+} from "../../../protocol/frames.ts";
 import { framePieces } from "../../../protocol/pieces.ts";
 import type { Params, Result } from "../../../protocol/catalog.ts";
 import { EXTENSION_CLIENT, PROTOCOL_VERSION } from "../../../protocol/version.ts";
@@ -117,7 +124,8 @@ async function open(opts: { force?: boolean; retry?: boolean }): Promise<void> {
   linkState.socket = ws;
   linkState.socketPort = settings.port;
   // An untrusted daemon stays the state shown until one proves itself (no flicker through "connecting").
-  if (linkState.status.state !== "untrusted" || linkState.status.port !== settings.port) setStatus({ state: "connecting", port: settings.port });
+  if (linkState.status.state !== "untrusted" || linkState.status.port !== settings.port)
+    setStatus({ state: "connecting", port: settings.port });
   ws.onopen = () => void handshake(ws, settings, key.key);
   ws.onmessage = (ev) => onMessage(ws, String(ev.data));
   ws.onclose = () => onClosed(ws);
@@ -282,7 +290,11 @@ async function handshake(ws: WebSocket, settings: Settings, key: InstallKey): Pr
     const error = reply.error as ErrorBody;
     linkState.refused = error.code === "version_too_old";
     // A refusal's hint says which side to update and how; the popup shows it with the message.
-    setStatus({ state: linkState.refused ? "version_skew" : "disconnected", port: settings.port, error: error.hint ? `${error.message}. ${error.hint}` : error.message });
+    setStatus({
+      state: linkState.refused ? "version_skew" : "disconnected",
+      port: settings.port,
+      error: error.hint ? `${error.message}. ${error.hint}` : error.message,
+    });
     ws.close(1000, "handshake refused");
     return;
   }
@@ -319,7 +331,8 @@ function onMessage(ws: WebSocket, text: string): void {
   }
   const { kind, frame } = parsed.value;
   if (kind === "response") linkState.awaiting.get(frame.id ?? "")?.(frame);
-  else if (kind === "event" && frame.event === "system.ack" && ws === linkState.trusted) onAck(Number((frame.payload as { seq?: unknown } | null)?.seq));
+  else if (kind === "event" && frame.event === "system.ack" && ws === linkState.trusted)
+    onAck(Number((frame.payload as { seq?: unknown } | null)?.seq));
   // Requests are served only once the daemon has proven the secret and taken our handshake; before that they
   // get no answer at all.
   else if (kind === "request" && ws === linkState.trusted) void onRequest(ws, frame);
@@ -366,10 +379,16 @@ async function onRequest(ws: WebSocket, frame: RequestFrame): Promise<void> {
   const timer =
     timeoutMs === undefined
       ? undefined
-      : setTimeout(() => ac.abort(new BskError("timeout", `${frame.method} did not finish within ${timeoutMs} ms`, { hint: BROWSER_TIMEOUT_HINT })), timeoutMs);
+      : setTimeout(
+          () => ac.abort(new BskError("timeout", `${frame.method} did not finish within ${timeoutMs} ms`, { hint: BROWSER_TIMEOUT_HINT })),
+          timeoutMs,
+        );
   try {
     await sessionsReady();
-    const result = await raceAbort(dispatch(frame.method, frame.params, { signal: ac.signal, progress: progressTo(ws, frame.id) }), ac.signal);
+    const result = await raceAbort(
+      dispatch(frame.method, frame.params, { signal: ac.signal, progress: progressTo(ws, frame.id) }),
+      ac.signal,
+    );
     reply({ result });
   } catch (err) {
     // A chrome.* API that throws is the browser refusing; our own errors are already BskErrors.

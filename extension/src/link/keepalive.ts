@@ -54,7 +54,14 @@ async function registerScript(): Promise<void> {
     const existing = await browser.scripting.getRegisteredContentScripts({ ids: [SCRIPT_ID] });
     if (existing.length) return;
     await browser.scripting.registerContentScripts([
-      { id: SCRIPT_ID, matches: ["<all_urls>"], js: ["keepalive.js"], runAt: "document_start", allFrames: false, persistAcrossSessions: true },
+      {
+        id: SCRIPT_ID,
+        matches: ["<all_urls>"],
+        js: ["keepalive.js"],
+        runAt: "document_start",
+        allFrames: false,
+        persistAcrossSessions: true,
+      },
     ]);
   } catch (err) {
     console.warn("bsk: could not register the keep-alive script", err);

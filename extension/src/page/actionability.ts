@@ -53,11 +53,15 @@ type PageReply =
 const STABLE_CAP_MS = 1000;
 
 /** Runs in the page (bsk's isolated world), `this` = the element. Self-contained: it is sent as source. */
-async function checkInPage(this: Element, opts: Required<ActOptions>, stableCapMs: number, installProbe: (n: Node) => void): Promise<string> {
-  const el = this;
+async function checkInPage(
+  this: Element,
+  opts: Required<ActOptions>,
+  stableCapMs: number,
+  installProbe: (n: Node) => void,
+): Promise<string> {
   const reply = (v: unknown) => JSON.stringify(v);
-  if (!el.isConnected) return reply({ error: "detached" });
-  const doc = el.ownerDocument;
+  if (!this.isConnected) return reply({ error: "detached" });
+  const doc = this.ownerDocument;
   const win = doc.defaultView!;
   const parentOf = (n: Element): Element | null => n.parentElement ?? ((n.getRootNode() as ShadowRoot).host || null);
 
@@ -71,24 +75,29 @@ async function checkInPage(this: Element, opts: Required<ActOptions>, stableCapM
   });
   /** The part of `r` not clipped away by scrolling ancestors or the viewport. */
   const visiblePart = (r: R): R => {
-    let v = clip(r, { left: 0, top: 0, right: doc.documentElement.clientWidth || win.innerWidth, bottom: doc.documentElement.clientHeight || win.innerHeight });
-    for (let a = parentOf(el); a && a !== doc.documentElement && a !== doc.body; a = parentOf(a)) {
+    let v = clip(r, {
+      left: 0,
+      top: 0,
+      right: doc.documentElement.clientWidth || win.innerWidth,
+      bottom: doc.documentElement.clientHeight || win.innerHeight,
+    });
+    for (let a = parentOf(this); a && a !== doc.documentElement && a !== doc.body; a = parentOf(a)) {
       const s = win.getComputedStyle(a);
       if (s.position === "fixed") break;
       if (s.overflowX !== "visible" || s.overflowY !== "visible") v = clip(v, a.getBoundingClientRect());
     }
     return v;
   };
-  const firstRect = (): DOMRect | undefined => [...el.getClientRects()].find((r) => r.width > 0 && r.height > 0);
+  const firstRect = (): DOMRect | undefined => [...this.getClientRects()].find((r) => r.width > 0 && r.height > 0);
 
-  const visible = () => firstRect() !== undefined && el.checkVisibility({ visibilityProperty: true, contentVisibilityAuto: true } as any);
+  const visible = () => firstRect() !== undefined && this.checkVisibility({ visibilityProperty: true, contentVisibilityAuto: true } as any);
   if (opts.visible && !visible()) return reply({ error: "not_visible" });
 
   let scrolled = false;
   if (opts.scroll) {
-    const r = firstRect() ?? el.getBoundingClientRect();
+    const r = firstRect() ?? this.getBoundingClientRect();
     if (area(visiblePart(r)) < area(r) - 1 || area(r) === 0) {
-      el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" as ScrollBehavior });
+      this.scrollIntoView({ block: "center", inline: "center", behavior: "instant" as ScrollBehavior });
       scrolled = true;
     }
   }
@@ -98,17 +107,19 @@ async function checkInPage(this: Element, opts: Required<ActOptions>, stableCapM
     const animating = () =>
       doc.getAnimations().some((a) => {
         const t = (a.effect as KeyframeEffect | null)?.target;
-        return a.playState === "running" && t instanceof Element && (t === el || t.contains(el) || (t.shadowRoot?.contains(el) ?? false));
+        return (
+          a.playState === "running" && t instanceof Element && (t === this || t.contains(this) || (t.shadowRoot?.contains(this) ?? false))
+        );
       });
     // A hidden document runs no frames to compare boxes across.
     if (doc.visibilityState === "visible" && animating()) {
       const frame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
       const same = (a: DOMRect, b: DOMRect) => a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
       const until = performance.now() + stableCapMs;
-      let last = el.getBoundingClientRect();
+      let last = this.getBoundingClientRect();
       for (;;) {
         await frame();
-        const now = el.getBoundingClientRect();
+        const now = this.getBoundingClientRect();
         if (same(last, now)) break;
         if (performance.now() > until) return reply({ error: "not_stable" });
         last = now;
@@ -116,9 +127,9 @@ async function checkInPage(this: Element, opts: Required<ActOptions>, stableCapM
     }
   }
 
-  if (opts.enabled && (el.matches(":disabled") || el.closest("[aria-disabled=true]"))) return reply({ error: "disabled" });
+  if (opts.enabled && (this.matches(":disabled") || this.closest("[aria-disabled=true]"))) return reply({ error: "disabled" });
 
-  const rect = firstRect() ?? el.getBoundingClientRect();
+  const rect = firstRect() ?? this.getBoundingClientRect();
   const part = visiblePart(rect);
   if (opts.visible && area(part) <= 0) return reply({ error: "not_visible" });
   const x = (part.left + part.right) / 2;
@@ -145,13 +156,13 @@ async function checkInPage(this: Element, opts: Required<ActOptions>, stableCapM
       return false;
     };
     // A label forwards its clicks to its control.
-    const labels = [...((el as HTMLInputElement).labels ?? [])];
+    const labels = [...((this as HTMLInputElement).labels ?? [])];
     const lands =
       hit !== null &&
-      (within(hit, el) ||
+      (within(hit, this) ||
         labels.some((l) => within(hit, l)) ||
         // An element that lets pointer events through is reached through its ancestor.
-        (within(el, hit) && win.getComputedStyle(el).pointerEvents === "none"));
+        (within(this, hit) && win.getComputedStyle(this).pointerEvents === "none"));
     if (!lands) {
       const describe = (n: Element): Covering => {
         let role = "";
@@ -180,8 +191,14 @@ async function checkInPage(this: Element, opts: Required<ActOptions>, stableCapM
     }
   }
 
-  if (opts.probe) installProbe(el);
-  return reply({ ok: true, x, y, box: { x: part.left, y: part.top, width: part.right - part.left, height: part.bottom - part.top }, scrolled });
+  if (opts.probe) installProbe(this);
+  return reply({
+    ok: true,
+    x,
+    y,
+    box: { x: part.left, y: part.top, width: part.right - part.left, height: part.bottom - part.top },
+    scrolled,
+  });
 }
 
 const PAGE_FN = `function(opts, capMs) { return (${checkInPage.toString()}).call(this, opts, capMs, ${installDomProbe.toString()}); }`;
@@ -256,7 +273,13 @@ interface DescribedNode {
  * in a parent. The tab's hit test at the top-level point must land in the element's frame (same-process frames are
  * hit-tested through) or on the owner of a frame on the way to it (an out-of-process iframe), else that covers it.
  */
-async function coveredInParents(rt: ResolvedTarget, x: number, y: number, signal: AbortSignal, again = { ignoreNone: true, dodged: false }): Promise<Covering | null> {
+async function coveredInParents(
+  rt: ResolvedTarget,
+  x: number,
+  y: number,
+  signal: AbortSignal,
+  again = { ignoreNone: true, dodged: false },
+): Promise<Covering | null> {
   const hit = await sendTo<{ backendNodeId: number; frameId: string }>(
     { tabId: rt.tabId },
     "DOM.getNodeForLocation",
@@ -309,7 +332,12 @@ async function overlayPart(tabId: number, backendNodeId: number, y: number, sign
 }
 
 /** Checks and prepares the element for an action; returns the point to act on in top-level coordinates. */
-export async function actionable(rt: ResolvedTarget, opts: ActOptions, signal: AbortSignal, then?: Then): Promise<Actionable & { then?: unknown }> {
+export async function actionable(
+  rt: ResolvedTarget,
+  opts: ActOptions,
+  signal: AbortSignal,
+  then?: Then,
+): Promise<Actionable & { then?: unknown }> {
   const full: Required<ActOptions> = { scroll: true, visible: true, enabled: false, hitTest: false, probe: false, ...opts };
   const r = then
     ? await callOn<PageReply>(rt, withThen(then), [full, STABLE_CAP_MS, then.args], signal)

@@ -44,7 +44,14 @@ export function installDialogTracking(): void {
         if (d.type === "prompt") d.default_prompt = String(p.defaultPrompt ?? "");
         open.set(source.tabId, d);
         const owner = ownerOfTab(source.tabId);
-        if (owner) emit("dialog.opened", { session_id: owner.session.session_id, tab_id: source.tabId, type: d.type, message: d.message, url: d.url });
+        if (owner)
+          emit("dialog.opened", {
+            session_id: owner.session.session_id,
+            tab_id: source.tabId,
+            type: d.type,
+            message: d.message,
+            url: d.url,
+          });
         listeners.emit(source.tabId, d);
       } else if (method === "Page.javascriptDialogClosed") {
         const d = open.get(source.tabId);

@@ -43,7 +43,6 @@ const FRAME_CAP_MS = 150;
 /** Reading the new document's status; a page busy in a long script answers late. */
 const STATUS_CAP_MS = 500;
 
-
 /**
  * Installs the mutation observer in the page (bsk's isolated world) for the document of `node`, and the shadow roots
  * it sits in. It also notes the frame after the input: the first input event the page sees requests an animation
@@ -58,7 +57,23 @@ export function installDomProbe(node: Node, via?: Element | null): void {
   // whether it arrived is then not known from this document.
   const target = via ?? (node instanceof Element ? node : null);
   const elsewhere = !!target && ["iframe", "frame", "object", "embed", "fencedframe", "portal"].includes(target.localName);
-  const INPUT = ["pointerdown", "pointerup", "mousedown", "mouseup", "click", "auxclick", "contextmenu", "keydown", "keypress", "keyup", "beforeinput", "input", "wheel", "drop", "touchstart"];
+  const INPUT = [
+    "pointerdown",
+    "pointerup",
+    "mousedown",
+    "mouseup",
+    "click",
+    "auxclick",
+    "contextmenu",
+    "keydown",
+    "keypress",
+    "keyup",
+    "beforeinput",
+    "input",
+    "wheel",
+    "drop",
+    "touchstart",
+  ];
   // Input that reaches the document also gives it user activation, which no page listener can stop.
   const activeBefore = !!(navigator as any).userActivation?.isActive;
   let seen = false;
@@ -309,7 +324,11 @@ export class EffectWatch {
       // then whether its DOM changed is unknown, and the navigation tells what happened.
       const read = evaluate(READ_DOM_PROBE, false);
       const answered = new AbortController();
-      const navigating = this.until(() => this.started && !this.committed, NAV_COMMIT_CAP_MS, AbortSignal.any([signal, answered.signal])).then(
+      const navigating = this.until(
+        () => this.started && !this.committed,
+        NAV_COMMIT_CAP_MS,
+        AbortSignal.any([signal, answered.signal]),
+      ).then(
         () => (this.started && !this.committed ? null : read),
         () => read,
       );
@@ -357,7 +376,8 @@ export class EffectWatch {
         await this.until(() => this.committed !== null || this.ended || this.downloadStarted(), NAV_COMMIT_CAP_MS, signal);
       }
       if (this.newTabHint && this.newTabs.length === 0) await this.until(() => this.newTabs.length > 0, NEW_TAB_CAP_MS, signal);
-      if ((this.downloadHint !== null || this.downloadLink) && !this.download) await this.until(() => this.download !== null, DOWNLOAD_CAP_MS, signal);
+      if ((this.downloadHint !== null || this.downloadLink) && !this.download)
+        await this.until(() => this.download !== null, DOWNLOAD_CAP_MS, signal);
       if (this.committed && !this.dialog) navigation = { url: this.committed.url, status: await this.status(signal) };
     } catch (err) {
       if (!isDialogPending(err)) throw err;
@@ -404,7 +424,12 @@ export class EffectWatch {
 
 /** Arms the DOM observer in a world on its own (actions without a target element: points, keys). */
 export async function armDomProbe(probe: { target: CdpTarget; contextId: number }, signal?: AbortSignal): Promise<void> {
-  await sendTo(probe.target, "Runtime.evaluate", { expression: `(${installDomProbe.toString()})(document)`, contextId: probe.contextId }, signal);
+  await sendTo(
+    probe.target,
+    "Runtime.evaluate",
+    { expression: `(${installDomProbe.toString()})(document)`, contextId: probe.contextId },
+    signal,
+  );
 }
 
 /** Arms the DOM observer in the document of an element (actions whose page call does not arm it itself). */

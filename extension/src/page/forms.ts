@@ -15,7 +15,10 @@ const withProbe = (fn: Function) => `function (...args) { return (${fn.toString(
 
 // ---------------------------------------------------------------- fill
 
-export type FillPrep = { mode: "type" | "set"; empty: boolean } | { error: "not_editable"; kind: string } | { error: "disabled" | "readonly" };
+export type FillPrep =
+  | { mode: "type" | "set"; empty: boolean }
+  | { error: "not_editable"; kind: string }
+  | { error: "disabled" | "readonly" };
 
 export function prepareFillInPage(this: Element, installProbe: (n: Node) => void): string {
   const el = this as HTMLElement;
@@ -61,11 +64,11 @@ function setValueInPage(this: HTMLInputElement, value: string): string {
 }
 
 function readValueInPage(this: HTMLElement): string {
-  const el = this;
-  const value = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement ? el.value : el.innerText.replace(/\n$/, "");
-  const ac = (el.getAttribute("autocomplete") ?? "").toLowerCase();
+  const value = this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement ? this.value : this.innerText.replace(/\n$/, "");
+  const ac = (this.getAttribute("autocomplete") ?? "").toLowerCase();
   const secret =
-    (el instanceof HTMLInputElement && el.type === "password") || /cc-number|cc-csc|one-time-code|current-password|new-password/.test(ac);
+    (this instanceof HTMLInputElement && this.type === "password") ||
+    /cc-number|cc-csc|one-time-code|current-password|new-password/.test(ac);
   return JSON.stringify({ value, secret });
 }
 
@@ -88,14 +91,13 @@ export type SelectReply =
 
 export function selectInPage(this: Element, installProbe: (n: Node) => void, wanted: string[]): string {
   const out = (v: unknown) => JSON.stringify(v);
-  const el = this;
-  if (!(el instanceof HTMLSelectElement)) {
-    return out({ error: "not_select", kind: el.localName, listbox: el.getAttribute("role") === "listbox" });
+  if (!(this instanceof HTMLSelectElement)) {
+    return out({ error: "not_select", kind: this.localName, listbox: this.getAttribute("role") === "listbox" });
   }
-  if (el.matches(":disabled")) return out({ error: "disabled" });
-  if (!el.multiple && wanted.length > 1) return out({ error: "not_multiple", count: wanted.length });
+  if (this.matches(":disabled")) return out({ error: "disabled" });
+  if (!this.multiple && wanted.length > 1) return out({ error: "not_multiple", count: wanted.length });
   const norm = (s: string) => s.replace(/\s+/g, " ").trim();
-  const options = [...el.options];
+  const options = [...this.options];
   const picked: HTMLOptionElement[] = [];
   for (const w of wanted) {
     const o =
@@ -103,15 +105,16 @@ export function selectInPage(this: Element, installProbe: (n: Node) => void, wan
       options.find((x) => norm(x.label) === norm(w)) ??
       options.find((x) => norm(x.label).toLowerCase() === norm(w).toLowerCase());
     if (!o) return out({ error: "no_option", wanted: w, options: options.slice(0, 30).map((x) => norm(x.label) || x.value) });
-    if (o.disabled || (o.parentElement instanceof HTMLOptGroupElement && o.parentElement.disabled)) return out({ error: "option_disabled", wanted: w });
+    if (o.disabled || (o.parentElement instanceof HTMLOptGroupElement && o.parentElement.disabled))
+      return out({ error: "option_disabled", wanted: w });
     picked.push(o);
   }
-  installProbe(el);
-  el.focus();
+  installProbe(this);
+  this.focus();
   for (const o of options) o.selected = picked.includes(o);
-  el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
-  el.dispatchEvent(new Event("change", { bubbles: true }));
-  return out({ ok: true, selected: [...el.selectedOptions].map((o) => ({ value: o.value, label: norm(o.label) })) });
+  this.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+  this.dispatchEvent(new Event("change", { bubbles: true }));
+  return out({ ok: true, selected: [...this.selectedOptions].map((o) => ({ value: o.value, label: norm(o.label) })) });
 }
 
 /** Options of an ARIA listbox matching the wanted values by visible text (as element handles, one call each). */
@@ -131,17 +134,16 @@ export const LISTBOX_OPTION_FN = listboxOptionInPage.toString();
 export type CheckState = { kind: "checkbox" | "radio" | "aria"; checked: boolean | "mixed" } | { error: "not_checkable"; kind: string };
 
 function checkStateInPage(this: Element): string {
-  const el = this;
   const out = (v: unknown) => JSON.stringify(v);
-  if (el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio")) {
-    return out({ kind: el.type, checked: el.type === "checkbox" && el.indeterminate ? "mixed" : el.checked });
+  if (this instanceof HTMLInputElement && (this.type === "checkbox" || this.type === "radio")) {
+    return out({ kind: this.type, checked: this.type === "checkbox" && this.indeterminate ? "mixed" : this.checked });
   }
-  const role = el.getAttribute("role");
+  const role = this.getAttribute("role");
   if (role && ["checkbox", "switch", "radio", "menuitemcheckbox", "menuitemradio", "option"].includes(role)) {
-    const a = el.getAttribute("aria-checked") ?? el.getAttribute("aria-selected");
+    const a = this.getAttribute("aria-checked") ?? this.getAttribute("aria-selected");
     return out({ kind: role === "radio" || role === "menuitemradio" ? "radio" : "aria", checked: a === "mixed" ? "mixed" : a === "true" });
   }
-  return out({ error: "not_checkable", kind: role ?? el.localName });
+  return out({ error: "not_checkable", kind: role ?? this.localName });
 }
 
 export function checkState(rt: Call, signal: AbortSignal): Promise<CheckState> {
@@ -154,17 +156,16 @@ export const FIRST_LABEL_FN = `function () { const l = this.labels && this.label
 // ---------------------------------------------------------------- focus
 
 function focusInPage(this: HTMLElement, installProbe: (n: Node) => void, blur: boolean): string {
-  const el = this;
   const active = () => {
-    let a = el.ownerDocument.activeElement;
+    let a = this.ownerDocument.activeElement;
     while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement;
     return a;
   };
-  installProbe(el);
-  const was = active() === el;
-  if (blur) el.blur();
-  else el.focus();
-  return JSON.stringify({ was, now: active() === el });
+  installProbe(this);
+  const was = active() === this;
+  if (blur) this.blur();
+  else this.focus();
+  return JSON.stringify({ was, now: active() === this });
 }
 
 export function focusElement(rt: Call, blur: boolean, signal: AbortSignal): Promise<{ was: boolean; now: boolean }> {
@@ -178,7 +179,10 @@ export function fillRefused(rt: ResolvedTarget, prep: Exclude<FillPrep, { mode: 
   const what = `${rt.ref ? `${rt.ref} ` : ""}${rt.role}${rt.name ? ` ${JSON.stringify(rt.name)}` : ""}`;
   if (prep.error !== "not_editable") {
     return prep.error === "disabled"
-      ? new BskError("unsupported", `${what} is disabled`, { hint: "Do what enables it first, then retry.", data: { ...data, reason: "element_disabled" } })
+      ? new BskError("unsupported", `${what} is disabled`, {
+          hint: "Do what enables it first, then retry.",
+          data: { ...data, reason: "element_disabled" },
+        })
       : new BskError("unsupported", `${what} is read-only`, {
           hint: "It cannot be edited; look for the control that sets it.",
           data: { ...data, reason: "read_only" },
@@ -191,7 +195,9 @@ export function fillRefused(rt: ResolvedTarget, prep: Exclude<FillPrep, { mode: 
     "input type=file": "use bsk upload",
   };
   return new BskError("invalid_params", `${what} (${prep.kind}) is not a text field`, {
-    hint: instead[prep.kind] ? `To change it, ${instead[prep.kind]}.` : "Fill an input, a textarea or an editable element; click buttons with bsk click.",
+    hint: instead[prep.kind]
+      ? `To change it, ${instead[prep.kind]}.`
+      : "Fill an input, a textarea or an editable element; click buttons with bsk click.",
     data: { ...data, reason: "not_editable", kind: prep.kind },
   });
 }

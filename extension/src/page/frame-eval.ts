@@ -41,7 +41,9 @@ export async function frameContext(sessionId: string, tabId: number, frameTarget
     const contextId = Number(object.objectId?.split(".")[1]);
     void sendTo(rt.cdp, "Runtime.releaseObjectGroup", { objectGroup: "bsk-frame-eval" }).catch(() => undefined);
     if (Number.isInteger(contextId) && contextId !== 0) return { target: rt.cdp, contextId, frameId };
-    throw new BskError("cdp_failed", `cannot find the page context of frame ${frameId}`, { data: { reason: "frame_context", frame_id: frameId } });
+    throw new BskError("cdp_failed", `cannot find the page context of frame ${frameId}`, {
+      data: { reason: "frame_context", frame_id: frameId },
+    });
   }
   const frame = (await listFrames(tabId, signal)).find((f) => f.frameId === frameId);
   if (!frame || frame.target.sessionId === rt.cdp.sessionId) {

@@ -46,7 +46,11 @@ async function isPaused(tabId: number): Promise<boolean> {
 }
 
 function pagePaused(tabId: number): BskError {
-  return new BskError("input_not_delivered", `the page in tab ${tabId} is held by the browser (a dialog such as printing runs in it) and takes no input; nothing was sent`, {
-    data: { tab_id: tabId, effect_state: "none", reason: "page_paused" },
-  });
+  return new BskError(
+    "input_not_delivered",
+    `the page in tab ${tabId} is held by the browser (a dialog such as printing runs in it) and takes no input; nothing was sent`,
+    {
+      data: { tab_id: tabId, effect_state: "none", reason: "page_paused" },
+    },
+  );
 }

@@ -56,13 +56,34 @@ const WHAT: Record<PromptKind, string> = {
 
 export function promptPending(tabId: number, p: PendingPrompt): BskError {
   const about = p.detail.permission ? ` (${p.detail.permission})` : "";
-  return new BskError("prompt_pending", `the browser ${WHAT[p.kind]}${about} in tab ${tabId}; the tab takes no input until it is answered`, {
-    data: { tab_id: tabId, prompt: { kind: p.kind, url: p.url, detail: p.detail } },
-  });
+  return new BskError(
+    "prompt_pending",
+    `the browser ${WHAT[p.kind]}${about} in tab ${tabId}; the tab takes no input until it is answered`,
+    {
+      data: { tab_id: tabId, prompt: { kind: p.kind, url: p.url, detail: p.detail } },
+    },
+  );
 }
 
 /** Calls that put input into the page: refused while a prompt is up (a navigation, a script, a read are not). */
 export const INPUT_METHODS = new Set<string>([
-  "click", "dblclick", "hover", "fill", "type", "press", "select", "check", "uncheck", "scroll_to", "wheel", "focus",
-  "blur", "drag", "mouse.down", "mouse.move", "mouse.up", "upload", "download",
+  "click",
+  "dblclick",
+  "hover",
+  "fill",
+  "type",
+  "press",
+  "select",
+  "check",
+  "uncheck",
+  "scroll_to",
+  "wheel",
+  "focus",
+  "blur",
+  "drag",
+  "mouse.down",
+  "mouse.move",
+  "mouse.up",
+  "upload",
+  "download",
 ]);

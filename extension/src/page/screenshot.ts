@@ -51,7 +51,12 @@ export function imageSize(bytes: Uint8Array): { width: number; height: number } 
 
 /** The element's box in the tab's top-level viewport after scrolling it into view, CSS px. */
 async function elementClip(t: ResolvedTarget, signal?: AbortSignal): Promise<{ x: number; y: number; width: number; height: number }> {
-  const r = await sendTo(t.cdp, "Runtime.callFunctionOn", { functionDeclaration: BOX_FN, objectId: t.objectId, returnByValue: true }, signal);
+  const r = await sendTo(
+    t.cdp,
+    "Runtime.callFunctionOn",
+    { functionDeclaration: BOX_FN, objectId: t.objectId, returnByValue: true },
+    signal,
+  );
   const [x, y, w, h] = r.result.value as number[];
   // Scrolling into view may have moved the frame itself within the page.
   const offset = t.frameOffset.x || t.frameOffset.y ? await frameOffset(t.tabId, t.frameId, signal) : t.frameOffset;

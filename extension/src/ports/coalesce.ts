@@ -48,7 +48,8 @@ export class Coalescer {
   /** The folded events not yet sent, as they would go out now (kept with the outbox, so a stopped worker keeps them). */
   pending(): { event: string; payload: Record<string, unknown> }[] {
     const out: { event: string; payload: Record<string, unknown> }[] = [];
-    for (const w of this.windows.values()) if (w.folded && w.last) out.push({ event: w.last.event, payload: { ...w.last.payload, count: w.folded } });
+    for (const w of this.windows.values())
+      if (w.folded && w.last) out.push({ event: w.last.event, payload: { ...w.last.payload, count: w.folded } });
     return out;
   }
 

@@ -52,7 +52,8 @@ function loadQueue(): Promise<EventQueue> {
     const stored = (got as Record<string, unknown>)[STORAGE_KEY];
     const folded = (got as Record<string, unknown>)[FOLDED_KEY];
     const storedMarks = (got as Record<string, unknown>)[MARKS_KEY];
-    if (storedMarks && typeof storedMarks === "object") outboxState.marks = { ...(storedMarks as Record<string, number>), ...outboxState.marks };
+    if (storedMarks && typeof storedMarks === "object")
+      outboxState.marks = { ...(storedMarks as Record<string, number>), ...outboxState.marks };
     const stream = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
     outboxState.queue = new EventQueue(isQueueState(stored) ? stored : freshState(stream));
     // A predecessor stopped while bursts were folding: what it folded happened before anything this worker saw.

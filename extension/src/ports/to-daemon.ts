@@ -16,7 +16,12 @@ export function setDaemonLink(next: DaemonLink | null): void {
 }
 
 /** One request to the daemon; the reply is the daemon's answer to `method`, so its result is `Result<M>`. */
-export async function call<M extends MethodName>(method: M, params: Params<M>, timeoutMs: number, signal?: AbortSignal): Promise<Result<M>> {
+export async function call<M extends MethodName>(
+  method: M,
+  params: Params<M>,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<Result<M>> {
   if (!link) throw linkDown(method);
   return (await link(method, params, timeoutMs, signal)) as Result<M>;
 }

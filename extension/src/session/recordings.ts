@@ -62,7 +62,9 @@ export function onRecordingChange(l: (rec: Recording) => void): void {
 /** Persists every recording (writes queue up in order) and tells the listeners about `rec`. */
 export function changed(rec: Recording): Promise<void> {
   const snapshot = Object.fromEntries(recordings());
-  recordingsState.saving = recordingsState.saving.then(() => browser.storage.session.set({ [KEY]: snapshot }).catch((err: unknown) => console.error("bsk: could not save recordings", err)));
+  recordingsState.saving = recordingsState.saving.then(() =>
+    browser.storage.session.set({ [KEY]: snapshot }).catch((err: unknown) => console.error("bsk: could not save recordings", err)),
+  );
   for (const l of listeners) l(rec);
   return recordingsState.saving;
 }

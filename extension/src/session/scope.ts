@@ -23,9 +23,7 @@ export function ownerOf(tabId: number, callerId: string, sessions: Iterable<Owne
   for (const s of sessions) {
     const ownership = s.tabs[String(tabId)];
     if (!ownership) continue;
-    return s.session_id === callerId
-      ? { owner: "session", ownership }
-      : { owner: "other_session", session_id: s.session_id, ownership };
+    return s.session_id === callerId ? { owner: "session", ownership } : { owner: "other_session", session_id: s.session_id, ownership };
   }
   return { owner: "person" };
 }
@@ -64,7 +62,11 @@ const RESTRICTED_SCHEMES = new Set([
 const ALLOWED_ABOUT = new Set(["blank", "srcdoc"]);
 
 /** Store pages: Chromium itself refuses scripting there, and they install software. */
-const STORE_PREFIXES = ["https://chrome.google.com/webstore", "https://chromewebstore.google.com", "https://microsoftedge.microsoft.com/addons"];
+const STORE_PREFIXES = [
+  "https://chrome.google.com/webstore",
+  "https://chromewebstore.google.com",
+  "https://microsoftedge.microsoft.com/addons",
+];
 
 /**
  * `file:` is restricted unless `fileAllowed` (the person's popup switch, guard/file-urls.ts decides); a `blob:` is

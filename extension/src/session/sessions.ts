@@ -171,7 +171,10 @@ export function dropTab(s: SessionState, tabId: number): void {
 }
 
 /** The owned tab a tab-scoped call acts on: `tab_id` or the current tab, checked against the scope rule. */
-export async function resolveTab(p: { session_id: string; tab_id?: number }): Promise<{ session: SessionState; tab: Browser.tabs.Tab; tabId: number }> {
+export async function resolveTab(p: {
+  session_id: string;
+  tab_id?: number;
+}): Promise<{ session: SessionState; tab: Browser.tabs.Tab; tabId: number }> {
   const session = requireSession(p.session_id);
   const tabId = p.tab_id ?? session.current_tab_id;
   if (tabId === null) {
@@ -180,7 +183,8 @@ export async function resolveTab(p: { session_id: string; tab_id?: number }): Pr
   const tab = await browser.tabs.get(tabId).catch(() => undefined);
   assertOwned(tabId, session.session_id, sessionsState.sessions.values(), tab !== undefined);
   // Both what the tab shows and where it is going: a tab on its way to a browser page is refused already.
-  for (const url of new Set([tab!.url || tab!.pendingUrl || "", tab!.pendingUrl ?? ""])) if (url) await assertSessionMayOpen(session, url, tabId);
+  for (const url of new Set([tab!.url || tab!.pendingUrl || "", tab!.pendingUrl ?? ""]))
+    if (url) await assertSessionMayOpen(session, url, tabId);
   return { session, tab: tab!, tabId };
 }
 

@@ -35,7 +35,13 @@ export interface Switches {
   auto_takeover: boolean;
 }
 
-export const DEFAULT_SWITCHES: Switches = { confirm_borrow: true, allow_help: true, show_hints: true, allow_file_urls: false, auto_takeover: true };
+export const DEFAULT_SWITCHES: Switches = {
+  confirm_borrow: true,
+  allow_help: true,
+  show_hints: true,
+  allow_file_urls: false,
+  auto_takeover: true,
+};
 
 /**
  * Reads the switches; anything unreadable or not a boolean counts as the default (the safe side: consent on, file
@@ -43,7 +49,13 @@ export const DEFAULT_SWITCHES: Switches = { confirm_borrow: true, allow_help: tr
  */
 export async function readSwitches(): Promise<Switches> {
   try {
-    const got = await browser.storage.local.get([LOCAL.confirmBorrow, LOCAL.allowHelp, LOCAL.showHints, LOCAL.allowFileUrls, LOCAL.autoTakeover]);
+    const got = await browser.storage.local.get([
+      LOCAL.confirmBorrow,
+      LOCAL.allowHelp,
+      LOCAL.showHints,
+      LOCAL.allowFileUrls,
+      LOCAL.autoTakeover,
+    ]);
     const pick = (key: string, fallback: boolean) => (typeof got[key] === "boolean" ? (got[key] as boolean) : fallback);
     return {
       confirm_borrow: pick(LOCAL.confirmBorrow, DEFAULT_SWITCHES.confirm_borrow),

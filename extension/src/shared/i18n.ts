@@ -132,7 +132,8 @@ const ZH: Record<MessageKey, string> = {
   "popup.untrusted": "守护进程不可信",
   "pairing.title": "配对",
   "pairing.paired": "已与 bsk 配对 · 密钥 {key}",
-  "pairing.not_paired": "此浏览器尚未与 bsk 配对。请在本机运行 bsk daemon start（或 bsk native install）后重新打开此弹窗，或输入 bsk daemon pair 给出的配对码。",
+  "pairing.not_paired":
+    "此浏览器尚未与 bsk 配对。请在本机运行 bsk daemon start（或 bsk native install）后重新打开此弹窗，或输入 bsk daemon pair 给出的配对码。",
   "pairing.untrusted": "端口 {port} 上的程序无法证明它是您的 bsk，不会向它发送任何内容。",
   "pairing.code": "配对码",
   "pairing.pair": "配对",

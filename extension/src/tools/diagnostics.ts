@@ -18,7 +18,11 @@ async function logsOf(p: { session_id: string; tab_id?: number }, signal: AbortS
 
 /** A page of entries as the wire shows them: texts cut to the caller's limit, timestamps in ISO 8601. */
 function shown<T extends { ts: number }, U>(page: Page<T>, cut: (e: T) => U) {
-  return { items: page.entries.map((e) => ({ ...e, ...cut(e), ts: new Date(e.ts).toISOString() })), next_since: page.next_since, dropped: page.dropped };
+  return {
+    items: page.entries.map((e) => ({ ...e, ...cut(e), ts: new Date(e.ts).toISOString() })),
+    next_since: page.next_since,
+    dropped: page.dropped,
+  };
 }
 
 export const diagnosticsHandlers: FamilyHandlers<typeof diagnosticsMethods> = {

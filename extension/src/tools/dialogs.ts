@@ -25,7 +25,9 @@ function requireDialog(tabId: number): OpenDialog {
 
 async function answer(tabId: number, d: OpenDialog, accept: boolean, text: string | undefined, signal: AbortSignal): Promise<void> {
   try {
-    await sending({ tabId }, () => sendTo(d.target, "Page.handleJavaScriptDialog", { accept, ...(text !== undefined && { promptText: text }) }, signal));
+    await sending({ tabId }, () =>
+      sendTo(d.target, "Page.handleJavaScriptDialog", { accept, ...(text !== undefined && { promptText: text }) }, signal),
+    );
   } catch (err) {
     // Answered meanwhile (by the person, or the page went away): the dialog is gone either way.
     if (!(err instanceof BskError && /no dialog is showing/i.test(String(err.data?.cdp_message ?? "")))) throw err;

@@ -54,7 +54,9 @@ async function pageView(tabId: number, signal: AbortSignal, changedFrom?: PageVi
     : VIEW;
   const r = await send(tabId, "Runtime.evaluate", { expression, returnByValue: true, awaitPromise: true }, signal);
   if (r.exceptionDetails || typeof r.result?.value !== "string") {
-    throw new BskError("cdp_failed", `cannot read the viewport of tab ${tabId}`, { data: { reason: "viewport_unreadable", tab_id: tabId } });
+    throw new BskError("cdp_failed", `cannot read the viewport of tab ${tabId}`, {
+      data: { reason: "viewport_unreadable", tab_id: tabId },
+    });
   }
   const [width, height, dpr, ua, touchPoints] = JSON.parse(r.result.value) as [number, number, number, string, number];
   return { width, height, dpr, ua, touchPoints };
@@ -155,7 +157,9 @@ export const emulationHandlers: FamilyHandlers<typeof emulationMethods> = {
     const tabId = current && current.tab.windowId === s.window_id ? current.tabId : undefined;
     const viewBefore = tabId !== undefined ? await viewIfAnswering(tabId, signal) : undefined;
 
-    const after = await sending({ sessionId: s.session_id }, () => browser.windows.update(s.window_id, { state: "normal", width: p.width, height: p.height }));
+    const after = await sending({ sessionId: s.session_id }, () =>
+      browser.windows.update(s.window_id, { state: "normal", width: p.width, height: p.height }),
+    );
     const result: { window_id: number; width: number; height: number; viewport?: { width: number; height: number } } = {
       window_id: s.window_id,
       width: after.width ?? p.width,

@@ -48,7 +48,9 @@ function whatOf(rt: ResolvedTarget): string {
 
 function targetOrPoint(p: { target?: string; x?: number; y?: number }): void {
   if (p.target !== undefined && (p.x !== undefined || p.y !== undefined)) {
-    throw new BskError("invalid_params", "give a target or --x/--y, not both", { hint: "Use the target (@eN or selector), or a viewport point." });
+    throw new BskError("invalid_params", "give a target or --x/--y, not both", {
+      hint: "Use the target (@eN or selector), or a viewport point.",
+    });
   }
 }
 
@@ -94,7 +96,8 @@ async function pointerClick(
 ): Promise<ActionResult> {
   targetOrPoint(p);
   const { tabId } = await inputTab(p);
-  if (p.target === undefined) return atPointAction(tabId, p.x!, p.y!, signal, () => click(tabId, p.x!, p.y!, opts, signal), { verify: true });
+  if (p.target === undefined)
+    return atPointAction(tabId, p.x!, p.y!, signal, () => click(tabId, p.x!, p.y!, opts, signal), { verify: true });
   const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
   return { tab_id: tabId, target: actedOn(rt), effect: await clickElement(rt, opts, signal) };
 }
@@ -185,7 +188,8 @@ async function setChecked(p: { session_id: string; tab_id?: number; target: stri
       data: { reason: "radio_uncheck" },
     });
   }
-  if (state.checked === want) return { tab_id: tabId, target: actedOn(rt), effect: { kind: "none" as const, dom_changed: false }, checked: want };
+  if (state.checked === want)
+    return { tab_id: tabId, target: actedOn(rt), effect: { kind: "none" as const, dom_changed: false }, checked: want };
   let effect: ActionEffect;
   try {
     effect = await clickElement(rt, { button: "left", count: 1, modifiers: [] }, signal);
@@ -465,7 +469,9 @@ function selectRefused(rt: ResolvedTarget, r: Exclude<SelectReply, { ok: true }>
       });
     case "no_option":
       return new BskError("not_found", `${whatOf(rt)} has no option ${JSON.stringify(r.wanted)}`, {
-        hint: r.options.length ? `Options (value or label): ${r.options.map((o) => JSON.stringify(o)).join(", ")}` : "Take a snapshot to see its options.",
+        hint: r.options.length
+          ? `Options (value or label): ${r.options.map((o) => JSON.stringify(o)).join(", ")}`
+          : "Take a snapshot to see its options.",
         data: { ...data, reason: "no_option", wanted: r.wanted, options: r.options },
       });
     case "option_disabled":

@@ -25,7 +25,14 @@ export const observationHandlers: FamilyHandlers<typeof observationMethods> = {
     const { tabId } = await resolveTab(p);
     if (p.cursor) return continueFrom(p.session_id, tabId, p.cursor);
     const cap = await capture(p.session_id, tabId, { viewport: p.viewport }, signal);
-    return present(cap, { sessionId: p.session_id, maxTokens: p.max_tokens, viewport: p.viewport, diff: p.diff, maxDepth: p.max_depth, marks: promptMarks(tabId) });
+    return present(cap, {
+      sessionId: p.session_id,
+      maxTokens: p.max_tokens,
+      viewport: p.viewport,
+      diff: p.diff,
+      maxDepth: p.max_depth,
+      marks: promptMarks(tabId),
+    });
   },
 
   observe: async (p, { signal }) => {

@@ -12,7 +12,10 @@ export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
     const existing = getSession(p.session_id);
     if (existing) {
       // A retried open: answer with the window it already has, if the person has not closed it.
-      const alive = await browser.windows.get(existing.window_id).then(() => true, () => false);
+      const alive = await browser.windows.get(existing.window_id).then(
+        () => true,
+        () => false,
+      );
       if (alive && existing.current_tab_id !== null) return { window_id: existing.window_id, tab_id: existing.current_tab_id };
       await closeSession(p.session_id);
     }

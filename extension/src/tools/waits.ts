@@ -62,17 +62,16 @@ function pageWaiter(check: () => string | null, root: Node, capMs: number): Prom
 }
 
 function elementStateInPage(this: Element, waiter: typeof pageWaiter, want: ElementState, capMs: number): Promise<string> {
-  const el = this;
   const visible = () =>
-    [...el.getClientRects()].some((r) => r.width > 0 && r.height > 0) && el.checkVisibility({ visibilityProperty: true } as any);
+    [...this.getClientRects()].some((r) => r.width > 0 && r.height > 0) && this.checkVisibility({ visibilityProperty: true } as any);
   const check = () => {
-    if (!el.isConnected) return "detached";
+    if (!this.isConnected) return "detached";
     if (want === "attached") return "ok";
     if (want === "visible") return visible() ? "ok" : null;
     if (want === "hidden") return visible() ? null : "ok";
     return null;
   };
-  return waiter(check, el.ownerDocument, capMs);
+  return waiter(check, this.ownerDocument, capMs);
 }
 
 function textInPage(waiter: typeof pageWaiter, text: string, appear: boolean, capMs: number): Promise<string> {
@@ -97,8 +96,16 @@ const ELEMENT_FN = `function (want, capMs) {
 async function inMainWorld(tabId: number, expression: string, signal: AbortSignal): Promise<string> {
   const world = await worldOf({ tabId }, await mainFrameId(tabId, signal), signal);
   try {
-    const r = await sendTo({ tabId }, "Runtime.evaluate", { expression, contextId: world.contextId, awaitPromise: true, returnByValue: true }, signal);
-    if (r.exceptionDetails) throw new BskError("cdp_failed", `bsk's wait failed in the page: ${r.exceptionDetails.text}`, { data: { reason: "page_call_failed" } });
+    const r = await sendTo(
+      { tabId },
+      "Runtime.evaluate",
+      { expression, contextId: world.contextId, awaitPromise: true, returnByValue: true },
+      signal,
+    );
+    if (r.exceptionDetails)
+      throw new BskError("cdp_failed", `bsk's wait failed in the page: ${r.exceptionDetails.text}`, {
+        data: { reason: "page_call_failed" },
+      });
     return String(r.result?.value ?? "again");
   } catch (err) {
     if (!isGoneError(err)) throw err;
@@ -172,7 +179,11 @@ async function waitElement(sessionId: string, tabId: number, target: string, wan
 }
 
 /** The committed document's own account of a milestone, awaited in the page (networkidle counts as load). */
-async function documentReached(tabId: number, milestone: "commit" | "domcontentloaded" | "load" | "networkidle", signal: AbortSignal): Promise<void> {
+async function documentReached(
+  tabId: number,
+  milestone: "commit" | "domcontentloaded" | "load" | "networkidle",
+  signal: AbortSignal,
+): Promise<void> {
   if (milestone === "commit") return;
   const ready = milestone === "domcontentloaded" ? `document.readyState !== "loading"` : `document.readyState === "complete"`;
   const event = milestone === "domcontentloaded" ? "DOMContentLoaded" : "load";
@@ -183,7 +194,11 @@ async function documentReached(tabId: number, milestone: "commit" | "domcontentl
   });
 }
 
-async function waitNavigation(tabId: number, p: { navigation: boolean; url?: string; wait_until: "commit" | "domcontentloaded" | "load" | "networkidle" }, signal: AbortSignal) {
+async function waitNavigation(
+  tabId: number,
+  p: { navigation: boolean; url?: string; wait_until: "commit" | "domcontentloaded" | "load" | "networkidle" },
+  signal: AbortSignal,
+) {
   await watching(tabId, signal, async (watch) => {
     if (p.url === undefined) return watch.until(p.wait_until, signal);
     const matches = urlMatcher(p.url);
@@ -191,7 +206,12 @@ async function waitNavigation(tabId: number, p: { navigation: boolean; url?: str
     // document is read from the page after the watch began: a commit later than that reaches the watch, and a
     // navigation still on its way (the tab's pendingUrl) has not reached its URL yet.
     if (!p.navigation) {
-      const { frameTree } = await sendTo<{ frameTree: { frame: { url: string; urlFragment?: string } } }>({ tabId }, "Page.getFrameTree", {}, signal);
+      const { frameTree } = await sendTo<{ frameTree: { frame: { url: string; urlFragment?: string } } }>(
+        { tabId },
+        "Page.getFrameTree",
+        {},
+        signal,
+      );
       if (matches(frameTree.frame.url + (frameTree.frame.urlFragment ?? ""))) {
         // Its milestones may have passed before the watch began: the document itself says how far it is.
         if ((await browser.tabs.get(tabId)).pendingUrl === undefined) await documentReached(tabId, p.wait_until, signal);

@@ -129,10 +129,7 @@ async function resolveRef(sessionId: string, tabId: number, n: number, signal?: 
     throw stale(ref, entry, "its document does not know it (the page was reloaded)", "document_changed");
   }
   const objectId = reply.result.objectId!;
-  const [described, offset] = await Promise.all([
-    describeNode(cdp, objectId, signal),
-    frameOffset(tabId, entry.world.frameId, signal),
-  ]);
+  const [described, offset] = await Promise.all([describeNode(cdp, objectId, signal), frameOffset(tabId, entry.world.frameId, signal)]);
   return {
     tabId,
     cdp,

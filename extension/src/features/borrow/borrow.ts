@@ -46,7 +46,8 @@ export async function borrowTab(p: ParsedParams<"tab.borrow">, signal: AbortSign
       });
     }
     const from = originOf(now);
-    const move = async () => (now.windowId === s.window_id ? now : only(await browser.tabs.move(tabId, { windowId: s.window_id, index: -1 })));
+    const move = async () =>
+      now.windowId === s.window_id ? now : only(await browser.tabs.move(tabId, { windowId: s.window_id, index: -1 }));
     const moved = await sending({ sessionId: s.session_id }, move);
     if (signal.aborted) {
       await putBack(tabId, from, isAgentWindow).catch(() => undefined);

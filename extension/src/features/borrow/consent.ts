@@ -86,7 +86,8 @@ export async function askConsent(req: ConsentRequest): Promise<void> {
   req.signal.addEventListener("abort", onAbort, { once: true });
   // Nothing left to lend: the prompt goes at once rather than asking about a tab that is gone.
   const onTabRemoved = (removed: number) => {
-    if (removed === tabId) prompt.settle(new BskError("not_found", `tab ${tabId} was closed while the person was asked`, { data: { tab_id: tabId } }));
+    if (removed === tabId)
+      prompt.settle(new BskError("not_found", `tab ${tabId} was closed while the person was asked`, { data: { tab_id: tabId } }));
   };
   browser.tabs.onRemoved.addListener(onTabRemoved);
   try {
@@ -116,7 +117,9 @@ async function openWindow(prompt: Prompt): Promise<number | undefined> {
     if (!prompts.has(prompt.id)) void browser.windows.remove(win.id).catch(() => undefined); // settled meanwhile
     return win.id;
   } catch (err) {
-    prompt.settle(refused("borrow_denied", prompt.info.tab_id, `the consent window could not be opened: ${errorMessage(err)}`, "consent_not_shown"));
+    prompt.settle(
+      refused("borrow_denied", prompt.info.tab_id, `the consent window could not be opened: ${errorMessage(err)}`, "consent_not_shown"),
+    );
     return undefined;
   }
 }

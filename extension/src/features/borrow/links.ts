@@ -31,7 +31,9 @@ function ready(): Promise<void> {
 async function change(f: (edges: Edge[]) => Edge[]): Promise<void> {
   await ready();
   links.edges = f(links.edges);
-  await browser.storage.session.set({ [STORAGE_KEY]: links.edges }).catch((err: unknown) => console.warn("bsk: could not keep tab links", err));
+  await browser.storage.session
+    .set({ [STORAGE_KEY]: links.edges })
+    .catch((err: unknown) => console.warn("bsk: could not keep tab links", err));
 }
 
 async function liveTabIds(): Promise<Set<number>> {

@@ -42,9 +42,13 @@ export function borrowRefusal(caller: string, tab: BorrowCandidate): BskError | 
   if (isRestrictedUrl(tab.url)) return restrictedUrlError(tab.url, id);
   if (tab.linked_tab_ids?.length) {
     const n = tab.linked_tab_ids.length;
-    return new BskError("permission_denied", `tab ${id} is linked to ${n} other tab${n === 1 ? "" : "s"} of the person's (one opened the other): their pages can reach each other`, {
-      data: { reason: "linked_tabs", tab_id: id, linked_tabs: n },
-    });
+    return new BskError(
+      "permission_denied",
+      `tab ${id} is linked to ${n} other tab${n === 1 ? "" : "s"} of the person's (one opened the other): their pages can reach each other`,
+      {
+        data: { reason: "linked_tabs", tab_id: id, linked_tabs: n },
+      },
+    );
   }
   if (tab.window_type !== "normal") {
     return new BskError("unsupported", `tab ${id} is in a ${tab.window_type} window; only tabs of normal windows can move`, {

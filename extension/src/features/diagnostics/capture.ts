@@ -114,7 +114,8 @@ export function installDiagnosticsCapture(): void {
     const attachedAt = Date.now();
     let upTo: number | undefined;
     const unjudged: [ConsoleEntry, ConsoleOrigin][] = [];
-    const judge = (e: ConsoleEntry, origin: ConsoleOrigin) => (upTo === undefined ? unjudged.push([e, origin]) : reportConsole(tabId, e, origin, upTo));
+    const judge = (e: ConsoleEntry, origin: ConsoleOrigin) =>
+      upTo === undefined ? unjudged.push([e, origin]) : reportConsole(tabId, e, origin, upTo);
     // Requests: nothing replays them; those held while the worker woke are live.
     const held = waking.get(tabId);
     waking.delete(tabId);

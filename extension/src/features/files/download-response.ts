@@ -19,7 +19,8 @@ export interface DownloadHead {
 }
 
 /** Types a browser tab shows instead of saving (PDF too: the person's browser opens its viewer). */
-const SHOWN = /^(text\/|image\/|audio\/|video\/|multipart\/x-mixed-replace$|application\/(xhtml\+xml|xml|json|javascript|x-javascript|ecmascript|pdf|wasm)$|[^/]+\/[^/]+\+(xml|json)$)/;
+const SHOWN =
+  /^(text\/|image\/|audio\/|video\/|multipart\/x-mixed-replace$|application\/(xhtml\+xml|xml|json|javascript|x-javascript|ecmascript|pdf|wasm)$|[^/]+\/[^/]+\+(xml|json)$)/;
 
 function header(h: ResponseHead, name: string): string | undefined {
   const lower = name.toLowerCase();

@@ -32,7 +32,9 @@ const ASKED_MS = 10_000;
 /** A download call's tap, per tab: while one runs, the tab's download responses are its. */
 const callTaps = new Map<number, ResponseTap>();
 /** Takes a session tab's download response when no call is running there (tab-downloads.ts). */
-let keeper: ((tabId: number, sessionId: string, head: DownloadHead, take: (meta: DownloadMeta, signal: AbortSignal) => Promise<Taken>) => void) | null = null;
+let keeper:
+  | ((tabId: number, sessionId: string, head: DownloadHead, take: (meta: DownloadMeta, signal: AbortSignal) => Promise<Taken>) => void)
+  | null = null;
 
 export function setResponseKeeper(k: typeof keeper): void {
   keeper = k;
@@ -78,7 +80,14 @@ function paused(source: CdpTarget, p: Record<string, any>): void {
 }
 
 /** Streams a paused response's body into a staged transfer; the request then ends, as a download's does. */
-async function takeResponse(source: CdpTarget, requestId: string, head: DownloadHead, meta: DownloadMeta, signal: AbortSignal, progress?: Progress): Promise<Taken> {
+async function takeResponse(
+  source: CdpTarget,
+  requestId: string,
+  head: DownloadHead,
+  meta: DownloadMeta,
+  signal: AbortSignal,
+  progress?: Progress,
+): Promise<Taken> {
   let out: TransferOut | null = null;
   try {
     const { stream } = await sendTo<{ stream: string }>(source, "Fetch.takeResponseBodyAsStream", { requestId }, signal);
@@ -128,7 +137,12 @@ export class ResponseTap {
   static async arm(
     tabId: number,
     targets: CdpTarget[],
-    opts: { sessionId: string; progress?: Progress; link?: { url: string; name?: string }; offer: (head: DownloadHead, start: () => Promise<Taken>) => boolean },
+    opts: {
+      sessionId: string;
+      progress?: Progress;
+      link?: { url: string; name?: string };
+      offer: (head: DownloadHead, start: () => Promise<Taken>) => boolean;
+    },
     signal: AbortSignal,
   ): Promise<ResponseTap> {
     const tap = new ResponseTap(tabId, targets, opts.sessionId, opts.offer, signal, opts.progress);
@@ -178,6 +192,9 @@ export class ResponseTap {
 /** A file name the daemon accepts: no directories, no control characters. */
 export function safeName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? "";
-  const clean = base.replace(/[\u0000-\u001f<>:"|?*]/g, "_").replace(/^\.+/, "").slice(-150);
+  const clean = base
+    .replace(/[\u0000-\u001f<>:"|?*]/g, "_")
+    .replace(/^\.+/, "")
+    .slice(-150);
   return clean || "download";
 }

@@ -30,9 +30,7 @@ import type { Progress } from "../../shared/handler.ts";
 /** After the click's settle, how long a download the click announced may take to start. */
 const START_WAIT_MS = 5000;
 
-type Got =
-  | { kind: "transfer"; url: string; name: string; mime: string; out: Finished }
-  | { kind: "browser"; item: DownloadItem };
+type Got = { kind: "transfer"; url: string; name: string; mime: string; out: Finished } | { kind: "browser"; item: DownloadItem };
 
 /** The first source to offer its work is the click's download; later offers are refused before they start. */
 class First<T> {
@@ -87,10 +85,14 @@ async function finished(id: number, signal: AbortSignal): Promise<DownloadItem> 
 
 function interrupted(why: unknown): BskError {
   if (why === "USER_CANCELED") {
-    return new BskError("unsupported", "the browser asked where to save the download, and the download was cancelled there; nothing was saved", {
-      hint: "This download could not be taken from the page, and Chrome's \"Ask where to save each file before downloading\" is on: ask the person to turn it off (Settings > Downloads), or to save it for you (bsk request-help).",
-      data: { reason: "download_prompted" },
-    });
+    return new BskError(
+      "unsupported",
+      "the browser asked where to save the download, and the download was cancelled there; nothing was saved",
+      {
+        hint: 'This download could not be taken from the page, and Chrome\'s "Ask where to save each file before downloading" is on: ask the person to turn it off (Settings > Downloads), or to save it for you (bsk request-help).',
+        data: { reason: "download_prompted" },
+      },
+    );
   }
   return downloadFailed(why);
 }
@@ -226,7 +228,10 @@ export async function download(p: ParsedParams<"download">, signal: AbortSignal,
       ...base,
       effect,
       url: done.finalUrl || done.url,
-      name: done.filename.split(/[\\/]/).pop()!.replace(/^[0-9a-f-]{36}-/, ""),
+      name: done.filename
+        .split(/[\\/]/)
+        .pop()!
+        .replace(/^[0-9a-f-]{36}-/, ""),
       mime: done.mime ?? "",
       size: done.fileSize,
       local_path: done.filename,

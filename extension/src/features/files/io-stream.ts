@@ -10,10 +10,20 @@ const READ_BYTES = 1024 * 1024;
 
 const encoder = new TextEncoder();
 
-export async function readStream(target: CdpTarget, handle: string, onBytes: (b: Uint8Array) => Promise<void>, signal: AbortSignal): Promise<void> {
+export async function readStream(
+  target: CdpTarget,
+  handle: string,
+  onBytes: (b: Uint8Array) => Promise<void>,
+  signal: AbortSignal,
+): Promise<void> {
   try {
     for (;;) {
-      const r = await sendTo<{ data: string; base64Encoded?: boolean; eof: boolean }>(target, "IO.read", { handle, size: READ_BYTES }, signal);
+      const r = await sendTo<{ data: string; base64Encoded?: boolean; eof: boolean }>(
+        target,
+        "IO.read",
+        { handle, size: READ_BYTES },
+        signal,
+      );
       if (r.data) await onBytes(r.base64Encoded ? fromBase64(r.data) : encoder.encode(r.data));
       if (r.eof) return;
     }

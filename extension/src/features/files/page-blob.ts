@@ -47,7 +47,12 @@ export class PageBlobs {
   /** Starts remembering the frame's new Blob URLs; never fails the call (a frame it cannot reach is read by fetch). */
   static async arm(rt: ResolvedTarget, signal: AbortSignal): Promise<PageBlobs> {
     try {
-      const { object } = await sendTo<{ object: { objectId: string } }>(rt.cdp, "DOM.resolveNode", { backendNodeId: rt.backendNodeId, objectGroup: "bsk-download" }, signal);
+      const { object } = await sendTo<{ object: { objectId: string } }>(
+        rt.cdp,
+        "DOM.resolveNode",
+        { backendNodeId: rt.backendNodeId, objectGroup: "bsk-download" },
+        signal,
+      );
       await sendTo(rt.cdp, "Runtime.callFunctionOn", { objectId: object.objectId, functionDeclaration: ARM }, signal);
       return new PageBlobs(rt.cdp, object.objectId);
     } catch {
@@ -56,15 +61,28 @@ export class PageBlobs {
   }
 
   /** Streams the bytes behind a blob: or data: URL into a staged transfer. */
-  async take(url: string, sessionId: string, name: string, signal: AbortSignal, progress?: Progress): Promise<{ out: Finished; mime: string }> {
+  async take(
+    url: string,
+    sessionId: string,
+    name: string,
+    signal: AbortSignal,
+    progress?: Progress,
+  ): Promise<{ out: Finished; mime: string }> {
     if (!this.objectId) throw new Error("the page's frame is gone");
     const r = await sendTo<{ result: { objectId?: string }; exceptionDetails?: { text?: string; exception?: { description?: string } } }>(
       this.target,
       "Runtime.callFunctionOn",
-      { objectId: this.objectId, functionDeclaration: BLOB_OF, arguments: [{ value: url }], awaitPromise: true, objectGroup: "bsk-download" },
+      {
+        objectId: this.objectId,
+        functionDeclaration: BLOB_OF,
+        arguments: [{ value: url }],
+        awaitPromise: true,
+        objectGroup: "bsk-download",
+      },
       signal,
     );
-    if (r.exceptionDetails || !r.result.objectId) throw new Error(r.exceptionDetails?.exception?.description ?? r.exceptionDetails?.text ?? "no blob");
+    if (r.exceptionDetails || !r.result.objectId)
+      throw new Error(r.exceptionDetails?.exception?.description ?? r.exceptionDetails?.text ?? "no blob");
     return takeBlob(this.target, r.result.objectId, { sessionId }, name, signal, progress);
   }
 
@@ -77,14 +95,23 @@ export class PageBlobs {
 }
 
 /** Streams a Blob the page holds (a remote object) into a staged transfer, with its MIME type. */
-async function takeBlob(target: CdpTarget, blob: string, meta: DownloadMeta, name: string, signal: AbortSignal, progress?: Progress): Promise<{ out: Finished; mime: string }> {
+async function takeBlob(
+  target: CdpTarget,
+  blob: string,
+  meta: DownloadMeta,
+  name: string,
+  signal: AbortSignal,
+  progress?: Progress,
+): Promise<{ out: Finished; mime: string }> {
   const facts = await sendTo<{ result: { value: { type: string; size: number } } }>(
     target,
     "Runtime.callFunctionOn",
     { objectId: blob, functionDeclaration: "function () { return { type: this.type, size: this.size }; }", returnByValue: true },
     signal,
   );
-  const mime = String(facts.result.value?.type ?? "").split(";")[0]!.toLowerCase();
+  const mime = String(facts.result.value?.type ?? "")
+    .split(";")[0]!
+    .toLowerCase();
   const { uuid } = await sendTo<{ uuid: string }>(target, "IO.resolveBlob", { objectId: blob }, signal);
   const out = await TransferOut.begin(meta.sessionId, name, mime, signal, meta.download);
   try {
@@ -109,15 +136,26 @@ export async function takeUrlFromPage(
   name: string,
   signal: AbortSignal,
 ): Promise<{ out: Finished; mime: string }> {
-  const { executionContextId } = await sendTo<{ executionContextId: number }>(target, "Page.createIsolatedWorld", { frameId, worldName: "bsk-download" }, signal);
+  const { executionContextId } = await sendTo<{ executionContextId: number }>(
+    target,
+    "Page.createIsolatedWorld",
+    { frameId, worldName: "bsk-download" },
+    signal,
+  );
   const r = await sendTo<{ result: { objectId?: string }; exceptionDetails?: { text?: string; exception?: { description?: string } } }>(
     target,
     "Runtime.evaluate",
-    { expression: `fetch(${JSON.stringify(url)}).then((r) => r.blob())`, contextId: executionContextId, awaitPromise: true, objectGroup: "bsk-kept" },
+    {
+      expression: `fetch(${JSON.stringify(url)}).then((r) => r.blob())`,
+      contextId: executionContextId,
+      awaitPromise: true,
+      objectGroup: "bsk-kept",
+    },
     signal,
   );
   try {
-    if (r.exceptionDetails || !r.result.objectId) throw new Error(r.exceptionDetails?.exception?.description ?? r.exceptionDetails?.text ?? "no blob");
+    if (r.exceptionDetails || !r.result.objectId)
+      throw new Error(r.exceptionDetails?.exception?.description ?? r.exceptionDetails?.text ?? "no blob");
     return await takeBlob(target, r.result.objectId, meta, name, signal);
   } finally {
     void sendTo(target, "Runtime.releaseObjectGroup", { objectGroup: "bsk-kept" }).catch(() => undefined);

@@ -113,7 +113,13 @@ export function installTabDownloads(): void {
   browser.webNavigation.onCreatedNavigationTarget.addListener((d) => {
     const owner = ownerOfTab(d.sourceTabId);
     if (!owner || !/^https?:/i.test(d.url)) return;
-    announced.set(d.url, { tabId: d.tabId, sessionId: owner.session.session_id, name: urlName(d.url), until: Date.now() + CLAIM_MS, why: NEW_TAB });
+    announced.set(d.url, {
+      tabId: d.tabId,
+      sessionId: owner.session.session_id,
+      name: urlName(d.url),
+      until: Date.now() + CLAIM_MS,
+      why: NEW_TAB,
+    });
   });
   routeFilenames((item, suggest) => {
     prune(Date.now());

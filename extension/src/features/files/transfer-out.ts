@@ -31,7 +31,13 @@ export class TransferOut {
     private readonly signal: AbortSignal,
   ) {}
 
-  static async begin(sessionId: string, name: string, mime: string, signal: AbortSignal, download?: DownloadMeta["download"]): Promise<TransferOut> {
+  static async begin(
+    sessionId: string,
+    name: string,
+    mime: string,
+    signal: AbortSignal,
+    download?: DownloadMeta["download"],
+  ): Promise<TransferOut> {
     const begun = await call(
       "transfer.begin",
       { session_id: sessionId, name, ...(mime && { mime }), ...(download && { download }) },
@@ -62,7 +68,12 @@ export class TransferOut {
     }
     this.parts = [];
     this.pending = 0;
-    await call("transfer.chunk", { session_id: this.sessionId, transfer_id: this.transferId, offset: this.offset, data: toBase64(data) }, DAEMON_TIMEOUT_MS, this.signal);
+    await call(
+      "transfer.chunk",
+      { session_id: this.sessionId, transfer_id: this.transferId, offset: this.offset, data: toBase64(data) },
+      DAEMON_TIMEOUT_MS,
+      this.signal,
+    );
     this.offset += data.length;
   }
 

@@ -56,10 +56,28 @@ async function activeTab(p: { session_id: string; tab_id?: number }): Promise<nu
 }
 
 /** A node found by backend id, as a ResolvedTarget in bsk's world of its frame. */
-async function targetFromNode(base: ResolvedTarget, cdp: CdpTarget, frameId: string, backendNodeId: number, signal: AbortSignal): Promise<ResolvedTarget> {
+async function targetFromNode(
+  base: ResolvedTarget,
+  cdp: CdpTarget,
+  frameId: string,
+  backendNodeId: number,
+  signal: AbortSignal,
+): Promise<ResolvedTarget> {
   const world = await worldOf(cdp, frameId, signal);
-  const r = await sendTo<{ object: { objectId: string } }>(cdp, "DOM.resolveNode", { backendNodeId, executionContextId: world.contextId }, signal);
-  const [role, name] = JSON.parse(await callOn<string>({ cdp, objectId: r.object.objectId }, `function () { return JSON.stringify(globalThis.__bsk.describe(this)); }`, [], signal)) as [string, string];
+  const r = await sendTo<{ object: { objectId: string } }>(
+    cdp,
+    "DOM.resolveNode",
+    { backendNodeId, executionContextId: world.contextId },
+    signal,
+  );
+  const [role, name] = JSON.parse(
+    await callOn<string>(
+      { cdp, objectId: r.object.objectId },
+      `function () { return JSON.stringify(globalThis.__bsk.describe(this)); }`,
+      [],
+      signal,
+    ),
+  ) as [string, string];
   return { ...base, cdp, frameId, objectId: r.object.objectId, backendNodeId, role, name, ref: undefined };
 }
 
@@ -186,7 +204,11 @@ function builtOrThrow(r: { ok?: true; error?: string; name?: string; size?: numb
   });
 }
 
-async function fillInput(p: UploadParams, input: ResolvedTarget, signal: AbortSignal): Promise<{ effect: ActionEffect; via: "page" | "path" }> {
+async function fillInput(
+  p: UploadParams,
+  input: ResolvedTarget,
+  signal: AbortSignal,
+): Promise<{ effect: ActionEffect; via: "page" | "path" }> {
   const facts = await callOn<FileInputFacts>(input, FILE_INPUT_FN, [], signal);
   const what = `${input.ref ? `${input.ref} ` : ""}${input.role} "${input.name}"`;
   if (!facts.file) throw notActivated(`${what} is not a file input`);

@@ -60,7 +60,8 @@ function watchTab(p: Params, tabId: number, windowId: number, mainFrame: string,
   const stop = (err: BskError) => {
     if (!ac.signal.aborted) ac.abort(err);
   };
-  const onCallAbort = () => stop(signal.reason instanceof BskError ? signal.reason : new BskError("cancelled", "the capture was cancelled"));
+  const onCallAbort = () =>
+    stop(signal.reason instanceof BskError ? signal.reason : new BskError("cancelled", "the capture was cancelled"));
   signal.addEventListener("abort", onCallAbort, { once: true });
   const navigated = (url: string) =>
     stop(
@@ -83,10 +84,14 @@ function watchTab(p: Params, tabId: number, windowId: number, mainFrame: string,
   const onActivated = (info: { tabId: number; windowId: number }) => {
     if (info.windowId === windowId && info.tabId !== tabId) {
       stop(
-        new BskError("cancelled", `tab ${tabId} stopped being the active tab of its window during the full-page capture; no image was written`, {
-          hint: "Leave the tab in front while it is captured, then capture again.",
-          data: { reason: "capture_deactivated" },
-        }),
+        new BskError(
+          "cancelled",
+          `tab ${tabId} stopped being the active tab of its window during the full-page capture; no image was written`,
+          {
+            hint: "Leave the tab in front while it is captured, then capture again.",
+            data: { reason: "capture_deactivated" },
+          },
+        ),
       );
     }
   };
@@ -113,11 +118,18 @@ function watchTab(p: Params, tabId: number, windowId: number, mainFrame: string,
 }
 
 function closed(tabId: number): BskError {
-  return new BskError("not_found", `tab ${tabId} closed during the full-page capture; no image was written`, { data: { reason: "tab_closed", tab_id: tabId } });
+  return new BskError("not_found", `tab ${tabId} closed during the full-page capture; no image was written`, {
+    data: { reason: "tab_closed", tab_id: tabId },
+  });
 }
 
 async function evalJson<T>(world: World, expression: string, signal: AbortSignal): Promise<T> {
-  const r = await sendTo(world.target, "Runtime.evaluate", { expression, contextId: world.contextId, awaitPromise: true, returnByValue: true }, signal);
+  const r = await sendTo(
+    world.target,
+    "Runtime.evaluate",
+    { expression, contextId: world.contextId, awaitPromise: true, returnByValue: true },
+    signal,
+  );
   const v = r.result?.value;
   return (typeof v === "string" ? JSON.parse(v) : v) as T;
 }
@@ -177,7 +189,9 @@ export async function fullPage(p: Params, callSignal: AbortSignal, progress?: Pr
           encoder = new RowEncoder(tile.width, (b) => out!.push(b));
         }
         if (tile.width !== encoder.width) {
-          throw new BskError("cdp_failed", "the page's width changed during the full-page capture; no image was written", { data: { reason: "capture_resized" } });
+          throw new BskError("cdp_failed", "the page's width changed during the full-page capture; no image was written", {
+            data: { reason: "capture_resized" },
+          });
         }
         const rows = Math.min(tile.height, Math.round((bottom - captured) * scale));
         await encoder.addRows(tile.rgba, rows);
@@ -187,7 +201,12 @@ export async function fullPage(p: Params, callSignal: AbortSignal, progress?: Pr
       }
       if (p.scope !== "follow" || captured >= p.max_height) break;
       const next = await raceAbort(
-        sendTo(world.target, "Runtime.evaluate", { expression: grown(height, p.quiet_ms), contextId: world.contextId, awaitPromise: true, returnByValue: true }, signal),
+        sendTo(
+          world.target,
+          "Runtime.evaluate",
+          { expression: grown(height, p.quiet_ms), contextId: world.contextId, awaitPromise: true, returnByValue: true },
+          signal,
+        ),
         signal,
       );
       const newHeight = Number(next.result?.value ?? height);
@@ -216,7 +235,12 @@ export async function fullPage(p: Params, callSignal: AbortSignal, progress?: Pr
     out?.release();
     if (signal.aborted && signal.reason instanceof BskError) throw signal.reason;
     // The page can go before its navigation event arrives: the call in flight fails with "navigated or closed".
-    if (err instanceof BskError && /navigated or closed|context was destroyed|Cannot find context|Not attached to an active page/i.test(String(err.data?.cdp_message ?? ""))) {
+    if (
+      err instanceof BskError &&
+      /navigated or closed|context was destroyed|Cannot find context|Not attached to an active page/i.test(
+        String(err.data?.cdp_message ?? ""),
+      )
+    ) {
       throw new BskError("cancelled", "the tab navigated during the full-page capture; no image was written", {
         hint: "Wait for the page to settle (bsk wait-for), then capture again.",
         data: { reason: "capture_navigated" },
@@ -227,7 +251,9 @@ export async function fullPage(p: Params, callSignal: AbortSignal, progress?: Pr
     guard.dispose();
     await showOverlays().catch(() => undefined);
     if (!signal.aborted || !(signal.reason instanceof BskError && signal.reason.data?.reason === "capture_navigated")) {
-      await evalJson(world, `(scrollTo({ left: ${start.x}, top: ${start.y}, behavior: "instant" }), "")`, AbortSignal.timeout(2000)).catch(() => undefined);
+      await evalJson(world, `(scrollTo({ left: ${start.x}, top: ${start.y}, behavior: "instant" }), "")`, AbortSignal.timeout(2000)).catch(
+        () => undefined,
+      );
     }
   }
 }

@@ -8,7 +8,14 @@ import { promptOf, type PromptKind } from "../../page/prompt-state.ts";
 
 export type Incident =
   | { kind: "origin_blocked"; tab_id: number; url: string }
-  | { kind: "browser_prompt"; tab_id: number; prompt: string; url: string; detail: Record<string, string>; answer: "cancelled" | "left_to_person" };
+  | {
+      kind: "browser_prompt";
+      tab_id: number;
+      prompt: string;
+      url: string;
+      detail: Record<string, string>;
+      answer: "cancelled" | "left_to_person";
+    };
 
 interface Watch {
   incidents: Incident[];
@@ -69,9 +76,13 @@ export function incidentError(incidents: Incident[], ran: { result: unknown } | 
   const acted = ran !== null || incidents.some(endsTheCall);
   const effect = ran ? { effect_state: "committed", result: ran.result } : { effect_state: acted ? "committed" : "unknown" };
   if (blocked) {
-    return new BskError("permission_denied", `tab ${blocked.tab_id} was sent to ${blocked.url}, which this session's --allow-origin does not include; the browser blocked it`, {
-      data: { reason: "origin_not_allowed", tab_id: blocked.tab_id, url: blocked.url, ...effect },
-    });
+    return new BskError(
+      "permission_denied",
+      `tab ${blocked.tab_id} was sent to ${blocked.url}, which this session's --allow-origin does not include; the browser blocked it`,
+      {
+        data: { reason: "origin_not_allowed", tab_id: blocked.tab_id, url: blocked.url, ...effect },
+      },
+    );
   }
   const p = incidents[0] as Extract<Incident, { kind: "browser_prompt" }>;
   const what = p.kind === "browser_prompt" ? (PROMPT_TEXT[p.prompt] ?? "asked the person something") : "asked the person something";

@@ -37,7 +37,12 @@ export function rulesFor(sessions: readonly SessionState[]): Rule[] {
     const tabIds = Object.keys(s.tabs).map(Number);
     if (!s.allow_origins?.length || tabIds.length === 0) continue;
     const resourceTypes = (s.block_requests ? EVERYTHING : FRAMES) as Browser.declarativeNetRequest.ResourceType[];
-    rules.push({ id: id++, priority: 1, action: { type: "block" as Browser.declarativeNetRequest.RuleActionType }, condition: { tabIds, resourceTypes } });
+    rules.push({
+      id: id++,
+      priority: 1,
+      action: { type: "block" as Browser.declarativeNetRequest.RuleActionType },
+      condition: { tabIds, resourceTypes },
+    });
     for (const origin of s.allow_origins) {
       const socket = origin.replace(/^http/, "ws");
       for (const prefix of s.block_requests ? [origin, socket] : [origin]) {
@@ -52,4 +57,3 @@ export function rulesFor(sessions: readonly SessionState[]): Rule[] {
   }
   return rules;
 }
-

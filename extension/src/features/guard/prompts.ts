@@ -24,9 +24,27 @@ type Kind = "http_auth" | "proxy_auth" | "permission" | "external_protocol" | "p
 
 /** Schemes the browser handles itself; anything else is handed to another application after asking. */
 const OWN_SCHEMES = new Set([
-  "http:", "https:", "ws:", "wss:", "about:", "data:", "blob:", "file:", "filesystem:", "javascript:", "chrome:",
-  "chrome-extension:", "chrome-untrusted:", "chrome-search:", "chrome-error:", "devtools:", "view-source:", "edge:", "brave:",
-  "opera:", "vivaldi:",
+  "http:",
+  "https:",
+  "ws:",
+  "wss:",
+  "about:",
+  "data:",
+  "blob:",
+  "file:",
+  "filesystem:",
+  "javascript:",
+  "chrome:",
+  "chrome-extension:",
+  "chrome-untrusted:",
+  "chrome-search:",
+  "chrome-error:",
+  "devtools:",
+  "view-source:",
+  "edge:",
+  "brave:",
+  "opera:",
+  "vivaldi:",
 ]);
 const PAGE_KINDS = new Set(["permission", "print", "device_chooser"]);
 const REPEAT_MS = 2000;

@@ -31,8 +31,15 @@ function drainInPage(known: Record<string, number>, name: string): HandsDrain | 
 async function drain(tabId: number, a: Attribution): Promise<void> {
   const gen = a.generation;
   try {
-    const results = await browser.scripting.executeScript({ target: { tabId, allFrames: true }, world: "ISOLATED", func: drainInPage, args: [a.known(), HANDS_GLOBAL] });
-    const frames = results.map((r) => r.result as HandsDrain | null | undefined).filter((r): r is HandsDrain => !!r && Array.isArray(r.events));
+    const results = await browser.scripting.executeScript({
+      target: { tabId, allFrames: true },
+      world: "ISOLATED",
+      func: drainInPage,
+      args: [a.known(), HANDS_GLOBAL],
+    });
+    const frames = results
+      .map((r) => r.result as HandsDrain | null | undefined)
+      .filter((r): r is HandsDrain => !!r && Array.isArray(r.events));
     if (a.drained(frames, gen, performance.now())) await personActed(tabId);
   } catch {
     a.drainFailed(gen, performance.now());
@@ -53,7 +60,15 @@ const KINDS = new Set<string>(HAND_KINDS);
 
 function validReport(msg: unknown): msg is HandsReport {
   const m = msg as Partial<HandsReport> | null;
-  return !!m && m.type === "hands.input" && typeof m.doc === "string" && m.doc.length <= 32 && Number.isSafeInteger(m.seq) && m.seq! > 0 && KINDS.has(m.kind!);
+  return (
+    !!m &&
+    m.type === "hands.input" &&
+    typeof m.doc === "string" &&
+    m.doc.length <= 32 &&
+    Number.isSafeInteger(m.seq) &&
+    m.seq! > 0 &&
+    KINDS.has(m.kind!)
+  );
 }
 
 function onReport(msg: unknown, sender: Browser.runtime.MessageSender): false {

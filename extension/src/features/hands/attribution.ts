@@ -25,7 +25,8 @@ export const INPUT_COMMAND = /^Input\.(dispatch|insertText|ime)/;
 export function allowance(method: string, params: Record<string, any>): Partial<Record<Counted, number>> {
   if (method === "Input.dispatchMouseEvent" && params.type === "mousePressed") return { pointerdown: 1 };
   if (method === "Input.dispatchKeyEvent" && (params.type === "keyDown" || params.type === "rawKeyDown")) return { keydown: 1 };
-  if (method === "Input.dispatchTouchEvent" && params.type === "touchStart") return { pointerdown: Array.isArray(params.touchPoints) ? params.touchPoints.length : 1 };
+  if (method === "Input.dispatchTouchEvent" && params.type === "touchStart")
+    return { pointerdown: Array.isArray(params.touchPoints) ? params.touchPoints.length : 1 };
   return {};
 }
 

@@ -49,7 +49,11 @@ export interface HelpRequest {
 /** Shows the request in its tab and waits for how it ends; the note is whatever the person typed by then. */
 export function waitForPerson(req: HelpRequest, signal: AbortSignal): Promise<{ outcome: HelpOutcome; note: string }> {
   if (active.has(req.tabId)) {
-    return Promise.reject(new BskError("session_busy", `tab ${req.tabId} already shows a help request`, { data: { reason: "help_pending", tab_id: req.tabId } }));
+    return Promise.reject(
+      new BskError("session_busy", `tab ${req.tabId} already shows a help request`, {
+        data: { reason: "help_pending", tab_id: req.tabId },
+      }),
+    );
   }
   return new Promise((resolve, reject) => {
     const view: HelpView = {
@@ -101,7 +105,9 @@ export function fromPage(tabId: number, msg: OverlayRequest): void {
       return entry.settle("completed");
     case "help.invalid":
       return entry.fail(
-        new BskError("invalid_params", `request_help: the page cannot check the criteria: ${msg.message}`, { data: { reason: "invalid_criteria" } }),
+        new BskError("invalid_params", `request_help: the page cannot check the criteria: ${msg.message}`, {
+          data: { reason: "invalid_criteria" },
+        }),
       );
   }
 }

@@ -62,15 +62,32 @@ const UNMARK_FN = `function (attr) { this.removeAttribute(attr); }`;
  * The overlay lives in the top document and highlights what it can see there: a target inside an iframe is shown
  * by the iframe element of the top document that holds it (however deeply nested). False when it cannot be found.
  */
-async function markFrameOwner(tabId: number, frameId: string, main: string, id: string, scroll: boolean, signal: AbortSignal): Promise<boolean> {
+async function markFrameOwner(
+  tabId: number,
+  frameId: string,
+  main: string,
+  id: string,
+  scroll: boolean,
+  signal: AbortSignal,
+): Promise<boolean> {
   const frames = await listFrames(tabId, signal);
   let f = frames.find((x) => x.frameId === frameId);
   while (f && f.parentId !== main) f = frames.find((x) => x.frameId === f!.parentId);
   if (!f) return false;
   const { backendNodeId } = await sendTo<{ backendNodeId: number }>({ tabId }, "DOM.getFrameOwner", { frameId: f.frameId }, signal);
   const world = await worldOf({ tabId }, main, signal);
-  const { object } = await sendTo<{ object: { objectId: string } }>({ tabId }, "DOM.resolveNode", { backendNodeId, executionContextId: world.contextId }, signal);
-  await sendTo({ tabId }, "Runtime.callFunctionOn", { objectId: object.objectId, functionDeclaration: MARK_FN, arguments: [{ value: HELP_TARGET_ATTR }, { value: id }, { value: scroll }] }, signal);
+  const { object } = await sendTo<{ object: { objectId: string } }>(
+    { tabId },
+    "DOM.resolveNode",
+    { backendNodeId, executionContextId: world.contextId },
+    signal,
+  );
+  await sendTo(
+    { tabId },
+    "Runtime.callFunctionOn",
+    { objectId: object.objectId, functionDeclaration: MARK_FN, arguments: [{ value: HELP_TARGET_ATTR }, { value: id }, { value: scroll }] },
+    signal,
+  );
   return true;
 }
 
@@ -122,14 +139,26 @@ export async function requestHelp(p: ParsedParams<"request_help">, signal: Abort
   const answer = async (outcome: Result<"request_help">["outcome"], note: string, targets: Found[]): Promise<Result<"request_help">> => {
     emit("help.outcome", { session_id: p.session_id, tab_id: tabId, outcome, note, ...(p.title !== undefined && { title: p.title }) });
     const state = await pageState(tabId, signal).catch(() => ({ url: tab.url ?? "", title: tab.title ?? "" }));
-    return { tab_id: tabId, outcome, note, url: state.url, title: state.title, waited_ms: Math.round(performance.now() - started), targets };
+    return {
+      tab_id: tabId,
+      outcome,
+      note,
+      url: state.url,
+      title: state.title,
+      waited_ms: Math.round(performance.now() - started),
+      targets,
+    };
   };
 
   // The person's switch decides; nothing the agent sends can turn it back on.
   if (!(await readSwitches()).allow_help) return answer("disabled", "", []);
 
   const until = p.until;
-  await checkSelectors(tabId, [until?.element_exists, until?.element_missing].filter((s): s is string => s !== undefined), signal);
+  await checkSelectors(
+    tabId,
+    [until?.element_exists, until?.element_missing].filter((s): s is string => s !== undefined),
+    signal,
+  );
   const id = crypto.randomUUID();
   const { found, marked, inFrames } = await markTargets(p.session_id, tabId, p.targets, id, signal);
   // While the person helps, the tab's browser prompts are theirs to answer (an HTTP sign-in is often the help).

@@ -5,7 +5,17 @@
  * that owns the sender's tab. Screenshots hide the overlay first (onCapture).
  */
 import { browser, type Browser } from "wxt/browser";
-import { controlReady, installDebuggingCancelStop, isBusy, isTakenOver, onBusyChange, onControlChange, pruneControl, resume, takeOver } from "../control.ts";
+import {
+  controlReady,
+  installDebuggingCancelStop,
+  isBusy,
+  isTakenOver,
+  onBusyChange,
+  onControlChange,
+  pruneControl,
+  resume,
+  takeOver,
+} from "../control.ts";
 import { fromPage, hasHelp, helpView, onHelpChange, tabGone } from "../help/registry.ts";
 import { finishFromPage } from "../recording/recorder.ts";
 import { onRecordingChange, recordingOfTab, recordingsReady } from "../../session/recordings.ts";
@@ -132,13 +142,25 @@ async function onPageMessage(msg: OverlayRequest, sender: Browser.runtime.Messag
   return viewFor(tabId);
 }
 
-const PAGE_TYPES = new Set(["overlay.hello", "record.panel_finish", "overlay.takeover", "overlay.resume", "overlay.stop", "help.note", "help.done", "help.cancel", "help.completed", "help.invalid"]);
+const PAGE_TYPES = new Set([
+  "overlay.hello",
+  "record.panel_finish",
+  "overlay.takeover",
+  "overlay.resume",
+  "overlay.stop",
+  "help.note",
+  "help.done",
+  "help.cancel",
+  "help.completed",
+  "help.invalid",
+]);
 
 export function installOverlay(): void {
   installDebuggingCancelStop();
   browser.runtime.onMessage.addListener((msg: OverlayRequest, sender, sendResponse) => {
     // Only our content script in a top-level page speaks these; the session comes from its tab, never from the page.
-    if (sender.id !== browser.runtime.id || sender.tab?.id === undefined || sender.frameId !== 0 || !PAGE_TYPES.has(msg?.type)) return false;
+    if (sender.id !== browser.runtime.id || sender.tab?.id === undefined || sender.frameId !== 0 || !PAGE_TYPES.has(msg?.type))
+      return false;
     onPageMessage(msg, sender).then(sendResponse, (err: unknown) => {
       console.error("bsk: overlay message failed", err);
       sendResponse(null);

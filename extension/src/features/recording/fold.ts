@@ -19,7 +19,13 @@ export interface Trail {
 /** The same element, as far as two descriptions can tell. */
 export function sameTarget(a: TraceTargetT, b: TraceTargetT): boolean {
   return (
-    a.role === b.role && a.name === b.name && a.tag === b.tag && a.selector === b.selector && a.id === b.id && a.name_attr === b.name_attr && a.frame === b.frame
+    a.role === b.role &&
+    a.name === b.name &&
+    a.tag === b.tag &&
+    a.selector === b.selector &&
+    a.id === b.id &&
+    a.name_attr === b.name_attr &&
+    a.frame === b.frame
   );
 }
 

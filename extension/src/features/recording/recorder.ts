@@ -18,7 +18,15 @@ import { navigate } from "../navigate.ts";
 import { requestReason, transitionOf } from "../../cdp/nav-reasons.ts";
 import { addStep, navCause, notePage, type RawStep } from "./fold.ts";
 import { redactUrl } from "./secrets.ts";
-import { changed, dropRecording, putRecording, recordingOfTab, recordings, recordingsReady, type Recording } from "../../session/recordings.ts";
+import {
+  changed,
+  dropRecording,
+  putRecording,
+  recordingOfTab,
+  recordings,
+  recordingsReady,
+  type Recording,
+} from "../../session/recordings.ts";
 import { RECORD_BINDING, RECORD_WORLD, type PageReport } from "./wire.ts";
 
 /** Session id → the daemon's record.await calls waiting for the trace. */
@@ -47,7 +55,10 @@ function installInFrame(tabId: number, sessionId: string): void {
 
 function armTimer(rec: Recording): void {
   clearTimeout(timers.get(rec.session_id));
-  timers.set(rec.session_id, setTimeout(() => void finishRecording(rec.session_id, "timeout"), Math.max(0, rec.deadline_at - Date.now())));
+  timers.set(
+    rec.session_id,
+    setTimeout(() => void finishRecording(rec.session_id, "timeout"), Math.max(0, rec.deadline_at - Date.now())),
+  );
 }
 
 export async function beginRecording(
@@ -111,7 +122,8 @@ function deliver(rec: Recording): boolean {
 export async function finishRecording(sessionId: string, stoppedBy: StopReason): Promise<number> {
   await recordingsReady();
   const rec = recordings().get(sessionId);
-  if (!rec) throw new BskError("not_found", `session ${sessionId} is not recording`, { data: { reason: "no_recording", session_id: sessionId } });
+  if (!rec)
+    throw new BskError("not_found", `session ${sessionId} is not recording`, { data: { reason: "no_recording", session_id: sessionId } });
   if (rec.ended) return rec.steps.length;
   rec.ended = { stopped_by: stoppedBy, recorded_at: new Date().toISOString() };
   clearTimeout(timers.get(sessionId));
@@ -128,7 +140,8 @@ export async function finishRecording(sessionId: string, stoppedBy: StopReason):
 export async function awaitRecording(sessionId: string, signal: AbortSignal): Promise<{ trace: RecordTraceT }> {
   await recordingsReady();
   const rec = recordings().get(sessionId);
-  if (!rec) throw new BskError("not_found", `session ${sessionId} is not recording`, { data: { reason: "no_recording", session_id: sessionId } });
+  if (!rec)
+    throw new BskError("not_found", `session ${sessionId} is not recording`, { data: { reason: "no_recording", session_id: sessionId } });
   return new Promise((resolve, reject) => {
     let ws = waiters.get(sessionId);
     if (!ws) waiters.set(sessionId, (ws = new Set()));
@@ -186,7 +199,8 @@ async function onNavigation(tabId: number, frameId: number, step: Extract<RawSte
 /** Recordings whose session ended on the browser side (Stop, window closed) end with it. */
 function sessionsGone(): void {
   const live = new Set(allSessions().map((s) => s.session_id));
-  for (const rec of recordings().values()) if (!rec.ended && !live.has(rec.session_id)) void finishRecording(rec.session_id, "session_ended");
+  for (const rec of recordings().values())
+    if (!rec.ended && !live.has(rec.session_id)) void finishRecording(rec.session_id, "session_ended");
 }
 
 export function installRecorder(): void {
@@ -212,7 +226,11 @@ export function installRecorder(): void {
     void onNavigation(d.tabId, d.frameId, { op: "navigate", to: d.url, cause: navCause(transition, d.transitionQualifiers) });
   });
   browser.webNavigation.onHistoryStateUpdated.addListener((d) => {
-    void onNavigation(d.tabId, d.frameId, { op: "navigate", to: d.url, cause: d.transitionQualifiers.includes("forward_back") ? "history" : "spa" });
+    void onNavigation(d.tabId, d.frameId, {
+      op: "navigate",
+      to: d.url,
+      cause: d.transitionQualifiers.includes("forward_back") ? "history" : "spa",
+    });
   });
   browser.tabs.onRemoved.addListener((tabId) => {
     void recordingsReady().then(() => {

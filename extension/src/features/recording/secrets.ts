@@ -38,7 +38,8 @@ export function isSecretField(f: FieldFacts): boolean {
 }
 
 /** URL parameters that carry credentials: the field words above, plus tokens, keys, signatures and OAuth codes. */
-const SECRET_PARAM = /(^|[^a-z])(token|secret|api[-_]?key|apikey|access[-_]?key|signature|sig|session|sessionid|sid|auth|code|ticket|nonce)([^a-z]|$)/i;
+const SECRET_PARAM =
+  /(^|[^a-z])(token|secret|api[-_]?key|apikey|access[-_]?key|signature|sig|session|sessionid|sid|auth|code|ticket|nonce)([^a-z]|$)/i;
 
 function secretParam(name: string, fieldNames: ReadonlySet<string>): boolean {
   return fieldNames.has(name) || SECRET_WORDS.test(name) || SECRET_PARAM.test(name);

@@ -19,11 +19,13 @@ export async function fetchSecretNative(): Promise<NativeResult> {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`the native host did not answer within ${NATIVE_TIMEOUT_MS / 1000} s`)), NATIVE_TIMEOUT_MS);
     });
-    const reply = (await Promise.race([browser.runtime.sendNativeMessage(NATIVE_HOST, { type: "get_secret" }), timeout])) as {
-      ok?: unknown;
-      secret?: unknown;
-      error?: unknown;
-    } | undefined;
+    const reply = (await Promise.race([browser.runtime.sendNativeMessage(NATIVE_HOST, { type: "get_secret" }), timeout])) as
+      | {
+          ok?: unknown;
+          secret?: unknown;
+          error?: unknown;
+        }
+      | undefined;
     if (reply?.ok !== true) return { ok: false, error: typeof reply?.error === "string" ? reply.error : "the native host said no" };
     const secret = fromBase64url(reply.secret);
     if (!secret || secret.length !== SECRET_BYTES) return { ok: false, error: "the native host's answer is not a bsk secret" };

@@ -126,4 +126,3 @@ export async function pairWithCode(input: string, port: number): Promise<PairOut
     link.close();
   }
 }
-

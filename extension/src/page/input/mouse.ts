@@ -56,11 +56,22 @@ export function moveTo(tabId: number, x: number, y: number, modifiers: readonly 
   const s = mouse(tabId);
   s.x = x;
   s.y = y;
-  return dispatch(tabId, { type: "mouseMoved", x, y, modifiers: modifierBits(modifiers), buttons: s.buttons, button: heldButton(s.buttons) }, signal);
+  return dispatch(
+    tabId,
+    { type: "mouseMoved", x, y, modifiers: modifierBits(modifiers), buttons: s.buttons, button: heldButton(s.buttons) },
+    signal,
+  );
 }
 
 /** Moves in `steps` equal moves from the last position (drags, drawing). */
-export function moveSteps(tabId: number, x: number, y: number, steps: number, modifiers: readonly Modifier[] = [], signal?: AbortSignal): Sent[] {
+export function moveSteps(
+  tabId: number,
+  x: number,
+  y: number,
+  steps: number,
+  modifiers: readonly Modifier[] = [],
+  signal?: AbortSignal,
+): Sent[] {
   const from = mousePosition(tabId);
   const sent: Sent[] = [];
   for (let i = 1; i <= steps; i++) {
@@ -72,13 +83,27 @@ export function moveSteps(tabId: number, x: number, y: number, steps: number, mo
 export function press(tabId: number, button: Button, clickCount: number, modifiers: readonly Modifier[] = [], signal?: AbortSignal): Sent {
   const s = mouse(tabId);
   s.buttons |= BUTTON_BIT[button];
-  return dispatch(tabId, { type: "mousePressed", x: s.x, y: s.y, button, buttons: s.buttons, clickCount, modifiers: modifierBits(modifiers) }, signal);
+  return dispatch(
+    tabId,
+    { type: "mousePressed", x: s.x, y: s.y, button, buttons: s.buttons, clickCount, modifiers: modifierBits(modifiers) },
+    signal,
+  );
 }
 
-export function release(tabId: number, button: Button, clickCount: number, modifiers: readonly Modifier[] = [], signal?: AbortSignal): Sent {
+export function release(
+  tabId: number,
+  button: Button,
+  clickCount: number,
+  modifiers: readonly Modifier[] = [],
+  signal?: AbortSignal,
+): Sent {
   const s = mouse(tabId);
   s.buttons &= ~BUTTON_BIT[button];
-  return dispatch(tabId, { type: "mouseReleased", x: s.x, y: s.y, button, buttons: s.buttons, clickCount, modifiers: modifierBits(modifiers) }, signal);
+  return dispatch(
+    tabId,
+    { type: "mouseReleased", x: s.x, y: s.y, button, buttons: s.buttons, clickCount, modifiers: modifierBits(modifiers) },
+    signal,
+  );
 }
 
 /** Move, then `count` press/release pairs (clickCount 1..count, so count 2 also fires dblclick), all pipelined. */
@@ -101,7 +126,15 @@ export async function click(
 }
 
 /** A wheel turn at a point (the pointer moves there first). */
-export async function wheel(tabId: number, x: number, y: number, dx: number, dy: number, modifiers: readonly Modifier[] = [], signal?: AbortSignal): Promise<void> {
+export async function wheel(
+  tabId: number,
+  x: number,
+  y: number,
+  dx: number,
+  dy: number,
+  modifiers: readonly Modifier[] = [],
+  signal?: AbortSignal,
+): Promise<void> {
   const moved = moveTo(tabId, x, y, modifiers, signal);
   const turned = dispatch(tabId, { type: "mouseWheel", x, y, deltaX: dx, deltaY: dy, modifiers: modifierBits(modifiers) }, signal);
   await Promise.all([moved, turned]);

@@ -83,7 +83,14 @@ export async function capture(sessionId: string, tabId: number, opts: { viewport
     const { world, walk } = await walkFrame(frame, request, signal);
     await recordRefs(
       sessionId,
-      { tabId, ...(frame.target.sessionId ? { sessionId: frame.target.sessionId } : {}), frameId: frame.frameId, contextId: world.contextId, doc: world.doc, url: walk.url },
+      {
+        tabId,
+        ...(frame.target.sessionId ? { sessionId: frame.target.sessionId } : {}),
+        frameId: frame.frameId,
+        contextId: world.contextId,
+        doc: world.doc,
+        url: walk.url,
+      },
       epoch,
       walk.next,
       walk.refs,

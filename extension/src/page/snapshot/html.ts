@@ -38,15 +38,25 @@ function cutToBytes(html: string, maxBytes: number): string {
   return new TextDecoder("utf-8", { fatal: false }).decode(enc.subarray(0, maxBytes)).replace(/\uFFFD$/, "");
 }
 
-export async function getHtml(tabId: number, target: ResolvedTarget | null, maxBytes: number, signal?: AbortSignal): Promise<Result<"get_html">> {
+export async function getHtml(
+  tabId: number,
+  target: ResolvedTarget | null,
+  maxBytes: number,
+  signal?: AbortSignal,
+): Promise<Result<"get_html">> {
   let value: string;
   if (target) {
-    const r = await sendTo(target.cdp, "Runtime.callFunctionOn", {
-      functionDeclaration: HTML_FN,
-      objectId: target.objectId,
-      arguments: [{ value: maxBytes }],
-      returnByValue: true,
-    }, signal);
+    const r = await sendTo(
+      target.cdp,
+      "Runtime.callFunctionOn",
+      {
+        functionDeclaration: HTML_FN,
+        objectId: target.objectId,
+        arguments: [{ value: maxBytes }],
+        returnByValue: true,
+      },
+      signal,
+    );
     value = r.result.value as string;
   } else {
     value = await wholeDocument(tabId, maxBytes, signal);
@@ -59,12 +69,17 @@ export async function getHtml(tabId: number, target: ResolvedTarget | null, maxB
 async function wholeDocument(tabId: number, maxBytes: number, signal?: AbortSignal, retried = false): Promise<string> {
   const world = await worldOf({ tabId }, await mainFrameId(tabId, signal), signal);
   try {
-    const r = await sendTo({ tabId }, "Runtime.callFunctionOn", {
-      functionDeclaration: HTML_FN,
-      executionContextId: world.contextId,
-      arguments: [{ value: maxBytes }],
-      returnByValue: true,
-    }, signal);
+    const r = await sendTo(
+      { tabId },
+      "Runtime.callFunctionOn",
+      {
+        functionDeclaration: HTML_FN,
+        executionContextId: world.contextId,
+        arguments: [{ value: maxBytes }],
+        returnByValue: true,
+      },
+      signal,
+    );
     return r.result.value as string;
   } catch (err) {
     if (retried || !isGoneError(err)) throw err;

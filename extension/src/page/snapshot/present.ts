@@ -56,13 +56,26 @@ export function present(cap: Capture, o: PresentOptions): SnapshotResult {
     const d = diffLines(previous.lines, full);
     diff = true;
     body = d.lines;
-    extra.push(d.added || d.removed ? `diff vs snapshot ${ago(Date.now() - previous.at)}: +${d.added} -${d.removed}` : `no change since the snapshot ${ago(Date.now() - previous.at)}`);
+    extra.push(
+      d.added || d.removed
+        ? `diff vs snapshot ${ago(Date.now() - previous.at)}: +${d.added} -${d.removed}`
+        : `no change since the snapshot ${ago(Date.now() - previous.at)}`,
+    );
   } else {
     body = bodyLines(cap.lines, { viewport: o.viewport, maxDepth: o.maxDepth, covered: cap.covered });
     if (o.diff) extra.push("no earlier snapshot of this tab: full snapshot");
   }
   if (o.appendix?.length) body.push(...o.appendix);
-  const paged = keepPaged({ sessionId: o.sessionId, tabId: cap.tabId, meta, body, costs: lineCosts(body), extra, diff, maxTokens: o.maxTokens });
+  const paged = keepPaged({
+    sessionId: o.sessionId,
+    tabId: cap.tabId,
+    meta,
+    body,
+    costs: lineCosts(body),
+    extra,
+    diff,
+    maxTokens: o.maxTokens,
+  });
   return part(paged, 0, 1);
 }
 

@@ -41,13 +41,7 @@ export async function probeHover(sessionId: string, tabId: number, budgetMs: num
       const r = JSON.parse(
         await call(`function (s, n, i) { return globalThis.__bsk.revealed(s, n, i); }`, [sessionId, await nextRef(sessionId), i], true),
       ) as { lines: string[]; refs: [number, string, string][]; next: number };
-      await recordRefs(
-        sessionId,
-        { tabId, frameId, contextId: world.contextId, doc: world.doc, url },
-        epoch,
-        r.next,
-        r.refs,
-      );
+      await recordRefs(sessionId, { tabId, frameId, contextId: world.contextId, doc: world.doc, url }, epoch, r.next, r.refs);
       lines.push(...r.lines);
     }
   } finally {

@@ -85,7 +85,12 @@ export class HelpPanel {
     this.observer = new MutationObserver(this.relayout);
     this.resize = new ResizeObserver(this.relayout);
     if (view.targets > 0) {
-      this.observer.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: [HELP_TARGET_ATTR, "style", "class"] });
+      this.observer.observe(document, {
+        subtree: true,
+        childList: true,
+        attributes: true,
+        attributeFilter: [HELP_TARGET_ATTR, "style", "class"],
+      });
       addEventListener("scroll", this.relayout, { capture: true, passive: true });
       addEventListener("resize", this.relayout, { passive: true });
       this.queueMarks();
@@ -149,7 +154,8 @@ export class HelpPanel {
     this.observed = new Set(targets);
     const rects = targets.map((e) => e.getBoundingClientRect()).filter((r) => r.width > 0 || r.height > 0);
     while (this.marks.children.length > rects.length) this.marks.lastElementChild!.remove();
-    while (this.marks.children.length < rects.length) this.marks.append(Object.assign(document.createElement("div"), { className: "mark" }));
+    while (this.marks.children.length < rects.length)
+      this.marks.append(Object.assign(document.createElement("div"), { className: "mark" }));
     rects.forEach((r, i) => {
       const box = this.marks.children[i] as HTMLElement;
       Object.assign(box.style, { left: `${r.left - 2}px`, top: `${r.top - 2}px`, width: `${r.width + 4}px`, height: `${r.height + 4}px` });

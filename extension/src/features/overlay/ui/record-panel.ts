@@ -10,11 +10,7 @@ export class RecordPanel {
   private readonly panel = document.createElement("div");
   private readonly count = document.createElement("div");
 
-  constructor(
-    parent: HTMLElement,
-    view: RecordView,
-    finish: () => void,
-  ) {
+  constructor(parent: HTMLElement, view: RecordView, finish: () => void) {
     this.panel.className = "panel record";
     this.panel.setAttribute("role", "dialog");
     this.panel.setAttribute("aria-label", t("record.title"));

@@ -15,7 +15,12 @@ export function roleOf(el: Element): string {
   }
   const tag = el.localName;
   // html-aria: <section> and <form> are landmarks only when named; header/footer only outside sectioning content.
-  if ((tag === "section" || tag === "form") && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby") && !el.hasAttribute("title")) {
+  if (
+    (tag === "section" || tag === "form") &&
+    !el.hasAttribute("aria-label") &&
+    !el.hasAttribute("aria-labelledby") &&
+    !el.hasAttribute("title")
+  ) {
     return role === "region" || role === "form" ? "generic" : role;
   }
   if ((tag === "header" || tag === "footer") && el.closest("article,aside,main,nav,section") && !el.getAttribute("role")) return "generic";
@@ -23,11 +28,50 @@ export function roleOf(el: Element): string {
 }
 
 /** Elements named by their content (when no aria-label/labelledby says otherwise). */
-const NAMED_BY_CONTENT = new Set(["a", "button", "h1", "h2", "h3", "h4", "h5", "h6", "summary", "legend", "caption", "th", "td", "li", "option"]);
+const NAMED_BY_CONTENT = new Set([
+  "a",
+  "button",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "summary",
+  "legend",
+  "caption",
+  "th",
+  "td",
+  "li",
+  "option",
+]);
 /** Phrasing elements that add nothing to a name but their text. */
 const PLAIN = new Set([
-  "b", "i", "em", "strong", "span", "small", "code", "mark", "u", "s", "abbr", "time", "sub", "sup", "br", "kbd", "q", "cite",
-  "dfn", "var", "bdi", "bdo", "wbr", "data", "font",
+  "b",
+  "i",
+  "em",
+  "strong",
+  "span",
+  "small",
+  "code",
+  "mark",
+  "u",
+  "s",
+  "abbr",
+  "time",
+  "sub",
+  "sup",
+  "br",
+  "kbd",
+  "q",
+  "cite",
+  "dfn",
+  "var",
+  "bdi",
+  "bdo",
+  "wbr",
+  "data",
+  "font",
 ]);
 const FAST_MAX_DESCENDANTS = 12;
 
@@ -45,7 +89,15 @@ function plainTextName(el: Element): string | null {
   const win = el.ownerDocument.defaultView;
   for (let i = 0; i < inner.length; i++) {
     const d = inner[i]!;
-    if (!PLAIN.has(d.localName) || d.hasAttribute("role") || d.hasAttribute("aria-label") || d.hasAttribute("aria-labelledby") || d.hasAttribute("aria-hidden") || d.hasAttribute("hidden")) return null;
+    if (
+      !PLAIN.has(d.localName) ||
+      d.hasAttribute("role") ||
+      d.hasAttribute("aria-label") ||
+      d.hasAttribute("aria-labelledby") ||
+      d.hasAttribute("aria-hidden") ||
+      d.hasAttribute("hidden")
+    )
+      return null;
     const st = win?.getComputedStyle(d);
     if (st && (st.display === "none" || st.visibility === "hidden")) return null;
   }

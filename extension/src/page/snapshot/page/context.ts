@@ -31,7 +31,14 @@ function firstText(root: Element, skip: Element): string {
   return "";
 }
 
-const ROLE_WORD: Record<string, string> = { li: "item", article: "article", section: "section", form: "form", fieldset: "group", dialog: "dialog" };
+const ROLE_WORD: Record<string, string> = {
+  li: "item",
+  article: "article",
+  section: "section",
+  form: "form",
+  fieldset: "group",
+  dialog: "dialog",
+};
 
 /** The label a container gives to `el`, or "" when it has none that is not `el`'s own text. */
 function labelOf(container: Element, el: Element, ownName: string): string {

@@ -37,7 +37,11 @@ function simplify(n: SNode): SNode | null {
 
 export function emit(nodes: SNode[]): Line[] {
   const out: Line[] = [];
-  write(nodes.map(simplify).filter((n): n is SNode => n !== null), 0, out);
+  write(
+    nodes.map(simplify).filter((n): n is SNode => n !== null),
+    0,
+    out,
+  );
   return out;
 }
 

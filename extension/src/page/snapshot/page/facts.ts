@@ -67,7 +67,7 @@ export function factsOf(el: Element, role: string): string[] {
   const out: string[] = [];
   const attr = (n: string) => el.getAttribute(n);
   if (role === "heading") {
-    const level = attr("aria-level") ?? (/^h([1-6])$/.exec(el.localName)?.[1] ?? null);
+    const level = attr("aria-level") ?? /^h([1-6])$/.exec(el.localName)?.[1] ?? null;
     if (level) out.push(`level=${level}`);
   }
   valueFacts(el, out);

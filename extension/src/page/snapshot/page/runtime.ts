@@ -55,10 +55,12 @@ export interface PageRuntime {
 function settled(win: Window): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, 100);
-    win.requestAnimationFrame(() => win.requestAnimationFrame(() => {
-      clearTimeout(timer);
-      resolve();
-    }));
+    win.requestAnimationFrame(() =>
+      win.requestAnimationFrame(() => {
+        clearTimeout(timer);
+        resolve();
+      }),
+    );
   });
 }
 

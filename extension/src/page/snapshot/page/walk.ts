@@ -23,27 +23,96 @@ export interface SNode {
 
 /** Roles an agent acts on: they get refs. */
 export const ACTIONABLE = new Set([
-  "button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option", "menuitem",
-  "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider", "spinbutton", "treeitem", "clickable",
+  "button",
+  "link",
+  "textbox",
+  "searchbox",
+  "checkbox",
+  "radio",
+  "combobox",
+  "listbox",
+  "option",
+  "menuitem",
+  "menuitemcheckbox",
+  "menuitemradio",
+  "tab",
+  "switch",
+  "slider",
+  "spinbutton",
+  "treeitem",
+  "clickable",
 ]);
 
 /** Roles whose name is their content: their text children are not printed again. */
 const NAME_FROM_CONTENT = new Set([
-  "button", "link", "checkbox", "radio", "option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch",
-  "treeitem", "heading", "tooltip",
+  "button",
+  "link",
+  "checkbox",
+  "radio",
+  "option",
+  "menuitem",
+  "menuitemcheckbox",
+  "menuitemradio",
+  "tab",
+  "switch",
+  "treeitem",
+  "heading",
+  "tooltip",
 ]);
 
 /** Non-actionable roles worth a line of their own. */
 const STRUCTURE = new Set([
-  "heading", "dialog", "alertdialog", "navigation", "main", "banner", "contentinfo", "complementary", "region", "form",
-  "search", "table", "grid", "treegrid", "row", "group", "img", "alert", "status", "tree", "menu", "menubar", "tablist",
-  "radiogroup", "tooltip", "article", "log", "marquee", "timer", "progressbar", "meter", "tabpanel",
+  "heading",
+  "dialog",
+  "alertdialog",
+  "navigation",
+  "main",
+  "banner",
+  "contentinfo",
+  "complementary",
+  "region",
+  "form",
+  "search",
+  "table",
+  "grid",
+  "treegrid",
+  "row",
+  "group",
+  "img",
+  "alert",
+  "status",
+  "tree",
+  "menu",
+  "menubar",
+  "tablist",
+  "radiogroup",
+  "tooltip",
+  "article",
+  "log",
+  "marquee",
+  "timer",
+  "progressbar",
+  "meter",
+  "tabpanel",
 ]);
 
 /** Structure printed only when it has a name (otherwise its content is enough). */
 const ONLY_NAMED = new Set(["group", "img", "status", "article", "tabpanel", "region", "form"]);
 
-const SKIP_TAGS = new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title", "base", "datalist", "option", "optgroup"]);
+const SKIP_TAGS = new Set([
+  "script",
+  "style",
+  "noscript",
+  "template",
+  "head",
+  "meta",
+  "link",
+  "title",
+  "base",
+  "datalist",
+  "option",
+  "optgroup",
+]);
 
 const TEXT_MAX = 400;
 const CLICKABLE_NAME_MAX = 60;
@@ -134,7 +203,12 @@ export class Walker {
       role = (el as HTMLElement).isContentEditable ? "textbox" : "clickable";
     }
     if (tag === "iframe" || tag === "frame") {
-      const node = this.node(el, "iframe", vis, (el.getAttribute("title") || el.getAttribute("aria-label") || el.getAttribute("name") || "").trim());
+      const node = this.node(
+        el,
+        "iframe",
+        vis,
+        (el.getAttribute("title") || el.getAttribute("aria-label") || el.getAttribute("name") || "").trim(),
+      );
       node.frame = this.frames.push(el) - 1;
       // A ref, so `evaluate --frame @eN` (and screenshots) can name the frame.
       node.ref = this.opts.registry.assign(el);
