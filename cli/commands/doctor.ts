@@ -6,8 +6,9 @@
  */
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
+import type { MethodName, Params, Result } from "../../protocol/catalog.ts";
 import type { HomePaths } from "../../shared/home.ts";
-import { BskError, toErrorBody } from "../../protocol/errors.ts";
+import { BskError, isErrorCode, toErrorBody } from "../../protocol/errors.ts";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { APP_VERSION, checkCompatibility, PROTOCOL_VERSION } from "../../protocol/version.ts";
 import type { Connection, Reply } from "../daemon-client.ts";
@@ -116,14 +117,17 @@ class Doctor {
     }
   }
 
-  private async call(
-    method: string,
-    params: Record<string, unknown>,
+  /** One catalog call: params and result typed by the method (an input type: defaults may be left out). */
+  private async call<M extends MethodName>(
+    method: M,
+    params: Params<M>,
     opts: { mutation?: boolean } = {},
-  ): Promise<{ result: any; reply: Reply }> {
-    const reply = await request(this.conn!, method, params, { opId: opts.mutation ? crypto.randomUUID() : undefined });
+  ): Promise<{ result: Result<M>; reply: Reply }> {
+    const reply = await request(this.conn!, method, params as Record<string, unknown>, {
+      opId: opts.mutation ? crypto.randomUUID() : undefined,
+    });
     if (!reply.ok) throw reply.error;
-    return { result: reply.result, reply };
+    return { result: reply.result as Result<M>, reply };
   }
 
   async run(): Promise<void> {
@@ -191,7 +195,8 @@ class Doctor {
       page.stop();
       await this.hop("session_stop", async () => {
         const { result, reply } = await this.call("session.stop", { session_id: session });
-        if (result.failed?.length) throw BskError.from(result.failed[0]);
+        const failed = result.failed?.[0];
+        if (failed) throw new BskError(isErrorCode(failed.code) ? failed.code : "protocol_error", failed.message);
         return { value: true, detail: `stopped, ${result.closed_tab_ids.length} tab(s) closed${hops(reply)}` };
       });
     }

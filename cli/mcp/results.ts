@@ -54,7 +54,7 @@ function facts(op: OpFacts | undefined): Record<string, unknown> {
 export function toolResult(tool: McpTool, result: unknown, fileBytes?: Uint8Array, op?: OpFacts): ToolResult {
   const r = result && typeof result === "object" ? (result as Record<string, unknown>) : null;
   if (r && SNAPSHOT_METHODS.has(tool.method)) return { content: snapshotContent(tool, r) };
-  if (r && tool.fileResult) return { content: imageContent(r, tool.fileResult.data) };
+  if (r && tool.def.fileResult) return { content: imageContent(r, tool.def.fileResult.data) };
   if (r && fileBytes && fileBytes.length <= MAX_INLINE_IMAGE_BYTES) return { content: imageContent({ ...r, ...facts(op) }, "", fileBytes) };
   return { content: [text(JSON.stringify(r ? { ...r, ...facts(op) } : (result ?? null)))] };
 }
@@ -62,8 +62,8 @@ export function toolResult(tool: McpTool, result: unknown, fileBytes?: Uint8Arra
 /** The CLI's generic hint for bad arguments points at --help; a tool's arguments are checked against its schema. */
 const SCHEMA_HINT = "Check the arguments against the tool's input schema (tools/list).";
 
-export function toolError(e: BskError, tool?: Pick<McpTool, "redact" | "reword">, op?: OpFacts): ToolResult {
-  const redactKeys = tool?.redact ?? [];
+export function toolError(e: BskError, tool?: Pick<McpTool, "def" | "reword">, op?: OpFacts): ToolResult {
+  const redactKeys = tool?.def.redact ?? [];
   const reword = tool?.reword ?? ((s: string) => s);
   let hint = e.hint || hintFor(e.code, e.data?.reason);
   if (e.code === "invalid_params" && hint === ERRORS.invalid_params.hint) hint = SCHEMA_HINT;

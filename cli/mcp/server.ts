@@ -30,19 +30,19 @@ const STOP_TIMEOUT_MS = 5_000;
 
 /** The deadline of one call: the method's own wait (a borrow, a help request, `wait`) on top of the usual timeout. */
 export function timeoutFor(tool: McpTool, params: Record<string, unknown>): number {
-  const base = tool.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!tool.waitParam) return base;
-  const schema = tool.inputSchema.properties[tool.waitParam] as { default?: unknown } | undefined;
-  const ownWait = Number(params[tool.waitParam] ?? schema?.default ?? 0) || 0;
+  const base = tool.def.cli?.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!tool.def.waitParam) return base;
+  const schema = tool.inputSchema.properties[tool.def.waitParam] as { default?: unknown } | undefined;
+  const ownWait = Number(params[tool.def.waitParam] ?? schema?.default ?? 0) || 0;
   return Math.min(MAX_CALL_MS, Math.max(base, ownWait + GRACE_MS));
 }
 
 /** Local paths in params are the client's, relative to this server's working directory (the CLI's rule too). */
 function absolutePaths(tool: McpTool, params: Record<string, unknown>, env: Env): void {
   const cwd = process.cwd();
-  const pathParam = outParam(tool);
+  const pathParam = outParam(tool.def);
   if (pathParam && typeof params[pathParam] === "string") params[pathParam] = outputPath(params[pathParam] as string, cwd, env.HOME);
-  const uploads = tool.transfer?.upload;
+  const uploads = tool.def.transfer?.upload;
   if (uploads && Array.isArray(params[uploads])) {
     params[uploads] = (params[uploads] as unknown[]).map((p) => absolutePath(String(p), cwd, env.HOME));
   }
@@ -68,7 +68,7 @@ export class McpBridge {
         }),
       );
     }
-    const hidden = tool.hidden.filter((p) => Object.hasOwn(args, p));
+    const hidden = (tool.def.mcp?.hidden ?? []).filter((p) => Object.hasOwn(args, p));
     if (hidden.length) {
       const list = hidden.join(", ");
       return toolError(
@@ -80,7 +80,7 @@ export class McpBridge {
     }
     const { [OP_ID_PARAM]: givenOpId, ...params } = args;
     if (tool.method === "session.start") params.owner_pid = process.pid;
-    const opId = tool.effect === "BrowserMutation" ? (typeof givenOpId === "string" ? givenOpId : crypto.randomUUID()) : undefined;
+    const opId = tool.def.effect === "BrowserMutation" ? (typeof givenOpId === "string" ? givenOpId : crypto.randomUUID()) : undefined;
     const dropHint =
       opId && `The daemon went away mid-call, so it may or may not have run; retry with op_id "${opId}" so it never runs twice.`;
     const send = (conn: Connection) =>
@@ -88,7 +88,7 @@ export class McpBridge {
     let piped: Piped;
     try {
       absolutePaths(tool, params, this.env);
-      piped = await callThrough(tool, params, { paths: this.paths, env: this.env, save: "asked", send });
+      piped = await callThrough(tool.def, params, { paths: this.paths, env: this.env, save: "asked", send });
     } catch (e) {
       return toolError(asBskError(e), tool);
     }
@@ -102,7 +102,7 @@ export class McpBridge {
     if (piped.stage === "after") return toolError(piped.error, tool, opId ? { op_id: opId } : undefined);
     const saved = piped.result as Record<string, unknown>;
     // A download written here (a full-page capture) also goes back as an image when it is one and small enough.
-    if (tool.transfer?.download && saved && typeof saved.path === "string")
+    if (tool.def.transfer?.download && saved && typeof saved.path === "string")
       return toolResult(tool, saved, await imageBytes(saved.path), op);
     return toolResult(tool, saved, undefined, op);
   }

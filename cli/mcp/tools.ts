@@ -39,16 +39,8 @@ export interface McpTool {
   description: string;
   inputSchema: JsonSchemaObject;
   annotations: ToolAnnotations;
-  scope: Scope;
-  effect: Effect;
-  /** Wire params the tool does not offer (MethodDef.mcp); given anyway, the call is refused. */
-  hidden: readonly string[];
-  redact: readonly string[];
-  fileResult?: FileResultSpec;
-  jsonFile?: JsonFileSpec;
-  transfer?: TransferSpec;
-  waitParam?: string;
-  defaultTimeoutMs?: number;
+  /** The method as the catalog defines it (scope, effect, redact, file specs, `mcp.hidden`): read there, never copied. */
+  def: MethodDef;
   /** CLI wording (commands, flags) in this tool's terms, for messages that come back from the daemon. */
   reword: (text: string) => string;
 }
@@ -214,23 +206,14 @@ export function mcpTools(): McpTool[] {
     const def = METHODS[method] as MethodDef;
     const shape = def.cli as CliShape;
     const reword = (s: string) => mcpWording(s, shape, index);
-    const tool: McpTool = {
+    return {
       name: toolName(method),
       method,
       description: reword(def.mcp?.description ?? def.description) + resultNote(def),
       inputSchema: inputSchemaFor(method, reword),
       annotations: annotationsFor(method, EFFECTS[method], def),
-      scope: def.scope,
-      effect: EFFECTS[method],
-      hidden: def.mcp?.hidden ?? [],
-      redact: def.redact ?? [],
+      def,
       reword,
     };
-    if (def.fileResult) tool.fileResult = def.fileResult;
-    if (def.jsonFile) tool.jsonFile = def.jsonFile;
-    if (def.transfer) tool.transfer = def.transfer;
-    if (def.waitParam) tool.waitParam = def.waitParam;
-    if (shape.defaultTimeoutMs) tool.defaultTimeoutMs = shape.defaultTimeoutMs;
-    return tool;
   });
 }

@@ -51,7 +51,7 @@ describe("catalog → tools", () => {
       expect(t.inputSchema.type).toBe("object");
       expect(typeof t.inputSchema.properties).toBe("object");
       expect(() => ajv.compile(t.inputSchema)).not.toThrow();
-      if (t.scope !== "none") expect(t.inputSchema.required).toContain("session_id");
+      if (t.def.scope !== "none") expect(t.inputSchema.required).toContain("session_id");
       expect(JSON.stringify(t.inputSchema)).not.toContain("9007199254740991");
     }
     const click = ajv.compile(tool("click").inputSchema);
@@ -72,18 +72,19 @@ describe("catalog → tools", () => {
     for (const t of tools) {
       const def = METHODS[t.method] as MethodDef;
       const wire = Object.keys((z.toJSONSchema(def.params(), { io: "input" }) as { properties?: object }).properties ?? {});
-      const expected = wire.filter((p) => !def.mcp?.hidden.includes(p));
+      const expected = wire.filter((p) => !def.mcp?.hidden?.includes(p));
       if (EFFECTS[t.method] === "BrowserMutation") expected.push("op_id");
       expect({ tool: t.name, params: Object.keys(t.inputSchema.properties).sort() }).toEqual({ tool: t.name, params: expected.sort() });
-      expect(t.hidden).toEqual(def.mcp?.hidden ?? []);
+      // The tool reads the catalog's definition itself: nothing copied that could drift.
+      expect(t.def).toBe(def);
     }
-    expect(tool("events").hidden).toEqual(["follow_ms"]);
+    expect(tool("events").def.mcp?.hidden).toEqual(["follow_ms"]);
   });
 
   test("no description speaks of a param the tool does not offer, by its name or its CLI flag", () => {
     for (const t of tools) {
       const flags = Object.entries((METHODS[t.method].cli as CliShape).flags ?? {});
-      for (const hidden of t.hidden) {
+      for (const hidden of t.def.mcp?.hidden ?? []) {
         const text = `${t.description} ${JSON.stringify(t.inputSchema)}`;
         expect({ tool: t.name, mentions: text.includes(hidden) }).toEqual({ tool: t.name, mentions: false });
         for (const [flag] of flags.filter(([name, spec]) => flagParam(name, spec) === hidden)) expect(text).not.toContain(`--${flag}`);
