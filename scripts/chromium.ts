@@ -19,6 +19,8 @@ export interface LaunchOptions {
   binary?: string;
   /** An X display to show the browser on (headed, with the browser's own dialogs and bubbles), e.g. from Xvfb. */
   display?: string;
+  /** Extra environment for the browser, e.g. its own HOME (whose ~/.pki/nssdb holds the certificates it trusts). */
+  env?: Record<string, string>;
 }
 
 export interface Browser {
@@ -82,7 +84,7 @@ export async function launchChromium(opts: LaunchOptions): Promise<Browser> {
   const logFd = (await import("node:fs")).openSync(log, "a");
   const stdio: ("ignore" | "pipe" | number)[] = ["ignore", logFd, logFd];
   if (branded) stdio.push("pipe", "pipe");
-  const env = opts.display ? { ...process.env, DISPLAY: opts.display } : process.env;
+  const env = { ...process.env, ...(opts.display && { DISPLAY: opts.display }), ...opts.env };
   const child = spawn(binary, [...flags, ...(opts.urls ?? [])], { stdio, detached: false, env });
   if (!child.pid) throw new Error(`could not start ${binary}`);
 

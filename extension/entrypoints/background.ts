@@ -8,7 +8,8 @@ import { installConsent } from "../src/features/borrow/consent.ts";
 import { installLinkTracking } from "../src/features/borrow/links.ts";
 import { installCdpListeners, installRunawayStop } from "../src/cdp/debugger.ts";
 import { resume, takeOver } from "../src/features/control.ts";
-import { connect, pair, unpair } from "../src/link/connection.ts";
+import { connect, disconnectLocal, pair, unpair } from "../src/link/connection.ts";
+import { connectRemote, disconnectRemote, installRemoteRouting, pairRemoteLink, renewIfDue } from "../src/link/remote/remote-link.ts";
 import { installDialogTracking } from "../src/page/dialogs.ts";
 import { installFrameTracking } from "../src/cdp/frames.ts";
 import { installDiagnosticsCapture } from "../src/features/diagnostics/capture.ts";
@@ -39,7 +40,10 @@ function fromOwnPage(sender: Browser.runtime.MessageSender): boolean {
 }
 
 async function onPageMessage(msg: PageMessage): Promise<unknown> {
-  if (msg.type === "reconnect") await connect();
+  if (msg.type === "reconnect") await connect({ resume: true });
+  else if (msg.type === "local_disconnect") await disconnectLocal();
+  else if (msg.type === "remote_pair") return pairRemoteLink(msg.link);
+  else if (msg.type === "remote_disconnect") await disconnectRemote();
   else if (msg.type === "stop_session") await endByPerson(msg.session_id, "stopped_by_person");
   else if (msg.type === "takeover_session") await takeOver(msg.session_id);
   else if (msg.type === "resume_session") await resume(msg.session_id);
@@ -80,8 +84,13 @@ export default defineBackground({
       if (!existing) await browser.alarms.create(RECONNECT_ALARM, { periodInMinutes: 0.5 });
     });
     browser.alarms.onAlarm.addListener((alarm) => {
-      if (alarm.name === RECONNECT_ALARM) void connect();
+      if (alarm.name === RECONNECT_ALARM) {
+        void connect();
+        void connectRemote();
+        void renewIfDue();
+      }
     });
+    installRemoteRouting();
     browser.runtime.onStartup.addListener(() => void connect());
     browser.runtime.onInstalled.addListener(() => void connect());
     browser.storage.onChanged.addListener((changes, area) => {
@@ -95,5 +104,6 @@ export default defineBackground({
 
     void sessionsReady();
     void connect();
+    void renewIfDue().finally(() => void connectRemote());
   },
 });

@@ -63,6 +63,8 @@ export interface WorldOptions {
   prefs?: (home: string) => Record<string, unknown>;
   /** Show the browser on this X display (headed: the browser's own dialogs exist), e.g. from xvfb.ts. */
   display?: string;
+  /** Extra environment for Chromium alone (e.g. a HOME whose NSS database trusts a test CA). */
+  browserEnv?: Record<string, string>;
 }
 
 export async function startWorld(opts: WorldOptions = {}): Promise<World> {
@@ -125,6 +127,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     urls: [connectUrl],
     cdp: true,
     display: opts.display,
+    ...(opts.browserEnv && { env: opts.browserEnv }),
   });
   const person = await Person.connect(browser.cdpPort!);
   // Headless Chromium takes one start-up URL; the person's other tabs are opened afterwards.

@@ -18,11 +18,14 @@ import {
   SESSION,
   validPort,
   type ConnectionStatus,
+  type RemoteStatus,
   type SessionState,
   type Settings,
   type Switches as SwitchValues,
 } from "../../src/session/settings.ts";
+import { Links } from "./Links.tsx";
 import { Pairing } from "./Pairing.tsx";
+import { RemoteConnection } from "./Remote.tsx";
 import { Sessions } from "./Sessions.tsx";
 import { Switches } from "./Switches.tsx";
 
@@ -58,6 +61,7 @@ function EditField(props: { name: string; label: string; value: string; save: (t
 
 export function App() {
   const [conn, setConn] = createSignal<ConnectionStatus>();
+  const [remote, setRemote] = createSignal<RemoteStatus>();
   // A store reconciled by id: a session's row (and the button under the person's pointer) survives refreshes.
   const [sessions, setSessions] = createStore<SessionState[]>([]);
   const [takenOver, setTakenOver] = createSignal<string[]>([]);
@@ -67,14 +71,16 @@ export function App() {
   const defaultLabel = parseBrowser(navigator.userAgent).name.toLowerCase();
 
   const refresh = async () => {
-    const [c, s, st, sw, control, recs] = await Promise.all([
+    const [c, s, st, sw, control, recs, rem] = await Promise.all([
       readConnectionStatus(),
       readSessions(),
       loadSettings(defaultLabel),
       readSwitches(),
       browser.storage.session.get(SESSION.control),
       browser.storage.session.get(SESSION.recordings),
+      browser.storage.session.get(SESSION.remote),
     ]);
+    setRemote((rem[SESSION.remote] as RemoteStatus | undefined) ?? undefined);
     setConn(c);
     setSessions(reconcile(Object.values(s), { key: "session_id" }));
     setSettings(st);
@@ -133,7 +139,9 @@ export function App() {
           </>
         )}
       </Show>
+      <Links local={conn()} remote={remote()} localState={STATE_TEXT[state()]} />
       <Pairing conn={conn()} />
+      <RemoteConnection />
       <Sessions sessions={sessions} takenOver={takenOver()} recording={recording()} />
       <Switches values={switches()} />
     </main>

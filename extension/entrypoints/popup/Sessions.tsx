@@ -26,6 +26,14 @@ export function Sessions(props: { sessions: SessionState[]; takenOver: string[];
                     <b>{s.session_id}</b> <span class="name">{s.name ?? ""}</span>
                     <div class="muted">
                       {tabs() === 1 ? t("popup.tab_one") : t("popup.tabs", { n: tabs() })}
+                      <Show when={s.remote_host}>
+                        {(host) => (
+                          <>
+                            {" · "}
+                            <span class="remote">{t("session.remote", { host: host() })}</span>
+                          </>
+                        )}
+                      </Show>
                       <Show when={taken()}>
                         {" · "}
                         <span class="taken">{t("popup.taken_over")}</span>

@@ -14,7 +14,7 @@ import { guardHandlers } from "./call-guard.ts";
 import { pausedPageGuard } from "../page/paused-page.ts";
 import { INPUT_METHODS, promptOf, promptPending } from "../page/prompt-state.ts";
 import { beginMutation, faultPoint, withEffectState } from "../session/input-mark.ts";
-import { getSession } from "../session/sessions.ts";
+import { getSession, ownerOfTab } from "../session/sessions.ts";
 import { dialogHandlers } from "../tools/dialogs.ts";
 import { diagnosticsHandlers } from "../tools/diagnostics.ts";
 import { emulationHandlers } from "../tools/emulation.ts";
@@ -71,6 +71,7 @@ export async function dispatch(method: string, params: unknown, ctx: CallContext
   }
   const handler = HANDLERS[method] as Handler<ExtensionMethodName>;
   const p = parsed.data as { session_id?: string; tab_id?: number };
+  assertSameLink(p, ctx);
   // A taken-over session refuses page actions here too; a takeover cuts its running calls off.
   const call = await beginCall(method, p, ctx.signal);
   const mutation = EFFECTS[method] === "BrowserMutation" && p.session_id ? beginMutation(p.session_id, method) : undefined;
@@ -84,6 +85,23 @@ export async function dispatch(method: string, params: unknown, ctx: CallContext
   } finally {
     mutation?.end();
     call.end();
+  }
+}
+
+/**
+ * A session belongs to the link that opened it: a call naming another link's session (or one of its tabs) is
+ * answered as if there were no such session, so the local daemon never reaches a remote agent's session, nor the
+ * other way round.
+ */
+function assertSameLink(p: { session_id?: string; tab_id?: number }, ctx: CallContext): void {
+  const s = p.session_id === undefined ? undefined : getSession(p.session_id);
+  const tabOwner = p.tab_id === undefined ? undefined : ownerOfTab(p.tab_id)?.session;
+  for (const owner of [s, tabOwner]) {
+    if (owner && owner.remote_host !== ctx.remoteHost) {
+      throw new BskError("not_found", `no live session ${p.session_id ?? owner.session_id} on this link`, {
+        data: { reason: "session_ended", session_id: p.session_id ?? null },
+      });
+    }
   }
 }
 

@@ -6,22 +6,13 @@
  */
 import { browser } from "wxt/browser";
 import { setBskHome } from "../session/file-urls.ts";
-import { BROWSER_TIMEOUT_HINT, BskError, toErrorBody, type ErrorBody } from "../../../protocol/errors.ts";
-import {
-  CALL_PROGRESS,
-  encodeFrame,
-  MAX_FRAME_BYTES,
-  parseFrame,
-  type RequestFrame,
-  type ResponseFrame,
-} from "../../../protocol/frames.ts";
-import { framePieces } from "../../../protocol/pieces.ts";
+import { BskError, type ErrorBody } from "../../../protocol/errors.ts";
+import { parseFrame, type ResponseFrame } from "../../../protocol/frames.ts";
 import type { Params, Result } from "../../../protocol/catalog.ts";
 import { EXTENSION_CLIENT, PROTOCOL_VERSION } from "../../../protocol/version.ts";
-import { errorMessage, raceAbort } from "../shared/abort.ts";
+import { raceAbort } from "../shared/abort.ts";
 import { parseBrowser, type BrowserId } from "../shared/browser-info.ts";
-import { dispatch } from "../dispatch/dispatcher.ts";
-import type { Progress } from "../shared/handler.ts";
+import { send, serveRequest } from "./serve.ts";
 import { onAck, outboxStream, setSink } from "../ports/outbox.ts";
 import { linkDown, setDaemonLink, type DaemonLink } from "../ports/to-daemon.ts";
 import { clearKey, loadKey, saveKey, type InstallKey } from "./trust/key-store.ts";
@@ -37,8 +28,6 @@ const BACKOFF_MAX_MS = 2_000;
 /** After version_too_old: the daemon will not change its mind soon, so do not hammer it. */
 const REFUSED_RETRY_MS = 30_000;
 const HEARTBEAT_MAX_MS = 20_000;
-/** Least time between two progress notes about one call. */
-const PROGRESS_MS = 200;
 /** After a daemon failed its proof, the secret is fetched again through native messaging at most this often. */
 const NATIVE_REFRESH_MS = 30_000;
 /** Not paired: native messaging is asked again after 1 s, doubling to 30 s (a host that failed once may answer next). */
@@ -65,6 +54,8 @@ interface LinkState {
   inflight: Map<string | number, AbortController>;
   /** Connect attempts run one after another, so two triggers never open two sockets. */
   chain: Promise<void>;
+  /** The person disconnected the local link (popup): nothing reconnects it until a `resume`. */
+  paused: boolean;
 }
 const linkState: LinkState = {
   notPairedRetry: NOT_PAIRED_RETRY_MIN_MS,
@@ -81,6 +72,7 @@ const linkState: LinkState = {
   awaiting: new Map<string | number, (frame: ResponseFrame) => void>(),
   inflight: new Map<string | number, AbortController>(),
   chain: Promise.resolve(),
+  paused: false,
 };
 
 export function browserId(): BrowserId {
@@ -98,15 +90,21 @@ function setStatus(next: Omit<ConnectionStatus, "since">): void {
  * label changed). Other triggers (alarm, start-up, the connect page) cancel a pending backoff and start over
  * from the shortest delay; only the backoff's own retries keep doubling it.
  */
-export function connect(opts: { force?: boolean; retry?: boolean } = {}): Promise<void> {
+export function connect(opts: { force?: boolean; retry?: boolean; resume?: boolean } = {}): Promise<void> {
   linkState.chain = linkState.chain.then(() => open(opts)).catch((err: unknown) => console.error("bsk: connect failed", err));
   return linkState.chain;
 }
 
-async function open(opts: { force?: boolean; retry?: boolean }): Promise<void> {
+async function open(opts: { force?: boolean; retry?: boolean; resume?: boolean }): Promise<void> {
   const settings = await loadSettings(browserId().name.toLowerCase());
   await sessionsReady();
   clearTimeout(linkState.retryTimer);
+  if (opts.resume) linkState.paused = false;
+  if (linkState.paused) {
+    if (linkState.socket) retire(linkState.socket, "disconnected by the person");
+    setStatus({ state: "disconnected", port: settings.port, error: "disconnected from the popup" });
+    return;
+  }
   if (!opts.retry) linkState.backoff = BACKOFF_MIN_MS;
   const live = linkState.socket && (linkState.socket.readyState === WebSocket.CONNECTING || linkState.socket.readyState === WebSocket.OPEN);
   if (live && !opts.force && linkState.socketPort === settings.port) return;
@@ -187,6 +185,12 @@ export async function pair(code: string): Promise<{ ok: boolean; key_id?: string
   return outcome;
 }
 
+/** Disconnect (popup): close the local link; it stays closed until the person asks to reconnect. */
+export async function disconnectLocal(): Promise<void> {
+  linkState.paused = true;
+  await connect();
+}
+
 /** Forget this browser's pairing (popup): the link closes and nothing connects until it is paired again. */
 export async function unpair(): Promise<void> {
   await clearKey();
@@ -216,16 +220,6 @@ function onClosed(ws: WebSocket): void {
   if (linkState.status.state !== "untrusted") setStatus({ ...linkState.status, state: "disconnected", port: linkState.socketPort });
   linkState.retryTimer = setTimeout(() => void connect({ retry: true }), linkState.backoff);
   linkState.backoff = Math.min(linkState.backoff * 2, BACKOFF_MAX_MS);
-}
-
-function send(ws: WebSocket, frame: object): void {
-  sendText(ws, encodeFrame(frame));
-}
-
-/** The daemon takes no message over 64 KiB: a larger frame goes in pieces (protocol/pieces.ts). */
-function sendText(ws: WebSocket, text: string): void {
-  if (ws.readyState !== WebSocket.OPEN) return;
-  for (const message of framePieces(text)) ws.send(message);
 }
 
 /** Sends one of our own requests on `ws` and waits for its reply (or the timeout, which closes the socket unless `keep`). */
@@ -276,12 +270,15 @@ async function handshake(ws: WebSocket, settings: Settings, key: InstallKey): Pr
     instance_id: settings.instance_id,
     browser: browserId(),
     label: settings.label,
-    sessions: allSessions().map((s) => ({
-      session_id: s.session_id,
-      window_id: s.window_id,
-      tab_ids: Object.keys(s.tabs).map(Number),
-      current_tab_id: s.current_tab_id,
-    })),
+    // Only the local daemon's own sessions: a remote agent's session is none of its business.
+    sessions: allSessions()
+      .filter((s) => s.remote_host === undefined)
+      .map((s) => ({
+        session_id: s.session_id,
+        window_id: s.window_id,
+        tab_ids: Object.keys(s.tabs).map(Number),
+        current_tab_id: s.current_tab_id,
+      })),
     event_stream: await outboxStream(),
   };
   const reply = await request(ws, "system.handshake", params, HANDSHAKE_TIMEOUT_MS);
@@ -312,7 +309,8 @@ async function handshake(ws: WebSocket, settings: Settings, key: InstallKey): Pr
     skew: result.skew,
     key_id: key.key_id,
   });
-  const beat = () => send(ws, { event: "system.heartbeat", payload: { sessions: allSessions().length } });
+  const beat = () =>
+    send(ws, { event: "system.heartbeat", payload: { sessions: allSessions().filter((s) => s.remote_host === undefined).length } });
   clearInterval(linkState.heartbeatTimer);
   // Traffic at least every 20 s also keeps the service worker alive (it is stopped after 30 s idle).
   linkState.heartbeatTimer = setInterval(beat, Math.min(Math.max(1000, result.heartbeat_ms), HEARTBEAT_MAX_MS));
@@ -335,67 +333,5 @@ function onMessage(ws: WebSocket, text: string): void {
     onAck(Number((frame.payload as { seq?: unknown } | null)?.seq));
   // Requests are served only once the daemon has proven the secret and taken our handshake; before that they
   // get no answer at all.
-  else if (kind === "request" && ws === linkState.trusted) void onRequest(ws, frame);
-}
-
-/** Progress notes about one request, at most one per PROGRESS_MS (the last is always sent once the work ends). */
-function progressTo(ws: WebSocket, requestId: string | number): Progress {
-  let last = 0;
-  return (p) => {
-    const now = performance.now();
-    if (now - last < PROGRESS_MS && (p.total === undefined || p.done < p.total)) return;
-    last = now;
-    send(ws, { event: CALL_PROGRESS, payload: { request_id: requestId, ...p } });
-  };
-}
-
-async function onRequest(ws: WebSocket, frame: RequestFrame): Promise<void> {
-  const started = performance.now();
-  const reply = (body: { result: unknown } | { error: ErrorBody }) => {
-    const meta = {
-      ...(frame.meta?.trace_id ? { trace_id: frame.meta.trace_id } : {}),
-      timings: { extension: Math.round((performance.now() - started) * 100) / 100 },
-    };
-    let text = encodeFrame({ id: frame.id, ...body, meta });
-    if (text.length > MAX_FRAME_BYTES) {
-      const error = new BskError("protocol_error", `the reply to ${frame.method} is larger than 16 MiB`, {
-        data: { reason: "frame_too_large" },
-      });
-      text = encodeFrame({ id: frame.id, error: error.toBody(), meta });
-    }
-    sendText(ws, text);
-  };
-
-  if (frame.method === "cancel") {
-    const target = (frame.params as { id?: string | number } | undefined)?.id;
-    const ac = target === undefined ? undefined : linkState.inflight.get(target);
-    ac?.abort(new BskError("cancelled", "the call was cancelled"));
-    return reply({ result: { cancelled: ac !== undefined } });
-  }
-
-  const ac = new AbortController();
-  linkState.inflight.set(frame.id, ac);
-  const timeoutMs = frame.meta?.timeout_ms;
-  const timer =
-    timeoutMs === undefined
-      ? undefined
-      : setTimeout(
-          () => ac.abort(new BskError("timeout", `${frame.method} did not finish within ${timeoutMs} ms`, { hint: BROWSER_TIMEOUT_HINT })),
-          timeoutMs,
-        );
-  try {
-    await sessionsReady();
-    const result = await raceAbort(
-      dispatch(frame.method, frame.params, { signal: ac.signal, progress: progressTo(ws, frame.id) }),
-      ac.signal,
-    );
-    reply({ result });
-  } catch (err) {
-    // A chrome.* API that throws is the browser refusing; our own errors are already BskErrors.
-    const bsk = err instanceof BskError ? err : new BskError("cdp_failed", `${frame.method}: ${errorMessage(err)}`);
-    reply({ error: toErrorBody(bsk) });
-  } finally {
-    clearTimeout(timer);
-    if (linkState.inflight.get(frame.id) === ac) linkState.inflight.delete(frame.id);
-  }
+  else if (kind === "request" && ws === linkState.trusted) void serveRequest(ws, frame, linkState.inflight, {});
 }

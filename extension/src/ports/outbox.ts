@@ -14,7 +14,7 @@ import { EventQueue, freshState, isQueueState, type Numbered } from "./queue.ts"
 
 export type EventPayload<E extends EventName> = z.input<ReturnType<(typeof EVENTS)[E]>>;
 /** Sends one frame on the live socket. */
-type Sink = (frame: { event: string; payload: unknown; seq?: number }) => void;
+export type Sink = (frame: { event: string; payload: unknown; seq?: number }) => void;
 
 const STORAGE_KEY = "outbox";
 /** The coalescer's folded events, written together with the queue. */
@@ -43,6 +43,27 @@ const outboxState: OutboxState = {
   loading: null,
   persistQueued: false,
 };
+
+/**
+ * Events of a session another link owns (the remote link, link/remote/): the router gives that link's sink, or null
+ * while it is down; undefined means the session is the local daemon's and the event takes the numbered stream.
+ * Remote events go unnumbered (the daemon takes them as fresh) and are not kept while the remote link is down.
+ */
+export type EventRouter = (sessionId: string) => Sink | null | undefined;
+let router: EventRouter | null = null;
+
+export function setEventRouter(next: EventRouter | null): void {
+  router = next;
+}
+
+function routed(event: string, payload: unknown): boolean {
+  const sessionId = (payload as { session_id?: unknown } | null)?.session_id;
+  if (!router || typeof sessionId !== "string") return false;
+  const sink = router(sessionId);
+  if (sink === undefined) return false;
+  sink?.({ event, payload });
+  return true;
+}
 
 const coalescer = new Coalescer((event, payload) => send(event, payload));
 
@@ -81,6 +102,7 @@ function toFrame(n: Numbered) {
 }
 
 function send(event: string, payload: unknown): void {
+  if (routed(event, payload)) return;
   if (!outboxState.queue) {
     outboxState.early.push({ event, payload, at: Date.now() });
     void loadQueue();

@@ -116,6 +116,7 @@ export function addSession(init: {
   tab_id: number;
   allow_origins?: string[];
   block_requests?: boolean;
+  remote_host?: string;
 }): SessionState {
   const s: SessionState = {
     session_id: init.session_id,
@@ -125,6 +126,7 @@ export function addSession(init: {
     recent: [init.tab_id],
   };
   if (init.name) s.name = init.name;
+  if (init.remote_host !== undefined) s.remote_host = init.remote_host;
   if (init.allow_origins?.length) {
     s.allow_origins = init.allow_origins;
     if (init.block_requests) s.block_requests = true;

@@ -19,6 +19,8 @@ export const LOCAL = {
   showHints: "show_hints",
   allowFileUrls: "allow_file_urls",
   autoTakeover: "auto_takeover",
+  /** The remote device grant (link/remote/grant-store.ts): only here, never logged, never in a URL. */
+  remoteGrant: "remote_grant",
 } as const;
 
 /** The person's switches (popup). Only the popup changes them; CLI flags and env vars cannot. */
@@ -69,7 +71,32 @@ export async function readSwitches(): Promise<Switches> {
   }
 }
 /** `control`: ids of the sessions the person has taken over (control.ts). */
-export const SESSION = { connection: "connection", sessions: "sessions", control: "control", recordings: "recordings" } as const;
+/** `remote`: the remote link's RemoteStatus. */
+export const SESSION = {
+  connection: "connection",
+  sessions: "sessions",
+  control: "control",
+  recordings: "recordings",
+  remote: "remote_connection",
+} as const;
+
+/**
+ * The remote link (link/remote/), for the popup. refused: the server said device_not_paired; expired: grant_expired;
+ * revoked: closed with 4008. The three stop reconnecting until the person pairs again.
+ */
+export type RemoteState = "connecting" | "connected" | "disconnected" | "untrusted" | "refused" | "expired" | "revoked";
+
+export interface RemoteStatus {
+  state: RemoteState;
+  host: string;
+  authority: string;
+  device_id: string;
+  generation: number;
+  key_id: string;
+  expires_at: string;
+  error?: string;
+  since: number;
+}
 
 export interface Settings {
   port: number;
@@ -115,6 +142,8 @@ export interface SessionState {
   borrowed?: Record<string, BorrowOrigin>;
   /** Borrowed tab id → when the person agreed (ms since the epoch): its console and network start there. */
   borrowed_at?: Record<string, number>;
+  /** Opened over the remote link: the server's host, where the agent is. Unset: a local session. */
+  remote_host?: string;
 }
 
 /** Where a borrowed tab was in the person's windows (the `from` of tab.borrow's result). */
@@ -130,11 +159,17 @@ export interface BorrowOrigin {
 /** Messages from extension pages (popup, connect page) to the service worker. */
 export type PageMessage =
   | { type: "reconnect" }
+  /** Close the local link and keep it closed until the person (or the connect page) asks to reconnect. */
+  | { type: "local_disconnect" }
   | { type: "stop_session"; session_id: string }
   | { type: "takeover_session"; session_id: string }
   | { type: "resume_session"; session_id: string }
   | { type: "pair"; code: string }
-  | { type: "unpair" };
+  | { type: "unpair" }
+  /** Pair with a server's link (`bsk daemon pair` on the server); the worker runs the exchange. */
+  | { type: "remote_pair"; link: string }
+  /** Close the remote link and forget its grant. */
+  | { type: "remote_disconnect" };
 
 export function validPort(value: unknown): number | null {
   const n = typeof value === "string" ? Number(value.trim()) : value;

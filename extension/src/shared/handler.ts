@@ -6,6 +6,8 @@ export interface CallContext {
   signal: AbortSignal;
   /** Tells the caller how far a long call has come (call.progress); cheap to call often, it is throttled. */
   progress?: Progress;
+  /** Set when the call came over the remote link: the server's host (where the agent is). Unset: the local daemon. */
+  remoteHost?: string;
 }
 
 export type Progress = (p: { done: number; total?: number; unit: "px" | "bytes"; label?: string }) => void;

@@ -8,7 +8,7 @@ import { rulesInStep } from "../features/guard/origins.ts";
 import { addSession, closeSession, getSession } from "../session/sessions.ts";
 
 export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
-  "session.open": async (p) => {
+  "session.open": async (p, ctx) => {
     const existing = getSession(p.session_id);
     if (existing) {
       // A retried open: answer with the window it already has, if the person has not closed it.
@@ -37,6 +37,7 @@ export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
       tab_id: tabId,
       allow_origins: p.allow_origins,
       block_requests: p.block_requests,
+      ...(ctx.remoteHost !== undefined && { remote_host: ctx.remoteHost }),
     });
     // The blocking rules cover the Agent Window's first tab before the agent can navigate it.
     await rulesInStep();

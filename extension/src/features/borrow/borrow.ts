@@ -33,7 +33,8 @@ export async function borrowTab(p: ParsedParams<"tab.borrow">, signal: AbortSign
   underway.set(tabId, session.session_id);
   try {
     const tab = await eligibleTab(session, tabId);
-    const asked = (await readSwitches()).confirm_borrow;
+    // A remote agent always asks: the switch is about the person's own machine's agents only.
+    const asked = mustAsk(session, (await readSwitches()).confirm_borrow);
     if (asked) await askConsent({ session, tab, timeoutMs: p.timeout_ms, signal });
     if (signal.aborted) throw abortError(signal);
     // The session may have ended and the tab may have changed while the person was deciding.
@@ -129,4 +130,9 @@ function isAgentWindow(windowId: number): boolean {
 
 function only(moved: Browser.tabs.Tab | Browser.tabs.Tab[]): Browser.tabs.Tab {
   return Array.isArray(moved) ? moved[0]! : moved;
+}
+
+/** Whether a borrow asks the person: always for a session whose agent is on a remote server, else as the switch says. */
+export function mustAsk(session: { remote_host?: string }, confirmSwitch: boolean): boolean {
+  return session.remote_host !== undefined || confirmSwitch;
 }

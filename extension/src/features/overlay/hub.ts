@@ -58,6 +58,7 @@ export function viewFor(tabId: number): OverlayView | null {
   return {
     session_id: s.session_id,
     ...(s.name && { name: s.name }),
+    ...(s.remote_host !== undefined && { remote_host: s.remote_host }),
     state: isTakenOver(s.session_id) ? "taken_over" : "live",
     busy: isBusy(tabId),
     hints: hubState.hints,

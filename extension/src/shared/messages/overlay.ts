@@ -43,6 +43,8 @@ export interface RecordView {
 export interface OverlayView {
   session_id: string;
   name?: string;
+  /** Where the session's agent is when it is not on this computer: the server's host ("remote agent on HOST"). */
+  remote_host?: string;
   state: "live" | "taken_over";
   /** A call of the session is running on this tab: the edge glow. */
   busy: boolean;

@@ -58,7 +58,11 @@ export class Pill {
     const taken = view!.state === "taken_over";
     this.pill.classList.toggle("taken", taken);
     this.pill.classList.toggle("busy", view!.busy && !taken);
-    this.label.textContent = taken ? t("pill.taken_over") : t("pill.working");
+    this.label.textContent = taken
+      ? t("pill.taken_over")
+      : view!.remote_host !== undefined
+        ? t("pill.remote", { host: view!.remote_host })
+        : t("pill.working");
     this.name.textContent = `· ${view!.name || view!.session_id}`;
     this.buttons.takeover.hidden = taken;
     this.buttons.resume.hidden = !taken;

@@ -1,0 +1,222 @@
+/**
+ * Remote mode in real Chromium: a server-mode daemon (dist/bsk, its own $BSK_HOME) with a certificate from a CA made
+ * here, trusted by the test browser's own NSS database (its HOME), never by turning certificate checks off. The
+ * person pairs through the real popup; the agent on the server drives the browser from the server-side CLI; the
+ * local link stays up beside the remote one. Attacks: a wrong key fingerprint, a used code, a certificate for
+ * another host, a revoked device.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { makeChain, type Chain } from "../tls/chain.ts";
+import { BSK, freePort, startWorld, TEST_DURATIONS, until, type Run, type World } from "./harness.ts";
+import { PersonPage } from "./person-page.ts";
+
+const certutil = spawnSync("sh", ["-c", "command -v certutil"]).stdout?.toString().trim();
+if (!certutil) console.log("remote.test.ts skipped: certutil is missing (apt-get install libnss3-tools)");
+const maybe = certutil ? describe : describe.skip;
+
+interface Server {
+  home: string;
+  port: number;
+  proc: ReturnType<typeof Bun.spawn>;
+  bsk(args: string[]): Promise<Run>;
+  ok(args: string[]): Promise<any>;
+  stop(): Promise<void>;
+}
+
+async function startServer(chain: Chain, env: Record<string, string> = {}): Promise<Server> {
+  const home = mkdtempSync("/tmp/bsk-e2e-server-");
+  const port = await freePort();
+  const leaf = chain.leaf(`server-${port}`, ["localhost"]);
+  const fullEnv: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    ...TEST_DURATIONS,
+    BSK_HOME: home,
+    BSK_AUTO_START: "0",
+    ...env,
+  };
+  delete fullEnv.BSK_PORT;
+  delete fullEnv.BSK_SESSION;
+  const proc = Bun.spawn(
+    [
+      BSK,
+      "daemon",
+      "start",
+      "--mode",
+      "server",
+      "--listen",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--public-url",
+      `wss://localhost:${port}/extension`,
+      "--tls-cert",
+      leaf.cert,
+      "--tls-key",
+      leaf.key,
+    ],
+    { env: fullEnv, stdout: "ignore", stderr: "ignore", stdin: "ignore" },
+  );
+  const bsk = async (args: string[]): Promise<Run> => {
+    const p = Bun.spawn([BSK, ...args], { env: fullEnv, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+    const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    let json: any;
+    try {
+      json = JSON.parse(stdout);
+    } catch {}
+    return { code, stdout, stderr, json };
+  };
+  const ok = async (args: string[]) => {
+    const r = await bsk([...args, "--json"]);
+    if (r.code !== 0 || !r.json?.ok) throw new Error(`server: bsk ${args.join(" ")} failed (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
+    return r.json.result;
+  };
+  // Ready once its socket answers (the daemon writes nothing we wait on).
+  await until("the server daemon to answer", async () => (await bsk(["daemon", "devices", "--json"])).json?.ok === true, 20_000);
+  return {
+    home,
+    port,
+    proc,
+    bsk,
+    ok,
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+let chain: Chain;
+let server: Server;
+let w: World;
+let popup: PersonPage;
+let browserHome: string;
+let opened = 0;
+
+async function openPopup(): Promise<PersonPage> {
+  const url = `chrome-extension://${EXTENSION_ID}/popup.html?n=${++opened}`;
+  await w.person.openTab(url);
+  const page = await PersonPage.find(w.browser.cdpPort!, `popup.html?n=${opened}`);
+  await page.waitFor(`document.querySelector("section.remote") !== null`);
+  return page;
+}
+
+async function pasteAndCheck(link: string): Promise<void> {
+  await popup.evaluate(`(() => { const i = document.querySelector("#remote-link"); i.value = ""; return true; })()`);
+  await popup.clickSelector("#remote-link");
+  await popup.waitFor(`document.activeElement?.id === "remote-link"`);
+  await popup.type(link);
+  await popup.waitFor(`document.querySelector("#remote-link").value === ${JSON.stringify(link)}`);
+  await popup.clickSelector(`button[data-action="remote-check"]`);
+  await popup.waitFor(`document.querySelector(".remote-confirm") !== null || document.querySelector(".remote-result") !== null`);
+  const refused = await popup.evaluate(
+    `document.querySelector(".remote-confirm") ? null : document.querySelector(".remote-result").textContent + " / typed: " + document.querySelector("#remote-link").value`,
+  );
+  if (refused) throw new Error(`the popup did not take the link: ${refused}`);
+}
+
+async function confirmAndWait(): Promise<string> {
+  await popup.evaluate(`document.querySelector(".remote-result")?.remove() ?? true`);
+  await popup.clickSelector(`button[data-action="remote-confirm"]`);
+  await popup.waitFor(`document.querySelector(".remote-result") !== null`, 15_000);
+  return popup.evaluate(`document.querySelector(".remote-result").dataset.reason`);
+}
+
+const remoteState = () => popup.evaluate(`document.querySelector('li[data-link="remote"]')?.dataset.state ?? null`);
+
+maybe("remote mode through the real popup", () => {
+  beforeAll(async () => {
+    chain = makeChain();
+    browserHome = mkdtempSync("/tmp/bsk-e2e-home-");
+    const nssdb = join(browserHome, ".pki/nssdb");
+    mkdirSync(nssdb, { recursive: true });
+    execFileSync(certutil!, ["-d", `sql:${nssdb}`, "-N", "--empty-password"]);
+    execFileSync(certutil!, ["-d", `sql:${nssdb}`, "-A", "-t", "C,,", "-n", "bsk-test-ca", "-i", chain.caCert]);
+    server = await startServer(chain);
+    w = await startWorld({ browserEnv: { HOME: browserHome } });
+    popup = await openPopup();
+  }, 90_000);
+
+  afterAll(async () => {
+    popup?.close();
+    await w?.stop();
+    await server?.stop();
+    rmSync(browserHome, { recursive: true, force: true });
+    rmSync(chain.dir, { recursive: true, force: true });
+  });
+
+  test("a link whose key fingerprint is not the server's: the server cannot prove it, nothing is paired", async () => {
+    const link: string = (await server.ok(["daemon", "pair"])).link;
+    const key = /key=([0-9a-f]{8})/.exec(link)![1]!;
+    const wrong = link.replace(`key=${key}`, `key=${key === "00000000" ? "11111111" : "00000000"}`);
+    await pasteAndCheck(wrong);
+    expect(await popup.evaluate(`document.querySelector(".remote-confirm").dataset.host`)).toBe("localhost");
+    expect(await confirmAndWait()).toBe("server_unproven");
+    expect((await server.ok(["daemon", "devices"])).devices).toEqual([]);
+  });
+
+  test("a certificate that does not name the host dialed is refused by the browser", async () => {
+    const link: string = (await server.ok(["daemon", "pair"])).link;
+    // The certificate names localhost only: dialing 127.0.0.1 fails the browser's own check.
+    await pasteAndCheck(link.replace("wss://localhost:", "wss://127.0.0.1:"));
+    expect(await confirmAndWait()).toBe("network");
+    expect((await server.ok(["daemon", "devices"])).devices).toEqual([]);
+  });
+
+  let deviceId = "";
+  let sessionId = "";
+  test("pair: the popup shows host and key, confirms, and links beside the local link", async () => {
+    const link: string = (await server.ok(["daemon", "pair"])).link;
+    await pasteAndCheck(link);
+    const shown = await popup.evaluate(`document.querySelector(".remote-confirm").textContent`);
+    const key = /key=([0-9a-f]{8})/.exec(link)![1]!;
+    expect(shown).toContain(`localhost:${server.port}`);
+    expect(shown).toContain(key);
+    expect(await confirmAndWait()).toBe("paired");
+    await popup.waitFor(`document.querySelector('li[data-link="remote"]')?.dataset.state === "connected"`, 15_000);
+    expect(await popup.evaluate(`document.querySelector('li[data-link="local"]').dataset.state`)).toBe("connected");
+    const devices = (await server.ok(["daemon", "devices"])).devices;
+    expect(devices).toHaveLength(1);
+    expect(devices[0].connected).toBe(true);
+    deviceId = devices[0].device_id;
+    // The grant lives in chrome.storage.local only; the code is not in it.
+    const grant = await popup.evaluate(`chrome.storage.local.get("remote_grant").then((v) => v.remote_grant)`);
+    expect(grant).toMatchObject({ device_id: deviceId, host: "localhost", authority: `localhost:${server.port}`, generation: 1 });
+    expect(JSON.stringify(grant)).not.toContain(/pair=([A-Z0-9-]+)/.exec(link)![1]!);
+    // The same link again: the code was used.
+    await pasteAndCheck(link);
+    expect(await confirmAndWait()).toBe("no_code");
+  });
+
+  test("the server-side agent starts a session, snapshots and clicks; the local daemon never sees it", async () => {
+    sessionId = (await server.ok(["session", "start", "--no-focus"])).session_id;
+    await server.ok(["navigate", w.fixtures.url("/shop.html"), "--session", sessionId]);
+    const snap = await server.ok(["snapshot", "--session", sessionId]);
+    const line = (snap.text as string).split("\n").find((l) => /button|link/.test(l) && /@e\d+/.test(l));
+    expect(line).toBeDefined();
+    const clicked = await server.ok(["click", line!.match(/@e\d+/)![0], "--session", sessionId]);
+    expect(clicked).toBeDefined();
+    expect((await w.ok(["session", "list"])).sessions.map((s: any) => s.session_id)).not.toContain(sessionId);
+    // The person sees where the agent is.
+    await popup.waitFor(`document.querySelector('li[data-session="${sessionId}"] .remote')?.textContent === "remote agent on localhost"`);
+  });
+
+  test("revoke: the link closes within a second and the popup says so; the device is refused afterwards", async () => {
+    const started = Date.now();
+    await server.ok(["daemon", "revoke", deviceId]);
+    await popup.waitFor(`document.querySelector('li[data-link="remote"]')?.dataset.state === "revoked"`, 5_000);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(await popup.evaluate(`document.querySelector('li[data-link="remote"] .error').textContent`)).toContain("pair again");
+    // It does not dial again: the server never sees it connected.
+    expect((await server.ok(["daemon", "devices"])).devices.filter((d: any) => d.connected)).toEqual([]);
+    // Disconnect forgets the grant.
+    await popup.clickSelector(`li[data-link="remote"] button[data-action="disconnect"]`);
+    await popup.waitFor(`document.querySelector('li[data-link="remote"]') === null`);
+    expect(await popup.evaluate(`chrome.storage.local.get("remote_grant").then((v) => v.remote_grant ?? null)`)).toBeNull();
+    expect(await remoteState()).toBeNull();
+  });
+});
