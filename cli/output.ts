@@ -198,7 +198,7 @@ const METHOD_FORMATTERS: MethodFormatters = {
       ? list(
           r.devices,
           (d) =>
-            `${d.device_id}  ${d.label} (${d.browser.name} ${d.browser.version})  ${d.connected ? "connected" : `last seen ${d.last_seen_at ?? "never"}`}  expires ${d.expires_at}`,
+            `${d.device_id}  ${d.label} (${d.browser.name} ${d.browser.version})  ${d.connected ? "connected" : `last seen ${d.last_seen_at ?? "never"}`}  expires ${d.expires_at}  generation ${d.generation}`,
           "no paired devices (bsk daemon pair)",
         )
       : { stdout: "", stderr: "this daemon is not in server mode: no devices (README: Remote mode)" },

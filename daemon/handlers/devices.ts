@@ -21,6 +21,7 @@ const list: DaemonHandler<"devices.list"> = async ({ ctx }) => {
     created_at: d.created_at,
     last_seen_at: d.last_seen_at,
     expires_at: d.expires_at,
+    generation: d.generation,
     connected: live.has(d.device_id),
   }));
   return { server_mode: store !== undefined, devices } satisfies Result<"devices.list">;

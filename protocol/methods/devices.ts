@@ -10,6 +10,8 @@ export const DeviceInfo = () =>
     created_at: z.string(),
     last_seen_at: z.string().nullable(),
     expires_at: z.string(),
+    /** The device secret's generation: 1 at pairing, one more at each renewal (each renewal rotates the secret). */
+    generation: z.number().int(),
     /** Linked to this daemon right now. */
     connected: z.boolean(),
   });

@@ -24,18 +24,21 @@ interface Server {
   proc: ReturnType<typeof Bun.spawn>;
   bsk(args: string[]): Promise<Run>;
   ok(args: string[]): Promise<any>;
-  stop(): Promise<void>;
+  /** keepHome: the paired devices stay, for a restart on the same home and port. */
+  stop(keepHome?: boolean): Promise<void>;
 }
 
-async function startServer(chain: Chain, env: Record<string, string> = {}): Promise<Server> {
-  const home = mkdtempSync("/tmp/bsk-e2e-server-");
-  const port = await freePort();
+async function startServer(chain: Chain, env: Record<string, string> = {}, again?: { home: string; port: number }): Promise<Server> {
+  const home = again?.home ?? mkdtempSync("/tmp/bsk-e2e-server-");
+  const port = again?.port ?? (await freePort());
   const leaf = chain.leaf(`server-${port}`, ["localhost"]);
   const fullEnv: Record<string, string> = {
     ...(process.env as Record<string, string>),
     ...TEST_DURATIONS,
     BSK_HOME: home,
     BSK_AUTO_START: "0",
+    // Pairing tries are one a second across links (tested in tests/integration); here tries follow each other at once.
+    BSK_PAIRING_INTERVAL_MS: "0",
     ...env,
   };
   delete fullEnv.BSK_PORT;
@@ -82,10 +85,10 @@ async function startServer(chain: Chain, env: Record<string, string> = {}): Prom
     proc,
     bsk,
     ok,
-    async stop() {
+    async stop(keepHome = false) {
       proc.kill("SIGTERM");
       await proc.exited;
-      rmSync(home, { recursive: true, force: true });
+      if (!keepHome) rmSync(home, { recursive: true, force: true });
     },
   };
 }
@@ -219,4 +222,63 @@ maybe("remote mode through the real popup", () => {
     expect(await popup.evaluate(`chrome.storage.local.get("remote_grant").then((v) => v.remote_grant ?? null)`)).toBeNull();
     expect(await remoteState()).toBeNull();
   });
+
+  /** Pair the popup with a new server; resolves with the device id once it is linked. */
+  async function pairWith(s: Server): Promise<string> {
+    const link: string = (await s.ok(["daemon", "pair"])).link;
+    await pasteAndCheck(link);
+    expect(await confirmAndWait()).toBe("paired");
+    await popup.waitFor(`document.querySelector('li[data-link="remote"]')?.dataset.state === "connected"`, 15_000);
+    return (await s.ok(["daemon", "devices"])).devices[0].device_id;
+  }
+
+  async function forget(): Promise<void> {
+    await popup.clickSelector(`li[data-link="remote"] button[data-action="disconnect"]`);
+    await popup.waitFor(`document.querySelector('li[data-link="remote"]') === null`);
+  }
+
+  test("renewal: once renew_after has passed the extension renews, the secret rotates, and the link carries on", async () => {
+    // Renewal is due at once; the grant itself lasts long.
+    const s2 = await startServer(chain, { BSK_DEVICE_RENEW_MS: "1ms" });
+    try {
+      const id = await pairWith(s2);
+      const renewed = await until(
+        "the grant renewed",
+        async () => {
+          const d = (await s2.ok(["daemon", "devices"])).devices.find((x: any) => x.device_id === id);
+          return d && d.generation >= 2 ? d : undefined;
+        },
+        40_000,
+      );
+      expect(renewed.generation).toBeGreaterThanOrEqual(2);
+      const grant = await popup.evaluate(`chrome.storage.local.get("remote_grant").then((v) => v.remote_grant)`);
+      expect(grant.generation).toBe(renewed.generation);
+      // The renewed secret is what links now: a session still runs on it.
+      await popup.waitFor(`document.querySelector('li[data-link="remote"]')?.dataset.state === "connected"`, 15_000);
+      const session = (await s2.ok(["session", "start", "--no-focus"])).session_id;
+      await s2.ok(["session", "stop", session]);
+      await forget();
+    } finally {
+      await s2.stop();
+    }
+  }, 90_000);
+
+  test("expiry: a grant that ran out is refused when the browser dials again, and the popup asks to pair again", async () => {
+    const s3 = await startServer(chain, { BSK_DEVICE_GRANT_MS: "3s", BSK_DEVICE_RENEW_MS: "1h" });
+    const place = { home: s3.home, port: s3.port };
+    await pairWith(s3);
+    const expires = Date.parse((await s3.ok(["daemon", "devices"])).devices[0].expires_at);
+    await s3.stop(true);
+    // The grant runs out by the clock while the server is down; nothing else can make it expire.
+    while (Date.now() <= expires) await Bun.sleep(Math.max(1, expires - Date.now() + 1));
+    const again = await startServer(chain, { BSK_DEVICE_GRANT_MS: "3s", BSK_DEVICE_RENEW_MS: "1h" }, place);
+    try {
+      await popup.waitFor(`document.querySelector('li[data-link="remote"]')?.dataset.state === "expired"`, 30_000);
+      expect(await popup.evaluate(`document.querySelector('li[data-link="remote"] .error').textContent`)).toContain("pair again");
+      expect((await again.ok(["daemon", "devices"])).devices.filter((d: any) => d.connected)).toEqual([]);
+      await forget();
+    } finally {
+      await again.stop();
+    }
+  }, 90_000);
 });
