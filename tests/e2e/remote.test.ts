@@ -208,6 +208,23 @@ maybe("remote mode through the real popup", () => {
     await popup.waitFor(`document.querySelector('li[data-session="${sessionId}"] .remote')?.textContent === "remote agent on localhost"`);
   });
 
+  test("a remote session asks the person before borrowing, even with the popup's confirm switch off", async () => {
+    await w.person.asExtension(`chrome.storage.local.set({ confirm_borrow: false })`);
+    try {
+      const tabId = await w.person.openInOwnWindow(w.fixtures.url("/borrow-form.html?remote-borrow"));
+      const pending = server.bsk(["tab", "borrow", String(tabId), "--session", sessionId, "--json"]);
+      // The consent window opens although the switch says not to ask; the person says no.
+      const shown = await w.person.answerConsent(false);
+      expect(shown.url).toContain("remote-borrow");
+      const r = await pending;
+      expect(r.code).toBe(1);
+      expect(r.json.error).toMatchObject({ code: "permission_denied", data: { reason: "borrow_denied" } });
+      expect((await server.ok(["tab", "list", "--session", sessionId])).tabs.some((t: any) => t.tab_id === tabId)).toBe(false);
+    } finally {
+      await w.person.asExtension(`chrome.storage.local.remove("confirm_borrow")`);
+    }
+  });
+
   test("revoke: the link closes within a second and the popup says so; the device is refused afterwards", async () => {
     const started = Date.now();
     await server.ok(["daemon", "revoke", deviceId]);
