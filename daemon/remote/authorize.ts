@@ -8,7 +8,7 @@ import { BskError, toErrorBody } from "../../protocol/errors.ts";
 import { parseAuthorization, REMOTE_LABELS } from "../../protocol/remote.ts";
 import { NONCE_BYTES, randomBase64url } from "../../protocol/trust.ts";
 import type { Logger } from "../log.ts";
-import { MAX_TRIES, type PairingCodes } from "../trust/pairing-codes.ts";
+import { type PairingCodes, pairingRefused } from "../trust/pairing-codes.ts";
 import { grantExpired, notPaired } from "./device-errors.ts";
 import type { DeviceStore } from "./devices.ts";
 import { checkRemoteProof, remoteProof, sealFor, type RemoteNonces } from "./remote-proofs.ts";
@@ -109,21 +109,10 @@ export class Authorizer {
     const nonces = this.nonces(nonceE);
     const attempt = this.deps.pairing.begin();
     if (!attempt.ok) {
-      if (attempt.reason === "pairing_rate_limited") {
-        throw new Refusal(
-          429,
-          new BskError("permission_denied", `too many pairing tries; try again in ${attempt.retryAfterMs} ms`, {
-            data: { reason: "pairing_rate_limited", retry_after_ms: attempt.retryAfterMs },
-          }),
-        );
-      }
-      this.deps.log.warn("remote pairing refused: no pending code");
+      if (attempt.reason === "no_pairing_code") this.deps.log.warn("remote pairing refused: no pending code");
       throw new Refusal(
-        404,
-        new BskError("not_found", `no pairing code is waiting (none was made, it expired, it was used, or it had its ${MAX_TRIES} tries)`, {
-          hint: "On the server, run bsk daemon pair and paste the new link.",
-          data: { reason: "no_pairing_code" },
-        }),
+        attempt.reason === "pairing_rate_limited" ? 429 : 404,
+        pairingRefused(attempt, "On the server, run bsk daemon pair and paste the new link."),
       );
     }
     const challenge = this.challenge({

@@ -11,7 +11,7 @@ import { NONCE_BYTES, randomBase64url } from "../../protocol/trust.ts";
 import { checkCompatibility, DAEMON_NAME, PROTOCOL_VERSION } from "../../protocol/version.ts";
 import type { Logger } from "../log.ts";
 import { versionRefusal } from "../../protocol/version-refusal.ts";
-import { MAX_TRIES, type PairingCodes } from "./pairing-codes.ts";
+import { type PairingCodes, pairingRefused } from "./pairing-codes.ts";
 import { checkExtensionProof, checkPairExtensionProof, daemonProof, pairDaemonProof, sealSecret, type Nonces } from "./proofs.ts";
 import type { InstallSecret } from "./secret.ts";
 import { REMOTE_LABELS } from "../../protocol/remote.ts";
@@ -151,34 +151,14 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
       if (t.hello || t.pairing) return refuse(ws, frame.id, new BskError("protocol_error", "this link has already said hello"));
       const attempt = deps.pairing.begin();
       if (!attempt.ok) {
-        if (attempt.reason === "pairing_rate_limited") {
-          deps.log.warn("pairing refused: too many tries", { extension: ws.data.extensionId });
-          return refuse(
-            ws,
-            frame.id,
-            new BskError(
-              "permission_denied",
-              `too many pairing tries: one is taken per interval; try again in ${attempt.retryAfterMs} ms`,
-              {
-                data: { reason: "pairing_rate_limited", retry_after_ms: attempt.retryAfterMs },
-              },
-            ),
-            { code: TRUST_CLOSE.pairingFailed, reason: "too many pairing tries" },
-          );
-        }
-        deps.log.warn("pairing refused: no pending code", { extension: ws.data.extensionId });
-        return refuse(
-          ws,
-          frame.id,
-          new BskError(
-            "not_found",
-            `no pairing code is waiting (none was made, it expired, it was used, or it had its ${MAX_TRIES} tries)`,
-            {
-              data: { reason: "no_pairing_code" },
-            },
-          ),
-          { code: TRUST_CLOSE.pairingFailed, reason: "no pairing code" },
-        );
+        const rateLimited = attempt.reason === "pairing_rate_limited";
+        deps.log.warn(rateLimited ? "pairing refused: too many tries" : "pairing refused: no pending code", {
+          extension: ws.data.extensionId,
+        });
+        return refuse(ws, frame.id, pairingRefused(attempt), {
+          code: TRUST_CLOSE.pairingFailed,
+          reason: rateLimited ? "too many pairing tries" : "no pairing code",
+        });
       }
       const key = attempt.key;
       t.pairing = {

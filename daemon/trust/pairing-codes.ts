@@ -8,6 +8,7 @@
  * - tries are taken at most one per `intervalMs` (1 s) across all links; a try sooner is refused without counting;
  * - a link makes one try at most (trust/link-trust.ts): a wrong proof closes it.
  */
+import { BskError } from "../../protocol/errors.ts";
 import { CODE_ALPHABET, CODE_LENGTH } from "../../protocol/trust.ts";
 import { pairingKeyBytes } from "./proofs.ts";
 
@@ -82,4 +83,21 @@ export class PairingCodes {
       },
     };
   }
+}
+
+/** Why a pairing try was not taken, as the error both the local link and a server's authorize answer with. */
+export function pairingRefused(attempt: Extract<Try, { ok: false }>, hint?: string): BskError {
+  if (attempt.reason === "pairing_rate_limited") {
+    return new BskError("permission_denied", `too many pairing tries: one is taken per interval; try again in ${attempt.retryAfterMs} ms`, {
+      data: { reason: "pairing_rate_limited", retry_after_ms: attempt.retryAfterMs },
+    });
+  }
+  return new BskError(
+    "not_found",
+    `no pairing code is waiting (none was made, it expired, it was used, or it had its ${MAX_TRIES} tries)`,
+    {
+      hint,
+      data: { reason: "no_pairing_code" },
+    },
+  );
 }

@@ -13,6 +13,7 @@ import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { makeChain, type Chain } from "../tls/chain.ts";
 import { BSK, freePort, startWorld, TEST_DURATIONS, until, type Run, type World } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
+import { serverModeArgs } from "../tls/server-args.ts";
 
 const certutil = spawnSync("sh", ["-c", "command -v certutil"]).stdout?.toString().trim();
 if (!certutil) console.log("remote.test.ts skipped: certutil is missing (apt-get install libnss3-tools)");
@@ -43,26 +44,12 @@ async function startServer(chain: Chain, env: Record<string, string> = {}, again
   };
   delete fullEnv.BSK_PORT;
   delete fullEnv.BSK_SESSION;
-  const proc = Bun.spawn(
-    [
-      BSK,
-      "daemon",
-      "start",
-      "--mode",
-      "server",
-      "--listen",
-      "127.0.0.1",
-      "--port",
-      String(port),
-      "--public-url",
-      `wss://localhost:${port}/extension`,
-      "--tls-cert",
-      leaf.cert,
-      "--tls-key",
-      leaf.key,
-    ],
-    { env: fullEnv, stdout: "ignore", stderr: "ignore", stdin: "ignore" },
-  );
+  const proc = Bun.spawn([BSK, ...serverModeArgs(port, `wss://localhost:${port}/extension`, leaf)], {
+    env: fullEnv,
+    stdout: "ignore",
+    stderr: "ignore",
+    stdin: "ignore",
+  });
   const bsk = async (args: string[]): Promise<Run> => {
     const p = Bun.spawn([BSK, ...args], { env: fullEnv, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
     const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);

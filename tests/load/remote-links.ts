@@ -15,6 +15,7 @@ import { freePort, tempHome, TEST_ENV } from "../integration/harness.ts";
 import { IpcClient } from "../integration/ipc-client.ts";
 import { Peer } from "../integration/peer.ts";
 import { pair, type Device } from "../integration/remote-client.ts";
+import { serverModeArgs } from "../tls/server-args.ts";
 
 const ROOT = join(import.meta.dir, "../..");
 
@@ -48,27 +49,11 @@ export async function remoteLinks(n = 500): Promise<RemoteLinksResult> {
     JSON.stringify({ remote_limits: { linksPerSecond: 1e5, linkBurst: 1e5, authorizePerSecond: 1e5, authorizeBurst: 1e5 } }),
   );
   const env = { ...process.env, ...TEST_ENV, BSK_HOME: home, BSK_PAIRING_INTERVAL_MS: "0", BSK_BROWSER_SILENCE_MS: "600000" };
-  const daemon = Bun.spawn(
-    [
-      process.execPath,
-      join(ROOT, "cli/main.ts"),
-      "daemon",
-      "start",
-      "--mode",
-      "server",
-      "--listen",
-      "127.0.0.1",
-      "--port",
-      String(port),
-      "--public-url",
-      publicUrl,
-    ],
-    {
-      env,
-      stdout: "pipe",
-      stderr: "ignore",
-    },
-  );
+  const daemon = Bun.spawn([process.execPath, join(ROOT, "cli/main.ts"), ...serverModeArgs(port, publicUrl)], {
+    env,
+    stdout: "pipe",
+    stderr: "ignore",
+  });
   const peers: Peer[] = [];
   try {
     const reader = (daemon.stdout as ReadableStream<Uint8Array>).getReader();
