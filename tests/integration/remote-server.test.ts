@@ -18,6 +18,7 @@ import { freePort, removeHome, tempHome, TEST_ENV } from "./harness.ts";
 import { IpcClient } from "./ipc-client.ts";
 import { Peer } from "./peer.ts";
 import { AuthorizeError, pair, renew, step, type Device, type Target } from "./remote-client.ts";
+import { serverModeArgs } from "../tls/server-args.ts";
 
 let chain: Chain;
 beforeAll(() => {
@@ -197,6 +198,37 @@ describe("server mode over TLS", () => {
     expect((await s.call("devices.revoke", { device_id: d.id })).error).toMatchObject({ code: "not_found" });
   });
 
+  test("a malformed Authorization header, a GET, a huge body and a body that is not JSON are refused in words", async () => {
+    const post = (headers: Record<string, string>, body?: string, method = "POST") =>
+      fetch(`https://localhost:${s.port}/extension/authorize`, {
+        method,
+        headers: { Origin: `chrome-extension://${EXTENSION_ID}`, ...headers },
+        body,
+        tls: { ca: chain.caPem },
+      } as RequestInit).then(async (r) => ({ status: r.status, body: await r.json() }));
+    for (const bad of [
+      "",
+      "Bearer x",
+      'Bsk pair-begin nonce="a\"b"',
+      `Bsk pair-begin nonce="${"a".repeat(3000)}"`,
+      'Bsk unknown-step nonce="x"',
+    ]) {
+      const r = await post({ Authorization: bad });
+      expect({ bad, status: r.status, reason: r.body.error.data?.reason }).toEqual({ bad, status: 400, reason: "bad_authorization" });
+    }
+    expect((await post({ Authorization: 'Bsk pair-begin nonce="short"' })).status).toBe(400);
+    expect((await post({}, undefined, "GET")).status).toBe(405);
+    const big = await post(
+      { Authorization: 'Bsk pair-finish challenge="c", proof="p"', "content-type": "application/json" },
+      "x".repeat(100_000),
+    );
+    expect(big.status).toBe(413);
+    const notJson = await post({ Authorization: 'Bsk pair-finish challenge="c", proof="p"' }, "{not json");
+    expect(notJson.status).toBe(400);
+    // None of it paired anything.
+    expect((await s.call("devices.list")).result.devices.every((d: { label: string }) => d.label === "remote-test")).toBe(true);
+  });
+
   test("the extension's CORS preflight is answered for its own origin only", async () => {
     const pre = (origin: string) =>
       fetch(`https://localhost:${s.port}/extension/authorize`, {
@@ -319,27 +351,11 @@ describe("bsk daemon start --mode server (the CLI, as a supervisor runs it)", ()
     const port = await freePort();
     const leaf = chain.leaf(`hup-${port}`, ["localhost"]);
     const url = `wss://localhost:${port}/extension`;
-    const proc = Bun.spawn(
-      [
-        process.execPath,
-        join(import.meta.dir, "../../cli/main.ts"),
-        "daemon",
-        "start",
-        "--mode",
-        "server",
-        "--listen",
-        "127.0.0.1",
-        "--port",
-        String(port),
-        "--public-url",
-        url,
-        "--tls-cert",
-        leaf.cert,
-        "--tls-key",
-        leaf.key,
-      ],
-      { env: { ...process.env, ...TEST_ENV, BSK_HOME: home, BSK_PAIRING_INTERVAL_MS: "0" }, stdout: "pipe", stderr: "pipe" },
-    );
+    const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../../cli/main.ts"), ...serverModeArgs(port, url, leaf)], {
+      env: { ...process.env, ...TEST_ENV, BSK_HOME: home, BSK_PAIRING_INTERVAL_MS: "0" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const lines = jsonLines(proc.stdout as ReadableStream<Uint8Array>);
     try {
       expect((await lines.until((l) => l.msg === "daemon started")).ws_port).toBe(port);
