@@ -83,7 +83,10 @@ test("a burst of history pushes is coalesced: the navigations' counts add up and
   const total = (evs: any[]) => pushed(evs).reduce((n, e) => n + (e.count ?? 1), 0);
   const evs = await eventsUntil(s, "all 150 pushes", (e) => total(e) >= 150);
   expect(total(evs)).toBe(150);
-  expect(pushed(evs).length).toBeLessThan(10);
+  // Folded, not one event per push: how many windows the burst spans depends on how fast the browser hands the
+  // pushes to the worker (a loaded machine spreads them over more 250 ms windows), so the bound is the fold itself.
+  expect(pushed(evs).some((e) => (e.count ?? 1) > 1)).toBe(true);
+  expect(pushed(evs).length).toBeLessThan(150 / 2);
   expect(pushed(evs).at(-1).data.url).toEndWith("/events.html?p=149");
   expectConsecutive(evs);
   await w.ok(["session", "stop", s]);
