@@ -282,7 +282,10 @@ export function pickBrowser<T extends Pickable>(browsers: readonly T[], choice?:
     });
   }
   if (browsers.length === 1) return browsers[0];
-  throw new BskError("multiple_browsers_online", `${browsers.length} browsers are connected; choose one`, {
+  const remote = browsers.some((b) => b.device_id !== undefined);
+  const named = browsers.map((b) => `${b.label} (${b.device_id ?? b.instance_id})`).join(", ");
+  throw new BskError("multiple_browsers_online", `${browsers.length} browsers are connected: ${named}; choose one`, {
+    hint: remote ? "Pass --device <device id or label> (bsk daemon devices)." : "Pass --browser <instance id or label> (bsk browsers).",
     data: { browsers: browsers.map(summary) },
   });
 }

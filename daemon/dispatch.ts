@@ -192,7 +192,12 @@ export class Dispatcher {
         call.timings.queue = round(performance.now() - queuedAt);
         // The person may have taken over while the call waited.
         checkEffectGate(call.method, rt.record.state, sessionId);
-        return afterBrowser(this.ctx, call, await forwardToBrowser(this.ctx, call, rt));
+        return afterBrowser(
+          this.ctx,
+          call,
+          await forwardToBrowser(this.ctx, call, rt),
+          this.ctx.browsers.get(rt.record.browser_instance_id),
+        );
       });
     } finally {
       call.timings.queue ??= round(performance.now() - queuedAt);

@@ -29,6 +29,7 @@ import { onControlEvent } from "./takeover.ts";
 import { versionRefusal } from "../protocol/version-refusal.ts";
 import { beforeHandshake, type LinkTrust, type TrustDeps } from "./trust/link-trust.ts";
 import { extensionTransfer, isTransferMethod } from "./transfer-link.ts";
+import { watchGrant } from "./remote/grant-watch.ts";
 import type { TransferStore } from "./transfers.ts";
 
 export interface LinkDeps {
@@ -67,6 +68,8 @@ export interface LinkState {
   silent?: boolean;
   /** A large frame arriving in pieces (after the handshake only). */
   pieces?: PieceJoiner;
+  /** A paired device's link: stops the watch that closes it when its grant expires (remote/grant-watch.ts). */
+  stopGrantWatch?: () => void;
 }
 
 type Ws = ServerWebSocket<LinkState>;
@@ -150,6 +153,11 @@ function handshake(ws: Ws, frame: RequestFrame, deps: LinkDeps): void {
     ...(ws.data.trust.deviceId && { device_id: ws.data.trust.deviceId }),
   });
   ws.data.conn = conn;
+  const deviceId = ws.data.trust.deviceId;
+  if (deviceId && deps.trust.remote) {
+    ws.data.stopGrantWatch?.();
+    ws.data.stopGrantWatch = watchGrant(deps.trust.remote.devices, deviceId, { close: (code, why) => ws.close(code, why) });
+  }
   if (replaced) {
     replaced.markClosed(browserGone(p.instance_id, "the browser reconnected on a new link"));
     replaced.close(CLOSE.replaced, "replaced by a new connection");

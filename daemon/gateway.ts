@@ -114,6 +114,7 @@ export function startGateway(deps: GatewayDeps): Gateway {
       close(ws: ServerWebSocket<LinkState>, code: number, reason: string) {
         sockets.delete(ws);
         if (ws.data.handshakeTimer) clearTimeout(ws.data.handshakeTimer);
+        ws.data.stopGrantWatch?.();
         const conn = ws.data.conn;
         if (!conn) return;
         onBrowserClosed(conn, code, reason, ws.data.silent === true);

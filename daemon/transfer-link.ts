@@ -47,13 +47,18 @@ export async function extensionTransfer(
  * After the extension answered a download: move the file it names into staging and hand the CLI its transfer id.
  * The click has happened by then, so a failure here is reported with effect_state committed.
  */
-export async function afterBrowser(ctx: DaemonContext, call: Call, result: unknown): Promise<unknown> {
+export async function afterBrowser(ctx: DaemonContext, call: Call, result: unknown, conn?: BrowserConn): Promise<unknown> {
   if (call.method !== "download" || !result || typeof result !== "object") return result;
   const r = result as Record<string, unknown>;
   if (typeof r.local_path !== "string") return result;
   const sid = String(call.params.session_id);
   try {
     if (!ctx.transfers) throw new BskError("unsupported", "this daemon stages no files");
+    // A path names a file on the browser's machine: a remote browser's path is never read on this one.
+    if (conn?.record.device_id !== undefined)
+      throw new BskError("protocol_error", "a remote browser named a file path instead of sending the download's bytes", {
+        data: { reason: "download_path_refused" },
+      });
     const staged = await ctx.transfers.importDownload(sid, r.local_path, String(r.mime ?? ""));
     const { local_path: _, ...rest } = r;
     return { ...rest, ...staged };

@@ -53,7 +53,8 @@ export const sessionMethods = {
     cli: {
       words: ["session", "start"],
       flags: {
-        browser: { description: "Browser instance id or label" },
+        browser: { description: "Browser instance id or label (bsk browsers), or a paired device id (server mode)" },
+        device: { param: "browser", description: "A paired remote browser's device id or label (server mode; bsk daemon devices)" },
         "no-focus": { param: "focus", value: false, description: "Do not bring the Agent Window to the front" },
         width: {},
         height: {},

@@ -6,7 +6,7 @@
  * the code or any device secret.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { homePaths } from "../../shared/home.ts";
 import { runDaemon, type DaemonInfo, type RunOutcome } from "../../daemon/main.ts";
@@ -181,6 +181,38 @@ describe("server mode over TLS", () => {
     await expect(renew(s.target, d1)).rejects.toBeInstanceOf(AuthorizeError);
   });
 
+  test("a remote browser that answers a download with a file path gets nothing of this machine's disk", async () => {
+    const { link } = await s.pairingLink();
+    const d = remember(await pair(s.target, link));
+    const peer = await devicePeer(s, d);
+    expect((await peer.handshake()).error).toBeUndefined();
+    const started = await s.call("session.start", { browser: d.id, focus: false });
+    expect(started.error).toBeUndefined();
+    const sid = started.result.session_id as string;
+    // A file on the server, in a folder named the way the local download path must be named.
+    const bait = join(s.home, `bsk-${sid}`);
+    mkdirSync(bait);
+    writeFileSync(join(bait, "secret.txt"), "server-only");
+    const pending = s.call("download", { session_id: sid, target: "#a", out: join(s.home, "got.txt") });
+    const req = await peer.next("download");
+    req.reply({
+      tab_id: req.params.tab_id ?? 10,
+      target: null,
+      effect: { kind: "none" },
+      url: "https://example.test/x",
+      name: "secret.txt",
+      mime: "text/plain",
+      size: 11,
+      local_path: join(bait, "secret.txt"),
+      effect_state: "committed",
+    });
+    const r = await pending;
+    expect(r.error).toMatchObject({ data: { reason: "download_path_refused", effect_state: "committed" } });
+    expect(readFileSync(join(bait, "secret.txt"), "utf8")).toBe("server-only");
+    expect((await s.call("downloads", { session_id: sid })).result.downloads).toEqual([]);
+    peer.close();
+  });
+
   test("revoke closes the live link within a second and refuses the device afterwards", async () => {
     const { link } = await s.pairingLink();
     const d = remember(await pair(s.target, link));
@@ -302,6 +334,31 @@ describe("server mode refuses to start unsafely", () => {
       await s.stop();
     }
   });
+
+  test("a grant that runs out while its link is live closes the link (4009); a renewal before that keeps it", async () => {
+    const s = await startServer({ BSK_DEVICE_GRANT_MS: "4s", BSK_DEVICE_RENEW_MS: "1s" });
+    try {
+      const { link } = await s.pairingLink();
+      const d1 = remember(await pair(s.target, link));
+      const peer = await devicePeer(s, d1);
+      expect((await peer.handshake()).error).toBeUndefined();
+      // Renewed on the live link halfway through the grant: its expiry moves, and the link outlives the first grant.
+      await Bun.sleep(2000);
+      const d2 = remember(await renew(s.target, d1));
+      expect(Date.parse(d2.expiresAt)).toBeGreaterThan(Date.parse(d1.expiresAt) + 1000);
+      const first = Date.parse(d1.expiresAt);
+      const early = await Promise.race([peer.closed, Bun.sleep(Math.max(0, first - Date.now() + 300)).then(() => null)]);
+      expect(early).toBeNull();
+      const closed = await peer.closed;
+      expect(closed).toEqual({ code: 4009, reason: "grant_expired" });
+      expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(d2.expiresAt));
+      expect(Date.now() - Date.parse(d2.expiresAt)).toBeLessThan(1000);
+      const again = await devicePeer(s, d2);
+      expect((await again.handshake()).error).toMatchObject({ data: { reason: "grant_expired" } });
+    } finally {
+      await s.stop();
+    }
+  }, 20_000);
 
   test("authorize attempts past the peer's limit get 429 with Retry-After", async () => {
     const s = await startServer({}, { remote_limits: { authorizeBurst: 3, authorizePerSecond: 0.01 } });

@@ -13,6 +13,8 @@ import { REMOTE_LABELS, remoteTranscript } from "../../../../protocol/remote.ts"
 import { fromBase64url, hmac, importHmacKey, NONCE_BYTES, randomBase64url, toBase64url, verifyHmac } from "../../../../protocol/trust.ts";
 import { EXTENSION_CLIENT, PROTOCOL_VERSION } from "../../../../protocol/version.ts";
 import { setEventRouter, type Sink } from "../../ports/outbox.ts";
+import { linkDown, setLinkRouter, type DaemonLink } from "../../ports/to-daemon.ts";
+import { raceAbort } from "../../shared/abort.ts";
 import { parseBrowser } from "../../shared/browser-info.ts";
 import { allSessions, closeSession, getSession, sessionsReady } from "../../session/sessions.ts";
 import { loadSettings, SESSION, type RemoteState, type RemoteStatus } from "../../session/settings.ts";
@@ -26,6 +28,8 @@ const BACKOFF_MAX_MS = 30_000;
 const HEARTBEAT_MAX_MS = 20_000;
 /** The server's close code for a revoked device (daemon/handlers/devices.ts). */
 export const REVOKED_CLOSE = 4008;
+/** The server's close code for a link whose grant expired while it was live (daemon/remote/grant-watch.ts). */
+export const GRANT_EXPIRED_CLOSE = 4009;
 
 interface RemoteLinkState {
   socket: WebSocket | null;
@@ -89,7 +93,17 @@ export function installRemoteRouting(): void {
     if (remoteState.trusted) send(remoteState.trusted, frame);
   };
   setEventRouter((sessionId) => (getSession(sessionId)?.remote_host === undefined ? undefined : remoteState.trusted ? sink : null));
+  setLinkRouter((sessionId) => (getSession(sessionId)?.remote_host === undefined ? undefined : remoteState.trusted ? callRemote : null));
 }
+
+/** A request of our own (a transfer) to the server on the trusted remote link; throws the server's error. */
+const callRemote: DaemonLink = async (method, params, timeoutMs, signal) => {
+  const ws = remoteState.trusted;
+  if (!ws || ws.readyState !== WebSocket.OPEN) throw linkDown(method);
+  const reply = await raceAbort(request(ws, method, params, timeoutMs, true), signal);
+  if ("error" in reply) throw BskError.from(reply.error as ErrorBody);
+  return reply.result;
+};
 
 /** Opens the remote link when a grant is stored and none is open; `force` replaces an open one. */
 export function connectRemote(opts: { force?: boolean; retry?: boolean } = {}): Promise<void> {
@@ -152,6 +166,7 @@ function lost(): void {
 function stopReason(code: number, reason: string): RemoteState | null {
   const why = remoteState.lastRefusal ?? reason;
   if (code === REVOKED_CLOSE) return "revoked";
+  if (code === GRANT_EXPIRED_CLOSE) return "expired";
   if (why === "grant_expired") return "expired";
   if (why === "device_not_paired") return "refused";
   return null;
@@ -180,13 +195,14 @@ async function onClosed(ws: WebSocket, g: RemoteGrant, code: number, reason: str
   remoteState.backoff = Math.min(remoteState.backoff * 2, BACKOFF_MAX_MS);
 }
 
-function request(ws: WebSocket, method: string, params: unknown, timeoutMs: number): Promise<ResponseFrame> {
+/** Sends one of our own requests and waits for its reply (or the timeout, which closes the socket unless `keep`). */
+function request(ws: WebSocket, method: string, params: unknown, timeoutMs: number, keep = false): Promise<ResponseFrame> {
   const id = `r${++remoteState.ownIds}`;
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       remoteState.awaiting.delete(id);
       resolve({ id, error: { code: "timeout", message: `no answer to ${method} within ${timeoutMs} ms` } });
-      ws.close(4000, `${method} timed out`);
+      if (!keep) ws.close(4000, `${method} timed out`);
     }, timeoutMs);
     remoteState.awaiting.set(id, (frame) => {
       clearTimeout(timer);
