@@ -267,6 +267,22 @@ maybe("remote mode through the real popup", () => {
     }
   }, 90_000);
 
+  test("expiry on a live link: the server closes it when the grant runs out, and the popup asks to pair again", async () => {
+    const s4 = await startServer(chain, { BSK_DEVICE_GRANT_MS: "4s", BSK_DEVICE_RENEW_MS: "1h" });
+    try {
+      await pairWith(s4);
+      const expires = Date.parse((await s4.ok(["daemon", "devices"])).devices[0].expires_at);
+      expect((await s4.ok(["daemon", "devices"])).devices[0].connected).toBe(true);
+      await popup.waitFor(`document.querySelector('li[data-link="remote"]')?.dataset.state === "expired"`, 30_000);
+      expect(Date.now()).toBeGreaterThanOrEqual(expires);
+      expect(await popup.evaluate(`document.querySelector('li[data-link="remote"] .error').textContent`)).toContain("pair again");
+      expect((await s4.ok(["daemon", "devices"])).devices.filter((d: any) => d.connected)).toEqual([]);
+      await forget();
+    } finally {
+      await s4.stop();
+    }
+  }, 90_000);
+
   test("expiry: a grant that ran out is refused when the browser dials again, and the popup asks to pair again", async () => {
     const s3 = await startServer(chain, { BSK_DEVICE_GRANT_MS: "3s", BSK_DEVICE_RENEW_MS: "1h" });
     const place = { home: s3.home, port: s3.port };
