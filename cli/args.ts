@@ -322,12 +322,16 @@ function emptySession(cmd: CommandSpec): BskError {
 }
 
 function unknownFlag(cmd: CommandSpec, flag: string, flags: Record<string, FlagDef>): BskError {
-  const guess = closest(flag.replace(/^-+/, ""), Object.keys(flags));
-  return invalid(
-    cmd,
-    `unknown flag ${flag} for ${commandName(cmd)}`,
-    guess ? `Did you mean --${guess}? (${commandName(cmd)} --help lists its flags)` : undefined,
-  );
+  const bare = flag.replace(/^-+/, "");
+  // A flag that names another command (`screenshot --fullpage` → `screenshot full-page`).
+  const variant = closest(bare, Object.keys(cmd.variants ?? {}));
+  const guess = closest(bare, Object.keys(flags));
+  const hint = variant
+    ? `Did you mean: bsk ${cmd.variants![variant]!.join(" ")}? (or --${variant})`
+    : guess
+      ? `Did you mean --${guess}? (${commandName(cmd)} --help lists its flags)`
+      : undefined;
+  return invalid(cmd, `unknown flag ${flag} for ${commandName(cmd)}`, hint);
 }
 
 /** `bsk tab select <tab_id> [flags]` */

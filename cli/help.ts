@@ -3,20 +3,30 @@ import { BskError } from "../protocol/errors.ts";
 import { APP_VERSION, PROTOCOL_VERSION } from "../protocol/version.ts";
 import { flagsFor, usageLine, type FlagDef } from "./args.ts";
 import type { CommandSpec } from "./command-spec.ts";
-import { COMMANDS, commandName } from "./commands-table.ts";
+import { commandName } from "./commands-table.ts";
+import { HELP_GROUPS } from "./help-groups.ts";
 import { commandsUnder, findCommand, nextWords } from "./router.ts";
 import { closest } from "./suggest.ts";
 
-function columns(rows: [string, string][], indent = "  "): string[] {
-  const width = Math.min(34, Math.max(...rows.map(([a]) => a.length)));
+function columns(rows: [string, string][], indent = "  ", width = Math.min(34, Math.max(...rows.map(([a]) => a.length)))): string[] {
   return rows.map(([a, b]) =>
     a.length > width ? `${indent}${a}\n${indent}${" ".repeat(width)}  ${b}` : `${indent}${a.padEnd(width)}  ${b}`,
   );
 }
 
-function firstSentence(text: string): string {
-  const m = /^(.*?(?<!\be\.g|\bi\.e)[.;])(\s|$)/.exec(text);
-  return (m ? m[1]! : text).replace(/[.;]$/, "");
+/** The text up to the first `.` or `;` that ends a sentence outside parentheses (not `e.g.`, `i.e.`). */
+export function firstSentence(text: string): string {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === "(") depth++;
+    else if (c === ")") depth = Math.max(0, depth - 1);
+    else if (depth === 0 && (c === "." || c === ";") && (i + 1 === text.length || /\s/.test(text[i + 1]!))) {
+      if (c === "." && /\b(e\.g|i\.e)$/.test(text.slice(0, i))) continue;
+      return text.slice(0, i);
+    }
+  }
+  return text.replace(/[.;]$/, "");
 }
 
 function flagLabel(name: string, f: FlagDef): string {
@@ -89,15 +99,27 @@ function groupHelp(words: string[]): string {
   ].join("\n");
 }
 
+/** One column width for every group of the root help, so the summaries line up. */
+const GROUPED_WIDTH = Math.max(...HELP_GROUPS.flatMap((g) => g.commands.map((c) => c.length)));
+
 export function rootHelp(): string {
   return [
     `bsk ${APP_VERSION} — let an AI agent use your own logged-in browser, in its own Agent Window.`,
     "",
     "Usage: bsk <command> [arguments] [flags]",
     "",
-    "Commands:",
-    ...columns(COMMANDS.map((c) => [c.words.join(" "), firstSentence(c.description)])),
-    "",
+    ...HELP_GROUPS.flatMap((g) => [
+      `${g.title}:`,
+      ...columns(
+        g.commands.flatMap((name) => {
+          const c = findCommand(name.split(" "));
+          return c ? [[name, firstSentence(c.description)] as [string, string]] : [];
+        }),
+        "  ",
+        GROUPED_WIDTH,
+      ),
+      "",
+    ]),
     "Every command takes --json (one JSON object on stdout) and --help. Commands that talk to the browser",
     "take --timeout <duration> (default 30s); session commands take --session ID (or BSK_SESSION), tab",
     "commands also --tab ID.",

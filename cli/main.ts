@@ -44,8 +44,13 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
     return { ok: true, result: null, format: "none", streamed, traceId: trace };
   }
   const timings = () => ({ ...reply.meta?.timings, cli: Math.round(performance.now() * 10) / 10 });
-  if (piped.stage === "reply")
-    return { ok: false, error: piped.reply.error, traceId: trace, timings: timings(), opId, redact: p.cmd.redact, ...effect };
+  if (piped.stage === "reply") {
+    const error =
+      piped.reply.error.code === "invalid_params"
+        ? (await import("./param-words.ts")).inCliWords(p.cmd, piped.reply.error)
+        : piped.reply.error;
+    return { ok: false, error, traceId: trace, timings: timings(), opId, redact: p.cmd.redact, ...effect };
+  }
   if (piped.stage === "after") return { ok: false, error: piped.error, traceId: trace, timings: timings(), opId };
   let result = piped.result;
   if (p.method === "system.status" && result && typeof result === "object") {

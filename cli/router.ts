@@ -6,7 +6,7 @@
 import { BskError } from "../protocol/errors.ts";
 import type { CommandSpec } from "./command-spec.ts";
 import { COMMANDS } from "./commands-table.ts";
-import { closest } from "./suggest.ts";
+import { closest, COMMAND_SYNONYMS } from "./suggest.ts";
 
 export type Route =
   | { kind: "command"; cmd: CommandSpec; args: string[] }
@@ -87,7 +87,7 @@ export function route(argv: readonly string[]): Route {
       hint: `For example: ${here} ${choices[0]}. See ${here} --help.`,
     });
   }
-  const guess = closest(next, choices);
+  const guess = (words.length === 0 ? COMMAND_SYNONYMS[next.toLowerCase()] : undefined) ?? closest(next, choices);
   throw new BskError("invalid_params", `unknown command: ${here} ${next}`, {
     hint: guess ? `Did you mean: ${here} ${guess}? (${here} --help lists commands)` : `${here} --help lists the commands.`,
     data: { reason: "unknown_command" },

@@ -1,3 +1,27 @@
+/** Words other tools use for a bsk command: `bsk open` means `bsk navigate`. */
+export const COMMAND_SYNONYMS: Readonly<Record<string, string>> = {
+  open: "navigate",
+  goto: "navigate",
+  go: "navigate",
+  visit: "navigate",
+  load: "navigate",
+  back: "navigate back",
+  forward: "navigate forward",
+  refresh: "reload",
+  start: "session start",
+  stop: "session stop",
+  snap: "snapshot",
+  shot: "screenshot",
+  capture: "screenshot",
+  eval: "evaluate",
+  js: "evaluate",
+  html: "get-html",
+  key: "press",
+  keypress: "press",
+  sleep: "wait",
+  scroll: "scroll-to",
+};
+
 /** "Did you mean" for unknown commands, flags and enum values. */
 export function closest(word: string, candidates: Iterable<string>): string | undefined {
   let best: string | undefined;

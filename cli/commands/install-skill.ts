@@ -7,6 +7,7 @@ import { BskError } from "../../protocol/errors.ts";
 import { findHarness, HARNESSES, type Env, type Harness } from "../../skill/harnesses.ts";
 import { install, status, type HarnessStatus } from "../../skill/install.ts";
 import type { Outcome } from "../output.ts";
+import { closest } from "../suggest.ts";
 
 interface Options {
   env: Env;
@@ -28,8 +29,10 @@ function chosenByFlag(ids: unknown): Harness[] {
   return list.map((id) => {
     const h = findHarness(id);
     if (!h) {
+      const ids = HARNESSES.map((x) => x.id);
+      const guess = closest(id.toLowerCase(), ids);
       throw new BskError("invalid_params", `unknown harness ${JSON.stringify(id)}`, {
-        hint: `Known harnesses: ${HARNESSES.map((x) => x.id).join(", ")} (bsk install-skill --list shows their paths).`,
+        hint: `${guess ? `Did you mean --harness ${guess}? ` : ""}Known harnesses: ${ids.join(", ")} (bsk install-skill --list shows their paths).`,
       });
     }
     return h;

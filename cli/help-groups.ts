@@ -1,0 +1,61 @@
+/**
+ * How `bsk --help` lists the commands: what to start with, then by what the agent is doing. Every command is in
+ * exactly one group (tests/unit/cli-help.test.ts); a new command must be placed here.
+ */
+export const HELP_GROUPS: readonly { title: string; commands: readonly string[] }[] = [
+  { title: "Start here", commands: ["session start", "navigate", "snapshot", "click", "fill", "screenshot", "session stop"] },
+  {
+    title: "See the page",
+    commands: ["observe", "find", "get-html", "screenshot full-page", "evaluate", "console", "network", "dialog status"],
+  },
+  {
+    title: "Act",
+    commands: [
+      "type",
+      "press",
+      "select",
+      "check",
+      "uncheck",
+      "hover",
+      "dblclick",
+      "drag",
+      "scroll-to",
+      "wheel",
+      "focus",
+      "blur",
+      "mouse down",
+      "mouse move",
+      "mouse up",
+      "dialog accept",
+      "dialog dismiss",
+      "emulate",
+    ],
+  },
+  { title: "Navigate and wait", commands: ["navigate back", "navigate forward", "reload", "wait-for", "wait"] },
+  { title: "Tabs, windows, sessions", commands: ["tab list", "tab create", "tab select", "tab close", "window resize", "session list"] },
+  { title: "Files", commands: ["upload", "download", "downloads", "downloads save"] },
+  { title: "The person", commands: ["tab borrow", "tab return", "request-help", "record start", "record stop"] },
+  { title: "Records", commands: ["ops", "events", "logs"] },
+  {
+    title: "Setup and the daemon",
+    commands: [
+      "status",
+      "browsers",
+      "doctor",
+      "install-skill",
+      "mcp",
+      "native install",
+      "native uninstall",
+      "daemon start",
+      "daemon stop",
+      "daemon status",
+      "daemon pair",
+      "daemon allow-extension",
+      "daemon devices",
+      "daemon revoke",
+      "completion",
+      "update",
+      "version",
+    ],
+  },
+];
