@@ -18,30 +18,42 @@ export function progressLine(p: { done: number; total?: number; unit: "px" | "by
   return `${label} ${amount(p.done, p.unit)} of ${amount(p.total, p.unit)} ${pct}%`;
 }
 
-export class CallProgressView {
+/** One progress line on stderr, redrawn in place (at most every 100 ms until done), only on a terminal, never with --json. */
+export class ProgressLine {
   private drawn = false;
+  private last = 0;
   /** Decided on the first note (most calls get none, and asking about the terminal costs start-up). */
   private on: boolean | undefined;
 
   constructor(private readonly json: boolean) {}
 
-  show(payload: unknown): void {
+  draw(p: { done: number; total?: number; unit: "px" | "bytes"; label?: string }): void {
     this.on ??= !this.json && process.stderr.isTTY === true;
-    if (!this.on || !payload || typeof payload !== "object") return;
-    const p = payload as { done?: unknown; total?: unknown; unit?: unknown; label?: unknown };
-    if (typeof p.done !== "number" || (p.unit !== "px" && p.unit !== "bytes")) return;
-    const line = progressLine({
-      done: p.done,
-      unit: p.unit,
-      ...(typeof p.total === "number" && { total: p.total }),
-      ...(typeof p.label === "string" && { label: p.label }),
-    });
-    process.stderr.write(`\r${line}\x1b[K`);
+    if (!this.on) return;
+    const now = performance.now();
+    if (this.drawn && now - this.last < 100 && (p.total === undefined || p.done < p.total)) return;
+    this.last = now;
+    process.stderr.write(`\r${progressLine(p)}\x1b[K`);
     this.drawn = true;
   }
 
   clear(): void {
     if (this.drawn) process.stderr.write("\r\x1b[K");
     this.drawn = false;
+  }
+}
+
+/** The daemon's call.progress notes about the call in flight. */
+export class CallProgressView extends ProgressLine {
+  show(payload: unknown): void {
+    if (!payload || typeof payload !== "object") return;
+    const p = payload as { done?: unknown; total?: unknown; unit?: unknown; label?: unknown };
+    if (typeof p.done !== "number" || (p.unit !== "px" && p.unit !== "bytes")) return;
+    this.draw({
+      done: p.done,
+      unit: p.unit,
+      ...(typeof p.total === "number" && { total: p.total }),
+      ...(typeof p.label === "string" && { label: p.label }),
+    });
   }
 }

@@ -70,9 +70,13 @@ const LOCAL: CommandSpec[] = [
   },
   {
     words: ["logs"],
-    description: "Print the daemon's log ($BSK_HOME/logs/daemon.log); -f follows it. Works without a daemon.",
+    description:
+      "Print the daemon's log ($BSK_HOME/logs/daemon.log) as readable lines (--json: the raw JSON lines); -f follows it. Works without a daemon.",
     local: "logs",
-    run: async (c) => (await import("./commands/logs.ts")).logs({ ...c, print: (l) => console.log(l) }),
+    run: async (c) => {
+      const { readableLogLine } = await import("./log-line.ts");
+      return (await import("./commands/logs.ts")).logs({ ...c, print: (l) => console.log(c.json ? l : readableLogLine(l)) });
+    },
     scope: "none",
     positionals: [],
     flags: {

@@ -7,6 +7,7 @@ import { type BskError, exitCodeFor, hintFor, outcomeExitCode } from "../protoco
 import { type MethodFormatters, PAGE_FORMATTERS } from "./format-page.ts";
 import { eventLine, HISTORY_FORMATTERS } from "./format-history.ts";
 import { TRACE_FORMATTERS } from "./format-trace.ts";
+import { readableLogLine } from "./log-line.ts";
 
 export type Timings = Record<string, number>;
 
@@ -245,7 +246,7 @@ const LOCAL_FORMATTERS: Record<string, Formatter> = {
       `log: ${r.log}`,
     ].join("\n"),
   "daemon.stop": (r) => (r.stopped ? `stopped (pid ${r.pid}${r.killed ? ", killed after 5 s" : ""})` : "not running"),
-  logs: (r) => ({ stdout: (r.lines ?? []).join("\n"), stderr: r.note }),
+  logs: (r) => ({ stdout: (r.lines ?? []).map(readableLogLine).join("\n"), stderr: r.note }),
   "native.install": (r) => {
     const rows = (r.registrations ?? []).map(
       (x: any) => `${x.state.padEnd(7)} ${x.browser.padEnd(11)} ${x.manifest}${x.note ? `  (${x.note})` : ""}`,
@@ -358,8 +359,33 @@ export function printStreamed(frame: { event: string; payload: unknown }, json: 
 /** Print a rendered outcome; returns its exit code. */
 export function emit(r: Rendered): number {
   if (r.stdout) console.log(r.stdout);
-  if (r.stderr) console.error(r.stderr);
+  if (r.stderr) writeStderr(r.stderr);
   return r.exitCode;
+}
+
+/**
+ * Lines for stderr, as written: only the `error:` and `warning:` words are coloured, and only on a terminal
+ * (NO_COLOR turns colour off, FORCE_COLOR on). console.error would colour every line red.
+ */
+export function writeStderr(text: string): void {
+  // Loaded here, not at the top: a call that prints nothing on stderr never pays for node:fs or node:tty.
+  const { writeSync } = require("node:fs") as typeof import("node:fs");
+  writeSync(2, `${colourOn() ? paint(text) : text}\n`);
+}
+
+export function paint(text: string): string {
+  return text.replace(/^error:/gm, "\x1b[31merror:\x1b[0m").replace(/^warning:/gm, "\x1b[33mwarning:\x1b[0m");
+}
+
+let colour: boolean | undefined;
+
+function colourOn(): boolean {
+  if (colour !== undefined) return colour;
+  const force = Bun.env.FORCE_COLOR;
+  if (force !== undefined && force !== "") colour = force !== "0" && force !== "false";
+  else if (Bun.env.NO_COLOR) colour = false;
+  else colour = (require("node:tty") as typeof import("node:tty")).isatty(2);
+  return colour;
 }
 
 // ---------------------------------------------------------------- progress
@@ -373,5 +399,5 @@ export async function progress(text: string, json: boolean): Promise<void> {
     const tty = await import("node:tty");
     stderrTTY = tty.isatty(2);
   }
-  if (stderrTTY) console.error(text);
+  if (stderrTTY) writeStderr(text);
 }

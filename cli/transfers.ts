@@ -13,6 +13,7 @@ import { BskError } from "../protocol/errors.ts";
 import { TRANSFER_CHUNK_BYTES } from "../protocol/methods/files.ts";
 import { call, nextRequestId, type Connection } from "./daemon-client.ts";
 import { defaultPath, notWritten, outExists } from "./file-result.ts";
+import { ProgressLine } from "./call-progress.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -28,22 +29,10 @@ async function daemonCall(conn: Connection, method: string, params: Record<strin
   return reply.result;
 }
 
-/** Progress on stderr, only when it is a terminal. */
+/** Progress on stderr, only when it is a terminal: the same line as a call's progress (call-progress.ts). */
 function progress(label: string): { update(done: number, total: number): void; end(): void } {
-  if (!process.stderr.isTTY) return { update() {}, end() {} };
-  let last = 0;
-  return {
-    update(done, total) {
-      const now = performance.now();
-      if (now - last < 100 && done < total) return;
-      last = now;
-      const pct = total ? Math.floor((done / total) * 100) : 0;
-      process.stderr.write(`\r${label} ${(done / 1048576).toFixed(1)}/${(total / 1048576).toFixed(1)} MiB ${pct}%\x1b[K`);
-    },
-    end() {
-      process.stderr.write("\r\x1b[K");
-    },
-  };
+  const line = new ProgressLine(false);
+  return { update: (done, total) => line.draw({ done, total, unit: "bytes", label }), end: () => line.clear() };
 }
 
 async function sha256File(path: string): Promise<string> {

@@ -111,6 +111,18 @@ export const ENV_VARS: EnvVar[] = [
     read_by: "cli",
     description: "bsk doctor waits this long for a browser to connect before it fails the browser check.",
   },
+  {
+    name: "NO_COLOR",
+    default: "—",
+    read_by: "cli",
+    description: "Set (non-empty): no colour on stderr. Otherwise `error:` and `warning:` are coloured on a terminal only.",
+  },
+  {
+    name: "FORCE_COLOR",
+    default: "—",
+    read_by: "cli",
+    description: "1 = colour `error:`/`warning:` even when stderr is not a terminal; 0 = never.",
+  },
   { name: "BSK_OWNER_POLL_MS", default: "1000", read_by: "daemon", description: "How often owner processes (--owner-pid) are checked." },
   {
     name: "BSK_AUTO_UPDATE",

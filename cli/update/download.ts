@@ -5,6 +5,7 @@
  */
 import { fetchCapped } from "../../shared/capped-fetch.ts";
 import { BskError } from "../../protocol/errors.ts";
+import { ProgressLine } from "../call-progress.ts";
 
 const STALL_MS = 30_000;
 /** Archives are ~40–70 MB; a manifest without a size gets this much and no more. */
@@ -18,14 +19,10 @@ export interface Downloaded {
 export async function download(url: string, opts: { expectedSize?: number; progress?: boolean } = {}): Promise<Downloaded> {
   const hasher = new Bun.CryptoHasher("sha256");
   let total = opts.expectedSize ?? 0;
-  let shown = -1;
+  const line = new ProgressLine(!opts.progress);
   const show = (received: number, done = false) => {
-    if (!opts.progress) return;
-    const pct = total ? Math.min(100, Math.floor((received / total) * 100)) : -1;
-    if (!done && pct === shown) return;
-    shown = pct;
-    const mb = (received / 1e6).toFixed(1);
-    process.stderr.write(`\rdownloading ${pct >= 0 ? `${pct}% ` : ""}(${mb} MB)${done ? "\n" : ""}`);
+    if (done) return line.clear();
+    line.draw({ done: received, ...(total > 0 && { total }), unit: "bytes", label: "downloading" });
   };
   const sized = opts.expectedSize !== undefined;
   const bytes = await fetchCapped(url, {

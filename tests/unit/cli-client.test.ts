@@ -274,7 +274,7 @@ describe("CLI-only commands without a daemon", () => {
     writeFileSync(join(home, "logs/daemon.log"), `${lines.join("\n")}\n`);
     const r = await run(["logs", "-n", "2"], home);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('{"msg":"fill","params":{"password":"[redacted]"}}\nplain text line\n');
+    expect(r.stdout).toBe('fill params={"password":"[redacted]"}\nplain text line\n');
     const json = JSON.parse((await run(["logs", "--json", "-n", "1"], home)).stdout);
     expect(json).toMatchObject({ ok: true, result: { lines: ["plain text line"], path: join(home, "logs/daemon.log") } });
   });

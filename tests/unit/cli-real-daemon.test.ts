@@ -25,25 +25,29 @@ async function bsk(args: string[], env: Record<string, string>) {
   return { stdout, stderr, code };
 }
 
-test.skipIf(!hasDaemon)("racing CLIs auto-start one detached daemon and all get answers; daemon stop ends it", async () => {
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), BSK_HOME: home, BSK_PORT: String(freePort()) };
-  delete env.BSK_AUTO_START;
-  delete env.BSK_SESSION;
-  const runs = await Promise.all([0, 1, 2].map(() => bsk(["session", "list", "--json"], env)));
-  for (const r of runs) {
-    expect(r).toMatchObject({ code: 0, stderr: "" });
-    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, result: { sessions: [] } });
-  }
-  const { pid } = JSON.parse(readFileSync(join(home, "daemon.json"), "utf8"));
-  expect(pidAlive(pid)).toBe(true);
-  const sid = Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[3]);
-  expect(sid).toBe(pid);
+test.skipIf(!hasDaemon)(
+  "racing CLIs auto-start one detached daemon and all get answers; daemon stop ends it",
+  async () => {
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), BSK_HOME: home, BSK_PORT: String(freePort()) };
+    delete env.BSK_AUTO_START;
+    delete env.BSK_SESSION;
+    const runs = await Promise.all([0, 1, 2].map(() => bsk(["session", "list", "--json"], env)));
+    for (const r of runs) {
+      expect(r).toMatchObject({ code: 0, stderr: "" });
+      expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, result: { sessions: [] } });
+    }
+    const { pid } = JSON.parse(readFileSync(join(home, "daemon.json"), "utf8"));
+    expect(pidAlive(pid)).toBe(true);
+    const sid = Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[3]);
+    expect(sid).toBe(pid);
 
-  const status = await bsk(["daemon", "status", "--json"], env);
-  expect(JSON.parse(status.stdout).result.daemon.pid).toBe(pid);
-  const stop = await bsk(["daemon", "stop", "--json"], env);
-  expect(stop.code).toBe(0);
-  expect(JSON.parse(stop.stdout).result).toMatchObject({ stopped: true, pid, killed: false });
-  expect(pidAlive(pid)).toBe(false);
-  expect((await bsk(["daemon", "status"], env)).code).toBe(1);
-});
+    const status = await bsk(["daemon", "status", "--json"], env);
+    expect(JSON.parse(status.stdout).result.daemon.pid).toBe(pid);
+    const stop = await bsk(["daemon", "stop", "--json"], env);
+    expect(stop.code).toBe(0);
+    expect(JSON.parse(stop.stdout).result).toMatchObject({ stopped: true, pid, killed: false });
+    expect(pidAlive(pid)).toBe(false);
+    expect((await bsk(["daemon", "status"], env)).code).toBe(1);
+  },
+  20_000,
+);
