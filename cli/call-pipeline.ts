@@ -58,9 +58,12 @@ export async function callThrough(spec: CallSpec, params: Record<string, unknown
     const files = spec.transfer ? await import("./transfers.ts") : undefined;
     const jsonSpec = spec.jsonFile && (opts.save === "always" || asked(params, spec.jsonFile.pathParam)) ? spec.jsonFile : undefined;
     const jsonFile = jsonSpec ? await import("./json-file.ts") : undefined;
+    const fileSpec = spec.fileResult && asked(params, spec.fileResult.pathParam) ? spec.fileResult : undefined;
+    const fileResult = fileSpec ? await import("./file-result.ts") : undefined;
     try {
       await files?.beforeCall(conn, spec.transfer!, params);
       jsonFile?.checkJsonOut(jsonSpec!, params);
+      fileResult?.checkFileOut(fileSpec!, params);
     } catch (e) {
       return { stage: "before", error: asBskError(e) };
     }

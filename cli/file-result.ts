@@ -2,13 +2,14 @@
  * Results that carry a file (MethodDef.fileResult, e.g. screenshot): the CLI, not the daemon or the browser,
  * writes the bytes, to the path the command was given (made absolute by plan.ts) or to
  * $TMPDIR/<name>-<timestamp>.<format>. Written atomically (shared/atomic-file.ts: a random temp file beside it,
- * then a rename); an existing regular file is replaced, anything else (a device, FIFO, socket, link) is refused.
+ * then a rename); an existing file is refused before the call unless --overwrite (then only a regular file is
+ * replaced: a device, FIFO, socket or link never is); a directory given gets a new file in it.
  * The output then carries `path` and `bytes` instead of the base64 data. Imported only by commands that have a
  * file result.
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { writeAtomic } from "../shared/atomic-file.ts";
+import { checkReplaceable, writeAtomic } from "../shared/atomic-file.ts";
 import type { FileResultSpec } from "../protocol/define.ts";
 import { BskError } from "../protocol/errors.ts";
 
@@ -52,6 +53,14 @@ function isDirectory(path: string): boolean {
   }
 }
 
+/** Before the call: an --out that exists is refused unless --overwrite (a directory takes a new file). */
+export function checkFileOut(spec: FileResultSpec, params: Record<string, unknown>): void {
+  const asked = params[spec.pathParam];
+  if (typeof asked !== "string" || !existsSync(asked) || isDirectory(asked)) return;
+  checkReplaceable(asked);
+  if (params[spec.overwriteParam] !== true) throw outExists(asked);
+}
+
 /** Writes the result's bytes and returns the result with `path` and `bytes` in place of the data. */
 export function saveFileResult(
   result: Record<string, unknown>,
@@ -70,7 +79,8 @@ export function saveFileResult(
 
   const bytes = Buffer.from(data, "base64");
   try {
-    writeAtomic(path, bytes, { mode: 0o644, replace: true });
+    // Without --overwrite, a file that appeared during the call is kept and this one refused.
+    writeAtomic(path, bytes, { mode: 0o644, replace: params[spec.overwriteParam] === true });
   } catch (err) {
     throw notWritten(
       path,

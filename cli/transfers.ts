@@ -101,15 +101,13 @@ export async function beforeCall(conn: Connection, spec: TransferSpec, params: R
   const dl = spec.download;
   if (dl) {
     const out = params[dl.pathParam];
-    // Without an --overwrite flag (a screenshot), an existing file is replaced, as a plain screenshot's is.
-    const overwrite = dl.overwriteParam ? params[dl.overwriteParam] === true : true;
-    if (dl.overwriteParam && typeof out !== "string") {
+    if (dl.outRequired && typeof out !== "string") {
       throw new BskError("invalid_params", "give --out PATH: where to save the download", { hint: "For example: --out ./report.pdf" });
     }
     if (typeof out === "string" && existsSync(out)) {
-      if (statSync(out).isDirectory() && !dl.overwriteParam) return;
+      if (statSync(out).isDirectory() && !dl.outRequired) return;
       checkReplaceable(out);
-      if (!overwrite) throw outExists(out);
+      if (params[dl.overwriteParam] !== true) throw outExists(out);
     }
   }
 }
@@ -119,7 +117,7 @@ function destination(spec: NonNullable<TransferSpec["download"]>, params: Record
   const asked = params[spec.pathParam];
   const ext = spec.ext ?? "bin";
   if (typeof asked === "string") {
-    if (!spec.overwriteParam && existsSync(asked) && statSync(asked).isDirectory())
+    if (!spec.outRequired && existsSync(asked) && statSync(asked).isDirectory())
       return defaultPath(asked, spec.defaultName, ext, new Date());
     return asked;
   }
@@ -139,7 +137,7 @@ export async function afterCall(
   if (!dl || typeof id !== "string") return result;
   const sessionId = String(params.session_id);
   const path = destination(dl, params, env);
-  const overwrite = dl.overwriteParam ? params[dl.overwriteParam] === true : true;
+  const overwrite = params[dl.overwriteParam] === true;
   const size = Number(result.size ?? result.bytes);
   await fetchTo(conn, sessionId, id, path, { overwrite, size, sha256: String(result.sha256) });
   if (!dl.keep) await daemonCall(conn, "transfer.release", { session_id: sessionId, transfer_id: id }).catch(() => undefined);

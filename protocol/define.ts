@@ -120,6 +120,8 @@ export interface FileResultSpec {
   data: string;
   /** Params key naming the file to write. */
   pathParam: string;
+  /** Without it an existing file is refused before the call starts (out_exists): one rule for every writer. */
+  overwriteParam: string;
   /** Name of a new file in the temp directory (or in a directory given). */
   defaultName: string;
 }
@@ -138,7 +140,10 @@ export interface TransferSpec {
   /** The result names a staged transfer (`transfer_id`) the CLI writes to the file at `pathParam` (default: temp dir). */
   download?: {
     pathParam: string;
-    overwriteParam?: string;
+    /** Without it an existing file is refused before the call starts (out_exists). */
+    overwriteParam: string;
+    /** The path must be given (a download: it has no default place), and may not be a directory. */
+    outRequired?: boolean;
     defaultName: string;
     ext?: string;
     /** The daemon keeps the staged bytes after the CLI wrote them (a kept download can be saved again). */

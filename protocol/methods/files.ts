@@ -146,7 +146,7 @@ export const fileMethods = {
         path: z.string().optional(),
         effect_state: EffectState(),
       }),
-    transfer: { download: { pathParam: "out", overwriteParam: "overwrite", defaultName: "bsk-download" } },
+    transfer: { download: { pathParam: "out", overwriteParam: "overwrite", outRequired: true, defaultName: "bsk-download" } },
     cli: {
       words: ["download"],
       positionals: [{ param: "target", description: "@eN ref or CSS selector of what starts the download", required: true }],
@@ -198,7 +198,7 @@ export const fileMethods = {
         transfer_id: TransferId().optional(),
         path: z.string().optional(),
       }),
-    transfer: { download: { pathParam: "out", overwriteParam: "overwrite", defaultName: "bsk-download", keep: true } },
+    transfer: { download: { pathParam: "out", overwriteParam: "overwrite", outRequired: true, defaultName: "bsk-download", keep: true } },
     cli: {
       words: ["downloads", "save"],
       positionals: [{ param: "download_id", description: "The download's id (bsk downloads, its download event)", required: true }],

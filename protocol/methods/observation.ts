@@ -108,6 +108,7 @@ export const observationMethods = {
         format: z.enum(["png", "jpeg"]).default("png"),
         quality: z.number().int().min(1).max(100).optional().describe("JPEG quality"),
         out: z.string().optional().describe("File to write (the CLI writes it; default in the temp dir)"),
+        overwrite: z.boolean().default(false).describe("Replace out if it exists"),
       }),
     result: () =>
       z.object({
@@ -120,14 +121,15 @@ export const observationMethods = {
         data: z.string().optional(),
         path: z.string().optional(),
       }),
-    fileResult: { data: "data", pathParam: "out", defaultName: "bsk-screenshot" },
+    fileResult: { data: "data", pathParam: "out", overwriteParam: "overwrite", defaultName: "bsk-screenshot" },
     cli: {
       words: ["screenshot"],
       flags: {
         ref: { param: "target", description: "Capture only this element (@eN or selector)" },
         format: { description: "Image format" },
         quality: { description: "JPEG quality 1-100" },
-        out: { description: "File to write" },
+        out: { description: "File to write (a directory: a new file in it)" },
+        overwrite: { description: "Replace --out if it exists" },
       },
       variants: { "full-page": ["screenshot", "full-page"] },
       examples: ["bsk screenshot --out page.png --session $S", "bsk screenshot --ref @e12 --format jpeg --quality 80 --session $S"],
@@ -150,6 +152,7 @@ export const observationMethods = {
         max_height: z.number().int().min(1).max(200_000).default(100_000).describe("Tallest image in CSS px"),
         quiet_ms: z.number().int().min(100).max(30_000).default(1500).describe("follow: stop once the page has not grown for this long"),
         out: z.string().optional().describe("File to write (the CLI writes it; default in the temp dir)"),
+        overwrite: z.boolean().default(false).describe("Replace out if it exists"),
       }),
     result: () =>
       z.object({
@@ -166,14 +169,15 @@ export const observationMethods = {
         transfer_id: z.string().optional(),
         path: z.string().optional(),
       }),
-    transfer: { download: { pathParam: "out", defaultName: "bsk-screenshot", ext: "png" } },
+    transfer: { download: { pathParam: "out", overwriteParam: "overwrite", defaultName: "bsk-screenshot", ext: "png" } },
     cli: {
       words: ["screenshot", "full-page"],
       flags: {
         scope: { description: "follow: keep capturing while the page grows" },
         "max-height": {},
         quiet: { param: "quiet_ms", type: "duration", description: "follow: stop after the page has not grown this long" },
-        out: { description: "File to write" },
+        out: { description: "File to write (a directory: a new file in it)" },
+        overwrite: { description: "Replace --out if it exists" },
       },
       defaultTimeoutMs: 120_000,
       examples: ["bsk screenshot --full-page --out page.png --session $S", "bsk screenshot --full-page --scope follow --session $S"],

@@ -170,7 +170,7 @@ describe.skipIf(!attacker)(
         write: (path) =>
           saveFileResult(
             { format: "png", data: Buffer.from("PNG bytes").toString("base64") },
-            { data: "data", pathParam: "out", defaultName: "s" },
+            { data: "data", pathParam: "out", overwriteParam: "overwrite", defaultName: "s" },
             { out: path },
             {},
           ),

@@ -4,7 +4,7 @@
  * the path; --json carries path and bytes, never the data. Real CLI entry against a fake daemon.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defaultPath, saveFileResult } from "../../cli/file-result.ts";
 import { absolutePath, plan } from "../../cli/plan.ts";
@@ -86,7 +86,13 @@ describe("paths", () => {
     const now = new Date(2026, 0, 2, 3, 4, 5, 6);
     const first = defaultPath(dir, "bsk-screenshot", "png", now);
     expect(first).toBe(join(dir, "bsk-screenshot-20260102-030405-006.png"));
-    saveFileResult({ ...SHOT }, { data: "data", pathParam: "out", defaultName: "bsk-screenshot" }, {}, { TMPDIR: dir }, now);
+    saveFileResult(
+      { ...SHOT },
+      { data: "data", pathParam: "out", overwriteParam: "overwrite", defaultName: "bsk-screenshot" },
+      {},
+      { TMPDIR: dir },
+      now,
+    );
     expect(defaultPath(dir, "bsk-screenshot", "png", now)).toBe(join(dir, "bsk-screenshot-20260102-030405-006-2.png"));
   });
 });
@@ -102,6 +108,22 @@ describe("bsk screenshot through the CLI", () => {
     expect(readFileSync(path)).toEqual(PNG);
     expect(d.frames[0]!.params).toEqual({ session_id: "s1", out: path });
     expect(readdirSync(cwd)).toEqual(["page.png"]); // no temp file left behind
+  });
+
+  test("an existing --out is refused before the call (nothing sent, file kept); --overwrite replaces it", async () => {
+    const cwd = tempDir();
+    const path = join(cwd, "page.png");
+    writeFileSync(path, "keep me");
+    const d = daemon();
+    const r = await run(["screenshot", "--out", "page.png", "--session", "s1", "--json"], d, { cwd, tmpdir: tempDir() });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).error).toMatchObject({ code: "invalid_params", data: { reason: "out_exists", path } });
+    expect(JSON.parse(r.stdout).error.hint).toContain("--overwrite");
+    expect(d.frames).toEqual([]);
+    expect(readFileSync(path, "utf8")).toBe("keep me");
+    const again = await run(["screenshot", "--out", "page.png", "--overwrite", "--session", "s1"], d, { cwd, tmpdir: tempDir() });
+    expect(again).toMatchObject({ code: 0, stdout: `${path}\n` });
+    expect(readFileSync(path)).toEqual(PNG);
   });
 
   test("no --out: a fresh file in $TMPDIR; --json has path and bytes and no data", async () => {
