@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { makeChain, type Chain } from "../tls/chain.ts";
+import { evaluateInPage } from "./devtools.ts";
 import { BSK, freePort, startWorld, TEST_DURATIONS, until, type Run, type World } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
 import { serverModeArgs } from "../tls/server-args.ts";
@@ -25,8 +26,8 @@ interface Server {
   proc: ReturnType<typeof Bun.spawn>;
   bsk(args: string[]): Promise<Run>;
   ok(args: string[]): Promise<any>;
-  /** keepHome: the paired devices stay, for a restart on the same home and port. */
-  stop(keepHome?: boolean): Promise<void>;
+  /** keepHome: the paired devices stay, for a restart on the same home and port; SIGKILL: it ends nothing first. */
+  stop(keepHome?: boolean, signal?: NodeJS.Signals): Promise<void>;
 }
 
 async function startServer(chain: Chain, env: Record<string, string> = {}, again?: { home: string; port: number }): Promise<Server> {
@@ -72,8 +73,8 @@ async function startServer(chain: Chain, env: Record<string, string> = {}, again
     proc,
     bsk,
     ok,
-    async stop(keepHome = false) {
-      proc.kill("SIGTERM");
+    async stop(keepHome = false, signal: NodeJS.Signals = "SIGTERM") {
+      proc.kill(signal);
       await proc.exited;
       if (!keepHome) rmSync(home, { recursive: true, force: true });
     },
@@ -301,4 +302,89 @@ maybe("remote mode through the real popup", () => {
       await again.stop();
     }
   }, 90_000);
+
+  /** The extension's kept stream for one link (chrome.storage.session, ports/outbox.ts). */
+  const stream = (link: string) => popup.evaluate(`chrome.storage.session.get("outbox:${link}").then((v) => v["outbox:${link}"] ?? null)`);
+  const errorsOf = (evs: any[]) => evs.filter((e) => e.event === "console.error");
+  const total = (evs: any[]) => errorsOf(evs).reduce((n, e) => n + (e.count ?? 1), 0);
+
+  test("remote events: numbered and acknowledged on their own stream, kept while the server is down, sent once each when it is back; the local link flows meanwhile", async () => {
+    let server4 = await startServer(chain);
+    const place = { home: server4.home, port: server4.port };
+    const N = 300;
+    try {
+      await pairWith(server4);
+      const rs = (await server4.ok(["session", "start", "--no-focus"])).session_id;
+      const remoteEvents = async () => (await server4.ok(["events", "--session", rs, "--limit", "10000"])).events as any[];
+      await server4.ok(["navigate", w.fixtures.url("/events.html?remote-events"), "--session", rs]);
+      await server4.ok(["evaluate", "console.error('before')", "--session", rs]);
+      await until("the remote error", async () => errorsOf(await remoteEvents()).some((e) => e.data.text === "before") || undefined);
+      // The remote link's own numbered stream, acknowledged by the server: nothing of it is left to send.
+      const acked = await until("the remote stream acknowledged", async () => {
+        const r = await stream("remote");
+        return r && r.next > 1 && r.sent.length === 0 && r.queued.length === 0 ? r : undefined;
+      });
+      expect(acked.stream).not.toBe((await stream("local")).stream);
+
+      const ls = await w.startSession();
+      await w.ok(["navigate", w.fixtures.url("/events.html?local-events"), "--session", ls]);
+      // Killed: it ends no session on its way out, as a crash or a lost network would not.
+      await server4.stop(true, "SIGKILL");
+      await popup.waitFor(`document.querySelector('li[data-link="remote"]')?.dataset.state !== "connected"`, 15_000);
+      // The page logs N errors while no server listens: the remote stream keeps them.
+      expect(await evaluateInPage(w.browser.cdpPort!, "remote-events", `burst(${N}, 30, 10)`)).toBe(N);
+      const held = await until("the errors held for the server", async () => {
+        const r = await stream("remote");
+        return r && r.queued.length + r.sent.length > 0 ? r : undefined;
+      });
+      expect(held.stream).toBe(acked.stream);
+      // Meanwhile the local session's events flow on the local link.
+      await w.ok(["evaluate", "console.error('local while the server is down')", "--session", ls]);
+      const localErrors = await until("the local error", async () => {
+        const evs = errorsOf((await w.ok(["events", "--session", ls, "--limit", "10000"])).events);
+        return evs.length ? evs : undefined;
+      });
+      expect(localErrors.map((e: any) => e.data.text)).toEqual(["local while the server is down"]);
+      await w.ok(["session", "stop", ls]);
+
+      server4 = await startServer(chain, {}, place);
+      await popup.waitFor(`document.querySelector('li[data-link="remote"]')?.dataset.state === "connected"`, 40_000);
+      const evs = await until(
+        "every error after the server came back",
+        async () => {
+          const e = await remoteEvents();
+          return total(e) >= N + 1 ? e : undefined;
+        },
+        20_000,
+      );
+      // In order, once each, nothing lost: each folded event's text is the last error it stands for.
+      const errors = errorsOf(evs);
+      expect(errors[0].data.text).toBe("before");
+      let seen = 0;
+      for (const e of errors.slice(1)) {
+        seen += e.count ?? 1;
+        expect(e.data.text).toBe(`e${seen - 1}`);
+      }
+      expect(seen).toBe(N);
+      expect(evs.map((e) => e.seq)).toEqual(evs.map((_, i) => i + 1));
+      expect(evs.some((e) => e.event === "events.lost")).toBe(false);
+      expect(errors.some((e) => e.data.text.startsWith("local"))).toBe(false);
+      await until("the remote stream acknowledged again", async () => {
+        const r = await stream("remote");
+        return r.stream === acked.stream && r.sent.length === 0 && r.queued.length === 0 ? r : undefined;
+      });
+
+      // Forgetting the grant drops what its server never took: the next pairing starts a new stream.
+      await server4.stop(true, "SIGKILL");
+      await popup.waitFor(`document.querySelector('li[data-link="remote"]')?.dataset.state !== "connected"`, 15_000);
+      await evaluateInPage(w.browser.cdpPort!, "remote-events", `console.error("never sent")`);
+      await until("the unsent error held", async () => ((await stream("remote")).queued.length > 0 ? true : undefined));
+      await forget();
+      const dropped = await stream("remote");
+      expect(dropped.stream).not.toBe(acked.stream);
+      expect([dropped.sent, dropped.queued]).toEqual([[], []]);
+    } finally {
+      await server4.stop();
+    }
+  }, 150_000);
 });

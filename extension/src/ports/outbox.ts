@@ -1,10 +1,12 @@
 /**
- * Events to the daemon. Each is numbered when sent and kept in chrome.storage.session (so a stopped worker keeps
- * it) until the daemon acknowledges it (system.ack); after the next handshake the unacknowledged ones are resent and
- * those emitted while no daemon listened follow (events/queue.ts). Bursts of one kind per tab go through
- * `emitBurst`, coalesced in short windows (events/coalesce.ts); what a window has folded is kept alongside, so a
- * worker stopped mid-window sends it when it wakes. What the bound dropped goes out as `events.lost` with the next
- * sending. Heartbeats are neither numbered nor kept.
+ * Events to the daemons, one numbered stream per link (`LinkId`: the local daemon, the remote server). A session's
+ * events go to the stream of the link that owns it (the router the link floor installs; without one, all are the
+ * local daemon's). Each is numbered when sent and kept in chrome.storage.session (its link's own key, so a stopped
+ * worker keeps it) until that daemon acknowledges it (system.ack); after the link's next handshake the
+ * unacknowledged ones are resent and those emitted while it was down follow (queue.ts). Each stream has its own
+ * bound: what it dropped goes out as `events.lost` with its next sending. Bursts of one kind per tab go through
+ * `emitBurst`, coalesced in short windows (coalesce.ts); what a window has folded is kept alongside, so a worker
+ * stopped mid-window sends it when it wakes. A stream dropped (`dropStream`: its link was forgotten) starts afresh.
  */
 import { browser } from "wxt/browser";
 import type { z } from "zod";
@@ -13,87 +15,109 @@ import { Coalescer } from "./coalesce.ts";
 import { EventQueue, freshState, isQueueState, type Numbered } from "./queue.ts";
 
 export type EventPayload<E extends EventName> = z.input<ReturnType<(typeof EVENTS)[E]>>;
-/** Sends one frame on the live socket. */
+/** Sends one frame on a live socket. */
 export type Sink = (frame: { event: string; payload: unknown; seq?: number }) => void;
+/** Which daemon a stream goes to: the local one, or the remote server (one grant at a time). */
+export type LinkId = "local" | "remote";
+/** Which link owns a session's events. */
+export type EventRouter = (sessionId: string) => LinkId;
 
-const STORAGE_KEY = "outbox";
-/** The coalescer's folded events, written together with the queue. */
+const streamKey = (link: LinkId) => `outbox:${link}`;
+/** The coalescer's folded events, written together with the queues. */
 const FOLDED_KEY = "outbox_folded";
-/** Per tab, the page time of the last console message reported (or when capture began), written with the queue. */
+/** Per tab, the page time of the last console message reported (or when capture began), written with the queues. */
 const MARKS_KEY = "outbox_marks";
 
-/** The outbox's state: the daemon's link (when up), the queue kept in storage.session, what came before it loaded. */
-interface OutboxState {
-  marks: Record<string, number>;
+/** One link's stream: its sink (when up) and its queue, kept in storage.session. */
+interface Stream {
   sink: Sink | null;
   /** Which setSink call is current. */
   sinkToken: number;
   queue: EventQueue | null;
-  /** Emitted before the stored queue was read back: added to it once it is. */
+}
+
+/** The outbox's state: the streams, the router, the marks, and what came before the streams were read back. */
+interface OutboxState {
+  streams: Record<LinkId, Stream>;
+  router: EventRouter;
+  /** Resolves once the router can place sessions (the sessions are loaded). */
+  routerReady: Promise<unknown>;
+  marks: Record<string, number>;
+  /** Emitted before the stored streams were read back: placed once they are. */
   early: { event: string; payload: unknown; at: number }[];
-  loading: Promise<EventQueue> | null;
+  loading: Promise<void> | null;
   persistQueued: boolean;
 }
+
+const LINKS: readonly LinkId[] = ["local", "remote"];
+const newStream = (): Stream => ({ sink: null, sinkToken: 0, queue: null });
 const outboxState: OutboxState = {
+  streams: { local: newStream(), remote: newStream() },
+  router: () => "local",
+  routerReady: Promise.resolve(),
   marks: {},
-  sink: null,
-  sinkToken: 0,
-  queue: null,
   early: [],
   loading: null,
   persistQueued: false,
 };
 
-/**
- * Events of a session another link owns (the remote link, link/remote/): the router gives that link's sink, or null
- * while it is down; undefined means the session is the local daemon's and the event takes the numbered stream.
- * Remote events go unnumbered (the daemon takes them as fresh) and are not kept while the remote link is down.
- */
-export type EventRouter = (sessionId: string) => Sink | null | undefined;
-let router: EventRouter | null = null;
-
-export function setEventRouter(next: EventRouter | null): void {
-  router = next;
+/** Installed by the link floor: which link owns a session; `ready` resolves once it can tell. */
+export function setEventRouter(next: EventRouter, ready: Promise<unknown> = Promise.resolve()): void {
+  outboxState.router = next;
+  outboxState.routerReady = ready;
 }
 
-function routed(event: string, payload: unknown): boolean {
+function linkOf(payload: unknown): LinkId {
   const sessionId = (payload as { session_id?: unknown } | null)?.session_id;
-  if (!router || typeof sessionId !== "string") return false;
-  const sink = router(sessionId);
-  if (sink === undefined) return false;
-  sink?.({ event, payload });
-  return true;
+  return typeof sessionId === "string" ? outboxState.router(sessionId) : "local";
 }
 
 const coalescer = new Coalescer((event, payload) => send(event, payload));
 
-function loadQueue(): Promise<EventQueue> {
+function randomStreamId(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Reads back every stream's queue, the marks and what a predecessor had folded, once per worker. */
+function load(): Promise<void> {
   outboxState.loading ??= (async () => {
-    const got = await browser.storage.session.get([STORAGE_KEY, FOLDED_KEY, MARKS_KEY]).catch(() => ({}) as Record<string, unknown>);
-    const stored = (got as Record<string, unknown>)[STORAGE_KEY];
-    const folded = (got as Record<string, unknown>)[FOLDED_KEY];
-    const storedMarks = (got as Record<string, unknown>)[MARKS_KEY];
+    const keys = [...LINKS.map(streamKey), FOLDED_KEY, MARKS_KEY];
+    const got = (await browser.storage.session.get(keys).catch(() => ({}))) as Record<string, unknown>;
+    const storedMarks = got[MARKS_KEY];
     if (storedMarks && typeof storedMarks === "object")
       outboxState.marks = { ...(storedMarks as Record<string, number>), ...outboxState.marks };
-    const stream = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
-    outboxState.queue = new EventQueue(isQueueState(stored) ? stored : freshState(stream));
+    await outboxState.routerReady;
+    for (const link of LINKS) {
+      const stored = got[streamKey(link)];
+      outboxState.streams[link].queue = new EventQueue(isQueueState(stored) ? stored : freshState(randomStreamId()));
+    }
     // A predecessor stopped while bursts were folding: what it folded happened before anything this worker saw.
-    if (Array.isArray(folded)) for (const e of folded as { event: string; payload: unknown }[]) outboxState.queue.hold(e.event, e.payload);
-    for (const e of outboxState.early.splice(0)) outboxState.queue.hold(e.event, e.payload, e.at);
+    const folded = got[FOLDED_KEY];
+    if (Array.isArray(folded)) for (const e of folded as { event: string; payload: unknown }[]) queueOf(e.payload).hold(e.event, e.payload);
+    for (const e of outboxState.early.splice(0)) queueOf(e.payload).hold(e.event, e.payload, e.at);
     persist();
-    return outboxState.queue;
   })();
   return outboxState.loading;
 }
 
+/** The queue of the link that owns the event (only once loaded). */
+function queueOf(payload: unknown): EventQueue {
+  return outboxState.streams[linkOf(payload)].queue!;
+}
+
+async function loadedQueue(link: LinkId): Promise<EventQueue> {
+  await load();
+  return outboxState.streams[link].queue!;
+}
+
 function persist(): void {
-  if (outboxState.persistQueued || !outboxState.queue) return;
+  if (outboxState.persistQueued || !outboxState.streams.local.queue) return;
   outboxState.persistQueued = true;
   queueMicrotask(() => {
     outboxState.persistQueued = false;
-    browser.storage.session
-      .set({ [STORAGE_KEY]: outboxState.queue!.state, [FOLDED_KEY]: coalescer.pending(), [MARKS_KEY]: outboxState.marks })
-      .catch((err: unknown) => console.warn("bsk: could not keep events", err));
+    const kept: Record<string, unknown> = { [FOLDED_KEY]: coalescer.pending(), [MARKS_KEY]: outboxState.marks };
+    for (const [link, s] of Object.entries(outboxState.streams)) if (s.queue) kept[streamKey(link as LinkId)] = s.queue.state;
+    browser.storage.session.set(kept).catch((err: unknown) => console.warn("bsk: could not keep events", err));
   });
 }
 
@@ -102,16 +126,17 @@ function toFrame(n: Numbered) {
 }
 
 function send(event: string, payload: unknown): void {
-  if (routed(event, payload)) return;
-  if (!outboxState.queue) {
+  if (!outboxState.streams.local.queue) {
     outboxState.early.push({ event, payload, at: Date.now() });
-    void loadQueue();
+    void load();
     return;
   }
-  if (outboxState.sink) {
-    outboxState.sink(toFrame(outboxState.queue.number(event, payload)));
-    sendLost(outboxState.queue, outboxState.sink);
-  } else outboxState.queue.hold(event, payload);
+  const s = outboxState.streams[linkOf(payload)];
+  const q = s.queue!;
+  if (s.sink) {
+    s.sink(toFrame(q.number(event, payload)));
+    sendLost(q, s.sink);
+  } else q.hold(event, payload);
   persist();
 }
 
@@ -130,10 +155,6 @@ function sendLost(q: EventQueue, out: Sink): void {
 }
 
 export function emit<E extends EventName>(event: E, payload: EventPayload<E>): void {
-  if (event === "system.heartbeat") {
-    outboxState.sink?.({ event, payload });
-    return;
-  }
   // A burst that began earlier goes out first, so events stay in the order they happened.
   coalescer.flush();
   send(event, payload);
@@ -145,31 +166,43 @@ export function emitBurst<E extends EventName>(event: E, where: string | number,
   persist();
 }
 
-/** This browser run's event stream id (sent in the handshake). */
-export async function outboxStream(): Promise<string> {
-  return (await loadQueue()).state.stream;
+/** The link's event stream id (sent in its handshake): new each browser run, and after the stream was dropped. */
+export async function outboxStream(link: LinkId): Promise<string> {
+  return (await loadedQueue(link)).state.stream;
 }
 
 /**
- * Called by the connection: after a handshake, with the daemon's events_acked (what it already recorded of this
- * stream), to resend the rest and send from now on; null when the socket is gone.
+ * Called by a link: after its handshake, with the daemon's events_acked (what it already recorded of this stream),
+ * to resend the rest and send from now on; null when the socket is gone.
  */
-export function setSink(next: Sink | null, acked = 0): void {
-  outboxState.sink = null;
-  const token = ++outboxState.sinkToken;
+export function setSink(link: LinkId, next: Sink | null, acked = 0): void {
+  const s = outboxState.streams[link];
+  s.sink = null;
+  const token = ++s.sinkToken;
   if (!next) return;
-  void loadQueue().then((q) => {
-    if (token !== outboxState.sinkToken) return; // another socket took over meanwhile
-    outboxState.sink = next;
-    for (const n of q.resume(acked)) next(toFrame(n));
-    sendLost(q, next);
+  void load().then(() => {
+    if (token !== s.sinkToken || !s.queue) return; // another socket took over meanwhile
+    s.sink = next;
+    for (const n of s.queue.resume(acked)) next(toFrame(n));
+    sendLost(s.queue, next);
     persist();
   });
 }
 
-/** system.ack from the daemon: forget what it recorded. Ignored while no handshaken socket is live. */
-export function onAck(seq: number): void {
-  if (outboxState.sink && outboxState.queue && Number.isInteger(seq) && outboxState.queue.ack(seq)) persist();
+/** system.ack from the link's daemon: forget what it recorded. Ignored while the link has no handshaken socket. */
+export function onAck(link: LinkId, seq: number): void {
+  const s = outboxState.streams[link];
+  if (s.sink && s.queue && Number.isInteger(seq) && s.queue.ack(seq)) persist();
+}
+
+/** The link was forgotten (its grant dropped): its kept events go, and its next handshake starts a new stream. */
+export async function dropStream(link: LinkId): Promise<void> {
+  const s = outboxState.streams[link];
+  await load();
+  s.sink = null;
+  s.sinkToken++;
+  s.queue = new EventQueue(freshState(randomStreamId()));
+  persist();
 }
 
 /**
@@ -182,7 +215,7 @@ export function markReported(tabId: number, ts: number): void {
 }
 
 export async function reportedUpTo(tabId: number): Promise<number | undefined> {
-  await loadQueue();
+  await load();
   return outboxState.marks[tabId];
 }
 
