@@ -7,13 +7,17 @@ export const PROGRESS_EVENT = "call.progress";
 
 const MIB = 1024 * 1024;
 
-function amount(n: number, unit: "px" | "bytes"): string {
+type Unit = "px" | "bytes" | "ms";
+
+function amount(n: number, unit: Unit): string {
+  if (unit === "ms") return `${Math.floor(n / 1000)}s`;
   return unit === "bytes" ? `${(n / MIB).toFixed(1)} MiB` : `${Math.round(n)} px`;
 }
 
-export function progressLine(p: { done: number; total?: number; unit: "px" | "bytes"; label?: string }): string {
+export function progressLine(p: { done: number; total?: number; unit: Unit; label?: string }): string {
   const label = p.label ?? "working";
   if (p.total === undefined || p.total <= 0) return `${label} ${amount(p.done, p.unit)}`;
+  if (p.unit === "ms") return `${label} ${amount(p.done, p.unit)} of ${amount(p.total, p.unit)}`;
   const pct = Math.min(100, Math.floor((p.done / p.total) * 100));
   return `${label} ${amount(p.done, p.unit)} of ${amount(p.total, p.unit)} ${pct}%`;
 }
@@ -27,7 +31,7 @@ export class ProgressLine {
 
   constructor(private readonly json: boolean) {}
 
-  draw(p: { done: number; total?: number; unit: "px" | "bytes"; label?: string }): void {
+  draw(p: { done: number; total?: number; unit: Unit; label?: string }): void {
     this.on ??= !this.json && process.stderr.isTTY === true;
     if (!this.on) return;
     const now = performance.now();
@@ -48,7 +52,7 @@ export class CallProgressView extends ProgressLine {
   show(payload: unknown): void {
     if (!payload || typeof payload !== "object") return;
     const p = payload as { done?: unknown; total?: unknown; unit?: unknown; label?: unknown };
-    if (typeof p.done !== "number" || (p.unit !== "px" && p.unit !== "bytes")) return;
+    if (typeof p.done !== "number" || (p.unit !== "px" && p.unit !== "bytes" && p.unit !== "ms")) return;
     this.draw({
       done: p.done,
       unit: p.unit,

@@ -41,6 +41,7 @@ export const HELP_GROUPS: readonly { title: string; commands: readonly string[] 
     commands: [
       "status",
       "browsers",
+      "browser launch",
       "doctor",
       "install-skill",
       "mcp",

@@ -54,6 +54,8 @@ export interface DaemonConfig {
   /** Device grants in server mode: how long one lasts, and when the extension renews it. */
   deviceGrantMs: number;
   deviceRenewMs: number;
+  /** The environment a launched browser gets (bsk browser launch), with BSK_BROWSER_COMMAND. */
+  env: Record<string, string | undefined>;
 }
 
 export const DEFAULTS = {
@@ -113,5 +115,6 @@ export function resolveConfig(opts: DaemonOptions = {}): DaemonConfig {
     mirrorLog: opts.server !== undefined && opts.mirrorLog !== false,
     deviceGrantMs: envMs(env, "BSK_DEVICE_GRANT_MS", DEVICE_GRANT_MS),
     deviceRenewMs: envMs(env, "BSK_DEVICE_RENEW_MS", DEVICE_RENEW_MS),
+    env,
   };
 }

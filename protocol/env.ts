@@ -112,6 +112,13 @@ export const ENV_VARS: EnvVar[] = [
     description: "bsk doctor waits this long for a browser to connect before it fails the browser check.",
   },
   {
+    name: "BSK_BROWSER_COMMAND",
+    default: "found",
+    read_by: "daemon",
+    description:
+      "The browser executable bsk browser launch (and session start --launch) starts; default: the first of Chrome, Chromium, Edge, Brave found.",
+  },
+  {
     name: "NO_COLOR",
     default: "—",
     read_by: "cli",

@@ -10,7 +10,7 @@ export const ERRORS = {
   unsupported: { exit: 1, hint: "This is not possible here; use another command or ask the person (bsk request-help)." },
   no_browser_connected: {
     exit: 1,
-    hint: "Open Chromium with the bsk extension installed and enabled; check its popup shows Connected.",
+    hint: "Open the browser with the bsk extension (or retry with --launch: bsk starts it); check its popup shows Connected.",
   },
   multiple_browsers_online: { exit: 1, hint: "Choose one with --browser <id|label> (bsk browsers lists them)." },
   stale_ref: { exit: 1, hint: "Take a fresh snapshot and use the new refs; never guess a similar element." },

@@ -79,7 +79,8 @@ export const CallProgress = z
     done: z.number().nonnegative(),
     /** Unknown (a download without Content-Length, a growing feed) when absent. */
     total: z.number().nonnegative().optional(),
-    unit: z.enum(["px", "bytes"]),
+    /** ms: time waited (done) of the most it waits (total), e.g. for a browser to connect. */
+    unit: z.enum(["px", "bytes", "ms"]),
     label: z.string().max(80).optional(),
   })
   .strict();

@@ -60,6 +60,7 @@ const start: DaemonHandler<"record.start"> = async ({ call, ctx, params: p }) =>
     browser: p.browser,
     name: p.purpose ? `record: ${p.purpose}` : "recording",
     focus: true,
+    launch: false,
     observe: [],
     block_requests: false,
   });

@@ -7,11 +7,31 @@ import type { Call } from "../call.ts";
 import type { DaemonContext } from "../context.ts";
 import { settle } from "../forward.ts";
 import type { DaemonHandler } from "./types.ts";
+import { launchByConfig, startBrowser, type Launched } from "../browser-launch.ts";
 
 /** Leave this much of the deadline to answer no_browser_connected before the call itself times out. */
 const ANSWER_MARGIN_MS = 100;
 
 const start: DaemonHandler<"session.start"> = async ({ call, ctx, params }) => openSession(ctx, call, params);
+
+/** Progress notes while no browser is connected: within half a second, then each second, what is awaited and the fix. */
+function waitingNotes(call: Call, waitMs: number, launched: Launched | undefined): () => void {
+  const started = performance.now();
+  const label = launched?.launched
+    ? `starting ${launched.browser}; waiting for its bsk extension`
+    : "waiting for a browser with the bsk extension (open it, or: bsk browser launch)";
+  const note = () =>
+    call.onProgress?.({ request_id: call.id, done: Math.round(performance.now() - started), total: waitMs, unit: "ms", label });
+  let every: ReturnType<typeof setInterval> | undefined;
+  const first = setTimeout(() => {
+    note();
+    every = setInterval(note, 1000);
+  }, 500);
+  return () => {
+    clearTimeout(first);
+    clearInterval(every);
+  };
+}
 
 /** Picks the browser (waiting for one within the call's time), reserves the session and has the browser open its Agent Window. */
 export async function openSession(ctx: DaemonContext, call: Call, p: ParsedParams<"session.start">): Promise<Result<"session.start">> {
@@ -31,10 +51,18 @@ export async function openSession(ctx: DaemonContext, call: Call, p: ParsedParam
   let browser = pick();
   if (!browser) {
     const waitMs = Math.max(0, Math.min(ctx.config.browserWaitMs, call.remainingMs() - ANSWER_MARGIN_MS));
-    browser = await ctx.browsers.waitFor(pick, waitMs, call.signal);
+    const launched = p.launch || (!ctx.config.server && launchByConfig(ctx.config.paths.config)) ? startBrowser(ctx) : undefined;
+    if (launched) ctx.log.info("browser launch", { ...launched, for: "session.start" });
+    const stopNotes = waitingNotes(call, waitMs, launched);
+    try {
+      browser = await ctx.browsers.waitFor(pick, waitMs, call.signal);
+    } finally {
+      stopNotes();
+    }
     if (!browser) {
       throw new BskError("no_browser_connected", `no browser with the bsk extension connected within ${waitMs} ms`, {
-        data: { waited_ms: waitMs, ws_port: ctx.info.ws_port },
+        ...(launched?.note && { hint: launched.note }),
+        data: { waited_ms: waitMs, ws_port: ctx.info.ws_port, ...(launched && { launched: launched.launched }) },
       });
     }
   }

@@ -4,6 +4,7 @@ import type { Result } from "../../protocol/catalog.ts";
 import { formatCode } from "../../protocol/trust.ts";
 import { registerNativeHost } from "../../shared/native-host-register.ts";
 import { PROTOCOL_VERSION } from "../../protocol/version.ts";
+import { startBrowser } from "../browser-launch.ts";
 import { cancelledError } from "../call.ts";
 import type { DaemonContext } from "../context.ts";
 import type { DaemonHandler } from "./types.ts";
@@ -33,6 +34,12 @@ const status: DaemonHandler<"system.status"> = async ({ ctx }) => {
 };
 
 const browserList: DaemonHandler<"browser.list"> = async ({ ctx }) => ({ browsers: browserInfos(ctx) });
+
+const browserLaunch: DaemonHandler<"browser.launch"> = async ({ ctx }) => {
+  const launched = startBrowser(ctx);
+  ctx.log.info("browser launch", { ...launched });
+  return launched satisfies Result<"browser.launch">;
+};
 
 const shutdown: DaemonHandler<"system.shutdown"> = async ({ call, ctx }) => {
   const ended = ctx.sessions.liveRecords().map((r) => r.session_id);
@@ -83,6 +90,7 @@ const cancel: DaemonHandler<"cancel"> = async ({ call, findCall, params: { id } 
 export const systemHandlers = {
   "system.status": status,
   "browser.list": browserList,
+  "browser.launch": browserLaunch,
   "system.shutdown": shutdown,
   "system.allow_extension": allowExtension,
   "system.pairing_code": pairingCode,

@@ -17,6 +17,10 @@ export const sessionMethods = {
       z.object({
         browser: z.string().optional().describe("Browser instance id or label (bsk browsers)"),
         focus: z.boolean().default(true).describe("Bring the Agent Window to the front"),
+        launch: z
+          .boolean()
+          .default(false)
+          .describe("No browser connected: start the person's installed browser (as bsk browser launch) and wait for it"),
         width: z.number().int().min(100).max(7680).optional().describe("Window width in px"),
         height: z.number().int().min(100).max(7680).optional().describe("Window height in px"),
         owner_pid: z.number().int().positive().optional().describe("End the session when this process exits"),
@@ -55,6 +59,7 @@ export const sessionMethods = {
       flags: {
         browser: { description: "Browser instance id or label (bsk browsers), or a paired device id (server mode)" },
         device: { param: "browser", description: "A paired remote browser's device id or label (server mode; bsk daemon devices)" },
+        launch: { description: "No browser connected: start the person's Chrome/Chromium/Edge/Brave (config: launch_browser)" },
         "no-focus": { param: "focus", value: false, description: "Do not bring the Agent Window to the front" },
         width: {},
         height: {},

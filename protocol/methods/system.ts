@@ -83,6 +83,25 @@ export const systemMethods = {
     result: () => z.object({ browsers: z.array(BrowserInfo()) }),
     cli: { words: ["browsers"] },
   }),
+
+  "browser.launch": method({
+    owner: "daemon",
+    effect: "ControlPlane",
+    scope: "none",
+    description:
+      "Start the person's installed Chrome, Chromium, Edge or Brave with their default profile, unless one already runs (BSK_BROWSER_COMMAND overrides which).",
+    params: () => z.object({}),
+    result: () =>
+      z.object({
+        launched: z.boolean(),
+        browser: z.string(),
+        command: z.string(),
+        pid: z.number().int().optional(),
+        /** Why nothing was started. */
+        note: z.string().optional(),
+      }),
+    cli: { words: ["browser", "launch"], examples: ["bsk browser launch"] },
+  }),
 };
 
 /** Not commands: sent only between bsk's own processes (see `callers`). */

@@ -1,0 +1,126 @@
+/**
+ * `bsk browser launch` and `session start --launch`: start the person's installed Chromium-family browser with its
+ * default profile (no flags: their own logins and extensions, bsk's among them) when none is running. A browser that
+ * runs but whose extension has not connected is not started twice: that is said instead, with what to check.
+ * BSK_BROWSER_COMMAND names the executable to start instead of the ones found (a wrapper script, a portable build).
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { BskError } from "../protocol/errors.ts";
+import { readJsonFile } from "../shared/fs-util.ts";
+import type { DaemonContext } from "./context.ts";
+
+export interface Installed {
+  name: string;
+  command: string;
+  /** Process names (/proc/PID/comm on Linux, the app's name on macOS) of this browser once it runs. */
+  processNames: readonly string[];
+}
+
+const LINUX: readonly { name: string; bins: readonly string[]; processNames: readonly string[] }[] = [
+  { name: "Google Chrome", bins: ["google-chrome-stable", "google-chrome"], processNames: ["chrome"] },
+  { name: "Chromium", bins: ["chromium", "chromium-browser", "/snap/bin/chromium"], processNames: ["chromium", "chrome"] },
+  { name: "Microsoft Edge", bins: ["microsoft-edge-stable", "microsoft-edge"], processNames: ["msedge"] },
+  { name: "Brave", bins: ["brave-browser", "brave-browser-stable", "/snap/bin/brave"], processNames: ["brave"] },
+];
+
+const MAC: readonly { name: string; app: string }[] = [
+  { name: "Google Chrome", app: "Google Chrome" },
+  { name: "Chromium", app: "Chromium" },
+  { name: "Microsoft Edge", app: "Microsoft Edge" },
+  { name: "Brave", app: "Brave Browser" },
+];
+
+function onPath(bin: string, path: string): string | undefined {
+  if (bin.startsWith("/")) return existsSync(bin) ? bin : undefined;
+  for (const dir of path.split(delimiter)) if (dir && existsSync(join(dir, bin))) return join(dir, bin);
+  return undefined;
+}
+
+/** The browsers installed here, in the order they are preferred. */
+export function installedBrowsers(env: Record<string, string | undefined>, platform = process.platform): Installed[] {
+  const override = env.BSK_BROWSER_COMMAND;
+  if (override) return [{ name: "BSK_BROWSER_COMMAND", command: override, processNames: [] }];
+  if (platform === "darwin") {
+    return MAC.flatMap((b) => {
+      const command = `/Applications/${b.app}.app/Contents/MacOS/${b.app}`;
+      return existsSync(command) ? [{ name: b.name, command, processNames: [b.app] }] : [];
+    });
+  }
+  const path = env.PATH ?? "";
+  return LINUX.flatMap((b) => {
+    for (const bin of b.bins) {
+      const command = onPath(bin, path);
+      if (command) return [{ name: b.name, command, processNames: b.processNames }];
+    }
+    return [];
+  });
+}
+
+/** Whether a process of this browser runs for this user (Linux: /proc; elsewhere: not known, so not assumed). */
+export function isRunning(b: Installed, uid = process.getuid?.()): boolean {
+  if (!b.processNames.length || !existsSync("/proc")) return false;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const comm = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+      if (!b.processNames.includes(comm)) continue;
+      const owner = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+      if (uid === undefined || Number(owner) === uid) return true;
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return false;
+}
+
+export interface Launched {
+  launched: boolean;
+  browser: string;
+  command: string;
+  pid?: number;
+  /** Why nothing was started (a browser of that kind already runs). */
+  note?: string;
+}
+
+/** Starts the first installed browser unless one of them already runs; throws no_browser_installed. */
+export function launchBrowser(env: Record<string, string | undefined>): Launched {
+  const found = installedBrowsers(env);
+  if (!found.length) {
+    throw new BskError("not_found", "no Chrome, Chromium, Edge or Brave found to start", {
+      hint: "Install one, or set BSK_BROWSER_COMMAND to the browser's executable; then add the bsk extension to it.",
+      data: { reason: "no_browser_installed" },
+    });
+  }
+  const running = found.find((b) => isRunning(b));
+  if (running) {
+    return {
+      launched: false,
+      browser: running.name,
+      command: running.command,
+      note: `${running.name} is running but no bsk extension in it has connected: check the extension is installed and enabled there (bsk doctor)`,
+    };
+  }
+  const b = found[0]!;
+  // Its own process group: the browser outlives the daemon (and a daemon stop never signals it).
+  const child = spawn(b.command, [], { detached: true, stdio: "ignore", env: env as NodeJS.ProcessEnv });
+  child.on("error", () => undefined);
+  child.unref();
+  return { launched: true, browser: b.name, command: b.command, pid: child.pid };
+}
+
+/** The daemon's launch: never in server mode (the browsers are on other machines). */
+export function startBrowser(ctx: Pick<DaemonContext, "config">): Launched {
+  if (ctx.config.server) {
+    throw new BskError("unsupported", "a server-mode daemon starts no browser: its browsers are on the people's computers", {
+      hint: "The person opens their browser; it links to this server by itself once paired (bsk daemon devices).",
+    });
+  }
+  return launchBrowser(ctx.config.env);
+}
+
+/** config.json `launch_browser: true`: session start launches the browser when none is connected, as --launch does. */
+export function launchByConfig(configFile: string): boolean {
+  return (readJsonFile(configFile) as { launch_browser?: unknown } | undefined)?.launch_browser === true;
+}

@@ -1,0 +1,113 @@
+/**
+ * No browser connected: session start says within a second what it waits for and how to fix it, and with --launch
+ * (or config.json launch_browser) it starts the browser named by BSK_BROWSER_COMMAND (here a script that leaves a
+ * mark) and carries on once that browser's extension links.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, watch, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { installedBrowsers, isRunning } from "../../daemon/browser-launch.ts";
+import { startDaemon, tempHome, type TestDaemon } from "./harness.ts";
+
+const daemons: TestDaemon[] = [];
+afterEach(async () => {
+  for (const d of daemons.splice(0)) await d.stop();
+});
+
+/** A stand-in browser: starting it leaves `mark`. */
+function fakeBrowser(dir: string): { command: string; mark: string } {
+  const mark = join(dir, "launched");
+  const command = join(dir, "fake-browser.sh");
+  writeFileSync(command, `#!/bin/sh\n: > "${mark}"\n`);
+  chmodSync(command, 0o755);
+  return { command, mark };
+}
+
+function appears(path: string): Promise<void> {
+  return new Promise((resolve) => {
+    const w = watch(join(path, ".."), () => {
+      if (existsSync(path)) {
+        w.close();
+        resolve();
+      }
+    });
+    if (existsSync(path)) {
+      w.close();
+      resolve();
+    }
+  });
+}
+
+describe("session start with no browser connected", () => {
+  test("progress notes within a second say what is awaited and how to fix it; then no_browser_connected", async () => {
+    const d = await startDaemon();
+    daemons.push(d);
+    const c = await d.client();
+    const r = await c.request("session.start", { focus: false });
+    expect(r.error?.code).toBe("no_browser_connected");
+    const notes = c.unmatched
+      .pending()
+      .filter((f: any) => f.event === "call.progress")
+      .map((f: any) => f.payload);
+    expect(notes.length).toBeGreaterThanOrEqual(2);
+    expect(notes[0]).toMatchObject({ unit: "ms", total: 3000, label: expect.stringContaining("bsk browser launch") });
+    expect(notes[0].done).toBeLessThan(1000);
+  });
+
+  test("--launch starts the browser (BSK_BROWSER_COMMAND) and the session opens once its extension links", async () => {
+    const dir = tempHome();
+    const fake = fakeBrowser(dir);
+    const d = await startDaemon({ env: { BSK_BROWSER_COMMAND: fake.command, BSK_BROWSER_WAIT_MS: "20000" } });
+    daemons.push(d);
+    const c = await d.client();
+    const pending = c.request("session.start", { focus: false, launch: true });
+    await appears(fake.mark);
+    const peer = await d.peer();
+    await peer.handshake();
+    const r = await pending;
+    expect(r.error).toBeUndefined();
+    expect([...peer.sessions.keys()]).toContain(r.result.session_id);
+    const notes = c.unmatched
+      .pending()
+      .filter((f: any) => f.event === "call.progress")
+      .map((f: any) => f.payload);
+    for (const n of notes) expect(n.label).toContain("starting BSK_BROWSER_COMMAND");
+  });
+
+  test("config.json launch_browser: true launches without the flag; bsk browser launch starts it on demand", async () => {
+    const home = tempHome();
+    const fake = fakeBrowser(tempHome());
+    writeFileSync(join(home, "config.json"), JSON.stringify({ launch_browser: true }));
+    const d = await startDaemon({ home, env: { BSK_BROWSER_COMMAND: fake.command, BSK_BROWSER_WAIT_MS: "20000" } });
+    daemons.push(d);
+    const c = await d.client();
+    const pending = c.request("session.start", { focus: false });
+    await appears(fake.mark);
+    const peer = await d.peer();
+    await peer.handshake();
+    expect((await pending).error).toBeUndefined();
+    const launched = await c.call("browser.launch");
+    expect(launched).toMatchObject({ launched: true, browser: "BSK_BROWSER_COMMAND", command: fake.command });
+  });
+});
+
+describe("which browser, and whether it runs", () => {
+  test("BSK_BROWSER_COMMAND wins; none found is an empty list", () => {
+    expect(installedBrowsers({ BSK_BROWSER_COMMAND: "/opt/b/chrome" })).toEqual([
+      { name: "BSK_BROWSER_COMMAND", command: "/opt/b/chrome", processNames: [] },
+    ]);
+    expect(installedBrowsers({ PATH: tempHome() }, "linux")).toEqual([]);
+  });
+
+  test("a browser process counts only when it is this user's", async () => {
+    const sleeper = Bun.spawn(["sleep", "30"]);
+    try {
+      const b = { name: "x", command: "sleep", processNames: ["sleep"] };
+      expect(isRunning(b)).toBe(true);
+      expect(isRunning(b, 4242)).toBe(false);
+      expect(isRunning({ ...b, processNames: ["no-such-process-name"] })).toBe(false);
+    } finally {
+      sleeper.kill();
+    }
+  });
+});
