@@ -6,138 +6,31 @@
  * another host, a revoked device.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { join } from "node:path";
-import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
-import { makeChain, type Chain } from "../tls/chain.ts";
 import { evaluateInPage } from "./devtools.ts";
-import { BSK, freePort, startWorld, TEST_DURATIONS, until, type Run, type World } from "./harness.ts";
-import { PersonPage } from "./person-page.ts";
-import { serverModeArgs } from "../tls/server-args.ts";
+import { until, type World } from "./harness.ts";
+import type { PersonPage } from "./person-page.ts";
+import { certutil, startServer, startRemoteWorld, type RemoteWorld, type Server } from "./remote-world.ts";
 
-const certutil = spawnSync("sh", ["-c", "command -v certutil"]).stdout?.toString().trim();
 if (!certutil) console.log("remote.test.ts skipped: certutil is missing (apt-get install libnss3-tools)");
 const maybe = certutil ? describe : describe.skip;
 
-interface Server {
-  home: string;
-  port: number;
-  proc: ReturnType<typeof Bun.spawn>;
-  bsk(args: string[]): Promise<Run>;
-  ok(args: string[]): Promise<any>;
-  /** keepHome: the paired devices stay, for a restart on the same home and port; SIGKILL: it ends nothing first. */
-  stop(keepHome?: boolean, signal?: NodeJS.Signals): Promise<void>;
-}
-
-async function startServer(chain: Chain, env: Record<string, string> = {}, again?: { home: string; port: number }): Promise<Server> {
-  const home = again?.home ?? mkdtempSync("/tmp/bsk-e2e-server-");
-  const port = again?.port ?? (await freePort());
-  const leaf = chain.leaf(`server-${port}`, ["localhost"]);
-  const fullEnv: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    ...TEST_DURATIONS,
-    BSK_HOME: home,
-    BSK_AUTO_START: "0",
-    // Pairing tries are one a second across links (tested in tests/integration); here tries follow each other at once.
-    BSK_PAIRING_INTERVAL_MS: "0",
-    ...env,
-  };
-  delete fullEnv.BSK_PORT;
-  delete fullEnv.BSK_SESSION;
-  const proc = Bun.spawn([BSK, ...serverModeArgs(port, `wss://localhost:${port}/extension`, leaf)], {
-    env: fullEnv,
-    stdout: "ignore",
-    stderr: "ignore",
-    stdin: "ignore",
-  });
-  const bsk = async (args: string[]): Promise<Run> => {
-    const p = Bun.spawn([BSK, ...args], { env: fullEnv, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-    const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-    let json: any;
-    try {
-      json = JSON.parse(stdout);
-    } catch {}
-    return { code, stdout, stderr, json };
-  };
-  const ok = async (args: string[]) => {
-    const r = await bsk([...args, "--json"]);
-    if (r.code !== 0 || !r.json?.ok) throw new Error(`server: bsk ${args.join(" ")} failed (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
-    return r.json.result;
-  };
-  // Ready once its socket answers (the daemon writes nothing we wait on).
-  await until("the server daemon to answer", async () => (await bsk(["daemon", "devices", "--json"])).json?.ok === true, 20_000);
-  return {
-    home,
-    port,
-    proc,
-    bsk,
-    ok,
-    async stop(keepHome = false, signal: NodeJS.Signals = "SIGTERM") {
-      proc.kill(signal);
-      await proc.exited;
-      if (!keepHome) rmSync(home, { recursive: true, force: true });
-    },
-  };
-}
-
-let chain: Chain;
+let rw: RemoteWorld;
 let server: Server;
 let w: World;
 let popup: PersonPage;
-let browserHome: string;
-let opened = 0;
 
-async function openPopup(): Promise<PersonPage> {
-  const url = `chrome-extension://${EXTENSION_ID}/popup.html?n=${++opened}`;
-  await w.person.openTab(url);
-  const page = await PersonPage.find(w.browser.cdpPort!, `popup.html?n=${opened}`);
-  await page.waitFor(`document.querySelector("section.remote") !== null`);
-  return page;
-}
-
-async function pasteAndCheck(link: string): Promise<void> {
-  await popup.evaluate(`(() => { const i = document.querySelector("#remote-link"); i.value = ""; return true; })()`);
-  await popup.clickSelector("#remote-link");
-  await popup.waitFor(`document.activeElement?.id === "remote-link"`);
-  await popup.type(link);
-  await popup.waitFor(`document.querySelector("#remote-link").value === ${JSON.stringify(link)}`);
-  await popup.clickSelector(`button[data-action="remote-check"]`);
-  await popup.waitFor(`document.querySelector(".remote-confirm") !== null || document.querySelector(".remote-result") !== null`);
-  const refused = await popup.evaluate(
-    `document.querySelector(".remote-confirm") ? null : document.querySelector(".remote-result").textContent + " / typed: " + document.querySelector("#remote-link").value`,
-  );
-  if (refused) throw new Error(`the popup did not take the link: ${refused}`);
-}
-
-async function confirmAndWait(): Promise<string> {
-  await popup.evaluate(`document.querySelector(".remote-result")?.remove() ?? true`);
-  await popup.clickSelector(`button[data-action="remote-confirm"]`);
-  await popup.waitFor(`document.querySelector(".remote-result") !== null`, 15_000);
-  return popup.evaluate(`document.querySelector(".remote-result").dataset.reason`);
-}
-
+const pasteAndCheck = (link: string) => rw.pasteAndCheck(link);
+const confirmAndWait = () => rw.confirmAndWait();
 const remoteState = () => popup.evaluate(`document.querySelector('li[data-link="remote"]')?.dataset.state ?? null`);
 
 maybe("remote mode through the real popup", () => {
   beforeAll(async () => {
-    chain = makeChain();
-    browserHome = mkdtempSync("/tmp/bsk-e2e-home-");
-    const nssdb = join(browserHome, ".pki/nssdb");
-    mkdirSync(nssdb, { recursive: true });
-    execFileSync(certutil!, ["-d", `sql:${nssdb}`, "-N", "--empty-password"]);
-    execFileSync(certutil!, ["-d", `sql:${nssdb}`, "-A", "-t", "C,,", "-n", "bsk-test-ca", "-i", chain.caCert]);
-    server = await startServer(chain);
-    w = await startWorld({ browserEnv: { HOME: browserHome } });
-    popup = await openPopup();
+    rw = await startRemoteWorld();
+    ({ server, w, popup } = rw);
   }, 90_000);
 
   afterAll(async () => {
-    popup?.close();
-    await w?.stop();
-    await server?.stop();
-    rmSync(browserHome, { recursive: true, force: true });
-    rmSync(chain.dir, { recursive: true, force: true });
+    await rw?.stop();
   });
 
   test("a link whose key fingerprint is not the server's: the server cannot prove it, nothing is paired", async () => {
@@ -228,23 +121,12 @@ maybe("remote mode through the real popup", () => {
     expect(await remoteState()).toBeNull();
   });
 
-  /** Pair the popup with a new server; resolves with the device id once it is linked. */
-  async function pairWith(s: Server): Promise<string> {
-    const link: string = (await s.ok(["daemon", "pair"])).link;
-    await pasteAndCheck(link);
-    expect(await confirmAndWait()).toBe("paired");
-    await popup.waitFor(`document.querySelector('li[data-link="remote"]')?.dataset.state === "connected"`, 15_000);
-    return (await s.ok(["daemon", "devices"])).devices[0].device_id;
-  }
-
-  async function forget(): Promise<void> {
-    await popup.clickSelector(`li[data-link="remote"] button[data-action="disconnect"]`);
-    await popup.waitFor(`document.querySelector('li[data-link="remote"]') === null`);
-  }
+  const pairWith = (s: Server) => rw.pairWith(s);
+  const forget = () => rw.forget();
 
   test("renewal: once renew_after has passed the extension renews, the secret rotates, and the link carries on", async () => {
     // Renewal is due at once; the grant itself lasts long.
-    const s2 = await startServer(chain, { BSK_DEVICE_RENEW_MS: "1ms" });
+    const s2 = await startServer(rw.chain, { BSK_DEVICE_RENEW_MS: "1ms" });
     try {
       const id = await pairWith(s2);
       const renewed = await until(
@@ -269,7 +151,7 @@ maybe("remote mode through the real popup", () => {
   }, 90_000);
 
   test("expiry on a live link: the server closes it when the grant runs out, and the popup asks to pair again", async () => {
-    const s4 = await startServer(chain, { BSK_DEVICE_GRANT_MS: "4s", BSK_DEVICE_RENEW_MS: "1h" });
+    const s4 = await startServer(rw.chain, { BSK_DEVICE_GRANT_MS: "4s", BSK_DEVICE_RENEW_MS: "1h" });
     try {
       await pairWith(s4);
       const expires = Date.parse((await s4.ok(["daemon", "devices"])).devices[0].expires_at);
@@ -285,14 +167,14 @@ maybe("remote mode through the real popup", () => {
   }, 90_000);
 
   test("expiry: a grant that ran out is refused when the browser dials again, and the popup asks to pair again", async () => {
-    const s3 = await startServer(chain, { BSK_DEVICE_GRANT_MS: "3s", BSK_DEVICE_RENEW_MS: "1h" });
+    const s3 = await startServer(rw.chain, { BSK_DEVICE_GRANT_MS: "3s", BSK_DEVICE_RENEW_MS: "1h" });
     const place = { home: s3.home, port: s3.port };
     await pairWith(s3);
     const expires = Date.parse((await s3.ok(["daemon", "devices"])).devices[0].expires_at);
     await s3.stop(true);
     // The grant runs out by the clock while the server is down; nothing else can make it expire.
     while (Date.now() <= expires) await Bun.sleep(Math.max(1, expires - Date.now() + 1));
-    const again = await startServer(chain, { BSK_DEVICE_GRANT_MS: "3s", BSK_DEVICE_RENEW_MS: "1h" }, place);
+    const again = await startServer(rw.chain, { BSK_DEVICE_GRANT_MS: "3s", BSK_DEVICE_RENEW_MS: "1h" }, place);
     try {
       await popup.waitFor(`document.querySelector('li[data-link="remote"]')?.dataset.state === "expired"`, 30_000);
       expect(await popup.evaluate(`document.querySelector('li[data-link="remote"] .error').textContent`)).toContain("pair again");
@@ -309,7 +191,7 @@ maybe("remote mode through the real popup", () => {
   const total = (evs: any[]) => errorsOf(evs).reduce((n, e) => n + (e.count ?? 1), 0);
 
   test("remote events: numbered and acknowledged on their own stream, kept while the server is down, sent once each when it is back; the local link flows meanwhile", async () => {
-    let server4 = await startServer(chain);
+    let server4 = await startServer(rw.chain);
     const place = { home: server4.home, port: server4.port };
     const N = 300;
     try {
@@ -347,7 +229,7 @@ maybe("remote mode through the real popup", () => {
       expect(localErrors.map((e: any) => e.data.text)).toEqual(["local while the server is down"]);
       await w.ok(["session", "stop", ls]);
 
-      server4 = await startServer(chain, {}, place);
+      server4 = await startServer(rw.chain, {}, place);
       await popup.waitFor(`document.querySelector('li[data-link="remote"]')?.dataset.state === "connected"`, 40_000);
       const evs = await until(
         "every error after the server came back",

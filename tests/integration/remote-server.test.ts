@@ -213,6 +213,78 @@ describe("server mode over TLS", () => {
     peer.close();
   });
 
+  test("over the link a browser reads only its own session's transfers: another session's id, another device's session refused", async () => {
+    const [d1, d2] = [
+      remember(await pair(s.target, (await s.pairingLink()).link)),
+      remember(await pair(s.target, (await s.pairingLink()).link)),
+    ];
+    const [p1, p2] = [await devicePeer(s, d1!), await devicePeer(s, d2!)];
+    expect((await p1.handshake()).error).toBeUndefined();
+    expect((await p2.handshake()).error).toBeUndefined();
+    const start = async (d: Device) => (await s.call("session.start", { browser: d.id, focus: false })).result.session_id as string;
+    const [mine, mineToo, theirs] = [await start(d1!), await start(d1!), await start(d2!)];
+    // The server-side agent stages an upload into the first session.
+    const bytes = new TextEncoder().encode("server secret");
+    const sha256 = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+    const begun = await s.call("transfer.begin", { session_id: mine, name: "secret.txt", size: bytes.length, sha256 });
+    const id = begun.result.transfer_id as string;
+    expect(
+      (await s.call("transfer.chunk", { session_id: mine, transfer_id: id, offset: 0, data: bytes.toBase64() })).error,
+    ).toBeUndefined();
+    expect((await s.call("transfer.finish", { session_id: mine, transfer_id: id })).error).toBeUndefined();
+
+    expect((await p1.request("transfer.read", { session_id: mine, transfer_id: id })).result).toMatchObject({
+      data: bytes.toBase64(),
+      eof: true,
+    });
+    // The same browser, its other session: the id is not that session's.
+    const other = await p1.request("transfer.read", { session_id: mineToo, transfer_id: id });
+    expect(other.error).toMatchObject({ code: "not_found", data: { reason: "no_transfer" } });
+    // Another device: neither the session nor the id through its own session.
+    const foreign = await p2.request("transfer.read", { session_id: mine, transfer_id: id });
+    expect(foreign.error).toMatchObject({ code: "permission_denied", data: { reason: "not_your_session" } });
+    const viaOwn = await p2.request("transfer.read", { session_id: theirs, transfer_id: id });
+    expect(viaOwn.error).toMatchObject({ code: "not_found", data: { reason: "no_transfer" } });
+    const release = await p2.request("transfer.release", { session_id: mine, transfer_id: id });
+    expect(release.error).toMatchObject({ code: "permission_denied" });
+    const overwrite = await p2.request("transfer.chunk", { session_id: mine, transfer_id: id, offset: 0, data: "AAAA" });
+    expect(overwrite.error).toMatchObject({ code: "permission_denied" });
+    // Still there, unchanged.
+    expect((await s.call("transfer.read", { session_id: mine, transfer_id: id })).result).toMatchObject({ data: bytes.toBase64() });
+    p1.close();
+    p2.close();
+  });
+
+  test("a transfer a remote browser sends past the file cap is cut there and nothing of it is kept", async () => {
+    // The store's caps are read from the process environment when the daemon starts.
+    process.env.BSK_TRANSFER_MAX_FILE_BYTES = "4096";
+    let s: Server;
+    try {
+      s = await startServer({ BSK_PAIRING_INTERVAL_MS: "0" });
+    } finally {
+      delete process.env.BSK_TRANSFER_MAX_FILE_BYTES;
+    }
+    try {
+      const d = remember(await pair(s.target, (await s.pairingLink()).link));
+      const peer = await devicePeer(s, d);
+      expect((await peer.handshake()).error).toBeUndefined();
+      const sid = (await s.call("session.start", { browser: d.id, focus: false })).result.session_id as string;
+      const declared = await peer.request("transfer.begin", { session_id: sid, name: "big.bin", size: 5000 });
+      expect(declared.error).toMatchObject({ code: "invalid_params", data: { reason: "file_too_large", limit_bytes: 4096 } });
+      const id = (await peer.request("transfer.begin", { session_id: sid, name: "big.bin" })).result.transfer_id as string;
+      const piece = new Uint8Array(3000).toBase64();
+      expect((await peer.request("transfer.chunk", { session_id: sid, transfer_id: id, offset: 0, data: piece })).error).toBeUndefined();
+      const past = await peer.request("transfer.chunk", { session_id: sid, transfer_id: id, offset: 3000, data: piece });
+      expect(past.error).toMatchObject({ code: "invalid_params", data: { reason: "file_too_large", limit_bytes: 4096 } });
+      const after = await peer.request("transfer.finish", { session_id: sid, transfer_id: id });
+      expect(after.error).toMatchObject({ code: "not_found", data: { reason: "no_transfer" } });
+      expect(readdirSync(join(s.home, "transfers", sid), { recursive: true })).toEqual([]);
+      peer.close();
+    } finally {
+      await s.stop();
+    }
+  });
+
   test("revoke closes the live link within a second and refuses the device afterwards", async () => {
     const { link } = await s.pairingLink();
     const d = remember(await pair(s.target, link));

@@ -7,7 +7,10 @@
  *  - the browser (download-claim.ts): anything else (a download started in an out-of-process frame, a Blob the page
  *    can no longer read) is steered into `bsk-<session>/` of the browser's download folder, erased from the list
  *    once complete, and taken by the daemon from there (same machine only). With "Ask where to save" on, only this
- *    last way can end at the prompt; it then fails with download_prompted.
+ *    last way can end at the prompt; it then fails with download_prompted. For a remote agent's session the finished
+ *    item's bytes are fetched again by the frame that asked for them, when provably the same (browser-item.ts), and
+ *    the browser's file and item are removed.
+ * A download over the daemon's caps fails with the daemon's own error (file_too_large, session_quota).
  * The browser's own item for a download whose bytes were taken is cancelled while its name is being decided.
  */
 import { browser, type Browser } from "wxt/browser";
@@ -20,11 +23,12 @@ import { type ActionEffect, withEffect } from "../../page/effects.ts";
 import { click } from "../../page/input/mouse.ts";
 import type { CdpTarget, ResolvedTarget } from "../../cdp/refs/target.ts";
 import { resolveTarget } from "../../cdp/refs/resolve.ts";
-import { resolveTab } from "../../session/sessions.ts";
+import { getSession, resolveTab } from "../../session/sessions.ts";
+import { refetchItem, TabRequests } from "./browser-item.ts";
 import { Claim, type DownloadItem, type Routing } from "./download-claim.ts";
 import { ResponseTap } from "./download-tap.ts";
 import { PageBlobs } from "./page-blob.ts";
-import type { Finished } from "./transfer-out.ts";
+import { type Finished, isCapRefusal } from "./transfer-out.ts";
 import type { Progress } from "../../shared/handler.ts";
 
 /** After the click's settle, how long a download the click announced may take to start. */
@@ -45,7 +49,8 @@ class First<T> {
     return true;
   }
 
-  async wait(ms: number, signal: AbortSignal): Promise<Promise<T> | null> {
+  /** Whether a source offered its work within `ms`; its outcome is `work`'s (an async function would adopt it). */
+  async started(ms: number, signal: AbortSignal): Promise<boolean> {
     if (!this.work) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await raceAbort(
@@ -56,7 +61,7 @@ class First<T> {
         signal,
       ).finally(() => clearTimeout(timer));
     }
-    return this.work;
+    return this.work !== null;
   }
 }
 
@@ -131,6 +136,13 @@ function asDownload(effect: ActionEffect, url: string, name: string): ActionEffe
   return out;
 }
 
+/** Cancels the browser's item if it still runs, deletes its file and takes it off the person's list; never fails. */
+async function removeItem(id: number): Promise<void> {
+  await browser.downloads.cancel(id).catch(() => undefined);
+  await browser.downloads.removeFile(id).catch(() => undefined);
+  await browser.downloads.erase({ id }).catch(() => undefined);
+}
+
 export async function download(p: ParsedParams<"download">, signal: AbortSignal, progress?: Progress): Promise<Result<"download">> {
   const r = await resolveTab(p);
   if (!r.tab.active) await browser.tabs.update(r.tabId, { active: true });
@@ -140,6 +152,8 @@ export async function download(p: ParsedParams<"download">, signal: AbortSignal,
   const first = new First<Got>();
   let browserItem: number | null = null;
   const blobs = await PageBlobs.arm(rt, signal);
+  // A remote agent's daemon cannot take a file from this machine: the browser's own download is fetched again.
+  const requests = getSession(p.session_id)?.remote_host !== undefined ? new TabRequests(tabId) : null;
 
   const fromPage = async (item: DownloadItem, name: string, to: Routing): Promise<Got> => {
     try {
@@ -151,22 +165,29 @@ export async function download(p: ParsedParams<"download">, signal: AbortSignal,
         to.cancel();
         throw err;
       }
-      return fromBrowser(item, to);
+      return fromBrowser(item, to, name);
     }
   };
-  const fromBrowser = async (item: DownloadItem, to: Routing): Promise<Got> => {
+  const fromBrowser = async (item: DownloadItem, to: Routing, name: string): Promise<Got> => {
     browserItem = item.id;
     to.steer();
     const done = await finished(item.id, signal);
+    if (requests) return fromFinished(done, name);
     await browser.downloads.erase({ id: item.id });
     return { kind: "browser", item: done };
+  };
+  const fromFinished = async (done: DownloadItem, name: string): Promise<Got> => {
+    const got = await refetchItem(done, requests!, p.session_id, name, signal, progress);
+    await removeItem(done.id);
+    browserItem = null;
+    return { kind: "transfer", url: got.url, name, mime: got.mime, out: got.out };
   };
 
   let tap: ResponseTap | null = null;
   const claim = new Claim(p.session_id, tabId, (item, name, to) => {
     if (tap?.tookUrl(item.url) || tap?.tookUrl(item.finalUrl)) return to.cancel();
     if (/^(blob|data):/i.test(item.url) && first.offer(() => fromPage(item, name, to))) return;
-    if (first.offer(() => fromBrowser(item, to))) return;
+    if (first.offer(() => fromBrowser(item, to, name))) return;
     to.pass();
   });
   try {
@@ -196,8 +217,7 @@ export async function download(p: ParsedParams<"download">, signal: AbortSignal,
       click(tabId, at.x, at.y, { button: "left", count: 1, modifiers: [] }, signal),
     );
     const announced = effect.kind === "download" || effect.new_tab_ids !== undefined || claim.seenUrls.length > 0;
-    const work = await first.wait(announced ? START_WAIT_MS : 1000, signal);
-    if (!work) {
+    if (!(await first.started(announced ? START_WAIT_MS : 1000, signal))) {
       throw new BskError("unsupported", `clicking ${rt.ref ?? rt.role} "${rt.name}" started no download; nothing was saved`, {
         hint: "Target the link or button that downloads (bsk snapshot); a page that opens a viewer instead needs its own download button.",
         data: { reason: "no_download", effect, urls: claim.seenUrls },
@@ -205,9 +225,13 @@ export async function download(p: ParsedParams<"download">, signal: AbortSignal,
     }
     let got: Got;
     try {
-      got = await work;
+      got = await first.work!;
     } catch (err) {
-      if (signal.aborted || (err instanceof BskError && err.data?.reason === "download_prompted")) throw err;
+      if (signal.aborted || (err instanceof BskError && ["download_prompted", "download_unavailable"].includes(String(err.data?.reason))))
+        throw err;
+      // The click happened: a download the caps cut says so with the daemon's own error.
+      if (isCapRefusal(err))
+        throw new BskError(err.code, err.message, { hint: err.hint, data: { ...err.data, effect_state: "committed" } });
       throw err instanceof BskError && err.data?.reason === "download_failed" ? err : downloadFailed(err);
     }
     const base = { tab_id: tabId, target: actedOn(rt), effect_state: "committed" as const };
@@ -237,16 +261,12 @@ export async function download(p: ParsedParams<"download">, signal: AbortSignal,
       local_path: done.filename,
     };
   } catch (err) {
-    if (browserItem !== null) {
-      const id = browserItem;
-      // Nothing half-done is left in the browser: a download still running is cancelled and its file removed.
-      await browser.downloads.cancel(id).catch(() => undefined);
-      await browser.downloads.removeFile(id).catch(() => undefined);
-      await browser.downloads.erase({ id }).catch(() => undefined);
-    }
+    // Nothing half-done is left in the browser: a download still running is cancelled and its file removed.
+    if (browserItem !== null) await removeItem(browserItem);
     throw err;
   } finally {
     await first.work?.catch(() => undefined);
+    requests?.dispose();
     claim.eraseShadows();
     claim.dispose();
     await tap?.dispose();

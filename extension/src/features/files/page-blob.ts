@@ -94,7 +94,7 @@ export class PageBlobs {
   }
 }
 
-/** Streams a Blob the page holds (a remote object) into a staged transfer, with its MIME type. */
+/** Streams a Blob the page holds (a remote object) into a staged transfer, with its MIME type; `size`: it must be that long. */
 async function takeBlob(
   target: CdpTarget,
   blob: string,
@@ -102,6 +102,7 @@ async function takeBlob(
   name: string,
   signal: AbortSignal,
   progress?: Progress,
+  size?: number,
 ): Promise<{ out: Finished; mime: string }> {
   const facts = await sendTo<{ result: { value: { type: string; size: number } } }>(
     target,
@@ -112,6 +113,8 @@ async function takeBlob(
   const mime = String(facts.result.value?.type ?? "")
     .split(";")[0]!
     .toLowerCase();
+  if (size !== undefined && facts.result.value?.size !== size)
+    throw new Error(`the page got ${facts.result.value?.size} bytes where ${size} were expected`);
   const { uuid } = await sendTo<{ uuid: string }>(target, "IO.resolveBlob", { objectId: blob }, signal);
   const out = await TransferOut.begin(meta.sessionId, name, mime, signal, meta.download);
   try {
@@ -124,9 +127,11 @@ async function takeBlob(
 }
 
 /**
- * A blob: or data: URL's bytes, read in the frame that started the download (a blob: URL is readable only by its
- * origin, and only until the page revokes it) into a staged transfer. The read runs in an isolated world of that frame,
- * so the page's Content-Security-Policy and its own fetch do not stand in the way. For downloads a page starts itself.
+ * A blob: or data: URL's bytes (or an http(s) URL's, which must be `opts.size` long), read in the frame that started
+ * the download (a blob: URL is readable only by its origin, and only until the page revokes it) into a staged transfer.
+ * The read runs in an isolated world of that frame, so the page's Content-Security-Policy and its own fetch do not
+ * stand in the way (its cookies go with it). For downloads a page starts itself, and those a remote agent's download
+ * call gets from the browser's download manager (browser-item.ts).
  */
 export async function takeUrlFromPage(
   target: CdpTarget,
@@ -135,6 +140,7 @@ export async function takeUrlFromPage(
   meta: DownloadMeta,
   name: string,
   signal: AbortSignal,
+  opts: { size?: number; progress?: Progress } = {},
 ): Promise<{ out: Finished; mime: string }> {
   const { executionContextId } = await sendTo<{ executionContextId: number }>(
     target,
@@ -146,7 +152,7 @@ export async function takeUrlFromPage(
     target,
     "Runtime.evaluate",
     {
-      expression: `fetch(${JSON.stringify(url)}).then((r) => r.blob())`,
+      expression: `fetch(${JSON.stringify(url)}).then((r) => { if (!r.ok) throw new Error("HTTP " + r.status); return r.blob(); })`,
       contextId: executionContextId,
       awaitPromise: true,
       objectGroup: "bsk-kept",
@@ -156,7 +162,7 @@ export async function takeUrlFromPage(
   try {
     if (r.exceptionDetails || !r.result.objectId)
       throw new Error(r.exceptionDetails?.exception?.description ?? r.exceptionDetails?.text ?? "no blob");
-    return await takeBlob(target, r.result.objectId, meta, name, signal);
+    return await takeBlob(target, r.result.objectId, meta, name, signal, opts.progress, opts.size);
   } finally {
     void sendTo(target, "Runtime.releaseObjectGroup", { objectGroup: "bsk-kept" }).catch(() => undefined);
   }

@@ -4,6 +4,7 @@
  * The daemon checks the caps as the bytes arrive and hashes them; release() drops what was staged.
  */
 import type { Result } from "../../../../protocol/catalog.ts";
+import { BskError } from "../../../../protocol/errors.ts";
 import { call } from "../../ports/to-daemon.ts";
 import { toBase64 } from "../../shared/base64.ts";
 import type { Progress } from "../../shared/handler.ts";
@@ -98,4 +99,11 @@ export class TransferOut {
 export async function pushCounted(out: TransferOut, bytes: Uint8Array, total: number | undefined, progress?: Progress): Promise<void> {
   await out.push(bytes);
   progress?.({ done: out.size, ...(total !== undefined && { total }), unit: "bytes", label: "downloading" });
+}
+
+/** The daemon's transfer caps (daemon/transfers.ts): a download they cut fails with their own error, everywhere. */
+const CAP_REASONS = new Set(["file_too_large", "session_quota", "too_many_files"]);
+
+export function isCapRefusal(err: unknown): err is BskError {
+  return err instanceof BskError && CAP_REASONS.has(String(err.data?.reason));
 }

@@ -3,7 +3,7 @@
  * the target itself, or the input whose chooser the click opened (native chooser interception) or that the click
  * reached (a label, a button calling input.click()) — and fills it; drop mode drops the files on the target.
  * The files are built in the page from the staged bytes (read from the daemon in chunks), or, when the extension
- * may read local files, set from the staged paths by the browser itself.
+ * may read local files and the daemon is on this machine, set from the staged paths by the browser itself.
  */
 import { browser } from "wxt/browser";
 import type { ParsedParams, Result } from "../../../../protocol/catalog.ts";
@@ -18,7 +18,7 @@ import { click } from "../../page/input/mouse.ts";
 import { callOn } from "../../cdp/page-call.ts";
 import { resolveTarget } from "../../cdp/refs/resolve.ts";
 import type { CdpTarget, ResolvedTarget } from "../../cdp/refs/target.ts";
-import { resolveTab } from "../../session/sessions.ts";
+import { getSession, resolveTab } from "../../session/sessions.ts";
 import { onTabEvent } from "./cdp-events.ts";
 import {
   ARM_INPUT_PROBE_FN,
@@ -168,8 +168,13 @@ async function sendBytes(sessionId: string, el: ResolvedTarget, files: Staged[],
   }
 }
 
-/** Local paths of the staged files, when this extension may read local files (the browser then reads them). */
+/**
+ * Local paths of the staged files, when this extension may read local files (the browser then reads them). Never for
+ * a remote agent's session: its daemon's paths name files on another machine, and a path it sent would attach
+ * whatever this machine holds there.
+ */
 async function stagedPaths(sessionId: string, files: Staged[], signal: AbortSignal): Promise<string[] | null> {
+  if (getSession(sessionId)?.remote_host !== undefined) return null;
   const allowed = await browser.extension.isAllowedFileSchemeAccess().catch(() => false);
   if (!allowed) return null;
   const paths: string[] = [];

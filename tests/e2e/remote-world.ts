@@ -1,0 +1,170 @@
+/**
+ * The set-up of remote mode's e2e tests: a server-mode daemon (dist/bsk, its own $BSK_HOME) with a certificate from
+ * a CA made here, trusted by the test browser's own NSS database (its HOME), never by turning certificate checks
+ * off; a world (harness.ts) whose browser pairs with the server through the real popup.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { makeChain, type Chain } from "../tls/chain.ts";
+import { serverModeArgs } from "../tls/server-args.ts";
+import { BSK, freePort, startWorld, TEST_DURATIONS, until, type Run, type World, type WorldOptions } from "./harness.ts";
+import { PersonPage } from "./person-page.ts";
+
+/** The path of certutil, or undefined (the caller skips, saying why). */
+export const certutil = spawnSync("sh", ["-c", "command -v certutil"]).stdout?.toString().trim() || undefined;
+
+export interface Server {
+  home: string;
+  port: number;
+  env: Record<string, string>;
+  proc: ReturnType<typeof Bun.spawn>;
+  bsk(args: string[]): Promise<Run>;
+  ok(args: string[]): Promise<any>;
+  /** keepHome: the paired devices stay, for a restart on the same home and port; SIGKILL: it ends nothing first. */
+  stop(keepHome?: boolean, signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function startServer(chain: Chain, env: Record<string, string> = {}, again?: { home: string; port: number }): Promise<Server> {
+  const home = again?.home ?? mkdtempSync("/tmp/bsk-e2e-server-");
+  const port = again?.port ?? (await freePort());
+  const leaf = chain.leaf(`server-${port}`, ["localhost"]);
+  const fullEnv: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    ...TEST_DURATIONS,
+    BSK_HOME: home,
+    BSK_AUTO_START: "0",
+    // Pairing tries are one a second across links (tested in tests/integration); here tries follow each other at once.
+    BSK_PAIRING_INTERVAL_MS: "0",
+    ...env,
+  };
+  delete fullEnv.BSK_PORT;
+  delete fullEnv.BSK_SESSION;
+  const proc = Bun.spawn([BSK, ...serverModeArgs(port, `wss://localhost:${port}/extension`, leaf)], {
+    env: fullEnv,
+    stdout: "ignore",
+    stderr: "ignore",
+    stdin: "ignore",
+  });
+  const bsk = async (args: string[]): Promise<Run> => {
+    const p = Bun.spawn([BSK, ...args], { env: fullEnv, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+    const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    let json: any;
+    try {
+      json = JSON.parse(stdout);
+    } catch {}
+    return { code, stdout, stderr, json };
+  };
+  const ok = async (args: string[]) => {
+    const r = await bsk([...args, "--json"]);
+    if (r.code !== 0 || !r.json?.ok) throw new Error(`server: bsk ${args.join(" ")} failed (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
+    return r.json.result;
+  };
+  // Ready once its socket answers (the daemon writes nothing we wait on).
+  await until("the server daemon to answer", async () => (await bsk(["daemon", "devices", "--json"])).json?.ok === true, 20_000);
+  return {
+    home,
+    port,
+    env: fullEnv,
+    proc,
+    bsk,
+    ok,
+    async stop(keepHome = false, signal: NodeJS.Signals = "SIGTERM") {
+      proc.kill(signal);
+      await proc.exited;
+      if (!keepHome) rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface RemoteWorld {
+  chain: Chain;
+  server: Server;
+  /** The person's side: the browser and its local daemon. */
+  w: World;
+  popup: PersonPage;
+  /** Pastes a link into the popup's Remote connection field and presses Check; throws when the popup refuses it. */
+  pasteAndCheck(link: string): Promise<void>;
+  /** Presses Confirm and pair; resolves with the popup's result reason. */
+  confirmAndWait(): Promise<string>;
+  /** Pairs the popup with a server; resolves with the device id once it is linked. */
+  pairWith(s: Server): Promise<string>;
+  /** Disconnects the remote link (its grant is forgotten). */
+  forget(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The CA trusted by a fresh HOME's NSS database, a server with a certificate from it, a world whose browser uses that HOME. */
+export async function startRemoteWorld(opts: { serverEnv?: Record<string, string>; world?: WorldOptions } = {}): Promise<RemoteWorld> {
+  if (!certutil) throw new Error("certutil is missing (apt-get install libnss3-tools)");
+  const chain = makeChain();
+  const browserHome = mkdtempSync("/tmp/bsk-e2e-home-");
+  const nssdb = join(browserHome, ".pki/nssdb");
+  mkdirSync(nssdb, { recursive: true });
+  execFileSync(certutil, ["-d", `sql:${nssdb}`, "-N", "--empty-password"]);
+  execFileSync(certutil, ["-d", `sql:${nssdb}`, "-A", "-t", "C,,", "-n", "bsk-test-ca", "-i", chain.caCert]);
+  const server = await startServer(chain, opts.serverEnv);
+  const w = await startWorld({ ...opts.world, browserEnv: { ...opts.world?.browserEnv, HOME: browserHome } });
+
+  const popup = await (async () => {
+    const url = `chrome-extension://${EXTENSION_ID}/popup.html?n=1`;
+    await w.person.openTab(url);
+    const page = await PersonPage.find(w.browser.cdpPort!, "popup.html?n=1");
+    await page.waitFor(`document.querySelector("section.remote") !== null`);
+    return page;
+  })();
+
+  const pasteAndCheck = async (link: string) => {
+    await popup.evaluate(`(() => { const i = document.querySelector("#remote-link"); i.value = ""; return true; })()`);
+    await popup.clickSelector("#remote-link");
+    await popup.waitFor(`document.activeElement?.id === "remote-link"`);
+    await popup.type(link);
+    await popup.waitFor(`document.querySelector("#remote-link").value === ${JSON.stringify(link)}`);
+    await popup.clickSelector(`button[data-action="remote-check"]`);
+    await popup.waitFor(`document.querySelector(".remote-confirm") !== null || document.querySelector(".remote-result") !== null`);
+    const refused = await popup.evaluate(
+      `document.querySelector(".remote-confirm") ? null : document.querySelector(".remote-result").textContent + " / typed: " + document.querySelector("#remote-link").value`,
+    );
+    if (refused) throw new Error(`the popup did not take the link: ${refused}`);
+  };
+
+  const confirmAndWait = async () => {
+    await popup.evaluate(`document.querySelector(".remote-result")?.remove() ?? true`);
+    await popup.clickSelector(`button[data-action="remote-confirm"]`);
+    await popup.waitFor(`document.querySelector(".remote-result") !== null`, 15_000);
+    return popup.evaluate(`document.querySelector(".remote-result").dataset.reason`);
+  };
+
+  const pairWith = async (s: Server) => {
+    const link: string = (await s.ok(["daemon", "pair"])).link;
+    await pasteAndCheck(link);
+    const reason = await confirmAndWait();
+    if (reason !== "paired") throw new Error(`pairing ended with ${reason}`);
+    await popup.waitFor(`document.querySelector('li[data-link="remote"]')?.dataset.state === "connected"`, 15_000);
+    return (await s.ok(["daemon", "devices"])).devices[0].device_id;
+  };
+
+  const forget = async () => {
+    await popup.clickSelector(`li[data-link="remote"] button[data-action="disconnect"]`);
+    await popup.waitFor(`document.querySelector('li[data-link="remote"]') === null`);
+  };
+
+  return {
+    chain,
+    server,
+    w,
+    popup,
+    pasteAndCheck,
+    confirmAndWait,
+    pairWith,
+    forget,
+    async stop() {
+      popup.close();
+      await w.stop();
+      await server.stop();
+      rmSync(browserHome, { recursive: true, force: true });
+      rmSync(chain.dir, { recursive: true, force: true });
+    },
+  };
+}
