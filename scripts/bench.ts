@@ -18,6 +18,7 @@
  * into a cache on first use; without the flag the bench needs no network.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../protocol/extension-identity.ts";
 import { AGENT_BROWSER_VERSION, agentBrowser, installAgentBrowser } from "./bench/agent-browser.ts";
@@ -105,7 +106,14 @@ async function runPeerLane(): Promise<void> {
   results.peer = {
     date: new Date().toISOString(),
     peer: name,
-    machine: { cores: navigator.hardwareConcurrency, platform: process.platform, arch: process.arch, bun: Bun.version },
+    // The load average at the end: on a shared machine it says how far the absolute times are inflated.
+    machine: {
+      cores: navigator.hardwareConcurrency,
+      platform: process.platform,
+      arch: process.arch,
+      bun: Bun.version,
+      load_avg: loadavg(),
+    },
     runs: RUNS,
     rows,
   };
