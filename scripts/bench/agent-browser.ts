@@ -1,6 +1,6 @@
 /**
  * The peer of the bench's peer lane: agent-browser (vercel-labs, a native binary driving its own Chromium over CDP),
- * installed on demand into a cache outside the repo (~/.cache/bsk-bench/agent-browser, or $BSK_BENCH_CACHE), pinned.
+ * installed on demand into a cache outside the repo ($XDG_CACHE_HOME or ~/.cache, then bsk-bench/agent-browser), pinned.
  * Its state (sockets, pid files) lives in a private HOME under the bench's world, so nothing touches the person's own.
  */
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -10,7 +10,7 @@ import { join } from "node:path";
 export const AGENT_BROWSER_VERSION = "0.41.2";
 
 function cacheDir(): string {
-  return join(process.env.BSK_BENCH_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "bsk-bench"), "agent-browser");
+  return join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "bsk-bench", "agent-browser");
 }
 
 function nativeName(): string {
