@@ -12,15 +12,22 @@
  * See-and-act (scripts/bench/actions.ts) and snapshot size against Playwright (scripts/bench/snapshot-size.ts).
  * The operation ledger's fsync per mutation, in-process, against the in-memory floor (scripts/bench/ledger.ts).
  * Server mode with 500 scripted remote links: memory per idle link, calls per second (tests/load/remote-links.ts).
+ *
+ * `--peer agent-browser` runs only the peer lane instead (scripts/bench/peer.ts): bsk against agent-browser, calls
+ * interleaved, written as the `peer` section of bench/results.json (the rest of the file is kept). It installs the peer
+ * into a cache on first use; without the flag the bench needs no network.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../protocol/extension-identity.ts";
+import { AGENT_BROWSER_VERSION, agentBrowser, installAgentBrowser } from "./bench/agent-browser.ts";
 import { actionLatency } from "./bench/actions.ts";
 import { ledgerCost } from "./bench/ledger.ts";
+import { peerLane, printPeer } from "./bench/peer.ts";
 import { printSizes, snapshotSizes, type SizeRow } from "./bench/snapshot-size.ts";
 import { printRows, row, RUNS, series, type Row } from "./bench/timing.ts";
-import { launchChromium } from "./chromium.ts";
+import { findChromium, launchChromium } from "./chromium.ts";
 import { privateWorld, ROOT } from "./world.ts";
 
 /** Fixture pages whose snapshots are compared with Playwright's (the ones that exist when the bench runs). */
@@ -66,6 +73,54 @@ async function rawCdpEvaluate(cdpPort: number, url: string, runs: number): Promi
   }
   ws.close();
   return xs;
+}
+
+const RESULTS = join(ROOT, "bench/results.json");
+const peerFlag = process.argv.indexOf("--peer");
+if (peerFlag >= 0) {
+  const name = process.argv[peerFlag + 1];
+  if (name !== "agent-browser") throw new Error(`--peer: the only peer is agent-browser (got ${name ?? "nothing"})`);
+  await runPeerLane();
+  process.exit(0);
+}
+
+async function runPeerLane(): Promise<void> {
+  const bin = await installAgentBrowser();
+  const world = await privateWorld("bsk-bench-peer");
+  const chromium = findChromium();
+  if (!chromium) throw new Error("Chromium not found (set CHROMIUM)");
+  const peer = agentBrowser(bin, join(world.home, "peer-home"), chromium);
+  const name = `agent-browser ${AGENT_BROWSER_VERSION}`;
+  let rows: Awaited<ReturnType<typeof peerLane>> = [];
+  try {
+    await world.run(["daemon", "start", "--port", String(world.port)]);
+    await world.launchBrowser();
+    const r = await world.run(["session", "start", "--no-focus"]);
+    if (r.code !== 0) throw new Error(`session start failed: ${r.stderr}`);
+    rows = await peerLane(world, r.stdout.trim(), peer, name);
+  } finally {
+    await peer.run(["close", "--all"]).catch(() => {});
+    await world.dispose();
+  }
+  const results = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, "utf8")) : {};
+  results.peer = {
+    date: new Date().toISOString(),
+    peer: name,
+    // The load average at the end: on a shared machine it says how far the absolute times are inflated.
+    machine: {
+      cores: navigator.hardwareConcurrency,
+      platform: process.platform,
+      arch: process.arch,
+      bun: Bun.version,
+      load_avg: loadavg(),
+    },
+    runs: RUNS,
+    rows,
+  };
+  mkdirSync(join(ROOT, "bench"), { recursive: true });
+  writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+  printPeer(rows, name);
+  console.log("written to bench/results.json (peer)");
 }
 
 const rows: Row[] = [];
@@ -130,7 +185,9 @@ try {
   await world.dispose();
 }
 
+const previous = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, "utf8")) : {};
 const results = {
+  ...(previous.peer && { peer: previous.peer }),
   date: new Date().toISOString(),
   machine: { cores: navigator.hardwareConcurrency, platform: process.platform, arch: process.arch, bun: Bun.version },
   runs: RUNS,
@@ -138,7 +195,7 @@ const results = {
   snapshot_sizes: sizes,
 };
 mkdirSync(join(ROOT, "bench"), { recursive: true });
-writeFileSync(join(ROOT, "bench/results.json"), `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
 
 // Server mode under load: its own process (tests/load/remote-links.ts adds `remote_links` to the results file).
 const load = Bun.spawn([process.execPath, join(ROOT, "tests/load/remote-links.ts"), "500"], {

@@ -2,13 +2,15 @@
  * `bsk native-host <origin>`: what Chrome runs for chrome.runtime.sendNativeMessage("com.bsk.bridge", …). Chrome's
  * native messaging framing on stdio: a 4-byte little-endian length, then that many bytes of UTF-8 JSON.
  * One request, one answer, exit. Requests: {type:"get_secret"} → {ok, secret, key_id} (the secret is made if this
- * home has none yet); {type:"ping"} → {ok, version}. Only our extension ids get an answer; nothing is logged.
+ * home has none yet); {type:"ping"} → {ok, version}; {type:"watch_daemon"} keeps the port and rings `daemon_up`
+ * until Chrome closes it (watch.ts). Only our extension ids get an answer; nothing is logged.
  */
 import { AllowList } from "../../shared/allow-list.ts";
 import type { HomePaths } from "../../shared/home.ts";
 import { APP_VERSION } from "../../protocol/version.ts";
 import { toBase64url } from "../../protocol/trust.ts";
 import { ensureSecret } from "../trust/secret.ts";
+import { watchDaemon } from "./watch.ts";
 
 const MAX_REQUEST_BYTES = 64 * 1024;
 
@@ -46,9 +48,10 @@ export function answer(request: unknown, paths: HomePaths): Record<string, unkno
   return { ok: false, error: `unknown request ${JSON.stringify(type)}` };
 }
 
-async function readOne(): Promise<unknown> {
+type StdinReader = ReadableStreamDefaultReader<Uint8Array>;
+
+async function readOne(reader: StdinReader): Promise<unknown> {
   let buf: Uint8Array = new Uint8Array(0);
-  const reader = Bun.stdin.stream().getReader();
   for (;;) {
     const { value: chunk, done } = await reader.read();
     if (done) break;
@@ -62,6 +65,13 @@ async function readOne(): Promise<unknown> {
   throw new Error("stdin closed before a whole message arrived");
 }
 
+/** Resolves when Chrome closes the port (stdin ends); anything else it sends is ignored. */
+async function drained(reader: StdinReader): Promise<void> {
+  for (;;) if ((await reader.read()).done) return;
+}
+
+const isWatch = (request: unknown) => !!request && typeof request === "object" && (request as { type?: unknown }).type === "watch_daemon";
+
 /** Runs the host; returns the process exit code. */
 export async function runNativeHost(args: string[], paths: HomePaths): Promise<number> {
   const write = (v: unknown) => Bun.write(Bun.stdout, encodeNativeMessage(v));
@@ -71,7 +81,10 @@ export async function runNativeHost(args: string[], paths: HomePaths): Promise<n
     return 1;
   }
   try {
-    await write(answer(await readOne(), paths));
+    const reader = Bun.stdin.stream().getReader();
+    const request = await readOne(reader);
+    if (isWatch(request)) return await watchDaemon(paths, write, drained(reader));
+    await write(answer(request, paths));
     return 0;
   } catch (err) {
     await write({ ok: false, error: err instanceof Error ? err.message : String(err) });

@@ -24,6 +24,7 @@ import { installTabDownloads } from "../src/features/files/tab-downloads.ts";
 import { installObserve } from "../src/features/observe.ts";
 import { installHands } from "../src/features/hands/agent-input.ts";
 import { installKeepalive } from "../src/link/keepalive.ts";
+import { installDoorbell } from "../src/link/doorbell.ts";
 import { installOverlay } from "../src/features/overlay/hub.ts";
 import { installFaultHook } from "../src/session/input-mark.ts";
 import { installNavReasons } from "../src/cdp/nav-reasons.ts";
@@ -91,6 +92,7 @@ export default defineBackground({
       }
     });
     installRemoteRouting();
+    installDoorbell();
     browser.runtime.onStartup.addListener(() => void connect());
     browser.runtime.onInstalled.addListener(() => void connect());
     browser.storage.onChanged.addListener((changes, area) => {

@@ -1,10 +1,11 @@
 /** The native messaging host: Chrome's framing, who gets an answer, and the manifests bsk registers. */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AllowList } from "../../shared/allow-list.ts";
 import { homePaths } from "../../shared/home.ts";
 import { answer, callerAllowed, decodeNativeMessage, encodeNativeMessage } from "../../daemon/native-host/host.ts";
+import { watchDaemon } from "../../daemon/native-host/watch.ts";
 import { HOST_NAME, launcherPath, manifestPath, registerNativeHost, unregisterNativeHost } from "../../shared/native-host-register.ts";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { fromBase64url } from "../../protocol/trust.ts";
@@ -51,6 +52,91 @@ describe("answers", () => {
       expect(readFileSync(paths.secret, "utf8").trim()).toBe(a.secret as string);
       expect(answer({ type: "other" }, paths).ok).toBe(false);
       expect(answer(null, paths).ok).toBe(false);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("doorbell (watch_daemon)", () => {
+  /** Runs the watch with a recording writer; `next()` resolves at the next message it writes. */
+  function watching(home: string) {
+    const got: unknown[] = [];
+    let wake: () => void = () => {};
+    let close: () => void = () => {};
+    const closed = new Promise<void>((r) => (close = r));
+    const write = async (v: unknown) => {
+      got.push(v);
+      wake();
+    };
+    const next = () => new Promise<void>((r) => (wake = r));
+    /** The first message, set up before the watch starts (a daemon already there rings at once). */
+    const first = next();
+    const done = watchDaemon(homePaths(home), write, closed);
+    return { got, next, first, close, done };
+  }
+  const daemonJson = (home: string, pid: number) => {
+    writeFileSync(join(home, ".daemon.json.x.tmp"), JSON.stringify({ pid }));
+    renameSync(join(home, ".daemon.json.x.tmp"), join(home, "daemon.json"));
+  };
+
+  test("rings when a daemon writes daemon.json, again for the next daemon, and ends when the port closes", async () => {
+    const home = tmp();
+    try {
+      const w = watching(home);
+      let rang = w.next();
+      daemonJson(home, 1);
+      await rang;
+      expect(w.got).toEqual([{ type: "daemon_up" }]);
+      unlinkSync(join(home, "daemon.json"));
+      rang = w.next();
+      daemonJson(home, 2);
+      await rang;
+      expect(w.got).toEqual([{ type: "daemon_up" }, { type: "daemon_up" }]);
+      w.close();
+      expect(await w.done).toBe(0);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test("a daemon already there rings at once; other files in the home never ring", async () => {
+    const home = tmp();
+    try {
+      daemonJson(home, 1);
+      const w = watching(home);
+      await w.first;
+      writeFileSync(join(home, "daemon.json.bak"), "{}");
+      writeFileSync(join(home, "trust.key"), "x");
+      // The watch has seen those writes once a later daemon.json rings; only that one counts.
+      const rang = w.next();
+      daemonJson(home, 2);
+      await rang;
+      expect(w.got).toEqual([{ type: "daemon_up" }, { type: "daemon_up" }]);
+      w.close();
+      await w.done;
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test("a caller that is not our extension gets no watch: refused and the host exits", async () => {
+    const home = tmp();
+    try {
+      const host = Bun.spawn(
+        [process.execPath, join(import.meta.dir, "../../cli/main.ts"), "native-host", `chrome-extension://${"a".repeat(32)}/`],
+        {
+          env: { ...process.env, BSK_HOME: home },
+          stdin: "pipe",
+          stdout: "pipe",
+          stderr: "ignore",
+        },
+      );
+      host.stdin.write(encodeNativeMessage({ type: "watch_daemon" }));
+      await host.stdin.flush();
+      const out = new Uint8Array(await new Response(host.stdout).arrayBuffer());
+      expect(await host.exited).toBe(1);
+      expect(decodeNativeMessage(out)?.value).toMatchObject({ ok: false, error: "this extension may not ask bsk for its secret" });
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

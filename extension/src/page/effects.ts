@@ -132,10 +132,19 @@ const READ_DOM_PROBE = `(() => {
   return [changed, delivered];
 })()`;
 
-/** The frame after the input (or, when the page saw no input event, the next frame), then the observer's answer. */
+/**
+ * The frame after the input (or, when the page saw no input event, the next frame), then the observer's answer. A
+ * DOM that already changed needs no frame: the answer cannot change, and what the input started (a navigation, a
+ * new tab, a download) was reported by the browser before this call's reply.
+ */
 const AFTER_FRAME = `new Promise((resolve) => {
   const done = () => resolve(${READ_DOM_PROBE});
-  globalThis.__bskMut?.frame.then(done);
+  const s = globalThis.__bskMut;
+  if (s && (s.changed || s.mo.takeRecords().length > 0)) {
+    s.changed = true;
+    return done();
+  }
+  s?.frame.then(done);
   requestAnimationFrame(done);
 })`;
 

@@ -147,15 +147,19 @@ function checkStateInPage(this: Element): string {
 }
 
 export function checkState(rt: Call, signal: AbortSignal): Promise<CheckState> {
-  return callOn<CheckState>(rt, checkStateInPage.toString(), [], signal);
+  return callOn<CheckState>(rt, CHECK_STATE_FN, [], signal);
 }
+
+/** The state read back after a click, in the settle's own page call (effects.ts ElementProbe.after). */
+export const CHECK_STATE_FN = checkStateInPage.toString();
 
 /** The first label of a form control, as an element handle (for controls hidden behind a styled label). */
 export const FIRST_LABEL_FN = `function () { const l = this.labels && this.labels[0]; return l || null; }`;
 
 // ---------------------------------------------------------------- focus
 
-function focusInPage(this: HTMLElement, installProbe: (n: Node) => void, blur: boolean): string {
+/** Arms the DOM probe, then focuses (or blurs); also an actionability `then` (page/actionability.ts). */
+export function focusInPage(this: HTMLElement, installProbe: (n: Node) => void, blur: boolean): string {
   const active = () => {
     let a = this.ownerDocument.activeElement;
     while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement;

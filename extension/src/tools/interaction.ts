@@ -12,10 +12,13 @@ import { mainFrameId, sendTo } from "../cdp/debugger.ts";
 import { drag, isDraggable } from "../page/input/drag.ts";
 import { armElementProbe, withEffect, type ActionEffect, type DomProbe, type ElementProbe } from "../page/effects.ts";
 import {
+  CHECK_STATE_FN,
   checkState,
+  type CheckState,
   fillRefused,
   FIRST_LABEL_FN,
   focusElement,
+  focusInPage,
   LISTBOX_OPTION_FN,
   prepareFillInPage,
   READ_VALUE_FN,
@@ -79,14 +82,15 @@ async function atPointAction(
   return { tab_id: tabId, target: pt.hit, effect };
 }
 
-/** Resolve, check, click at the action point. */
+/** Resolve, check, click at the action point; `probe` may read the element back in the settle's page call. */
 async function clickElement(
   rt: ResolvedTarget,
   opts: { button: Button; count: number; modifiers: Modifier[] },
   signal: AbortSignal,
+  probe: DomProbe = probeOf(rt),
 ): Promise<ActionEffect> {
   const at = await actionable(rt, { hitTest: true, enabled: true, probe: true }, signal);
-  return withEffect(rt.tabId, probeOf(rt), signal, () => click(rt.tabId, at.x, at.y, opts, signal), { verify: true });
+  return withEffect(rt.tabId, probe, signal, () => click(rt.tabId, at.x, at.y, opts, signal), { verify: true });
 }
 
 async function pointerClick(
@@ -113,8 +117,8 @@ async function keyboardTarget(
     return { target: null, probe: pt.world };
   }
   const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
-  await actionable(rt, { enabled: true }, signal);
-  const focus = await focusElement(rt, false, signal);
+  // Checked, armed and focused in one page call.
+  const focus = (await actionable(rt, { enabled: true }, signal, { fn: focusInPage, args: [false] })).then as { now: boolean };
   if (!focus.now) throw notFocusable(rt);
   return { target: actedOn(rt), probe: probeOf(rt) };
 }
@@ -191,8 +195,10 @@ async function setChecked(p: { session_id: string; tab_id?: number; target: stri
   if (state.checked === want)
     return { tab_id: tabId, target: actedOn(rt), effect: { kind: "none" as const, dom_changed: false }, checked: want };
   let effect: ActionEffect;
+  // The state after the click rides on the settle's page call (when the control itself was clicked).
+  const probe: ElementProbe = { target: rt.cdp, objectId: rt.objectId, after: CHECK_STATE_FN };
   try {
-    effect = await clickElement(rt, { button: "left", count: 1, modifiers: [] }, signal);
+    effect = await clickElement(rt, { button: "left", count: 1, modifiers: [] }, signal, probe);
   } catch (err) {
     // A styled checkbox often hides the input behind its label: a person clicks the label.
     const reason = err instanceof BskError ? err.data?.reason : undefined;
@@ -201,7 +207,7 @@ async function setChecked(p: { session_id: string; tab_id?: number; target: stri
     effect = await clickElement(label, { button: "left", count: 1, modifiers: [] }, signal);
   }
   if (effect.kind === "dialog") return { tab_id: tabId, target: actedOn(rt), effect, checked: state.checked === true };
-  const after = await checkState(rt, signal);
+  const after = (probe.read as CheckState | undefined) ?? (await checkState(rt, signal));
   const checked = "error" in after ? false : after.checked === true;
   if (checked !== want) {
     throw new BskError("unsupported", `clicking ${whatOf(rt)} did not ${want ? "check" : "uncheck"} it`, {
