@@ -22,73 +22,16 @@ export interface Capture {
   walkMs: number;
 }
 
-const SNAPSHOT_FN = `function (request, ...drops) { return globalThis.__bsk.snapshot(request, drops); }`;
-/** Objects made for one walk (the document, drop targets), released together after it. */
-const WALK_GROUP = "bsk-walk";
-const DROP_EVENTS = new Set(["drop", "dragover"]);
-
-interface Listener {
-  type: string;
-  backendNodeId?: number;
-}
-
-/**
- * The frame's drop targets — elements with drop or dragover listeners, which the page's own world holds and bsk's
- * isolated world cannot see — as objects in bsk's world: one listener query over the whole tree, then one
- * resolve per target. A frame whose listeners cannot be read walks without them.
- */
-async function dropTargets(world: World, signal?: AbortSignal): Promise<string[]> {
-  try {
-    const doc = await sendTo(
-      world.target,
-      "Runtime.evaluate",
-      { expression: "document", contextId: world.contextId, objectGroup: WALK_GROUP },
-      signal,
-    );
-    if (!doc.result?.objectId) return [];
-    const { listeners } = await sendTo<{ listeners: Listener[] }>(
-      world.target,
-      "DOMDebugger.getEventListeners",
-      // Not through shadow roots: with pierce the renderer of a background tab crashed (Chromium 156).
-      { objectId: doc.result.objectId, depth: -1, pierce: false },
-      signal,
-    );
-    const nodes = new Set<number>();
-    for (const l of listeners) if (l.backendNodeId && DROP_EVENTS.has(l.type)) nodes.add(l.backendNodeId);
-    const objects = await Promise.all(
-      [...nodes].map((backendNodeId) =>
-        sendTo<{ object: { objectId?: string } }>(
-          world.target,
-          "DOM.resolveNode",
-          { backendNodeId, executionContextId: world.contextId, objectGroup: WALK_GROUP },
-          signal,
-        ).then(
-          (r) => r.object.objectId,
-          () => undefined,
-        ),
-      ),
-    );
-    return objects.filter((o): o is string => o !== undefined);
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    return [];
-  }
-}
+const SNAPSHOT_FN = `function (request) { return globalThis.__bsk.snapshot(request); }`;
 const FRAME_INDEX_FN = `function () { return globalThis.__bsk.frameIndex(this); }`;
 
 async function walkIn(world: World, request: WalkRequest, signal?: AbortSignal): Promise<FrameWalk> {
-  const drops = await dropTargets(world, signal);
   const r = await sendTo(
     world.target,
     "Runtime.callFunctionOn",
-    {
-      functionDeclaration: SNAPSHOT_FN,
-      executionContextId: world.contextId,
-      arguments: [{ value: request }, ...drops.map((objectId) => ({ objectId }))],
-      returnByValue: true,
-    },
+    { functionDeclaration: SNAPSHOT_FN, executionContextId: world.contextId, arguments: [{ value: request }], returnByValue: true },
     signal,
-  ).finally(() => void sendTo(world.target, "Runtime.releaseObjectGroup", { objectGroup: WALK_GROUP }).catch(() => undefined));
+  );
   if (r.exceptionDetails) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
   return JSON.parse(r.result.value as string) as FrameWalk;
 }
