@@ -15,6 +15,18 @@ function described(t: TraceTargetT): string {
   return t.name ? `${t.role} ${JSON.stringify(t.name)}` : t.role;
 }
 
+const reEscape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+
+/**
+ * What `bsk find` should look for: role and name, and when others share them, a /regex/ that also requires the
+ * context the snapshot prints on that line (`in: "Card B"`, `nth=2`), so it matches one line only.
+ */
+export function findQuery(t: TraceTargetT): string {
+  if (!t.context) return described(t);
+  const head = t.name ? `${t.role} ${JSON.stringify(t.name)}` : t.role;
+  return `/^${reEscape(head)} @e\\d+ .*[[ ]${reEscape(t.context)}[,\\]]/`;
+}
+
 /** A CSS selector reaches the main frame only: inside an iframe, the target is a ref found by role and name. */
 const bySelector = (t: TraceTargetT) => (t.selector && !t.frame ? t.selector : undefined);
 
@@ -77,7 +89,7 @@ export function traceLines(trace: RecordTraceT): string[] {
     const n = `${String(step.id).padStart(width)}.`;
     if ("target" in step && step.target && !bySelector(step.target) && step.op !== "press") {
       const where = step.target.frame ? ` (in the frame ${step.target.frame})` : "";
-      lines.push(`${n} bsk find ${shellQuote(described(step.target))}   # then use its @eN${where}:`);
+      lines.push(`${n} bsk find ${shellQuote(findQuery(step.target))}   # then use its @eN${where}:`);
       lines.push(`${" ".repeat(n.length)} ${command}`);
     } else lines.push(`${n} ${command}${note ? `   # ${note}` : ""}`);
   }

@@ -25,6 +25,8 @@ export const TraceTarget = () =>
     name: z.string(),
     tag: z.string(),
     selector: z.string().optional(),
+    /** What tells it apart from others of the same role and name, as the snapshot prints it: `in: "Card B"`, `nth=2`. */
+    context: z.string().optional(),
     label: z.string().optional(),
     placeholder: z.string().optional(),
     testid: z.string().optional(),

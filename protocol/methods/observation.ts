@@ -8,6 +8,8 @@ const snapshotParams = () => ({
   viewport: z.boolean().default(false).describe("Nodes in the viewport first"),
   diff: z.boolean().default(false).describe("Only what changed since this session's last full snapshot of the tab"),
   max_depth: z.number().int().min(1).max(200).optional().describe("Deepest level to render"),
+  max_options: z.number().int().min(1).max(10_000).optional().describe("Options listed per select (default 10; selected ones always)"),
+  full_url: z.boolean().default(false).describe("The header's URL with its query string"),
 });
 
 const SnapshotResult = () =>
@@ -30,6 +32,8 @@ const snapshotFlags = {
   viewport: {},
   diff: { description: "Only what changed since the last full snapshot of this tab" },
   "max-depth": {},
+  "max-options": {},
+  "full-url": {},
 } as const;
 
 /** Seeing the page: snapshots with refs, search in the last snapshot, screenshots, HTML. */

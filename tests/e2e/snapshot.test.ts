@@ -36,7 +36,7 @@ describe("snapshot", () => {
     await open("snap-table.html");
     const a = await snapshot();
     const b = await snapshot();
-    expect(a.text.split("\n")[0]).toMatch(/^# tab \d+ · Snap Table · http:\/\/127\.0\.0\.1:\d+\/snap-table\.html · ~\d+ tokens$/);
+    expect(a.text.split("\n")[0]).toMatch(/^# Snap Table · http:\/\/127\.0\.0\.1:\d+\/snap-table\.html · ~\d+ tokens$/);
     expect(lines(b.text)).toEqual(lines(a.text));
     expect(a.text).toContain('table "Team members"');
     expect(a.text).toMatch(/button "View" @e\d+ \[in: row "Zhang San"\]/);

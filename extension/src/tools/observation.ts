@@ -3,7 +3,7 @@ import type { observationMethods } from "../../../protocol/methods/observation.t
 import { resolveTarget } from "../cdp/refs/resolve.ts";
 import { fullPage } from "../features/fullpage/capture.ts";
 import { screenshot } from "../page/screenshot.ts";
-import { resolveTab } from "../session/sessions.ts";
+import { getSession, resolveTab } from "../session/sessions.ts";
 import { capture } from "../page/snapshot/capture.ts";
 import { findLines } from "../page/snapshot/find.ts";
 import { getHtml } from "../page/snapshot/html.ts";
@@ -24,13 +24,15 @@ export const observationHandlers: FamilyHandlers<typeof observationMethods> = {
   snapshot: async (p, { signal }) => {
     const { tabId } = await resolveTab(p);
     if (p.cursor) return continueFrom(p.session_id, tabId, p.cursor);
-    const cap = await capture(p.session_id, tabId, { viewport: p.viewport }, signal);
+    const cap = await capture(p.session_id, tabId, { viewport: p.viewport, maxOptions: p.max_options }, signal);
     return present(cap, {
       sessionId: p.session_id,
       maxTokens: p.max_tokens,
       viewport: p.viewport,
       diff: p.diff,
       maxDepth: p.max_depth,
+      otherTab: p.tab_id !== undefined && p.tab_id !== getSession(p.session_id)?.current_tab_id,
+      fullUrl: p.full_url,
       marks: promptMarks(tabId),
     });
   },
@@ -39,13 +41,15 @@ export const observationHandlers: FamilyHandlers<typeof observationMethods> = {
     const { tabId } = await resolveTab(p);
     if (p.cursor) return continueFrom(p.session_id, tabId, p.cursor);
     const appendix = p.probe_hover ? await probeHover(p.session_id, tabId, p.probe_ms, signal) : [];
-    const cap = await capture(p.session_id, tabId, { viewport: p.viewport }, signal);
+    const cap = await capture(p.session_id, tabId, { viewport: p.viewport, maxOptions: p.max_options }, signal);
     return present(cap, {
       sessionId: p.session_id,
       maxTokens: p.max_tokens,
       viewport: p.viewport,
       diff: p.diff,
       maxDepth: p.max_depth,
+      otherTab: p.tab_id !== undefined && p.tab_id !== getSession(p.session_id)?.current_tab_id,
+      fullUrl: p.full_url,
       appendix,
       marks: promptMarks(tabId),
     });

@@ -72,14 +72,24 @@ async function placeholderOf(parent: World, child: FrameInfo, signal?: AbortSign
   }
 }
 
-export async function capture(sessionId: string, tabId: number, opts: { viewport: boolean }, signal?: AbortSignal): Promise<Capture> {
+export async function capture(
+  sessionId: string,
+  tabId: number,
+  opts: { viewport: boolean; maxOptions?: number },
+  signal?: AbortSignal,
+): Promise<Capture> {
   const frames = await listFrames(tabId, signal);
   const epoch = await beginEpoch(sessionId);
   const kids = new Map<string, FrameInfo[]>();
   for (const f of frames) if (f.parentId) kids.set(f.parentId, [...(kids.get(f.parentId) ?? []), f]);
 
   const visit = async (frame: FrameInfo, depth: number, vis: boolean, out: CapturedLine[]): Promise<FrameWalk> => {
-    const request: WalkRequest = { session: sessionId, next: await nextRef(sessionId), viewport: opts.viewport };
+    const request: WalkRequest = {
+      session: sessionId,
+      next: await nextRef(sessionId),
+      viewport: opts.viewport,
+      ...(opts.maxOptions ? { maxOptions: opts.maxOptions } : {}),
+    };
     const { world, walk } = await walkFrame(frame, request, signal);
     await recordRefs(
       sessionId,

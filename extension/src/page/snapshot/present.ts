@@ -5,7 +5,7 @@
 import type { Result } from "../../../../protocol/catalog.ts";
 import type { Capture } from "./capture.ts";
 import { diffLines } from "./diff.ts";
-import { bodyLines, indent, lineCosts, renderPart, type CaptureMeta } from "./render.ts";
+import { bodyLines, headerReserve, indent, lineCosts, partEnds, renderPart, type CaptureMeta } from "./render.ts";
 import { cursorFor, fromCursor, getLast, keepPaged, setLast, type PagedCapture } from "./store.ts";
 
 type SnapshotResult = Result<"snapshot">;
@@ -20,6 +20,10 @@ export interface PresentOptions {
   appendix?: string[];
   /** Header marks of the tab's state (a browser prompt waiting for the person). */
   marks?: string[];
+  /** The tab is not the session's current one: the header names it. */
+  otherTab?: boolean;
+  /** The header's URL keeps its query. */
+  fullUrl?: boolean;
 }
 
 function ago(ms: number): string {
@@ -27,9 +31,9 @@ function ago(ms: number): string {
   return s < 90 ? `${s}s ago` : `${Math.round(s / 60)}m ago`;
 }
 
-function part(c: PagedCapture, start: number, partNo: number): SnapshotResult {
-  const p = renderPart(c.meta, c.body, c.costs, start, c.maxTokens, partNo, c.extra);
-  const more = p.end < c.body.length;
+function part(c: PagedCapture, partNo: number): SnapshotResult {
+  const p = renderPart(c.meta, c.body, c.costs, c.ends, partNo, c.extra);
+  const more = partNo < c.ends.length;
   return {
     tab_id: c.tabId,
     url: c.meta.url,
@@ -38,13 +42,19 @@ function part(c: PagedCapture, start: number, partNo: number): SnapshotResult {
     tokens: p.tokens,
     refs: p.refs,
     truncated: more,
-    cursor: more ? cursorFor(c, p.end, partNo + 1) : null,
+    cursor: more ? cursorFor(c, c.ends[partNo - 1]!, partNo + 1) : null,
     ...(c.diff ? { diff: true } : {}),
   };
 }
 
 export function present(cap: Capture, o: PresentOptions): SnapshotResult {
-  const meta: CaptureMeta = { tabId: cap.tabId, url: cap.url, title: cap.title };
+  const meta: CaptureMeta = {
+    tabId: cap.tabId,
+    url: cap.url,
+    title: cap.title,
+    ...(o.otherTab ? { showTab: true } : {}),
+    ...(o.fullUrl ? { fullUrl: true } : {}),
+  };
   const full = cap.lines.map(indent);
   const previous = getLast(o.sessionId, cap.tabId);
   setLast(o.sessionId, cap.tabId, { meta, lines: full, at: Date.now() });
@@ -66,21 +76,22 @@ export function present(cap: Capture, o: PresentOptions): SnapshotResult {
     if (o.diff) extra.push("no earlier snapshot of this tab: full snapshot");
   }
   if (o.appendix?.length) body.push(...o.appendix);
+  const costs = lineCosts(body);
   const paged = keepPaged({
     sessionId: o.sessionId,
     tabId: cap.tabId,
     meta,
     body,
-    costs: lineCosts(body),
+    costs,
     extra,
     diff,
-    maxTokens: o.maxTokens,
+    ends: partEnds(costs, o.maxTokens, headerReserve(meta, extra)),
   });
-  return part(paged, 0, 1);
+  return part(paged, 1);
 }
 
 /** The next part of a paged snapshot, cut at the first call's budget (a cursor continues that split). */
 export function continueFrom(sessionId: string, tabId: number, cursor: string): SnapshotResult {
-  const { capture, start, partNo } = fromCursor(cursor, sessionId, tabId);
-  return part(capture, start, partNo);
+  const { capture, partNo } = fromCursor(cursor, sessionId, tabId);
+  return part(capture, partNo);
 }

@@ -2,7 +2,7 @@
  * From captured lines to the text an agent reads: depth cap, viewport-first order, the modal's covered summary,
  * the header, and parts cut to a token budget. Pure (unit-tested); the capture itself is capture.ts.
  */
-import { estimateTokens } from "./tokens.ts";
+import { estimateTokens, tokenWeight } from "./tokens.ts";
 
 export interface CapturedLine {
   depth: number;
@@ -15,6 +15,10 @@ export interface CaptureMeta {
   tabId: number;
   url: string;
   title: string;
+  /** Name the tab in the header: it is not the session's current tab (the one every command defaults to). */
+  showTab?: boolean;
+  /** The URL with its query string (`--full-url`); otherwise `?…` stands for it. */
+  fullUrl?: boolean;
 }
 
 export function indent(l: CapturedLine): string {
@@ -51,19 +55,30 @@ export function bodyLines(lines: readonly CapturedLine[], o: BodyOptions): strin
   return out;
 }
 
-export function header(meta: CaptureMeta, tokens: number, extra: string[] = []): string {
-  const parts = [`# tab ${meta.tabId}`, meta.title || "(untitled)", meta.url, ...extra, `~${tokens} tokens`];
-  return parts.join(" · ");
+/** The URL as the header shows it: its query (often long, rarely needed) cut to `?…` unless asked for. */
+export function shownUrl(url: string, full = false): string {
+  const q = url.indexOf("?");
+  if (full || q < 0) return url;
+  const hash = url.indexOf("#", q);
+  return `${url.slice(0, q)}?…${hash >= 0 ? url.slice(hash) : ""}`;
 }
 
-/** Per-line token costs (newline included), computed once per capture. */
+export function header(meta: CaptureMeta, tokens: number, extra: string[] = []): string {
+  const parts = [meta.title || "(untitled)", shownUrl(meta.url, meta.fullUrl), ...extra, `~${tokens} tokens`];
+  return `# ${meta.showTab ? `tab ${meta.tabId} · ` : ""}${parts.join(" · ")}`;
+}
+
+/**
+ * Per-line token costs, computed once per capture: the line, its indentation run and the line break after it
+ * (a break after punctuation merges into it).
+ */
 export function lineCosts(body: readonly string[]): number[] {
-  return body.map((l) => estimateTokens(l) + 1);
+  return body.map((l) => tokenWeight(l) + (l.startsWith("  ") ? 1 : 0) + (/[\p{L}\p{N}]$/u.test(l) ? 1 : 0));
 }
 
 /** What the header can cost at most (widest part marker and token count): kept out of each part's budget. */
 export function headerReserve(meta: CaptureMeta, extra: string[] = []): number {
-  return estimateTokens(header(meta, 999_999, [...extra, "part 999/999"])) + 2;
+  return estimateTokens(header(meta, 999_999, [...extra, "part 999/999"])) + 1;
 }
 
 /** End (exclusive) of the part starting at `start`: as many lines as fit the budget, at least one. */
@@ -75,41 +90,37 @@ export function partEnd(costs: readonly number[], start: number, maxTokens: numb
   return end;
 }
 
-/** How many parts the lines from `start` take at this budget. */
-export function partsFrom(costs: readonly number[], start: number, maxTokens: number, reserve = 0): number {
-  let n = 0;
-  for (let s = start; s < costs.length; s = partEnd(costs, s, maxTokens, reserve)) n++;
-  return Math.max(n, 1);
+/** Where each part ends (exclusive), cut once for the whole capture, so every part's `part k/n` has the same n. */
+export function partEnds(costs: readonly number[], maxTokens: number, reserve = 0): number[] {
+  const ends: number[] = [];
+  for (let s = 0; s < costs.length; s = ends.at(-1)!) ends.push(partEnd(costs, s, maxTokens, reserve));
+  return ends.length ? ends : [0];
 }
 
 export interface Part {
   text: string;
   tokens: number;
   refs: number;
-  end: number;
 }
 
-/** One part: header (with `part k/n` when the body does not fit whole) and lines [start, end). */
+/** Part `partNo` of `ends.length`: header (with `part k/n` when there are several) and its lines. */
 export function renderPart(
   meta: CaptureMeta,
   body: readonly string[],
   costs: readonly number[],
-  start: number,
-  maxTokens: number,
+  ends: readonly number[],
   partNo: number,
   extra: string[] = [],
 ): Part {
-  const reserve = headerReserve(meta, extra);
-  const end = partEnd(costs, start, maxTokens, reserve);
-  const total = partNo - 1 + partsFrom(costs, start, maxTokens, reserve);
+  const start = partNo > 1 ? ends[partNo - 2]! : 0;
+  const end = ends[partNo - 1]!;
   const slice = body.slice(start, end);
-  let tokens = 0;
-  for (let i = start; i < end; i++) tokens += costs[i]!;
-  const marks = total > 1 ? [...extra, `part ${partNo}/${total}`] : extra;
-  const head = header(meta, 0, marks);
-  tokens += estimateTokens(head) + 2;
+  let weight = 0;
+  for (let i = start; i < end; i++) weight += costs[i]!;
+  const marks = ends.length > 1 ? [...extra, `part ${partNo}/${ends.length}`] : extra;
+  const tokens = Math.ceil(weight) + estimateTokens(header(meta, 0, marks)) + 1;
   const text = [header(meta, tokens, marks), ...slice].join("\n");
   let refs = 0;
   for (const l of slice) refs += (l.match(/@e\d+/g) ?? []).length;
-  return { text, tokens, refs, end };
+  return { text, tokens, refs };
 }

@@ -15,8 +15,8 @@ export interface PagedCapture {
   /** Header marks every part repeats (e.g. the diff summary). */
   extra: string[];
   diff: boolean;
-  /** The budget the pages were cut at: every part of one snapshot uses it, so `part k/n` keeps its n. */
-  maxTokens: number;
+  /** Where each part ends, cut once at the first call's budget: every part keeps its `part k/n`. */
+  ends: number[];
   at: number;
 }
 
@@ -54,7 +54,7 @@ export function cursorFor(c: PagedCapture, start: number, partNo: number): strin
   return `${c.id}.${start}.${partNo}`;
 }
 
-export function fromCursor(cursor: string, sessionId: string, tabId: number): { capture: PagedCapture; start: number; partNo: number } {
+export function fromCursor(cursor: string, sessionId: string, tabId: number): { capture: PagedCapture; partNo: number } {
   const m = /^([0-9a-f]{12})\.(\d+)\.(\d+)$/.exec(cursor);
   const expired = () =>
     new BskError("not_found", `snapshot cursor ${cursor} has expired or is unknown`, {
@@ -76,8 +76,9 @@ export function fromCursor(cursor: string, sessionId: string, tabId: number): { 
     });
   }
   const start = Number(m[2]);
-  if (start >= capture.body.length) throw expired();
-  return { capture, start, partNo: Number(m[3]) };
+  const partNo = Number(m[3]);
+  if (partNo < 2 || partNo > capture.ends.length || capture.ends[partNo - 2] !== start) throw expired();
+  return { capture, partNo };
 }
 
 export function setLast(sessionId: string, tabId: number, s: LastSnapshot): void {

@@ -5,6 +5,7 @@
  */
 import type { TraceTargetT } from "../../../../../protocol/trace.ts";
 import { nameOf, normalize, roleOf } from "../../../page/snapshot/page/aria.ts";
+import { contextOf } from "../../../page/snapshot/page/context.ts";
 import { isSecretField, type FieldFacts } from "../secrets.ts";
 
 const ATTR_CHARS = 200;
@@ -60,8 +61,11 @@ export function inFrame(): boolean {
 
 export function describe(el: Element): TraceTargetT {
   const t: TraceTargetT = { role: roleOf(el), name: nameOf(el).slice(0, ATTR_CHARS), tag: el.localName };
+  const selector = selectorOf(el);
   const extra: Partial<TraceTargetT> = {
-    selector: selectorOf(el),
+    selector,
+    // What tells it apart from controls of the same role and name, as the snapshot says it (needed when no selector is unique).
+    context: selector ? undefined : contextOf(el, t.role, nameOf(el)) || undefined,
     label: labelOf(el),
     placeholder: attr(el, "placeholder"),
     testid: attr(el, "data-testid") ?? attr(el, "data-test") ?? attr(el, "data-qa"),

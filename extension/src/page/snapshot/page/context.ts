@@ -2,7 +2,7 @@
  * Duplicate names made distinguishable: controls sharing role and name get the nearest context that tells them
  * apart — their row, list item, card heading, section or label — as `in: row "Zhang San"`; `nth=K` when none does.
  */
-import { normalize } from "./aria.ts";
+import { nameOf, normalize, roleOf } from "./aria.ts";
 import { clip, quote } from "./facts.ts";
 import type { SNode } from "./walk.ts";
 
@@ -70,32 +70,61 @@ function labelOf(container: Element, el: Element, ownName: string): string {
   return show(firstText(container, el));
 }
 
+/** Labels up an element's chain, from its parent to (not past) the first ancestor holding another member. */
+const CHAIN_MAX = 8;
+
+/**
+ * Each member's context: the first label up its chain that no other member's chain has — so a card's title wins
+ * over a first label every card repeats ("Use as default") — or "" when none does.
+ */
+export function contexts(els: readonly Element[], names: readonly string[]): string[] {
+  const holds = new Map<Element, number>();
+  for (const el of els) for (let a = parentOf(el); a; a = parentOf(a)) holds.set(a, (holds.get(a) ?? 0) + 1);
+  const chains = els.map((el, i) => {
+    const out: string[] = [];
+    for (let a = parentOf(el); a && holds.get(a) === 1 && out.length < CHAIN_MAX; a = parentOf(a)) {
+      const label = labelOf(a, el, names[i]!);
+      if (label && !out.includes(label)) out.push(label);
+    }
+    return out;
+  });
+  const chainsWith = new Map<string, number>();
+  for (const c of chains) for (const l of c) chainsWith.set(l, (chainsWith.get(l) ?? 0) + 1);
+  return chains.map((c) => c.find((l) => chainsWith.get(l) === 1) ?? "");
+}
+
 export function disambiguate(nodes: SNode[]): void {
   const groups = new Map<string, SNode[]>();
   for (const n of nodes) {
-    const key = `${n.role}\u0000${n.name}`;
+    const key = `${n.role}\u0000${n.name}\u0000${n.size ?? ""}`;
     const g = groups.get(key);
     if (g) g.push(n);
     else groups.set(key, [n]);
   }
   for (const group of groups.values()) {
     if (group.length < 2) continue;
-    // How many members each ancestor holds: context must come from an ancestor holding only this one.
-    const holds = new Map<Element, number>();
-    for (const n of group) for (let a = parentOf(n.el!); a; a = parentOf(a)) holds.set(a, (holds.get(a) ?? 0) + 1);
-    const labels = group.map((n) => {
-      for (let a = parentOf(n.el!); a && holds.get(a) === 1; a = parentOf(a)) {
-        const label = labelOf(a, n.el!, n.name);
-        if (label) return label;
-      }
-      return "";
-    });
-    const count = new Map<string, number>();
-    for (const l of labels) count.set(l, (count.get(l) ?? 0) + 1);
-    group.forEach((n, i) => {
-      const l = labels[i]!;
-      if (l && count.get(l) === 1) n.facts.push(`in: ${l}`);
-      else n.facts.push(`nth=${i + 1}`);
-    });
+    const labels = contexts(
+      group.map((n) => n.el!),
+      group.map((n) => n.name),
+    );
+    group.forEach((n, i) => n.facts.push(labels[i] ? `in: ${labels[i]}` : `nth=${i + 1}`));
   }
+}
+
+/**
+ * The context the snapshot prints for `el` among the visible elements of its document sharing its role and name
+ * (the recorder's view of one element): `in: …`, `nth=K`, or "" when its role and name are unique.
+ */
+export function contextOf(el: Element, role: string, name: string): string {
+  const root = el.getRootNode() as Document | ShadowRoot;
+  const same = [...root.querySelectorAll(el.localName)].filter(
+    (o) => o === el || (o.checkVisibility?.() !== false && roleOf(o) === role && nameOf(o) === name),
+  );
+  if (same.length < 2) return "";
+  const i = same.indexOf(el);
+  const label = contexts(
+    same,
+    same.map(() => name),
+  )[i];
+  return label ? `in: ${label}` : `nth=${i + 1}`;
 }

@@ -11,6 +11,7 @@ export function lineOf(n: SNode): string {
   if (n.role === "text") return quote(n.name);
   let s = n.role;
   if (n.name) s += ` ${quote(n.name)}`;
+  if (n.size) s += ` ${n.size}`;
   if (n.ref !== undefined) s += ` @e${n.ref}`;
   if (n.facts.length) s += ` [${n.facts.join(", ")}]`;
   return s;

@@ -28,8 +28,29 @@ function optionLabel(o: HTMLOptionElement): string {
 
 const TEXT_INPUT = /^(text|search|email|url|tel|password|number|date|datetime-local|month|week|time|color)$/;
 
-function valueFacts(el: Element, out: string[]): void {
+/** Options a select lists by default; `--max-options` lists more. */
+export const MAX_OPTIONS = 10;
+
+/** A select's options: the first `max`, the selected ones wherever they are, and how to see the rest. */
+function optionsFact(select: HTMLSelectElement, max: number): string {
+  const all = [...select.options];
+  const shown = all.filter((o, i) => i < max || o.selected);
+  const rest = all.length - shown.length;
+  const list = shown.map((o) => quote(clip(optionLabel(o), 40)));
+  if (rest) list.push(`+${rest} more: --max-options ${all.length}`);
+  return `options=[${list.join(",")}]`;
+}
+
+function valueFacts(el: Element, out: string[], maxOptions: number): void {
   const tag = el.localName;
+  if (tag === "input" && (el as HTMLInputElement).type === "file") {
+    const input = el as HTMLInputElement;
+    out.push("file");
+    if (input.multiple) out.push("multiple");
+    const names = [...(input.files ?? [])].map((f) => f.name);
+    out.push(names.length ? `files=${quote(clip(names.join(", "), MAX_VALUE))}` : "empty");
+    return;
+  }
   if (tag === "input" || tag === "textarea") {
     const input = el as HTMLInputElement;
     if (tag === "input" && !TEXT_INPUT.test(input.type)) return;
@@ -49,9 +70,7 @@ function valueFacts(el: Element, out: string[]): void {
     const chosen = [...select.options].filter((o) => o.selected).map(optionLabel);
     if (select.multiple) out.push(chosen.length ? `selected=${quote(clip(chosen.join(", "), MAX_VALUE))}` : "empty");
     else out.push(chosen[0] ? `value=${quote(clip(chosen[0], MAX_VALUE))}` : "empty");
-    const labels = [...select.options].map(optionLabel);
-    const shown = labels.slice(0, 10).map((l) => quote(clip(l, 40)));
-    out.push(`options=[${shown.join(",")}${labels.length > 10 ? `,+${labels.length - 10}` : ""}]`);
+    out.push(optionsFact(select, maxOptions));
     return;
   }
   if ((el as HTMLElement).isContentEditable) {
@@ -63,14 +82,14 @@ function valueFacts(el: Element, out: string[]): void {
 const RANGE_ROLES = new Set(["slider", "spinbutton", "progressbar", "meter", "scrollbar"]);
 
 /** Compact facts for a node's `[…]` group, in a fixed order. */
-export function factsOf(el: Element, role: string): string[] {
+export function factsOf(el: Element, role: string, maxOptions = MAX_OPTIONS): string[] {
   const out: string[] = [];
   const attr = (n: string) => el.getAttribute(n);
   if (role === "heading") {
     const level = attr("aria-level") ?? /^h([1-6])$/.exec(el.localName)?.[1] ?? null;
     if (level) out.push(`level=${level}`);
   }
-  valueFacts(el, out);
+  valueFacts(el, out, maxOptions);
   if (RANGE_ROLES.has(role)) {
     const v = attr("aria-valuetext") ?? attr("aria-valuenow") ?? ((el as HTMLInputElement).value || null);
     if (v !== null && !out.some((f) => f.startsWith("value="))) out.push(`value=${quote(clip(v, MAX_VALUE))}`);

@@ -16,6 +16,8 @@ export interface WalkRequest {
   /** The session's ref counter: new refs are numbered from here. */
   next: number;
   viewport: boolean;
+  /** Options listed per select (default 10; the selected ones always). */
+  maxOptions?: number;
 }
 
 /** What one frame's walk returns (as one JSON string). */
@@ -41,8 +43,8 @@ export interface PageRuntime {
   query(selector: string): Element | string;
   /** JSON [role, name] of an element. */
   describe(el: Element): string;
-  /** JSON FrameWalk of this document. */
-  snapshot(request: WalkRequest): string;
+  /** JSON FrameWalk of this document; `drops`: its elements with drop or dragover listeners (the worker found them). */
+  snapshot(request: WalkRequest, drops?: Element[]): string;
   /** Index of an iframe element in the last snapshot's frames, -1 if it was not in it. */
   frameIndex(el: Element): number;
   /** Hover probing: JSON [[x, y], …] of candidate triggers (and the visible controls before hovering). */
@@ -70,10 +72,21 @@ function token(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-export function walkDocument(doc: Document, registry: RefRegistry, request: WalkRequest): { walk: FrameWalk; frames: Element[] } {
+export function walkDocument(
+  doc: Document,
+  registry: RefRegistry,
+  request: WalkRequest,
+  drops: readonly Element[] = [],
+): { walk: FrameWalk; frames: Element[] } {
   const t0 = performance.now();
   registry.reserveFrom(request.next);
-  const walker = new Walker(doc.defaultView!, { registry, viewport: request.viewport });
+  const walker = new Walker(doc.defaultView!, {
+    registry,
+    viewport: request.viewport,
+    // The page's own catch-all (a listener on <html> or <body>) is not a target to name.
+    drops: new Set(drops.filter((el) => el !== doc.documentElement && el !== doc.body)),
+    maxOptions: request.maxOptions,
+  });
   const modal = findModal(doc);
   const roots = walker.walk(modal ?? doc);
   disambiguate(walker.actionable);
@@ -114,8 +127,8 @@ export function createRuntime(doc: Document): PageRuntime {
       return found.length === 1 ? found[0]! : JSON.stringify({ count: found.length });
     },
     describe: (el) => JSON.stringify([roleOf(el), nameOf(el)]),
-    snapshot(request) {
-      const { walk, frames } = walkDocument(doc, registry(request.session), request);
+    snapshot(request, drops) {
+      const { walk, frames } = walkDocument(doc, registry(request.session), request, drops);
       lastFrames = frames;
       return JSON.stringify(walk);
     },

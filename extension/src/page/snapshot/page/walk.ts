@@ -4,7 +4,7 @@
  * Roles and names follow WAI-ARIA/accname (aria.ts); form state and ARIA states come from the DOM (facts.ts).
  */
 import { nameOf, normalize, roleOf } from "./aria.ts";
-import { clip, factsOf } from "./facts.ts";
+import { clip, factsOf, quote } from "./facts.ts";
 import type { RefRegistry } from "./identity.ts";
 
 export interface SNode {
@@ -19,6 +19,8 @@ export interface SNode {
   vis: boolean;
   /** Index into Walker.frames for an iframe's node. */
   frame?: number;
+  /** Printed bare after the role (a visual control's size, `640×480`). */
+  size?: string;
 }
 
 /** Roles an agent acts on: they get refs. */
@@ -127,7 +129,14 @@ export interface WalkOptions {
   registry: RefRegistry;
   /** Compute `vis` (costs a layout read per element). */
   viewport: boolean;
+  /** Elements with drop or dragover listeners (found by the worker through CDP): drop targets. */
+  drops?: ReadonlySet<Element>;
+  /** How many options of a select to list (the selected ones are always listed). */
+  maxOptions?: number;
 }
+
+/** Elements that print as their kind and size when nothing names them. */
+const VISUAL = /^(canvas|img|svg|video|picture|object|embed)$/;
 
 export class Walker {
   readonly frames: Element[] = [];
@@ -136,6 +145,8 @@ export class Walker {
   readonly actionable: SNode[] = [];
   private readonly vw: number;
   private readonly vh: number;
+  /** Elements whose text names a control through its aria-labelledby: said on the control, not again. */
+  private labels = new Set<Element>();
 
   constructor(
     private readonly win: Window,
@@ -148,6 +159,7 @@ export class Walker {
   /** Walks `root` itself (an element) or the children of a document. */
   walk(root: Element | Document): SNode[] {
     const items: Item[] = [];
+    this.labels = labelledByTargets(root.nodeType === 9 ? (root as Document) : (root as Element).ownerDocument, this.opts);
     if (root.nodeType === 9) this.children(root, items, false, "auto");
     else this.element(root as Element, items, false, "auto");
     return merge(items);
@@ -188,7 +200,7 @@ export class Walker {
     const style = this.win.getComputedStyle(el);
     const display = style.display;
     if (display === "none") return;
-    if (tag === "svg") return this.svg(el, items);
+    if (tag === "svg" && !this.opts.drops?.has(el) && !isCustomControl(el, "img", style.cursor, parentCursor)) return this.svg(el, items);
     const vis = this.opts.viewport ? (display === "contents" ? parentVis : this.visible(el)) : false;
     if (style.visibility === "hidden" || style.visibility === "collapse") {
       // Hidden itself; a descendant may still be visible (visibility is overridable), text is not.
@@ -199,7 +211,7 @@ export class Walker {
     }
     const inline = display.startsWith("inline") || display === "contents" || display === "";
     let role = roleOf(el);
-    if (!ACTIONABLE.has(role) && isCustomControl(el, role, style.cursor, parentCursor)) {
+    if (!ACTIONABLE.has(role) && (isCustomControl(el, role, style.cursor, parentCursor) || (tag === "canvas" && hasBox(el)))) {
       role = (el as HTMLElement).isContentEditable ? "textbox" : "clickable";
     }
     if (tag === "iframe" || tag === "frame") {
@@ -220,6 +232,11 @@ export class Walker {
       items.push(this.control(el, role, vis, style.cursor));
       return;
     }
+    if (this.opts.drops?.has(el)) {
+      // A drop target the accessibility tree says nothing about: a ref, so upload --mode drop and drag can name it.
+      items.push(null, this.control(el, role === "generic" ? "group" : role, vis, style.cursor), null);
+      return;
+    }
     if (STRUCTURE.has(role)) {
       const name = role === "row" ? "" : nameOf(el);
       if (!ONLY_NAMED.has(role) || name) {
@@ -233,7 +250,12 @@ export class Walker {
       }
     }
     if (!inline) items.push(null);
-    if (labelsAControl(el) || (tag === "legend" && el.parentElement?.localName === "fieldset") || tag === "caption") {
+    if (
+      labelsAControl(el) ||
+      this.labels.has(el) ||
+      (tag === "legend" && el.parentElement?.localName === "fieldset") ||
+      tag === "caption"
+    ) {
       // Their text is the name of a control / group / table, printed there.
       const sub: Item[] = [];
       this.children(el, sub, vis, style.cursor);
@@ -245,26 +267,45 @@ export class Walker {
   }
 
   private node(el: Element, role: string, vis: boolean, name: string): SNode {
-    return { role, name: clip(name, 120), el, facts: role === "text" ? [] : factsOf(el, role), children: [], vis };
+    return { role, name: clip(name, 120), el, facts: role === "text" ? [] : factsOf(el, role, this.opts.maxOptions), children: [], vis };
   }
 
   private control(el: Element, role: string, vis: boolean, cursor: string): SNode {
+    const drop = this.opts.drops?.has(el) === true;
+    // Named by its text like a clickable: a drop target the page gave no role.
+    const byText = role === "clickable" || (drop && !ACTIONABLE.has(role) && !el.hasAttribute("aria-label"));
     let name: string;
-    if (role === "clickable") name = clip(normalize(el.textContent ?? ""), CLICKABLE_NAME_MAX) || (el.getAttribute("title") ?? "");
+    if (byText) name = clip(normalize(el.textContent ?? ""), CLICKABLE_NAME_MAX) || (el.getAttribute("title") ?? "");
     else name = nameOf(el);
+    if (!name && role === "clickable") name = nameOf(el);
     const node = this.node(el, role, vis, name);
     const placeholder = el.getAttribute("placeholder")?.trim();
     if (placeholder && (!node.name || node.name === placeholder)) {
       node.name = clip(placeholder, 120);
       node.facts = node.facts.filter((f) => !f.startsWith("placeholder="));
     }
+    if (el.localName === "input" && (el as HTMLInputElement).type === "file" && !node.name) {
+      // What Chromium's accessibility tree calls the button of an unlabelled file input.
+      node.name = (el as HTMLInputElement).multiple ? "Choose Files" : "Choose File";
+    }
+    if (role === "clickable" && (VISUAL.test(el.localName) || !node.name)) {
+      // A picture, a canvas or an unnamed box: its kind and size say what it is.
+      node.role = el.localName;
+      const box = el.getBoundingClientRect();
+      node.size = `${Math.round(box.width)}×${Math.round(box.height)}`;
+    }
+    if ((role === "button" || role === "combobox") && /^(listbox|menu|true)$/.test(el.getAttribute("aria-haspopup") ?? "")) {
+      currentChoice(el, node);
+    }
+    if (drop) node.facts.push("drop");
     const n = this.opts.registry.assign(el);
     node.ref = n;
-    this.refs.push([n, role, node.name]);
+    this.refs.push([n, node.role, node.name || node.size || ""]);
     this.actionable.push(node);
     const sub: Item[] = [];
     this.children(el, sub, vis, cursor);
-    const contentIsName = NAME_FROM_CONTENT.has(role) || (role === "clickable" && (el.textContent ?? "").length <= CLICKABLE_NAME_MAX);
+    const contentIsName =
+      NAME_FROM_CONTENT.has(role) || (byText && (el.textContent ?? "").length <= CLICKABLE_NAME_MAX) || node.facts[0]?.startsWith("value=");
     node.children = merge(contentIsName || role === "textbox" ? sub.filter((i) => i && !isText(i)) : sub);
     return node;
   }
@@ -287,6 +328,38 @@ function isCustomControl(el: Element, role: string, cursor: string, parentCursor
   if (cursor === "pointer" && parentCursor !== "pointer") return !labelsAControl(el) && el.localName !== "label";
   const tabindex = el.getAttribute("tabindex");
   return tabindex !== null && Number(tabindex) >= 0 && !el.matches("a[href],button,input,select,textarea,summary,iframe");
+}
+
+/**
+ * A custom select (a button or non-input combobox opening a listbox) shows its current choice as its text: printed
+ * as the value, the label as the name (`button "Plan" [value="Pro"]`), the choice left out of a name that took it in.
+ */
+function currentChoice(el: Element, node: SNode): void {
+  const tag = el.localName;
+  if (tag === "input" || tag === "select" || tag === "textarea") return;
+  const own = normalize(el.textContent ?? "");
+  if (!own || own === node.name || node.facts.some((f) => f.startsWith("value="))) return;
+  if (node.name.endsWith(` ${own}`)) node.name = node.name.slice(0, -own.length - 1);
+  else if (node.name.startsWith(`${own} `)) node.name = node.name.slice(own.length + 1);
+  node.facts.unshift(`value=${quote(clip(own, 80))}`);
+}
+
+/** The elements an actionable element's aria-labelledby points at (not its own content, not its containers). */
+function labelledByTargets(doc: Document, opts: WalkOptions): Set<Element> {
+  const out = new Set<Element>();
+  for (const el of doc.querySelectorAll("[aria-labelledby]")) {
+    if (!ACTIONABLE.has(roleOf(el)) && !opts.drops?.has(el)) continue;
+    for (const id of (el.getAttribute("aria-labelledby") ?? "").split(/\s+/)) {
+      const target = id ? doc.getElementById(id) : null;
+      if (target && !target.contains(el) && !el.contains(target)) out.add(target);
+    }
+  }
+  return out;
+}
+
+function hasBox(el: Element): boolean {
+  const r = el.getBoundingClientRect();
+  return r.width > 0 && r.height > 0;
 }
 
 function labelsAControl(el: Element): boolean {
