@@ -71,8 +71,21 @@ test("an infinite feed: current stops at the height it had, follow keeps going w
   expect(pngSize(join(dir, "current.png")).height).toBe(start);
 
   await ok(["navigate", w.fixtures.url("/files-feed.html")]);
-  // Written over the first capture: a screenshot replaces its --out, as a plain screenshot does.
-  const fol = await ok(["screenshot", "--full-page", "--scope", "follow", "--quiet", "3000ms", "--out", join(dir, "current.png")]);
+  // Written over the first capture: only with --overwrite (one rule for every writer), else refused before the call.
+  const refused = await w.bsk(["screenshot", "--full-page", "--out", join(dir, "current.png"), "--session", s, "--json"]);
+  expect(refused.json.error).toMatchObject({ code: "invalid_params", data: { reason: "out_exists" } });
+  expect(pngSize(join(dir, "current.png")).height).toBe(start);
+  const fol = await ok([
+    "screenshot",
+    "--full-page",
+    "--scope",
+    "follow",
+    "--quiet",
+    "3000ms",
+    "--out",
+    join(dir, "current.png"),
+    "--overwrite",
+  ]);
   const end = await js(`document.documentElement.scrollHeight`);
   // 100 posts of 100 px (and the 1 px sentinel under them)
   expect(end).toBeGreaterThanOrEqual(10000);

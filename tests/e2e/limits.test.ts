@@ -29,7 +29,7 @@ describe("out-of-range numbers are invalid_params, and nothing is sent", () => {
     const before = await js("events.length");
 
     const huge = await fails(["click", "--x", "3.5e38", "--y", "10"], "invalid_params");
-    expect(huge.message).toContain("params.x: must be from 0 to 7680");
+    expect(huge.message).toContain("--x must be from 0 to 7680");
     expect(huge.data.range).toEqual({ min: 0, max: 7680 });
     expect(huge.hint).toContain("from 0 to 7680");
     expect((await fails(["mouse", "move", "--x", "10", "--y", "1e6"], "invalid_params")).data.path).toBe("y");
@@ -46,10 +46,10 @@ describe("out-of-range numbers are invalid_params, and nothing is sent", () => {
     expect((await fails(["emulate", "--width", "100000"], "invalid_params")).data.range).toEqual({ min: 1, max: 7680 });
     expect((await fails(["click", "--x", "10", "--y", "10", "--count", "50"], "invalid_params")).data.range).toEqual({ min: 1, max: 3 });
     expect((await fails(["press", "Tab", "--count", "100000"], "invalid_params")).data.path).toBe("count");
-    expect((await fails(["type", "abc", "--delay", "1h"], "invalid_params")).message).toContain("params.delay_ms: must be from 0 to 1s");
+    expect((await fails(["type", "abc", "--delay", "1h"], "invalid_params")).message).toContain("--delay must be from 0 to 1s");
     const wait = (await w.bsk(["wait", "2h", "--json"])).json.error;
     expect(wait).toMatchObject({ code: "invalid_params", data: { range: { min: 0, max: 300_000 } } });
-    expect(wait.message).toContain("params.duration_ms: must be from 0 to 5m");
+    expect(wait.message).toContain("<duration_ms> must be from 0 to 5m");
 
     expect(await js("events.length")).toBe(before);
     // The tab still takes input.
@@ -61,7 +61,7 @@ describe("out-of-range numbers are invalid_params, and nothing is sent", () => {
     const record = await w.bsk(["record", "start", "--timeout", "48h", "--json"]);
     expect(record.json?.ok).toBe(false);
     expect(record.json.error.code).toBe("invalid_params");
-    expect(record.json.error.message).toContain("params.timeout_ms: must be from 1s to 23h");
+    expect(record.json.error.message).toContain("--timeout must be from 1s to 23h");
     expect(record.json.error.data.range).toEqual({ min: 1000, max: 23 * 3_600_000 });
     const lease = await w.bsk(["session", "start", "--lease", "48h", "--json"]);
     expect(lease.json.error).toMatchObject({ code: "invalid_params", data: { path: "lease_ms", range: { min: 1000, max: 3_600_000 } } });

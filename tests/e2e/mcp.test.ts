@@ -212,6 +212,8 @@ describe("bsk mcp", () => {
     try {
       await call("system_status", {});
       await call("browser_list", {});
+      // The test's Chromium runs as this user: nothing is started, the reply says the browser runs.
+      expect(await obj("browser_launch", {})).toMatchObject({ launched: false });
       const S = (await obj("session_start", { name: "schemas", focus: false, width: 1000, height: 800, lease_ms: 600_000 }))
         .session_id as string;
       await call("session_list", {});

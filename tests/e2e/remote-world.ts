@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { makeChain, type Chain } from "../tls/chain.ts";
+import { startProxy, type Proxy } from "../tls/nginx.ts";
 import { serverModeArgs } from "../tls/server-args.ts";
 import { BSK, freePort, startWorld, TEST_DURATIONS, until, type Run, type World, type WorldOptions } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
@@ -20,16 +21,28 @@ export interface Server {
   port: number;
   env: Record<string, string>;
   proc: ReturnType<typeof Bun.spawn>;
+  /** nginx in front of the daemon (startServer's `proxy`). */
+  proxy?: Proxy;
   bsk(args: string[]): Promise<Run>;
   ok(args: string[]): Promise<any>;
   /** keepHome: the paired devices stay, for a restart on the same home and port; SIGKILL: it ends nothing first. */
   stop(keepHome?: boolean, signal?: NodeJS.Signals): Promise<void>;
 }
 
-export async function startServer(chain: Chain, env: Record<string, string> = {}, again?: { home: string; port: number }): Promise<Server> {
+/**
+ * `proxy`: the daemon listens without a certificate on loopback and the distribution's nginx, configured as
+ * docs/remote.md says, terminates TLS in front of it (the public URL names nginx's port).
+ */
+export async function startServer(
+  chain: Chain,
+  env: Record<string, string> = {},
+  again?: { home: string; port: number },
+  opts: { proxy?: boolean } = {},
+): Promise<Server> {
   const home = again?.home ?? mkdtempSync("/tmp/bsk-e2e-server-");
   const port = again?.port ?? (await freePort());
   const leaf = chain.leaf(`server-${port}`, ["localhost"]);
+  const publicPort = opts.proxy ? await freePort() : port;
   const fullEnv: Record<string, string> = {
     ...(process.env as Record<string, string>),
     ...TEST_DURATIONS,
@@ -41,7 +54,7 @@ export async function startServer(chain: Chain, env: Record<string, string> = {}
   };
   delete fullEnv.BSK_PORT;
   delete fullEnv.BSK_SESSION;
-  const proc = Bun.spawn([BSK, ...serverModeArgs(port, `wss://localhost:${port}/extension`, leaf)], {
+  const proc = Bun.spawn([BSK, ...serverModeArgs(port, `wss://localhost:${publicPort}/extension`, opts.proxy ? undefined : leaf)], {
     env: fullEnv,
     stdout: "ignore",
     stderr: "ignore",
@@ -63,14 +76,19 @@ export async function startServer(chain: Chain, env: Record<string, string> = {}
   };
   // Ready once its socket answers (the daemon writes nothing we wait on).
   await until("the server daemon to answer", async () => (await bsk(["daemon", "devices", "--json"])).json?.ok === true, 20_000);
+  const proxy = opts.proxy
+    ? await startProxy({ dir: join(home, "nginx"), port: publicPort, daemonPort: port, cert: leaf.cert, key: leaf.key })
+    : undefined;
   return {
     home,
     port,
     env: fullEnv,
     proc,
+    proxy,
     bsk,
     ok,
     async stop(keepHome = false, signal: NodeJS.Signals = "SIGTERM") {
+      await proxy?.stop();
       proc.kill(signal);
       await proc.exited;
       if (!keepHome) rmSync(home, { recursive: true, force: true });
@@ -96,7 +114,9 @@ export interface RemoteWorld {
 }
 
 /** The CA trusted by a fresh HOME's NSS database, a server with a certificate from it, a world whose browser uses that HOME. */
-export async function startRemoteWorld(opts: { serverEnv?: Record<string, string>; world?: WorldOptions } = {}): Promise<RemoteWorld> {
+export async function startRemoteWorld(
+  opts: { serverEnv?: Record<string, string>; world?: WorldOptions; proxy?: boolean } = {},
+): Promise<RemoteWorld> {
   if (!certutil) throw new Error("certutil is missing (apt-get install libnss3-tools)");
   const chain = makeChain();
   const browserHome = mkdtempSync("/tmp/bsk-e2e-home-");
@@ -104,7 +124,7 @@ export async function startRemoteWorld(opts: { serverEnv?: Record<string, string
   mkdirSync(nssdb, { recursive: true });
   execFileSync(certutil, ["-d", `sql:${nssdb}`, "-N", "--empty-password"]);
   execFileSync(certutil, ["-d", `sql:${nssdb}`, "-A", "-t", "C,,", "-n", "bsk-test-ca", "-i", chain.caCert]);
-  const server = await startServer(chain, opts.serverEnv);
+  const server = await startServer(chain, opts.serverEnv, undefined, { proxy: opts.proxy });
   const w = await startWorld({ ...opts.world, browserEnv: { ...opts.world?.browserEnv, HOME: browserHome } });
 
   const popup = await (async () => {

@@ -5,54 +5,25 @@
  * access log never holds the code or the device's secret.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { homePaths } from "../../shared/home.ts";
 import { runDaemon, type DaemonInfo, type RunOutcome } from "../../daemon/main.ts";
 import { parsePairingLink } from "../../protocol/remote.ts";
 import { toBase64url } from "../../protocol/trust.ts";
 import { makeChain } from "../tls/chain.ts";
-import { freePort, removeHome, ROOT, tempHome, TEST_ENV } from "./harness.ts";
+import { nginx, startProxy, type Proxy } from "../tls/nginx.ts";
+import { freePort, removeHome, tempHome, TEST_ENV } from "./harness.ts";
 import { IpcClient } from "./ipc-client.ts";
 import { Peer } from "./peer.ts";
 import { pair } from "./remote-client.ts";
 
-const nginx = Bun.which("nginx") ?? (Bun.file("/usr/sbin/nginx").size ? "/usr/sbin/nginx" : null);
 if (!nginx) console.warn("remote-proxy: nginx is not installed (apt-get install nginx): skipped");
-
-/** The nginx block of docs/remote.md, pointed at this test's ports and certificate. */
-function proxyConfig(dir: string, port: number, daemonPort: number, cert: string, key: string): string {
-  const doc = readFileSync(join(ROOT, "docs/remote.md"), "utf8");
-  const block = /```nginx\n([\s\S]*?)```/.exec(doc)?.[1];
-  if (!block) throw new Error("docs/remote.md has no nginx block");
-  const site = block
-    .replace("listen 443 ssl;", `listen 127.0.0.1:${port} ssl;`)
-    .replace("server_name bsk.example.com;", "server_name localhost;")
-    .replace("/etc/bsk/cert.pem", cert)
-    .replace("/etc/bsk/key.pem", key)
-    .replaceAll("127.0.0.1:8790", `127.0.0.1:${daemonPort}`);
-  for (const t of ["body", "proxy", "fastcgi", "uwsgi", "scgi"]) mkdirSync(join(dir, t), { recursive: true });
-  return `daemon off;
-master_process off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log;
-events {}
-http {
-  access_log ${dir}/access.log;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-${site}
-}
-`;
-}
 
 describe.skipIf(!nginx)("server mode behind nginx (docs/remote.md's configuration)", () => {
   const home = tempHome();
   const dir = join(home, "nginx");
-  let proxy: ReturnType<typeof Bun.spawn>;
+  let proxy: Proxy;
   let done: Promise<RunOutcome>;
   let client: IpcClient;
   let url: string;
@@ -79,25 +50,11 @@ describe.skipIf(!nginx)("server mode behind nginx (docs/remote.md's configuratio
     if ("kind" in first) throw new Error("server did not start");
     client = await IpcClient.connect(homePaths(home, { ...process.env, ...TEST_ENV }).socket);
 
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "nginx.conf"), proxyConfig(dir, port, daemonPort, leaf.cert, leaf.key));
-    proxy = Bun.spawn([nginx!, "-c", join(dir, "nginx.conf"), "-p", dir], { stdout: "ignore", stderr: "pipe" });
-    // nginx listens before it serves: its first answer says so.
-    for (let i = 0; ; i++) {
-      const ok = await fetch(`https://localhost:${port}/nothing`, { tls: { ca } } as RequestInit).then(
-        () => true,
-        () => false,
-      );
-      if (ok) break;
-      if (i > 200 || proxy.exitCode !== null)
-        throw new Error(`nginx did not start: ${await new Response(proxy.stderr as ReadableStream).text()}`);
-      await Bun.sleep(25);
-    }
+    proxy = await startProxy({ dir, port, daemonPort, cert: leaf.cert, key: leaf.key });
   });
 
   afterAll(async () => {
-    proxy?.kill("SIGTERM");
-    await proxy?.exited;
+    await proxy?.stop();
     client?.send({ id: "stop", method: "system.shutdown" });
     await done;
     client?.close();
@@ -124,7 +81,7 @@ describe.skipIf(!nginx)("server mode behind nginx (docs/remote.md's configuratio
     await peer.closed;
     expect(performance.now() - t0).toBeLessThan(1000);
 
-    const log = readFileSync(join(dir, "access.log"), "utf8");
+    const log = proxy.accessLog();
     expect(log).toContain("POST /extension/authorize");
     expect(log).toContain("GET /extension");
     for (const secret of [parsed.link.code, toBase64url(d.secret)]) expect(log).not.toContain(secret);
