@@ -122,8 +122,17 @@ const LOCAL: CommandSpec[] = [
     run: async (c) => (await import("./mcp/server.ts")).mcpCommand(c),
     scope: "none",
     positionals: [],
-    flags: {},
-    examples: ["claude mcp add bsk -- bsk mcp"],
+    flags: {
+      tools: {
+        param: "tools",
+        type: "string",
+        default: "core",
+        description:
+          "Which tools to offer: core (what a whole session needs, in few tokens), all, or tool names separated by commas (core,evaluate)",
+      },
+    },
+    ownFlagsOnly: true,
+    examples: ["claude mcp add bsk -- bsk mcp", "claude mcp add bsk -- bsk mcp --tools all", "bsk mcp --tools core,evaluate,upload"],
   },
   {
     words: ["native", "install"],
