@@ -52,6 +52,11 @@ export function flagsFor(cmd: CommandSpec): Record<string, FlagDef> {
   const add = (name: string, def: FlagDef) => {
     if (!(name in flags)) flags[name] = def;
   };
+  const help: FlagDef = { param: "", option: "help", type: "boolean", alias: "h", description: "Show this help" };
+  if (cmd.ownFlagsOnly) {
+    add("help", help);
+    return flags;
+  }
   if (cmd.scope !== "none") {
     add("session", { param: "session_id", type: "string", env: "BSK_SESSION", description: "Session id from bsk session start" });
   }
@@ -81,7 +86,7 @@ export function flagsFor(cmd: CommandSpec): Record<string, FlagDef> {
     });
   }
   add("json", { param: "", option: "json", type: "boolean", description: "Print one JSON object on stdout" });
-  add("help", { param: "", option: "help", type: "boolean", alias: "h", description: "Show this help" });
+  add("help", help);
   return flags;
 }
 

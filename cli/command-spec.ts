@@ -28,6 +28,8 @@ export interface CommandSpec {
   defaultTimeoutMs?: number;
   /** `--<flag>` → the command with these words. */
   variants?: Record<string, string[]>;
+  /** Only its own flags and --help: the common ones (--session, --json) would do nothing there (`bsk mcp`). */
+  ownFlagsOnly?: boolean;
   /** A CLI-only command: its name (the human formatter's key) and what it runs. */
   local?: string;
   run?: (ctx: LocalContext) => Promise<Outcome>;

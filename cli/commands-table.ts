@@ -106,13 +106,22 @@ const LOCAL: CommandSpec[] = [
     description:
       "Prove the whole path works: daemon, browser, protocol, skill, then a session that opens a built-in page, snapshots it, clicks a button and stops, each hop timed; exit 1 with the fix when a step fails.",
     local: "doctor",
-    run: async (c) => (await import("./commands/doctor.ts")).doctor(c),
+    run: async (c) => {
+      const { writeStderr } = await import("./output.ts");
+      return (await import("./commands/doctor.ts")).doctor({ ...c, say: writeStderr });
+    },
     scope: "none",
     positionals: [],
     flags: {
       browser: { param: "browser", type: "string", description: "Browser instance id or label to test (default: the first connected)" },
+      fix: {
+        param: "fix",
+        type: "boolean",
+        description:
+          "Also repair: register the native host, restart a daemon that hangs or runs another version (never with live sessions), install or update the skill; each said before it is done",
+      },
     },
-    examples: ["bsk doctor", "bsk doctor --json"],
+    examples: ["bsk doctor", "bsk doctor --fix", "bsk doctor --json"],
   },
   {
     words: ["mcp"],
@@ -122,8 +131,17 @@ const LOCAL: CommandSpec[] = [
     run: async (c) => (await import("./mcp/server.ts")).mcpCommand(c),
     scope: "none",
     positionals: [],
-    flags: {},
-    examples: ["claude mcp add bsk -- bsk mcp"],
+    flags: {
+      tools: {
+        param: "tools",
+        type: "string",
+        default: "core",
+        description:
+          "Which tools to offer: core (what a whole session needs, in few tokens), all, or tool names separated by commas (core,evaluate)",
+      },
+    },
+    ownFlagsOnly: true,
+    examples: ["claude mcp add bsk -- bsk mcp", "claude mcp add bsk -- bsk mcp --tools all", "bsk mcp --tools core,evaluate,upload"],
   },
   {
     words: ["native", "install"],

@@ -17,11 +17,14 @@ import type { Outcome } from "../output.ts";
 import { request } from "../request.ts";
 import { readLogTail, refusalSince } from "./doctor-log.ts";
 import { renderDoctor, type Check, type DoctorReport } from "./doctor-report.ts";
+import { fixSkill, nativeHostCheck, type Say } from "./doctor-fix.ts";
 import { skillCheck } from "./doctor-skill.ts";
 
 type Env = Record<string, string | undefined>;
 
 export const DEFAULT_BROWSER_WAIT_MS = 5_000;
+/** A daemon that does not answer its status within this is stale (it answers in milliseconds). */
+const STATUS_TIMEOUT_MS = 5_000;
 const BROWSER_POLL_MS = 250;
 
 export const CLICKED_TITLE = "bsk doctor: clicked";
@@ -92,6 +95,8 @@ class Doctor {
     private readonly paths: HomePaths,
     private readonly env: Env,
     private readonly params: Record<string, unknown>,
+    /** Given with --fix: says each repair before it is made. */
+    private readonly fix?: Say,
   ) {}
 
   /** Runs one hop: its check gets the time it took; a thrown BskError is the hop's failure. */
@@ -121,32 +126,75 @@ class Doctor {
   private async call<M extends MethodName>(
     method: M,
     params: Params<M>,
-    opts: { mutation?: boolean } = {},
+    opts: { mutation?: boolean; timeoutMs?: number } = {},
   ): Promise<{ result: Result<M>; reply: Reply }> {
     const reply = await request(this.conn!, method, params as Record<string, unknown>, {
       opId: opts.mutation ? crypto.randomUUID() : undefined,
+      timeoutMs: opts.timeoutMs,
     });
     if (!reply.ok) throw reply.error;
     return { result: reply.result as Result<M>, reply };
   }
 
   async run(): Promise<void> {
-    const daemon = await this.hop("daemon", async () => {
-      this.conn = await reachDaemon(this.paths, this.env);
-      const { result } = await this.call("system.status", {});
-      const d = result.daemon;
-      const detail = `running (pid ${d.pid}, bsk ${d.version}, protocol ${d.protocol_version}, port ${d.ws_port})`;
-      if (d.version !== APP_VERSION) {
-        const hint = `This CLI is bsk ${APP_VERSION}; restart the daemon so both match: bsk daemon stop && bsk daemon start`;
-        return { value: d, detail, status: "warn" as const, hint };
-      }
-      return { value: d, detail };
-    });
+    const daemon = await this.hop("daemon", () => this.daemon());
     const browser = daemon ? await this.hop("browser", () => this.browser(daemon.ws_port, daemon.started_at)) : undefined;
     if (daemon && browser) await this.hop("protocol", async () => protocolCheck(daemon.protocol_version, browser));
-    await this.hop("skill", async () => skillCheck(this.env));
+    await this.hop("native host", async () => nativeHostCheck(this.paths, this.env, this.fix));
+    await this.hop("skill", async () => {
+      const fixed = this.fix ? fixSkill(this.env, this.fix) : [];
+      const check = skillCheck(this.env);
+      return fixed.length ? { ...check, detail: `${check.detail} (fixed: ${fixed.join(", ")})` } : check;
+    });
     if (daemon && browser) await this.roundTrip(browser);
     this.conn?.close();
+  }
+
+  /** The daemon, reachable and of this version; with --fix one that does not answer or is another version is restarted. */
+  private async daemon() {
+    this.conn = await reachDaemon(this.paths, this.env);
+    let status = await this.status();
+    let fixed = "";
+    const stale = !("result" in status);
+    const skewed = "result" in status && status.result.daemon.version !== APP_VERSION;
+    if (this.fix && (stale || skewed)) {
+      const live = "result" in status ? status.result.sessions.filter((s) => s.state !== "ended").length : 0;
+      if (!live) {
+        this.fix(
+          stale
+            ? "fixing: restarting the daemon, which does not answer"
+            : `fixing: restarting the daemon (bsk ${"result" in status ? status.result.daemon.version : "?"}) so it runs this bsk ${APP_VERSION}`,
+        );
+        this.conn.close();
+        const { stopDaemon } = await import("../update/daemon.ts");
+        await stopDaemon(this.paths, this.env);
+        this.conn = await reachDaemon(this.paths, this.env);
+        status = await this.status();
+        fixed = " (restarted)";
+      }
+    }
+    if (!("result" in status)) throw status.error;
+    const d = status.result.daemon;
+    const detail = `running (pid ${d.pid}, bsk ${d.version}, protocol ${d.protocol_version}, port ${d.ws_port})${fixed}`;
+    if (d.version !== APP_VERSION) {
+      const live = status.result.sessions.filter((s) => s.state !== "ended").length;
+      const hint = this.fix
+        ? `This CLI is bsk ${APP_VERSION}; not restarted while ${live} session(s) are live: stop them, then run bsk doctor --fix again`
+        : `This CLI is bsk ${APP_VERSION}; restart the daemon so both match: bsk doctor --fix (or bsk daemon stop && bsk daemon start)`;
+      return { value: d, detail, status: "warn" as const, hint };
+    }
+    return { value: d, detail };
+  }
+
+  /** system.status, or why it did not answer (a daemon that hangs is stale). */
+  private async status(): Promise<{ result: Result<"system.status"> } | { error: BskError }> {
+    try {
+      return { result: (await this.call("system.status", {}, { timeoutMs: STATUS_TIMEOUT_MS })).result };
+    } catch (e) {
+      const err = asBskError(e);
+      if (err.code === "timeout" || err.code === "protocol_error") return { error: err };
+      throw err;
+    }
   }
 
   private async browser(port: unknown, daemonStartedAt: string) {
@@ -262,8 +310,18 @@ function protocolCheck(daemonProtocol: string, browser: Browser) {
   return { value: true, detail };
 }
 
-export async function doctor({ paths, env, params }: { paths: HomePaths; env: Env; params: Record<string, unknown> }): Promise<Outcome> {
-  const d = new Doctor(paths, env, params);
+export async function doctor({
+  paths,
+  env,
+  params,
+  say,
+}: {
+  paths: HomePaths;
+  env: Env;
+  params: Record<string, unknown>;
+  say: Say;
+}): Promise<Outcome> {
+  const d = new Doctor(paths, env, params, params.fix === true ? say : undefined);
   await d.run();
   const report: DoctorReport = { ok: !d.checks.some((c) => c.status === "fail"), checks: d.checks };
   return { ok: true, format: "text", result: { text: renderDoctor(report) }, exitCode: report.ok ? 0 : 1, jsonBody: { ...report } };

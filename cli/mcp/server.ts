@@ -22,6 +22,7 @@ import { absolutePath, GRACE_MS, outputPath } from "../plan.ts";
 import { DEFAULT_TIMEOUT_MS, request } from "../request.ts";
 import { instructions } from "./instructions.ts";
 import { MAX_INLINE_IMAGE_BYTES, toolError, toolResult, type OpFacts, type ToolResult } from "./results.ts";
+import { selectTools, type ToolSelection } from "./profiles.ts";
 import { mcpTools, OP_ID_PARAM, type McpTool } from "./tools.ts";
 
 type Env = Record<string, string | undefined>;
@@ -49,22 +50,25 @@ function absolutePaths(tool: McpTool, params: Record<string, unknown>, env: Env)
 }
 
 export class McpBridge {
-  readonly tools: McpTool[] = mcpTools();
-  private readonly byName = new Map(this.tools.map((t) => [t.name, t]));
+  private readonly byName: Map<string, McpTool>;
   /** Live sessions this server started. */
   readonly sessions = new Set<string>();
 
   constructor(
     private readonly paths: HomePaths,
     private readonly env: Env,
-  ) {}
+    /** The tools offered (`--tools`); a tool left out is refused like an unknown one. */
+    readonly tools: McpTool[] = mcpTools(),
+  ) {
+    this.byName = new Map(tools.map((t) => [t.name, t]));
+  }
 
   async callTool(name: string, args: Record<string, unknown> = {}, signal?: AbortSignal): Promise<ToolResult> {
     const tool = this.byName.get(name);
     if (!tool) {
       return toolError(
         new BskError("unknown_method", `no tool ${JSON.stringify(name)}`, {
-          hint: "List the tools (tools/list) and use one of those names.",
+          hint: "List the tools (tools/list) and use one of those names; the person chooses which tools this server offers.",
         }),
       );
     }
@@ -134,11 +138,12 @@ async function imageBytes(path: string): Promise<Uint8Array | undefined> {
 }
 
 /** Serve until stdin closes or a signal; returns the exit code. */
-export async function serveMcp(env: Env): Promise<number> {
-  const bridge = new McpBridge(homePaths(bskHome(env), env), env);
+export async function serveMcp(env: Env, selection: ToolSelection, of: number): Promise<number> {
+  const bridge = new McpBridge(homePaths(bskHome(env), env), env, selection.tools);
+  const offered = { profile: selection.profile, of };
   const server = new Server(
     { name: "bsk", version: APP_VERSION },
-    { capabilities: { tools: {} }, instructions: instructions(new Set(bridge.tools.map((t) => t.name))) },
+    { capabilities: { tools: {} }, instructions: instructions(new Set(bridge.tools.map((t) => t.name)), offered) },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: bridge.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations })),
@@ -167,8 +172,9 @@ export async function serveMcp(env: Env): Promise<number> {
   return finished;
 }
 
-/** `bsk mcp`: stdout belongs to the MCP protocol, so nothing is printed around it. */
-export async function mcpCommand({ env, json }: { env: Env; json: boolean }): Promise<Outcome> {
-  if (json) throw new BskError("invalid_params", "bsk mcp speaks MCP on stdout; --json does not apply", { hint: "Run it as: bsk mcp" });
-  return { ok: true, format: "none", result: null, exitCode: await serveMcp(env) };
+/** `bsk mcp [--tools core|all|LIST]`: stdout belongs to the MCP protocol, so nothing is printed around it. */
+export async function mcpCommand({ env, params }: { env: Env; params: Record<string, unknown> }): Promise<Outcome> {
+  const all = mcpTools();
+  const selection = selectTools(typeof params.tools === "string" ? params.tools : undefined, all);
+  return { ok: true, format: "none", result: null, exitCode: await serveMcp(env, selection, all.length) };
 }

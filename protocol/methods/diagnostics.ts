@@ -4,13 +4,12 @@ import { method, tabParams } from "../define.ts";
 const cursorParams = () => ({
   ...tabParams(),
   since: z.number().int().min(0).default(0).describe("Only entries after this sequence number (the last call's next_since)"),
-  limit: z.number().int().min(1).max(500).default(50),
-  max_text_chars: z.number().int().min(80).max(16_384).default(1000),
+  limit: z.number().int().min(1).max(500).default(50).describe("Most entries to return"),
+  max_text_chars: z.number().int().min(80).max(16_384).default(1000).describe("Cut each text at this many characters"),
 });
 
 const cursorFlags = {
   since: { description: "Only entries after this sequence number" },
-  limit: { description: "Most entries to return" },
   "max-text": { param: "max_text_chars", description: "Cut each text at this many characters" },
 } as const;
 

@@ -9,17 +9,17 @@ export const emulationMethods = {
     owner: "extension",
     effect: "BrowserMutation",
     scope: "tab",
-    description: "Emulate a device (preset) or set viewport size, pixel ratio, mobile, touch and user agent; --off restores.",
+    description: "Emulate a device (preset) or set viewport size, pixel ratio, mobile, touch and user agent; off restores.",
     params: () =>
       z.object({
         ...tabParams(),
-        device: z.enum(DEVICE_PRESETS).optional(),
-        width: z.number().int().min(1).max(7680).optional(),
-        height: z.number().int().min(1).max(7680).optional(),
-        dpr: z.number().min(0.5).max(5).optional(),
-        mobile: z.boolean().optional(),
-        touch: z.boolean().optional(),
-        user_agent: z.string().max(512).optional(),
+        device: z.enum(DEVICE_PRESETS).optional().describe("Device preset (its size, pixel ratio, mobile, touch and user agent)"),
+        width: z.number().int().min(1).max(7680).optional().describe("Viewport width in CSS px"),
+        height: z.number().int().min(1).max(7680).optional().describe("Viewport height in CSS px"),
+        dpr: z.number().min(0.5).max(5).optional().describe("Device pixel ratio"),
+        mobile: z.boolean().optional().describe("Mobile viewport (meta viewport, overlay scrollbars)"),
+        touch: z.boolean().optional().describe("Touch events"),
+        user_agent: z.string().max(512).optional().describe("User agent string"),
         off: z.boolean().default(false).describe("Clear all emulation"),
       }),
     result: () =>
@@ -36,9 +36,9 @@ export const emulationMethods = {
         device: { description: "Device preset" },
         width: { description: "Viewport width" },
         height: { description: "Viewport height" },
-        dpr: { description: "Device pixel ratio" },
-        mobile: { description: "Mobile viewport (meta viewport, overlay scrollbars)" },
-        touch: { description: "Touch events" },
+        dpr: {},
+        mobile: {},
+        touch: {},
         ua: { param: "user_agent", description: "User agent string" },
         off: {},
       },
@@ -51,7 +51,12 @@ export const emulationMethods = {
     effect: "BrowserMutation",
     scope: "session",
     description: "Resize the session's Agent Window.",
-    params: () => z.object({ ...sessionParam(), width: z.number().int().min(100).max(7680), height: z.number().int().min(100).max(7680) }),
+    params: () =>
+      z.object({
+        ...sessionParam(),
+        width: z.number().int().min(100).max(7680).describe("Window width in px"),
+        height: z.number().int().min(100).max(7680).describe("Window height in px"),
+      }),
     result: () =>
       z.object({
         window_id: z.number().int(),
@@ -62,8 +67,8 @@ export const emulationMethods = {
     cli: {
       words: ["window", "resize"],
       flags: {
-        width: { description: "Window width in px" },
-        height: { description: "Window height in px" },
+        width: {},
+        height: {},
       },
     },
   }),

@@ -126,7 +126,7 @@ export const fileMethods = {
         ...tabParams(),
         target: Target(),
         out: z.string().min(1).describe("File to write (the CLI writes it)"),
-        overwrite: z.boolean().default(false),
+        overwrite: z.boolean().default(false).describe("Replace out if it exists"),
       }),
     result: () =>
       z.object({
@@ -184,7 +184,7 @@ export const fileMethods = {
         ...sessionParam(),
         download_id: DownloadId(),
         out: z.string().min(1).describe("File to write (the CLI writes it)"),
-        overwrite: z.boolean().default(false),
+        overwrite: z.boolean().default(false).describe("Replace out if it exists"),
       }),
     result: () =>
       z.object({

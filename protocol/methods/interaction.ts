@@ -23,7 +23,13 @@ const targetOrPoint = <T extends z.ZodRawShape>(shape: T) =>
       message: "give a target (@eN or selector) or both --x and --y",
     });
 const targeted = <T extends z.ZodRawShape>(shape: T) => z.object({ ...tabParams(), target: Target(), ...shape });
-const button = () => z.enum(["left", "middle", "right"]).default("left");
+const button = () => z.enum(["left", "middle", "right"]).default("left").describe("Mouse button");
+const modifiers = () => Modifiers().describe("Keys held during the action: Alt, Control, Meta, Shift");
+/** A required point (the mouse tools). */
+const at = () => ({
+  x: Coordinate().describe("Viewport x in CSS px, 0 to the viewport's width"),
+  y: Coordinate().describe("Viewport y in CSS px, 0 to the viewport's height"),
+});
 
 /** Acting on the page: pointer, keyboard, forms, scrolling, and scripts. */
 export const interactionMethods = {
@@ -32,7 +38,12 @@ export const interactionMethods = {
     effect: "BrowserMutation",
     scope: "tab",
     description: "Click an element (after scroll-into-view, visible, enabled, stable and hit-test checks) or a point; reports the effect.",
-    params: () => targetOrPoint({ button: button(), count: z.number().int().min(1).max(3).default(1), modifiers: Modifiers() }),
+    params: () =>
+      targetOrPoint({
+        button: button(),
+        count: z.number().int().min(1).max(3).default(1).describe("Click count (2 = double click)"),
+        modifiers: modifiers(),
+      }),
     result: ActionResult,
     cli: {
       words: ["click"],
@@ -52,7 +63,7 @@ export const interactionMethods = {
     effect: "BrowserMutation",
     scope: "tab",
     description: "Double-click an element or a point.",
-    params: () => targetOrPoint({ modifiers: Modifiers() }),
+    params: () => targetOrPoint({ modifiers: modifiers() }),
     result: ActionResult,
     cli: { words: ["dblclick"], positionals: [optionalTargetPositional], flags: { ...modifiersFlag, ...pointFlags } },
   }),
@@ -62,7 +73,7 @@ export const interactionMethods = {
     effect: "TransientInput",
     scope: "tab",
     description: "Move the mouse over an element or a point and keep it there (the next observe sees hover state).",
-    params: () => targetOrPoint({ modifiers: Modifiers() }),
+    params: () => targetOrPoint({ modifiers: modifiers() }),
     result: ActionResult,
     cli: { words: ["hover"], positionals: [optionalTargetPositional], flags: { ...modifiersFlag, ...pointFlags } },
   }),
@@ -99,7 +110,7 @@ export const interactionMethods = {
       z.object({
         ...tabParams(),
         target: Target().optional(),
-        text: z.string().max(100_000),
+        text: z.string().max(100_000).describe("Text to type"),
         delay_ms: z.number().int().min(0).max(1000).default(0).describe("Pause between keys"),
       }),
     result: ActionResult,
@@ -123,9 +134,9 @@ export const interactionMethods = {
     params: () =>
       z.object({
         ...tabParams(),
-        key: z.string().min(1).max(64),
+        key: z.string().min(1).max(64).describe("Key or chord, e.g. Enter or Ctrl+A"),
         target: Target().optional(),
-        count: z.number().int().min(1).max(100).default(1),
+        count: z.number().int().min(1).max(100).default(1).describe("Press this many times"),
       }),
     result: ActionResult,
     cli: {
@@ -196,9 +207,9 @@ export const interactionMethods = {
         .object({
           ...tabParams(),
           target: Target().optional(),
-          dx: WheelDelta().default(0),
-          dy: WheelDelta().default(0),
-          modifiers: Modifiers(),
+          dx: WheelDelta().default(0).describe("Horizontal delta in CSS px (positive scrolls right)"),
+          dy: WheelDelta().default(0).describe("Vertical delta in CSS px (positive scrolls down)"),
+          modifiers: modifiers(),
         })
         .refine((p) => p.dx !== 0 || p.dy !== 0, { message: "give --dx or --dy (non-zero)" }),
     result: () => ActionResult().extend({ scroll: z.object({ x: z.number(), y: z.number() }).describe("Page scroll offset after") }),
@@ -254,7 +265,7 @@ export const interactionMethods = {
     effect: "BrowserMutation",
     scope: "tab",
     description: "Press a mouse button at a point (canvas, maps); pair with mouse move and mouse up.",
-    params: () => z.object({ ...tabParams(), x: Coordinate(), y: Coordinate(), button: button(), modifiers: Modifiers() }),
+    params: () => z.object({ ...tabParams(), ...at(), button: button(), modifiers: modifiers() }),
     result: ActionResult,
     cli: {
       words: ["mouse", "down"],
@@ -274,10 +285,9 @@ export const interactionMethods = {
     params: () =>
       z.object({
         ...tabParams(),
-        x: Coordinate(),
-        y: Coordinate(),
-        steps: z.number().int().min(1).max(100).default(1),
-        modifiers: Modifiers(),
+        ...at(),
+        steps: z.number().int().min(1).max(100).default(1).describe("Intermediate moves on the way"),
+        modifiers: modifiers(),
       }),
     result: ActionResult,
     cli: {
@@ -291,7 +301,7 @@ export const interactionMethods = {
     effect: "BrowserMutation",
     scope: "tab",
     description: "Release a mouse button at a point.",
-    params: () => z.object({ ...tabParams(), x: Coordinate(), y: Coordinate(), button: button(), modifiers: Modifiers() }),
+    params: () => z.object({ ...tabParams(), ...at(), button: button(), modifiers: modifiers() }),
     result: ActionResult,
     cli: {
       words: ["mouse", "up"],

@@ -61,7 +61,8 @@ export const navigationMethods = {
     effect: "BrowserMutation",
     scope: "tab",
     description: "Reload the tab (--hard bypasses the cache).",
-    params: () => z.object({ ...tabParams(), hard: z.boolean().default(false), wait_until: WaitUntil().default("load") }),
+    params: () =>
+      z.object({ ...tabParams(), hard: z.boolean().default(false).describe("Bypass the cache"), wait_until: WaitUntil().default("load") }),
     result: NavigationResult,
     cli: {
       words: ["reload"],

@@ -78,12 +78,12 @@ export const observationMethods = {
     owner: "extension",
     effect: "PassiveRead",
     scope: "tab",
-    description: "Search the session's last snapshot of the tab for text or /regex/; prints matching lines with their refs.",
+    description: "Search the session's last snapshot of the tab for text or /regex/; returns the matching lines with their refs.",
     params: () =>
       z.object({
         ...tabParams(),
         query: z.string().min(1).describe("Text (case-insensitive) or /regex/flags"),
-        limit: z.number().int().min(1).max(500).default(20),
+        limit: z.number().int().min(1).max(500).default(20).describe("Most matches to return"),
       }),
     result: () =>
       z.object({
@@ -105,11 +105,15 @@ export const observationMethods = {
     scope: "tab",
     description:
       "Capture the viewport or one element (--ref) as PNG or JPEG into a file; prints its path. --full-page: the whole page (bsk screenshot full-page).",
+    mcp: {
+      hidden: [],
+      description: "Capture the viewport or one element (target) as PNG or JPEG; bsk screenshot full-page captures the whole page.",
+    },
     params: () =>
       z.object({
         ...tabParams(),
         target: Target().optional(),
-        format: z.enum(["png", "jpeg"]).default("png"),
+        format: z.enum(["png", "jpeg"]).default("png").describe("Image format"),
         quality: z.number().int().min(1).max(100).optional().describe("JPEG quality"),
         out: z.string().optional().describe("File to write (the CLI writes it; default in the temp dir)"),
         overwrite: z.boolean().default(false).describe("Replace out if it exists"),
@@ -202,7 +206,8 @@ export const observationMethods = {
           .int()
           .min(1024)
           .max(8 * 1024 * 1024)
-          .default(512 * 1024),
+          .default(512 * 1024)
+          .describe("Cap on the returned HTML, in bytes"),
       }),
     result: () => z.object({ tab_id: z.number().int(), html: z.string(), bytes: z.number().int(), truncated: z.boolean() }),
     cli: {

@@ -20,6 +20,13 @@ export const recordingMethods = {
       "Finish, bsk record stop, the timeout or the tab closing. Writes the trace (JSON: navigations with cause, clicks, " +
       "fills, selects, key presses on role/name targets; passwords and one-time codes redacted) to --out and lists its " +
       "steps as bsk commands.",
+    mcp: {
+      hidden: [],
+      description:
+        "Record what the person does in a new tab: opens it (at url), shows a record panel with Finish, and waits until " +
+        "Finish, bsk record stop, the timeout or the tab closing. The trace is JSON: navigations with cause, clicks, fills, " +
+        "selects, key presses on role/name targets; passwords and one-time codes redacted.",
+    },
     params: () =>
       z.object({
         url: z.string().min(1).max(8192).optional().describe("Page the recording starts on (default: about:blank)"),
@@ -61,6 +68,10 @@ export const recordingMethods = {
     effect: "ControlPlane",
     scope: "none",
     description: "Finish a recording from another terminal (as the person's Finish would); bsk record start then writes the trace.",
+    mcp: {
+      hidden: [],
+      description: "Finish a recording while bsk record start waits (as the person's Finish would); it then returns the trace.",
+    },
     params: () =>
       z.object({ session_id: z.string().min(1).max(32).optional().describe("The recording's session (default: the only recording)") }),
     result: () => z.object({ session_id: z.string(), steps: z.number().int() }),

@@ -12,7 +12,7 @@ export const sessionMethods = {
     owner: "daemon",
     effect: "ControlPlane",
     scope: "none",
-    description: "Open an Agent Window in the person's browser and start a session; prints the session id.",
+    description: "Open an Agent Window in the person's browser and start a session; the result is its session id.",
     params: () =>
       z.object({
         browser: z.string().optional().describe("Browser instance id or label (bsk browsers)"),

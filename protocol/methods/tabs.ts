@@ -76,7 +76,7 @@ export const tabMethods = {
     scope: "session",
     description:
       "Borrow one of the person's tabs: they are asked in a consent window (unless they turned that off in the popup); " +
-      "allowed, the tab moves intact into the Agent Window and becomes the session's current tab. Deny, timeout or Ctrl-C: it never moves. " +
+      "allowed, the tab moves intact into the Agent Window and becomes the session's current tab. Deny, timeout or a cancelled call: it never moves. " +
       "A tab linked to another of the person's (one opened the other, so their pages can reach each other) is refused (reason linked_tabs).",
     params: () =>
       z.object({

@@ -17,7 +17,10 @@ export const waitMethods = {
           navigation: z.boolean().default(false).describe("Wait for the next main-frame navigation"),
           url: z.string().optional().describe("URL pattern: substring, glob with *, or /regex/"),
           target: Target().optional().describe("Element (@eN or selector) whose state to wait for"),
-          state: z.enum(["attached", "visible", "hidden", "detached"]).default("visible"),
+          state: z
+            .enum(["attached", "visible", "hidden", "detached"])
+            .default("visible")
+            .describe("Element state to wait for (with target)"),
           text: z.string().optional().describe("Text that must appear on the page"),
           text_gone: z.string().optional().describe("Text that must disappear from the page"),
           wait_until: WaitUntil().default("load"),
@@ -58,7 +61,13 @@ export const waitMethods = {
     scope: "none",
     description:
       "Wait a fixed time (at most 5 minutes); Ctrl-C or --timeout cancels it. With --session it is a call of that live session " +
-      "(its idle and lease clocks wait too). Prefer wait-for.",
+      "(its idle and lease clocks wait too). Prefer bsk wait-for.",
+    mcp: {
+      hidden: [],
+      description:
+        "Wait a fixed time (at most 5 minutes); cancelling the call ends it. With session_id it is a call of that live session " +
+        "(its idle and lease clocks wait too). Prefer bsk wait-for.",
+    },
     params: () =>
       z.object({
         duration_ms: z.number().int().min(0).max(300_000).describe("How long"),

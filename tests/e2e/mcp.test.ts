@@ -5,14 +5,17 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fixtureBytes } from "../../scripts/fixture-server.ts";
+import { CORE_TOOLS } from "../../cli/mcp/profiles.ts";
 import { BSK, until, useWorld, type World } from "./harness.ts";
 
 let w: World;
 
 useWorld({}, (world) => (w = world));
 
-async function connect(cwd?: string): Promise<{ client: Client; transport: StdioClientTransport }> {
-  const transport = new StdioClientTransport({ command: BSK, args: ["mcp"], env: w.env, stderr: "pipe", cwd });
+/** `tools`: the --tools profile (null: none given, so the default, core). */
+async function connect(cwd?: string, tools: string | null = "all"): Promise<{ client: Client; transport: StdioClientTransport }> {
+  const args = tools === null ? ["mcp"] : ["mcp", "--tools", tools];
+  const transport = new StdioClientTransport({ command: BSK, args, env: w.env, stderr: "pipe", cwd });
   const client = new Client({ name: "bsk-e2e", version: "0" });
   await client.connect(transport);
   return { client, transport };
@@ -36,6 +39,28 @@ async function endReason(sessionId: string): Promise<string | undefined> {
 }
 
 describe("bsk mcp", () => {
+  test("offers the core profile by default, says so, and refuses a tool it does not offer", async () => {
+    const { client } = await connect(undefined, null);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual([...CORE_TOOLS].sort());
+      expect(client.getInstructions()).toContain("Tools offered: the core profile");
+      const r = await client.callTool({ name: "evaluate", arguments: { session_id: "s1", expression: "1" } });
+      expect(r.isError).toBe(true);
+      expect((r.structuredContent as any).error).toMatchObject({ code: "unknown_method", message: 'no tool "evaluate"' });
+    } finally {
+      await client.close();
+    }
+    const picked = await connect(undefined, "core,evaluate");
+    try {
+      const names = (await picked.client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain("evaluate");
+      expect(names.length).toBe(CORE_TOOLS.length + 1);
+    } finally {
+      await picked.client.close();
+    }
+  });
+
   test("lists the catalog's agent methods as tools with their schemas and annotations", async () => {
     const { client } = await connect();
     try {

@@ -69,4 +69,18 @@ describe("suggestions", () => {
     expect(r.exitCode).toBe(1);
     expect(r.stderr.toString()).toContain("Did you mean --harness claude-code?");
   });
+
+  test("bsk mcp --help lists only the flags that do something there; the others are refused", async () => {
+    const { commandHelp } = await import("../../cli/help.ts");
+    const { findCommand } = await import("../../cli/router.ts");
+    const { plan } = await import("../../cli/plan.ts");
+    const help = commandHelp(findCommand(["mcp"])!);
+    const flags = [...help.matchAll(/^ {2}(?:-\w, )?(--[a-z-]+)/gm)].map((m) => m[1]);
+    expect(flags).toEqual(["--tools", "--help"]);
+    expect(help).toContain("default: core");
+    for (const flag of ["--json", "--session", "--timeout"]) {
+      expect(() => plan(["mcp", flag, "x"], {})).toThrow(`unknown flag ${flag} for bsk mcp`);
+    }
+    expect(plan(["mcp", "--tools", "all"], {})).toMatchObject({ params: { tools: "all" } });
+  });
 });
