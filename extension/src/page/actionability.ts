@@ -48,7 +48,7 @@ interface Covering {
 type PageReply =
   | { ok: true; x: number; y: number; box: Box; scrolled: boolean; then?: unknown }
   | { error: "detached" | "not_visible" | "disabled" | "not_stable" }
-  | { error: "obscured"; by: Covering };
+  | { error: "obscured" | "missed"; by: Covering };
 
 const STABLE_CAP_MS = 1000;
 
@@ -64,6 +64,8 @@ async function checkInPage(
   const doc = this.ownerDocument;
   const win = doc.defaultView!;
   const parentOf = (n: Element): Element | null => n.parentElement ?? ((n.getRootNode() as ShadowRoot).host || null);
+  /** The parent in the composed (flat) tree: a slotted node's slot, a shadow root's host. */
+  const flatParent = (n: Element): Element | null => n.assignedSlot ?? parentOf(n);
 
   type R = { left: number; top: number; right: number; bottom: number };
   const area = (r: R) => Math.max(0, r.right - r.left) * Math.max(0, r.bottom - r.top);
@@ -136,11 +138,32 @@ async function checkInPage(
   const y = (part.top + part.bottom) / 2;
 
   if (opts.hitTest) {
+    const within = (n: Element | null, of: Element) => {
+      for (let a = n; a; a = flatParent(a)) if (a === of) return true;
+      return false;
+    };
+    /** Text of a host's light DOM, slotted into its shadow tree: a point on it hits as the host. */
+    const slottedTextAt = (host: Element): Element | null => {
+      for (const c of host.childNodes) {
+        const slot = (c as Text).assignedSlot;
+        if (c.nodeType !== Node.TEXT_NODE || !slot) continue;
+        const range = doc.createRange();
+        range.selectNodeContents(c);
+        for (const r of range.getClientRects()) if (x >= r.left && x <= r.right && y >= r.top && y <= r.bottom) return slot;
+      }
+      return null;
+    };
+    // Through open shadow roots, and from a host to its slotted text's slot, so the hit is what the event's path starts at.
     const hitAt = () => {
       let h: Element | null = doc.elementFromPoint(x, y);
       while (h?.shadowRoot) {
         const inner = h.shadowRoot.elementFromPoint(x, y);
-        if (!inner || inner === h) break;
+        if (!inner) break;
+        if (inner === h) {
+          const slot = slottedTextAt(h);
+          if (slot && within(slot, h)) h = slot;
+          break;
+        }
         h = inner;
       }
       return h;
@@ -151,10 +174,6 @@ async function checkInPage(
       hit.setAttribute("data-bsk-dodge", y < win.innerHeight / 2 ? "bottom" : "top");
       hit = hitAt();
     }
-    const within = (n: Element | null, of: Element) => {
-      for (let a = n; a; a = parentOf(a)) if (a === of) return true;
-      return false;
-    };
     // A label forwards its clicks to its control.
     const labels = [...((this as HTMLInputElement).labels ?? [])];
     const lands =
@@ -178,13 +197,15 @@ async function checkInPage(
         for (const c of [...n.classList].slice(0, 3)) selector += `.${c}`;
         return { role, name, selector };
       };
-      // Name the covering thing, not an anonymous child of it.
+      // The point reaches a container of the element and not the element: nothing covers it to dismiss.
+      if (hit && within(this, hit)) return reply({ error: "missed", by: describe(hit) });
+      // Name the covering thing, not an anonymous child of it, and never a container of the element.
       let cover = hit;
       for (let i = 0; cover && i < 5; i++) {
         const d = describe(cover);
         if (cover.id || d.name || (d.role && d.role !== "generic" && d.role !== "paragraph")) break;
-        const up = parentOf(cover);
-        if (!up || up === doc.body || up === doc.documentElement) break;
+        const up = flatParent(cover);
+        if (!up || up === doc.body || up === doc.documentElement || within(this, up)) break;
         cover = up;
       }
       return reply({ error: "obscured", by: cover ? describe(cover) : { role: "", name: "", selector: "nothing" } });
@@ -256,6 +277,15 @@ function refused(rt: ResolvedTarget, r: Exclude<PageReply, { ok: true }>): BskEr
         hint: "It is animating; retry once it settles, or act on a point with --x --y.",
         data: { ...data, reason: "not_stable" },
       });
+    case "missed":
+      return new BskError(
+        "element_obscured",
+        `${what(rt)} does not get a click at its centre: it reaches ${describeCovering(r.by)}, which holds it`,
+        {
+          hint: "Act on a point inside it with --x --y (bsk screenshot shows where), or on its container.",
+          data: { ...data, reason: "missed", reached: r.by },
+        },
+      );
     case "obscured":
       return new BskError("element_obscured", `${what(rt)} is covered by ${describeCovering(r.by)}`, {
         hint: `Close or dismiss ${describeCovering(r.by)} first (a dialog, banner or overlay), then retry.`,
