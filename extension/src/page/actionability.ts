@@ -22,6 +22,10 @@ export interface ActOptions {
   hitTest?: boolean;
   /** Arm effects.ts's DOM observer in this document. */
   probe?: boolean;
+  /** Act on this point relative to the element's border box top-left (CSS px) instead of its centre. */
+  at?: { x: number; y: number } | null;
+  /** Refuse unless the element's box (its frame's viewport, CSS px) is still this one. */
+  expectBox?: Box | null;
 }
 
 export interface Box {
@@ -48,7 +52,9 @@ interface Covering {
 type PageReply =
   | { ok: true; x: number; y: number; box: Box; scrolled: boolean; then?: unknown }
   | { error: "detached" | "not_visible" | "disabled" | "not_stable" }
-  | { error: "obscured" | "missed"; by: Covering };
+  | { error: "obscured" | "missed"; by: Covering }
+  | { error: "moved"; was: Box; now: Box }
+  | { error: "outside" | "point_clipped"; size: { width: number; height: number } };
 
 const STABLE_CAP_MS = 1000;
 
@@ -131,11 +137,25 @@ async function checkInPage(
 
   if (opts.enabled && (this.matches(":disabled") || this.closest("[aria-disabled=true]"))) return reply({ error: "disabled" });
 
-  const rect = firstRect() ?? this.getBoundingClientRect();
+  const whole = this.getBoundingClientRect();
+  const now = { x: whole.x, y: whole.y, width: whole.width, height: whole.height };
+  const was = opts.expectBox;
+  if (was && (["x", "y", "width", "height"] as const).some((k) => Math.abs(was[k] - now[k]) > 0.5)) {
+    return reply({ error: "moved", was, now });
+  }
+  const rect = firstRect() ?? whole;
   const part = visiblePart(rect);
   if (opts.visible && area(part) <= 0) return reply({ error: "not_visible" });
-  const x = (part.left + part.right) / 2;
-  const y = (part.top + part.bottom) / 2;
+  let x = (part.left + part.right) / 2;
+  let y = (part.top + part.bottom) / 2;
+  if (opts.at) {
+    const size = { width: now.width, height: now.height };
+    if (opts.at.x > now.width || opts.at.y > now.height) return reply({ error: "outside", size });
+    x = whole.left + opts.at.x;
+    y = whole.top + opts.at.y;
+    const seen = visiblePart(whole);
+    if (x < seen.left || x > seen.right || y < seen.top || y > seen.bottom) return reply({ error: "point_clipped", size });
+  }
 
   if (opts.hitTest) {
     const within = (n: Element | null, of: Element) => {
@@ -277,6 +297,21 @@ function refused(rt: ResolvedTarget, r: Exclude<PageReply, { ok: true }>): BskEr
         hint: "It is animating; retry once it settles, or act on a point with --x --y.",
         data: { ...data, reason: "not_stable" },
       });
+    case "moved":
+      return new BskError("stale_ref", `${what(rt)} moved or changed size since the capture: nothing was clicked`, {
+        hint: "Take a new capture (bsk screenshot --ref …) and pick the point on it.",
+        data: { ...data, reason: "moved", was: r.was, now: r.now },
+      });
+    case "outside":
+      return new BskError("invalid_params", `the point is outside ${what(rt)} (${r.size.width}×${r.size.height} CSS px)`, {
+        hint: "Give --at X,Y within the element's size, measured from its top-left corner.",
+        data: { ...data, reason: "outside_element", size: r.size },
+      });
+    case "point_clipped":
+      return new BskError("not_found", `the point of ${what(rt)} is scrolled out of sight`, {
+        hint: "Scroll it into view (bsk scroll-to …) or pick a point in the part that shows.",
+        data: { ...data, reason: "point_clipped", size: r.size },
+      });
     case "missed":
       return new BskError(
         "element_obscured",
@@ -368,7 +403,16 @@ export async function actionable(
   signal: AbortSignal,
   then?: Then,
 ): Promise<Actionable & { then?: unknown }> {
-  const full: Required<ActOptions> = { scroll: true, visible: true, enabled: false, hitTest: false, probe: false, ...opts };
+  const full: Required<ActOptions> = {
+    scroll: true,
+    visible: true,
+    enabled: false,
+    hitTest: false,
+    probe: false,
+    at: null,
+    expectBox: null,
+    ...opts,
+  };
   const r = then
     ? await callOn<PageReply>(rt, withThen(then), [full, STABLE_CAP_MS, then.args], signal)
     : await callOn<PageReply>(rt, PAGE_FN, [full, STABLE_CAP_MS], signal);
