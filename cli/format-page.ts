@@ -122,7 +122,13 @@ export const PAGE_FORMATTERS: MethodFormatters = {
     const stderr = !lines.length ? "no matches" : rest > 0 ? `-- ${rest} more matches (--limit)` : undefined;
     return { stdout: lines.join("\n"), stderr };
   },
-  screenshot: (r) => r.path ?? "",
+  screenshot: (r) =>
+    r.capture_id
+      ? {
+          stdout: r.path ?? "",
+          stderr: `-- capture ${r.capture_id}, ${r.width}x${r.height} px: bsk click --capture ${r.capture_id} --image-x X --image-y Y`,
+        }
+      : (r.path ?? ""),
   "screenshot.full_page": (r) => ({
     stdout: r.path ?? "",
     stderr: `-- ${r.width}x${r.height} px, ${r.tiles} tiles${r.stopped === "max_height" ? ", cut at --max-height" : ""}`,

@@ -39,11 +39,30 @@ export const interactionMethods = {
     scope: "tab",
     description: "Click an element (after scroll-into-view, visible, enabled, stable and hit-test checks) or a point; reports the effect.",
     params: () =>
-      targetOrPoint({
-        button: button(),
-        count: z.number().int().min(1).max(3).default(1).describe("Click count (2 = double click)"),
-        modifiers: modifiers(),
-      }),
+      z
+        .object({
+          ...tabParams(),
+          target: Target().optional(),
+          ...point(),
+          button: button(),
+          count: z.number().int().min(1).max(3).default(1).describe("Click count (2 = double click)"),
+          modifiers: modifiers(),
+          at: z
+            .string()
+            .regex(/^\d+(\.\d+)?,\d+(\.\d+)?$/, "X,Y in CSS px, e.g. 20,15")
+            .optional()
+            .describe("Point relative to the target's top-left, CSS px (X,Y); refused outside the target"),
+          capture: z.string().max(64).optional().describe("Capture id from bsk screenshot --ref: click a point of that picture"),
+          image_x: Coordinate().optional().describe("x in the capture's image px (with --capture)"),
+          image_y: Coordinate().optional().describe("y in the capture's image px (with --capture)"),
+        })
+        .refine(
+          (p) =>
+            p.capture !== undefined
+              ? p.image_x !== undefined && p.image_y !== undefined && p.target === undefined && p.x === undefined && p.at === undefined
+              : hasTargetOrPoint(p) && (p.at === undefined || p.target !== undefined),
+          { message: "give a target (@eN or selector, optionally --at X,Y), both --x and --y, or --capture with --image-x and --image-y" },
+        ),
     result: ActionResult,
     cli: {
       words: ["click"],
@@ -53,8 +72,18 @@ export const interactionMethods = {
         count: { description: "Click count (2 = double click)" },
         ...modifiersFlag,
         ...pointFlags,
+        at: { description: "X,Y relative to the target's top-left, CSS px" },
+        capture: { description: "Capture id from bsk screenshot --ref" },
+        "image-x": { description: "x in the capture's image px" },
+        "image-y": { description: "y in the capture's image px" },
       },
-      examples: ["bsk click @e12 --session $S", "bsk click 'button[type=submit]' --session $S", "bsk click --x 200 --y 340 --session $S"],
+      examples: [
+        "bsk click @e12 --session $S",
+        "bsk click 'button[type=submit]' --session $S",
+        "bsk click --x 200 --y 340 --session $S",
+        "bsk click @e7 --at 20,15 --session $S",
+        "bsk click --capture c1a2b3c4 --image-x 310 --image-y 92 --session $S",
+      ],
     },
   }),
 

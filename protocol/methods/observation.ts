@@ -128,6 +128,10 @@ export const observationMethods = {
         /** Base64 image; the CLI writes it to `path` and drops it from its output. */
         data: z.string().optional(),
         path: z.string().optional(),
+        capture_id: z
+          .string()
+          .optional()
+          .describe("With --ref: for bsk click --capture ID --image-x X --image-y Y (kept 10 minutes, this session only)"),
       }),
     fileResult: { data: "data", pathParam: "out", overwriteParam: "overwrite", defaultName: "bsk-screenshot" },
     cli: {

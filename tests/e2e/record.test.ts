@@ -10,6 +10,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { RecordTrace } from "../../protocol/trace.ts";
+import { findQuery } from "../../cli/format-trace.ts";
 import { useWorld, type Run, type World } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
 
@@ -185,6 +186,30 @@ describe("record", () => {
     ]);
     // The page itself keeps its own address and title (an iframe's are not the page's).
     expect(r.trace.pages).toEqual([{ id: 1, url: w.fixtures.url("/record-frames.html"), title: "Record frames" }]);
+  }, 60_000);
+
+  test("a step on one of two duplicate cards carries its context, and its bsk find matches one line only", async () => {
+    const recording = recordStart(["--url", w.fixtures.url("/snap-controls.html")]);
+    const page = await PersonPage.find(w.browser.cdpPort!, "/snap-controls.html", 20_000);
+    await panelAt(page, 0);
+    // Both cards hold a button "Edit" with no attribute of its own: no unique selector, only the card tells them apart.
+    await page.clickSelector(".card:nth-of-type(2) button");
+    await panelAt(page, 1);
+    await w.ok(["record", "stop"]);
+    const r = await finished(recording);
+    expect(RecordTrace().safeParse(r.trace).success).toBe(true);
+    const [step] = r.trace.steps;
+    expect(step).toMatchObject({ op: "click", target: { role: "button", name: "Edit", context: 'in: "Mastercard 5555"' } });
+    expect(step.target.selector).toBeUndefined();
+
+    const s = await w.startSession();
+    await w.ok(["navigate", w.fixtures.url("/snap-controls.html"), "--session", s]);
+    const text = (await w.ok(["snapshot", "--session", s])).text as string;
+    expect(text.match(/button "Edit" @e\d+/g)).toHaveLength(2);
+    const found = await w.ok(["find", findQuery(step.target), "--session", s]);
+    expect(found.total).toBe(1);
+    expect(found.matches[0].line).toMatch(/^button "Edit" @e\d+ \[in: "Mastercard 5555"\]$/);
+    await w.ok(["session", "stop", "--session", s]);
   }, 60_000);
 
   test("the popup offers no Take over for a recording (it would cut the trace off), and one asked for anyway is refused", async () => {

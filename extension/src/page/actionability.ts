@@ -22,6 +22,10 @@ export interface ActOptions {
   hitTest?: boolean;
   /** Arm effects.ts's DOM observer in this document. */
   probe?: boolean;
+  /** Act on this point relative to the element's border box top-left (CSS px) instead of its centre. */
+  at?: { x: number; y: number } | null;
+  /** Refuse unless the element's box (its frame's viewport, CSS px) is still this one. */
+  expectBox?: Box | null;
 }
 
 export interface Box {
@@ -48,7 +52,9 @@ interface Covering {
 type PageReply =
   | { ok: true; x: number; y: number; box: Box; scrolled: boolean; then?: unknown }
   | { error: "detached" | "not_visible" | "disabled" | "not_stable" }
-  | { error: "obscured"; by: Covering };
+  | { error: "obscured" | "missed"; by: Covering }
+  | { error: "moved"; was: Box; now: Box }
+  | { error: "outside" | "point_clipped"; size: { width: number; height: number } };
 
 const STABLE_CAP_MS = 1000;
 
@@ -64,6 +70,8 @@ async function checkInPage(
   const doc = this.ownerDocument;
   const win = doc.defaultView!;
   const parentOf = (n: Element): Element | null => n.parentElement ?? ((n.getRootNode() as ShadowRoot).host || null);
+  /** The parent in the composed (flat) tree: a slotted node's slot, a shadow root's host. */
+  const flatParent = (n: Element): Element | null => n.assignedSlot ?? parentOf(n);
 
   type R = { left: number; top: number; right: number; bottom: number };
   const area = (r: R) => Math.max(0, r.right - r.left) * Math.max(0, r.bottom - r.top);
@@ -129,18 +137,53 @@ async function checkInPage(
 
   if (opts.enabled && (this.matches(":disabled") || this.closest("[aria-disabled=true]"))) return reply({ error: "disabled" });
 
-  const rect = firstRect() ?? this.getBoundingClientRect();
+  const whole = this.getBoundingClientRect();
+  const now = { x: whole.x, y: whole.y, width: whole.width, height: whole.height };
+  const was = opts.expectBox;
+  if (was && (["x", "y", "width", "height"] as const).some((k) => Math.abs(was[k] - now[k]) > 0.5)) {
+    return reply({ error: "moved", was, now });
+  }
+  const rect = firstRect() ?? whole;
   const part = visiblePart(rect);
   if (opts.visible && area(part) <= 0) return reply({ error: "not_visible" });
-  const x = (part.left + part.right) / 2;
-  const y = (part.top + part.bottom) / 2;
+  let x = (part.left + part.right) / 2;
+  let y = (part.top + part.bottom) / 2;
+  if (opts.at) {
+    const size = { width: now.width, height: now.height };
+    if (opts.at.x > now.width || opts.at.y > now.height) return reply({ error: "outside", size });
+    x = whole.left + opts.at.x;
+    y = whole.top + opts.at.y;
+    const seen = visiblePart(whole);
+    if (x < seen.left || x > seen.right || y < seen.top || y > seen.bottom) return reply({ error: "point_clipped", size });
+  }
 
   if (opts.hitTest) {
+    const within = (n: Element | null, of: Element) => {
+      for (let a = n; a; a = flatParent(a)) if (a === of) return true;
+      return false;
+    };
+    /** Text of a host's light DOM, slotted into its shadow tree: a point on it hits as the host. */
+    const slottedTextAt = (host: Element): Element | null => {
+      for (const c of host.childNodes) {
+        const slot = (c as Text).assignedSlot;
+        if (c.nodeType !== Node.TEXT_NODE || !slot) continue;
+        const range = doc.createRange();
+        range.selectNodeContents(c);
+        for (const r of range.getClientRects()) if (x >= r.left && x <= r.right && y >= r.top && y <= r.bottom) return slot;
+      }
+      return null;
+    };
+    // Through open shadow roots, and from a host to its slotted text's slot, so the hit is what the event's path starts at.
     const hitAt = () => {
       let h: Element | null = doc.elementFromPoint(x, y);
       while (h?.shadowRoot) {
         const inner = h.shadowRoot.elementFromPoint(x, y);
-        if (!inner || inner === h) break;
+        if (!inner) break;
+        if (inner === h) {
+          const slot = slottedTextAt(h);
+          if (slot && within(slot, h)) h = slot;
+          break;
+        }
         h = inner;
       }
       return h;
@@ -151,10 +194,6 @@ async function checkInPage(
       hit.setAttribute("data-bsk-dodge", y < win.innerHeight / 2 ? "bottom" : "top");
       hit = hitAt();
     }
-    const within = (n: Element | null, of: Element) => {
-      for (let a = n; a; a = parentOf(a)) if (a === of) return true;
-      return false;
-    };
     // A label forwards its clicks to its control.
     const labels = [...((this as HTMLInputElement).labels ?? [])];
     const lands =
@@ -178,13 +217,15 @@ async function checkInPage(
         for (const c of [...n.classList].slice(0, 3)) selector += `.${c}`;
         return { role, name, selector };
       };
-      // Name the covering thing, not an anonymous child of it.
+      // The point reaches a container of the element and not the element: nothing covers it to dismiss.
+      if (hit && within(this, hit)) return reply({ error: "missed", by: describe(hit) });
+      // Name the covering thing, not an anonymous child of it, and never a container of the element.
       let cover = hit;
       for (let i = 0; cover && i < 5; i++) {
         const d = describe(cover);
         if (cover.id || d.name || (d.role && d.role !== "generic" && d.role !== "paragraph")) break;
-        const up = parentOf(cover);
-        if (!up || up === doc.body || up === doc.documentElement) break;
+        const up = flatParent(cover);
+        if (!up || up === doc.body || up === doc.documentElement || within(this, up)) break;
         cover = up;
       }
       return reply({ error: "obscured", by: cover ? describe(cover) : { role: "", name: "", selector: "nothing" } });
@@ -256,6 +297,30 @@ function refused(rt: ResolvedTarget, r: Exclude<PageReply, { ok: true }>): BskEr
         hint: "It is animating; retry once it settles, or act on a point with --x --y.",
         data: { ...data, reason: "not_stable" },
       });
+    case "moved":
+      return new BskError("stale_ref", `${what(rt)} moved or changed size since the capture: nothing was clicked`, {
+        hint: "Take a new capture (bsk screenshot --ref …) and pick the point on it.",
+        data: { ...data, reason: "moved", was: r.was, now: r.now },
+      });
+    case "outside":
+      return new BskError("invalid_params", `the point is outside ${what(rt)} (${r.size.width}×${r.size.height} CSS px)`, {
+        hint: "Give --at X,Y within the element's size, measured from its top-left corner.",
+        data: { ...data, reason: "outside_element", size: r.size },
+      });
+    case "point_clipped":
+      return new BskError("not_found", `the point of ${what(rt)} is scrolled out of sight`, {
+        hint: "Scroll it into view (bsk scroll-to …) or pick a point in the part that shows.",
+        data: { ...data, reason: "point_clipped", size: r.size },
+      });
+    case "missed":
+      return new BskError(
+        "element_obscured",
+        `${what(rt)} does not get a click at its centre: it reaches ${describeCovering(r.by)}, which holds it`,
+        {
+          hint: "Act on a point inside it with --x --y (bsk screenshot shows where), or on its container.",
+          data: { ...data, reason: "missed", reached: r.by },
+        },
+      );
     case "obscured":
       return new BskError("element_obscured", `${what(rt)} is covered by ${describeCovering(r.by)}`, {
         hint: `Close or dismiss ${describeCovering(r.by)} first (a dialog, banner or overlay), then retry.`,
@@ -338,7 +403,16 @@ export async function actionable(
   signal: AbortSignal,
   then?: Then,
 ): Promise<Actionable & { then?: unknown }> {
-  const full: Required<ActOptions> = { scroll: true, visible: true, enabled: false, hitTest: false, probe: false, ...opts };
+  const full: Required<ActOptions> = {
+    scroll: true,
+    visible: true,
+    enabled: false,
+    hitTest: false,
+    probe: false,
+    at: null,
+    expectBox: null,
+    ...opts,
+  };
   const r = then
     ? await callOn<PageReply>(rt, withThen(then), [full, STABLE_CAP_MS, then.args], signal)
     : await callOn<PageReply>(rt, PAGE_FN, [full, STABLE_CAP_MS], signal);

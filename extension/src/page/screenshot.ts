@@ -5,6 +5,8 @@ import { fromBase64 } from "../shared/base64.ts";
 import { send, sendTo } from "../cdp/debugger.ts";
 import { frameOffset } from "../cdp/frames.ts";
 import type { ResolvedTarget } from "../cdp/refs/target.ts";
+import type { Box } from "./actionability.ts";
+import { keepCapture } from "./captures.ts";
 
 /** bsk's own overlays (control pill, glow) register here to be hidden while capturing; none exist yet. */
 export interface OverlayHider {
@@ -49,8 +51,18 @@ export function imageSize(bytes: Uint8Array): { width: number; height: number } 
   return { width: 0, height: 0 };
 }
 
+interface ElementClip {
+  /** Page coordinates, as captureScreenshot wants them. */
+  clip: Box;
+  /** The same area in the top-level viewport. */
+  view: Box;
+  /** The element's whole box in its frame's viewport, and where that frame is. */
+  box: Box;
+  offset: { x: number; y: number };
+}
+
 /** The element's box in the tab's top-level viewport after scrolling it into view, CSS px. */
-async function elementClip(t: ResolvedTarget, signal?: AbortSignal): Promise<{ x: number; y: number; width: number; height: number }> {
+async function elementClip(t: ResolvedTarget, signal?: AbortSignal): Promise<ElementClip> {
   const r = await sendTo(
     t.cdp,
     "Runtime.callFunctionOn",
@@ -78,7 +90,8 @@ async function elementClip(t: ResolvedTarget, signal?: AbortSignal): Promise<{ x
       data: { reason: "not_in_viewport" },
     });
   }
-  return { x: left + vv.pageX, y: top + vv.pageY, width: right - left, height: bottom - top };
+  const view = { x: left, y: top, width: right - left, height: bottom - top };
+  return { clip: { ...view, x: left + vv.pageX, y: top + vv.pageY }, view, box: { x: x!, y: y!, width: w, height: h }, offset };
 }
 
 export async function screenshot(
@@ -87,8 +100,10 @@ export async function screenshot(
   format: "png" | "jpeg",
   quality: number | undefined,
   signal?: AbortSignal,
+  keep?: { sessionId: string; target: string },
 ): Promise<Result<"screenshot">> {
-  const clip = target ? await elementClip(target, signal) : null;
+  const el = target ? await elementClip(target, signal) : null;
+  const clip = el?.clip;
   await Promise.all(hiders.map((h) => h.hide(tabId)));
   let data: string;
   try {
@@ -101,5 +116,18 @@ export async function screenshot(
   }
   const bytes = fromBase64(data);
   const { width, height } = imageSize(bytes);
-  return { tab_id: tabId, format, width, height, bytes: bytes.length, data };
+  const capture_id =
+    el && target && keep
+      ? keepCapture({
+          sessionId: keep.sessionId,
+          tabId,
+          target: keep.target,
+          frameId: target.frameId,
+          box: el.box,
+          frameOffset: el.offset,
+          clip: el.view,
+          image: { width, height },
+        })
+      : undefined;
+  return { tab_id: tabId, format, width, height, bytes: bytes.length, data, ...(capture_id && { capture_id }) };
 }

@@ -7,7 +7,8 @@ import { browser } from "wxt/browser";
 import type { Result } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import type { interactionMethods } from "../../../protocol/methods/interaction.ts";
-import { actedOn, actionable } from "../page/actionability.ts";
+import { actedOn, actionable, type ActOptions } from "../page/actionability.ts";
+import { captureOf, pointOf } from "../page/captures.ts";
 import { mainFrameId, sendTo } from "../cdp/debugger.ts";
 import { drag, isDraggable } from "../page/input/drag.ts";
 import { armElementProbe, withEffect, type ActionEffect, type DomProbe, type ElementProbe } from "../page/effects.ts";
@@ -88,8 +89,9 @@ async function clickElement(
   opts: { button: Button; count: number; modifiers: Modifier[] },
   signal: AbortSignal,
   probe: DomProbe = probeOf(rt),
+  extra: ActOptions = {},
 ): Promise<ActionEffect> {
-  const at = await actionable(rt, { hitTest: true, enabled: true, probe: true }, signal);
+  const at = await actionable(rt, { hitTest: true, enabled: true, probe: true, ...extra }, signal);
   return withEffect(rt.tabId, probe, signal, () => click(rt.tabId, at.x, at.y, opts, signal), { verify: true });
 }
 
@@ -104,6 +106,35 @@ async function pointerClick(
     return atPointAction(tabId, p.x!, p.y!, signal, () => click(tabId, p.x!, p.y!, opts, signal), { verify: true });
   const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
   return { tab_id: tabId, target: actedOn(rt), effect: await clickElement(rt, opts, signal) };
+}
+
+/** A click on a pixel of an element capture (screenshot --ref), only while the element keeps the box it had then. */
+async function clickOnCapture(
+  p: { session_id: string; tab_id?: number },
+  id: string,
+  imageX: number,
+  imageY: number,
+  opts: { button: Button; count: number; modifiers: Modifier[] },
+  signal: AbortSignal,
+): Promise<ActionResult> {
+  const cap = captureOf(p.session_id, id);
+  if (p.tab_id !== undefined && p.tab_id !== cap.tabId) {
+    throw new BskError("invalid_params", `capture ${id} is of tab ${cap.tabId}, not tab ${p.tab_id}`, {
+      hint: "Leave --tab out: a capture clicks in the tab it was taken in.",
+      data: { reason: "capture_other_tab", tab_id: cap.tabId },
+    });
+  }
+  const at = pointOf(cap, imageX, imageY);
+  const { tabId } = await inputTab({ session_id: p.session_id, tab_id: cap.tabId });
+  const rt = await resolveTarget(p.session_id, tabId, cap.target, signal);
+  if (rt.frameId !== cap.frameId || rt.frameOffset.x !== cap.frameOffset.x || rt.frameOffset.y !== cap.frameOffset.y) {
+    throw new BskError("stale_ref", `${whatOf(rt)} is not where capture ${id} saw it: nothing was clicked`, {
+      hint: "Take a new capture (bsk screenshot --ref …) and pick the point on it.",
+      data: { reason: "moved", tab_id: tabId },
+    });
+  }
+  const effect = await clickElement(rt, opts, signal, probeOf(rt), { scroll: false, at, expectBox: cap.box });
+  return { tab_id: tabId, target: actedOn(rt), effect };
 }
 
 /** Focus the target (when given) for keyboard input; else the keys go wherever focus is. */
@@ -248,7 +279,15 @@ function thrownText(details: NonNullable<EvaluateReply["exceptionDetails"]>): st
 }
 
 export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
-  click: async (p, { signal }) => pointerClick(p, { button: p.button, count: p.count, modifiers: p.modifiers }, signal),
+  click: async (p, { signal }) => {
+    const opts = { button: p.button, count: p.count, modifiers: p.modifiers };
+    if (p.capture !== undefined) return clickOnCapture(p, p.capture, p.image_x!, p.image_y!, opts, signal);
+    if (p.at === undefined) return pointerClick(p, opts, signal);
+    const { tabId } = await inputTab(p);
+    const rt = await resolveTarget(p.session_id, tabId, p.target!, signal);
+    const [x, y] = p.at.split(",").map(Number) as [number, number];
+    return { tab_id: tabId, target: actedOn(rt), effect: await clickElement(rt, opts, signal, probeOf(rt), { at: { x, y } }) };
+  },
 
   dblclick: async (p, { signal }) => pointerClick(p, { button: "left", count: 2, modifiers: p.modifiers }, signal),
 

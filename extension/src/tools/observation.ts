@@ -70,7 +70,7 @@ export const observationHandlers: FamilyHandlers<typeof observationMethods> = {
   screenshot: async (p, { signal }) => {
     const { tabId } = await resolveTab(p);
     const target = p.target ? await resolveTarget(p.session_id, tabId, p.target, signal) : null;
-    return screenshot(tabId, target, p.format, p.quality, signal);
+    return screenshot(tabId, target, p.format, p.quality, signal, p.target ? { sessionId: p.session_id, target: p.target } : undefined);
   },
 
   "screenshot.full_page": (p, { signal, progress }) => fullPage(p, signal, progress),
