@@ -3,13 +3,15 @@ import pkg from "../package.json" with { type: "json" };
 import { EXTENSION_KEY } from "../protocol/extension-identity.ts";
 
 export default defineConfig({
-  modules: ["@wxt-dev/module-solid"],
+  modules: ["@wxt-dev/module-solid", "@wxt-dev/i18n/module"],
   // Explicit imports everywhere: a reader (and tsc) sees where every name comes from.
   imports: false,
   manifest: {
     key: EXTENSION_KEY,
-    name: "bsk",
-    description: "Lets AI agents use this browser in their own Agent Window, with your say.",
+    // Texts come from locales/*.json (src/shared/i18n.ts), built into _locales/ by @wxt-dev/i18n.
+    default_locale: "en",
+    name: "__MSG_manifest_name__",
+    description: "__MSG_manifest_description__",
     version: pkg.version,
     minimum_chrome_version: "125",
     permissions: [
@@ -21,7 +23,6 @@ export default defineConfig({
       "scripting",
       "notifications",
       "webNavigation",
-      "cookies",
       "nativeMessaging",
       "declarativeNetRequest",
       "webRequest",
@@ -29,7 +30,7 @@ export default defineConfig({
       "downloads",
     ],
     host_permissions: ["<all_urls>"],
-    action: { default_title: "bsk" },
+    action: { default_title: "__MSG_manifest_name__" },
     // The overlay (entrypoints/overlay.ts): listed by hand, see there why it is not a WXT content script.
     // The hands (entrypoints/hands.ts): every frame, before the page's scripts, blank and opaque-origin frames too.
     content_scripts: [

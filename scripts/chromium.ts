@@ -21,6 +21,8 @@ export interface LaunchOptions {
   display?: string;
   /** Extra environment for the browser, e.g. its own HOME (whose ~/.pki/nssdb holds the certificates it trusts). */
   env?: Record<string, string>;
+  /** The browser's UI language (`--lang`, e.g. zh-CN): what chrome.i18n and the extension's _locales follow. */
+  lang?: string;
 }
 
 export interface Browser {
@@ -78,6 +80,7 @@ export async function launchChromium(opts: LaunchOptions): Promise<Browser> {
   else flags.push(`--load-extension=${opts.extensionDir}`);
   if (headless) flags.push("--headless=new", "--screen-info={1920x1080}");
   if (process.getuid?.() === 0) flags.push("--no-sandbox");
+  if (opts.lang) flags.push(`--lang=${opts.lang}`);
   if (opts.cdp) flags.push("--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1");
 
   const log = opts.logFile ?? `${opts.profileDir}/chromium.log`;

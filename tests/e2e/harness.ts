@@ -65,6 +65,8 @@ export interface WorldOptions {
   display?: string;
   /** Extra environment for Chromium alone (e.g. a HOME whose NSS database trusts a test CA). */
   browserEnv?: Record<string, string>;
+  /** The browser's UI language (`--lang`), e.g. zh-CN for the extension's Chinese texts. */
+  browserLang?: string;
 }
 
 export async function startWorld(opts: WorldOptions = {}): Promise<World> {
@@ -128,6 +130,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     cdp: true,
     display: opts.display,
     ...(opts.browserEnv && { env: opts.browserEnv }),
+    ...(opts.browserLang && { lang: opts.browserLang }),
   });
   const person = await Person.connect(browser.cdpPort!);
   // Headless Chromium takes one start-up URL; the person's other tabs are opened afterwards.

@@ -1,11 +1,12 @@
 /**
  * The popup, opened as a page (chrome-extension://<id>/popup.html) and used by the person through the browser's
  * DevTools port: what it shows, its switches (persisted in chrome.storage.local, read back through the page),
- * the editable label, Take over / Resume / Stop per session, and screenshots in English and Chinese written to
- * .tmp/ for a person to look at.
+ * the editable label, Take over / Resume / Stop per session, and its states (connected with a session, daemon down,
+ * not paired) in English and in a browser whose language is Simplified Chinese (`--lang=zh-CN`), each with a
+ * screenshot in .tmp/ (popup-<lang>-<state>.png) for a person to look at.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { ROOT, startWorld, until, type World } from "./harness.ts";
@@ -93,6 +94,7 @@ describe("popup", () => {
   });
 
   test("the label is editable: the browser reconnects under the new name", async () => {
+    await popup.evaluate(`document.querySelector("details.details").open = true`);
     await popup.clickSelector("input[name=label]");
     await popup.evaluate(`document.querySelector("input[name=label]").select()`);
     await popup.send("Input.insertText", { text: "work laptop" });
@@ -114,21 +116,112 @@ describe("popup", () => {
     await popup.waitFor(`document.querySelector("li[data-session]") === null`);
     s = await w.startSession(["--name", "compare prices"]);
   });
-
-  test("screenshots in English and Simplified Chinese (.tmp/popup-en.png, .tmp/popup-zh-CN.png)", async () => {
-    mkdirSync(join(ROOT, ".tmp"), { recursive: true });
-    for (const [lang, marker] of [
-      ["en", "Sessions"],
-      ["zh-CN", "会话"],
-    ] as const) {
-      const page = await openPopup(`&lang=${lang}`);
-      expect(await page.evaluate(`document.body.textContent`)).toContain(marker);
-      const box = await page.evaluate(
-        `(() => { const r = document.querySelector("main").getBoundingClientRect(); return { x: 0, y: 0, width: Math.ceil(r.right), height: Math.ceil(r.bottom) }; })()`,
-      );
-      const { data } = await page.send("Page.captureScreenshot", { format: "png", clip: { ...box, scale: 2 } });
-      writeFileSync(join(ROOT, `.tmp/popup-${lang}.png`), Buffer.from(data, "base64"));
-      await page.closeTab();
-    }
-  });
 });
+
+/** Every string of the English catalog, flattened. */
+function catalog(file: string): string[] {
+  const out: string[] = [];
+  const walk = (o: unknown) => (typeof o === "string" ? out.push(o) : Object.values(o as object).forEach(walk));
+  walk(JSON.parse(readFileSync(join(ROOT, "extension/locales", file), "utf8")));
+  return out;
+}
+const words = (texts: string[]) => new Set(texts.flatMap((x) => x.replace(/\{\w+\}/g, " ").match(/[A-Za-z]{2,}/g) ?? []));
+
+/** English words of the popup's catalog in the page that the Chinese catalog does not use itself (commands, bsk). */
+async function untranslated(page: PersonPage, lang: string, data: string[]): Promise<string[]> {
+  if (lang === "en") return [];
+  const english = words(catalog("en.json"));
+  const allowed = new Set([...words(catalog("zh_CN.json")), ...words(data)]);
+  const shown: string = await page.evaluate(
+    `(() => { document.querySelector("details.details").open = true; return document.querySelector("main").innerText; })()`,
+  );
+  return [...words([shown])].filter((w) => english.has(w) && !allowed.has(w));
+}
+
+async function shoot(page: PersonPage, name: string): Promise<void> {
+  mkdirSync(join(ROOT, ".tmp"), { recursive: true });
+  const box = await page.evaluate(
+    `(() => { const r = document.querySelector("main").getBoundingClientRect(); return { x: 0, y: 0, width: Math.ceil(r.right), height: Math.ceil(r.bottom) }; })()`,
+  );
+  const { data } = await page.send("Page.captureScreenshot", { format: "png", clip: { ...box, scale: 2 } });
+  writeFileSync(join(ROOT, `.tmp/popup-${name}.png`), Buffer.from(data, "base64"));
+}
+
+const LANGS = [
+  { lang: "en", sessions: "Sessions", down: "bsk daemon start", notPaired: "bsk native install", state: "Connected" },
+  { lang: "zh-CN", sessions: "会话", down: "bsk daemon start", notPaired: "bsk native install", state: "已连接" },
+] as const;
+
+for (const l of LANGS) {
+  describe(`popup states in ${l.lang}`, () => {
+    let world: World;
+    let page: PersonPage;
+    let n = 0;
+    const open = async () => {
+      page?.close();
+      const url = `chrome-extension://${EXTENSION_ID}/popup.html?state=${++n}`;
+      await world.person.openTab(url);
+      page = await PersonPage.find(world.browser.cdpPort!, `popup.html?state=${n}`);
+      await page.waitFor(`document.querySelector(".state")?.textContent.length > 0`);
+    };
+    const main = () => page.evaluate(`document.querySelector("main").textContent`) as Promise<string>;
+
+    beforeAll(async () => {
+      world = await startWorld(l.lang === "en" ? {} : { browserLang: l.lang });
+      await world.startSession(["--name", "compare prices"]);
+      await open();
+    }, 60_000);
+    afterAll(async () => {
+      page?.close();
+      await world?.stop();
+    });
+
+    test("connected: sessions and switches first, connection details folded below, no pairing field", async () => {
+      await page.waitFor(
+        `document.querySelector(".state").textContent === ${JSON.stringify(l.state)} && !!document.querySelector("li[data-session]")`,
+      );
+      const order: string[] = await page.evaluate(
+        `[...document.querySelector("main").children].map((e) => e.tagName.toLowerCase() + (e.className ? "." + e.className : ""))`,
+      );
+      expect(order.indexOf("section.sessions")).toBeLessThan(order.indexOf("section.switches"));
+      expect(order.indexOf("section.switches")).toBeLessThan(order.indexOf("details.details"));
+      expect(await page.evaluate(`document.querySelector("details.details").open`)).toBe(false);
+      expect(await page.evaluate(`document.querySelector("details.details dl") !== null`)).toBe(true);
+      expect(await page.evaluate(`document.getElementById("pairing-code")`)).toBeNull();
+      expect(await main()).toContain(l.sessions);
+      await shoot(page, `${l.lang}-connected`);
+      const status = await world.ok(["status"]);
+      const [b] = (await world.ok(["browsers"])).browsers;
+      expect(await untranslated(page, l.lang, ["compare prices", status.daemon.key_id, b.instance_id, "e2e"])).toEqual([]);
+    });
+
+    test("daemon down: says what to run", async () => {
+      await world.bsk(["daemon", "stop"]);
+      // The worker keeps trying (connecting, then off again): wait for the off state's words.
+      await page.waitFor(`document.querySelector(".hint")?.textContent.includes(${JSON.stringify(l.down)})`, 15_000);
+      await shoot(page, `${l.lang}-daemon-down`);
+      expect(await untranslated(page, l.lang, [])).toEqual([]);
+    });
+
+    test("not paired: the next step once, in words, with the code field; no raw browser error", async () => {
+      await world.ok(["native", "uninstall", "--profile-dir", join(world.home, "profile")]);
+      await page.evaluate(`chrome.runtime.sendMessage({ type: "unpair" })`);
+      await page.waitFor(`document.querySelector(".pairing")?.dataset.trust === "not_paired"`);
+      const shown = await main();
+      expect(shown).toContain(l.notPaired);
+      expect(shown.split(l.notPaired).length).toBe(2);
+      expect(shown).not.toMatch(/native messaging host|Specified/i);
+      expect(await page.evaluate(`document.getElementById("pairing-code") !== null`)).toBe(true);
+      await shoot(page, `${l.lang}-not-paired`);
+      expect(await untranslated(page, l.lang, [])).toEqual([]);
+      if (l.lang !== "en") {
+        // A wrong code's refusal is in the page's language too.
+        await page.evaluate(
+          `(() => { const i = document.getElementById("pairing-code"); i.value = "AAAA"; i.form.requestSubmit(); return true; })()`,
+        );
+        await page.waitFor(`!!document.querySelector(".pairing-result.error")`);
+        expect(await untranslated(page, l.lang, [])).toEqual([]);
+      }
+    });
+  });
+}

@@ -132,6 +132,8 @@ export async function startRemoteWorld(
     await w.person.openTab(url);
     const page = await PersonPage.find(w.browser.cdpPort!, "popup.html?n=1");
     await page.waitFor(`document.querySelector("section.remote") !== null`);
+    // Remote pairing and the links sit under the popup's folded connection details: the person unfolds them.
+    await page.evaluate(`document.querySelector("details.details").open = true`);
     return page;
   })();
 

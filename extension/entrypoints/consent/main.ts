@@ -5,11 +5,10 @@
  */
 import { browser } from "wxt/browser";
 import { CONSENT_PORT, type ConsentInfo, type ToPage, type ToWorker } from "../../src/shared/messages/consent.ts";
-import { setLang, t } from "../../src/shared/i18n.ts";
+import { t } from "../../src/shared/i18n.ts";
 
 const query = new URLSearchParams(location.search);
 const id = query.get("id") ?? "";
-setLang(query.get("lang") ?? undefined);
 const $ = (name: string) => document.getElementById(name)!;
 
 async function closeSelf(): Promise<void> {

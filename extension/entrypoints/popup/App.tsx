@@ -1,13 +1,14 @@
 /**
- * The popup: connection state, versions, instance label and port, live sessions (Take over / Resume / Stop) and
- * the person's switches. Everything it shows comes from chrome.storage and refreshes when that changes.
- * `popup.html?lang=zh-CN` forces a language (tests, screenshots); otherwise it follows the browser.
+ * The popup: what the person acts on first (the connection's state with the next step when it is not up, the
+ * pairing field while not paired, live sessions with Take over / Resume / Stop, the switches), then the connection
+ * details folded below (versions, instance, label and port, links, the key, remote pairing). Everything it shows
+ * comes from chrome.storage and refreshes when that changes; its language is the browser's (src/shared/i18n.ts).
  */
 import { createSignal, onCleanup, onMount, Show } from "solid-js";
 import { createStore, reconcile } from "solid-js/store";
 import { browser } from "wxt/browser";
 import { parseBrowser } from "../../src/shared/browser-info.ts";
-import { setLang, t, type MessageKey } from "../../src/shared/i18n.ts";
+import { t, type MessageKey } from "../../src/shared/i18n.ts";
 import {
   DEFAULT_SWITCHES,
   LOCAL,
@@ -24,12 +25,10 @@ import {
   type Switches as SwitchValues,
 } from "../../src/session/settings.ts";
 import { Links } from "./Links.tsx";
-import { Pairing } from "./Pairing.tsx";
+import { PairedKey, Pairing } from "./Pairing.tsx";
 import { RemoteConnection } from "./Remote.tsx";
 import { Sessions } from "./Sessions.tsx";
 import { Switches } from "./Switches.tsx";
-
-setLang(new URLSearchParams(location.search).get("lang") ?? undefined);
 
 const STATE_TEXT: Record<ConnectionStatus["state"], MessageKey> = {
   connected: "popup.connected",
@@ -39,6 +38,32 @@ const STATE_TEXT: Record<ConnectionStatus["state"], MessageKey> = {
   not_paired: "popup.not_paired",
   untrusted: "popup.untrusted",
 };
+
+/** The next step for a link that is not up, in words; nothing when connected (not paired: the Pairing section says it). */
+function StateHint(props: { conn: ConnectionStatus | undefined; port: number | undefined }) {
+  const hint = (): string | null => {
+    const c = props.conn;
+    const port = c?.port ?? props.port ?? "?";
+    switch (c?.state ?? "disconnected") {
+      case "disconnected":
+        return c?.error === PAUSED ? t("popup.paused") : t("popup.daemon_down", { port });
+      case "connecting":
+        return t("popup.connecting_hint", { port });
+      case "version_skew":
+        return t("popup.skew_hint");
+      default:
+        return null;
+    }
+  };
+  return (
+    <Show when={hint()}>
+      <p class="hint">{hint()}</p>
+    </Show>
+  );
+}
+
+/** The worker's `error` when the person pressed Disconnect (src/link/connection.ts). */
+const PAUSED = "disconnected from the popup";
 
 function EditField(props: { name: string; label: string; value: string; save: (text: string) => string | null }) {
   const [error, setError] = createSignal<string | null>(null);
@@ -118,32 +143,34 @@ export function App() {
           <span class="muted">{t("popup.skew_note")}</span>
         </Show>
       </h1>
-      <Show when={conn()?.error && state() !== "connected"}>
-        <div class="error">{conn()?.error}</div>
-      </Show>
-      <dl>
-        <dt>{t("popup.extension")}</dt>
-        <dd>{browser.runtime.getManifest().version}</dd>
-        <dt>{t("popup.daemon")}</dt>
-        <dd>{conn()?.daemon_version ?? "—"}</dd>
-        <dt>{t("popup.protocol")}</dt>
-        <dd>{conn()?.protocol_version ?? "—"}</dd>
-        <dt>{t("popup.instance")}</dt>
-        <dd>{settings()?.instance_id ?? "—"}</dd>
-      </dl>
-      <Show when={settings()}>
-        {(st) => (
-          <>
-            <EditField name="label" label={t("popup.label")} value={st().label} save={saveLabel} />
-            <EditField name="port" label={t("popup.port")} value={String(st().port)} save={savePort} />
-          </>
-        )}
-      </Show>
-      <Links local={conn()} remote={remote()} localState={STATE_TEXT[state()]} />
+      <StateHint conn={conn()} port={settings()?.port} />
       <Pairing conn={conn()} />
-      <RemoteConnection />
       <Sessions sessions={sessions} takenOver={takenOver()} recording={recording()} />
       <Switches values={switches()} />
+      <details class="details">
+        <summary>{t("popup.details")}</summary>
+        <dl>
+          <dt>{t("popup.extension")}</dt>
+          <dd>{browser.runtime.getManifest().version}</dd>
+          <dt>{t("popup.daemon")}</dt>
+          <dd>{conn()?.daemon_version ?? "—"}</dd>
+          <dt>{t("popup.protocol")}</dt>
+          <dd>{conn()?.protocol_version ?? "—"}</dd>
+          <dt>{t("popup.instance")}</dt>
+          <dd>{settings()?.instance_id ?? "—"}</dd>
+        </dl>
+        <Show when={settings()}>
+          {(st) => (
+            <>
+              <EditField name="label" label={t("popup.label")} value={st().label} save={saveLabel} />
+              <EditField name="port" label={t("popup.port")} value={String(st().port)} save={savePort} />
+            </>
+          )}
+        </Show>
+        <PairedKey conn={conn()} />
+        <Links local={conn()} remote={remote()} localState={STATE_TEXT[state()]} />
+        <RemoteConnection />
+      </details>
     </main>
   );
 }

@@ -6,10 +6,15 @@
 import { createSignal, Show } from "solid-js";
 import { browser } from "wxt/browser";
 import { parsePairingLink, type PairingLink } from "../../../protocol/remote.ts";
-import { t } from "../../src/shared/i18n.ts";
+import { type MessageKey, t } from "../../src/shared/i18n.ts";
 import type { PageMessage } from "../../src/session/settings.ts";
 
 type Reply = { ok: boolean; host?: string; device_id?: string; error?: string; reason?: string };
+
+/** The person's words for a failed try: by its reason (src/link/remote/authorize.ts), never the worker's English text. */
+function failure(r: Reply): string {
+  return t(`remote.error.${r.reason ?? "refused"}` as MessageKey, { host: r.host ?? "?" });
+}
 
 export function RemoteConnection() {
   const [pending, setPending] = createSignal<{ text: string; link: PairingLink }>();
@@ -23,7 +28,7 @@ export function RemoteConnection() {
     const parsed = parsePairingLink(input.value);
     if (!parsed.ok) {
       setPending(undefined);
-      setOutcome({ ok: false, reason: "bad_link", error: `not a bsk pairing link: ${parsed.why}` });
+      setOutcome({ ok: false, reason: "bad_link" });
       return;
     }
     setPending({ text: input.value, link: parsed.link });
@@ -34,10 +39,10 @@ export function RemoteConnection() {
     setBusy(true);
     try {
       const r = (await browser.runtime.sendMessage({ type: "remote_pair", link: p.text } satisfies PageMessage)) as Reply;
-      setOutcome(r);
+      setOutcome({ ...r, host: r.host ?? p.link.authority });
       if (r.ok) input.value = "";
-    } catch (err) {
-      setOutcome({ ok: false, error: String(err) });
+    } catch {
+      setOutcome({ ok: false, reason: "refused", host: p.link.authority });
     } finally {
       setBusy(false);
       setPending(undefined);
@@ -77,7 +82,7 @@ export function RemoteConnection() {
       <Show when={outcome()}>
         {(o) => (
           <p class={o().ok ? "remote-result" : "remote-result error"} data-reason={o().reason ?? (o().ok ? "paired" : "")}>
-            {o().ok ? t("remote.paired", { host: o().host ?? "", device: o().device_id ?? "" }) : o().error}
+            {o().ok ? t("remote.paired", { host: o().host ?? "", device: o().device_id ?? "" }) : failure(o())}
           </p>
         )}
       </Show>

@@ -10,7 +10,7 @@ function tell(msg: PageMessage): void {
 
 export function Sessions(props: { sessions: SessionState[]; takenOver: string[]; recording: string[] }) {
   return (
-    <section>
+    <section class="sessions">
       <h2>{t("popup.sessions")}</h2>
       <Show when={props.sessions.length > 0} fallback={<div class="muted">{t("popup.no_sessions")}</div>}>
         <ul class="sessions">

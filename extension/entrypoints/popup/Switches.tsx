@@ -14,7 +14,7 @@ const ROWS: { key: keyof SwitchValues; storage: string; label: MessageKey }[] = 
 
 export function Switches(props: { values: SwitchValues }) {
   return (
-    <section>
+    <section class="switches">
       <h2>{t("popup.settings")}</h2>
       <For each={ROWS}>
         {(row) => (

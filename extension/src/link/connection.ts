@@ -9,7 +9,7 @@ import { setBskHome } from "../session/file-urls.ts";
 import { setDaemonLink } from "../ports/to-daemon.ts";
 import { clearKey, loadKey, saveKey, type InstallKey } from "./trust/key-store.ts";
 import { fetchSecretNative } from "./trust/native.ts";
-import { pairWithCode } from "./trust/pairing.ts";
+import { type PairOutcome, pairWithCode } from "./trust/pairing.ts";
 import { proveLink } from "./trust/prove.ts";
 import { loadSettings, SESSION, type ConnectionState, type ConnectionStatus, type Settings } from "../session/settings.ts";
 import { Backoff } from "./backoff.ts";
@@ -152,7 +152,7 @@ async function refreshedKey(current: InstallKey): Promise<boolean> {
 }
 
 /** Pairing by code (popup): the new key replaces the old one and the link starts over. */
-export async function pair(code: string): Promise<{ ok: boolean; key_id?: string; error?: string }> {
+export async function pair(code: string): Promise<PairOutcome> {
   const settings = await loadSettings(browserId().name.toLowerCase());
   const outcome = await pairWithCode(code, settings.port);
   if (outcome.ok) await connect({ force: true });

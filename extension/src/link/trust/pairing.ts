@@ -28,7 +28,9 @@ import { saveKey } from "./key-store.ts";
 
 const STEP_TIMEOUT_MS = 5_000;
 
-export type PairOutcome = { ok: true; key_id: string } | { ok: false; error: string };
+/** `reason` is stable (the popup words it in the person's language), `error` is the English text. */
+export type PairReason = "bad_code" | "no_daemon" | "no_answer" | "no_code" | "old_protocol" | "wrong_code" | "damaged" | "refused";
+export type PairOutcome = { ok: true; key_id: string } | { ok: false; reason: PairReason; error: string };
 
 /** One request at a time on a short-lived socket. */
 class Link {
@@ -84,38 +86,50 @@ class Link {
   }
 }
 
-function refusal(frame: ResponseFrame | null, port: number): string {
-  if (!frame) return `no answer from 127.0.0.1:${port}; is the bsk daemon running there (bsk daemon status)?`;
+function refusal(frame: ResponseFrame | null, port: number): Extract<PairOutcome, { ok: false }> {
+  if (!frame)
+    return {
+      ok: false,
+      reason: "no_answer",
+      error: `no answer from 127.0.0.1:${port}; is the bsk daemon running there (bsk daemon status)?`,
+    };
   const error = (frame as { error?: ErrorBody }).error;
-  if (error?.data?.reason === "no_pairing_code") return "no code is waiting (expired, used, or out of tries): run bsk daemon pair again";
-  if (error?.code === "version_too_old") return `the daemon speaks another protocol: ${error.message}`;
-  return error?.message ?? "the daemon's answer made no sense";
+  if (error?.data?.reason === "no_pairing_code")
+    return { ok: false, reason: "no_code", error: "no code is waiting (expired, used, or out of tries): run bsk daemon pair again" };
+  if (error?.code === "version_too_old")
+    return { ok: false, reason: "old_protocol", error: `the daemon speaks another protocol: ${error.message}` };
+  return { ok: false, reason: "refused", error: error?.message ?? "the daemon's answer made no sense" };
 }
 
 export async function pairWithCode(input: string, port: number): Promise<PairOutcome> {
   const code = normalizeCode(input);
-  if (!isWellFormedCode(code)) return { ok: false, error: "a pairing code has 12 letters and digits, like ABCD-EFGH-JKMN" };
+  if (!isWellFormedCode(code))
+    return { ok: false, reason: "bad_code", error: "a pairing code has 12 letters and digits, like ABCD-EFGH-JKMN" };
   const k = await pairingKey(code);
   const link = await Link.open(port);
-  if (!link) return { ok: false, error: `nothing answers on 127.0.0.1:${port}; start bsk there, or change the port` };
+  if (!link) return { ok: false, reason: "no_daemon", error: `nothing answers on 127.0.0.1:${port}; start bsk there, or change the port` };
   try {
     const nonceE = randomBase64url(NONCE_BYTES);
     const begun = await link.request("system.pair_begin", { protocol_version: PROTOCOL_VERSION, nonce: nonceE });
     const begin = begun && "result" in begun ? (begun.result as { nonce?: unknown; proof?: unknown }) : undefined;
-    if (!begin || typeof begin.nonce !== "string") return { ok: false, error: refusal(begun, port) };
+    if (!begin || typeof begin.nonce !== "string") return refusal(begun, port);
     const nonceD = begin.nonce;
     if (!(await verifyHmac(k, transcript(LABELS.pairDaemon, port, nonceE, nonceD), begin.proof))) {
-      return { ok: false, error: `the program on port ${port} could not prove the code: the code is wrong, or it is not your bsk` };
+      return {
+        ok: false,
+        reason: "wrong_code",
+        error: `the program on port ${port} could not prove the code: the code is wrong, or it is not your bsk`,
+      };
     }
     const proof = toBase64url(await hmac(k, transcript(LABELS.pairExtension, port, nonceE, nonceD)));
     const finished = await link.request("system.pair_finish", { proof });
     const finish = finished && "result" in finished ? (finished.result as { sealed_secret?: unknown; key_id?: unknown }) : undefined;
     const sealed = fromBase64url(finish?.sealed_secret);
-    if (!sealed || sealed.length !== SECRET_BYTES) return { ok: false, error: refusal(finished, port) };
+    if (!sealed || sealed.length !== SECRET_BYTES) return refusal(finished, port);
     const secret = xorBytes(sealed, await hmac(k, transcript(LABELS.pairSeal, port, nonceE, nonceD)));
     try {
       if ((await keyIdOf(await importHmacKey(secret))) !== finish?.key_id) {
-        return { ok: false, error: "the secret arrived damaged; run bsk daemon pair again" };
+        return { ok: false, reason: "damaged", error: "the secret arrived damaged; run bsk daemon pair again" };
       }
       const saved = await saveKey(secret, "pairing");
       return { ok: true, key_id: saved.key_id };
