@@ -163,7 +163,7 @@ export const ENV_VARS: EnvVar[] = [
   },
   {
     name: "BSK_RELEASE_BASE_URL",
-    default: "placeholder",
+    default: "https://github.com/bsk-dev/bsk/releases",
     read_by: "scripts",
     description: "npm run release and install.sh: where releases are published (<base>/download/v<version>/…, <base>/latest/download/…).",
   },
