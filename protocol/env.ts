@@ -1,5 +1,5 @@
 /**
- * Every environment variable bsk reads, in one table. The README's Environment section is generated from it,
+ * Every environment variable bsk reads, in one table. docs/reference.md's Environment section is generated from it,
  * and a test fails when the source reads a BSK_* variable that is not listed here.
  */
 export interface EnvVar {
