@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install bsk: download the binary for this machine from a bsk release, verify it, put it on disk.
 #
-#   curl -fsSL https://example.com/bsk/releases/latest/download/install.sh | sh
+#   curl -fsSL https://github.com/bsk-dev/bsk/releases/latest/download/install.sh | sh
 #
 # Checks, all fail closed: the release manifest (version.json) is signed by the bsk release key (verified when
 # OpenSSL 3 with Ed25519 is available), the archive's SHA-256 matches both the manifest and SHA256SUMS, and the
@@ -10,10 +10,10 @@
 # Environment:
 #   BSK_INSTALL_DIR        where bsk goes (default ~/.local/bin)
 #   BSK_VERSION            install this release instead of the latest (e.g. 0.2.0)
-#   BSK_RELEASE_BASE_URL   the release host (default below; npm run release fills in its own)
+#   BSK_RELEASE_BASE_URL   the release host (default: the GitHub releases below; npm run release fills in its own)
 set -eu
 
-default_base_url="https://example.com/bsk/releases"
+default_base_url="https://github.com/bsk-dev/bsk/releases"
 # The bsk release public key (Ed25519, SubjectPublicKeyInfo, base64); the same as protocol/release-key.ts.
 release_pubkey="MCowBQYDK2VwAyEA+qTS3xWX934bbrnUuFMoifItj+m0WgNK4TPKiLtpEvc="
 

@@ -202,7 +202,7 @@ const METHOD_FORMATTERS: MethodFormatters = {
             `${d.device_id}  ${d.label} (${d.browser.name} ${d.browser.version})  ${d.connected ? "connected" : `last seen ${d.last_seen_at ?? "never"}`}  expires ${d.expires_at}  generation ${d.generation}`,
           "no paired devices (bsk daemon pair)",
         )
-      : { stdout: "", stderr: "this daemon is not in server mode: no devices (README: Remote mode)" },
+      : { stdout: "", stderr: "this daemon is not in server mode: no devices (docs/remote.md)" },
   "devices.revoke": (r) =>
     line(
       r.revoked.length ? `revoked ${r.revoked.join(", ")}` : "nothing to revoke",

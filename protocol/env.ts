@@ -1,5 +1,5 @@
 /**
- * Every environment variable bsk reads, in one table. The README's Environment section is generated from it,
+ * Every environment variable bsk reads, in one table. docs/reference.md's Environment section is generated from it,
  * and a test fails when the source reads a BSK_* variable that is not listed here.
  */
 export interface EnvVar {
@@ -163,7 +163,7 @@ export const ENV_VARS: EnvVar[] = [
   },
   {
     name: "BSK_RELEASE_BASE_URL",
-    default: "placeholder",
+    default: "https://github.com/bsk-dev/bsk/releases",
     read_by: "scripts",
     description: "npm run release and install.sh: where releases are published (<base>/download/v<version>/…, <base>/latest/download/…).",
   },

@@ -3,7 +3,8 @@
  * Shared by `npm run release` (writes them), `bsk update` and the daemon's periodic check (read them); install.sh
  * follows the same names and URL pattern.
  *
- * URL pattern (GitHub-releases-like), from a base URL:
+ * Releases are GitHub releases of REPOSITORY (package.json `repository`; tests/unit/release.test.ts checks they agree).
+ * URL pattern, from a base URL (GitHub's: GITHUB_RELEASES_URL):
  *   <base>/latest/download/version.json      the newest manifest (and .sig)
  *   <base>/download/v<version>/<asset>       every asset of one release
  */
@@ -12,9 +13,13 @@ import { RELEASE_PUBLIC_KEY } from "./release-key.ts";
 
 declare const BUILD_RELEASE_BASE_URL: string | undefined;
 
-/** Placeholder until a real release host exists; `npm run release` bakes BSK_RELEASE_BASE_URL into its binaries. */
-export const RELEASE_BASE_URL: string =
-  typeof BUILD_RELEASE_BASE_URL !== "undefined" ? BUILD_RELEASE_BASE_URL : "https://example.com/bsk/releases";
+/** The project's GitHub repository, `owner/name`: its releases are bsk's releases. */
+export const REPOSITORY = "bsk-dev/bsk";
+
+export const GITHUB_RELEASES_URL = `https://github.com/${REPOSITORY}/releases`;
+
+/** Where releases are published; `npm run release` bakes its base URL (BSK_RELEASE_BASE_URL or GitHub's) into its binaries. */
+export const RELEASE_BASE_URL: string = typeof BUILD_RELEASE_BASE_URL !== "undefined" ? BUILD_RELEASE_BASE_URL : GITHUB_RELEASES_URL;
 
 /** Built by `npm run release`, so it knows where its updates come from (a dev build does not). */
 export const RELEASE_HOST_KNOWN: boolean = typeof BUILD_RELEASE_BASE_URL !== "undefined";

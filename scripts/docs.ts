@@ -1,6 +1,7 @@
 /**
- * The README's generated sections: the command reference (from the catalog and the CLI's own commands),
- * the error table and the environment table. `npm run gen` rewrites them; tests/unit/docs.test.ts fails on drift.
+ * The docs' generated sections: the command reference (from the catalog and the CLI's own commands) and the
+ * environment table in docs/reference.md, the error table in docs/errors.md, SKILL.md's command list.
+ * `npm run gen` rewrites them; tests/unit/docs.test.ts fails on drift.
  */
 import { flagsFor, usageLine } from "../cli/args.ts";
 import { COMMANDS } from "../cli/commands-table.ts";
@@ -12,8 +13,6 @@ const esc = (s: string) => s.replace(/\|/g, "\\|");
 
 function commandsSection(): string {
   const lines = [
-    "## Commands",
-    "",
     "Generated from the protocol catalog (`protocol/methods/`) and the CLI's own commands; `bsk <command> --help` shows the same.",
     "Every command also takes `--json`; calls to the daemon take `--timeout`; page-changing calls take `--op-id`.",
     "Every command accepts `--session`: where the table lists it, it names the session (or filters, for `session list`, `ops`);",
@@ -33,7 +32,7 @@ function commandsSection(): string {
 }
 
 function errorsSection(): string {
-  const lines = ["## Errors and exit codes", "", "| code | exit | default hint |", "|---|---|---|"];
+  const lines = ["| code | exit | default hint |", "|---|---|---|"];
   for (const code of ERROR_CODES) lines.push(`| \`${code}\` | ${ERRORS[code].exit} | ${esc(ERRORS[code].hint)} |`);
   lines.push("", "Some calls succeed with an outcome that is not what the agent asked for; they print their result (the outcome is in");
   lines.push("the JSON) and exit non-zero:", "", "| command | outcome | exit | meaning |", "|---|---|---|---|");
@@ -98,7 +97,7 @@ export const SECTIONS: Record<string, () => string> = {
   "skill-commands": skillCommandsSection,
 };
 
-/** Generated files besides the README's sections: path (from the repo root) → text. */
+/** Generated files besides the docs' sections: path (from the repo root) → text. */
 export function generatedFiles(root: string): Record<string, string> {
   return {
     "skill/references/commands.md": renderSkillCommandReference(),
@@ -120,7 +119,7 @@ export function renderReadme(readme: string): string {
 }
 
 /** Markdown files whose generated sections are filled in place. */
-export const DOCS_WITH_SECTIONS = ["README.md", "skill/SKILL.md"];
+export const DOCS_WITH_SECTIONS = ["docs/reference.md", "docs/errors.md", "skill/SKILL.md"];
 
 if (import.meta.main) {
   const root = `${import.meta.dir}/..`;
@@ -129,5 +128,5 @@ if (import.meta.main) {
     await Bun.write(path, renderReadme(await Bun.file(path).text()));
   }
   for (const [rel, text] of Object.entries(generatedFiles(root))) await Bun.write(`${root}/${rel}`, text);
-  console.log("generated docs updated: README.md, skill/SKILL.md, skill/references/");
+  console.log(`generated docs updated: ${DOCS_WITH_SECTIONS.join(", ")}, skill/references/`);
 }

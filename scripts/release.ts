@@ -4,12 +4,22 @@
  * SHA256SUMS, version.json and version.json.sig into dist/release/, plus install.sh pointing at the release host.
  *
  * Needs the release private key: BSK_RELEASE_KEY_FILE=/path/to/release-ed25519.pem (never in the repo).
- * BSK_RELEASE_BASE_URL sets where the assets will be published (baked into the binaries as their update source).
+ * Releases are GitHub releases of REPOSITORY (package.json `repository`); BSK_RELEASE_BASE_URL publishes elsewhere
+ * (baked into the binaries as their update source either way). With GH_TOKEN or GITHUB_TOKEN set, and the default
+ * base URL, it publishes them with `gh release create`; without, it says what it would run.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { RELEASE_PUBLIC_KEY } from "../protocol/release-key.ts";
-import { binaryName, latestManifestUrl, PLATFORMS, RELEASE_BASE_URL, type Platform } from "../protocol/release.ts";
+import {
+  binaryName,
+  GITHUB_RELEASES_URL,
+  latestManifestUrl,
+  PLATFORMS,
+  RELEASE_BASE_URL,
+  REPOSITORY,
+  type Platform,
+} from "../protocol/release.ts";
 import { APP_VERSION, PROTOCOL_VERSION } from "../protocol/version.ts";
 import { buildBinary } from "./build.ts";
 import { publicKeyOf, writeRelease } from "./release/pack.ts";
@@ -43,10 +53,7 @@ if (publicKeyOf(privateKeyPem) !== RELEASE_PUBLIC_KEY) {
 
 const baseUrl = (process.env.BSK_RELEASE_BASE_URL || RELEASE_BASE_URL).replace(/\/+$/, "");
 if (!/^https?:\/\//.test(baseUrl))
-  fail(`BSK_RELEASE_BASE_URL ${JSON.stringify(baseUrl)} is not an http(s) URL`, "For example https://github.com/<owner>/bsk/releases");
-if (baseUrl === RELEASE_BASE_URL && !process.env.BSK_RELEASE_BASE_URL) {
-  console.error(`note: BSK_RELEASE_BASE_URL is not set; asset URLs use the placeholder ${baseUrl}`);
-}
+  fail(`BSK_RELEASE_BASE_URL ${JSON.stringify(baseUrl)} is not an http(s) URL`, `For example ${GITHUB_RELEASES_URL}`);
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((p) => !(PLATFORMS as readonly string[]).includes(p));
@@ -69,8 +76,7 @@ for (const platform of platforms) {
   const t = performance.now();
   const file = join(buildDir, platform, binaryName(platform));
   mkdirSync(join(buildDir, platform), { recursive: true });
-  // Without BSK_RELEASE_BASE_URL the binaries know no release host: bsk update then asks for BSK_UPDATE_MANIFEST_URL.
-  await buildBinary(`bun-${platform}`, file, process.env.BSK_RELEASE_BASE_URL ? { BUILD_RELEASE_BASE_URL: baseUrl } : {});
+  await buildBinary(`bun-${platform}`, file, { BUILD_RELEASE_BASE_URL: baseUrl });
   binaries[platform] = file;
   console.log(`built ${platform} in ${Math.round(performance.now() - t)} ms`);
 }
@@ -94,4 +100,36 @@ files["install.sh"] = Buffer.byteLength(installer);
 
 console.log(`\nrelease ${APP_VERSION} (protocol ${PROTOCOL_VERSION}) in dist/release/, ${Math.round((performance.now() - t0) / 1000)} s:`);
 for (const [name, size] of Object.entries(files)) console.log(`  ${name.padEnd(36)} ${(size / 1e6).toFixed(1).padStart(7)} MB`);
-console.log(`\nPublish every file under ${baseUrl}/download/v${APP_VERSION}/ and mark it latest (${latestManifestUrl(baseUrl)}).`);
+
+if (baseUrl !== GITHUB_RELEASES_URL) {
+  console.log(`\nPublish every file under ${baseUrl}/download/v${APP_VERSION}/ and mark it latest (${latestManifestUrl(baseUrl)}).`);
+  process.exit(0);
+}
+const assets = Object.keys(files).map((name) => `dist/release/${name}`);
+const gh = [
+  "gh",
+  "release",
+  "create",
+  `v${APP_VERSION}`,
+  "--repo",
+  REPOSITORY,
+  "--title",
+  `bsk ${APP_VERSION}`,
+  "--latest",
+  "--generate-notes",
+  ...assets,
+];
+if (!process.env.GH_TOKEN && !process.env.GITHUB_TOKEN) {
+  console.log(`\nGH_TOKEN / GITHUB_TOKEN is not set, so nothing was published. With one, this runs:\n  ${gh.join(" ")}`);
+  process.exit(0);
+}
+if (!Bun.which("gh"))
+  fail("GH_TOKEN is set but the GitHub CLI (gh) is not installed", `Install it (https://cli.github.com), or run: ${gh.join(" ")}`);
+console.log(`\npublishing: ${gh.join(" ")}`);
+const published = Bun.spawnSync(gh, { cwd: root, stdout: "inherit", stderr: "inherit" });
+if (published.exitCode !== 0)
+  fail(
+    `gh release create exited ${published.exitCode}`,
+    "Nothing is marked latest unless gh said so; fix the cause and run the gh command above again.",
+  );
+console.log(`published v${APP_VERSION}: ${latestManifestUrl(baseUrl)}`);

@@ -9,6 +9,10 @@
  * `auto` (the daemon at start): only roots whose browser directory exists, and never over a manifest that another
  * live bsk home registered. `explicit` (bsk native install): Chromium and Chrome even before first use (and the
  * other browsers found), taking over whatever was there; or, given `--profile-dir`, only those directories.
+ *
+ * Linux Snap and Flatpak browsers keep their profile root in their sandbox's folder; it is registered only when it
+ * exists (never created). The browser starts the host inside its sandbox, which may not see the launcher, the bsk
+ * binary or $BSK_HOME: docs/install.md says what works (a pairing code always does).
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -28,6 +32,31 @@ export interface BrowserRoot {
   browser: string;
   /** The browser's user-data directory (a profile root); the manifest goes in its NativeMessagingHosts/. */
   dir: string;
+  /** A Snap or Flatpak package: registered only when `dir` exists, and its host runs inside the sandbox. */
+  sandbox?: "snap" | "flatpak";
+}
+
+const SANDBOX_NOTE = "a sandboxed browser may not be able to start it: if its popup stays Not paired, use bsk daemon pair";
+
+/** Flatpak app ids of Chromium-family browsers and their profile root under `~/.var/app/<id>/config/`. */
+const FLATPAKS: [browser: string, appId: string, dir: string][] = [
+  ["chromium", "org.chromium.Chromium", "chromium"],
+  ["chrome", "com.google.Chrome", "google-chrome"],
+  ["brave", "com.brave.Browser", "BraveSoftware/Brave-Browser"],
+  ["edge", "com.microsoft.Edge", "microsoft-edge"],
+  ["vivaldi", "com.vivaldi.Vivaldi", "vivaldi"],
+];
+
+/** Linux Snap and Flatpak profile roots (Snap's Chromium sets its config home to `~/snap/chromium/common`). */
+function sandboxedRoots(home: string): BrowserRoot[] {
+  return [
+    { browser: "chromium-snap", dir: join(home, "snap/chromium/common/chromium"), sandbox: "snap" },
+    ...FLATPAKS.map(([browser, id, dir]) => ({
+      browser: `${browser}-flatpak`,
+      dir: join(home, ".var/app", id, "config", dir),
+      sandbox: "flatpak" as const,
+    })),
+  ];
 }
 
 /** Where Chromium-family browsers keep their default user-data directory, on this platform. */
@@ -53,6 +82,7 @@ export function defaultRoots(env: Env = process.env, platform = process.platform
     { browser: "brave", dir: join(config, "BraveSoftware/Brave-Browser") },
     { browser: "edge", dir: join(config, "microsoft-edge") },
     { browser: "vivaldi", dir: join(config, "vivaldi") },
+    ...sandboxedRoots(home),
   ];
 }
 
@@ -87,6 +117,7 @@ export interface Registration {
   /** written; kept (already ours and current); skipped (another bsk home holds it, auto mode only). */
   state: "written" | "kept" | "skipped";
   note?: string;
+  sandbox?: "snap" | "flatpak";
 }
 
 function writeLauncher(paths: HomePaths): string {
@@ -130,7 +161,7 @@ export function registerNativeHost(opts: {
   const roots: (BrowserRoot & { force: boolean; create: boolean })[] = [];
   const onlyExplicit = opts.mode === "explicit" && (opts.explicitRoots?.length ?? 0) > 0;
   for (const r of onlyExplicit ? [] : defaultRoots(opts.env)) {
-    const always = opts.mode === "explicit" && (r.browser === "chromium" || r.browser === "chrome");
+    const always = opts.mode === "explicit" && !r.sandbox && (r.browser === "chromium" || r.browser === "chrome");
     if (always || existsSync(r.dir)) roots.push({ ...r, force: opts.mode === "explicit", create: always });
   }
   for (const dir of opts.explicitRoots ?? []) roots.push({ browser: "profile", dir, force: true, create: true });
@@ -138,6 +169,7 @@ export function registerNativeHost(opts: {
   const out: Registration[] = [];
   for (const r of roots) {
     const manifest = manifestPath(r.dir);
+    const sandbox = r.sandbox ? { sandbox: r.sandbox, note: SANDBOX_NOTE } : {};
     try {
       const existing = readJsonFile(manifest) as { path?: unknown } | undefined;
       const holder = typeof existing?.path === "string" ? existing.path : undefined;
@@ -146,20 +178,21 @@ export function registerNativeHost(opts: {
           browser: r.browser,
           manifest,
           state: "skipped",
+          ...sandbox,
           note: `registered by another bsk home (${holder}); bsk native install takes it over`,
         });
         continue;
       }
       if (existsSync(manifest) && readFileSync(manifest, "utf8") === text) {
-        out.push({ browser: r.browser, manifest, state: "kept" });
+        out.push({ browser: r.browser, manifest, state: "kept", ...sandbox });
         continue;
       }
       if (!r.create && !existsSync(r.dir)) continue;
       mkdirSync(dirname(manifest), { recursive: true });
       writeAtomic(manifest, text, { mode: 0o644, replace: true });
-      out.push({ browser: r.browser, manifest, state: "written" });
+      out.push({ browser: r.browser, manifest, state: "written", ...sandbox });
     } catch (err) {
-      out.push({ browser: r.browser, manifest, state: "skipped", note: (err as Error).message });
+      out.push({ browser: r.browser, manifest, state: "skipped", ...sandbox, note: (err as Error).message });
     }
   }
   return out;

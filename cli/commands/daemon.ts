@@ -74,7 +74,7 @@ async function serverMode(paths: HomePaths, params: Record<string, unknown>): Pr
     const v = params[flag];
     if (typeof v !== "string" || v === "") {
       throw new BskError("invalid_params", `server mode needs --${flag.replace(/_/g, "-")}`, {
-        hint: "See bsk daemon start --help and README: Remote mode.",
+        hint: "See bsk daemon start --help and docs/remote.md.",
       });
     }
     return v;

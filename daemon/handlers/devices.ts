@@ -31,7 +31,7 @@ const revoke: DaemonHandler<"devices.revoke"> = async ({ ctx, params: p }) => {
   const store = ctx.trust.remote?.devices;
   if (!store) {
     throw new BskError("unsupported", "this daemon is not in server mode: it has no paired devices", {
-      hint: "Devices are paired with a server: bsk daemon start --mode server … (README: Remote mode).",
+      hint: "Devices are paired with a server: bsk daemon start --mode server … (docs/remote.md).",
     });
   }
   if (p.all === (p.device_id !== undefined)) {

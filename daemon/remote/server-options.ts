@@ -49,7 +49,7 @@ export function resolveServerMode(o: ServerModeOptions): ServerMode {
     throw bad(
       `without a certificate the server listens on loopback only (for a reverse proxy), not on ${o.listen}`,
       "plain_listen_not_loopback",
-      "Give --tls-cert and --tls-key, or --listen 127.0.0.1 behind a TLS proxy (README: Remote mode).",
+      "Give --tls-cert and --tls-key, or --listen 127.0.0.1 behind a TLS proxy (docs/remote.md).",
     );
   }
   return mode;

@@ -1,5 +1,6 @@
 /**
- * Docs are tests: every ```sh block of skill/SKILL.md and of README.md's "## Use" section runs against a real
+ * Docs are tests: every ```sh block of skill/SKILL.md, of README.md's "## A first session" and of docs/usage.md's
+ * "## Sessions" section runs against a real
  * browser, each command line in its own `bash -c` — as agent harnesses (Claude Code, Codex) run them, so no variable,
  * `cd` or trap carries over from one line to the next. Every command must exit 0.
  *
@@ -67,17 +68,19 @@ function commandLines(body: string[]): string[] {
   return out;
 }
 
-/** README.md from "## Use" up to the next second-level heading. */
-function useSection(readme: string): string {
-  const start = readme.indexOf("\n## Use\n");
-  if (start === -1) throw new Error('README.md has no "## Use" section');
-  const end = readme.indexOf("\n## ", start + 1);
-  return readme.slice(start, end === -1 ? undefined : end);
+/** `file` from the second-level `heading` up to the next second-level heading. */
+function section(file: string, heading: string): string {
+  const text = readFileSync(join(ROOT, file), "utf8");
+  const start = text.indexOf(`\n## ${heading}\n`);
+  if (start === -1) throw new Error(`${file} has no "## ${heading}" section`);
+  const end = text.indexOf("\n## ", start + 1);
+  return text.slice(start, end === -1 ? undefined : end);
 }
 
 const DOCS: { name: string; blocks: Block[] }[] = [
   { name: "skill/SKILL.md", blocks: shellBlocks(readFileSync(join(ROOT, "skill/SKILL.md"), "utf8")) },
-  { name: "README.md ## Use", blocks: shellBlocks(useSection(readFileSync(join(ROOT, "README.md"), "utf8"))) },
+  { name: "README.md ## A first session", blocks: shellBlocks(section("README.md", "A first session")) },
+  { name: "docs/usage.md ## Sessions", blocks: shellBlocks(section("docs/usage.md", "Sessions")) },
 ];
 
 let w: World;

@@ -2,6 +2,9 @@
  * bsk update, the daemon's periodic check and install.sh against a local release server. Two binaries are built
  * with build-time defines (a test release key; versions 0.1.0-test and 0.1.1-test); the old one is installed
  * into a temp dir with its own $BSK_HOME, port and daemon, and updated from releases signed in this test.
+ * The local release server serves GitHub's releases layout, redirects included: each release is a repository's
+ * releases at /bsk-dev/<name>/releases, whose latest/download/<file> redirects to download/v<version>/<file>, which
+ * redirects to the asset host (/release-assets/<name>/<file>).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { generateKeyPairSync } from "node:crypto";
@@ -36,9 +39,33 @@ let server: ReturnType<typeof Bun.serve>;
 let origin: string;
 let goodManifest: ReleaseManifest;
 
-const manifestUrl = (release: string) => `${origin}/${release}/latest/download/version.json`;
+/** The path of release `name`'s GitHub releases, like /bsk-dev/bsk/releases. */
+const releases = (name: string) => `/bsk-dev/${name}/releases`;
+/** Its base URL, as https://github.com/bsk-dev/bsk/releases. */
+const base = (name: string) => `${origin}${releases(name)}`;
+const manifestUrl = (release: string) => `${base(release)}/latest/download/version.json`;
 
-/** A release directory served at /<name>/latest/download/<file> and /<name>/download/v<version>/<file>. */
+/** Where GitHub sends a release's URLs: latest → the newest version's download → the asset host; else undefined. */
+function githubRedirect(path: string): string | undefined {
+  const latest = /^\/bsk-dev\/([\w-]+)\/releases\/latest\/download\/([^/]+)$/.exec(path);
+  if (latest) {
+    const manifest = join(relDir, latest[1]!, "version.json");
+    if (!existsSync(manifest)) return undefined;
+    return `${releases(latest[1]!)}/download/v${JSON.parse(readFileSync(manifest, "utf8")).version}/${latest[2]}`;
+  }
+  const download = /^\/bsk-dev\/([\w-]+)\/releases\/download\/v[^/]+\/([^/]+)$/.exec(path);
+  return download ? `/release-assets/${download[1]}/${download[2]}` : undefined;
+}
+
+/** Every path the release server was asked for, in order. */
+const requested: string[] = [];
+
+/** The requests for release `name` since `from`, as GitHub would see them: manifest, signature, asset and their hops. */
+function hops(name: string, from: number): string[] {
+  return requested.slice(from).filter((p) => p.startsWith(releases(name)) || p.startsWith(`/release-assets/${name}/`));
+}
+
+/** A release directory, served at GitHub's URLs for /bsk-dev/<name>/releases. */
 function publish(name: string, manifest: ReleaseManifest, files: Record<string, Uint8Array>, signWith = key.pem): void {
   const dir = join(relDir, name);
   mkdirSync(dir, { recursive: true });
@@ -58,7 +85,7 @@ function variant(
   signWith = key.pem,
 ) {
   const file = assetName(NEW, platform);
-  const asset = { url: assetUrl(`${origin}/${name}`, NEW, file), sha256: sha256Hex(archive), size: archive.length };
+  const asset = { url: assetUrl(base(name), NEW, file), sha256: sha256Hex(archive), size: archive.length };
   edit(asset);
   publish(name, { ...goodManifest, assets: { [platform]: asset } }, { [file]: archive }, signWith);
 }
@@ -94,8 +121,11 @@ beforeAll(async () => {
     port: 0,
     async fetch(req) {
       const path = new URL(req.url).pathname;
+      requested.push(path);
       if (endlessRoutes.has(path)) return endless(path);
-      const m = /^\/([\w-]+)\/(?:latest\/download|download\/v[^/]+)\/([^/]+)$/.exec(new URL(req.url).pathname);
+      const to = githubRedirect(path);
+      if (to) return new Response(null, { status: 302, headers: { location: `${origin}${to}` } });
+      const m = /^\/release-assets\/([\w-]+)\/([^/]+)$/.exec(path);
       const file = m ? Bun.file(join(relDir, m[1]!, m[2]!)) : undefined;
       return file && (await file.exists()) ? new Response(file) : new Response("not found", { status: 404 });
     },
@@ -115,7 +145,7 @@ beforeAll(async () => {
     outDir: join(relDir, "good"),
     version: NEW,
     protocolVersion: PROTOCOL_VERSION,
-    baseUrl: `${origin}/good`,
+    baseUrl: base("good"),
     binaries: { [platform]: newBin },
     privateKeyPem: key.pem,
     level: 1,
@@ -140,9 +170,9 @@ beforeAll(async () => {
 
   // Hostile hosts: a manifest, a signature or an archive that never ends.
   for (const name of ["bigmanifest", "bigsig", "bigarchive"]) variant(name, archive);
-  endlessRoutes.add("/bigmanifest/latest/download/version.json");
-  endlessRoutes.add("/bigsig/latest/download/version.json.sig");
-  endlessRoutes.add(`/bigarchive/download/v${NEW}/${assetName(NEW, platform)}`);
+  endlessRoutes.add(`${releases("bigmanifest")}/latest/download/version.json`);
+  endlessRoutes.add(`${releases("bigsig")}/latest/download/version.json.sig`);
+  endlessRoutes.add(`${releases("bigarchive")}/download/v${NEW}/${assetName(NEW, platform)}`);
 }, 120_000);
 
 afterAll(() => {
@@ -265,12 +295,27 @@ describe("bsk update", () => {
       const before = await daemonStatus(i);
       expect(before.version).toBe(OLD);
 
+      const from = requested.length;
       const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
       expect(r.json).toMatchObject({
         ok: true,
         result: { updated: true, current: OLD, latest: NEW, daemon: { restarted: true, version: NEW } },
       });
       expect(r.stderr).toBe("");
+      // GitHub's hops, followed: latest → the version's download → the asset host (manifest and signature in parallel).
+      const asset = assetName(NEW, platform);
+      expect(hops("good", from).sort()).toEqual(
+        [
+          `${releases("good")}/latest/download/version.json`,
+          `${releases("good")}/download/v${NEW}/version.json`,
+          "/release-assets/good/version.json",
+          `${releases("good")}/latest/download/version.json.sig`,
+          `${releases("good")}/download/v${NEW}/version.json.sig`,
+          "/release-assets/good/version.json.sig",
+          `${releases("good")}/download/v${NEW}/${asset}`,
+          `/release-assets/good/${asset}`,
+        ].sort(),
+      );
 
       expect((await i.run(["version", "--json"])).json.result.version).toBe(NEW);
       const after = await daemonStatus(i);
@@ -482,8 +527,8 @@ describe("a hostile release host: every body is cut at its cap while it streams"
         const r = await i.run(["update", "--check", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl(release) });
         expect(r.code).toBe(1);
         expect(r.json?.error).toMatchObject({ code: "unsupported", data: { reason: "response_too_large", what, max_bytes: max } });
-        expect(r.json.error.message).toContain(`the ${what} at ${origin}/${release}/latest/download/${file} is larger than`);
-        const bodies = await served(`/${release}/latest/download/${file}`);
+        expect(r.json.error.message).toContain(`the ${what} at ${base(release)}/latest/download/${file} is larger than`);
+        const bodies = await served(`${releases(release)}/latest/download/${file}`);
         expect(bodies.length).toBe(1);
         expect(bodies[0]!.sent).toBeLessThan(max + SERVED_SLACK);
       },
@@ -502,7 +547,7 @@ describe("a hostile release host: every body is cut at its cap while it streams"
       expect(r.json?.error).toMatchObject({ code: "permission_denied", data: { reason: "checksum_mismatch", what: "release archive" } });
       expect(r.json.error.message).toContain("is larger than the release manifest says");
       const size = goodManifest.assets[platform]!.size!;
-      const bodies = await served(`/bigarchive/download/v${NEW}/${assetName(NEW, platform)}`);
+      const bodies = await served(`${releases("bigarchive")}/download/v${NEW}/${assetName(NEW, platform)}`);
       expect(bodies.length).toBe(1);
       expect(bodies[0]!.sent).toBeLessThan(size + SERVED_SLACK);
       expect(fileHash(i.bin)).toBe(oldHash());
@@ -527,7 +572,7 @@ describe("a hostile release host: every body is cut at its cap while it streams"
         return s?.state === "failed" ? s : undefined;
       });
       expect(state.error).toContain(`the release manifest at ${manifestUrl("bigmanifest")} is larger than 1 MiB`);
-      const bodies = await served("/bigmanifest/latest/download/version.json");
+      const bodies = await served(`${releases("bigmanifest")}/latest/download/version.json`);
       expect(bodies.length).toBeGreaterThan(0);
       for (const b of bodies) expect(b.sent).toBeLessThan((1 << 20) + SERVED_SLACK);
       // Reading the whole body before capping it grew a daemon past 4 GB; capped while it streams it stays near its baseline.
@@ -556,7 +601,7 @@ describe("install.sh", () => {
       env: {
         PATH: process.env.PATH ?? "/usr/bin:/bin",
         HOME: dir,
-        BSK_RELEASE_BASE_URL: `${origin}/${release}`,
+        BSK_RELEASE_BASE_URL: base(release),
         BSK_INSTALL_DIR: join(dir, "bin"),
       },
       stdout: "pipe",
@@ -608,9 +653,9 @@ describe("install.sh", () => {
       async () => {
         const r = await runInstaller(release);
         expect(r.code).not.toBe(0);
-        expect(r.stderr).toContain(`error: the ${what} at ${origin}/${release}/${file} is larger than`);
+        expect(r.stderr).toContain(`error: the ${what} at ${base(release)}/${file} is larger than`);
         expect(existsSync(r.bin)).toBe(false);
-        const bodies = await served(`/${release}/${file}`);
+        const bodies = await served(`${releases(release)}/${file}`);
         expect(bodies.length).toBe(1);
         expect(bodies[0]!.sent).toBeLessThan((release === "bigarchive" ? goodManifest.assets[platform]!.size! : 1 << 20) + SERVED_SLACK);
       },

@@ -1,16 +1,56 @@
-import { expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { ENV_VARS } from "../../protocol/env.ts";
-import { DOCS_WITH_SECTIONS, generatedFiles, renderReadme } from "../../scripts/docs.ts";
+import { DOCS_WITH_SECTIONS, generatedFiles, renderReadme, SECTIONS } from "../../scripts/docs.ts";
 
 const root = join(import.meta.dir, "../..");
 
-test("generated sections of README.md and SKILL.md match the catalog, errors and env table (run `npm run gen` when this fails)", () => {
+test("generated sections of docs/ and SKILL.md match the catalog, errors and env table (run `npm run gen` when this fails)", () => {
   for (const rel of DOCS_WITH_SECTIONS) {
     const text = readFileSync(join(root, rel), "utf8");
     expect(renderReadme(text)).toBe(text);
   }
+});
+
+test("every generated section has exactly one home among the docs", () => {
+  for (const name of Object.keys(SECTIONS)) {
+    const homes = DOCS_WITH_SECTIONS.filter((rel) => readFileSync(join(root, rel), "utf8").includes(`<!-- generated:${name}:start -->`));
+    expect([name, homes.length]).toEqual([name, 1]);
+  }
+});
+
+describe("README.md is for a newcomer", () => {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const linked = (text: string) => [...text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l));
+
+  test("≤ 15 KB", () => {
+    expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(15 * 1024);
+  });
+
+  test("has what a newcomer needs: install, the MCP clients, a first session, the two commands", () => {
+    for (const heading of ["## Install", "## A first session", "## Use it from MCP clients", "## Try it", "## Read more"])
+      expect(readme).toContain(`\n${heading}\n`);
+    for (const client of ["Claude Code", "Claude Desktop", "Cursor", "Codex", "VS Code"]) expect(readme).toContain(client);
+    expect(readme).toContain("npm install && npm run demo");
+    expect(readme).toContain("npm install && npm test");
+    expect(readme).toContain("bsk install-skill");
+    expect(readme).not.toContain("<!-- generated:");
+  });
+
+  test("every page of docs/ is reachable from it", () => {
+    const pages = readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md"));
+    expect(pages.filter((p) => !linked(readme).includes(`docs/${p}`))).toEqual([]);
+  });
+
+  test("every relative link of README.md and docs/ leads to a file", () => {
+    const broken: string[] = [];
+    for (const rel of ["README.md", ...readdirSync(join(root, "docs")).map((f) => `docs/${f}`)]) {
+      const text = readFileSync(join(root, rel), "utf8");
+      for (const link of linked(text)) if (!existsSync(join(root, dirname(rel), link))) broken.push(`${rel}: ${link}`);
+    }
+    expect(broken).toEqual([]);
+  });
 });
 
 test("generated skill references match the catalog (run `npm run gen` when this fails)", () => {

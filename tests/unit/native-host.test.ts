@@ -205,4 +205,41 @@ describe("registration", () => {
       for (const d of [home, otherHome, fakeHome]) rmSync(d, { recursive: true, force: true });
     }
   });
+  test("Snap and Flatpak browsers: registered when their profile root exists, never created; uninstall removes them", () => {
+    const home = tmp();
+    const fakeHome = tmp();
+    try {
+      const env = { HOME: fakeHome, XDG_CONFIG_HOME: join(fakeHome, ".config") };
+      const snapChromium = join(fakeHome, "snap/chromium/common/chromium");
+      const flatChrome = join(fakeHome, ".var/app/com.google.Chrome/config/google-chrome");
+      const flatBrave = join(fakeHome, ".var/app/com.brave.Browser/config/BraveSoftware/Brave-Browser");
+      const flatEdge = join(fakeHome, ".var/app/com.microsoft.Edge/config/microsoft-edge");
+      const flatChromium = join(fakeHome, ".var/app/org.chromium.Chromium/config/chromium");
+      for (const d of [snapChromium, flatChrome, flatBrave]) mkdirSync(d, { recursive: true });
+      // Edge's Flatpak is installed but never started: its app folder exists, its profile root does not.
+      mkdirSync(join(fakeHome, ".var/app/com.microsoft.Edge"), { recursive: true });
+
+      for (const mode of ["auto", "explicit"] as const) {
+        const done = registerNativeHost({ paths: homePaths(home), mode, env });
+        const sandboxed = done.filter((r) => r.sandbox).map((r) => [r.browser, r.manifest, r.sandbox]);
+        expect(sandboxed).toEqual([
+          ["chromium-snap", manifestPath(snapChromium), "snap"],
+          ["chrome-flatpak", manifestPath(flatChrome), "flatpak"],
+          ["brave-flatpak", manifestPath(flatBrave), "flatpak"],
+        ]);
+        for (const r of done.filter((r) => r.sandbox)) expect(r.note).toContain("bsk daemon pair");
+        expect(existsSync(flatEdge)).toBe(false);
+        expect(existsSync(flatChromium)).toBe(false);
+        expect(existsSync(join(fakeHome, "snap/chromium/common/chromium/NativeMessagingHosts"))).toBe(true);
+      }
+      const manifest = JSON.parse(readFileSync(manifestPath(flatChrome), "utf8"));
+      expect(manifest).toMatchObject({ name: HOST_NAME, path: launcherPath(homePaths(home)) });
+
+      const removed = unregisterNativeHost({ paths: homePaths(home), env });
+      for (const d of [snapChromium, flatChrome, flatBrave]) expect(removed).toContain(manifestPath(d));
+      for (const d of [snapChromium, flatChrome, flatBrave]) expect(existsSync(manifestPath(d))).toBe(false);
+    } finally {
+      for (const d of [home, fakeHome]) rmSync(d, { recursive: true, force: true });
+    }
+  });
 });

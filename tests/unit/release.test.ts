@@ -6,10 +6,14 @@ import { fromTarGz, fromZip } from "../../cli/update/extract.ts";
 import { RELEASE_PUBLIC_KEY } from "../../protocol/release-key.ts";
 import {
   assetName,
+  assetUrl,
   compareVersions,
   currentPlatform,
   parseManifest,
+  GITHUB_RELEASES_URL,
+  latestManifestUrl,
   RELEASE_BASE_URL,
+  REPOSITORY,
   resolveAssetUrl,
   serializeManifest,
   verifySignature,
@@ -160,8 +164,30 @@ describe("manifest", () => {
   });
 });
 
-test("install.sh carries the built-in release key and the placeholder base URL the release script replaces", () => {
+test("install.sh carries the built-in release key and the base URL the release script replaces", () => {
   const sh = readFileSync(join(root, "install.sh"), "utf8");
   expect(sh).toContain(`release_pubkey="${RELEASE_PUBLIC_KEY}"`);
   expect(sh).toContain(`default_base_url="${RELEASE_BASE_URL}"`);
+});
+
+describe("the repository is declared once and everything follows from it", () => {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  const installLine = `curl -fsSL ${GITHUB_RELEASES_URL}/latest/download/install.sh | sh`;
+
+  test("package.json's repository is protocol/release.ts's REPOSITORY; releases are its GitHub releases", () => {
+    expect(pkg.repository).toBe(`github:${REPOSITORY}`);
+    expect(RELEASE_BASE_URL).toBe(`https://github.com/${REPOSITORY}/releases`);
+    expect(latestManifestUrl()).toBe(`https://github.com/${REPOSITORY}/releases/latest/download/version.json`);
+    expect(assetUrl(RELEASE_BASE_URL, "1.2.3", "SHA256SUMS")).toBe(`https://github.com/${REPOSITORY}/releases/download/v1.2.3/SHA256SUMS`);
+  });
+
+  test("install.sh and the README install with the same line; no placeholder host is left", () => {
+    const sh = readFileSync(join(root, "install.sh"), "utf8");
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    expect(sh).toContain(`#   ${installLine}`);
+    expect(readme).toContain(installLine);
+    expect(readme).toContain(`https://github.com/${REPOSITORY}`);
+    const files = ["install.sh", "README.md", "docs/install.md", "docs/development.md", "protocol/release.ts", "scripts/release.ts"];
+    expect(files.filter((f) => /example\.com\/bsk|<owner>/.test(readFileSync(join(root, f), "utf8")))).toEqual([]);
+  });
 });
