@@ -10,6 +10,7 @@ const cursorParams = () => ({
 
 const cursorFlags = {
   since: { description: "Only entries after this sequence number" },
+  limit: {},
   "max-text": { param: "max_text_chars", description: "Cut each text at this many characters" },
 } as const;
 
