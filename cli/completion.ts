@@ -3,6 +3,7 @@
  * the catalog is inlined in the binary), which prints one candidate per line for the last word.
  */
 import { BskError } from "../protocol/errors.ts";
+import type { HomePaths } from "../shared/home.ts";
 import { flagsFor } from "./args.ts";
 import type { Outcome } from "./output.ts";
 import { findCommand, isFlagToken, nextWords } from "./router.ts";
@@ -33,6 +34,36 @@ export function complete(words: readonly string[]): string[] {
       ? nextWords(path)
       : [];
   return candidates.filter((c) => c.startsWith(current)).sort();
+}
+
+/** How long completion waits for a running daemon's session list before it offers nothing. */
+const LIVE_WAIT_MS = 300;
+
+/**
+ * `complete`, plus the live session ids after `--session`, asked of a daemon that already runs (never one started
+ * for this: no daemon, a slow one or any failure offers nothing).
+ */
+export async function completeLive(words: readonly string[], paths: HomePaths): Promise<string[]> {
+  if (words.at(-2) !== "--session") return complete(words);
+  const current = words.at(-1) ?? "";
+  try {
+    const { call, nextRequestId, tryConnect } = await import("./daemon-client.ts");
+    const conn = await tryConnect(paths);
+    if (!conn) return [];
+    try {
+      const reply = await call(conn, { id: nextRequestId(), method: "session.list", params: {}, meta: {} }, { giveUpMs: LIVE_WAIT_MS });
+      if (!reply.ok) return [];
+      const sessions = (reply.result as { sessions?: { session_id: string; state: string }[] }).sessions ?? [];
+      return sessions
+        .filter((s) => s.state !== "ended" && s.session_id.startsWith(current))
+        .map((s) => s.session_id)
+        .sort();
+    } finally {
+      conn.close();
+    }
+  } catch {
+    return [];
+  }
 }
 
 export const SHELLS = ["bash", "zsh", "fish"] as const;

@@ -78,8 +78,8 @@ export async function main(argv: string[], env: Env): Promise<number> {
     return runNativeHost(argv.slice(1), homePaths(bskHome(env), env));
   }
   if (argv[0] === "__complete") {
-    const { complete } = await import("./completion.ts");
-    const out = complete(argv.slice(1));
+    const { completeLive } = await import("./completion.ts");
+    const out = await completeLive(argv.slice(1), homePaths(bskHome(env), env));
     if (out.length) console.log(out.join("\n"));
     return 0;
   }

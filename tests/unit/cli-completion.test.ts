@@ -39,3 +39,53 @@ test("the bash script completes through `bsk __complete`", async () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("after --session: the live session ids of a running daemon; nothing (and no daemon started) without one", async () => {
+  const { completeLive } = await import("../../cli/completion.ts");
+  const { fakeDaemon, makeHome } = await import("./cli-fake-daemon.ts");
+  const { homePaths } = await import("../../shared/home.ts");
+  const { existsSync } = await import("node:fs");
+  const d = fakeDaemon((f) =>
+    f.method === "session.list"
+      ? {
+          result: {
+            sessions: [
+              { session_id: "k7qm", state: "live" },
+              { session_id: "k2ab", state: "taken_over" },
+              { session_id: "kold", state: "ended" },
+              { session_id: "z9zz", state: "live" },
+            ],
+          },
+        }
+      : null,
+  );
+  try {
+    expect(await completeLive(["snapshot", "--session", "k"], d.paths)).toEqual(["k2ab", "k7qm"]);
+    expect(await completeLive(["snapshot", "--session", ""], d.paths)).toEqual(["k2ab", "k7qm", "z9zz"]);
+    // Not after --session: the catalog's candidates, and the daemon is not asked.
+    const asked = d.frames.length;
+    expect(await completeLive(["tab", "l"], d.paths)).toEqual(["list"]);
+    expect(d.frames.length).toBe(asked);
+  } finally {
+    d.stop();
+  }
+  const empty = makeHome();
+  try {
+    const paths = homePaths(empty, {});
+    expect(await completeLive(["snapshot", "--session", ""], paths)).toEqual([]);
+    expect(existsSync(paths.socket)).toBe(false);
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
+});
+
+test("a daemon that does not answer the session list in time: nothing offered", async () => {
+  const { completeLive } = await import("../../cli/completion.ts");
+  const { fakeDaemon } = await import("./cli-fake-daemon.ts");
+  const d = fakeDaemon(() => null);
+  try {
+    expect(await completeLive(["click", "--session", ""], d.paths)).toEqual([]);
+  } finally {
+    d.stop();
+  }
+});
