@@ -5,7 +5,19 @@ import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { Peer } from "../integration/peer.ts";
 import { BSK, freePort, startWorld, TEST_DURATIONS, type Run, type World } from "./harness.ts";
 
-const HOPS = ["daemon", "browser", "protocol", "skill", "session_start", "navigate", "snapshot", "click", "verify", "session_stop"];
+const HOPS = [
+  "daemon",
+  "browser",
+  "protocol",
+  "native host",
+  "skill",
+  "session_start",
+  "navigate",
+  "snapshot",
+  "click",
+  "verify",
+  "session_stop",
+];
 
 let w: World;
 const homes: string[] = [];
@@ -41,6 +53,7 @@ describe("doctor in a working setup", () => {
   test("every hop passes, timed, from daemon to session stop", async () => {
     const home = tempHome();
     expect((await w.bsk(["install-skill", "--harness", "claude-code"], { env: { HOME: home } })).code).toBe(0);
+    expect((await w.bsk(["native", "install"], { env: { HOME: home } })).code).toBe(0);
     const r = await w.bsk(["doctor", "--json"], { env: { HOME: home } });
     expect(r.code).toBe(0);
     expect(r.json.ok).toBe(true);
@@ -59,13 +72,16 @@ describe("doctor in a working setup", () => {
     expect(sessions.filter((s: any) => s.name === "bsk doctor" && s.state !== "ended")).toEqual([]);
   });
 
-  test("a missing skill is a warning, not a failure; the human form marks each line", async () => {
+  test("a missing skill and an unregistered native host are warnings, not failures; the human form marks each line", async () => {
     const r = await w.bsk(["doctor"], { env: { HOME: tempHome() } });
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split("\n");
     expect(lines.find((l) => l.startsWith("! skill"))).toContain("not installed");
-    expect(lines.filter((l) => l.startsWith("✓ ")).map((l) => l.split(/\s+/)[1])).toEqual(HOPS.filter((h) => h !== "skill"));
-    expect(lines.at(-1)).toBe("all good (1 warning(s))");
+    expect(lines.find((l) => l.startsWith("! native host"))).toBeDefined();
+    expect(lines.filter((l) => l.startsWith("✓ ")).map((l) => /^✓ (.+?) +\d+ ms/.exec(l)?.[1])).toEqual(
+      HOPS.filter((h) => h !== "skill" && h !== "native host"),
+    );
+    expect(lines.at(-1)).toBe("all good (2 warning(s))");
     expect(r.stdout).toContain("hint: Install it where your agent reads skills: bsk install-skill");
   });
 });
@@ -97,6 +113,7 @@ describe("doctor when something is missing", () => {
       expect(json.checks.map((c: any) => [c.name, c.status])).toEqual([
         ["daemon", "ok"],
         ["browser", "fail"],
+        ["native host", "warn"],
         ["skill", "warn"],
       ]);
       const browser = json.checks[1];
