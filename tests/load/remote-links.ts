@@ -149,5 +149,6 @@ if (import.meta.main) {
   const file = join(ROOT, "bench/results.json");
   const all = JSON.parse(readFileSync(file, "utf8"));
   writeFileSync(file, `${JSON.stringify({ ...all, remote_links: { date: new Date().toISOString(), ...result } }, null, 2)}\n`);
-  if (result.dropped || result.misrouted || result.authorized !== n) process.exit(1);
+  // Done: 500 client sockets closing against a daemon that is gone may keep the loop alive a while; nothing is left to do.
+  process.exit(result.dropped || result.misrouted || result.authorized !== n ? 1 : 0);
 }
