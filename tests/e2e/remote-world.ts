@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { makeChain, type Chain } from "../tls/chain.ts";
-import { startProxy, type Proxy } from "../tls/nginx.ts";
+import { startProxy, type NginxProxy } from "../tls/nginx.ts";
 import { serverModeArgs } from "../tls/server-args.ts";
 import { BSK, freePort, startWorld, TEST_DURATIONS, until, type Run, type World, type WorldOptions } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
@@ -22,7 +22,7 @@ export interface Server {
   env: Record<string, string>;
   proc: ReturnType<typeof Bun.spawn>;
   /** nginx in front of the daemon (startServer's `proxy`). */
-  proxy?: Proxy;
+  proxy?: NginxProxy;
   bsk(args: string[]): Promise<Run>;
   ok(args: string[]): Promise<any>;
   /** keepHome: the paired devices stay, for a restart on the same home and port; SIGKILL: it ends nothing first. */

@@ -12,7 +12,7 @@ import { runDaemon, type DaemonInfo, type RunOutcome } from "../../daemon/main.t
 import { parsePairingLink } from "../../protocol/remote.ts";
 import { toBase64url } from "../../protocol/trust.ts";
 import { makeChain } from "../tls/chain.ts";
-import { nginx, startProxy, type Proxy } from "../tls/nginx.ts";
+import { nginx, startProxy, type NginxProxy } from "../tls/nginx.ts";
 import { freePort, removeHome, tempHome, TEST_ENV } from "./harness.ts";
 import { IpcClient } from "./ipc-client.ts";
 import { Peer } from "./peer.ts";
@@ -23,7 +23,7 @@ if (!nginx) console.warn("remote-proxy: nginx is not installed (apt-get install 
 describe.skipIf(!nginx)("server mode behind nginx (docs/remote.md's configuration)", () => {
   const home = tempHome();
   const dir = join(home, "nginx");
-  let proxy: Proxy;
+  let proxy: NginxProxy;
   let done: Promise<RunOutcome>;
   let client: IpcClient;
   let url: string;

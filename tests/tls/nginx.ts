@@ -10,7 +10,7 @@ const ROOT = join(import.meta.dir, "../..");
 
 export const nginx = Bun.which("nginx") ?? (existsSync("/usr/sbin/nginx") ? "/usr/sbin/nginx" : null);
 
-export interface Proxy {
+export interface NginxProxy {
   proc: ReturnType<typeof Bun.spawn>;
   accessLog(): string;
   stop(): Promise<void>;
@@ -49,7 +49,7 @@ ${site}
  * Starts nginx and resolves once it listens: nginx writes its pid file after it has bound its sockets (and before it
  * serves), so the file's appearance is the signal; an nginx that exits first is an error with its stderr.
  */
-export async function startProxy(o: { dir: string; port: number; daemonPort: number; cert: string; key: string }): Promise<Proxy> {
+export async function startProxy(o: { dir: string; port: number; daemonPort: number; cert: string; key: string }): Promise<NginxProxy> {
   if (!nginx) throw new Error("nginx is not installed (apt-get install nginx)");
   mkdirSync(o.dir, { recursive: true });
   writeFileSync(join(o.dir, "nginx.conf"), proxyConfig(o.dir, o.port, o.daemonPort, o.cert, o.key));
