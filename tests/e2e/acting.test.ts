@@ -3,7 +3,7 @@
  * and covers named right (never a container of the target).
  */
 import { describe, expect, test } from "bun:test";
-import { useWorld, type Run, type World } from "./harness.ts";
+import { useWorld, type Run, type World, refIn } from "./harness.ts";
 
 let w: World;
 let s: string;
@@ -23,11 +23,7 @@ async function fails(args: string[], code: string): Promise<any> {
 }
 
 async function refFor(text: string): Promise<string> {
-  const snap = await ok(["snapshot"]);
-  const line = (snap.text as string).split("\n").find((l) => l.includes(text));
-  const ref = line?.match(/@e\d+/)?.[0];
-  if (!ref) throw new Error(`no ref for ${text} in:\n${snap.text}`);
-  return ref;
+  return refIn((await ok(["snapshot"])).text as string, text);
 }
 
 describe("shadow DOM", () => {

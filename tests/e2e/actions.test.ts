@@ -3,7 +3,7 @@
  * Whatever must be "in flight" is held by the fixture server (/hold/KEY until release), never by sleeps.
  */
 import { describe, expect, test } from "bun:test";
-import { useWorld, type Run, type World } from "./harness.ts";
+import { useWorld, type Run, type World, refIn } from "./harness.ts";
 
 let w: World;
 let s: string;
@@ -26,11 +26,7 @@ async function fails(args: string[], code: string, exit = 1): Promise<any> {
 
 /** The ref the last snapshot gave the line that contains `text`. */
 async function refFor(text: string): Promise<string> {
-  const snap = await ok(["snapshot"]);
-  const line = (snap.text as string).split("\n").find((l) => l.includes(text));
-  const ref = line?.match(/@e\d+/)?.[0];
-  if (!ref) throw new Error(`no ref for ${text} in:\n${snap.text}`);
-  return ref;
+  return refIn((await ok(["snapshot"])).text as string, text);
 }
 
 describe("forms", () => {

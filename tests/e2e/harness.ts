@@ -185,3 +185,13 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined 
     await Bun.sleep(50);
   }
 }
+
+/** The ref a snapshot's text gives the line that contains `text`; throws with the snapshot when there is none. */
+export function refIn(snapshot: string, text: string): string {
+  const ref = snapshot
+    .split("\n")
+    .find((l) => l.includes(text))
+    ?.match(/@e\d+/)?.[0];
+  if (!ref) throw new Error(`no ref for ${text} in:\n${snapshot}`);
+  return ref;
+}

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { installedBrowsers, isRunning } from "../../daemon/browser-launch.ts";
+import { installedBrowsers, isRunning, startBrowser } from "../../daemon/browser-launch.ts";
 import { startDaemon, tempHome, type TestDaemon } from "./harness.ts";
 
 const daemons: TestDaemon[] = [];
@@ -92,6 +92,13 @@ describe("session start with no browser connected", () => {
 });
 
 describe("which browser, and whether it runs", () => {
+  test("a server-mode daemon refuses to start a browser, whatever BSK_BROWSER_COMMAND says", () => {
+    const fake = fakeBrowser(tempHome());
+    const config = { server: {}, env: { BSK_BROWSER_COMMAND: fake.command } } as unknown as Parameters<typeof startBrowser>[0]["config"];
+    expect(() => startBrowser({ config })).toThrow(/starts no browser/);
+    expect(existsSync(fake.mark)).toBe(false);
+  });
+
   test("BSK_BROWSER_COMMAND wins; none found is an empty list", () => {
     expect(installedBrowsers({ BSK_BROWSER_COMMAND: "/opt/b/chrome" })).toEqual([
       { name: "BSK_BROWSER_COMMAND", command: "/opt/b/chrome", processNames: [] },
