@@ -25,14 +25,14 @@ export interface PeerRow {
   note?: string;
 }
 
-type Argv = (i: number) => string[];
+export type Argv = (i: number) => string[];
 
-interface Side {
+export interface Side {
   argv: Argv;
   env: Record<string, string>;
 }
 
-async function interleaved(a: Side, b: Side, runs: number, warmup = 3): Promise<{ as: number[]; bs: number[] }> {
+export async function interleaved(a: Side, b: Side, runs: number, warmup = 3): Promise<{ as: number[]; bs: number[] }> {
   for (let i = 0; i < warmup; i++) {
     await timeProcess(a.argv(i), a.env);
     await timeProcess(b.argv(i), b.env);
