@@ -86,6 +86,10 @@ export const SESSION = {
  */
 export type RemoteState = "connecting" | "connected" | "disconnected" | "untrusted" | "refused" | "expired" | "revoked";
 
+/** Why the remote link is not connected, as a code the popup words (locales: remote.error.<reason>). */
+export const REMOTE_REASONS = ["network", "untrusted", "refused", "not_paired", "expired", "revoked", "rate_limited", "malformed"] as const;
+export type RemoteReason = (typeof REMOTE_REASONS)[number];
+
 export interface RemoteStatus {
   state: RemoteState;
   host: string;
@@ -94,7 +98,9 @@ export interface RemoteStatus {
   generation: number;
   key_id: string;
   expires_at: string;
+  /** English detail, for logs and the popup's tooltip; the popup shows `reason` in the person's language. */
   error?: string;
+  reason?: RemoteReason;
   since: number;
 }
 
