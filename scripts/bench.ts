@@ -132,7 +132,9 @@ async function runPeerLane(): Promise<void> {
     await world.launchBrowser();
     const r = await world.run(["session", "start", "--no-focus"]);
     if (r.code !== 0) throw new Error(`session start failed: ${r.stderr}`);
-    rows = await peerLane(world, r.stdout.trim(), peer, name);
+    const floor = await floorBinary();
+    rows = await peerLane(world, r.stdout.trim(), peer, name, floor);
+    rmSync(join(floor, ".."), { recursive: true, force: true });
   } finally {
     await peer.run(["close", "--all"]).catch(() => {});
     await world.dispose();
