@@ -148,7 +148,9 @@ export async function pairRemoteLink(text: string): Promise<AuthorizeOutcome | {
   await forgetRemote();
   await saveGrant(outcome.grant);
   remoteState.stopped = null;
-  await connectRemote({ force: true });
+  // Paired is the answer now: the link comes up on its own (the Links list shows it); a slow or queued connect must
+  // not hold the person's "paired" behind it.
+  void connectRemote({ force: true });
   return { ok: true, host: outcome.grant.host, device_id: outcome.grant.device_id };
 }
 
