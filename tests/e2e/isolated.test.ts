@@ -2,7 +2,9 @@
  * session start --isolated: an incognito window of the session's own, without the person's cookies, storage or
  * logins, discarded at stop. The person allows bsk in Incognito the way they would: on chrome://extensions.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { evaluateInPage } from "./devtools.ts";
 import { startWorld, until, type World } from "./harness.ts";
@@ -13,7 +15,10 @@ let w: World;
 beforeAll(async () => {
   // The person logs in to the fixture site in an ordinary tab (an HttpOnly cookie), and the site keeps a readable
   // cookie and a localStorage entry too.
-  w = await startWorld({ browserUrls: (f) => [f.url("/login?user=ada")] });
+  w = await startWorld({
+    browserUrls: (f) => [f.url("/login?user=ada")],
+    prefs: (home) => ({ download: { default_directory: join(home, "browser-downloads"), prompt_for_download: false } }),
+  });
   await w.fixtures.seen("/account");
   const page = await PersonPage.find(w.browser.cdpPort!, "/account");
   await page.evaluate(`document.cookie = "pref=dark; path=/"; localStorage.setItem("who", "ada")`);
@@ -22,6 +27,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await w?.stop();
+});
+
+// A test that fails half-way leaves no isolated session behind: the next one would share its incognito cookies.
+afterEach(async () => {
+  await w.bsk(["session", "stop", "--all"]);
 });
 
 interface Seen {
@@ -157,6 +167,64 @@ describe("isolated sessions", () => {
     expect([...contexts][0]).not.toBe((await contextsOf("/account"))[0]);
     const shot = await w.ok(["screenshot", "--session", s]);
     expect(shot.path ?? shot.file ?? "").not.toBe("");
+    await w.ok(["session", "stop", s]);
+  });
+
+  test("files: upload, download, a click's download kept; a download only the browser could take is refused, not prompted", async () => {
+    const s = await w.startSession(["--isolated"]);
+    const dir = join(w.home, "iso-files");
+    mkdirSync(dir, { recursive: true });
+    const cv = join(dir, "cv.txt");
+    writeFileSync(cv, "Ada Lovelace, analyst\n");
+    await w.ok(["navigate", w.fixtures.url("/files-upload.html"), "--session", s]);
+    const up = await w.ok(["upload", "#single", "--file", cv, "--session", s]);
+    expect(up.files).toEqual([expect.objectContaining({ name: "cv.txt", size: 22 })]);
+    expect((await w.ok(["evaluate", "window.settled()", "--session", s])).value.single).toEqual([
+      expect.objectContaining({ name: "cv.txt", size: 22 }),
+    ]);
+
+    await w.ok(["navigate", w.fixtures.url("/files-download.html"), "--session", s]);
+    const notes = await w.ok(["download", "#small", "--out", join(dir, "notes.txt"), "--session", s]);
+    expect(notes).toMatchObject({ size: 13, name: "notes.txt", effect_state: "committed" });
+    expect(readFileSync(join(dir, "notes.txt")).length).toBe(13);
+    // A download in a new tab could only go through the browser, whose incognito downloads always ask where to save:
+    // refused before the prompt, nothing saved.
+    const popup = await fails(["download", "#popup", "--out", join(dir, "popup.txt"), "--session", s], "unsupported", "download_prompted");
+    expect(popup.data.incognito).toBe(true);
+    expect(popup.message).toContain("incognito");
+    expect(existsSync(join(dir, "popup.txt"))).toBe(false);
+    const clicked = await w.ok(["click", "#small", "--session", s]);
+    expect(clicked.effect.kind).toBe("download");
+    await until("the click's download to be kept", async () =>
+      (await w.ok(["downloads", "--session", s])).downloads?.some((d: any) => d.state === "complete"),
+    );
+    await w.ok(["session", "stop", s]);
+    // Nothing of it stays in the browser's Downloads folder.
+    const folder = join(w.home, "browser-downloads");
+    const left = existsSync(folder) ? readdirSync(folder, { recursive: true }).map(String) : [];
+    expect(left.filter((f) => !f.startsWith("bsk-") || f.includes("/"))).toEqual([]);
+  });
+
+  test("take over, resume and request-help in the isolated window", async () => {
+    const s = await w.startSession(["--isolated"]);
+    await w.ok(["navigate", w.fixtures.url("/overlay.html?iso"), "--session", s]);
+    const page = await PersonPage.find(w.browser.cdpPort!, "/overlay.html?iso");
+    await page.waitOverlay("the pill", (o) => !!o?.pill && !!o.buttons.includes("takeover"));
+    await page.clickOverlay("takeover");
+    await until("taken over", async () => (await w.ok(["session", "list", "--session", s])).sessions[0].state === "taken_over");
+    const refused = await fails(["snapshot", "--session", s], "user_aborted", "taken_over");
+    expect(refused.hint).toContain("Resume");
+    await page.waitOverlay("Resume offered", (o) => !!o?.buttons.includes("resume"));
+    await page.clickOverlay("resume");
+    await until("live again", async () => (await w.ok(["session", "list", "--session", s])).sessions[0].state === "live");
+
+    const asking = w.bsk(["request-help", "--prompt", "Check this page", "--timeout", "20s", "--session", s, "--json"]);
+    await page.waitOverlay("the help panel", (o) => !!o?.panel);
+    await page.typeNote("checked");
+    await page.clickOverlay("done");
+    const r = await asking;
+    expect(r.json.result).toMatchObject({ outcome: "continued", note: "checked" });
+    page.close();
     await w.ok(["session", "stop", s]);
   });
 
