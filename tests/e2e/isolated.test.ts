@@ -273,6 +273,10 @@ describe("isolated sessions", () => {
     await w.ok(["navigate", w.fixtures.url("/echo-title/inside"), "--session", s]);
     await fails(["navigate", w.fixtures.crossUrl("/echo-title/outside"), "--session", s], "permission_denied", "origin_not_allowed");
     expect((await w.ok(["evaluate", "location.href", "--session", s])).value).toBe(w.fixtures.url("/echo-title/inside"));
+    // The page's own navigation elsewhere is blocked by the browser's rules, which cover the incognito tab too.
+    await w.ok(["navigate", w.fixtures.url("/guard.html"), "--session", s]);
+    await fails(["click", "#cross", "--session", s], "permission_denied", "origin_not_allowed");
+    expect((await w.ok(["evaluate", "location.href", "--session", s])).value).not.toContain("localhost");
     await w.ok(["session", "stop", s]);
   });
 
