@@ -144,6 +144,13 @@ describe("isolated sessions", () => {
     expect((await w.bsk(["tab", "list", "--session", s])).stdout).toContain("isolated session");
     const normal = await w.startSession();
     expect((await w.ok(["tab", "list", "--session", normal])).isolated).toBeUndefined();
+    // The popup marks it, in the person's words.
+    await w.person.openTab(`chrome-extension://${EXTENSION_ID}/popup.html?isolated-mark`);
+    const popup = await PersonPage.find(w.browser.cdpPort!, "/popup.html?isolated-mark");
+    await popup.waitFor(`document.querySelector('li[data-session="${s}"] .isolated')?.textContent.includes("none of your logins")`);
+    expect(await popup.evaluate(`document.querySelector('li[data-session="${normal}"] .isolated')`)).toBeNull();
+    popup.close();
+    await w.person.closePagesMatching("/popup.html?isolated-mark");
     await w.ok(["session", "stop", normal]);
     await w.ok(["session", "stop", s]);
   });
