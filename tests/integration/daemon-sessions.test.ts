@@ -103,7 +103,7 @@ describe("start, list, stop", () => {
     const plain = c.request("session.start", { browser: iso.instanceId, isolated: true });
     const plainOpen = await iso.next("session.open");
     plainOpen.fail("incognito_not_allowed", "bsk is not allowed in Incognito");
-    const refused = (await plain).error;
+    const refused = (await plain).error!;
     expect(refused.code).toBe("incognito_not_allowed");
     expect(refused.hint).toContain("Allow in Incognito");
     (await iso.next("session.close")).reply({ closed_tab_ids: [], returned_tab_ids: [] });
