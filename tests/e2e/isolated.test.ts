@@ -212,7 +212,7 @@ describe("isolated sessions", () => {
     expect(left.filter((f) => !f.startsWith("bsk-") || f.includes("/"))).toEqual([]);
   });
 
-  test("take over, resume and request-help in the isolated window", async () => {
+  test("take over (the pill, the person's own keys), resume and request-help in the isolated window", async () => {
     const s = await w.startSession(["--isolated"]);
     await w.ok(["navigate", w.fixtures.url("/overlay.html?iso"), "--session", s]);
     const page = await PersonPage.find(w.browser.cdpPort!, "/overlay.html?iso");
@@ -221,6 +221,19 @@ describe("isolated sessions", () => {
     await until("taken over", async () => (await w.ok(["session", "list", "--session", s])).sessions[0].state === "taken_over");
     const refused = await fails(["snapshot", "--session", s], "user_aborted", "taken_over");
     expect(refused.hint).toContain("Resume");
+    await page.waitOverlay("Resume offered", (o) => !!o?.buttons.includes("resume"));
+    await page.clickOverlay("resume");
+    await until("live again", async () => (await w.ok(["session", "list", "--session", s])).sessions[0].state === "live");
+
+    // The person's own keys in the incognito tab take it over too (the hands script runs there).
+    await w.ok(["focus", "#probe", "--session", s]);
+    await page.typeKeys("x");
+    await until(
+      "taken over by the person's keys",
+      async () => (await w.ok(["session", "list", "--session", s])).sessions[0].state === "taken_over",
+    );
+    const { events } = await w.ok(["events", "--session", s, "--type", "session"]);
+    expect(events.filter((e: any) => e.event === "session.takeover").at(-1)?.data).toMatchObject({ cause: "input" });
     await page.waitOverlay("Resume offered", (o) => !!o?.buttons.includes("resume"));
     await page.clickOverlay("resume");
     await until("live again", async () => (await w.ok(["session", "list", "--session", s])).sessions[0].state === "live");
