@@ -44,6 +44,10 @@ export const sessionMethods = {
           .boolean()
           .default(false)
           .describe("With allow_origins: block every request to other origins, not only navigations"),
+        isolated: z
+          .boolean()
+          .default(false)
+          .describe("Run in an incognito window of its own: none of the person's cookies, storage or logins; all discarded at the end"),
       }),
     result: () =>
       z.object({
@@ -81,11 +85,16 @@ export const sessionMethods = {
         "block-requests": {
           description: "With --allow-origin: block every request (fetch, images, scripts, sockets) to other origins too",
         },
+        isolated: {
+          description:
+            "An incognito window without the person's logins, cookies or storage, discarded at stop (needs bsk allowed in Incognito)",
+        },
       },
       examples: [
         "S=$(bsk session start --name 'compare prices')",
         "bsk session start --no-focus --width 1280 --height 900",
         "bsk session start --allow-origin https://shop.example --allow-origin https://pay.example --block-requests",
+        "bsk session start --isolated --name 'sign up for the newsletter'",
       ],
     },
   }),
@@ -154,6 +163,8 @@ export const sessionWireMethods = {
         /** Canonical origins (daemon-normalised); absent: no limit. */
         allow_origins: z.array(z.string()).optional(),
         block_requests: z.boolean().default(false),
+        /** An incognito window (session start --isolated). */
+        isolated: z.boolean().default(false),
       }),
     result: () => z.object({ window_id: z.number().int(), tab_id: z.number().int() }),
   }),

@@ -117,6 +117,7 @@ export function addSession(init: {
   allow_origins?: string[];
   block_requests?: boolean;
   remote_host?: string;
+  isolated?: boolean;
 }): SessionState {
   const s: SessionState = {
     session_id: init.session_id,
@@ -127,6 +128,7 @@ export function addSession(init: {
   };
   if (init.name) s.name = init.name;
   if (init.remote_host !== undefined) s.remote_host = init.remote_host;
+  if (init.isolated) s.isolated = true;
   if (init.allow_origins?.length) {
     s.allow_origins = init.allow_origins;
     if (init.block_requests) s.block_requests = true;
@@ -239,6 +241,8 @@ export async function closeSession(sessionId: string): Promise<{ closed_tab_ids:
         /* already gone */
       }
     }
+    // An isolated session's incognito window holds nothing of the person's logins: it goes whole.
+    if (s.isolated) await browser.windows.remove(s.window_id).catch(() => undefined);
   } finally {
     sessionsState.sessions.delete(sessionId);
     sessionsState.closing.delete(sessionId);

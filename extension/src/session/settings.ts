@@ -150,6 +150,8 @@ export interface SessionState {
   borrowed_at?: Record<string, number>;
   /** Opened over the remote link: the server's host, where the agent is. Unset: a local session. */
   remote_host?: string;
+  /** session start --isolated: its window is incognito (session/isolated.ts), closed whole at the end. */
+  isolated?: boolean;
 }
 
 /** Where a borrowed tab was in the person's windows (the `from` of tab.borrow's result). */
