@@ -51,6 +51,12 @@ describe("snapshot drop marks", () => {
     expect(text(doc)).toEqual(['group "Zone" @e1 [drop]', '"Plain"']);
   });
 
+  test("a drop zone labelled by another element takes its name from it, which is not printed again", () => {
+    const { win, doc } = page(`<p id="cap">Upload your CV</p><div id="zone" aria-labelledby="cap">Drag a PDF here</div>`);
+    answer(win, () => [doc.getElementById("zone")]);
+    expect(text(doc)).toEqual(['group "Upload your CV" @e1 [drop]', '  "Drag a PDF here"']);
+  });
+
   test("no answer (a page without the registry): nothing is marked", () => {
     const { doc } = page(`<div>Zone</div>`);
     expect(text(doc)).toEqual(['"Zone"']);

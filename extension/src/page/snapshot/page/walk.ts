@@ -273,7 +273,8 @@ export class Walker {
   private control(el: Element, role: string, vis: boolean, cursor: string): SNode {
     const drop = this.opts.drops?.has(el) === true;
     // Named by its text like a clickable: a drop target the page gave no role.
-    const byText = role === "clickable" || (drop && !ACTIONABLE.has(role) && !el.hasAttribute("aria-label"));
+    const byText =
+      role === "clickable" || (drop && !ACTIONABLE.has(role) && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby"));
     let name: string;
     if (byText) name = clip(normalize(el.textContent ?? ""), CLICKABLE_NAME_MAX) || (el.getAttribute("title") ?? "");
     else name = nameOf(el);
