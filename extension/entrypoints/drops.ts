@@ -30,6 +30,12 @@ export default defineUnlistedScript(() => {
   const weakHas = uncurry(WeakSet.prototype.has);
   const deref = uncurry(WeakRef.prototype.deref);
   const dispatch = uncurry(EventTarget.prototype.dispatchEvent);
+  const keysOf = Object.keys;
+  const startsWith = uncurry(String.prototype.startsWith);
+  const slice = uncurry(String.prototype.slice);
+  const elementAll = uncurry(Element.prototype.querySelectorAll);
+  const documentAll = uncurry(Document.prototype.querySelectorAll);
+  const countOf = uncurry(Object.getOwnPropertyDescriptor(NodeList.prototype, "length")!.get!);
   const doc = document;
   const win = window;
 
@@ -100,6 +106,41 @@ export default defineUnlistedScript(() => {
     }
   }
 
+  const mark = (target: object) => {
+    try {
+      dispatch(target === win ? doc : target, new EventCtor(DROP_MARK, { composed: true }));
+    } catch {
+      // A target that cannot take events (never an element) is skipped.
+    }
+  };
+
+  /**
+   * React (17 and later) listens for every event type on its root container and runs a component's onDrop from
+   * there, so the zone has no listener of its own and the root is no zone. The root carries `_reactListening<key>`;
+   * each element's props sit under `__reactProps$<key>`: the elements whose props have a drop handler are marked.
+   */
+  const REACT_ROOT = "_reactListening";
+  const reactProps = (root: object): string | undefined => {
+    const keys = keysOf(root);
+    for (let k = 0; k < keys.length; k++) if (startsWith(keys[k]!, REACT_ROOT)) return `__reactProps$${slice(keys[k]!, REACT_ROOT.length)}`;
+    return undefined;
+  };
+  const markReact = (root: object, key: string) => {
+    const all = root === doc ? documentAll(doc, "*") : elementAll(root as Element, "*");
+    for (let i = 0, n = countOf(all); i < n; i++) {
+      try {
+        const props = (all[i] as unknown as Record<string, Record<string, unknown> | undefined>)[key];
+        if (
+          props &&
+          (typeof props.onDrop === "function" || typeof props.onDragOver === "function" || typeof props.onDragEnter === "function")
+        )
+          mark(all[i]!);
+      } catch {
+        // The page's own props object threw: no hint for that element.
+      }
+    }
+  };
+
   const answer = () => {
     const kept: WeakRef<object>[] = [];
     for (let i = 0; i < noted.length; i++) {
@@ -107,11 +148,9 @@ export default defineUnlistedScript(() => {
       if (target === undefined) continue;
       kept[kept.length] = noted[i]!;
       if (!mapGet(listeners, target)) continue;
-      try {
-        dispatch(target === win ? doc : target, new EventCtor(DROP_MARK, { composed: true }));
-      } catch {
-        // A target that cannot take events (never an element) is skipped.
-      }
+      const react = target === win ? undefined : reactProps(target);
+      if (react) markReact(target, react);
+      else mark(target);
     }
     noted = kept;
   };

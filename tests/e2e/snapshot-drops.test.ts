@@ -1,7 +1,8 @@
 /**
  * Drop zones in the snapshot (issue 14): an element with drop, dragover or dragenter listeners gets a ref and
  * `[drop]`, told by the drop registry in the page's own world (entrypoints/drops.ts), in every frame; upload
- * --mode drop and drag reach it by that ref; a removed listener unmarks it. The page can answer the snapshot's ask
+ * --mode drop and drag reach it by that ref; React's delegated onDrop marks the zone, not the root; a removed
+ * listener unmarks it. The page can answer the snapshot's ask
  * with marks of its own and patch its world, and the snapshot still holds: the threat is written in
  * extension/src/shared/messages/drops.ts. Page: tests/fixtures/pages/snap-drops.html.
  */
@@ -71,6 +72,16 @@ describe("snapshot: drop zones", () => {
     expect(await js("document.getElementById('dropped').textContent")).toBe("dropped on prop: apple");
     const page = refIn(text, "document @e");
     await w.ok(["upload", page, "--mode", "drop", "--file", file("anywhere.png"), "--session", s]);
+  });
+
+  test("React's delegated onDrop: the zone is marked, not the root that listens for every event", async () => {
+    await w.ok(["navigate", w.fixtures.url("/snap-drops-react.html"), "--session", s]);
+    const text = await snapshot();
+    expect(text).toMatch(/^group "Drag files here or click" @e\d+ \[drop\]$/m);
+    expect(text.match(/\[drop\]/g)).toHaveLength(1);
+    await w.ok(["upload", refIn(text, '"Drag files here or click"'), "--mode", "drop", "--file", file("cv.pdf"), "--session", s]);
+    expect(await js("document.getElementById('rdropped').textContent")).toBe("dropped drop-cv.pdf");
+    await w.ok(["navigate", w.fixtures.url("/snap-drops.html"), "--session", s]);
   });
 
   test("a removed listener, a cleared property: no mark on the next snapshot", async () => {
