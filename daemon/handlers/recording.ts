@@ -63,6 +63,8 @@ const start: DaemonHandler<"record.start"> = async ({ call, ctx, params: p }) =>
     launch: false,
     observe: [],
     block_requests: false,
+    where: "window",
+    borrow: true,
   });
   const sessionId = opened.session_id;
   call.sessionId = sessionId;

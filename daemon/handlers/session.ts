@@ -47,6 +47,11 @@ export async function openSession(ctx: DaemonContext, call: Call, p: ParsedParam
     });
   }
 
+  if (p.where === "group" && (p.width !== undefined || p.height !== undefined)) {
+    throw new BskError("invalid_params", "--width and --height size an Agent Window; a group session lives in the person's own window", {
+      hint: "Leave them out with --where group, or use the Agent Window (the default).",
+    });
+  }
   call.stage = "browser_wait";
   let browser = pick();
   if (!browser) {
@@ -76,6 +81,8 @@ export async function openSession(ctx: DaemonContext, call: Call, p: ParsedParam
     lease_ms: p.lease_ms,
     allow_origins: allowOrigins,
     block_requests: p.block_requests || undefined,
+    where: p.where,
+    borrow: p.borrow,
   });
   call.sessionId = rt.id;
   call.stage = "extension";
@@ -89,6 +96,8 @@ export async function openSession(ctx: DaemonContext, call: Call, p: ParsedParam
         width: p.width,
         height: p.height,
         observe: p.observe,
+        where: p.where,
+        borrow: p.borrow,
         ...(allowOrigins && { allow_origins: allowOrigins, block_requests: p.block_requests }),
       },
       { traceId: call.traceId, timeoutMs: call.remainingMs(), signal: call.signal },
@@ -98,12 +107,13 @@ export async function openSession(ctx: DaemonContext, call: Call, p: ParsedParam
     if (!opened.success) throw new BskError("protocol_error", "the extension answered session.open with a malformed result");
     // Ended while the window was opening (stop --all, owner exited): report that, not a session that is gone.
     if (rt.record.state === "ended") ctx.sessions.lookup(rt.id);
-    ctx.sessions.markOpened(rt, opened.data.window_id, opened.data.tab_id);
+    ctx.sessions.markOpened(rt, opened.data.window_id, opened.data.tab_id, opened.data.group_id);
     return {
       session_id: rt.id,
       browser_instance_id: browser.instance_id,
       window_id: opened.data.window_id,
       tab_id: opened.data.tab_id,
+      ...(opened.data.group_id !== undefined && { group_id: opened.data.group_id }),
     } satisfies Result<"session.start">;
   } catch (err) {
     void ctx.sessions.endSession(rt.id, "start_failed", { traceId: call.traceId, detail: { code: toErrorBody(err).code } });

@@ -144,6 +144,10 @@ export interface SessionState {
   borrowed_at?: Record<string, number>;
   /** Opened over the remote link: the server's host, where the agent is. Unset: a local session. */
   remote_host?: string;
+  /** session start --where group: the tab group in the person's window (`window_id`) that holds the session's tabs. */
+  group_id?: number;
+  /** session start --no-borrow: every lend is refused (tab borrow, a tab dragged into the group). */
+  no_borrow?: boolean;
 }
 
 /** Where a borrowed tab was in the person's windows (the `from` of tab.borrow's result). */
