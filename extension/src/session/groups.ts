@@ -95,6 +95,28 @@ export async function leaveGroup(tabId: number): Promise<void> {
   await ourMove(tabId, () => browser.tabs.ungroup(tabId));
 }
 
+const DRAGGING = /dragging/i;
+const SETTLE_STEP_MS = 100;
+const SETTLE_MAX_MS = 30_000;
+
+/**
+ * Resolves once the person is not dragging a tab in the group's window any more. While a drag is under way Chrome
+ * moves the dragged tab in and out of groups as it slides past them, and refuses every tab-strip edit ("Tabs cannot
+ * be edited right now (user may be dragging a tab)"); no event says the drag ended, so an edit that changes nothing
+ * is tried until it is accepted. This waits on the person's hand, not on bsk: it synchronises nothing of ours.
+ */
+export async function dragSettled(groupId: number): Promise<void> {
+  const deadline = Date.now() + SETTLE_MAX_MS;
+  for (;;) {
+    const err = await browser.tabGroups.update(groupId, {}).then(
+      () => null,
+      (e: unknown) => String(e),
+    );
+    if (err === null || !DRAGGING.test(err) || Date.now() > deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_STEP_MS));
+  }
+}
+
 /** The group's window, or undefined when the group is gone. */
 export async function groupWindow(groupId: number): Promise<number | undefined> {
   const g = await browser.tabGroups.get(groupId).catch(() => undefined);

@@ -7,6 +7,8 @@
  * - a tab of the session's dragged out of its group is taken back at once: its calls running here end user_aborted
  *   (reason taken_back), it is no longer the session's (later calls are refused as for any tab not its own), the
  *   debugger leaves it, and `tab.taken_back` says so.
+ * A lend counts where the person drops the tab (a tab dragged past the group joins it on the way); a take-back counts
+ * at once, the moment the tab leaves the group, even mid-drag: when in doubt, the tab is the person's.
  * bsk's own group moves (session/groups.ts `ourMove`) are not drags, and neither is a tab a session's page opened:
  * that one joins through ownership.ts. A group is the session's by id only, so a look-alike group is nobody's.
  */
@@ -14,7 +16,7 @@ import { browser, type Browser } from "wxt/browser";
 import { BskError } from "../../../../protocol/errors.ts";
 import { detach } from "../../cdp/debugger.ts";
 import { emit } from "../../ports/outbox.ts";
-import { isOurMove, leaveGroup } from "../../session/groups.ts";
+import { dragSettled, isOurMove, leaveGroup } from "../../session/groups.ts";
 import { adoptTab, dropTab, isClosing, ownerOfTab, sessionByGroup, sessionsReady } from "../../session/sessions.ts";
 import type { SessionState } from "../../session/settings.ts";
 import { abortTabCalls } from "../control.ts";
@@ -40,7 +42,11 @@ async function onGroupChanged(tabId: number, groupId: number, tab: Browser.tabs.
   if (!s || isClosing(s.session_id)) return;
   // Opened by one of the session's pages: ownership.ts adopts it (as opened, not lent).
   if (tab.openerTabId !== undefined && ownerOfTab(tab.openerTabId)?.session === s) return;
-  await lendByDrag(s, tab);
+  // A tab dragged past the group joins and leaves it on the way: only where the person drops it counts.
+  await dragSettled(groupId);
+  const now = await browser.tabs.get(tabId).catch(() => undefined);
+  if (now?.groupId !== groupId || ownerOfTab(tabId) || isClosing(s.session_id) || sessionByGroup(groupId) !== s) return;
+  await lendByDrag(s, now);
 }
 
 async function takeBack(s: SessionState, tabId: number): Promise<void> {
