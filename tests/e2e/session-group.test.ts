@@ -160,6 +160,8 @@ describe("a session in a tab group of the person's window", () => {
 describe("a restarted service worker", () => {
   test("keeps the group: new tabs join it, a drag in is still a lend, closing the group still ends the session", async () => {
     const { s, group, tab } = await startGroup();
+    // A page of the session's (not about:blank) runs the keep-alive script, whose ping wakes the stopped worker.
+    await w.ok(["navigate", w.fixtures.url("/borrow-form.html?keepalive"), "--session", s]);
     const old = await stopServiceWorker(w.person);
     await until("the worker to come back", async () => {
       const sw = await serviceWorker(w.person);
@@ -212,6 +214,17 @@ describe("attacks", () => {
     await w.ok(["session", "stop", s]);
     expect((await tabState(mine))?.groupId).toBe(fake);
     await chrome(`chrome.tabs.remove([${mine}, ${other}])`);
+  });
+
+  test("the window is the person's: no size at start, no window resize", async () => {
+    const sized = await w.bsk(["session", "start", "--where", "group", "--width", "800", "--json"]);
+    await fails(sized, "invalid_params");
+    expect(sized.json.error.message).toContain("person's own window");
+    const home = await personWindow();
+    const before = await chrome(`chrome.windows.get(${home}).then((w) => [w.width, w.height])`);
+    const { s } = await startGroup();
+    await fails(run(s, ["window", "resize", "--width", "640", "--height", "480"]), "permission_denied", "group_session");
+    expect(await chrome(`chrome.windows.get(${home}).then((w) => [w.width, w.height])`)).toEqual(before);
   });
 
   test("a page of the agent's cannot move a tab into the group: it has no tabs API", async () => {
