@@ -146,6 +146,29 @@ describe("a session in a tab group of the person's window", () => {
     await chrome(`chrome.tabs.remove(${mine})`);
   }, 60_000);
 
+  test("a borrow asks the person as for an Agent Window; request-help shows its panel in the group's tab", async () => {
+    const { s, group } = await startGroup(["--name", "ask first"]);
+    const mine = await personTab("consent");
+    const pending = run(s, ["tab", "borrow", String(mine)]);
+    const shown = await w.person.answerConsent(true);
+    expect(shown.session).toContain("ask first");
+    expect((await pending).json.result).toMatchObject({ tab_id: mine, asked: true });
+    expect((await tabState(mine))?.groupId).toBe(group);
+
+    await w.ok(["navigate", w.fixtures.url("/overlay.html?group-help"), "--session", s]);
+    const page = await PersonPage.find(w.browser.cdpPort!, "overlay.html?group-help");
+    const asking = run(s, ["request-help", "--prompt", "Check the Probe button", "--timeout", "20s"]);
+    await page.waitOverlay("the help panel", (o) => !!o?.panel);
+    await page.typeNote("done here");
+    await page.clickOverlay("done");
+    expect((await asking).json.result).toMatchObject({ outcome: "continued", note: "done here" });
+    page.close();
+    const stopped = await w.ok(["session", "stop", s]);
+    expect(stopped.returned_tab_ids).toEqual([mine]);
+    expect((await tabState(mine))?.groupId).toBe(-1);
+    await chrome(`chrome.tabs.remove(${mine})`);
+  }, 60_000);
+
   test("closing the group (its last tab) ends the session", async () => {
     const { s, tab } = await startGroup();
     await chrome(`chrome.tabs.remove(${tab})`);
