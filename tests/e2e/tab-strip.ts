@@ -42,14 +42,14 @@ async function origin(strip: Strip): Promise<{ left: number; top: number }> {
 /**
  * What a click at x (relative to the window) hits: the tab it makes active, -1 for a group header (expanded again at
  * once), or null for nothing. The home tab is made active first, so any other tab's click is a change the browser reports;
- * the caller keeps x off it. "Nothing" is known only by no change within half a second.
+ * the caller keeps x off it. "Nothing" is known only by no change within a second (a loaded machine may take that long to report a click).
  */
 async function clickAt(strip: Strip, x: number): Promise<number | null> {
   const home = strip.homeTab;
   const { left, top } = await origin(strip);
   await strip.chrome(`chrome.tabs.update(${home}, { active: true })`);
   xdotool(strip, ["mousemove", String(left + x), String(top + STRIP_Y), "click", "1"]);
-  const deadline = Date.now() + 500;
+  const deadline = Date.now() + 1000;
   for (;;) {
     const collapsed: number[] = await strip.chrome(
       `chrome.tabGroups.query({ windowId: ${strip.windowId}, collapsed: true }).then((gs) => gs.map((g) => g.id))`,
