@@ -130,13 +130,27 @@ function tabLine(t: any): string {
   let tag: string = t.owner === "session" ? (t.ownership === "borrowed" ? "borrowed" : "session") : t.owner;
   if (t.owner === "other_session" && t.owner_session_id) tag = `session ${t.owner_session_id}`;
   // A tab just opened has no title yet: its address says what it is.
+  if (t.group) tag += `, group ${JSON.stringify(t.group.title)}`;
   return `${mark} ${t.tab_id}  [${tag}] ${t.title ? `${t.title} — ` : ""}${t.url || "about:blank"}`;
 }
 
 function sessionLine(s: any): string {
   const state = s.state === "ended" && s.end_reason ? `ended (${s.end_reason})` : s.state;
   const tab = s.current_tab_id != null ? `tab ${s.current_tab_id}` : undefined;
-  return line(s.session_id, state, s.isolated && "isolated", tab, s.name && JSON.stringify(s.name), `browser ${s.browser_instance_id}`);
+  const where =
+    s.where === "group"
+      ? `tab group ${s.group_id ?? "?"} in window ${s.window_id ?? "?"}`
+      : s.window_id != null && `Agent Window ${s.window_id}`;
+  return line(
+    s.session_id,
+    state,
+    s.isolated && "isolated",
+    tab,
+    where,
+    s.borrow === false && "no borrowing",
+    s.name && JSON.stringify(s.name),
+    `browser ${s.browser_instance_id}`,
+  );
 }
 
 function browserLine(b: any): string {

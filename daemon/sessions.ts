@@ -166,6 +166,8 @@ export class SessionRegistry {
     allow_origins?: string[];
     block_requests?: boolean;
     isolated?: boolean;
+    where?: "window" | "group";
+    borrow?: boolean;
   }): SessionRuntime {
     const id = newSessionId(this.issued);
     this.issued.add(id);
@@ -182,6 +184,8 @@ export class SessionRegistry {
       ...(opts.allow_origins !== undefined && { allow_origins: opts.allow_origins }),
       ...(opts.block_requests && { block_requests: true }),
       ...(opts.isolated && { isolated: true }),
+      ...(opts.where === "group" && { where: "group" as const }),
+      ...(opts.borrow === false && { borrow: false }),
     };
     const rt = new SessionRuntime(record, this.deps.config.queueLimit);
     this.live.set(id, rt);
@@ -192,8 +196,9 @@ export class SessionRegistry {
   }
 
   /** The browser opened the Agent Window: the session is live and its idle clock starts. */
-  markOpened(rt: SessionRuntime, windowId: number, tabId: number): void {
+  markOpened(rt: SessionRuntime, windowId: number, tabId: number, groupId?: number): void {
     rt.record.window_id = windowId;
+    if (groupId !== undefined) rt.record.group_id = groupId;
     rt.record.current_tab_id = tabId;
     if (rt.record.state === "starting") rt.record.state = "live";
     this.touch(rt);
@@ -203,6 +208,7 @@ export class SessionRegistry {
       browser_instance_id: rt.record.browser_instance_id,
       window_id: windowId,
       tab_id: tabId,
+      ...(groupId !== undefined && { group_id: groupId }),
     });
     this.deps.log.info("session started", { session: rt.id, browser: rt.record.browser_instance_id, window_id: windowId });
   }

@@ -28,6 +28,7 @@ export default defineConfig({
       "webRequest",
       "webRequestAuthProvider",
       "downloads",
+      "tabGroups",
     ],
     host_permissions: ["<all_urls>"],
     action: { default_title: "__MSG_manifest_name__" },

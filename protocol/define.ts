@@ -202,7 +202,12 @@ export const TabInfo = () =>
     /** How the session came to own it. */
     ownership: z.enum(["created", "opened", "borrowed"]).optional(),
     current: z.boolean().optional(),
+    /** The calling session's tab group (session start --where group), when the tab is in it. */
+    group: z.object({ id: z.number().int(), title: z.string() }).optional(),
   });
+
+/** Where a session's tabs live: an Agent Window of its own, or a tab group in the person's window. */
+export const SessionWhere = () => z.enum(["window", "group"]);
 
 export const SessionInfo = () =>
   z.object({
@@ -225,6 +230,10 @@ export const SessionInfo = () =>
     block_requests: z.boolean().optional(),
     /** session start --isolated: an incognito window without the person's logins. */
     isolated: z.boolean().optional(),
+    /** session start --where (absent: window) and the group's id; borrow false: --no-borrow. */
+    where: SessionWhere().optional(),
+    group_id: z.number().int().optional(),
+    borrow: z.boolean().optional(),
   });
 
 export const BrowserInfo = () =>

@@ -21,8 +21,22 @@ export const EVENTS = {
   "tab.opened": () =>
     z.object({ session_id: z.string(), tab_id: z.number().int(), opener_tab_id: z.number().int().optional(), url: z.string() }),
   "tab.closed": () => z.object({ session_id: z.string(), tab_id: z.number().int() }),
-  /** The person lent the session one of their tabs (`asked`: through the consent window; false: confirmation is off). */
-  "tab.borrowed": () => z.object({ session_id: z.string(), tab_id: z.number().int(), url: z.string(), asked: z.boolean() }),
+  /**
+   * The person lent the session one of their tabs (`asked`: through the consent window; false: confirmation is off, or
+   * `lent_by_drag`: they dragged it into the session's tab group, which is the consent).
+   */
+  "tab.borrowed": () =>
+    z.object({
+      session_id: z.string(),
+      tab_id: z.number().int(),
+      url: z.string(),
+      asked: z.boolean(),
+      lent_by_drag: z.boolean().optional(),
+    }),
+  /** A tab the person dragged into the session's group was put back out, unread (`reason`: no_borrow, or a borrow rule's). */
+  "tab.lend_refused": () => z.object({ session_id: z.string(), tab_id: z.number().int(), reason: z.string() }),
+  /** The person took a tab back from the session by dragging it out of its group: its calls ended user_aborted. */
+  "tab.taken_back": () => z.object({ session_id: z.string(), tab_id: z.number().int(), reason: z.string() }),
   /** A borrowed tab went back to the person (tab.return or the session's end). */
   "tab.returned": () => z.object({ session_id: z.string(), tab_id: z.number().int(), window_id: z.number().int(), fallback: z.boolean() }),
   navigation: () => z.object({ session_id: z.string(), tab_id: z.number().int(), url: z.string(), cause: z.string().optional() }),

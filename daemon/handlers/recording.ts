@@ -64,6 +64,8 @@ const start: DaemonHandler<"record.start"> = async ({ call, ctx, params: p }) =>
     observe: [],
     block_requests: false,
     isolated: false,
+    where: "window",
+    borrow: true,
   });
   const sessionId = opened.session_id;
   call.sessionId = sessionId;

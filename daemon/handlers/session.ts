@@ -47,6 +47,17 @@ export async function openSession(ctx: DaemonContext, call: Call, p: ParsedParam
     });
   }
 
+  if (p.where === "group" && p.isolated) {
+    throw new BskError("invalid_params", "--isolated opens an incognito window of its own; a group session lives in the person's window", {
+      hint: "Pick one: --isolated (no logins, its own window) or --where group (beside the person's tabs, with their logins).",
+      data: { reason: "isolated_group" },
+    });
+  }
+  if (p.where === "group" && (p.width !== undefined || p.height !== undefined)) {
+    throw new BskError("invalid_params", "--width and --height size an Agent Window; a group session lives in the person's own window", {
+      hint: "Leave them out with --where group, or use the Agent Window (the default).",
+    });
+  }
   call.stage = "browser_wait";
   let browser = pick();
   if (!browser) {
@@ -77,6 +88,8 @@ export async function openSession(ctx: DaemonContext, call: Call, p: ParsedParam
     allow_origins: allowOrigins,
     block_requests: p.block_requests || undefined,
     isolated: p.isolated || undefined,
+    where: p.where,
+    borrow: p.borrow,
   });
   call.sessionId = rt.id;
   call.stage = "extension";
@@ -90,6 +103,8 @@ export async function openSession(ctx: DaemonContext, call: Call, p: ParsedParam
         width: p.width,
         height: p.height,
         observe: p.observe,
+        where: p.where,
+        borrow: p.borrow,
         ...(allowOrigins && { allow_origins: allowOrigins, block_requests: p.block_requests }),
         ...(p.isolated && { isolated: true }),
       },
@@ -100,12 +115,13 @@ export async function openSession(ctx: DaemonContext, call: Call, p: ParsedParam
     if (!opened.success) throw new BskError("protocol_error", "the extension answered session.open with a malformed result");
     // Ended while the window was opening (stop --all, owner exited): report that, not a session that is gone.
     if (rt.record.state === "ended") ctx.sessions.lookup(rt.id);
-    ctx.sessions.markOpened(rt, opened.data.window_id, opened.data.tab_id);
+    ctx.sessions.markOpened(rt, opened.data.window_id, opened.data.tab_id, opened.data.group_id);
     return {
       session_id: rt.id,
       browser_instance_id: browser.instance_id,
       window_id: opened.data.window_id,
       tab_id: opened.data.tab_id,
+      ...(opened.data.group_id !== undefined && { group_id: opened.data.group_id }),
     } satisfies Result<"session.start">;
   } catch (err) {
     void ctx.sessions.endSession(rt.id, "start_failed", { traceId: call.traceId, detail: { code: toErrorBody(err).code } });

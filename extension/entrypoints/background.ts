@@ -29,6 +29,7 @@ import { installOverlay } from "../src/features/overlay/hub.ts";
 import { installFaultHook } from "../src/session/input-mark.ts";
 import { installNavReasons } from "../src/cdp/nav-reasons.ts";
 import { installOwnershipListeners } from "../src/session/ownership.ts";
+import { installDragListeners } from "../src/features/borrow/drag.ts";
 import { installRecorder } from "../src/features/recording/recorder.ts";
 import { endByPerson, sessionsReady } from "../src/session/sessions.ts";
 import { LOCAL, type PageMessage } from "../src/session/settings.ts";
@@ -61,6 +62,7 @@ export default defineBackground({
     installFrameTracking();
     installDiagnosticsCapture();
     installOwnershipListeners();
+    installDragListeners();
     installLinkTracking();
     installNavReasons();
     installFaultHook();

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { method, wireMethod, SessionId, SessionInfo, sessionParam } from "../define.ts";
+import { method, wireMethod, SessionId, SessionInfo, SessionWhere, sessionParam } from "../define.ts";
 import { normalizeOrigin } from "../origins.ts";
 import { OBSERVE_KINDS, ObserveKinds } from "./history.ts";
 
@@ -12,7 +12,8 @@ export const sessionMethods = {
     owner: "daemon",
     effect: "ControlPlane",
     scope: "none",
-    description: "Open an Agent Window in the person's browser and start a session; the result is its session id.",
+    description:
+      "Open an Agent Window (or, with --where group, a tab group in the person's window) and start a session; the result is its session id.",
     params: () =>
       z.object({
         browser: z.string().optional().describe("Browser instance id or label (bsk browsers)"),
@@ -48,6 +49,13 @@ export const sessionMethods = {
           .boolean()
           .default(false)
           .describe("Run in an incognito window of its own: none of the person's cookies, storage or logins; all discarded at the end"),
+        where: SessionWhere()
+          .default("window")
+          .describe("window: an Agent Window of its own; group: a named, coloured tab group in the person's last-focused window"),
+        borrow: z
+          .boolean()
+          .default(true)
+          .describe("The person may lend the session tabs (tab borrow, dragging a tab into its group); false refuses every lend"),
       }),
     result: () =>
       z.object({
@@ -55,6 +63,8 @@ export const sessionMethods = {
         browser_instance_id: z.string(),
         window_id: z.number().int(),
         tab_id: z.number().int(),
+        /** where group: the tab group holding the session's tabs. */
+        group_id: z.number().int().optional(),
       }),
     // The MCP server sets it to its own pid: its sessions end with it.
     mcp: { hidden: ["owner_pid"] },
@@ -89,12 +99,21 @@ export const sessionMethods = {
           description:
             "An incognito window without the person's logins, cookies or storage, discarded at stop (needs bsk allowed in Incognito)",
         },
+        where: {
+          description: "window (default): an Agent Window of its own; group: a tab group in the person's own window, beside their tabs",
+        },
+        "no-borrow": {
+          param: "borrow",
+          value: false,
+          description: "Refuse every lend: tab borrow fails and a tab the person drags into the group is put back out",
+        },
       },
       examples: [
         "S=$(bsk session start --name 'compare prices')",
         "bsk session start --no-focus --width 1280 --height 900",
         "bsk session start --allow-origin https://shop.example --allow-origin https://pay.example --block-requests",
         "bsk session start --isolated --name 'sign up for the newsletter'",
+        "bsk session start --where group --name 'fill the form'",
       ],
     },
   }),
@@ -165,8 +184,10 @@ export const sessionWireMethods = {
         block_requests: z.boolean().default(false),
         /** An incognito window (session start --isolated). */
         isolated: z.boolean().default(false),
+        where: SessionWhere().default("window"),
+        borrow: z.boolean().default(true),
       }),
-    result: () => z.object({ window_id: z.number().int(), tab_id: z.number().int() }),
+    result: () => z.object({ window_id: z.number().int(), tab_id: z.number().int(), group_id: z.number().int().optional() }),
   }),
 
   "session.close": wireMethod({

@@ -107,6 +107,11 @@ describe("start, list, stop", () => {
     expect(refused.code).toBe("incognito_not_allowed");
     expect(refused.hint).toContain("Allow in Incognito");
     (await iso.next("session.close")).reply({ closed_tab_ids: [], returned_tab_ids: [] });
+
+    // An incognito window of its own cannot also be a group in the person's window: refused before the browser hears of it.
+    const both = (await c.request("session.start", { browser: iso.instanceId, isolated: true, where: "group" })).error!;
+    expect(both.code).toBe("invalid_params");
+    expect(both.data?.reason).toBe("isolated_group");
     iso.close();
     await iso.closed;
   });

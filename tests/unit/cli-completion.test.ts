@@ -12,7 +12,8 @@ test("completes command words, flags and enum values from the catalog", () => {
   expect(complete(["click", "--b"])).toEqual(["--button"]);
   expect(complete(["click", "--button", ""])).toEqual(["left", "middle", "right"]);
   expect(complete(["navigate", "--wait-until", "n"])).toEqual(["networkidle"]);
-  expect(complete(["session", "start", "--no"])).toEqual(["--no-focus"]);
+  expect(complete(["session", "start", "--no"])).toEqual(["--no-borrow", "--no-focus"]);
+  expect(complete(["session", "start", "--where", ""])).toEqual(["window", "group"]);
   // A free value (a URL) is left to the shell.
   expect(complete(["navigate", "--session", ""])).toEqual([]);
 });

@@ -33,6 +33,8 @@ interface ControlState {
   busyListeners: BusyListener[];
   /** Session id → controllers of its calls running here. */
   running: Map<string, Set<AbortController>>;
+  /** Tab id → controllers of the calls running on it (a tab taken back from a session cuts them off). */
+  onTab: Map<number, Set<AbortController>>;
 }
 const controlState: ControlState = {
   takenOver: new Set<string>(),
@@ -41,6 +43,7 @@ const controlState: ControlState = {
   busy: new Map<number, number>(),
   busyListeners: [],
   running: new Map<string, Set<AbortController>>(),
+  onTab: new Map<number, Set<AbortController>>(),
 };
 
 type Listener = (sessionId: string) => void;
@@ -157,9 +160,15 @@ export async function beginCall(
   if (!set) controlState.running.set(sessionId, (set = new Set()));
   set.add(ac);
 
-  const tabId =
-    METHODS[method].scope === "tab" && !QUIET.has(method) ? (p.tab_id ?? getSession(sessionId)?.current_tab_id ?? undefined) : undefined;
+  const onTabId = METHODS[method].scope === "tab" ? (p.tab_id ?? getSession(sessionId)?.current_tab_id ?? undefined) : undefined;
+  const tabId = QUIET.has(method) ? undefined : onTabId;
   if (tabId !== undefined) setBusy(tabId, +1);
+  let tabSet: Set<AbortController> | undefined;
+  if (onTabId !== undefined) {
+    tabSet = controlState.onTab.get(onTabId);
+    if (!tabSet) controlState.onTab.set(onTabId, (tabSet = new Set()));
+    tabSet.add(ac);
+  }
   let ended = false;
   return {
     signal: ac.signal,
@@ -170,8 +179,17 @@ export async function beginCall(
       set.delete(ac);
       if (set.size === 0 && controlState.running.get(sessionId) === set) controlState.running.delete(sessionId);
       if (tabId !== undefined) setBusy(tabId, -1);
+      if (tabSet) {
+        tabSet.delete(ac);
+        if (tabSet.size === 0 && controlState.onTab.get(onTabId!) === tabSet) controlState.onTab.delete(onTabId!);
+      }
     },
   };
+}
+
+/** The person took a tab back (dragged it out of the session's group): its calls running here end with `err`. */
+export function abortTabCalls(tabId: number, err: BskError): void {
+  for (const ac of controlState.onTab.get(tabId) ?? []) ac.abort(err);
 }
 
 function setBusy(tabId: number, delta: number): void {

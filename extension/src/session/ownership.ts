@@ -3,13 +3,29 @@
  * - a tab opened by an owned tab's page (window.open, target=_blank, OAuth popups) joins that tab's session as
  *   "opened", in whatever window it is;
  * - an owned tab that closes leaves its session (tab.closed); its main-frame navigations are reported (navigation);
- * - an Agent Window closed by the person ends its session (session.ended, reason window_closed).
- * A person's tab opened in or dragged into an Agent Window is never adopted: it has no owned opener.
+ * - an Agent Window closed by the person ends its session (session.ended, reason window_closed); so does a group
+ *   session's group (reason group_closed: its last tab closed) or the window that holds it;
+ * - a group session's popups join its group; its group moving to another window moves the session with it.
+ * A person's tab opened in or dragged into an Agent Window is never adopted: it has no owned opener. One dragged into
+ * a session's group is a lend (features/borrow/drag.ts).
  */
 import { browser } from "wxt/browser";
 import { requestReason, transitionOf } from "../cdp/nav-reasons.ts";
 import { emit, emitBurst } from "../ports/outbox.ts";
-import { adoptTab, dropTab, endByPerson, isClosing, ownerOfTab, sessionByWindow, sessionsReady, setCurrent } from "./sessions.ts";
+import { joinGroup } from "./groups.ts";
+import {
+  adoptTab,
+  allSessions,
+  dropTab,
+  endByPerson,
+  isClosing,
+  ownerOfTab,
+  sessionByGroup,
+  sessionByWindow,
+  sessionsReady,
+  setCurrent,
+  setGroupWindow,
+} from "./sessions.ts";
 
 /** Borrowed tabs that went down with an Agent Window the person is closing, by window id. */
 const lostWithWindow = new Map<number, number[]>();
@@ -31,6 +47,8 @@ export function installOwnershipListeners(): void {
   browser.tabs.onRemoved.addListener((tabId, info) => void onTabRemoved(tabId, info.windowId, info.isWindowClosing));
   browser.tabs.onReplaced.addListener((added, removed) => void onTabReplaced(added, removed));
   browser.windows.onRemoved.addListener((windowId) => void onWindowRemoved(windowId));
+  browser.tabGroups.onRemoved.addListener((group) => void onGroupRemoved(group.id));
+  browser.tabGroups.onUpdated.addListener((group) => void onGroupUpdated(group.id, group.windowId));
 }
 
 async function adoptOpened(openerId: number, tabId: number, url: string): Promise<void> {
@@ -38,6 +56,9 @@ async function adoptOpened(openerId: number, tabId: number, url: string): Promis
   const opener = ownerOfTab(openerId);
   if (!opener || isClosing(opener.session.session_id) || ownerOfTab(tabId)) return;
   adoptTab(opener.session, tabId, "opened");
+  // A popup window cannot hold a group: then the tab is the session's where it is.
+  const groupId = opener.session.group_id;
+  if (groupId !== undefined) await joinGroup(groupId, tabId).catch(() => undefined);
   emit("tab.opened", { session_id: opener.session.session_id, tab_id: tabId, opener_tab_id: openerId, url });
 }
 
@@ -79,4 +100,19 @@ async function onWindowRemoved(windowId: number): Promise<void> {
   lostWithWindow.delete(windowId);
   const s = sessionByWindow(windowId);
   if (s) await endByPerson(s.session_id, "window_closed", lost);
+  // Group sessions in the person's window that closed.
+  const grouped = allSessions().filter((g) => g.group_id !== undefined && g.window_id === windowId);
+  await Promise.all(grouped.map((g) => endByPerson(g.session_id, "window_closed", lost)));
+}
+
+async function onGroupRemoved(groupId: number): Promise<void> {
+  await sessionsReady();
+  const s = sessionByGroup(groupId);
+  if (s) await endByPerson(s.session_id, "group_closed");
+}
+
+async function onGroupUpdated(groupId: number, windowId: number): Promise<void> {
+  await sessionsReady();
+  const s = sessionByGroup(groupId);
+  if (s && !isClosing(s.session_id)) setGroupWindow(s, windowId);
 }

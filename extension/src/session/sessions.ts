@@ -8,6 +8,7 @@
 import { browser, type Browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import { putBack, type Placed } from "./place.ts";
+import { groupWindow, leaveGroup, ourMove } from "./groups.ts";
 import { detach } from "../cdp/debugger.ts";
 import { emit } from "../ports/outbox.ts";
 import { forgetSession as forgetRefs } from "../cdp/refs/table.ts";
@@ -42,7 +43,7 @@ async function load(): Promise<void> {
   const [stored, windows, tabs] = await Promise.all([readSessions(), browser.windows.getAll(), browser.tabs.query({})]);
   const windowIds = new Set(windows.map((w) => w.id));
   const tabIds = new Set(tabs.map((t) => t.id));
-  const gone: string[] = [];
+  const gone: [string, string][] = [];
   for (const s of Object.values(stored)) {
     for (const id of Object.keys(s.tabs)) if (!tabIds.has(Number(id))) delete s.tabs[id];
     for (const id of Object.keys(s.borrowed ?? {})) if (s.tabs[id] !== "borrowed") delete s.borrowed![id];
@@ -50,11 +51,16 @@ async function load(): Promise<void> {
     s.recent = s.recent.filter((id) => s.tabs[String(id)]);
     if (s.current_tab_id !== null && !s.tabs[String(s.current_tab_id)]) s.current_tab_id = s.recent.at(-1) ?? null;
     sessionsState.sessions.set(s.session_id, s);
-    if (!windowIds.has(s.window_id)) gone.push(s.session_id);
+    if (s.group_id !== undefined) {
+      // The group may have moved to another window meanwhile; gone, it was closed.
+      const windowId = await groupWindow(s.group_id);
+      if (windowId === undefined) gone.push([s.session_id, "group_closed"]);
+      else s.window_id = windowId;
+    } else if (!windowIds.has(s.window_id)) gone.push([s.session_id, "window_closed"]);
   }
   persist();
-  // Windows that went while the worker was asleep: the person closed them.
-  await Promise.all(gone.map((id) => endByPerson(id, "window_closed")));
+  // Windows and groups that went while the worker was asleep: the person closed them.
+  await Promise.all(gone.map(([id, reason]) => endByPerson(id, reason)));
 }
 
 const changeListeners: (() => void)[] = [];
@@ -92,9 +98,24 @@ export function requireSession(id: string): SessionState {
   return s;
 }
 
+/** The session whose Agent Window this is (a group session's window is the person's, never an Agent Window). */
 export function sessionByWindow(windowId: number): SessionState | undefined {
-  for (const s of sessionsState.sessions.values()) if (s.window_id === windowId) return s;
+  for (const s of sessionsState.sessions.values()) if (s.window_id === windowId && s.group_id === undefined) return s;
   return undefined;
+}
+
+/** The session whose tab group this is (by the id bsk made it with, never by its title). */
+export function sessionByGroup(groupId: number): SessionState | undefined {
+  if (groupId < 0) return undefined;
+  for (const s of sessionsState.sessions.values()) if (s.group_id === groupId) return s;
+  return undefined;
+}
+
+/** A group session's group moved to another window (the person dragged it there). */
+export function setGroupWindow(s: SessionState, windowId: number): void {
+  if (s.window_id === windowId) return;
+  s.window_id = windowId;
+  persist();
 }
 
 export function ownerOfTab(tabId: number): { session: SessionState; ownership: Ownership } | undefined {
@@ -118,6 +139,8 @@ export function addSession(init: {
   block_requests?: boolean;
   remote_host?: string;
   isolated?: boolean;
+  group_id?: number;
+  no_borrow?: boolean;
 }): SessionState {
   const s: SessionState = {
     session_id: init.session_id,
@@ -129,6 +152,8 @@ export function addSession(init: {
   if (init.name) s.name = init.name;
   if (init.remote_host !== undefined) s.remote_host = init.remote_host;
   if (init.isolated) s.isolated = true;
+  if (init.group_id !== undefined) s.group_id = init.group_id;
+  if (init.no_borrow) s.no_borrow = true;
   if (init.allow_origins?.length) {
     s.allow_origins = init.allow_origins;
     if (init.block_requests) s.block_requests = true;
@@ -200,11 +225,23 @@ export async function giveBack(s: SessionState, tabId: number): Promise<Placed> 
   const from = s.borrowed?.[String(tabId)];
   const isAgentWindow = (windowId: number) => sessionByWindow(windowId) !== undefined;
   // No recorded origin (should not happen): any normal window of the person's will do.
-  const placed = await putBack(tabId, from ?? { window_id: -1, index: -1, pinned: false, group_id: -1, muted: false }, isAgentWindow);
+  const origin = from ?? { window_id: -1, index: -1, pinned: false, group_id: -1, muted: false };
+  const placed =
+    s.group_id === undefined ? await putBack(tabId, origin, isAgentWindow) : await outOfGroup(s.group_id, tabId, origin, isAgentWindow);
   dropTab(s, tabId);
   emit("tab.returned", { session_id: s.session_id, tab_id: tabId, window_id: placed.window_id, fallback: placed.fallback });
   await detach(tabId);
   return placed;
+}
+
+/** A lent tab leaves the session's group for where it came from (moving it within the strip may drop it back in). */
+function outOfGroup(groupId: number, tabId: number, origin: BorrowOrigin, isAgentWindow: (windowId: number) => boolean): Promise<Placed> {
+  return ourMove(tabId, async () => {
+    await leaveGroup(tabId);
+    const placed = await putBack(tabId, origin, isAgentWindow);
+    if ((await browser.tabs.get(tabId)).groupId === groupId) await leaveGroup(tabId);
+    return placed;
+  });
 }
 
 /**

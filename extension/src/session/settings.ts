@@ -152,6 +152,10 @@ export interface SessionState {
   remote_host?: string;
   /** session start --isolated: its window is incognito (session/isolated.ts), closed whole at the end. */
   isolated?: boolean;
+  /** session start --where group: the tab group in the person's window (`window_id`) that holds the session's tabs. */
+  group_id?: number;
+  /** session start --no-borrow: every lend is refused (tab borrow, a tab dragged into the group). */
+  no_borrow?: boolean;
 }
 
 /** Where a borrowed tab was in the person's windows (the `from` of tab.borrow's result). */

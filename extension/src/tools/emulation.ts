@@ -148,6 +148,16 @@ export const emulationHandlers: FamilyHandlers<typeof emulationMethods> = {
 
   "window.resize": async (p, { signal }) => {
     const s = requireSession(p.session_id);
+    if (s.group_id !== undefined) {
+      throw new BskError(
+        "permission_denied",
+        `session ${s.session_id} lives in a tab group in the person's own window; bsk does not resize it`,
+        {
+          hint: "Emulate a viewport instead: bsk emulate --width W --height H.",
+          data: { reason: "group_session" },
+        },
+      );
+    }
     const before = await browser.windows.get(s.window_id).catch(() => undefined);
     if (!before) {
       throw new BskError("not_found", `the Agent Window of session ${s.session_id} is gone`, { data: { reason: "session_ended" } });

@@ -1,4 +1,4 @@
-/** session.open / session.close: the daemon's calls that make and end an Agent Window. */
+/** session.open / session.close: the daemon's calls that make and end an Agent Window (or a tab group, session/groups.ts). */
 import { browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import type { sessionMethods } from "../../../protocol/methods/session.ts";
@@ -6,19 +6,49 @@ import type { FamilyHandlers } from "../shared/handler.ts";
 import { observeSession } from "../features/observe.ts";
 import { rulesInStep } from "../features/guard/origins.ts";
 import { openIncognitoWindow } from "../session/isolated.ts";
-import { addSession, closeSession, getSession } from "../session/sessions.ts";
+import { groupWindow, openGroup } from "../session/groups.ts";
+import { addSession, closeSession, getSession, sessionByWindow } from "../session/sessions.ts";
 
 export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
   "session.open": async (p, ctx) => {
     const existing = getSession(p.session_id);
     if (existing) {
-      // A retried open: answer with the window it already has, if the person has not closed it.
-      const alive = await browser.windows.get(existing.window_id).then(
-        () => true,
-        () => false,
-      );
-      if (alive && existing.current_tab_id !== null) return { window_id: existing.window_id, tab_id: existing.current_tab_id };
+      // A retried open: answer with the window (or group) it already has, if the person has not closed it.
+      const alive =
+        existing.group_id !== undefined
+          ? (await groupWindow(existing.group_id)) !== undefined
+          : await browser.windows.get(existing.window_id).then(
+              () => true,
+              () => false,
+            );
+      if (alive && existing.current_tab_id !== null) {
+        return {
+          window_id: existing.window_id,
+          tab_id: existing.current_tab_id,
+          ...(existing.group_id !== undefined && { group_id: existing.group_id }),
+        };
+      }
       await closeSession(p.session_id);
+    }
+    const common = {
+      session_id: p.session_id,
+      name: p.name,
+      allow_origins: p.allow_origins,
+      block_requests: p.block_requests,
+      no_borrow: !p.borrow,
+      ...(ctx.remoteHost !== undefined && { remote_host: ctx.remoteHost }),
+    };
+    if (p.where === "group") {
+      const g = await openGroup({
+        sessionId: p.session_id,
+        label: p.name || p.session_id,
+        focus: p.focus,
+        isAgentWindow: (id) => sessionByWindow(id) !== undefined,
+      });
+      addSession({ ...common, window_id: g.window_id, tab_id: g.tab_id, group_id: g.group_id });
+      await rulesInStep();
+      await observeSession(p.session_id, p.observe);
+      return g;
     }
     const win = p.isolated
       ? await openIncognitoWindow(p)
@@ -33,16 +63,7 @@ export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
     if (win?.id === undefined || tabId === undefined) {
       throw new BskError("cdp_failed", "the browser did not open a window", { data: { reason: "window_create_failed" } });
     }
-    addSession({
-      session_id: p.session_id,
-      name: p.name,
-      window_id: win.id,
-      tab_id: tabId,
-      allow_origins: p.allow_origins,
-      block_requests: p.block_requests,
-      ...(ctx.remoteHost !== undefined && { remote_host: ctx.remoteHost }),
-      isolated: p.isolated,
-    });
+    addSession({ ...common, window_id: win.id, tab_id: tabId, isolated: p.isolated });
     // The blocking rules cover the Agent Window's first tab before the agent can navigate it.
     await rulesInStep();
     await observeSession(p.session_id, p.observe);

@@ -8,7 +8,8 @@ import { borrowTab, returnTab } from "../features/borrow/borrow.ts";
 import { emit } from "../ports/outbox.ts";
 import { assertSessionMayOpen } from "../session/file-urls.ts";
 import { assertOwned, ownerOf, restrictedUrlError } from "../session/scope.ts";
-import { adoptTab, allSessions, dropTab, requireSession, resolveTab, setCurrent } from "../session/sessions.ts";
+import { groupTitle, groupWindow, joinGroup } from "../session/groups.ts";
+import { adoptTab, allSessions, dropTab, requireSession, resolveTab, setCurrent, setGroupWindow } from "../session/sessions.ts";
 import type { SessionState } from "../session/settings.ts";
 import { normalizeUrl, outlineUrl } from "../shared/urls.ts";
 import { sending } from "../session/input-mark.ts";
@@ -37,6 +38,9 @@ export function tabInfo(tab: Browser.tabs.Tab, caller: SessionState): TabInfo {
     info.ownership = who.ownership;
     info.current = caller.current_tab_id === tabId;
   }
+  if (caller.group_id !== undefined && tab.groupId === caller.group_id) {
+    info.group = { id: caller.group_id, title: groupTitle(caller.name || caller.session_id) };
+  }
   return info;
 }
 
@@ -56,6 +60,7 @@ export const tabHandlers: FamilyHandlers<typeof tabMethods> = {
     // A blob: belongs to the page that made it; a new tab has none.
     if (/^blob:/i.test(url)) throw restrictedUrlError(url);
     await assertSessionMayOpen(s, url);
+    if (s.group_id !== undefined) setGroupWindow(s, (await groupWindow(s.group_id)) ?? s.window_id);
     const create = () =>
       browser.tabs.create({ windowId: s.window_id, url, active: !p.background }).catch((err: unknown) => {
         throw new BskError("not_found", `the Agent Window of session ${s.session_id} is gone: ${String(err)}`, {
@@ -64,9 +69,10 @@ export const tabHandlers: FamilyHandlers<typeof tabMethods> = {
       });
     const tab = await sending({ sessionId: s.session_id }, create);
     adoptTab(s, tab.id!, "created");
+    if (s.group_id !== undefined) await joinGroup(s.group_id, tab.id!);
     setCurrent(s, tab.id!);
     emit("tab.opened", { session_id: s.session_id, tab_id: tab.id!, url });
-    return tabInfo(tab, s);
+    return tabInfo(s.group_id === undefined ? tab : await browser.tabs.get(tab.id!), s);
   },
 
   "tab.select": async (p) => {
@@ -101,15 +107,17 @@ export const tabHandlers: FamilyHandlers<typeof tabMethods> = {
 };
 
 /**
- * Closing the Agent Window's last tab would close the window and with it the session, as if the person had
- * closed it. So the window first gets a blank owned tab. Returns that tab's id, or null when none was needed.
+ * Closing the Agent Window's last tab (or the group's) would close the window (the group) and with it the session,
+ * as if the person had closed it. So it first gets a blank owned tab. Returns that tab's id, or null when none was needed.
  */
 async function keepWindowOpen(s: SessionState, closing: Browser.tabs.Tab): Promise<number | null> {
-  if (closing.windowId !== s.window_id) return null;
-  const inWindow = await browser.tabs.query({ windowId: s.window_id });
-  if (inWindow.length > 1) return null;
-  const blank = await browser.tabs.create({ windowId: s.window_id, url: "about:blank", active: true });
+  const grouped = s.group_id !== undefined;
+  if (grouped ? closing.groupId !== s.group_id : closing.windowId !== s.window_id) return null;
+  const left = await browser.tabs.query(grouped ? { groupId: s.group_id! } : { windowId: s.window_id });
+  if (left.length > 1) return null;
+  const blank = await browser.tabs.create({ windowId: closing.windowId, url: "about:blank", active: true });
   adoptTab(s, blank.id!, "created");
+  if (grouped) await joinGroup(s.group_id!, blank.id!);
   emit("tab.opened", { session_id: s.session_id, tab_id: blank.id!, url: "about:blank" });
   return blank.id!;
 }

@@ -12,7 +12,16 @@ import { BskError } from "../../../../protocol/errors.ts";
 import { abortError, errorMessage } from "../../shared/abort.ts";
 import { emit } from "../../ports/outbox.ts";
 import { assertOwned } from "../../session/scope.ts";
-import { adoptTab, allSessions, giveBack, ownerOfTab, requireSession, sessionByWindow, setCurrent } from "../../session/sessions.ts";
+import {
+  adoptTab,
+  allSessions,
+  giveBack,
+  ownerOfTab,
+  requireSession,
+  sessionByWindow,
+  setCurrent,
+  setGroupWindow,
+} from "../../session/sessions.ts";
 import { readSwitches, type SessionState } from "../../session/settings.ts";
 import { askConsent } from "./consent.ts";
 import { linkedTabs } from "./links.ts";
@@ -20,6 +29,7 @@ import { originOf, putBack } from "../../session/place.ts";
 import { borrowRefusal } from "./rules.ts";
 import { sending } from "../../session/input-mark.ts";
 import { assertMayBorrowInto } from "../../session/isolated.ts";
+import { groupWindow, joinGroup, ourMove } from "../../session/groups.ts";
 
 /** Tab id → the session whose borrow of it is under way. */
 const underway = new Map<number, string>();
@@ -28,6 +38,7 @@ export async function borrowTab(p: ParsedParams<"tab.borrow">, signal: AbortSign
   const session = requireSession(p.session_id);
   const tabId = p.tab_id;
   assertMayBorrowInto(session, tabId);
+  if (session.no_borrow) throw noBorrow(session.session_id, tabId);
   const other = underway.get(tabId);
   if (other !== undefined) {
     throw borrowRefusal(session.session_id, { tab_id: tabId, url: "", incognito: false, window_type: "normal", pending_for: other })!;
@@ -49,14 +60,20 @@ export async function borrowTab(p: ParsedParams<"tab.borrow">, signal: AbortSign
       });
     }
     const from = originOf(now);
+    if (s.group_id !== undefined) setGroupWindow(s, (await groupWindow(s.group_id)) ?? s.window_id);
     const move = async () =>
       now.windowId === s.window_id ? now : only(await browser.tabs.move(tabId, { windowId: s.window_id, index: -1 }));
-    const moved = await sending({ sessionId: s.session_id }, move);
-    if (signal.aborted) {
-      await putBack(tabId, from, isAgentWindow).catch(() => undefined);
-      throw abortError(signal);
-    }
-    adoptTab(s, tabId, "borrowed", from);
+    // A group session's tab joins its group: bsk's own move, not the person's drag (groups.ts).
+    const moved = await ourMove(tabId, async () => {
+      const m = await sending({ sessionId: s.session_id }, move);
+      if (signal.aborted) {
+        await putBack(tabId, from, isAgentWindow).catch(() => undefined);
+        throw abortError(signal);
+      }
+      adoptTab(s, tabId, "borrowed", from);
+      if (s.group_id !== undefined) await joinGroup(s.group_id, tabId);
+      return m;
+    });
     setCurrent(s, tabId);
     const active = await browser.tabs.update(tabId, { active: true }).catch(() => undefined);
     emit("tab.borrowed", { session_id: s.session_id, tab_id: tabId, url: now.url || now.pendingUrl || "", asked });
@@ -99,7 +116,7 @@ export async function returnTab(p: ParsedParams<"tab.return">): Promise<Result<"
 }
 
 /** The tab, if `s` may ask to borrow it now; else the refusal. */
-async function eligibleTab(s: SessionState, tabId: number): Promise<Browser.tabs.Tab> {
+export async function eligibleTab(s: SessionState, tabId: number): Promise<Browser.tabs.Tab> {
   const tab = await browser.tabs.get(tabId).catch(() => undefined);
   if (!tab) throw new BskError("not_found", `no tab ${tabId}`, { data: { tab_id: tabId } });
   const win = await browser.windows.get(tab.windowId).catch(() => undefined);
@@ -115,6 +132,13 @@ async function eligibleTab(s: SessionState, tabId: number): Promise<Browser.tabs
   });
   if (refusal) throw refusal;
   return tab;
+}
+
+export function noBorrow(sessionId: string, tabId: number): BskError {
+  return new BskError("permission_denied", `session ${sessionId} was started with --no-borrow: it takes no tab of the person's`, {
+    hint: "Start a session without --no-borrow to work in the person's tabs.",
+    data: { reason: "borrow_denied", detail: "no_borrow", tab_id: tabId },
+  });
 }
 
 function siteOf(tab: Browser.tabs.Tab): string {
