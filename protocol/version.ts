@@ -24,7 +24,8 @@ export const APP_VERSION: string = typeof BUILD_APP_VERSION !== "undefined" ? BU
  * 3.1: error codes prompt_pending and input_not_delivered; effect kind browser_prompt; dialog.status and
  * dialog.dismiss carry the tab's browser prompt.
  */
-export const PROTOCOL_VERSION = "3.1";
+/** 3.2: error code approval_denied; page-changing results may carry `approval` (protocol/approval.ts). */
+export const PROTOCOL_VERSION = "3.2";
 export const DAEMON_NAME = "bsk-daemon";
 export const EXTENSION_CLIENT = "bsk-extension";
 

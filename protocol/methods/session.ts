@@ -44,6 +44,10 @@ export const sessionMethods = {
           .boolean()
           .default(false)
           .describe("With allow_origins: block every request to other origins, not only navigations"),
+        confirm_writes: z
+          .boolean()
+          .default(false)
+          .describe("Every page-changing call on every site waits for the person's Allow in the pill (reads are not asked)"),
       }),
     result: () =>
       z.object({
@@ -81,11 +85,16 @@ export const sessionMethods = {
         "block-requests": {
           description: "With --allow-origin: block every request (fetch, images, scripts, sockets) to other origins too",
         },
+        "confirm-writes": {
+          description:
+            "Ask the person before every click, fill, navigation or other page change, on every site (they Allow or Deny in the pill)",
+        },
       },
       examples: [
         "S=$(bsk session start --name 'compare prices')",
         "bsk session start --no-focus --width 1280 --height 900",
         "bsk session start --allow-origin https://shop.example --allow-origin https://pay.example --block-requests",
+        "bsk session start --name 'pay the invoice' --confirm-writes",
       ],
     },
   }),
@@ -154,6 +163,8 @@ export const sessionWireMethods = {
         /** Canonical origins (daemon-normalised); absent: no limit. */
         allow_origins: z.array(z.string()).optional(),
         block_requests: z.boolean().default(false),
+        /** session start --confirm-writes: every page-changing call waits for the person's Allow. */
+        confirm_writes: z.boolean().default(false),
       }),
     result: () => z.object({ window_id: z.number().int(), tab_id: z.number().int() }),
   }),

@@ -117,6 +117,7 @@ export function addSession(init: {
   allow_origins?: string[];
   block_requests?: boolean;
   remote_host?: string;
+  confirm_writes?: boolean;
 }): SessionState {
   const s: SessionState = {
     session_id: init.session_id,
@@ -127,6 +128,7 @@ export function addSession(init: {
   };
   if (init.name) s.name = init.name;
   if (init.remote_host !== undefined) s.remote_host = init.remote_host;
+  if (init.confirm_writes) s.confirm_writes = true;
   if (init.allow_origins?.length) {
     s.allow_origins = init.allow_origins;
     if (init.block_requests) s.block_requests = true;

@@ -19,6 +19,8 @@ export const LOCAL = {
   showHints: "show_hints",
   allowFileUrls: "allow_file_urls",
   autoTakeover: "auto_takeover",
+  /** "Ask me before the agent acts here": the person's list of origins (features/approval/). Only the popup writes it. */
+  askFirst: "ask_first_origins",
   /** The remote device grant (link/remote/grant-store.ts): only here, never logged, never in a URL. */
   remoteGrant: "remote_grant",
 } as const;
@@ -144,6 +146,8 @@ export interface SessionState {
   borrowed_at?: Record<string, number>;
   /** Opened over the remote link: the server's host, where the agent is. Unset: a local session. */
   remote_host?: string;
+  /** session start --confirm-writes: every page-changing call waits for the person's Allow (features/approval/). */
+  confirm_writes?: boolean;
 }
 
 /** Where a borrowed tab was in the person's windows (the `from` of tab.borrow's result). */

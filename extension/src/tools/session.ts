@@ -37,6 +37,7 @@ export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
       tab_id: tabId,
       allow_origins: p.allow_origins,
       block_requests: p.block_requests,
+      confirm_writes: p.confirm_writes,
       ...(ctx.remoteHost !== undefined && { remote_host: ctx.remoteHost }),
     });
     // The blocking rules cover the Agent Window's first tab before the agent can navigate it.
