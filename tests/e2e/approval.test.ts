@@ -153,6 +153,18 @@ describe("on an ask-first site", () => {
     await w.ok(["session", "stop", s]);
   });
 
+  test("navigating away is asked too; denied, the tab stays where it was", async () => {
+    const { s, page } = await onFixture();
+    const away = w.fixtures.url("/overlay.html?away");
+    const going = run(s, ["navigate", away]);
+    await asking(page, `go to ${away}`);
+    await answer(page, "deny");
+    await denied(going, "denied", "person");
+    expect(await page.evaluate("location.pathname")).toBe("/approval.html");
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+
   test("calls queued on the tab are asked one at a time, in order", async () => {
     const { s, page, snap } = await onFixture();
     const filling = run(s, ["fill", refIn(snap, "Amount"), "123456789012"]);
