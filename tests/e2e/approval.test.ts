@@ -228,6 +228,21 @@ describe("on an ask-first site", () => {
     await w.ok(["session", "stop", s]);
   });
 
+  test("Take over during the wait ends it: user_aborted, the panel gone, nothing done", async () => {
+    const { s, page, snap } = await onFixture();
+    const clicking = run(s, ["click", refIn(snap, "Pay now")]);
+    await asking(page, "click button 'Pay now'");
+    await page.clickOverlay("takeover");
+    const got = await clicking;
+    // The daemon cuts the call off at the takeover without waiting for the browser's word, so it says `unknown`;
+    // the page shows nothing was done.
+    expect(got.json?.error).toMatchObject({ code: "user_aborted", data: { reason: "taken_over" } });
+    await page.waitOverlay("the panel gone", (o) => !o?.buttons.includes("allow"));
+    expect(await page.evaluate("clicks")).toEqual([]);
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+
   test("the tab closing during the wait: approval_denied (tab closed)", async () => {
     const { s, page, snap } = await onFixture();
     const clicking = run(s, ["click", refIn(snap, "Pay now")]);

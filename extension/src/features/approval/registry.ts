@@ -146,14 +146,18 @@ export async function askPerson(req: AskRequest): Promise<Asked> {
   }
 }
 
-/** The call's turn: the panel goes up in the document showing now, and the tab comes to the front of its window. */
+/**
+ * The call's turn: the panel goes up in the document showing now, the tab comes to the front of its window, and
+ * the window asks for attention (it does not take the focus: the person may be typing elsewhere).
+ */
 async function show(w: Waiting): Promise<void> {
   const frame = await browser.webNavigation.getFrame({ tabId: w.tabId, frameId: 0 }).catch(() => null);
   if (!approvalState.queues.get(w.tabId)?.includes(w)) return;
   if (!frame) return w.end("tab_closed", "browser");
   w.documentId = (frame as { documentId?: string }).documentId;
   w.shown = true;
-  await browser.tabs.update(w.tabId, { active: true }).catch(() => undefined);
+  const tab = await browser.tabs.update(w.tabId, { active: true }).catch(() => undefined);
+  if (tab?.windowId !== undefined) void browser.windows.update(tab.windowId, { drawAttention: true }).catch(() => undefined);
   void changed(w.tabId);
 }
 
