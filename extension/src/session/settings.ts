@@ -1,7 +1,7 @@
 /**
  * What the extension keeps in chrome.storage, and the shapes the popup and the connect page read.
  *
- * storage.local (survives restarts):   port, label, instance_id, and the person's switches
+ * storage.local (survives restarts):   port, label, instance_id, the ask-first origins, and the person's switches
  *                                      confirm_borrow, allow_help, show_hints, auto_takeover (on by default), allow_file_urls (off)
  * storage.session (survives SW death): connection (ConnectionStatus), sessions (Record<id, SessionState>)
  */

@@ -35,12 +35,12 @@ interface ApprovalState {
   /** Tab id → its calls, in arrival order; the first one is asked (or, once allowed, running). */
   queues: Map<number, Waiting[]>;
   /** Told when what a tab shows changes; an allowed call waits until its panel is gone from the page. */
-  listeners: ((tabId: number) => Promise<unknown> | void)[];
+  listeners: ((tabId: number) => Promise<unknown> | undefined)[];
   installed: boolean;
 }
 const approvalState: ApprovalState = { queues: new Map(), listeners: [], installed: false };
 
-export function onApprovalChange(l: (tabId: number) => Promise<unknown> | void): void {
+export function onApprovalChange(l: (tabId: number) => Promise<unknown> | undefined): void {
   approvalState.listeners.push(l);
 }
 
