@@ -136,7 +136,7 @@ function tabLine(t: any): string {
 function sessionLine(s: any): string {
   const state = s.state === "ended" && s.end_reason ? `ended (${s.end_reason})` : s.state;
   const tab = s.current_tab_id != null ? `tab ${s.current_tab_id}` : undefined;
-  return line(s.session_id, state, tab, s.name && JSON.stringify(s.name), `browser ${s.browser_instance_id}`);
+  return line(s.session_id, state, s.isolated && "isolated", tab, s.name && JSON.stringify(s.name), `browser ${s.browser_instance_id}`);
 }
 
 function browserLine(b: any): string {
@@ -214,7 +214,12 @@ const METHOD_FORMATTERS: MethodFormatters = {
     const failed = (r.failed ?? []).map((f: any) => `failed ${f.session_id}: ${f.code}: ${f.message}`);
     return { stdout: (r.stopped ?? []).map((s: string) => `stopped ${s}`).join("\n"), stderr: failed.join("\n") || undefined };
   },
-  "tab.list": (r) => list(r.tabs, (t: any) => tabLine({ ...t, current: t.current ?? t.tab_id === r.current_tab_id }), "no tabs"),
+  "tab.list": (r) => {
+    const tabs = list(r.tabs, (t: any) => tabLine({ ...t, current: t.current ?? t.tab_id === r.current_tab_id }), "no tabs");
+    if (!r.isolated) return tabs;
+    const note = "isolated session: an incognito window without the person's logins";
+    return typeof tabs === "string" ? `${note}\n${tabs}` : { stdout: note, stderr: tabs.stderr };
+  },
   "tab.create": (r) => tabLine({ ...r, current: true }),
   "tab.select": (r) => tabLine({ ...r, current: true }),
   "tab.close": (r) => line(`closed ${r.closed_tab_id}`, r.current_tab_id != null && `current ${r.current_tab_id}`),

@@ -165,6 +165,7 @@ export class SessionRegistry {
     lease_ms?: number;
     allow_origins?: string[];
     block_requests?: boolean;
+    isolated?: boolean;
     confirm_writes?: boolean;
   }): SessionRuntime {
     const id = newSessionId(this.issued);
@@ -181,6 +182,7 @@ export class SessionRegistry {
       ...(opts.lease_ms !== undefined && { lease_ms: opts.lease_ms }),
       ...(opts.allow_origins !== undefined && { allow_origins: opts.allow_origins }),
       ...(opts.block_requests && { block_requests: true }),
+      ...(opts.isolated && { isolated: true }),
       ...(opts.confirm_writes && { confirm_writes: true }),
     };
     const rt = new SessionRuntime(record, this.deps.config.queueLimit);

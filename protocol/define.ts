@@ -225,6 +225,8 @@ export const SessionInfo = () =>
     /** session start --allow-origin (canonical) and --block-requests. */
     allow_origins: z.array(z.string()).optional(),
     block_requests: z.boolean().optional(),
+    /** session start --isolated: an incognito window without the person's logins. */
+    isolated: z.boolean().optional(),
     /** session start --confirm-writes. */
     confirm_writes: z.boolean().optional(),
   });

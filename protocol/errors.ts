@@ -29,6 +29,10 @@ export const ERRORS = {
     exit: 10,
     hint: "The browser is asking the person something in this tab (bsk dialog status shows it); the tab takes no input until it is answered: ask them with bsk request-help --prompt '…', or bsk dialog dismiss (reloads the page without it).",
   },
+  incognito_not_allowed: {
+    exit: 1,
+    hint: 'An isolated session runs in an incognito window: ask the person to allow bsk there (chrome://extensions → bsk → Details → "Allow in Incognito"), then start it again.',
+  },
   input_not_delivered: {
     exit: 11,
     hint: "The page received none of the input, so nothing happened; check bsk dialog status (a browser prompt) and re-observe before retrying.",
@@ -86,6 +90,10 @@ export const REASON_HINTS: Record<string, string> = {
   pairing_rate_limited: "Pairing takes one try a second: wait the retry_after_ms in data, then type the code again.",
   borrowed_tab: "The tab is the person's, only borrowed; give it back with bsk tab return instead of closing it.",
   incognito: "Incognito tabs cannot be borrowed; ask the person to open the page in a normal window.",
+  isolated_session:
+    "An isolated session never holds the person's tabs (they carry their logins); open the page in the session's own tab (bsk tab create), or start a normal session to borrow.",
+  incognito_in_use:
+    "The person has an incognito window open, and every incognito window shares one set of cookies: ask them to close theirs, then start the isolated session again.",
   already_owned: "The session already owns this tab; use it directly with --tab.",
   not_borrowed: "Only borrowed tabs are returned; close the session's own tabs with bsk tab close.",
   not_a_normal_window: "Only tabs of the person's normal windows can be borrowed; ask them to open the page in a tab.",

@@ -24,8 +24,9 @@ export const APP_VERSION: string = typeof BUILD_APP_VERSION !== "undefined" ? BU
  * 3.1: error codes prompt_pending and input_not_delivered; effect kind browser_prompt; dialog.status and
  * dialog.dismiss carry the tab's browser prompt.
  */
-/** 3.2: error code approval_denied; page-changing results may carry `approval` (protocol/approval.ts). */
-export const PROTOCOL_VERSION = "3.2";
+/** 3.2: session start --isolated (session.open isolated, an incognito window); error code incognito_not_allowed. */
+/** 3.3: error code approval_denied; page-changing results may carry `approval` (protocol/approval.ts). */
+export const PROTOCOL_VERSION = "3.3";
 export const DAEMON_NAME = "bsk-daemon";
 export const EXTENSION_CLIENT = "bsk-extension";
 

@@ -16,6 +16,8 @@
  * `--peer agent-browser` runs only the peer lane instead (scripts/bench/peer.ts): bsk against agent-browser, calls
  * interleaved, written as the `peer` section of bench/results.json (the rest of the file is kept). It installs the peer
  * into a cache on first use; without the flag the bench needs no network.
+ * `--against REF` runs only the A/B lane (scripts/bench/against.ts): this checkout against REF built in a temporary
+ * worktree, calls interleaved, written as the `against` section.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -23,6 +25,7 @@ import { join } from "node:path";
 import { EXTENSION_ID } from "../protocol/extension-identity.ts";
 import { AGENT_BROWSER_VERSION, agentBrowser, installAgentBrowser } from "./bench/agent-browser.ts";
 import { actionLatency } from "./bench/actions.ts";
+import { againstLane, buildRef, type AgainstRow } from "./bench/against.ts";
 import { ledgerCost } from "./bench/ledger.ts";
 import { peerLane, printPeer } from "./bench/peer.ts";
 import { printSizes, snapshotSizes, type SizeRow } from "./bench/snapshot-size.ts";
@@ -76,6 +79,38 @@ async function rawCdpEvaluate(cdpPort: number, url: string, runs: number): Promi
 }
 
 const RESULTS = join(ROOT, "bench/results.json");
+const againstFlag = process.argv.indexOf("--against");
+if (againstFlag >= 0) {
+  const ref = process.argv[againstFlag + 1];
+  if (!ref || ref.startsWith("-")) throw new Error("--against needs a git ref (a commit, tag or branch) to compare with");
+  await runAgainstLane(ref);
+  process.exit(0);
+}
+
+async function runAgainstLane(ref: string): Promise<void> {
+  console.log(`building ${ref} in a temporary worktree…`);
+  const built = await buildRef(ref);
+  const { privateWorld: refWorld } = (await import(join(built.root, "scripts/world.ts"))) as { privateWorld: typeof privateWorld };
+  const a = await privateWorld("bsk-bench-this");
+  const b = await refWorld("bsk-bench-ref");
+  let rows: AgainstRow[] = [];
+  try {
+    rows = await againstLane(a, b, built.root);
+  } finally {
+    await a.dispose();
+    await b.dispose();
+    await built.remove();
+  }
+  const results = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, "utf8")) : {};
+  const head = (await Bun.$`git rev-parse HEAD`.cwd(ROOT).text()).trim();
+  results.against = { date: new Date().toISOString(), this: head, ref, ref_commit: built.commit, load_avg: loadavg(), runs: RUNS, rows };
+  writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`\n${"measure".padEnd(44)} ${"this ms".padEnd(9)} ${"ref ms".padEnd(9)} ratio`);
+  for (const r of rows)
+    console.log(`${r.name.padEnd(44)} ${String(r.this_p50_ms).padEnd(9)} ${String(r.ref_p50_ms).padEnd(9)} ${r.pair_ratio_p50}`);
+  console.log("written to bench/results.json (against)");
+}
+
 const peerFlag = process.argv.indexOf("--peer");
 if (peerFlag >= 0) {
   const name = process.argv[peerFlag + 1];
@@ -97,7 +132,9 @@ async function runPeerLane(): Promise<void> {
     await world.launchBrowser();
     const r = await world.run(["session", "start", "--no-focus"]);
     if (r.code !== 0) throw new Error(`session start failed: ${r.stderr}`);
-    rows = await peerLane(world, r.stdout.trim(), peer, name);
+    const floor = await floorBinary();
+    rows = await peerLane(world, r.stdout.trim(), peer, name, floor);
+    rmSync(join(floor, ".."), { recursive: true, force: true });
   } finally {
     await peer.run(["close", "--all"]).catch(() => {});
     await world.dispose();
@@ -188,6 +225,7 @@ try {
 const previous = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, "utf8")) : {};
 const results = {
   ...(previous.peer && { peer: previous.peer }),
+  ...(previous.against && { against: previous.against }),
   date: new Date().toISOString(),
   machine: { cores: navigator.hardwareConcurrency, platform: process.platform, arch: process.arch, bun: Bun.version },
   runs: RUNS,

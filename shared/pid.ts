@@ -1,5 +1,5 @@
 /** Is a process still there? Used for the daemon lock and for sessions bound to an owner process. */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 export function pidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
@@ -9,8 +9,17 @@ export function pidAlive(pid: number): boolean {
     // EPERM: it exists but belongs to someone else.
     return (err as NodeJS.ErrnoException).code === "EPERM";
   }
-  // A zombie still answers kill(0) until its parent reaps it, but it has exited.
-  return procState(pid) !== "Z";
+  // A zombie still answers kill(0) until its parent reaps it, but it has exited — unless it is the leader of threads
+  // that are still exiting: they hold its open files (a daemon's listening socket) until the last one is gone.
+  return procState(pid) !== "Z" || threadsLeft(pid) > 1;
+}
+
+function threadsLeft(pid: number): number {
+  try {
+    return readdirSync(`/proc/${pid}/task`).length;
+  } catch {
+    return 0;
+  }
 }
 
 function procStat(pid: number): string[] | undefined {

@@ -100,6 +100,15 @@ async function serverMode(paths: HomePaths, params: Record<string, unknown>): Pr
   return { ok: true, format: "none", result: { stopped: true } };
 }
 
+function signal(pid: number | undefined, sig: NodeJS.Signals): void {
+  if (!pid) return;
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // gone meanwhile
+  }
+}
+
 async function waitGone(pid: number, ms: number): Promise<boolean> {
   const deadline = performance.now() + ms;
   for (let delay = 5; pidAlive(pid); delay = Math.min(delay * 2, 50)) {
@@ -109,23 +118,32 @@ async function waitGone(pid: number, ms: number): Promise<boolean> {
   return true;
 }
 
-export async function daemonStop({ paths }: LocalContext): Promise<Outcome> {
+/**
+ * `unresponsive`: the caller already saw this daemon not answer within its deadline; it is not asked again (a hung
+ * daemon would make the person wait twice): it gets SIGTERM, then SIGKILL.
+ */
+export async function daemonStop({ paths }: LocalContext, opts: { unresponsive?: boolean } = {}): Promise<Outcome> {
   const conn = await tryConnect(paths);
   if (!conn) return { ok: true, format: "daemon.stop", result: { stopped: false, running: false } };
   const info = await readDaemonInfo(paths);
-  const { reply, traceId } = await request(conn, "system.shutdown");
-  // The daemon may exit before its reply gets out (a dropped connection), or hang (timeout): wait, then kill.
-  if (!reply.ok && reply.error.code !== "protocol_error" && reply.error.code !== "timeout")
-    return { ok: false, error: reply.error, traceId };
-  const result = reply.ok ? (reply.result as { pid: number; ended_sessions?: string[] }) : undefined;
+  let result: { pid: number; ended_sessions?: string[] } | undefined;
+  let traceId: string | undefined;
+  if (opts.unresponsive) {
+    conn.close();
+    signal(info?.pid, "SIGTERM");
+  } else {
+    const sent = await request(conn, "system.shutdown");
+    traceId = sent.traceId;
+    // The daemon may exit before its reply gets out (a dropped connection), or hang (timeout): wait, then kill.
+    const { reply } = sent;
+    if (!reply.ok && reply.error.code !== "protocol_error" && reply.error.code !== "timeout")
+      return { ok: false, error: reply.error, traceId };
+    result = reply.ok ? (reply.result as { pid: number; ended_sessions?: string[] }) : undefined;
+  }
   const pid = result?.pid ?? info?.pid;
   let killed = false;
-  if (pid && !(await waitGone(pid, STOP_WAIT_MS))) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // gone meanwhile
-    }
+  if (pid && !(await waitGone(pid, opts.unresponsive ? 2_000 : STOP_WAIT_MS))) {
+    signal(pid, "SIGKILL");
     killed = true;
     await waitGone(pid, 1_000);
   }

@@ -167,7 +167,7 @@ class Doctor {
         );
         this.conn.close();
         const { stopDaemon } = await import("../update/daemon.ts");
-        await stopDaemon(this.paths, this.env);
+        await stopDaemon(this.paths, this.env, { unresponsive: stale });
         this.conn = await reachDaemon(this.paths, this.env);
         status = await this.status();
         fixed = " (restarted)";

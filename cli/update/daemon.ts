@@ -45,9 +45,9 @@ export async function runningDaemon(paths: HomePaths): Promise<RunningDaemon | n
   return { pid: s.daemon.pid, port: s.daemon.ws_port, version: s.daemon.version, sessions: s.sessions.map((x) => x.session_id) };
 }
 
-export async function stopDaemon(paths: HomePaths, env: Env): Promise<void> {
+export async function stopDaemon(paths: HomePaths, env: Env, opts: { unresponsive?: boolean } = {}): Promise<void> {
   const { daemonStop } = await import("../commands/daemon.ts");
-  const r = await daemonStop({ paths, env, params: {} });
+  const r = await daemonStop({ paths, env, params: {} }, opts);
   if (!r.ok) throw r.error;
 }
 

@@ -63,6 +63,7 @@ const start: DaemonHandler<"record.start"> = async ({ call, ctx, params: p }) =>
     launch: false,
     observe: [],
     block_requests: false,
+    isolated: false,
     confirm_writes: false,
   });
   const sessionId = opened.session_id;

@@ -76,6 +76,7 @@ export async function openSession(ctx: DaemonContext, call: Call, p: ParsedParam
     lease_ms: p.lease_ms,
     allow_origins: allowOrigins,
     block_requests: p.block_requests || undefined,
+    isolated: p.isolated || undefined,
     confirm_writes: p.confirm_writes || undefined,
   });
   call.sessionId = rt.id;
@@ -91,6 +92,7 @@ export async function openSession(ctx: DaemonContext, call: Call, p: ParsedParam
         height: p.height,
         observe: p.observe,
         ...(allowOrigins && { allow_origins: allowOrigins, block_requests: p.block_requests }),
+        ...(p.isolated && { isolated: true }),
         ...(p.confirm_writes && { confirm_writes: true }),
       },
       { traceId: call.traceId, timeoutMs: call.remainingMs(), signal: call.signal },

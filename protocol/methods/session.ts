@@ -44,6 +44,10 @@ export const sessionMethods = {
           .boolean()
           .default(false)
           .describe("With allow_origins: block every request to other origins, not only navigations"),
+        isolated: z
+          .boolean()
+          .default(false)
+          .describe("Run in an incognito window of its own: none of the person's cookies, storage or logins; all discarded at the end"),
         confirm_writes: z
           .boolean()
           .default(false)
@@ -85,6 +89,10 @@ export const sessionMethods = {
         "block-requests": {
           description: "With --allow-origin: block every request (fetch, images, scripts, sockets) to other origins too",
         },
+        isolated: {
+          description:
+            "An incognito window without the person's logins, cookies or storage, discarded at stop (needs bsk allowed in Incognito)",
+        },
         "confirm-writes": {
           description:
             "Ask the person before every click, fill, navigation or other page change, on every site (they Allow or Deny in the pill)",
@@ -94,6 +102,7 @@ export const sessionMethods = {
         "S=$(bsk session start --name 'compare prices')",
         "bsk session start --no-focus --width 1280 --height 900",
         "bsk session start --allow-origin https://shop.example --allow-origin https://pay.example --block-requests",
+        "bsk session start --isolated --name 'sign up for the newsletter'",
         "bsk session start --name 'pay the invoice' --confirm-writes",
       ],
     },
@@ -163,6 +172,8 @@ export const sessionWireMethods = {
         /** Canonical origins (daemon-normalised); absent: no limit. */
         allow_origins: z.array(z.string()).optional(),
         block_requests: z.boolean().default(false),
+        /** An incognito window (session start --isolated). */
+        isolated: z.boolean().default(false),
         /** session start --confirm-writes: every page-changing call waits for the person's Allow. */
         confirm_writes: z.boolean().default(false),
       }),

@@ -13,7 +13,13 @@ export const tabMethods = {
         ...sessionParam(),
         scope: z.enum(["owned", "user", "all"]).default("owned").describe("Which tabs to list"),
       }),
-    result: () => z.object({ current_tab_id: z.number().int().nullable(), tabs: z.array(TabInfo()) }),
+    result: () =>
+      z.object({
+        current_tab_id: z.number().int().nullable(),
+        tabs: z.array(TabInfo()),
+        /** The session is isolated (an incognito window without the person's logins). */
+        isolated: z.boolean().optional(),
+      }),
     cli: {
       words: ["tab", "list"],
       flags: { scope: {} },

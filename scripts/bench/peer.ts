@@ -25,14 +25,14 @@ export interface PeerRow {
   note?: string;
 }
 
-type Argv = (i: number) => string[];
+export type Argv = (i: number) => string[];
 
-interface Side {
+export interface Side {
   argv: Argv;
   env: Record<string, string>;
 }
 
-async function interleaved(a: Side, b: Side, runs: number, warmup = 3): Promise<{ as: number[]; bs: number[] }> {
+export async function interleaved(a: Side, b: Side, runs: number, warmup = 3): Promise<{ as: number[]; bs: number[] }> {
   for (let i = 0; i < warmup; i++) {
     await timeProcess(a.argv(i), a.env);
     await timeProcess(b.argv(i), b.env);
@@ -87,7 +87,7 @@ async function must(r: Promise<{ code: number; stdout: string; stderr: string }>
   return x.stdout;
 }
 
-export async function peerLane(world: PrivateWorld, session: string, peer: Peer, peerName: string): Promise<PeerRow[]> {
+export async function peerLane(world: PrivateWorld, session: string, peer: Peer, peerName: string, floor: string): Promise<PeerRow[]> {
   const bsk = (args: string[]): string[] => [BSK, ...args, "--session", session];
   const rows: PeerRow[] = [];
   const pair = async (name: string, b: Argv, p: Argv, target: { ratio?: number; ms?: number }, note?: string) => {
@@ -100,6 +100,14 @@ export async function peerLane(world: PrivateWorld, session: string, peer: Peer,
   await must(world.run(["navigate", small, "--session", session]), "bsk navigate");
   await must(peer.run(["open", small]), `${peerName} open`);
 
+  // What no bsk code can win back: an empty compiled Bun program against the peer's own no-op call.
+  await pair(
+    "floor: empty Bun binary / --version",
+    () => [floor],
+    () => peer.argv(["--version"]),
+    {},
+    "the runtime's start-up alone, before any bsk code",
+  );
   await pair(
     "warm read: tab list",
     () => bsk(["tab", "list"]),

@@ -112,6 +112,7 @@ maybe("remote mode through the real popup", () => {
     await popup.waitFor(`document.querySelector('li[data-link="remote"]')?.dataset.state === "revoked"`, 5_000);
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(await popup.evaluate(`document.querySelector('li[data-link="remote"] .error').textContent`)).toContain("pair again");
+    expect(await popup.evaluate(`document.querySelector('li[data-link="remote"] .error').dataset.reason`)).toBe("revoked");
     // It does not dial again: the server never sees it connected.
     expect((await server.ok(["daemon", "devices"])).devices.filter((d: any) => d.connected)).toEqual([]);
     // Disconnect forgets the grant.
@@ -159,6 +160,7 @@ maybe("remote mode through the real popup", () => {
       await popup.waitFor(`document.querySelector('li[data-link="remote"]')?.dataset.state === "expired"`, 30_000);
       expect(Date.now()).toBeGreaterThanOrEqual(expires);
       expect(await popup.evaluate(`document.querySelector('li[data-link="remote"] .error').textContent`)).toContain("pair again");
+      expect(await popup.evaluate(`document.querySelector('li[data-link="remote"] .error').dataset.reason`)).toBe("expired");
       expect((await s4.ok(["daemon", "devices"])).devices.filter((d: any) => d.connected)).toEqual([]);
       await forget();
     } finally {
@@ -178,6 +180,7 @@ maybe("remote mode through the real popup", () => {
     try {
       await popup.waitFor(`document.querySelector('li[data-link="remote"]')?.dataset.state === "expired"`, 30_000);
       expect(await popup.evaluate(`document.querySelector('li[data-link="remote"] .error').textContent`)).toContain("pair again");
+      expect(await popup.evaluate(`document.querySelector('li[data-link="remote"] .error').dataset.reason`)).toBe("expired");
       expect((await again.ok(["daemon", "devices"])).devices.filter((d: any) => d.connected)).toEqual([]);
       await forget();
     } finally {

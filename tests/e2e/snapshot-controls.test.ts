@@ -1,7 +1,7 @@
 /**
  * Snapshot items an agent must read from the text alone (issue 14), on a page built for them
  * (tests/fixtures/pages/snap-controls.html): unlabelled file inputs, duplicated controls in cards, a custom
- * select, a long select, a canvas and an unnamed clickable box, and the lean header.
+ * select, a long select, a canvas and an unnamed clickable box, a drop zone, and the lean header.
  */
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -78,6 +78,15 @@ describe("snapshot: controls named from the text alone", () => {
     expect(text).not.toContain("clickable @e");
     await w.ok(["click", refOf(text, /^div 24×24/), "--session", s]);
     expect((await w.ok(["evaluate", "document.title", "--session", s])).value).toBe("icon");
+  });
+
+  test("a drop zone gets a ref and [drop]; upload --mode drop reaches it by that ref; <body>'s listener is the page's", async () => {
+    const text = await snapshot();
+    expect(text).toMatch(/^group "Drop files here" @e\d+ \[drop\]$/m);
+    expect(text.split("\n")[1]).toMatch(/^document @e\d+ \[drop\]$/);
+    expect(text.match(/\[drop\]/g)).toHaveLength(2);
+    await w.ok(["upload", refOf(text, /"Drop files here"/), "--mode", "drop", "--file", file("photo.jpg"), "--session", s]);
+    expect((await w.ok(["evaluate", "document.getElementById('dropped').textContent", "--session", s])).value).toBe("dropped photo.jpg");
   });
 
   test("the header: no tab id for the current tab, the URL without its query unless --full-url", async () => {

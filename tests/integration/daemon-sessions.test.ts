@@ -88,6 +88,28 @@ describe("start, list, stop", () => {
     failing.close();
     await failing.closed;
   });
+
+  test("--isolated reaches the browser and is recorded; the browser's incognito_not_allowed is the agent's error", async () => {
+    const iso = await d.peer({ label: "iso", autoSession: false });
+    const start = c.request("session.start", { browser: iso.instanceId, isolated: true });
+    const open = await iso.next("session.open");
+    expect(open.params.isolated).toBe(true);
+    open.reply({ window_id: 71, tab_id: 72 });
+    const id = (await start).result.session_id;
+    expect((await c.call("session.list", { session_id: id })).sessions[0]).toMatchObject({ isolated: true, window_id: 71 });
+    expect((await c.call("system.status")).sessions.find((x: any) => x.session_id === id)?.isolated).toBe(true);
+
+    // A browser that refuses (no incognito access): its error reaches the agent with the code's hint.
+    const plain = c.request("session.start", { browser: iso.instanceId, isolated: true });
+    const plainOpen = await iso.next("session.open");
+    plainOpen.fail("incognito_not_allowed", "bsk is not allowed in Incognito");
+    const refused = (await plain).error!;
+    expect(refused.code).toBe("incognito_not_allowed");
+    expect(refused.hint).toContain("Allow in Incognito");
+    (await iso.next("session.close")).reply({ closed_tab_ids: [], returned_tab_ids: [] });
+    iso.close();
+    await iso.closed;
+  });
 });
 
 describe("choosing a browser", () => {

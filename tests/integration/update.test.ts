@@ -35,6 +35,7 @@ const key = keyPair();
 const otherKey = keyPair();
 
 let oldBin: string;
+let newBin: string;
 let server: ReturnType<typeof Bun.serve>;
 let origin: string;
 let goodManifest: ReleaseManifest;
@@ -134,7 +135,7 @@ beforeAll(async () => {
 
   const build = join(work, "build");
   oldBin = join(build, "old/bsk");
-  const newBin = join(build, "new/bsk");
+  newBin = join(build, "new/bsk");
   await Promise.all([
     buildBinary(undefined, oldBin, { BUILD_APP_VERSION: OLD, BUILD_RELEASE_PUBKEY: key.pub }),
     buildBinary(undefined, newBin, { BUILD_APP_VERSION: NEW, BUILD_RELEASE_PUBKEY: key.pub }),
@@ -583,6 +584,65 @@ describe("a hostile release host: every body is cut at its cap while it streams"
 });
 
 // ---------------------------------------------------------------- install.sh
+
+describe("bsk doctor --fix and a daemon that is not this bsk's", () => {
+  /** This bsk (NEW) runs doctor --fix in the old install's home, where the old bsk's daemon runs. */
+  async function doctorFix(i: Installed) {
+    const proc = Bun.spawn([newBin, "doctor", "--fix", "--json"], {
+      env: { ...i.env, BSK_DOCTOR_BROWSER_WAIT_MS: "1" },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const checks: { name: string; detail: string }[] = JSON.parse(stdout).checks;
+    const daemon = checks.find((c) => c.name === "daemon");
+    return { stderr, daemon };
+  }
+
+  test(
+    "another version with no live session: said, then restarted as this version",
+    async () => {
+      const i = await install();
+      expect((await i.run(["daemon", "start"])).code).toBe(0);
+      const before = await daemonStatus(i);
+      expect(before.version).toBe(OLD);
+      const { stderr, daemon } = await doctorFix(i);
+      expect(stderr).toContain(`fixing: restarting the daemon (bsk ${OLD}) so it runs this bsk ${NEW}`);
+      expect(daemon?.detail).toContain(`bsk ${NEW}`);
+      expect(daemon?.detail).toContain("(restarted)");
+      const after = await daemonStatus(i);
+      expect(after.version).toBe(NEW);
+      expect(after.pid).not.toBe(before.pid);
+    },
+    T,
+  );
+
+  test(
+    "a daemon that does not answer (stopped with SIGSTOP): said, killed and replaced",
+    async () => {
+      const i = await install();
+      expect((await i.run(["daemon", "start"])).code).toBe(0);
+      const before = await daemonStatus(i);
+      process.kill(before.pid, "SIGSTOP");
+      try {
+        const { stderr, daemon } = await doctorFix(i);
+        expect(stderr).toContain("fixing: restarting the daemon, which does not answer");
+        expect(daemon?.detail).toContain("(restarted)");
+      } finally {
+        try {
+          process.kill(before.pid, "SIGCONT");
+        } catch {
+          // killed by doctor --fix, as it should be
+        }
+      }
+      const after = await daemonStatus(i);
+      expect(after.version).toBe(NEW);
+      expect(after.pid).not.toBe(before.pid);
+    },
+    T,
+  );
+});
 
 describe("install.sh", () => {
   function installer(): string {

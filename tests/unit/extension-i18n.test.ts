@@ -6,6 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { parseMessagesFile } from "@wxt-dev/i18n/build";
+import { REMOTE_REASONS } from "../../extension/src/session/settings.ts";
 
 const LOCALES = join(import.meta.dir, "../../extension/locales");
 
@@ -19,6 +20,11 @@ async function catalog(name: string): Promise<Map<string, string>> {
 const placeholders = (text: string) => (text.match(/\{\w+\}/g) ?? []).sort();
 
 describe("i18n catalogs", () => {
+  test("every reason a remote link can show has its words (the popup never shows the worker's English)", async () => {
+    const en = await catalog("en.json");
+    for (const reason of REMOTE_REASONS) expect({ reason, has: en.has(`remote.error.${reason}`) }).toEqual({ reason, has: true });
+  });
+
   test("English and Simplified Chinese have the same keys", async () => {
     const en = await catalog("en.json");
     const zh = await catalog("zh_CN.json");

@@ -37,8 +37,10 @@ export function Links(props: { local: ConnectionStatus | undefined; remote: Remo
               <button type="button" data-action="disconnect" onClick={() => tell({ type: "remote_disconnect" })}>
                 {t("links.disconnect")}
               </button>
-              <Show when={r().error && r().state !== "connected"}>
-                <div class="error">{r().error}</div>
+              <Show when={(r().reason || r().error) && r().state !== "connected"}>
+                <div class="error" data-reason={r().reason ?? "refused"} title={r().error}>
+                  {t(`remote.error.${r().reason ?? "refused"}` as MessageKey, { host: r().host })}
+                </div>
               </Show>
             </li>
           )}

@@ -34,6 +34,12 @@ export function Sessions(props: { sessions: SessionState[]; takenOver: string[];
                           </>
                         )}
                       </Show>
+                      <Show when={s.isolated}>
+                        {" · "}
+                        <span class="isolated" title={t("session.isolated_title")}>
+                          {t("session.isolated")}
+                        </span>
+                      </Show>
                       <Show when={taken()}>
                         {" · "}
                         <span class="taken">{t("popup.taken_over")}</span>

@@ -32,7 +32,8 @@ export type Plan<Ctx> = { off: true; retryMs?: number } | { off?: false; key: st
 export type Proven = { ok: true; proof: string } | { ok: false; untrusted?: boolean; close?: string; retryNow?: boolean };
 
 /** What a close means: stop for good (the spec showed why), or retry (after `retryMs`, else the back-off). */
-export type CloseVerdict = { stop: true } | { stop?: false; retryMs?: number; error?: string; keepStatus?: boolean };
+/** `error` is English detail (logs, status); `reason` a short code the popup words in the person's language. */
+export type CloseVerdict = { stop: true } | { stop?: false; retryMs?: number; error?: string; reason?: string; keepStatus?: boolean };
 
 /** The states the link itself reports; each spec shows them in its own status shape. */
 export type CoreState = "connecting" | "connected" | "disconnected";
@@ -47,7 +48,7 @@ export interface LinkSpec<Ctx> {
   owns(s: SessionState, ctx: Ctx): boolean;
   /** Where requests on this link come from, for the dispatcher (a remote host, or nothing for the local daemon). */
   origin(ctx: Ctx): Pick<CallContext, "remoteHost">;
-  show(ctx: Ctx, state: CoreState, detail: { error?: string; result?: HandshakeResult }): Promise<void>;
+  show(ctx: Ctx, state: CoreState, detail: { error?: string; reason?: string; result?: HandshakeResult }): Promise<void>;
   /** The daemon refused our handshake: show why (the socket is closed after). */
   refused(ctx: Ctx, error: ErrorBody): Promise<void>;
   closed(ctx: Ctx, code: number, reason: string): CloseVerdict | Promise<CloseVerdict>;
@@ -181,7 +182,7 @@ export class Link<Ctx> {
     this.lost();
     const verdict = await this.spec.closed(ctx, code, reason);
     if (verdict.stop) return;
-    if (!this.untrusted && !verdict.keepStatus) await this.spec.show(ctx, "disconnected", { error: verdict.error });
+    if (!this.untrusted && !verdict.keepStatus) await this.spec.show(ctx, "disconnected", { error: verdict.error, reason: verdict.reason });
     this.retryIn(verdict.retryMs ?? this.backoff.next());
   }
 

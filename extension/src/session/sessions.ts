@@ -117,6 +117,7 @@ export function addSession(init: {
   allow_origins?: string[];
   block_requests?: boolean;
   remote_host?: string;
+  isolated?: boolean;
   confirm_writes?: boolean;
 }): SessionState {
   const s: SessionState = {
@@ -128,6 +129,7 @@ export function addSession(init: {
   };
   if (init.name) s.name = init.name;
   if (init.remote_host !== undefined) s.remote_host = init.remote_host;
+  if (init.isolated) s.isolated = true;
   if (init.confirm_writes) s.confirm_writes = true;
   if (init.allow_origins?.length) {
     s.allow_origins = init.allow_origins;
@@ -241,6 +243,8 @@ export async function closeSession(sessionId: string): Promise<{ closed_tab_ids:
         /* already gone */
       }
     }
+    // An isolated session's incognito window holds nothing of the person's logins: it goes whole.
+    if (s.isolated) await browser.windows.remove(s.window_id).catch(() => undefined);
   } finally {
     sessionsState.sessions.delete(sessionId);
     sessionsState.closing.delete(sessionId);

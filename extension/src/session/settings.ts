@@ -88,6 +88,10 @@ export const SESSION = {
  */
 export type RemoteState = "connecting" | "connected" | "disconnected" | "untrusted" | "refused" | "expired" | "revoked";
 
+/** Why the remote link is not connected, as a code the popup words (locales: remote.error.<reason>). */
+export const REMOTE_REASONS = ["network", "untrusted", "refused", "not_paired", "expired", "revoked", "rate_limited", "malformed"] as const;
+export type RemoteReason = (typeof REMOTE_REASONS)[number];
+
 export interface RemoteStatus {
   state: RemoteState;
   host: string;
@@ -96,7 +100,9 @@ export interface RemoteStatus {
   generation: number;
   key_id: string;
   expires_at: string;
+  /** English detail, for logs and the popup's tooltip; the popup shows `reason` in the person's language. */
   error?: string;
+  reason?: RemoteReason;
   since: number;
 }
 
@@ -146,6 +152,8 @@ export interface SessionState {
   borrowed_at?: Record<string, number>;
   /** Opened over the remote link: the server's host, where the agent is. Unset: a local session. */
   remote_host?: string;
+  /** session start --isolated: its window is incognito (session/isolated.ts), closed whole at the end. */
+  isolated?: boolean;
   /** session start --confirm-writes: every page-changing call waits for the person's Allow (features/approval/). */
   confirm_writes?: boolean;
 }

@@ -5,6 +5,7 @@ import type { sessionMethods } from "../../../protocol/methods/session.ts";
 import type { FamilyHandlers } from "../shared/handler.ts";
 import { observeSession } from "../features/observe.ts";
 import { rulesInStep } from "../features/guard/origins.ts";
+import { openIncognitoWindow } from "../session/isolated.ts";
 import { addSession, closeSession, getSession } from "../session/sessions.ts";
 
 export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
@@ -19,13 +20,15 @@ export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
       if (alive && existing.current_tab_id !== null) return { window_id: existing.window_id, tab_id: existing.current_tab_id };
       await closeSession(p.session_id);
     }
-    const win = await browser.windows.create({
-      type: "normal",
-      url: "about:blank",
-      focused: p.focus,
-      ...(p.width === undefined ? {} : { width: p.width }),
-      ...(p.height === undefined ? {} : { height: p.height }),
-    });
+    const win = p.isolated
+      ? await openIncognitoWindow(p)
+      : await browser.windows.create({
+          type: "normal",
+          url: "about:blank",
+          focused: p.focus,
+          ...(p.width === undefined ? {} : { width: p.width }),
+          ...(p.height === undefined ? {} : { height: p.height }),
+        });
     const tabId = win?.tabs?.[0]?.id;
     if (win?.id === undefined || tabId === undefined) {
       throw new BskError("cdp_failed", "the browser did not open a window", { data: { reason: "window_create_failed" } });
@@ -39,6 +42,7 @@ export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
       block_requests: p.block_requests,
       confirm_writes: p.confirm_writes,
       ...(ctx.remoteHost !== undefined && { remote_host: ctx.remoteHost }),
+      isolated: p.isolated,
     });
     // The blocking rules cover the Agent Window's first tab before the agent can navigate it.
     await rulesInStep();

@@ -47,7 +47,7 @@ export const tabHandlers: FamilyHandlers<typeof tabMethods> = {
     const s = requireSession(p.session_id);
     const wanted: readonly string[] = SCOPE_OWNERS[p.scope];
     const tabs = (await browser.tabs.query({})).map((t) => tabInfo(t, s)).filter((t) => wanted.includes(t.owner));
-    return { current_tab_id: s.current_tab_id, tabs };
+    return { current_tab_id: s.current_tab_id, tabs, ...(s.isolated && { isolated: true }) };
   },
 
   "tab.create": async (p) => {

@@ -19,6 +19,7 @@ import { linkedTabs } from "./links.ts";
 import { originOf, putBack } from "../../session/place.ts";
 import { borrowRefusal } from "./rules.ts";
 import { sending } from "../../session/input-mark.ts";
+import { assertMayBorrowInto } from "../../session/isolated.ts";
 
 /** Tab id → the session whose borrow of it is under way. */
 const underway = new Map<number, string>();
@@ -26,6 +27,7 @@ const underway = new Map<number, string>();
 export async function borrowTab(p: ParsedParams<"tab.borrow">, signal: AbortSignal): Promise<Result<"tab.borrow">> {
   const session = requireSession(p.session_id);
   const tabId = p.tab_id;
+  assertMayBorrowInto(session, tabId);
   const other = underway.get(tabId);
   if (other !== undefined) {
     throw borrowRefusal(session.session_id, { tab_id: tabId, url: "", incognito: false, window_type: "normal", pending_for: other })!;

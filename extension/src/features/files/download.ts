@@ -102,6 +102,17 @@ function interrupted(why: unknown): BskError {
   return downloadFailed(why);
 }
 
+function incognitoBrowserDownload(): BskError {
+  return new BskError(
+    "unsupported",
+    "this download could only go through the browser, which asks where to save every download of an incognito window (an isolated session); it was cancelled, nothing was saved",
+    {
+      hint: "Open the file's address in the session's own tab (bsk navigate, then bsk download on its link there), or ask the person to save it (bsk request-help).",
+      data: { reason: "download_prompted", incognito: true },
+    },
+  );
+}
+
 function downloadFailed(why: unknown): BskError {
   const cause = why instanceof BskError ? why.message : String(why ?? "interrupted");
   return new BskError("cdp_failed", `the download failed: ${cause}`, {
@@ -187,6 +198,8 @@ export async function download(p: ParsedParams<"download">, signal: AbortSignal,
   const claim = new Claim(p.session_id, tabId, (item, name, to) => {
     if (tap?.tookUrl(item.url) || tap?.tookUrl(item.finalUrl)) return to.cancel();
     if (/^(blob|data):/i.test(item.url) && first.offer(() => fromPage(item, name, to))) return;
+    // An incognito window's browser downloads always ask where to save: cancelled before the prompt.
+    if (item.incognito && first.offer(() => Promise.reject(incognitoBrowserDownload()))) return to.cancel();
     if (first.offer(() => fromBrowser(item, to, name))) return;
     to.pass();
   });

@@ -15,7 +15,7 @@ import { PROTOCOL_VERSION } from "../../../../protocol/version.ts";
 import { dropStream, setEventRouter } from "../../ports/outbox.ts";
 import { setLinkRouter } from "../../ports/to-daemon.ts";
 import { allSessions, closeSession, getSession, sessionsReady } from "../../session/sessions.ts";
-import { loadSettings, SESSION, type RemoteState, type RemoteStatus } from "../../session/settings.ts";
+import { loadSettings, SESSION, type RemoteReason, type RemoteState, type RemoteStatus } from "../../session/settings.ts";
 import { browserId, Link, type ConnectOptions, type Plan } from "../daemon-link.ts";
 import { pairRemote, renewRemote, type AuthorizeOutcome } from "./authorize.ts";
 import { clearGrant, loadGrant, saveGrant, type RemoteGrant } from "./grant-store.ts";
@@ -30,7 +30,7 @@ const remoteState = {
   renewing: null as Promise<void> | null,
 };
 
-async function setStatus(g: RemoteGrant | null, state: RemoteState, error?: string): Promise<void> {
+async function setStatus(g: RemoteGrant | null, state: RemoteState, error?: string, reason?: RemoteReason): Promise<void> {
   if (!g) {
     await browser.storage.session.remove(SESSION.remote).catch(() => undefined);
     return;
@@ -44,21 +44,30 @@ async function setStatus(g: RemoteGrant | null, state: RemoteState, error?: stri
     key_id: g.key_id,
     expires_at: g.expires_at,
     ...(error !== undefined && { error }),
+    ...(reason !== undefined && { reason }),
     since: Date.now(),
   };
   await browser.storage.session.set({ [SESSION.remote]: status }).catch(() => undefined);
 }
 
-function refusalOf(error: ErrorBody | undefined): string {
+/** The server's refusal (its error's data.reason) as the popup's reason code. */
+const REFUSAL_REASONS: Record<string, RemoteReason> = {
+  device_not_paired: "not_paired",
+  grant_expired: "expired",
+  rate_limited: "rate_limited",
+};
+
+function refusalOf(error: ErrorBody | undefined): [string, RemoteReason] {
   const reason = error?.data?.reason;
   remoteState.lastRefusal = typeof reason === "string" ? reason : undefined;
-  return error?.hint ? `${error.message}. ${error.hint}` : (error?.message ?? "refused");
+  const text = error?.hint ? `${error.message}. ${error.hint}` : (error?.message ?? "refused");
+  return [text, REFUSAL_REASONS[remoteState.lastRefusal ?? ""] ?? "refused"];
 }
 
-const STOP_TEXT: Partial<Record<RemoteState, (host: string) => string>> = {
-  revoked: (h) => `revoked by the server ${h} — pair again`,
-  expired: (h) => `the grant for ${h} expired — pair again`,
-  refused: (h) => `${h} does not know this browser (revoked or forgotten) — pair again`,
+const STOP_TEXT: Record<"revoked" | "expired" | "refused", [(host: string) => string, RemoteReason]> = {
+  revoked: [(h) => `revoked by the server ${h} — pair again`, "revoked"],
+  expired: [(h) => `the grant for ${h} expired — pair again`, "expired"],
+  refused: [(h) => `${h} does not know this browser (revoked or forgotten) — pair again`, "not_paired"],
 };
 
 const remote = new Link<RemoteGrant>({
@@ -77,7 +86,7 @@ const remote = new Link<RemoteGrant>({
       generation: g.generation,
     });
     if ("error" in hello) {
-      await setStatus(g, "disconnected", refusalOf(hello.error as ErrorBody));
+      await setStatus(g, "disconnected", ...refusalOf(hello.error as ErrorBody));
       return { ok: false };
     }
     const result = hello.result as { nonce?: unknown; proof?: unknown } | undefined;
@@ -85,20 +94,21 @@ const remote = new Link<RemoteGrant>({
     const tr = (label: string) => remoteTranscript(label, g.authority, nonceE, nonceD, g.device_id);
     if (!nonceD || !(await verifyHmac(key, tr(REMOTE_LABELS.deviceDaemon), result?.proof))) {
       // Whoever answers at that address is not the server that paired us: it gets nothing more.
-      await setStatus(g, "untrusted", `${g.host} could not prove this browser's grant: it is not the server you paired with`);
+      await setStatus(g, "untrusted", `${g.host} could not prove this browser's grant: it is not the server you paired with`, "untrusted");
       return { ok: false, untrusted: true, close: "untrusted server" };
     }
     return { ok: true, proof: toBase64url(await hmac(key, tr(REMOTE_LABELS.deviceExtension))) };
   },
   owns: (s, g) => s.remote_host === g.host,
   origin: (g) => ({ remoteHost: g.host }),
-  show: (g, state, { error }) => setStatus(g, state, error),
-  refused: (g, error) => setStatus(g, "disconnected", refusalOf(error)),
+  show: (g, state, { error, reason }) => setStatus(g, state, error, reason as RemoteReason | undefined),
+  refused: (g, error) => setStatus(g, "disconnected", ...refusalOf(error)),
   async closed(g, code, reason) {
     const stop = stopReason(code, remoteState.lastRefusal ?? reason);
-    if (!stop) return code === 1006 ? { error: `cannot reach ${g.host} (network or certificate)` } : {};
+    if (!stop) return code === 1006 ? { error: `cannot reach ${g.host} (network or certificate)`, reason: "network" } : {};
     remoteState.stopped = stop;
-    await setStatus(g, stop, STOP_TEXT[stop]!(g.host));
+    const [text, why] = STOP_TEXT[stop];
+    await setStatus(g, stop, text(g.host), why);
     return { stop: true };
   },
   up: () => void renewIfDue(),
@@ -109,7 +119,7 @@ async function plan(_opts: ConnectOptions): Promise<Plan<RemoteGrant>> {
   if (!g || remoteState.stopped) return { off: true };
   if (Date.parse(g.expires_at) <= Date.now()) {
     remoteState.stopped = "expired";
-    await setStatus(g, "expired", `the grant for ${g.host} expired: pair again`);
+    await setStatus(g, "expired", `the grant for ${g.host} expired: pair again`, "expired");
     return { off: true };
   }
   remoteState.lastRefusal = undefined;
@@ -138,7 +148,9 @@ export async function pairRemoteLink(text: string): Promise<AuthorizeOutcome | {
   await forgetRemote();
   await saveGrant(outcome.grant);
   remoteState.stopped = null;
-  await connectRemote({ force: true });
+  // Paired is the answer now: the link comes up on its own (the Links list shows it); a slow or queued connect must
+  // not hold the person's "paired" behind it.
+  void connectRemote({ force: true });
   return { ok: true, host: outcome.grant.host, device_id: outcome.grant.device_id };
 }
 

@@ -4,6 +4,7 @@
  */
 import { nameOf, roleOf } from "./aria.ts";
 import { disambiguate } from "./context.ts";
+import { dropTargets } from "./drops.ts";
 import { emit, type Line } from "./emit.ts";
 import { RefRegistry } from "./identity.ts";
 import { coveredControls, findModal } from "./modal.ts";
@@ -43,8 +44,8 @@ export interface PageRuntime {
   query(selector: string): Element | string;
   /** JSON [role, name] of an element. */
   describe(el: Element): string;
-  /** JSON FrameWalk of this document; `drops`: its elements with drop or dragover listeners (the worker found them). */
-  snapshot(request: WalkRequest, drops?: Element[]): string;
+  /** JSON FrameWalk of this document. */
+  snapshot(request: WalkRequest): string;
   /** Index of an iframe element in the last snapshot's frames, -1 if it was not in it. */
   frameIndex(el: Element): number;
   /** Hover probing: JSON [[x, y], …] of candidate triggers (and the visible controls before hovering). */
@@ -72,23 +73,17 @@ function token(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-export function walkDocument(
-  doc: Document,
-  registry: RefRegistry,
-  request: WalkRequest,
-  drops: readonly Element[] = [],
-): { walk: FrameWalk; frames: Element[] } {
+export function walkDocument(doc: Document, registry: RefRegistry, request: WalkRequest): { walk: FrameWalk; frames: Element[] } {
   const t0 = performance.now();
   registry.reserveFrom(request.next);
-  const walker = new Walker(doc.defaultView!, {
-    registry,
-    viewport: request.viewport,
-    // The page's own catch-all (a listener on <html> or <body>) is not a target to name.
-    drops: new Set(drops.filter((el) => el !== doc.documentElement && el !== doc.body)),
-    maxOptions: request.maxOptions,
-  });
+  const drops = dropTargets(doc);
+  const walker = new Walker(doc.defaultView!, { registry, viewport: request.viewport, drops: drops.els, maxOptions: request.maxOptions });
   const modal = findModal(doc);
+  // A page-wide drop zone (a listener on the window, document, <html> or <body>) is said once, first.
+  const page = doc.body ?? doc.documentElement;
+  const wide = drops.page && !modal && page ? walker.pageDrop(page) : null;
   const roots = walker.walk(modal ?? doc);
+  if (wide) roots.unshift(wide);
   disambiguate(walker.actionable);
   const lines = emit(roots);
   const walk: FrameWalk = {
@@ -127,8 +122,8 @@ export function createRuntime(doc: Document): PageRuntime {
       return found.length === 1 ? found[0]! : JSON.stringify({ count: found.length });
     },
     describe: (el) => JSON.stringify([roleOf(el), nameOf(el)]),
-    snapshot(request, drops) {
-      const { walk, frames } = walkDocument(doc, registry(request.session), request, drops);
+    snapshot(request) {
+      const { walk, frames } = walkDocument(doc, registry(request.session), request);
       lastFrames = frames;
       return JSON.stringify(walk);
     },

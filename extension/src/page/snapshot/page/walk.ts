@@ -129,7 +129,7 @@ export interface WalkOptions {
   registry: RefRegistry;
   /** Compute `vis` (costs a layout read per element). */
   viewport: boolean;
-  /** Elements with drop or dragover listeners (found by the worker through CDP): drop targets. */
+  /** Elements with drop, dragover or dragenter listeners (drops.ts): drop targets. */
   drops?: ReadonlySet<Element>;
   /** How many options of a select to list (the selected ones are always listed). */
   maxOptions?: number;
@@ -273,7 +273,8 @@ export class Walker {
   private control(el: Element, role: string, vis: boolean, cursor: string): SNode {
     const drop = this.opts.drops?.has(el) === true;
     // Named by its text like a clickable: a drop target the page gave no role.
-    const byText = role === "clickable" || (drop && !ACTIONABLE.has(role) && !el.hasAttribute("aria-label"));
+    const byText =
+      role === "clickable" || (drop && !ACTIONABLE.has(role) && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby"));
     let name: string;
     if (byText) name = clip(normalize(el.textContent ?? ""), CLICKABLE_NAME_MAX) || (el.getAttribute("title") ?? "");
     else name = nameOf(el);
@@ -307,6 +308,14 @@ export class Walker {
     const contentIsName =
       NAME_FROM_CONTENT.has(role) || (byText && (el.textContent ?? "").length <= CLICKABLE_NAME_MAX) || node.facts[0]?.startsWith("value=");
     node.children = merge(contentIsName || role === "textbox" ? sub.filter((i) => i && !isText(i)) : sub);
+    return node;
+  }
+
+  /** The whole page takes drops: one `document @eN [drop]` line, its ref on <body>, where a drop lands. */
+  pageDrop(el: Element): SNode {
+    const node: SNode = { role: "document", name: "", el, facts: ["drop"], children: [], vis: true };
+    node.ref = this.opts.registry.assign(el);
+    this.refs.push([node.ref, "document", ""]);
     return node;
   }
 
