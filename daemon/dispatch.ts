@@ -5,6 +5,7 @@
  * Every call has a deadline; the deadline, a `cancel`, a closed connection or the session's end abort it,
  * and the caller is answered at once while the stages unwind behind it.
  */
+import { approvalOf } from "../protocol/approval.ts";
 import { EFFECTS, type MethodName } from "../protocol/catalog.ts";
 import { BskError, toErrorBody, type ErrorBody } from "../protocol/errors.ts";
 import { CALL_PROGRESS, type RequestFrame } from "../protocol/frames.ts";
@@ -134,8 +135,10 @@ export class Dispatcher {
       const classified = classifyOutcome(outcome, call.dispatched, call.answered);
       effect = classified.effect_state;
       const reply = storedReply(classified.reply, call.params, call.def.redact);
+      // A result too big to keep loses its fields, not its approval.
+      const approval = approvalOf(reply) ?? approvalOf(classified.reply);
       this.ctx.ledger
-        .outcome(opId, { ...classified, reply: withEffect(reply, effect) })
+        .outcome(opId, { ...classified, ...(approval && { approval }), reply: withEffect(reply, effect) })
         .catch((err) => this.ctx.log.error("could not record an op outcome", { op_id: opId, error: err }));
     } else if (call.replayed && call.replayedEffect) effect = call.replayedEffect;
     else effect = "none"; // refused before it was reserved (op_id_reused, ledger unavailable): this call did nothing

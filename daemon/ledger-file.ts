@@ -96,6 +96,7 @@ type Line =
       state: OpOutcome["state"];
       effect_state: OpOutcome["effect_state"];
       reason?: string;
+      approval?: OpOutcome["approval"];
       reply: OpOutcome["reply"];
       at: string;
     };
@@ -167,6 +168,7 @@ export class FileLedger implements Ledger {
     entry.state = outcome.state;
     entry.effect_state = outcome.effect_state;
     if (outcome.reason !== undefined) entry.reason = outcome.reason;
+    if (outcome.approval !== undefined) entry.approval = outcome.approval;
     entry.settled_at = at;
     entry.reply = outcome.reply;
     // Waiters replay what the first caller was told.
@@ -174,6 +176,7 @@ export class FileLedger implements Ledger {
     this.waiters.delete(opId);
     const line: Line = { e: "outcome", op_id: opId, state: outcome.state, effect_state: outcome.effect_state, reply: outcome.reply, at };
     if (outcome.reason !== undefined) line.reason = outcome.reason;
+    if (outcome.approval !== undefined) line.approval = outcome.approval;
     const where = await this.append(line);
     entry.seg = where.seg;
     entry.outcomeAt = where;
@@ -259,6 +262,7 @@ export class FileLedger implements Ledger {
     entry.state = line.state;
     entry.effect_state = line.effect_state;
     if (line.reason !== undefined) entry.reason = line.reason;
+    if (line.approval !== undefined) entry.approval = line.approval;
     entry.settled_at = line.at;
     entry.seg = where.seg;
     entry.outcomeAt = where;
@@ -379,6 +383,7 @@ export class FileLedger implements Ledger {
         state: entry.state,
         effect_state: entry.effect_state!,
         ...(entry.reason !== undefined && { reason: entry.reason }),
+        ...(entry.approval !== undefined && { approval: entry.approval }),
         reply,
       };
     }

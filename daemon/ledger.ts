@@ -7,6 +7,7 @@
  * start-up become `unknown`); this in-memory implementation keeps the same semantics for tests.
  */
 import { createHmac } from "node:crypto";
+import type { ApprovalRecord } from "../protocol/approval.ts";
 import { BskError, type ErrorBody } from "../protocol/errors.ts";
 
 export type OpState = "reserved" | "executed" | "not_executed" | "unknown";
@@ -25,6 +26,8 @@ export interface OpOutcome {
   effect_state: EffectState;
   /** The error code when the op did not (certainly) execute. */
   reason?: string;
+  /** The person was asked first (an ask-first site, --confirm-writes): what they decided, taken from the reply. */
+  approval?: ApprovalRecord;
   /** What the caller was told: replayed verbatim for a repeated op_id. */
   reply: { result: unknown } | { error: ErrorBody };
 }
@@ -34,6 +37,7 @@ export interface OpRecord extends OpReservation {
   effect_state?: EffectState;
   /** Why it did not (certainly) execute: the error code, or daemon_restarted. */
   reason?: string;
+  approval?: ApprovalRecord;
   reserved_at: string;
   settled_at?: string;
   /** The recorded outcome with its reply (present when a repeated op id is answered from it). */
@@ -101,6 +105,7 @@ export class MemoryLedger implements Ledger {
     rec.state = outcome.state;
     rec.effect_state = outcome.effect_state;
     if (outcome.reason !== undefined) rec.reason = outcome.reason;
+    if (outcome.approval !== undefined) rec.approval = outcome.approval;
     rec.outcome = outcome;
     rec.settled_at = new Date().toISOString();
     this.waiters.get(opId)?.resolve(rec);

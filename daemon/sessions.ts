@@ -168,6 +168,7 @@ export class SessionRegistry {
     isolated?: boolean;
     where?: "window" | "group";
     borrow?: boolean;
+    confirm_writes?: boolean;
   }): SessionRuntime {
     const id = newSessionId(this.issued);
     this.issued.add(id);
@@ -186,6 +187,7 @@ export class SessionRegistry {
       ...(opts.isolated && { isolated: true }),
       ...(opts.where === "group" && { where: "group" as const }),
       ...(opts.borrow === false && { borrow: false }),
+      ...(opts.confirm_writes && { confirm_writes: true }),
     };
     const rt = new SessionRuntime(record, this.deps.config.queueLimit);
     this.live.set(id, rt);

@@ -4,6 +4,7 @@
  * Schemas are thunks so a process builds only the ones it uses (CLI start-up stays cheap).
  */
 import { z } from "zod";
+import { ASKED_EFFECTS, withApprovalField } from "./approval.ts";
 
 export type Effect = "BrowserMutation" | "TransientInput" | "PassiveRead" | "ControlPlane";
 export type Owner = "daemon" | "extension";
@@ -155,7 +156,8 @@ export interface TransferSpec {
 export function method<P extends z.ZodType, R extends z.ZodType, O extends Owner>(
   def: Omit<MethodDef<P, R, O>, "callers" | "cli"> & { callers?: "agent" | "person"; cli: CliShape },
 ): MethodDef<P, R, O, "agent" | "person"> {
-  return { ...def, callers: def.callers ?? "agent" };
+  const result = ASKED_EFFECTS.has(def.effect) ? () => withApprovalField(def.result()) : def.result;
+  return { ...def, result, callers: def.callers ?? "agent" };
 }
 
 /** A method only bsk's own processes send (no command, no tool); each family keeps these apart from its public ones. */
@@ -234,6 +236,8 @@ export const SessionInfo = () =>
     where: SessionWhere().optional(),
     group_id: z.number().int().optional(),
     borrow: z.boolean().optional(),
+    /** session start --confirm-writes. */
+    confirm_writes: z.boolean().optional(),
   });
 
 export const BrowserInfo = () =>

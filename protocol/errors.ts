@@ -37,6 +37,10 @@ export const ERRORS = {
     exit: 11,
     hint: "The page received none of the input, so nothing happened; check bsk dialog status (a browser prompt) and re-observe before retrying.",
   },
+  approval_denied: {
+    exit: 12,
+    hint: "The person did not allow this action here (Deny, no answer in time, or the page changed meanwhile); nothing was sent to the page. Do not retry it on your own: ask the person (bsk request-help --prompt '…') or report what you needed.",
+  },
 } as const satisfies Record<string, { exit: number; hint: string }>;
 
 /**

@@ -25,7 +25,8 @@ export const APP_VERSION: string = typeof BUILD_APP_VERSION !== "undefined" ? BU
  * dialog.dismiss carry the tab's browser prompt.
  */
 /** 3.2: session start --isolated (session.open isolated, an incognito window); error code incognito_not_allowed. */
-export const PROTOCOL_VERSION = "3.2";
+/** 3.3: error code approval_denied; page-changing results may carry `approval` (protocol/approval.ts). */
+export const PROTOCOL_VERSION = "3.3";
 export const DAEMON_NAME = "bsk-daemon";
 export const EXTENSION_CLIENT = "bsk-extension";
 

@@ -66,6 +66,7 @@ const start: DaemonHandler<"record.start"> = async ({ call, ctx, params: p }) =>
     isolated: false,
     where: "window",
     borrow: true,
+    confirm_writes: false,
   });
   const sessionId = opened.session_id;
   call.sessionId = sessionId;

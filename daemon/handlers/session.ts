@@ -90,6 +90,7 @@ export async function openSession(ctx: DaemonContext, call: Call, p: ParsedParam
     isolated: p.isolated || undefined,
     where: p.where,
     borrow: p.borrow,
+    confirm_writes: p.confirm_writes || undefined,
   });
   call.sessionId = rt.id;
   call.stage = "extension";
@@ -107,6 +108,7 @@ export async function openSession(ctx: DaemonContext, call: Call, p: ParsedParam
         borrow: p.borrow,
         ...(allowOrigins && { allow_origins: allowOrigins, block_requests: p.block_requests }),
         ...(p.isolated && { isolated: true }),
+        ...(p.confirm_writes && { confirm_writes: true }),
       },
       { traceId: call.traceId, timeoutMs: call.remainingMs(), signal: call.signal },
     );

@@ -1,7 +1,7 @@
 /**
  * The overlay content script, in every top-level page (manifest content_scripts, document_end). It draws only what
  * the service worker says this tab should show: the control pill and glow in a live session's tabs, the help panel
- * during request-help. In the person's own tabs it does nothing and does not wake the worker unless some session
+ * during request-help, the approval panel while a call waits for the person's Allow. In the person's own tabs it does nothing and does not wake the worker unless some session
  * is live (storage.local LIVE_KEY).
  *
  * Built as an unlisted script listed in the manifest by hand (wxt.config.ts) rather than a WXT content script:
@@ -14,6 +14,7 @@ import { OVERLAY_HOST_GLOBAL } from "../src/shared/messages/hands.ts";
 import { CriteriaWatch } from "../src/features/help/watch.ts";
 import { LIVE_KEY, type OverlayPush, type OverlayRequest, type OverlayView } from "../src/shared/messages/overlay.ts";
 import { OverlayHost } from "../src/features/overlay/ui/host.ts";
+import { ApprovalPanel } from "../src/features/overlay/ui/approval-panel.ts";
 import { HelpPanel } from "../src/features/overlay/ui/panel.ts";
 import { Pill } from "../src/features/overlay/ui/pill.ts";
 import { RecordPanel } from "../src/features/overlay/ui/record-panel.ts";
@@ -29,6 +30,7 @@ export default defineUnlistedScript(() => {
   let pill: Pill | null = null;
   let panel: HelpPanel | null = null;
   let recordPanel: RecordPanel | null = null;
+  let approvalPanel: ApprovalPanel | null = null;
   let watch: CriteriaWatch | null = null;
   let refresh: ReturnType<typeof setInterval> | undefined;
 
@@ -45,7 +47,7 @@ export default defineUnlistedScript(() => {
   };
 
   const render = (view: OverlayView | null) => {
-    const wanted = view !== null && (view.hints || view.help !== null || view.record !== null);
+    const wanted = view !== null && (view.hints || view.help !== null || view.record !== null || view.approval !== null);
     if (!wanted && !host) return;
     const root = ensureHost().root;
     pill!.update(view);
@@ -83,11 +85,23 @@ export default defineUnlistedScript(() => {
       recordPanel = null;
     }
 
+    const approval = view?.approval ?? null;
+    if (approvalPanel && approvalPanel.id !== approval?.id) {
+      approvalPanel.dispose();
+      approvalPanel = null;
+    }
+    if (approval && approvalPanel) approvalPanel.update(approval);
+    else if (approval) {
+      const approvalId = approval.id;
+      approvalPanel = new ApprovalPanel(root, approval, (allow) => void send({ type: "approval.answer", approval_id: approvalId, allow }));
+    }
+
     clearInterval(refresh);
     refresh = view ? setInterval(() => void hello(), REFRESH_MS) : undefined;
     if (!wanted) {
       host?.dispose();
-      host = pill = recordPanel = null;
+      approvalPanel?.dispose();
+      host = pill = recordPanel = approvalPanel = null;
     }
   };
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Approval } from "../approval.ts";
 import { method, SessionId, sessionParam } from "../define.ts";
 
 export const OP_STATES = ["reserved", "executed", "not_executed", "unknown"] as const;
@@ -18,6 +19,8 @@ export const OpInfo = () =>
     effect_state: z.enum(["committed", "none", "unknown"]).optional(),
     /** Why it did not (certainly) run: the error code, or daemon_restarted. */
     reason: z.string().optional(),
+    /** The person was asked first: allowed, denied, timed out…, by whom, and what the pill said. */
+    approval: Approval().optional(),
     reserved_at: z.string(),
     settled_at: z.string().optional(),
     trace_id: z.string(),

@@ -56,6 +56,10 @@ export const sessionMethods = {
           .boolean()
           .default(true)
           .describe("The person may lend the session tabs (tab borrow, dragging a tab into its group); false refuses every lend"),
+        confirm_writes: z
+          .boolean()
+          .default(false)
+          .describe("Every page-changing call on every site waits for the person's Allow in the pill (reads are not asked)"),
       }),
     result: () =>
       z.object({
@@ -107,6 +111,10 @@ export const sessionMethods = {
           value: false,
           description: "Refuse every lend: tab borrow fails and a tab the person drags into the group is put back out",
         },
+        "confirm-writes": {
+          description:
+            "Ask the person before every click, fill, navigation or other page change, on every site (they Allow or Deny in the pill)",
+        },
       },
       examples: [
         "S=$(bsk session start --name 'compare prices')",
@@ -114,6 +122,7 @@ export const sessionMethods = {
         "bsk session start --allow-origin https://shop.example --allow-origin https://pay.example --block-requests",
         "bsk session start --isolated --name 'sign up for the newsletter'",
         "bsk session start --where group --name 'fill the form'",
+        "bsk session start --name 'pay the invoice' --confirm-writes",
       ],
     },
   }),
@@ -186,6 +195,8 @@ export const sessionWireMethods = {
         isolated: z.boolean().default(false),
         where: SessionWhere().default("window"),
         borrow: z.boolean().default(true),
+        /** session start --confirm-writes: every page-changing call waits for the person's Allow. */
+        confirm_writes: z.boolean().default(false),
       }),
     result: () => z.object({ window_id: z.number().int(), tab_id: z.number().int(), group_id: z.number().int().optional() }),
   }),

@@ -28,8 +28,10 @@ export interface OverlayLook {
   pill: boolean;
   pillText: string;
   glow: boolean;
-  /** data-action of every visible button (takeover, resume, stop, done, cancel). */
+  /** data-action of every visible button (takeover, resume, stop, done, cancel, allow, deny). */
   buttons: string[];
+  /** data-action of the visible buttons that are disabled (the approval panel's Allow until it is armed). */
+  disabled: string[];
   panel: boolean;
   panelText: string;
   /** Highlight boxes drawn around help targets. */
@@ -150,12 +152,15 @@ export class PersonPage {
     const pill = byClass("pill")[0];
     const panel = byClass("panel")[0];
     const glow = byClass("glow")[0];
-    const buttons = findAll(shadow, (n) => n.nodeName === "BUTTON" && PersonPage.shown(shadow, n)).map((b) => attrs(b)["data-action"]!);
+    const shownButtons = findAll(shadow, (n) => n.nodeName === "BUTTON" && PersonPage.shown(shadow, n));
+    const buttons = shownButtons.map((b) => attrs(b)["data-action"]!);
+    const disabled = shownButtons.filter((b) => "disabled" in attrs(b)).map((b) => attrs(b)["data-action"]!);
     return {
       pill: !!pill && PersonPage.shown(shadow, pill),
       pillText: pill ? text(pill) : "",
       glow: !!glow && PersonPage.shown(shadow, glow) && (attrs(glow).class ?? "").includes("on"),
       buttons,
+      disabled,
       panel: !!panel,
       panelText: panel ? text(panel) : "",
       marks: byClass("mark").length,

@@ -1,6 +1,6 @@
 /**
  * The popup: what the person acts on first (the connection's state with the next step when it is not up, the
- * pairing field while not paired, live sessions with Take over / Resume / Stop, the switches), then the connection
+ * pairing field while not paired, live sessions with Take over / Resume / Stop, the switches, the ask-first sites), then the connection
  * details folded below (versions, instance, label and port, links, the key, remote pairing). Everything it shows
  * comes from chrome.storage and refreshes when that changes; its language is the browser's (src/shared/i18n.ts).
  */
@@ -24,6 +24,7 @@ import {
   type Settings,
   type Switches as SwitchValues,
 } from "../../src/session/settings.ts";
+import { AskFirst } from "./AskFirst.tsx";
 import { Links } from "./Links.tsx";
 import { PairedKey, Pairing } from "./Pairing.tsx";
 import { RemoteConnection } from "./Remote.tsx";
@@ -147,6 +148,7 @@ export function App() {
       <Pairing conn={conn()} />
       <Sessions sessions={sessions} takenOver={takenOver()} recording={recording()} />
       <Switches values={switches()} />
+      <AskFirst />
       <details class="details">
         <summary>{t("popup.details")}</summary>
         <dl>

@@ -79,6 +79,7 @@ export async function serveRequest(
     await sessionsReady();
     const ctx: CallContext = {
       signal: ac.signal,
+      ...(timeoutMs !== undefined && { deadline: Date.now() + timeoutMs }),
       progress: progressTo(ws, frame.id),
       ...(origin.remoteHost !== undefined && { remoteHost: origin.remoteHost }),
     };

@@ -141,6 +141,7 @@ export function addSession(init: {
   isolated?: boolean;
   group_id?: number;
   no_borrow?: boolean;
+  confirm_writes?: boolean;
 }): SessionState {
   const s: SessionState = {
     session_id: init.session_id,
@@ -154,6 +155,7 @@ export function addSession(init: {
   if (init.isolated) s.isolated = true;
   if (init.group_id !== undefined) s.group_id = init.group_id;
   if (init.no_borrow) s.no_borrow = true;
+  if (init.confirm_writes) s.confirm_writes = true;
   if (init.allow_origins?.length) {
     s.allow_origins = init.allow_origins;
     if (init.block_requests) s.block_requests = true;

@@ -1,7 +1,7 @@
 /**
  * What the extension keeps in chrome.storage, and the shapes the popup and the connect page read.
  *
- * storage.local (survives restarts):   port, label, instance_id, and the person's switches
+ * storage.local (survives restarts):   port, label, instance_id, the ask-first origins, and the person's switches
  *                                      confirm_borrow, allow_help, show_hints, auto_takeover (on by default), allow_file_urls (off)
  * storage.session (survives SW death): connection (ConnectionStatus), sessions (Record<id, SessionState>)
  */
@@ -19,6 +19,8 @@ export const LOCAL = {
   showHints: "show_hints",
   allowFileUrls: "allow_file_urls",
   autoTakeover: "auto_takeover",
+  /** "Ask me before the agent acts here": the person's list of origins (features/approval/). Only the popup writes it. */
+  askFirst: "ask_first_origins",
   /** The remote device grant (link/remote/grant-store.ts): only here, never logged, never in a URL. */
   remoteGrant: "remote_grant",
 } as const;
@@ -156,6 +158,8 @@ export interface SessionState {
   group_id?: number;
   /** session start --no-borrow: every lend is refused (tab borrow, a tab dragged into the group). */
   no_borrow?: boolean;
+  /** session start --confirm-writes: every page-changing call waits for the person's Allow (features/approval/). */
+  confirm_writes?: boolean;
 }
 
 /** Where a borrowed tab was in the person's windows (the `from` of tab.borrow's result). */

@@ -4,6 +4,8 @@ import type { ExtensionMethodName, ParsedParams, Result } from "../../../protoco
 export interface CallContext {
   /** Aborts on cancel or when the call's deadline passes; its reason is the error to answer with. */
   signal: AbortSignal;
+  /** Epoch ms when the call's deadline passes (the daemon's timeout_ms), when it has one. */
+  deadline?: number;
   /** Tells the caller how far a long call has come (call.progress); cheap to call often, it is throttled. */
   progress?: Progress;
   /** Set when the call came over the remote link: the server's host (where the agent is). Unset: the local daemon. */

@@ -35,6 +35,7 @@ export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
       name: p.name,
       allow_origins: p.allow_origins,
       block_requests: p.block_requests,
+      confirm_writes: p.confirm_writes,
       no_borrow: !p.borrow,
       ...(ctx.remoteHost !== undefined && { remote_host: ctx.remoteHost }),
     };

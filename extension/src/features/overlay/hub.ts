@@ -1,7 +1,7 @@
 /**
  * The worker's side of the overlays: what each tab shows (OverlayView), pushed when it changes (a tab joins or
  * leaves a session, Take over / Resume, a call starts or ends on it, "Show control hints" flips, a help request
- * starts or ends) and answered when a page loads (overlay.hello). Messages from a page act only on the session
+ * starts or ends, a call waits for the person's Allow) and answered when a page loads (overlay.hello). Messages from a page act only on the session
  * that owns the sender's tab. Screenshots hide the overlay first (onCapture).
  */
 import { browser, type Browser } from "wxt/browser";
@@ -16,6 +16,7 @@ import {
   resume,
   takeOver,
 } from "../control.ts";
+import { answerFromPage, approvalView, onApprovalChange } from "../approval/registry.ts";
 import { fromPage, hasHelp, helpView, onHelpChange, tabGone } from "../help/registry.ts";
 import { finishFromPage } from "../recording/recorder.ts";
 import { onRecordingChange, recordingOfTab, recordingsReady } from "../../session/recordings.ts";
@@ -64,6 +65,7 @@ export function viewFor(tabId: number): OverlayView | null {
     hints: hubState.hints,
     help: helpView(tabId),
     record: recordView(tabId),
+    approval: approvalView(tabId),
   };
 }
 
@@ -73,18 +75,22 @@ function recordView(tabId: number): OverlayView["record"] {
 }
 
 function shows(view: OverlayView | null): boolean {
-  return view !== null && (view.hints || view.help !== null || view.record !== null);
+  return view !== null && (view.hints || view.help !== null || view.record !== null || view.approval !== null);
 }
 
 function tell(tabId: number, msg: OverlayPush): Promise<unknown> {
   return browser.tabs.sendMessage(tabId, msg, { frameId: 0 }).catch(() => undefined);
 }
 
-function push(tabId: number): void {
+/** Resolves once the page has drawn the view (its listener runs before the message is answered). */
+function push(tabId: number): Promise<void> {
   const view = viewFor(tabId);
-  browser.tabs.sendMessage(tabId, { type: "overlay.view", view } satisfies OverlayPush, { frameId: 0 }).catch(() => {
-    if (view) void inject(tabId);
-  });
+  return browser.tabs
+    .sendMessage(tabId, { type: "overlay.view", view } satisfies OverlayPush, { frameId: 0 })
+    .then(() => undefined)
+    .catch(() => {
+      if (view) void inject(tabId);
+    });
 }
 
 /**
@@ -136,6 +142,9 @@ async function onPageMessage(msg: OverlayRequest, sender: Browser.runtime.Messag
       case "record.panel_finish":
         finishFromPage(tabId);
         break;
+      case "approval.answer":
+        answerFromPage(sender, msg.approval_id, msg.allow === true);
+        break;
       default:
         fromPage(tabId, msg);
     }
@@ -154,6 +163,7 @@ const PAGE_TYPES = new Set([
   "help.cancel",
   "help.completed",
   "help.invalid",
+  "approval.answer",
 ]);
 
 export function installOverlay(): void {
@@ -186,6 +196,7 @@ export function installOverlay(): void {
     if (hubState.hints) push(tabId);
   });
   onHelpChange(push);
+  onApprovalChange(push);
   onRecordingChange((rec) => push(rec.tab_id));
   onCapture({
     async hide(tabId) {

@@ -40,6 +40,23 @@ export interface RecordView {
   steps: number;
 }
 
+/**
+ * A page-changing call waiting for the person's Allow (features/approval/): what it is about to do, in words. The
+ * first call waiting on the tab is shown; the others wait their turn.
+ */
+export interface ApprovalView {
+  id: string;
+  /** "click button 'Pay now'": never a value typed into a field. */
+  text: string;
+  cause: "ask_first_site" | "confirm_writes";
+  /** The tab's top-level origin when it was asked. */
+  origin?: string;
+  /** Epoch ms when the wait ends (then the call fails, approval_denied). */
+  deadline: number;
+  /** Calls waiting behind this one on the tab. */
+  queued: number;
+}
+
 export interface OverlayView {
   session_id: string;
   name?: string;
@@ -53,6 +70,8 @@ export interface OverlayView {
   help: HelpView | null;
   /** While recording, the record panel replaces the pill and glow: the person is the one acting. */
   record: RecordView | null;
+  /** A call waiting for the person's Allow: the approval panel, shown whatever the hints switch says. */
+  approval: ApprovalView | null;
 }
 
 /** Content script → worker. */
@@ -69,7 +88,9 @@ export type OverlayRequest =
   /** The criteria held for stable_ms in this document. */
   | { type: "help.completed"; help_id: string; note: string }
   /** The criteria cannot be checked here (e.g. an invalid selector). */
-  | { type: "help.invalid"; help_id: string; message: string };
+  | { type: "help.invalid"; help_id: string; message: string }
+  /** The person's Allow or Deny in the approval panel (a trusted click). */
+  | { type: "approval.answer"; approval_id: string; allow: boolean };
 
 /** Worker → content script. */
 export type OverlayPush =

@@ -48,6 +48,13 @@ textarea { width: 100%; min-height: 54px; resize: vertical; font: inherit; paddi
 .panel.record .actions { align-items: center; }
 .panel.record .steps { margin-right: auto; }
 
+.panel.approval { top: 16px; left: 50%; right: auto; transform: translateX(-50%); width: 360px; }
+.panel.approval .head { background: #d70015; cursor: default; }
+.panel.approval .what { font-weight: 600; }
+/* Never opacity: the browser would count a translucent Allow as not visible (approval-panel.ts), and it stays off. */
+.panel button:disabled { background: #d1d1d6; color: #8e8e93; cursor: default; }
+.panel button.primary:disabled { background: #9ec9ff; color: #fff; }
+
 .mark { position: fixed; pointer-events: none; border-radius: 6px; box-shadow: 0 0 0 3px #ff8a00, 0 0 0 7px rgba(255, 138, 0, .35); animation: flash 1.2s ease-in-out 3; }
 @keyframes flash { 50% { box-shadow: 0 0 0 3px #ff8a00, 0 0 0 12px rgba(255, 138, 0, .1); } }
 `;

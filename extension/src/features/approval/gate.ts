@@ -1,0 +1,67 @@
+/**
+ * The approval gate the call guard runs before a page-changing call of a session (dispatch/call-guard.ts): when the
+ * call's tab is on an ask-first site, or the session asks for every site (--confirm-writes), the call waits for the
+ * person; anything but Allow fails it with approval_denied before anything reaches the page (effect_state none).
+ * What was decided rides on the reply (`approval`), where the daemon's ledger finds it.
+ */
+import { METHODS, type ExtensionMethodName } from "../../../../protocol/catalog.ts";
+import { BskError } from "../../../../protocol/errors.ts";
+import type { ApprovalRecord } from "../../../../protocol/approval.ts";
+import type { SessionState } from "../../session/settings.ts";
+import type { CallContext } from "../../shared/handler.ts";
+import { describeCall } from "./describe.ts";
+import { askPerson } from "./registry.ts";
+import { whyAsk } from "./sites.ts";
+
+const ENDINGS: Record<Exclude<ApprovalRecord["decision"], "allowed">, string> = {
+  denied: "the person denied it",
+  timed_out: "the person did not answer in time",
+  tab_closed: "the tab closed while the person was asked",
+  navigated: "the page changed while the person was asked, so their answer could not be for it",
+};
+
+/**
+ * The tab a call acts on, when it is the session's: its `tab_id`, else the current tab. A tab the session does not
+ * own (the one tab borrow asks to lend, which has its own consent prompt) is not asked here.
+ */
+function tabOf(method: ExtensionMethodName, p: { tab_id?: number }, session: SessionState): number | null {
+  const tabId = p.tab_id ?? session.current_tab_id;
+  if (tabId === null || tabId === undefined || !session.tabs[String(tabId)]) return null;
+  if (p.tab_id === undefined && METHODS[method].scope !== "tab" && !session.confirm_writes) return null;
+  return tabId;
+}
+
+export interface Approved {
+  approval: ApprovalRecord;
+  release: () => void;
+}
+
+/** Null: the call need not ask. Otherwise the person allowed it (release once the call is done); else it throws. */
+export async function approvalGate(
+  method: ExtensionMethodName,
+  params: Record<string, unknown>,
+  session: SessionState,
+  ctx: CallContext,
+): Promise<Approved | null> {
+  const tabId = tabOf(method, params as { tab_id?: number }, session);
+  if (tabId === null) return null;
+  const why = await whyAsk(session, tabId);
+  if (!why) return null;
+  const text = await describeCall(method, params);
+  const { record, release } = await askPerson({ tabId, text, ...why, callDeadline: ctx.deadline, signal: ctx.signal });
+  if (record.decision === "allowed") return { approval: record, release };
+  throw new BskError("approval_denied", `${method} was not done: ${ENDINGS[record.decision]} ("${text}")`, {
+    data: { effect_state: "none", tab_id: tabId, approval: record },
+  });
+}
+
+/** The result of an allowed call, with what was decided. */
+export function withApproval(result: unknown, approval: ApprovalRecord): unknown {
+  return result && typeof result === "object" && !Array.isArray(result) ? { ...result, approval } : result;
+}
+
+/** An allowed call that then failed still tells what was allowed. */
+export function errorWithApproval(err: unknown, approval: ApprovalRecord): unknown {
+  if (!(err instanceof BskError) || err.data?.approval !== undefined) return err;
+  return new BskError(err.code, err.message, { hint: err.hint, data: { ...err.data, approval } });
+}

@@ -1,0 +1,279 @@
+/**
+ * Sites that ask first, end to end: the person lists an origin in the popup; on that site every page-changing call
+ * waits for their Allow in the tab's overlay, which says what is about to happen. The person's Allow and Deny are
+ * real clicks through the browser's DevTools port (person-page.ts); a hostile page's synthetic clicks and reads get
+ * nowhere; Deny, the clock, the tab closing and the page navigating fail the call with approval_denied and nothing
+ * done; reads are not asked; --confirm-writes asks on every site; the ledger (bsk ops) keeps each decision.
+ * "Waiting" is made certain by the panel being up, never by sleeps.
+ */
+import { describe, expect, test } from "bun:test";
+import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { refIn, useWorld, type Run, type World } from "./harness.ts";
+import { PersonPage, type OverlayLook } from "./person-page.ts";
+
+let w: World;
+useWorld({}, (world) => (w = world));
+
+const KEY = "ask_first_origins";
+let marker = 0;
+let popupPage: PersonPage | undefined;
+
+const origin = () => new URL(w.fixtures.url("/")).origin;
+
+async function popup(): Promise<PersonPage> {
+  if (popupPage) return popupPage;
+  await w.person.openTab(`chrome-extension://${EXTENSION_ID}/popup.html?ask`);
+  popupPage = await PersonPage.find(w.browser.cdpPort!, "popup.html?ask");
+  await popupPage.waitFor(`document.querySelector(".ask-first form") !== null`);
+  return popupPage;
+}
+
+const stored = async () => (await popup()).evaluate(`chrome.storage.local.get("${KEY}").then((v) => v["${KEY}"] ?? null)`);
+
+/** The person's list, set as the popup would (the popup's own form is tested on its own below). */
+async function setList(origins: string[]): Promise<void> {
+  await (await popup()).evaluate(`chrome.storage.local.set({ ${KEY}: ${JSON.stringify(origins)} })`);
+}
+
+/** A new session on the fixture page (the navigate from about:blank is not asked) and the person's view of it. */
+async function onFixture(extra: string[] = []): Promise<{ s: string; page: PersonPage; snap: string }> {
+  const s = await w.startSession(extra);
+  const m = ++marker;
+  await w.ok(["navigate", w.fixtures.url(`/approval.html?m=${m}`), "--session", s]);
+  const page = await PersonPage.find(w.browser.cdpPort!, `approval.html?m=${m}`);
+  await page.waitFor(`document.readyState === "complete"`);
+  const snap = (await w.ok(["snapshot", "--session", s])).text as string;
+  return { s, page, snap };
+}
+
+const run = (s: string, args: string[]) => w.bsk([...args, "--session", s, "--json"]);
+
+/** The approval panel is up (saying `text`). */
+function asking(page: PersonPage, text: string): Promise<OverlayLook | null> {
+  return page.waitOverlay(`the approval panel saying ${text}`, (o) => !!o?.buttons.includes("allow") && o.panelText.includes(text));
+}
+
+/** The person presses Allow or Deny once Allow takes clicks. */
+async function answer(page: PersonPage, action: "allow" | "deny"): Promise<void> {
+  await page.waitOverlay("Allow armed", (o) => !!o?.buttons.includes("allow") && !o.disabled.includes("allow"));
+  await page.clickOverlay(action);
+}
+
+async function denied(r: Promise<Run>, decision: string, by: string): Promise<any> {
+  const got = await r;
+  if (got.json?.ok !== false) throw new Error(`expected approval_denied, got:\n${got.stdout}${got.stderr}`);
+  expect(got.json.error.code).toBe("approval_denied");
+  expect(got.code).toBe(12);
+  expect(got.json.error.data).toMatchObject({ effect_state: "none", approval: { decision, by } });
+  return got.json.error;
+}
+
+async function lastOp(s: string): Promise<any> {
+  return (await w.ok(["ops", "--session", s])).ops.at(-1);
+}
+
+describe("the popup's ask-first list", () => {
+  test("the person adds and removes origins; what is not an http(s) site is refused in words", async () => {
+    const p = await popup();
+    const add = async (text: string) => {
+      await p.evaluate(`document.querySelector('input[name="ask_first"]').value = ""`);
+      await p.clickSelector(`input[name="ask_first"]`);
+      await p.type(text);
+      await p.clickSelector(`button[name="ask_first_add"]`);
+    };
+    await add("ftp://files.example");
+    await p.waitFor(`(document.querySelector(".ask-first .error")?.textContent ?? "").includes("https://")`);
+    expect(await stored()).toBeNull();
+
+    await add("bank.example");
+    await p.waitFor(`document.querySelector('li[data-origin="https://bank.example"]') !== null`);
+    await add(`${origin()}/approval.html?from=address-bar`);
+    await p.waitFor(`document.querySelector('li[data-origin="${origin()}"]') !== null`);
+    expect(await stored()).toEqual(["https://bank.example", origin()]);
+    expect(await p.evaluate(`document.querySelector(".ask-first .error")`)).toBeNull();
+
+    await p.clickSelector(`li[data-origin="https://bank.example"] button[data-action="remove"]`);
+    await p.waitFor(`document.querySelector('li[data-origin="https://bank.example"]') === null`);
+    expect(await stored()).toEqual([origin()]);
+  });
+});
+
+describe("on an ask-first site", () => {
+  test("reads are not asked; a click waits for Allow, says what it will do, then lands; the ledger says allowed", async () => {
+    await setList([origin()]);
+    const { s, page, snap } = await onFixture();
+    // Reads run without the person (a short --timeout: one that asked could not answer in time).
+    await w.ok(["screenshot", "--session", s, "--timeout", "5s"]);
+    await w.ok(["get-html", "--session", s, "--timeout", "5s"]);
+    expect((await page.overlay())?.buttons ?? []).not.toContain("allow");
+
+    const clicking = run(s, ["click", refIn(snap, "Pay now")]);
+    const look = await asking(page, "click button 'Pay now'");
+    expect(look!.panelText).toContain(origin());
+    expect(await page.evaluate("clicks")).toEqual([]);
+    await answer(page, "allow");
+    const r = await clicking;
+    expect(r.code).toBe(0);
+    expect(r.json.result.approval).toMatchObject({
+      decision: "allowed",
+      by: "person",
+      description: "click button 'Pay now'",
+      cause: "ask_first_site",
+      origin: origin(),
+    });
+    expect(await page.evaluate("clicks")).toEqual(["pay"]);
+    await page.waitOverlay("the panel gone", (o) => !o?.buttons.includes("allow"));
+    expect(await lastOp(s)).toMatchObject({
+      method: "click",
+      state: "executed",
+      approval: { decision: "allowed", by: "person", description: "click button 'Pay now'" },
+    });
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+
+  test("Deny: approval_denied, nothing typed, the value never shown; the ledger says denied", async () => {
+    const { s, page, snap } = await onFixture();
+    const filling = run(s, ["fill", refIn(snap, "Password"), "hunter2-secret"]);
+    const look = await asking(page, "with 14 characters");
+    expect(look!.panelText).toContain("Password");
+    expect(look!.panelText).not.toContain("hunter2");
+    await answer(page, "deny");
+    const err = await denied(filling, "denied", "person");
+    expect(JSON.stringify(err)).not.toContain("hunter2");
+    expect(await page.evaluate(`document.getElementById("secret").value`)).toBe("");
+    expect(await lastOp(s)).toMatchObject({
+      method: "fill",
+      state: "not_executed",
+      effect_state: "none",
+      reason: "approval_denied",
+      approval: { decision: "denied", by: "person" },
+    });
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+
+  test("navigating away is asked too; denied, the tab stays where it was", async () => {
+    const { s, page } = await onFixture();
+    const away = w.fixtures.url("/overlay.html?away");
+    const going = run(s, ["navigate", away]);
+    await asking(page, `go to ${away}`);
+    await answer(page, "deny");
+    await denied(going, "denied", "person");
+    expect(await page.evaluate("location.pathname")).toBe("/approval.html");
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+
+  test("calls queued on the tab are asked one at a time, in order", async () => {
+    const { s, page, snap } = await onFixture();
+    const filling = run(s, ["fill", refIn(snap, "Amount"), "123456789012"]);
+    await asking(page, "fill textbox 'Amount' with 12 characters");
+    const clicking = run(s, ["click", refIn(snap, "Other")]);
+    await answer(page, "allow");
+    expect((await filling).code).toBe(0);
+    await asking(page, "click button 'Other'");
+    await answer(page, "deny");
+    await denied(clicking, "denied", "person");
+    expect(await page.evaluate(`[document.getElementById("amount").value, clicks]`)).toEqual(["123456789012", []]);
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+
+  test("a hostile page can neither read the panel nor press Allow with synthetic events", async () => {
+    const { s, page, snap } = await onFixture();
+    const clicking = run(s, ["click", refIn(snap, "Pay now")]);
+    await asking(page, "click button 'Pay now'");
+    await page.waitOverlay("Allow armed", (o) => !o?.disabled.includes("allow") && !!o?.buttons.includes("allow"));
+    const seen = await page.evaluate("attack()");
+    expect(seen).toEqual({ host: true, shadowRoot: false, text: false, buttons: 0 });
+    // Still asking: the synthetic clicks counted for nothing.
+    expect((await page.overlay())!.buttons).toContain("allow");
+    // The page can reach the host's style: an Allow it made nearly transparent takes no click, not even the person's.
+    const host = `document.querySelector("bsk-overlay").style`;
+    await page.evaluate(`${host}.setProperty("opacity", "0.05", "important")`);
+    await page.waitOverlay("Allow off while faded", (o) => !!o?.disabled.includes("allow"));
+    const box = await page.overlayBox({ action: "allow" });
+    await page.clickAt(Math.round(box.x + box.width / 2), Math.round(box.y + box.height / 2));
+    await page.evaluate(`${host}.removeProperty("opacity")`);
+    // The person's Deny decides: had any click above counted, the call would have clicked Pay now.
+    await answer(page, "deny");
+    await denied(clicking, "denied", "person");
+    expect(await page.evaluate("clicks")).toEqual([]);
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+
+  test("a page that navigates during the wait ends it as denied", async () => {
+    const { s, page, snap } = await onFixture();
+    const clicking = run(s, ["click", refIn(snap, "Pay now")]);
+    await asking(page, "click button 'Pay now'");
+    await page.evaluate(`history.pushState({}, "", location.pathname + "?moved")`);
+    const err = await denied(clicking, "navigated", "browser");
+    expect(err.message).toContain("page changed");
+    expect(await page.evaluate("clicks")).toEqual([]);
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+
+  test("no answer within the call's time: approval_denied (timed out), recorded so", async () => {
+    const { s, page, snap } = await onFixture();
+    const clicking = run(s, ["click", refIn(snap, "Pay now"), "--timeout", "3s"]);
+    await asking(page, "click button 'Pay now'");
+    await denied(clicking, "timed_out", "timeout");
+    await page.waitOverlay("the panel gone", (o) => !o?.buttons.includes("allow"));
+    expect(await page.evaluate("clicks")).toEqual([]);
+    expect(await lastOp(s)).toMatchObject({ state: "not_executed", approval: { decision: "timed_out", by: "timeout" } });
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+
+  test("Take over during the wait ends it: user_aborted, the panel gone, nothing done", async () => {
+    const { s, page, snap } = await onFixture();
+    const clicking = run(s, ["click", refIn(snap, "Pay now")]);
+    await asking(page, "click button 'Pay now'");
+    await page.clickOverlay("takeover");
+    const got = await clicking;
+    // The daemon cuts the call off at the takeover without waiting for the browser's word, so it says `unknown`;
+    // the page shows nothing was done.
+    expect(got.json?.error).toMatchObject({ code: "user_aborted", data: { reason: "taken_over" } });
+    await page.waitOverlay("the panel gone", (o) => !o?.buttons.includes("allow"));
+    expect(await page.evaluate("clicks")).toEqual([]);
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+
+  test("the tab closing during the wait: approval_denied (tab closed)", async () => {
+    const { s, page, snap } = await onFixture();
+    const clicking = run(s, ["click", refIn(snap, "Pay now")]);
+    await asking(page, "click button 'Pay now'");
+    await page.closeTab();
+    await denied(clicking, "tab_closed", "browser");
+    // It was the Agent Window's only tab: the window closed with it, and the session ended.
+  });
+});
+
+describe("session start --confirm-writes", () => {
+  test("asks on a site nobody listed; the same site in another session is not asked", async () => {
+    await setList([]);
+    const plain = await onFixture();
+    const r = await run(plain.s, ["click", refIn(plain.snap, "Other"), "--timeout", "5s"]);
+    expect(r.code).toBe(0);
+    expect(r.json.result.approval).toBeUndefined();
+    plain.page.close();
+    await w.ok(["session", "stop", plain.s]);
+
+    const { s, page, snap } = await onFixture(["--confirm-writes"]);
+    expect((await w.ok(["session", "list", "--session", s])).sessions[0].confirm_writes).toBe(true);
+    const clicking = run(s, ["click", refIn(snap, "Pay now")]);
+    const look = await asking(page, "click button 'Pay now'");
+    expect(look!.panelText).toContain("This session asks before every change");
+    await answer(page, "allow");
+    const done = await clicking;
+    expect(done.code, done.stdout).toBe(0);
+    expect(done.json.result.approval).toMatchObject({ decision: "allowed", cause: "confirm_writes" });
+    expect(await page.evaluate("clicks")).toEqual(["pay"]);
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+});
