@@ -6,7 +6,7 @@
  * and the caller is answered at once while the stages unwind behind it.
  */
 import { approvalOf } from "../protocol/approval.ts";
-import { EFFECTS, type MethodName } from "../protocol/catalog.ts";
+import { EFFECTS } from "../protocol/catalog.ts";
 import { BskError, toErrorBody, type ErrorBody } from "../protocol/errors.ts";
 import { CALL_PROGRESS, type RequestFrame } from "../protocol/frames.ts";
 import { Call, mintTraceId, timeoutError } from "./call.ts";

@@ -3,7 +3,6 @@
  * resolves; `bun daemon/main.ts` runs it directly (dev, tests) and prints one JSON line when ready.
  */
 import { join } from "node:path";
-import { BskError } from "../protocol/errors.ts";
 import { APP_VERSION, PROTOCOL_VERSION } from "../protocol/version.ts";
 import { AllowList } from "../shared/allow-list.ts";
 import { BrowserRegistry } from "./browsers.ts";

@@ -7,16 +7,7 @@
  */
 import { z } from "zod";
 import { EFFECTS, METHOD_NAMES, METHODS, type MethodName } from "../../protocol/catalog.ts";
-import {
-  type CliShape,
-  type Effect,
-  type FileResultSpec,
-  flagParam,
-  type JsonFileSpec,
-  type MethodDef,
-  type Scope,
-  type TransferSpec,
-} from "../../protocol/define.ts";
+import { type CliShape, type Effect, flagParam, type MethodDef } from "../../protocol/define.ts";
 
 export interface JsonSchemaObject {
   type: "object";

@@ -6,7 +6,7 @@
  * worker restart or a reconnect loses the wait, not the recording (it lives in the extension's storage): the
  * daemon waits again. Ctrl-C ends the session, and with it the recording.
  */
-import { METHODS, type ParsedParams, type Result } from "../../protocol/catalog.ts";
+import { METHODS, type Result } from "../../protocol/catalog.ts";
 import { BskError } from "../../protocol/errors.ts";
 import type { RecordTraceT } from "../../protocol/trace.ts";
 import type { BrowserConn } from "../browsers.ts";

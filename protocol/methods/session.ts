@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { method, wireMethod, SessionId, SessionInfo, SessionWhere, sessionParam } from "../define.ts";
 import { normalizeOrigin } from "../origins.ts";
-import { OBSERVE_KINDS, ObserveKinds } from "./history.ts";
+import { ObserveKinds } from "./history.ts";
 
 /** The longest lease a session may ask for: it replaces the idle timeout, so it bounds how long an abandoned session lives. */
 export const LEASE_MAX_MS = 3_600_000;

@@ -1,5 +1,4 @@
 /** navigate / navigate.back / navigate.forward / reload: start a navigation, then wait on CDP events. */
-import { browser } from "wxt/browser";
 import type { ParsedParams, Result } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import { send } from "../cdp/debugger.ts";
