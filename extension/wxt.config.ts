@@ -34,7 +34,7 @@ export default defineConfig({
     action: { default_title: "__MSG_manifest_name__" },
     // The overlay (entrypoints/overlay.ts): listed by hand, see there why it is not a WXT content script.
     // The hands (entrypoints/hands.ts): every frame, before the page's scripts, blank and opaque-origin frames too.
-    // The drop registry (entrypoints/drops.ts): the same frames, in the page's own world, before its scripts.
+    // The drop registry (entrypoints/drops.ts) is registered only while a session is live (src/features/drop-script.ts).
     content_scripts: [
       { matches: ["<all_urls>"], js: ["overlay.js"], run_at: "document_end", all_frames: false },
       {
@@ -44,15 +44,6 @@ export default defineConfig({
         all_frames: true,
         match_about_blank: true,
         match_origin_as_fallback: true,
-      },
-      {
-        matches: ["<all_urls>"],
-        js: ["drops.js"],
-        run_at: "document_start",
-        all_frames: true,
-        match_about_blank: true,
-        match_origin_as_fallback: true,
-        world: "MAIN",
       },
     ],
   },

@@ -10,6 +10,7 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { refIn, until, useWorld, type World } from "./harness.ts";
+import { PersonPage } from "./person-page.ts";
 
 let w: World;
 let s: string;
@@ -170,5 +171,26 @@ describe("snapshot: drop zones", () => {
     expect(text).toMatch(/^heading "Drops" \[level=1\]$/m);
     expect(text.match(/\[drop\]/g)!.length).toBeLessThan(12);
     expect(await js("window.asked")).toBeGreaterThan(0);
+  });
+
+  test("with no session live the registry is not in the person's pages; a session's new document has it", async () => {
+    // What the registry answers: marks on the elements with drop listeners, when a snapshot asks.
+    const probe = `(() => {
+      const zone = document.body.appendChild(document.createElement("div"));
+      zone.addEventListener("drop", () => {});
+      let marks = 0;
+      zone.addEventListener("bsk-drop-mark", () => marks++);
+      document.dispatchEvent(new Event("bsk-drop-ask"));
+      return marks;
+    })()`;
+    await w.ok(["session", "stop", s]);
+    await w.person.openInOwnWindow(w.fixtures.url("/snap-drops.html?person"));
+    const page = await PersonPage.find(w.browser.cdpPort!, "snap-drops.html?person");
+    expect(await page.evaluate(probe)).toBe(0);
+    page.close();
+    // The positive control: the same probe in a session's tab, after its first navigation.
+    s = (await w.ok(["session", "start", "--no-focus"])).session_id;
+    await w.ok(["navigate", w.fixtures.url("/snap-drops.html?session"), "--session", s]);
+    expect(await js(probe)).toBe(1);
   });
 });
