@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync, symlinkSync, cpSync } from "node:fs";
 import { join } from "node:path";
 import { $ } from "bun";
 import { ROOT, type PrivateWorld } from "../world.ts";
-import { interleaved, type Argv } from "./peer.ts";
+import { interleaved, refIn, type Argv } from "./peer.ts";
 import { pct, RUNS } from "./timing.ts";
 
 export interface AgainstRow {
@@ -57,15 +57,13 @@ async function side(world: PrivateWorld, root: string): Promise<Side> {
   const session = (await must(["session", "start", "--no-focus"])).trim();
   await must(["navigate", world.fixtures.url("/bench-typical.html"), "--session", session]);
   const text: string = JSON.parse(await must(["snapshot", "--max-tokens", "200000", "--json", "--session", session])).result.text;
-  const ref = (re: RegExp) => {
-    const r = text
-      .split("\n")
-      .find((l) => re.test(l))
-      ?.match(/@e\d+/)?.[0];
-    if (!r) throw new Error(`${root}: no ref for ${re}`);
-    return r;
+  return {
+    world,
+    bsk: join(root, "dist/bsk"),
+    session,
+    button: refIn(text, /button "Add note"/),
+    field: refIn(text, /textbox "Full name"/),
   };
-  return { world, bsk: join(root, "dist/bsk"), session, button: ref(/button "Add note"/), field: ref(/textbox "Full name"/) };
 }
 
 export async function againstLane(a: PrivateWorld, b: PrivateWorld, refRoot: string): Promise<AgainstRow[]> {

@@ -74,7 +74,7 @@ function peerRow(
 }
 
 /** The ref on the first line matching `line` in a snapshot's text: bsk writes `@eN`, agent-browser `[ref=eN]`. */
-function refIn(text: string, line: RegExp): string {
+export function refIn(text: string, line: RegExp): string {
   const hit = text.split("\n").find((l) => line.test(l));
   const ref = hit?.match(/@e\d+/)?.[0] ?? hit?.match(/ref=(e\d+)/)?.[1];
   if (!ref) throw new Error(`no ref for ${line} in:\n${text.slice(0, 2000)}`);
