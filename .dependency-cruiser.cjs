@@ -120,7 +120,7 @@ module.exports = {
     },
     {
       name: "extension-src-inside-a-layer",
-      comment: "Every file of extension/src lives in one of its layer folders (" + EXTENSION_LAYERS.join(", ") + ").",
+      comment: `Every file of extension/src lives in one of its layer folders (${EXTENSION_LAYERS.join(", ")}).`,
       severity: "error",
       from: {},
       to: { path: `^extension/src/(?!(${EXTENSION_LAYERS.join("|")})/)` },

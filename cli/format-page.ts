@@ -153,7 +153,7 @@ export const PAGE_FORMATTERS: MethodFormatters = {
       : { stdout: "", stderr: "no downloads" },
   get_html: (r) => ({ stdout: r.html ?? "", stderr: r.truncated ? `-- cut at ${r.bytes} bytes (--max-bytes)` : undefined }),
 
-  click: action((r, p) => (Number(p.count) === 2 ? "double-clicked" : Number(p.count) === 3 ? "triple-clicked" : "clicked")),
+  click: action((_r, p) => (Number(p.count) === 2 ? "double-clicked" : Number(p.count) === 3 ? "triple-clicked" : "clicked")),
   dblclick: action("double-clicked"),
   hover: action("hovered"),
   fill: action(

@@ -163,7 +163,7 @@ export class FileLedger implements Ledger {
 
   async outcome(opId: string, outcome: OpOutcome): Promise<void> {
     const entry = this.entries.get(opId);
-    if (!entry || entry.state !== "reserved") return;
+    if (entry?.state !== "reserved") return;
     const at = new Date(this.opts.now()).toISOString();
     entry.state = outcome.state;
     entry.effect_state = outcome.effect_state;

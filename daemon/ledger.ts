@@ -101,7 +101,7 @@ export class MemoryLedger implements Ledger {
 
   async outcome(opId: string, outcome: OpOutcome): Promise<void> {
     const rec = this.records.get(opId);
-    if (!rec || rec.state !== "reserved") return;
+    if (rec?.state !== "reserved") return;
     rec.state = outcome.state;
     rec.effect_state = outcome.effect_state;
     if (outcome.reason !== undefined) rec.reason = outcome.reason;

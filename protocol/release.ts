@@ -193,7 +193,7 @@ function fromBase64(text: string): Uint8Array<ArrayBuffer> | null {
 export async function verifySignature(bytes: Uint8Array, sigBase64: string, spkiBase64: string = RELEASE_PUBLIC_KEY): Promise<boolean> {
   const sig = fromBase64(sigBase64);
   const spki = fromBase64(spkiBase64);
-  if (!sig || sig.length !== 64 || !spki) return false;
+  if (sig?.length !== 64 || !spki) return false;
   try {
     const key = await crypto.subtle.importKey("spki", spki, { name: "Ed25519" }, false, ["verify"]);
     return await crypto.subtle.verify("Ed25519", key, sig, bytes as Uint8Array<ArrayBuffer>);

@@ -89,7 +89,7 @@ export async function hmac(key: CryptoKey, text: string): Promise<Uint8Array> {
 /** Constant-time check of a base64url MAC; anything malformed is false. */
 export async function verifyHmac(key: CryptoKey, text: string, mac: unknown): Promise<boolean> {
   const bytes = fromBase64url(mac);
-  if (!bytes || bytes.length !== 32) return false;
+  if (bytes?.length !== 32) return false;
   try {
     return await crypto.subtle.verify("HMAC", key, bytes as BufferSource, enc.encode(text));
   } catch {

@@ -44,22 +44,37 @@ interface Counts {
   skipped: number;
 }
 
-/** Per test file: how many passed, failed, were skipped. */
-function countsByFile(outfile: string): Map<string, Counts> {
+const unescapeXml = (s: string) =>
+  s.replace(/&(lt|gt|quot|apos|amp|#(\d+));/g, (_, name: string, code?: string) =>
+    code ? String.fromCharCode(Number(code)) : ({ lt: "<", gt: ">", quot: '"', apos: "'", amp: "&" } as Record<string, string>)[name]!,
+  );
+
+/** Per test file: how many passed, failed, were skipped; and each failed test as `file > group > name: its message`. */
+function readReport(outfile: string): { byFile: Map<string, Counts>; failures: string[] } {
   const byFile = new Map<string, Counts>();
-  if (!existsSync(outfile)) return byFile;
+  const failures: string[] = [];
+  if (!existsSync(outfile)) return { byFile, failures };
   const xml = readFileSync(outfile, "utf8");
   for (const suite of xml.matchAll(/<testsuite name="([^"]+)" file="[^"]*"[^>]*>([\s\S]*?)(?=<testsuite name="tests\/|<\/testsuites>)/g)) {
     const c: Counts = { passed: 0, failed: 0, skipped: 0 };
-    for (const m of suite[2]!.matchAll(/<testcase\b[^>]*?(\/>|>([\s\S]*?)<\/testcase>)/g)) {
-      const body = m[2] ?? "";
-      if (/<(failure|error)\b/.test(body)) c.failed++;
-      else if (/<skipped\b/.test(body)) c.skipped++;
+    for (const m of suite[2]!.matchAll(/<testcase\b([^>]*?)(\/>|>([\s\S]*?)<\/testcase>)/g)) {
+      const body = m[3] ?? "";
+      if (/<(failure|error)\b/.test(body)) {
+        c.failed++;
+        const attr = (name: string) => unescapeXml(m[1]!.match(new RegExp(`\\b${name}="([^"]*)"`))?.[1] ?? "");
+        const why = unescapeXml(body.match(/<(?:failure|error)\b[^>]*?message="([^"]*)"/)?.[1] ?? "")
+          .split("\n")
+          .map((l) => l.trim())
+          .filter(Boolean)
+          .join(" · ")
+          .slice(0, 300);
+        failures.push(`${suite[1]} > ${[attr("classname"), attr("name")].filter(Boolean).join(" > ")}${why ? `: ${why}` : ""}`);
+      } else if (/<skipped\b/.test(body)) c.skipped++;
       else c.passed++;
     }
     byFile.set(suite[1]!, c);
   }
-  return byFile;
+  return { byFile, failures };
 }
 
 /** `biome check .` (lint and format), counted as one test; only for the whole run (no filters). */
@@ -71,7 +86,7 @@ async function lint(): Promise<Counts> {
 }
 
 const code = await runTests(suites, report);
-const results = countsByFile(report);
+const { byFile: results, failures } = readReport(report);
 if (LINT_IN_NPM_TEST && !filters.length) results.set("biome check", await lint());
 
 let passed = 0;
@@ -82,6 +97,9 @@ for (const c of results.values()) {
   failed += c.failed;
   skipped += c.skipped;
 }
+// Repeated last, above the closing line, so a CI log cut to its tail still names what failed.
+if (failures.length) console.log(`\nfailed:\n${failures.map((f) => `  ${f}`).join("\n")}`);
+if (results.get("biome check")?.failed) console.log("failed: biome check (npm run lint)");
 // A crash outside any test (e.g. in beforeAll) must not look green.
 if (code !== 0 && failed === 0) failed = 1;
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);

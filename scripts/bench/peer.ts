@@ -240,7 +240,7 @@ async function coldStart(world: PrivateWorld, session: string, peer: Peer, url: 
 export function printPeer(rows: PeerRow[], peerName: string): void {
   const pad = (s: string | number, n: number) => String(s).padEnd(n);
   console.log(
-    `\n${pad("bsk vs " + peerName + " (p50, interleaved)", 36)} ${pad("bsk ms", 8)} ${pad("peer ms", 8)} ${pad("ratio", 6)} ${pad("pairwise", 9)} target`,
+    `\n${pad(`bsk vs ${peerName} (p50, interleaved)`, 36)} ${pad("bsk ms", 8)} ${pad("peer ms", 8)} ${pad("ratio", 6)} ${pad("pairwise", 9)} target`,
   );
   for (const r of rows) {
     const ok = r.target_ms !== undefined ? r.bsk_p50_ms <= r.target_ms : r.target_ratio === undefined || r.ratio <= r.target_ratio;

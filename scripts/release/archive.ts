@@ -18,7 +18,7 @@ const enc = new TextEncoder();
 // ---------------------------------------------------------------- tar.gz
 
 function octal(n: number, width: number): string {
-  return n.toString(8).padStart(width - 1, "0") + "\0";
+  return `${n.toString(8).padStart(width - 1, "0")}\0`;
 }
 
 function tarHeader(name: string, size: number, mode: number): Uint8Array {

@@ -26,9 +26,14 @@ type Stage = "before_dispatch" | "after_dispatch" | "after_reaction";
 type Row = () => Promise<string[]>;
 
 const page = () => w.ok(["navigate", w.fixtures.url(`/fault-matrix.html?n=${++n}`), "--session", s]);
-const atPage =
-  (argv: string[]): Row =>
-  async () => (await page(), argv);
+/** Runs `steps` in order, then hands back `argv`. */
+const after =
+  (steps: Array<() => Promise<unknown>>, argv: string[]): Row =>
+  async () => {
+    for (const step of steps) await step();
+    return argv;
+  };
+const atPage = (argv: string[]): Row => after([page], argv);
 const ownTab = async () =>
   (await w.ok(["tab", "create", w.fixtures.url("/fault-matrix.html?tab"), "--background", "--session", s])).tab_id as number;
 const chrome = (expression: string) => w.person.asExtension(expression);
@@ -56,15 +61,15 @@ const ROWS: Record<string, Row> = {
   "mouse.up": atPage(["mouse", "up", "--x", "20", "--y", "20"]),
   evaluate: atPage(["evaluate", "window.touched = true"]),
   navigate: atPage(["navigate", w_url("/echo-title/next")]),
-  "navigate.back": async () => (await page(), await page(), ["navigate", "back"]),
-  "navigate.forward": async () => (await page(), await page(), await w.ok(["navigate", "back", "--session", s]), ["navigate", "forward"]),
+  "navigate.back": after([page, page], ["navigate", "back"]),
+  "navigate.forward": after([page, page, () => w.ok(["navigate", "back", "--session", s])], ["navigate", "forward"]),
   reload: atPage(["reload"]),
   emulate: atPage(["emulate", "--width", "800", "--height", "600"]),
   "window.resize": atPage(["window", "resize", "--width", "900", "--height", "700"]),
   upload: atPage(["upload", "#f", "--file", upload]),
   download: atPage(["download", "#dl", "--out", join(dir, `notes-${n}.txt`)]),
-  "dialog.accept": async () => (await page(), await openDialog(), ["dialog", "accept"]),
-  "dialog.dismiss": async () => (await page(), await openDialog(), ["dialog", "dismiss"]),
+  "dialog.accept": after([page, () => openDialog()], ["dialog", "accept"]),
+  "dialog.dismiss": after([page, () => openDialog()], ["dialog", "dismiss"]),
   "tab.create": async () => ["tab", "create", w_url("/echo-title/created"), "--background"],
   "tab.select": async () => ["tab", "select", String(await ownTab())],
   "tab.close": async () => ["tab", "close", String(await ownTab())],

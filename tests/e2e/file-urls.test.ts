@@ -44,7 +44,7 @@ describe("file: URLs are off by default", () => {
     expect(e.hint).toContain("popup");
     await refused(["tab", "create", note, "--session", s], "file_urls_off");
     await refused(["navigate", "filesystem:http://127.0.0.1/temporary/x", "--session", s], "");
-    await refused(["navigate", "view-source:" + w.fixtures.url("/index.html"), "--session", s], "");
+    await refused(["navigate", `view-source:${w.fixtures.url("/index.html")}`, "--session", s], "");
     await refused(["tab", "create", "blob:null/0a0a", "--session", s], "");
     // A blob: of another origin than the tab's page.
     await refused(["navigate", "blob:https://elsewhere.example/0a0a", "--session", s], "");

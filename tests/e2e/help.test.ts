@@ -105,13 +105,13 @@ describe("request-help", () => {
     const { next_since } = await w.ok(["events", "--session", s, "--limit", "10000"]);
     const asking = help("--prompt", "Sign in to the intranet", "--timeout", "20s");
     await panelShown(page);
-    await page.evaluate(`location.href = "/basic-auth"`);
+    await page.navigateBy(`location.href = "/basic-auth"`);
     await w.fixtures.seen("/basic-auth");
     // The browser had the sign-in for the person to answer. Headless has no dialog and declines it, which ends on
     // its error page; had bsk cancelled it, the site's own 401 page would show.
     const asked = await PersonPage.find(w.browser.cdpPort!, "/basic-auth");
     await asked.waitFor(`location.href.startsWith("chrome-error:")`);
-    await asked.evaluate("history.back()");
+    await asked.navigateBy("history.back()");
     asked.close();
     const again = await PersonPage.find(w.browser.cdpPort!, `/overlay.html?m=${marker}`);
     await panelShown(again);

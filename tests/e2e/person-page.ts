@@ -119,6 +119,15 @@ export class PersonPage {
     return r.result?.value;
   }
 
+  /**
+   * Runs `script` (one that navigates: `location.href = …`, `history.back()`) in a later task of the page, so the
+   * evaluate's reply is sent before the page starts going away; awaited directly, the reply can lose the race and
+   * the call fails with "Inspected target navigated or closed".
+   */
+  async navigateBy(script: string): Promise<void> {
+    await this.evaluate(`setTimeout(() => { ${script}; }, 0); true`);
+  }
+
   /** Until `expression` (evaluated in the page, awaited) is truthy. */
   waitFor(expression: string, ms = 10_000): Promise<unknown> {
     return until(expression, () => this.evaluate(expression).catch(() => false), ms);

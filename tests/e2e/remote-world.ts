@@ -143,7 +143,10 @@ export async function startRemoteWorld(
     await popup.waitFor(`document.activeElement?.id === "remote-link"`);
     await popup.type(link);
     await popup.waitFor(`document.querySelector("#remote-link").value === ${JSON.stringify(link)}`);
-    await popup.clickSelector(`button[data-action="remote-check"]`);
+    // Enter submits the form as the Check button does. A click can miss: the popup re-lays itself out whenever
+    // the links' state changes in storage (the local link settling as the popup opens), which can move the button
+    // between the look that found it and the press.
+    await popup.press("Enter");
     await popup.waitFor(`document.querySelector(".remote-confirm") !== null || document.querySelector(".remote-result") !== null`);
     const refused = await popup.evaluate(
       `document.querySelector(".remote-confirm") ? null : document.querySelector(".remote-result").textContent + " / typed: " + document.querySelector("#remote-link").value`,

@@ -137,7 +137,6 @@ function expected(method: string, column: Column): Outcome {
 const page = (marker: string) => w.fixtures.url(`/scope.html?${marker}`);
 const on = (t: number) => ["--tab", String(t)];
 const chrome = (expression: string) => w.person.asExtension(expression);
-const tabUrl = (id: number): Promise<string> => chrome(`chrome.tabs.get(${id}).then((t) => t.url || t.pendingUrl || "")`);
 
 function uploadFile(): string {
   const path = join(w.home, "upload.txt");

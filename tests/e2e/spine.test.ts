@@ -74,7 +74,7 @@ describe("session, navigation, evaluate, tabs", () => {
     const waiting = w.ok(["wait-for", "--navigation", "--session", s, "--timeout", "10s"]);
     const person = await PersonPage.find(w.browser.cdpPort!, "/echo-title/Two");
     await person.waitOverlay("the glow while the wait-for runs", (o) => !!o?.glow);
-    await person.evaluate(`location.href = ${JSON.stringify(w.fixtures.url("/echo-title/Three"))}`);
+    await person.navigateBy(`location.href = ${JSON.stringify(w.fixtures.url("/echo-title/Three"))}`);
     expect(await waiting).toMatchObject({ matched: "navigation", title: "Three" });
     person.close();
 

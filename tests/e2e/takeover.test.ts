@@ -113,7 +113,7 @@ describe("take over, resume, stop", () => {
     const { s, page } = await sessionOnFixture();
     await page.clickOverlay("takeover");
     await until("taken over", async () => (await sessionState(s)).state === "taken_over");
-    await page.evaluate(`location.href = "/basic-auth?taken"`);
+    await page.navigateBy(`location.href = "/basic-auth?taken"`);
     // The browser had the sign-in for the person (headless declines it: its error page); bsk would have shown the
     // site's own 401 page by cancelling it.
     const asked = await PersonPage.find(w.browser.cdpPort!, "/basic-auth?taken");

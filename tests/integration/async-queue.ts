@@ -17,7 +17,13 @@ export class AsyncQueue<T> {
     const i = this.items.findIndex(pred);
     if (i >= 0) return Promise.resolve(this.items.splice(i, 1)[0]!);
     const { promise, resolve, reject } = Promise.withResolvers<T>();
-    const waiter = { pred, resolve: (t: T) => (clearTimeout(timer), resolve(t)) };
+    const waiter = {
+      pred,
+      resolve: (t: T) => {
+        clearTimeout(timer);
+        resolve(t);
+      },
+    };
     // A guard so a broken test fails with a message instead of hanging the suite; never a synchronisation.
     const timer = setTimeout(() => {
       this.waiters.splice(this.waiters.indexOf(waiter), 1);

@@ -200,7 +200,7 @@ describe("session end triggers", () => {
   });
 
   test("a lease replaces the idle timeout: a session idle longer than the idle time lives until its lease lapses", async () => {
-    await withSession({ env: { BSK_SESSION_IDLE_MS: "100" }, params: { lease_ms: 1000 } }, async ({ peer, c, s }) => {
+    await withSession({ env: { BSK_SESSION_IDLE_MS: "100" }, params: { lease_ms: 1000 } }, async ({ peer, s }) => {
       const close = await peer.closes.next((x) => x.params.session_id === s, "lease end", 5000);
       expect(close.params.reason).toBe("lease_expired");
     });

@@ -313,7 +313,7 @@ describe("server mode over TLS", () => {
     for (const bad of [
       "",
       "Bearer x",
-      'Bsk pair-begin nonce="a\"b"',
+      'Bsk pair-begin nonce="a"b"',
       `Bsk pair-begin nonce="${"a".repeat(3000)}"`,
       'Bsk unknown-step nonce="x"',
     ]) {

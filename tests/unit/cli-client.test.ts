@@ -131,7 +131,7 @@ describe("with a daemon", () => {
 
   test("events and replies to other ids are ignored; human output one tab per line", async () => {
     let d: FakeDaemon;
-    d = daemon((f) => {
+    d = daemon((_f) => {
       d.broadcast(JSON.stringify({ event: "navigation", payload: { url: "x" } }));
       d.broadcast(JSON.stringify({ id: "someone-else", result: { nope: true } }));
       return { result: TABS };

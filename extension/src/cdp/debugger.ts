@@ -148,10 +148,11 @@ function stopScriptIfLeftRunning(target: CdpTarget, sent: Promise<unknown>, sign
     if (!answered) void stopRunawayScript(target, (t, m, p) => rawSend(t.tabId, m, p, t.sessionId));
   };
   signal.addEventListener("abort", onAbort, { once: true });
-  void sent.then(
-    () => ((answered = true), signal.removeEventListener("abort", onAbort)),
-    () => ((answered = true), signal.removeEventListener("abort", onAbort)),
-  );
+  const settled = () => {
+    answered = true;
+    signal.removeEventListener("abort", onAbort);
+  };
+  void sent.then(settled, settled);
 }
 
 /** Sends one CDP command, attaching first if needed. Failures become cdp_failed (data.cdp_message is CDP's text). */

@@ -249,7 +249,7 @@ const PAGE_FN = `function(opts, capMs) { return (${checkInPage.toString()}).call
  * `this` = the element, the DOM-probe installer and `args`, and returns a JSON string.
  */
 export interface Then {
-  fn: Function;
+  fn: (...args: any[]) => unknown;
   args: unknown[];
 }
 

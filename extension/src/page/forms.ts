@@ -11,7 +11,8 @@ import type { ResolvedTarget } from "../cdp/refs/target.ts";
 
 type Call = { cdp: ResolvedTarget["cdp"]; objectId: string };
 
-const withProbe = (fn: Function) => `function (...args) { return (${fn.toString()}).call(this, ${installDomProbe.toString()}, ...args); }`;
+const withProbe = (fn: (...args: any[]) => unknown) =>
+  `function (...args) { return (${fn.toString()}).call(this, ${installDomProbe.toString()}, ...args); }`;
 
 // ---------------------------------------------------------------- fill
 

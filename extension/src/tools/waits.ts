@@ -85,7 +85,15 @@ function changeInPage(waiter: typeof pageWaiter, capMs: number): Promise<string>
   let changed = false;
   const mo = new MutationObserver(() => (changed = true));
   mo.observe(document, { subtree: true, childList: true, attributes: true });
-  return waiter(() => (changed ? (mo.disconnect(), "ok") : null), document, capMs);
+  return waiter(
+    () => {
+      if (!changed) return null;
+      mo.disconnect();
+      return "ok";
+    },
+    document,
+    capMs,
+  );
 }
 
 const ELEMENT_FN = `function (want, capMs) {

@@ -34,7 +34,7 @@ const waiters = new Map<string, Set<(trace: RecordTraceT) => void>>();
 const timers = new Map<string, ReturnType<typeof setTimeout>>();
 
 /** The binding and the script for every new document of the tab; returns the script's id. */
-async function installIn(tabId: number, sendCdp: (method: string, params?: object) => Promise<any>): Promise<string> {
+async function installIn(_tabId: number, sendCdp: (method: string, params?: object) => Promise<any>): Promise<string> {
   const source = await scriptText("/bsk-recorder.js");
   await sendCdp("Runtime.enable");
   await sendCdp("Runtime.addBinding", { name: RECORD_BINDING, executionContextName: RECORD_WORLD });

@@ -65,7 +65,7 @@ export function redactUrl(url: string, fieldNames: ReadonlySet<string> = new Set
   try {
     u = new URL(url);
   } catch {
-    return url.includes("?") ? url.split("?")[0]! + "?***" : url;
+    return url.includes("?") ? `${url.split("?")[0]!}?***` : url;
   }
   let changed = redactParams(u.searchParams, fieldNames);
   if (u.hash.includes("=")) {

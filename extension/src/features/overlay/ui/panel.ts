@@ -33,7 +33,7 @@ export class HelpPanel {
 
   constructor(
     parent: HTMLElement,
-    private readonly view: HelpView,
+    view: HelpView,
     private readonly actions: PanelActions,
   ) {
     this.id = view.id;

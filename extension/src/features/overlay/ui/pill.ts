@@ -50,7 +50,7 @@ export class Pill {
 
   /** Shown while the session is live and hints are on; hidden during a help request or a recording (their panels speak then). */
   update(view: OverlayView | null): void {
-    const shown = view !== null && view.hints && view.help === null && view.record === null;
+    const shown = view?.hints === true && view.help === null && view.record === null;
     this.pill.hidden = !shown;
     this.glow.classList.toggle("on", shown && view!.busy && view!.state === "live");
     this.glow.hidden = !shown;

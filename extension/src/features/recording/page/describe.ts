@@ -12,7 +12,7 @@ const ATTR_CHARS = 200;
 
 function attr(el: Element, name: string): string | undefined {
   const v = el.getAttribute(name);
-  return v && v.trim() ? v.slice(0, ATTR_CHARS) : undefined;
+  return v?.trim() ? v.slice(0, ATTR_CHARS) : undefined;
 }
 
 export function labelOf(el: Element): string | undefined {

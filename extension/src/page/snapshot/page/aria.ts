@@ -107,7 +107,7 @@ function plainTextName(el: Element): string | null {
 export function nameOf(el: Element): string {
   if (!el.hasAttribute("aria-labelledby")) {
     const label = el.getAttribute("aria-label");
-    if (label && label.trim()) return normalize(label);
+    if (label?.trim()) return normalize(label);
     const plain = plainTextName(el);
     if (plain !== null) return plain;
   }
