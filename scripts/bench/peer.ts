@@ -4,9 +4,13 @@
  * whole process, as an agent's shell runs it. The ratio is bsk's p50 over the peer's p50 (the median of the pair ratios
  * is kept too). Targets (issue 14): actions and snapshot ≤ 1.0×, evaluate ≤ 1.2×, warm reads ≤ 1.3×, and cold start
  * (no daemon, browser running → first navigated page) ≤ 500 ms.
+ *
+ * A third column times the same call through a long-lived `bsk mcp` (./mcp.ts), interleaved with the other two: the
+ * round trip an MCP client sees, with no process start per call.
  */
 import { BSK, type PrivateWorld } from "../world.ts";
 import type { Peer } from "./agent-browser.ts";
+import { type McpCall, McpLane } from "./mcp.ts";
 import { pct, RUNS, timeProcess } from "./timing.ts";
 
 export interface PeerRow {
@@ -22,6 +26,9 @@ export interface PeerRow {
   pair_ratio_p50: number;
   target_ratio?: number;
   target_ms?: number;
+  /** The same call through a long-lived `bsk mcp`: p50, and its ratio to the peer's p50. */
+  mcp_p50_ms?: number;
+  mcp_ratio?: number;
   note?: string;
 }
 
@@ -32,18 +39,33 @@ export interface Side {
   env: Record<string, string>;
 }
 
-export async function interleaved(a: Side, b: Side, runs: number, warmup = 3): Promise<{ as: number[]; bs: number[] }> {
-  for (let i = 0; i < warmup; i++) {
-    await timeProcess(a.argv(i), a.env);
-    await timeProcess(b.argv(i), b.env);
-  }
+/** Optional third side of a pair: the same call through `bsk mcp`. */
+export interface McpSide {
+  lane: McpLane;
+  call: McpCall;
+}
+
+export async function interleaved(
+  a: Side,
+  b: Side,
+  runs: number,
+  warmup = 3,
+  c?: McpSide,
+): Promise<{ as: number[]; bs: number[]; cs: number[] }> {
   const as: number[] = [];
   const bs: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    as.push(await timeProcess(a.argv(warmup + i), a.env));
-    bs.push(await timeProcess(b.argv(warmup + i), b.env));
+  const cs: number[] = [];
+  for (let i = 0; i < warmup + runs; i++) {
+    const keep = i >= warmup;
+    const ta = await timeProcess(a.argv(i), a.env);
+    const tb = await timeProcess(b.argv(i), b.env);
+    const tc = c ? await c.lane.time(c.call, i) : undefined;
+    if (!keep) continue;
+    as.push(ta);
+    bs.push(tb);
+    if (tc !== undefined) cs.push(tc);
   }
-  return { as, bs };
+  return { as, bs, cs };
 }
 
 function peerRow(
@@ -54,10 +76,12 @@ function peerRow(
   bs: number[],
   target: { ratio?: number; ms?: number },
   note?: string,
+  cs: number[] = [],
 ): PeerRow {
   const ratios = as.map((a, i) => a / bs[i]!);
   const bskP50 = pct(as, 50);
   const peerP50 = pct(bs, 50);
+  const mcpP50 = cs.length ? pct(cs, 50) : undefined;
   return {
     name,
     bsk,
@@ -69,6 +93,7 @@ function peerRow(
     pair_ratio_p50: pct(ratios, 50),
     target_ratio: target.ratio,
     target_ms: target.ms,
+    ...(mcpP50 !== undefined && { mcp_p50_ms: mcpP50, mcp_ratio: +(mcpP50 / peerP50).toFixed(2) }),
     note,
   };
 }
@@ -90,116 +115,154 @@ async function must(r: Promise<{ code: number; stdout: string; stderr: string }>
 export async function peerLane(world: PrivateWorld, session: string, peer: Peer, peerName: string, floor: string): Promise<PeerRow[]> {
   const bsk = (args: string[]): string[] => [BSK, ...args, "--session", session];
   const rows: PeerRow[] = [];
-  const pair = async (name: string, b: Argv, p: Argv, target: { ratio?: number; ms?: number }, note?: string) => {
-    const { as, bs } = await interleaved({ argv: b, env: world.env }, { argv: p, env: peer.env }, RUNS);
-    rows.push(peerRow(name, b(0).slice(1).join(" "), p(0).slice(1).join(" "), as, bs, target, note));
-    console.log(`  ${name}: bsk ${rows.at(-1)!.bsk_p50_ms} ms, ${peerName} ${rows.at(-1)!.peer_p50_ms} ms`);
+  const lane = await McpLane.start(world.env);
+  const mcp = (tool: string, args: (i: number) => Record<string, unknown> = () => ({})): McpCall => ({
+    tool,
+    args: (i) => ({ session_id: session, ...args(i) }),
+  });
+  const pair = async (name: string, b: Argv, p: Argv, target: { ratio?: number; ms?: number }, note?: string, call?: McpCall) => {
+    const c = call && { lane, call };
+    const { as, bs, cs } = await interleaved({ argv: b, env: world.env }, { argv: p, env: peer.env }, RUNS, 3, c);
+    rows.push(peerRow(name, b(0).slice(1).join(" "), p(0).slice(1).join(" "), as, bs, target, note, cs));
+    const r = rows.at(-1)!;
+    console.log(`  ${name}: bsk ${r.bsk_p50_ms} ms, ${peerName} ${r.peer_p50_ms} ms${r.mcp_p50_ms ? `, bsk mcp ${r.mcp_p50_ms} ms` : ""}`);
   };
-  const small = world.fixtures.url("/bench-peer-small.html");
-  const controls = world.fixtures.url("/bench-peer-controls.html");
-  await must(world.run(["navigate", small, "--session", session]), "bsk navigate");
-  await must(peer.run(["open", small]), `${peerName} open`);
-
-  // What no bsk code can win back: an empty compiled Bun program against the peer's own no-op call.
-  await pair(
-    "floor: empty Bun binary / --version",
-    () => [floor],
-    () => peer.argv(["--version"]),
-    {},
-    "the runtime's start-up alone, before any bsk code",
-  );
-  await pair(
-    "warm read: tab list",
-    () => bsk(["tab", "list"]),
-    () => peer.argv(["get", "url"]),
-    { ratio: 1.3 },
-  );
-  await pair(
-    "warm read: status",
-    () => [BSK, "status"],
-    () => peer.argv(["get", "url"]),
-    { ratio: 1.3 },
-  );
-  await pair(
-    "evaluate 1+1",
-    () => bsk(["evaluate", "1+1"]),
-    () => peer.argv(["eval", "1+1"]),
-    { ratio: 1.2 },
-  );
-  await pair(
-    "snapshot, small page",
-    () => bsk(["snapshot"]),
-    () => peer.argv(["snapshot"]),
-    { ratio: 1.0 },
-  );
-
-  const mine = JSON.parse(await must(world.run(["snapshot", "--json", "--session", session]), "bsk snapshot")).result.text as string;
-  const theirs = await must(peer.run(["snapshot"]), `${peerName} snapshot`);
-  const ref = (re: RegExp) => ({ bsk: refIn(mine, re), peer: refIn(theirs, re) });
-  const add = ref(/button "Add note"/);
-  const name = ref(/textbox "Full name"/);
-  const notes = ref(/textbox "Notes"/);
-  const plan = ref(/combobox "Plan"/);
-  const news = ref(/checkbox "Send me news"/);
-  const more = ref(/button "More"/);
-  await pair(
-    "click (button, DOM changes)",
-    () => bsk(["click", add.bsk]),
-    () => peer.argv(["click", add.peer]),
-    { ratio: 1.0 },
-  );
-  await pair(
-    "fill (text input)",
-    () => bsk(["fill", name.bsk, "Ada Lovelace"]),
-    () => peer.argv(["fill", name.peer, "Ada Lovelace"]),
-    { ratio: 1.0 },
-  );
-  await pair(
-    "type 3 keys",
-    () => bsk(["type", "abc", "--target", notes.bsk]),
-    () => peer.argv(["type", notes.peer, "abc"]),
-    { ratio: 1.0 },
-  );
-  await pair(
-    "press End (focused field)",
-    () => bsk(["press", "End"]),
-    () => peer.argv(["press", "End"]),
-    { ratio: 1.0 },
-  );
-  const planValue = (i: number) => (i % 2 ? "pro" : "team");
-  await pair(
-    "select (alternating value)",
-    (i) => bsk(["select", plan.bsk, planValue(i)]),
-    (i) => peer.argv(["select", plan.peer, planValue(i)]),
-    {
-      ratio: 1.0,
-    },
-  );
-  const toggle = (i: number) => (i % 2 ? "uncheck" : "check");
-  await pair(
-    "check / uncheck (alternating)",
-    (i) => bsk([toggle(i), news.bsk]),
-    (i) => peer.argv([toggle(i), news.peer]),
-    { ratio: 1.0 },
-  );
-  await pair(
-    "hover (button)",
-    () => bsk(["hover", more.bsk]),
-    () => peer.argv(["hover", more.peer]),
-    { ratio: 1.0 },
-  );
-
-  await must(world.run(["navigate", controls, "--session", session]), "bsk navigate");
-  await must(peer.run(["open", controls]), `${peerName} open`);
-  await pair(
-    "snapshot, 100 controls",
-    () => bsk(["snapshot"]),
-    () => peer.argv(["snapshot"]),
-    { ratio: 1.0 },
-  );
-
-  rows.push(await coldStart(world, session, peer, small));
+  try {
+    await calls();
+  } finally {
+    await lane.close();
+  }
+  rows.push(await coldStart(world, session, peer, world.fixtures.url("/bench-peer-small.html")));
   return rows;
+
+  async function calls(): Promise<void> {
+    const small = world.fixtures.url("/bench-peer-small.html");
+    const controls = world.fixtures.url("/bench-peer-controls.html");
+    await must(world.run(["navigate", small, "--session", session]), "bsk navigate");
+    await must(peer.run(["open", small]), `${peerName} open`);
+
+    // What no bsk code can win back: an empty compiled Bun program against the peer's own no-op call.
+    await pair(
+      "floor: empty Bun binary / --version",
+      () => [floor],
+      () => peer.argv(["--version"]),
+      {},
+      "the runtime's start-up alone, before any bsk code",
+    );
+    await pair(
+      "warm read: tab list",
+      () => bsk(["tab", "list"]),
+      () => peer.argv(["get", "url"]),
+      { ratio: 1.3 },
+      undefined,
+      mcp("tab_list"),
+    );
+    await pair(
+      "warm read: status",
+      () => [BSK, "status"],
+      () => peer.argv(["get", "url"]),
+      { ratio: 1.3 },
+      undefined,
+      { tool: "system_status", args: () => ({}) },
+    );
+    await pair(
+      "evaluate 1+1",
+      () => bsk(["evaluate", "1+1"]),
+      () => peer.argv(["eval", "1+1"]),
+      { ratio: 1.2 },
+      undefined,
+      mcp("evaluate", () => ({ expression: "1+1" })),
+    );
+    await pair(
+      "snapshot, small page",
+      () => bsk(["snapshot"]),
+      () => peer.argv(["snapshot"]),
+      { ratio: 1.0 },
+      undefined,
+      mcp("snapshot"),
+    );
+
+    const mine = JSON.parse(await must(world.run(["snapshot", "--json", "--session", session]), "bsk snapshot")).result.text as string;
+    const theirs = await must(peer.run(["snapshot"]), `${peerName} snapshot`);
+    const ref = (re: RegExp) => ({ bsk: refIn(mine, re), peer: refIn(theirs, re) });
+    const add = ref(/button "Add note"/);
+    const name = ref(/textbox "Full name"/);
+    const notes = ref(/textbox "Notes"/);
+    const plan = ref(/combobox "Plan"/);
+    const news = ref(/checkbox "Send me news"/);
+    const more = ref(/button "More"/);
+    await pair(
+      "click (button, DOM changes)",
+      () => bsk(["click", add.bsk]),
+      () => peer.argv(["click", add.peer]),
+      { ratio: 1.0 },
+      undefined,
+      mcp("click", () => ({ target: add.bsk })),
+    );
+    await pair(
+      "fill (text input)",
+      () => bsk(["fill", name.bsk, "Ada Lovelace"]),
+      () => peer.argv(["fill", name.peer, "Ada Lovelace"]),
+      { ratio: 1.0 },
+      undefined,
+      mcp("fill", () => ({ target: name.bsk, value: "Ada Lovelace" })),
+    );
+    await pair(
+      "type 3 keys",
+      () => bsk(["type", "abc", "--target", notes.bsk]),
+      () => peer.argv(["type", notes.peer, "abc"]),
+      { ratio: 1.0 },
+      undefined,
+      mcp("type", () => ({ text: "abc", target: notes.bsk })),
+    );
+    await pair(
+      "press End (focused field)",
+      () => bsk(["press", "End"]),
+      () => peer.argv(["press", "End"]),
+      { ratio: 1.0 },
+      undefined,
+      mcp("press", () => ({ key: "End" })),
+    );
+    // The peer alternates; bsk's CLI and MCP calls alternate between them (the CLI one value, MCP the other), so every
+    // call is a change on both sides.
+    const planValue = (i: number) => (i % 2 ? "pro" : "team");
+    await pair(
+      "select (alternating value)",
+      () => bsk(["select", plan.bsk, "team"]),
+      (i) => peer.argv(["select", plan.peer, planValue(i)]),
+      { ratio: 1.0 },
+      undefined,
+      mcp("select", () => ({ target: plan.bsk, values: ["pro"] })),
+    );
+    const toggle = (i: number) => (i % 2 ? "uncheck" : "check");
+    await pair(
+      "check / uncheck (alternating)",
+      () => bsk(["check", news.bsk]),
+      (i) => peer.argv([toggle(i), news.peer]),
+      { ratio: 1.0 },
+      undefined,
+      mcp("uncheck", () => ({ target: news.bsk })),
+    );
+    await pair(
+      "hover (button)",
+      () => bsk(["hover", more.bsk]),
+      () => peer.argv(["hover", more.peer]),
+      { ratio: 1.0 },
+      undefined,
+      mcp("hover", () => ({ target: more.bsk })),
+    );
+
+    await must(world.run(["navigate", controls, "--session", session]), "bsk navigate");
+    await must(peer.run(["open", controls]), `${peerName} open`);
+    await pair(
+      "snapshot, 100 controls",
+      () => bsk(["snapshot"]),
+      () => peer.argv(["snapshot"]),
+      { ratio: 1.0 },
+      undefined,
+      mcp("snapshot"),
+    );
+  }
 }
 
 /**
@@ -240,13 +303,13 @@ async function coldStart(world: PrivateWorld, session: string, peer: Peer, url: 
 export function printPeer(rows: PeerRow[], peerName: string): void {
   const pad = (s: string | number, n: number) => String(s).padEnd(n);
   console.log(
-    `\n${pad(`bsk vs ${peerName} (p50, interleaved)`, 36)} ${pad("bsk ms", 8)} ${pad("peer ms", 8)} ${pad("ratio", 6)} ${pad("pairwise", 9)} target`,
+    `\n${pad(`bsk vs ${peerName} (p50, interleaved)`, 36)} ${pad("bsk ms", 8)} ${pad("peer ms", 8)} ${pad("ratio", 6)} ${pad("pairwise", 9)} ${pad("target", 16)} ${pad("mcp ms", 8)} mcp ratio`,
   );
   for (const r of rows) {
     const ok = r.target_ms !== undefined ? r.bsk_p50_ms <= r.target_ms : r.target_ratio === undefined || r.ratio <= r.target_ratio;
     const target = r.target_ms !== undefined ? `≤ ${r.target_ms} ms` : r.target_ratio !== undefined ? `≤ ${r.target_ratio}×` : "";
     console.log(
-      `${pad(r.name, 36)} ${pad(r.bsk_p50_ms, 8)} ${pad(r.peer_p50_ms, 8)} ${pad(r.ratio, 6)} ${pad(r.pair_ratio_p50, 9)} ${target} ${target ? (ok ? "ok" : "MISSED") : ""}`,
+      `${pad(r.name, 36)} ${pad(r.bsk_p50_ms, 8)} ${pad(r.peer_p50_ms, 8)} ${pad(r.ratio, 6)} ${pad(r.pair_ratio_p50, 9)} ${pad(target ? `${target} ${ok ? "ok" : "MISSED"}` : "", 16)} ${pad(r.mcp_p50_ms ?? "", 8)} ${r.mcp_ratio ?? ""}`,
     );
   }
 }
