@@ -18,6 +18,7 @@
  * into a cache on first use; without the flag the bench needs no network.
  * `--against REF` runs only the A/B lane (scripts/bench/against.ts): this checkout against REF built in a temporary
  * worktree, calls interleaved, written as the `against` section.
+ * `--hops` prints, per call, every chrome.* API the extension awaited and how long each took (scripts/bench/hops.ts).
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -26,6 +27,7 @@ import { EXTENSION_ID } from "../protocol/extension-identity.ts";
 import { AGENT_BROWSER_VERSION, agentBrowser, installAgentBrowser } from "./bench/agent-browser.ts";
 import { actionLatency } from "./bench/actions.ts";
 import { againstLane, buildRef, type AgainstRow } from "./bench/against.ts";
+import { hops } from "./bench/hops.ts";
 import { ledgerCost } from "./bench/ledger.ts";
 import { peerLane, printPeer } from "./bench/peer.ts";
 import { printSizes, snapshotSizes, type SizeRow } from "./bench/snapshot-size.ts";
@@ -109,6 +111,11 @@ async function runAgainstLane(ref: string): Promise<void> {
   for (const r of rows)
     console.log(`${r.name.padEnd(44)} ${String(r.this_p50_ms).padEnd(9)} ${String(r.ref_p50_ms).padEnd(9)} ${r.pair_ratio_p50}`);
   console.log("written to bench/results.json (against)");
+}
+
+if (process.argv.includes("--hops")) {
+  await hops();
+  process.exit(0);
 }
 
 const peerFlag = process.argv.indexOf("--peer");

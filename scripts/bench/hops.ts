@@ -1,0 +1,128 @@
+/**
+ * `npm run bench -- --hops`: where one call's time goes inside the extension. Over the browser's DevTools socket it
+ * wraps, in bsk's service worker, every chrome.* API the call path awaits (chrome.debugger.sendCommand with its CDP
+ * method, tabs, windows, scripting, storage), then runs each call through a long-lived `bsk mcp` and prints when each
+ * API call started (ms after a mark set just before the request goes out) and how long it took, beside the daemon's hop timings. The
+ * wrappers cost a little each, so read the shape (what runs one after another, what overlaps), not the totals.
+ * Nothing is written to bench/results.json.
+ */
+import { join } from "node:path";
+import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { launchChromium } from "../chromium.ts";
+import { privateWorld, ROOT } from "../world.ts";
+import { McpLane } from "./mcp.ts";
+
+/** Installed in the service worker: each wrapped call pushes [what, started at, took] into globalThis.__bskHops. */
+const INSTALL = `(() => {
+  globalThis.__bskHops = [];
+  globalThis.__bskHopsT0 = performance.now();
+  const wrap = (obj, name, label) => {
+    const orig = obj?.[name];
+    if (typeof orig !== "function" || orig.__bskHops) return;
+    const wrapped = function (...args) {
+      const t = performance.now();
+      const what = label === "debugger.sendCommand" ? "cdp " + args[1] : label;
+      const done = (suffix) => () => __bskHops.push([what + suffix, t - __bskHopsT0, performance.now() - t]);
+      const r = orig.apply(this, args);
+      if (r && typeof r.then === "function") r.then(done(""), done(" (failed)"));
+      return r;
+    };
+    wrapped.__bskHops = true;
+    obj[name] = wrapped;
+  };
+  const apis = {
+    debugger: ["sendCommand", "attach"],
+    tabs: ["get", "query", "update", "sendMessage"],
+    windows: ["get", "getAll", "update"],
+    scripting: ["executeScript"],
+    tabGroups: ["get", "query"],
+  };
+  for (const [ns, fns] of Object.entries(apis)) for (const fn of fns) wrap(chrome[ns], fn, ns + "." + fn);
+  for (const area of ["session", "local"]) for (const fn of ["get", "set"]) wrap(chrome.storage[area], fn, "storage." + area + "." + fn);
+  return true;
+})()`;
+
+type Hop = [what: string, at: number, took: number];
+
+class ServiceWorker {
+  private nextId = 0;
+  private readonly pending = new Map<number, (v: any) => void>();
+  private constructor(private readonly ws: WebSocket) {
+    ws.onmessage = (ev) => {
+      const m = JSON.parse(String(ev.data));
+      this.pending.get(m.id)?.(m);
+      this.pending.delete(m.id);
+    };
+  }
+
+  static async attach(cdpPort: number): Promise<ServiceWorker> {
+    const list = (await (await fetch(`http://127.0.0.1:${cdpPort}/json/list`)).json()) as any[];
+    const sw = list.find((t) => t.type === "service_worker" && String(t.url).includes(EXTENSION_ID));
+    if (!sw) throw new Error("bsk's service worker is not running");
+    const ws = new WebSocket(sw.webSocketDebuggerUrl);
+    await new Promise<void>((resolve, reject) => {
+      ws.onopen = () => resolve();
+      ws.onerror = () => reject(new Error("could not attach to bsk's service worker"));
+    });
+    return new ServiceWorker(ws);
+  }
+
+  evaluate(expression: string): Promise<any> {
+    const id = ++this.nextId;
+    this.ws.send(JSON.stringify({ id, method: "Runtime.evaluate", params: { expression, returnByValue: true, awaitPromise: true } }));
+    return new Promise((resolve) => this.pending.set(id, resolve)).then((m: any) => m.result?.result?.value);
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+}
+
+export async function hops(): Promise<void> {
+  const world = await privateWorld("bsk-bench-hops");
+  await world.trustProfile();
+  world.browser = await launchChromium({
+    extensionDir: join(ROOT, "dist/extension"),
+    profileDir: join(world.home, "profile"),
+    urls: [`chrome-extension://${EXTENSION_ID}/connect.html?port=${world.port}&label=hops`],
+    cdp: true,
+  });
+  try {
+    await world.run(["daemon", "start", "--port", String(world.port)]);
+    const session = (await world.run(["session", "start", "--no-focus"])).stdout.trim();
+    await world.run(["navigate", world.fixtures.url("/bench-peer-small.html"), "--session", session]);
+    const text = JSON.parse((await world.run(["snapshot", "--json", "--session", session])).stdout).result.text as string;
+    const ref = (re: RegExp) =>
+      text
+        .split("\n")
+        .find((l) => re.test(l))
+        ?.match(/@e\d+/)?.[0] ?? "";
+    const sw = await ServiceWorker.attach(world.browser.cdpPort!);
+    const lane = await McpLane.start(world.env);
+    const calls: [string, Record<string, unknown>][] = [
+      ["tab_list", {}],
+      ["evaluate", { expression: "1+1" }],
+      ["snapshot", {}],
+      ["click", { target: ref(/button "Add note"/) }],
+      ["fill", { target: ref(/textbox "Full name"/), value: "Ada" }],
+      ["press", { key: "End" }],
+      ["hover", { target: ref(/button "More"/) }],
+    ];
+    await sw.evaluate(INSTALL);
+    // The last of three rounds is printed: the first ones warm the page's and the worker's caches.
+    for (let round = 1; round <= 3; round++) {
+      for (const [tool, args] of calls) {
+        await sw.evaluate("(__bskHops = [], __bskHopsT0 = performance.now(), true)");
+        const ms = await lane.time({ tool, args: () => ({ session_id: session, ...args }) }, 0);
+        const seen = ((await sw.evaluate("__bskHops")) as Hop[]).sort((a, b) => a[1] - b[1]);
+        if (round < 3) continue;
+        console.log(`\n${tool}: ${ms.toFixed(1)} ms through bsk mcp`);
+        for (const [what, at, took] of seen) console.log(`  +${at.toFixed(1).padStart(6)} ms  ${took.toFixed(1).padStart(6)} ms  ${what}`);
+      }
+    }
+    await lane.close();
+    sw.close();
+  } finally {
+    await world.dispose();
+  }
+}
