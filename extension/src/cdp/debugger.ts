@@ -211,12 +211,12 @@ function cdpMessage(err: unknown): string {
   return text;
 }
 
-/** The main frame's id: stable for the tab's lifetime, so asked once per attachment. */
 /** The tab's main frame id if already known (no round trip). */
 export function knownMainFrameId(tabId: number): string | undefined {
   return mainFrames.get(tabId);
 }
 
+/** The main frame's id: stable for the tab's lifetime, so asked once per attachment. */
 export async function mainFrameId(tabId: number, signal?: AbortSignal): Promise<string> {
   const known = mainFrames.get(tabId);
   if (known) return known;

@@ -7,7 +7,7 @@
  * A selector must match exactly one element in the main frame and its open shadow roots.
  */
 import { BskError } from "../../../../protocol/errors.ts";
-import { mainFrameId, sendTo } from "../debugger.ts";
+import { knownMainFrameId, mainFrameId, sendTo } from "../debugger.ts";
 import { childSessionAlive, dropWorld, frameOffset, isGoneError, worldOf } from "../frames.ts";
 import { lookupRef, targetOf, type RefEntry } from "./table.ts";
 import type { CdpTarget, ResolvedTarget } from "./target.ts";
@@ -129,7 +129,13 @@ async function resolveRef(sessionId: string, tabId: number, n: number, signal?: 
     throw stale(ref, entry, "its document does not know it (the page was reloaded)", "document_changed");
   }
   const objectId = reply.result.objectId!;
-  const [described, offset] = await Promise.all([describeNode(cdp, objectId, signal), frameOffset(tabId, entry.world.frameId, signal)]);
+  // The snapshot's words for the element stand (below): the page is asked for them only where the snapshot had none.
+  // The main frame sits at the viewport's origin: no frame tree to read.
+  const isMain = !entry.world.sessionId && entry.world.frameId === knownMainFrameId(tabId);
+  const [described, offset] = await Promise.all([
+    describeNode(cdp, objectId, !entry.role || !entry.name, signal),
+    isMain ? { x: 0, y: 0 } : frameOffset(tabId, entry.world.frameId, signal),
+  ]);
   return {
     tabId,
     cdp,
@@ -145,18 +151,23 @@ async function resolveRef(sessionId: string, tabId: number, n: number, signal?: 
   };
 }
 
+/** The node's backend id, and (when `named`) the role and name the page gives it. */
 async function describeNode(
   cdp: CdpTarget,
   objectId: string,
+  named: boolean,
   signal?: AbortSignal,
 ): Promise<{ backendNodeId: number; role: string; name: string }> {
   const [node, desc] = await Promise.all([
     sendTo<{ node: { backendNodeId: number } }>(cdp, "DOM.describeNode", { objectId }, signal),
-    sendTo<CallReply>(cdp, "Runtime.callFunctionOn", { functionDeclaration: DESCRIBE_FN, objectId, returnByValue: true }, signal),
+    named
+      ? sendTo<CallReply>(cdp, "Runtime.callFunctionOn", { functionDeclaration: DESCRIBE_FN, objectId, returnByValue: true }, signal)
+      : undefined,
   ]);
   let role = "generic";
   let name = "";
-  if (!desc.exceptionDetails && typeof desc.result.value === "string") [role, name] = JSON.parse(desc.result.value) as [string, string];
+  if (desc && !desc.exceptionDetails && typeof desc.result.value === "string")
+    [role, name] = JSON.parse(desc.result.value) as [string, string];
   return { backendNodeId: node.node.backendNodeId, role, name };
 }
 
@@ -202,7 +213,7 @@ async function resolveSelector(tabId: number, selector: string, signal?: AbortSi
     });
   }
   const objectId = reply.result.objectId!;
-  const described = await describeNode(cdp, objectId, signal);
+  const described = await describeNode(cdp, objectId, true, signal);
   return {
     tabId,
     cdp,

@@ -51,12 +51,15 @@ export function originOf(url: string | undefined): string | null {
  * after it.
  */
 export async function whyAsk(session: SessionState, tabId: number): Promise<Pick<ApprovalRecord, "cause" | "origin"> | null> {
-  const tab = await browser.tabs.get(tabId).catch(() => undefined);
+  // Both reads at once: this runs before every page-changing call.
+  const [tab, listed] = await Promise.all([
+    browser.tabs.get(tabId).catch(() => undefined),
+    session.confirm_writes ? Promise.resolve([]) : readAskFirst(),
+  ]);
   const origin = originOf(tab?.url) ?? undefined;
   if (session.confirm_writes) {
     return /^(https?|file):/i.test(tab?.url ?? "") ? { cause: "confirm_writes", ...(origin && { origin }) } : null;
   }
-  const listed = await readAskFirst();
   if (listed === null) return { cause: "ask_first_site", ...(origin && { origin }) };
   return origin && listed.includes(origin) ? { cause: "ask_first_site", origin } : null;
 }
