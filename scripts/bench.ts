@@ -135,7 +135,7 @@ async function runPeerLane(): Promise<void> {
   const name = `agent-browser ${AGENT_BROWSER_VERSION}`;
   let rows: Awaited<ReturnType<typeof peerLane>> = [];
   try {
-    await world.run(["daemon", "start", "--port", String(world.port)]);
+    await world.startDaemon();
     await world.launchBrowser();
     const r = await world.run(["session", "start", "--no-focus"]);
     if (r.code !== 0) throw new Error(`session start failed: ${r.stderr}`);
@@ -176,7 +176,7 @@ try {
   rmSync(join(floor, ".."), { recursive: true, force: true });
   rows.push(...(await ledgerCost(world.home)));
 
-  await world.run(["daemon", "start", "--port", String(world.port)]);
+  await world.startDaemon();
   await world.trustProfile();
   const browser = await launchChromium({
     extensionDir: join(ROOT, "dist/extension"),

@@ -42,8 +42,8 @@ function cheapestItem(snapshot: string): { name: string; price: number; ref: str
 
 let failed = false;
 try {
+  await world.startDaemon();
   console.log(dim(`# private daemon home ${world.home}, port ${world.port}; shop at ${world.fixtures.url("/shop.html")}`));
-  await bsk("daemon", "start", "--port", String(world.port));
   const browser = await world.launchBrowser();
   console.log(dim(`# launched ${browser.binary} (pid ${browser.pid}) with the extension`));
 

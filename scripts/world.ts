@@ -13,10 +13,13 @@ export const BSK = join(ROOT, "dist/bsk");
 
 export interface PrivateWorld {
   home: string;
+  /** The daemon's extension port: 0 until startDaemon() has the kernel pick one. */
   port: number;
   env: Record<string, string>;
   fixtures: FixtureServer;
   browser?: Browser;
+  /** `bsk daemon start` on a port the kernel picks (never probed free first: the browser's own connections can take it). */
+  startDaemon(): Promise<void>;
   launchBrowser(): Promise<Browser>;
   /** Lets the extension in this world's profile fetch its secret through native messaging (trust both ways). */
   trustProfile(): Promise<void>;
@@ -25,37 +28,36 @@ export interface PrivateWorld {
   dispose(opts?: { keepHome?: boolean }): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = s.port;
-  s.stop(true);
-  return port;
-}
-
 export async function privateWorld(prefix: string): Promise<PrivateWorld> {
   const home = mkdtempSync(`/tmp/${prefix}-`);
-  const port = await freePort();
   const fixtures = startFixtureServer();
   // The native messaging host is registered for this world's profile only, never with the machine's browsers.
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     BSK_HOME: home,
-    BSK_PORT: String(port),
     BSK_NATIVE_HOST: "off",
   };
   delete env.BSK_SESSION;
   delete env.BSK_AUTO_START;
   const world: PrivateWorld = {
     home,
-    port,
+    port: 0,
     env,
     fixtures,
+    async startDaemon() {
+      const r = await world.run(["daemon", "start", "--port", "0", "--json"]);
+      if (r.code !== 0) throw new Error(`bsk daemon start failed: ${r.stderr}`);
+      world.port = (JSON.parse(r.stdout) as { result: { ws_port: number } }).result.ws_port;
+      // A daemon started again later (auto-start, a restart) binds the same port: the extension dials that one.
+      env.BSK_PORT = String(world.port);
+    },
     async launchBrowser() {
+      if (!world.port) throw new Error("start the daemon first: the browser is pointed at its port");
       await world.trustProfile();
       world.browser = await launchChromium({
         extensionDir: join(ROOT, "dist/extension"),
         profileDir: join(home, "profile"),
-        urls: [`chrome-extension://${EXTENSION_ID}/connect.html?port=${port}&label=${prefix}`],
+        urls: [`chrome-extension://${EXTENSION_ID}/connect.html?port=${world.port}&label=${prefix}`],
       });
       return world.browser;
     },

@@ -80,15 +80,15 @@ class ServiceWorker {
 
 export async function hops(): Promise<void> {
   const world = await privateWorld("bsk-bench-hops");
-  await world.trustProfile();
-  world.browser = await launchChromium({
-    extensionDir: join(ROOT, "dist/extension"),
-    profileDir: join(world.home, "profile"),
-    urls: [`chrome-extension://${EXTENSION_ID}/connect.html?port=${world.port}&label=hops`],
-    cdp: true,
-  });
   try {
-    await world.run(["daemon", "start", "--port", String(world.port)]);
+    await world.startDaemon();
+    await world.trustProfile();
+    world.browser = await launchChromium({
+      extensionDir: join(ROOT, "dist/extension"),
+      profileDir: join(world.home, "profile"),
+      urls: [`chrome-extension://${EXTENSION_ID}/connect.html?port=${world.port}&label=hops`],
+      cdp: true,
+    });
     const session = (await world.run(["session", "start", "--no-focus"])).stdout.trim();
     await world.run(["navigate", world.fixtures.url("/bench-peer-small.html"), "--session", session]);
     const text = JSON.parse((await world.run(["snapshot", "--json", "--session", session])).stdout).result.text as string;

@@ -71,12 +71,10 @@ export interface WorldOptions {
 
 export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   const home = mkdtempSync("/tmp/bsk-e2e-");
-  const port = await freePort();
   const fixtures = startFixtureServer();
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     BSK_HOME: home,
-    BSK_PORT: String(port),
     ...TEST_DURATIONS,
     ...opts.env,
   };
@@ -111,8 +109,12 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     return r.json.result;
   };
 
-  const started = await bsk(["daemon", "start", "--port", String(port)]);
+  // The kernel picks the daemon's port (a port probed free and bound later can be taken meanwhile, e.g. by the
+  // browser's own outgoing connections); a daemon this world restarts later binds the same one again (BSK_PORT).
+  const started = await bsk(["daemon", "start", "--port", "0", "--json"]);
   if (started.code !== 0) throw new Error(`daemon start failed: ${started.stderr}`);
+  const port = (started.json as { result: { ws_port: number } }).result.ws_port;
+  env.BSK_PORT = String(port);
   // Trust is bootstrapped for real: the extension fetches this home's secret through native messaging.
   const profileDir = join(home, "profile");
   const native = await bsk(["native", "install", "--profile-dir", profileDir]);
