@@ -69,7 +69,8 @@ export interface StartOptions {
 
 export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> {
   const home = opts.home ?? tempHome();
-  const port = opts.port ?? (await freePort());
+  // Unless a test pins one, the kernel picks the port (read back from the daemon's ready info).
+  const port = opts.port ?? 0;
   const env = { ...TEST_ENV, ...opts.env };
   const paths = homePaths(home, { ...process.env, ...env });
   const clients: IpcClient[] = [];
@@ -102,7 +103,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   const secret = ensureSecret(paths.secret, home).bytes;
   return {
     home,
-    port,
+    port: info.ws_port,
     paths,
     info,
     secret,
@@ -114,7 +115,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
       return c;
     },
     async peer(p = {}) {
-      const peer = await Peer.start({ secret, ...p, port });
+      const peer = await Peer.start({ secret, ...p, port: info.ws_port });
       peers.push(peer);
       return peer;
     },
