@@ -10,6 +10,7 @@ import { errorMessage, raceAbort } from "../shared/abort.ts";
 import { dispatch } from "../dispatch/dispatcher.ts";
 import type { CallContext, Progress } from "../shared/handler.ts";
 import { sessionsReady } from "../session/sessions.ts";
+import { eventsHandedOver } from "../ports/outbox.ts";
 
 /** Least time between two progress notes about one call. */
 const PROGRESS_MS = 200;
@@ -84,10 +85,13 @@ export async function serveRequest(
       ...(origin.remoteHost !== undefined && { remoteHost: origin.remoteHost }),
     };
     const result = await raceAbort(dispatch(frame.method, frame.params, ctx), ac.signal);
+    // What the call emitted is on the socket before its reply, as an agent reading events right after expects.
+    await eventsHandedOver();
     reply({ result });
   } catch (err) {
     // A chrome.* API that throws is the browser refusing; our own errors are already BskErrors.
     const bsk = err instanceof BskError ? err : new BskError("cdp_failed", `${frame.method}: ${errorMessage(err)}`);
+    await eventsHandedOver();
     reply({ error: toErrorBody(bsk) });
   } finally {
     clearTimeout(timer);

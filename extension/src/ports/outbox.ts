@@ -7,6 +7,11 @@
  * bound: what it dropped goes out as `events.lost` with its next sending. Bursts of one kind per tab go through
  * `emitBurst`, coalesced in short windows (coalesce.ts); what a window has folded is kept alongside, so a worker
  * stopped mid-window sends it when it wakes. A stream dropped (`dropStream`: its link was forgotten) starts afresh.
+ *
+ * An event reaches its socket only once the write that keeps it (and the console marks that go with it) is done: a
+ * worker stopped between a send and its write would come back with a queue and marks older than what the daemon has,
+ * number new events again with seqs the daemon already holds (it drops them as duplicates) and report the page's
+ * console messages a second time. A reply waits for the events its call emitted (`eventsHandedOver`).
  */
 import { browser } from "wxt/browser";
 import type { z } from "zod";
@@ -15,8 +20,9 @@ import { Coalescer } from "./coalesce.ts";
 import { EventQueue, freshState, isQueueState, type Numbered } from "./queue.ts";
 
 export type EventPayload<E extends EventName> = z.input<ReturnType<(typeof EVENTS)[E]>>;
+type Frame = { event: string; payload: unknown; seq?: number };
 /** Sends one frame on a live socket. */
-export type Sink = (frame: { event: string; payload: unknown; seq?: number }) => void;
+export type Sink = (frame: Frame) => void;
 /** Which daemon a stream goes to: the local one, or the remote server (one grant at a time). */
 export type LinkId = "local" | "remote";
 /** Which link owns a session's events. */
@@ -34,6 +40,8 @@ interface Stream {
   /** Which setSink call is current. */
   sinkToken: number;
   queue: EventQueue | null;
+  /** Numbered for a sink (its setSink token), waiting for the next write to keep them. */
+  unsent: { token: number; frame: Frame }[];
 }
 
 /** The outbox's state: the streams, the router, the marks, and what came before the streams were read back. */
@@ -47,10 +55,14 @@ interface OutboxState {
   early: { event: string; payload: unknown; at: number }[];
   loading: Promise<void> | null;
   persistQueued: boolean;
+  /** Frames given to deliver() so far, and of those handed to a socket (or left to a newer socket's resend). */
+  frames: { given: number; done: number };
+  /** Woken as frames are done: [the count each waits for, its resolve]. */
+  waiters: [number, () => void][];
 }
 
 const LINKS: readonly LinkId[] = ["local", "remote"];
-const newStream = (): Stream => ({ sink: null, sinkToken: 0, queue: null });
+const newStream = (): Stream => ({ sink: null, sinkToken: 0, queue: null, unsent: [] });
 const outboxState: OutboxState = {
   streams: { local: newStream(), remote: newStream() },
   router: () => "local",
@@ -59,6 +71,8 @@ const outboxState: OutboxState = {
   early: [],
   loading: null,
   persistQueued: false,
+  frames: { given: 0, done: 0 },
+  waiters: [],
 };
 
 /** Installed by the link floor: which link owns a session; `ready` resolves once it can tell. */
@@ -117,8 +131,42 @@ function persist(): void {
     outboxState.persistQueued = false;
     const kept: Record<string, unknown> = { [FOLDED_KEY]: coalescer.pending(), [MARKS_KEY]: outboxState.marks };
     for (const [link, s] of Object.entries(outboxState.streams)) if (s.queue) kept[streamKey(link as LinkId)] = s.queue.state;
-    browser.storage.session.set(kept).catch((err: unknown) => console.warn("bsk: could not keep events", err));
+    const batches = Object.values(outboxState.streams)
+      .filter((s) => s.unsent.length)
+      .map((s) => ({ s, frames: s.unsent.splice(0) }));
+    const written = browser.storage.session.set(kept).catch((err: unknown) => console.warn("bsk: could not keep events", err));
+    if (!batches.length) return;
+    // Writes end in the order they were made, so frames go out in the order they were numbered. A socket replaced
+    // meanwhile gets them from its own resend (setSink), never twice from here.
+    void written.then(() => {
+      for (const { s, frames } of batches) {
+        for (const { token, frame } of frames) if (s.sink && s.sinkToken === token) s.sink(frame);
+        framesDone(frames.length);
+      }
+    });
   });
+}
+
+/** Hands `frame` to the stream's socket once kept (see the module comment). */
+function deliver(s: Stream, frame: Frame): void {
+  s.unsent.push({ token: s.sinkToken, frame });
+  outboxState.frames.given++;
+  persist();
+}
+
+function framesDone(n: number): void {
+  outboxState.frames.done += n;
+  const done = outboxState.frames.done;
+  const woken = outboxState.waiters.filter(([upTo]) => upTo <= done);
+  outboxState.waiters = outboxState.waiters.filter(([upTo]) => upTo > done);
+  for (const [, resolve] of woken) resolve();
+}
+
+/** Resolves once every event emitted until now for a live socket has been handed to it (a reply follows its events). */
+export function eventsHandedOver(): Promise<void> {
+  const upTo = outboxState.frames.given;
+  if (outboxState.frames.done >= upTo) return Promise.resolve();
+  return new Promise((resolve) => outboxState.waiters.push([upTo, resolve]));
 }
 
 function toFrame(n: Numbered) {
@@ -134,14 +182,15 @@ function send(event: string, payload: unknown): void {
   const s = outboxState.streams[linkOf(payload)];
   const q = s.queue!;
   if (s.sink) {
-    s.sink(toFrame(q.number(event, payload)));
-    sendLost(q, s.sink);
+    deliver(s, toFrame(q.number(event, payload)));
+    sendLost(s);
   } else q.hold(event, payload);
   persist();
 }
 
 /** What the queue's bound dropped, as one `events.lost` per session. */
-function sendLost(q: EventQueue, out: Sink): void {
+function sendLost(s: Stream): void {
+  const q = s.queue!;
   for (const [session_id, l] of Object.entries(q.takeLost())) {
     const payload: EventPayload<"events.lost"> = {
       session_id,
@@ -150,7 +199,7 @@ function sendLost(q: EventQueue, out: Sink): void {
       to: new Date(l.to).toISOString(),
       reason: "outbox_full",
     };
-    out(toFrame(q.number("events.lost", payload)));
+    deliver(s, toFrame(q.number("events.lost", payload)));
   }
 }
 
@@ -183,8 +232,8 @@ export function setSink(link: LinkId, next: Sink | null, acked = 0): void {
   void load().then(() => {
     if (token !== s.sinkToken || !s.queue) return; // another socket took over meanwhile
     s.sink = next;
-    for (const n of s.queue.resume(acked)) next(toFrame(n));
-    sendLost(s.queue, next);
+    for (const n of s.queue.resume(acked)) deliver(s, toFrame(n));
+    sendLost(s);
     persist();
   });
 }
