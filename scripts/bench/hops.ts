@@ -32,10 +32,10 @@ const INSTALL = `(() => {
   };
   const apis = {
     debugger: ["sendCommand", "attach"],
-    tabs: ["get", "query", "update", "sendMessage"],
-    windows: ["get", "getAll", "update"],
-    scripting: ["executeScript"],
-    tabGroups: ["get", "query"],
+    tabs: ["get", "query", "create", "update", "group", "sendMessage"],
+    windows: ["get", "getAll", "create", "update"],
+    scripting: ["executeScript", "registerContentScripts", "unregisterContentScripts"],
+    tabGroups: ["get", "query", "update"],
   };
   for (const [ns, fns] of Object.entries(apis)) for (const fn of fns) wrap(chrome[ns], fn, ns + "." + fn);
   for (const area of ["session", "local"]) for (const fn of ["get", "set"]) wrap(chrome.storage[area], fn, "storage." + area + "." + fn);
