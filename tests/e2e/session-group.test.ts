@@ -290,7 +290,7 @@ describe.skipIf(!canDrag() || process.env.BSK_E2E_REAL_DRAG !== "1")(
       const agentX = await findTab(strip, r.tab_id, mineX + TAB_PITCH - 3);
 
       // Across the group and dropped beyond it: it slid through the group on the way, which lends nothing.
-      await dragInStrip(strip, mineX + 60, agentX + 200);
+      await dragInStrip(strip, mine, mineX + 60, agentX + 200);
       await until("the tab dropped at the end", async () => {
         const t = await hands(`chrome.tabs.get(${mine})`);
         return t.index === 2 && t.groupId === -1;
@@ -299,7 +299,7 @@ describe.skipIf(!canDrag() || process.env.BSK_E2E_REAL_DRAG !== "1")(
       const agentX2 = await findTab(strip, r.tab_id, FIRST_TAB_X + TAB_PITCH + 10);
       const mineX2 = await findTab(strip, mine, agentX2 + TAB_PITCH - 3);
       // Dropped on the left half of the agent's tab: it lands in the group, before that tab.
-      await dragInStrip(strip, mineX2 + 60, agentX2 + 30);
+      await dragInStrip(strip, mine, mineX2 + 60, agentX2 + 30);
       const lent = await until("the lend by drag", async () =>
         (await h.ok(["events", "--session", r.session_id, "--type", "tab.borrowed"])).events.find((e: any) => e.data.tab_id === mine),
       );
@@ -328,7 +328,7 @@ describe.skipIf(!canDrag() || process.env.BSK_E2E_REAL_DRAG !== "1")(
       let from = FIRST_TAB_X + TAB_PITCH + 10;
       if (order[0] !== mine) from = (await findTab(strip, order[0]!, from)) + TAB_PITCH - 3;
       const nowX = await findTab(strip, mine, from);
-      await dragInStrip(strip, nowX + 60, FIRST_TAB_X + 40);
+      await dragInStrip(strip, mine, nowX + 60, FIRST_TAB_X + 40);
       const got = await waiting;
       expect(got.json?.error?.code).toBe("user_aborted");
       expect(got.json.error.data).toMatchObject({ reason: "taken_back", tab_id: mine });
