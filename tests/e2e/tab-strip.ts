@@ -8,6 +8,9 @@
  * the strip's order. Found on Chromium 14x–15x on Linux: the strip's row is 20 px below the window's top (the browser
  * draws its own frame without a window manager), tabs at full width are 235 px apart, the first one starts about
  * 40 px in (after the tab search button).
+ *
+ * Every click and press waits until the strip stands still (stripStill): while it animates, a click hits where a tab
+ * is passing and a press starts no drag. The browser tells when it is still; no pause is guessed.
  */
 import { until } from "./harness.ts";
 
