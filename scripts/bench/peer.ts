@@ -120,7 +120,15 @@ export async function peerLane(world: PrivateWorld, session: string, peer: Peer,
     tool,
     args: (i) => ({ session_id: session, ...args(i) }),
   });
-  const pair = async (name: string, b: Argv, p: Argv, target: { ratio?: number; ms?: number }, note?: string, call?: McpCall) => {
+  /** One row: bsk's CLI against the peer, and (with `mcp`) the same call through `bsk mcp`, all interleaved. */
+  const pair = async (
+    name: string,
+    b: Argv,
+    p: Argv,
+    target: { ratio?: number; ms?: number },
+    extra: { note?: string; mcp?: McpCall } = {},
+  ) => {
+    const { note, mcp: call } = extra;
     const c = call && { lane, call };
     const { as, bs, cs } = await interleaved({ argv: b, env: world.env }, { argv: p, env: peer.env }, RUNS, 3, c);
     rows.push(peerRow(name, b(0).slice(1).join(" "), p(0).slice(1).join(" "), as, bs, target, note, cs));
@@ -147,39 +155,35 @@ export async function peerLane(world: PrivateWorld, session: string, peer: Peer,
       () => [floor],
       () => peer.argv(["--version"]),
       {},
-      "the runtime's start-up alone, before any bsk code",
+      { note: "the runtime's start-up alone, before any bsk code" },
     );
     await pair(
       "warm read: tab list",
       () => bsk(["tab", "list"]),
       () => peer.argv(["get", "url"]),
       { ratio: 1.3 },
-      undefined,
-      mcp("tab_list"),
+      { mcp: mcp("tab_list") },
     );
     await pair(
       "warm read: status",
       () => [BSK, "status"],
       () => peer.argv(["get", "url"]),
       { ratio: 1.3 },
-      undefined,
-      { tool: "system_status", args: () => ({}) },
+      { mcp: { tool: "system_status", args: () => ({}) } },
     );
     await pair(
       "evaluate 1+1",
       () => bsk(["evaluate", "1+1"]),
       () => peer.argv(["eval", "1+1"]),
       { ratio: 1.2 },
-      undefined,
-      mcp("evaluate", () => ({ expression: "1+1" })),
+      { mcp: mcp("evaluate", () => ({ expression: "1+1" })) },
     );
     await pair(
       "snapshot, small page",
       () => bsk(["snapshot"]),
       () => peer.argv(["snapshot"]),
       { ratio: 1.0 },
-      undefined,
-      mcp("snapshot"),
+      { mcp: mcp("snapshot") },
     );
 
     const mine = JSON.parse(await must(world.run(["snapshot", "--json", "--session", session]), "bsk snapshot")).result.text as string;
@@ -196,32 +200,28 @@ export async function peerLane(world: PrivateWorld, session: string, peer: Peer,
       () => bsk(["click", add.bsk]),
       () => peer.argv(["click", add.peer]),
       { ratio: 1.0 },
-      undefined,
-      mcp("click", () => ({ target: add.bsk })),
+      { mcp: mcp("click", () => ({ target: add.bsk })) },
     );
     await pair(
       "fill (text input)",
       () => bsk(["fill", name.bsk, "Ada Lovelace"]),
       () => peer.argv(["fill", name.peer, "Ada Lovelace"]),
       { ratio: 1.0 },
-      undefined,
-      mcp("fill", () => ({ target: name.bsk, value: "Ada Lovelace" })),
+      { mcp: mcp("fill", () => ({ target: name.bsk, value: "Ada Lovelace" })) },
     );
     await pair(
       "type 3 keys",
       () => bsk(["type", "abc", "--target", notes.bsk]),
       () => peer.argv(["type", notes.peer, "abc"]),
       { ratio: 1.0 },
-      undefined,
-      mcp("type", () => ({ text: "abc", target: notes.bsk })),
+      { mcp: mcp("type", () => ({ text: "abc", target: notes.bsk })) },
     );
     await pair(
       "press End (focused field)",
       () => bsk(["press", "End"]),
       () => peer.argv(["press", "End"]),
       { ratio: 1.0 },
-      undefined,
-      mcp("press", () => ({ key: "End" })),
+      { mcp: mcp("press", () => ({ key: "End" })) },
     );
     // The peer alternates; bsk's CLI and MCP calls alternate between them (the CLI one value, MCP the other), so every
     // call is a change on both sides.
@@ -231,8 +231,7 @@ export async function peerLane(world: PrivateWorld, session: string, peer: Peer,
       () => bsk(["select", plan.bsk, "team"]),
       (i) => peer.argv(["select", plan.peer, planValue(i)]),
       { ratio: 1.0 },
-      undefined,
-      mcp("select", () => ({ target: plan.bsk, values: ["pro"] })),
+      { mcp: mcp("select", () => ({ target: plan.bsk, values: ["pro"] })) },
     );
     const toggle = (i: number) => (i % 2 ? "uncheck" : "check");
     await pair(
@@ -240,16 +239,14 @@ export async function peerLane(world: PrivateWorld, session: string, peer: Peer,
       () => bsk(["check", news.bsk]),
       (i) => peer.argv([toggle(i), news.peer]),
       { ratio: 1.0 },
-      undefined,
-      mcp("uncheck", () => ({ target: news.bsk })),
+      { mcp: mcp("uncheck", () => ({ target: news.bsk })) },
     );
     await pair(
       "hover (button)",
       () => bsk(["hover", more.bsk]),
       () => peer.argv(["hover", more.peer]),
       { ratio: 1.0 },
-      undefined,
-      mcp("hover", () => ({ target: more.bsk })),
+      { mcp: mcp("hover", () => ({ target: more.bsk })) },
     );
 
     await must(world.run(["navigate", controls, "--session", session]), "bsk navigate");
@@ -259,8 +256,7 @@ export async function peerLane(world: PrivateWorld, session: string, peer: Peer,
       () => bsk(["snapshot"]),
       () => peer.argv(["snapshot"]),
       { ratio: 1.0 },
-      undefined,
-      mcp("snapshot"),
+      { mcp: mcp("snapshot") },
     );
   }
 }
