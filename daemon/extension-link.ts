@@ -270,7 +270,7 @@ function recordEvent(ws: Ws, conn: BrowserConn, frame: EventFrame, deps: LinkDep
   if (name === "session.ended") {
     const lost = payload.lost_tab_ids as number[];
     const cause = typeof payload.cause === "string" ? payload.cause : undefined;
-    void deps.sessions.endSession(sessionId, String(payload.reason), { fromBrowser: true, lostTabIds: lost, cause });
+    void deps.sessions.endSession(sessionId, String(payload.reason), { fromBrowser: true, browserAnswers: true, lostTabIds: lost, cause });
     return;
   }
   if (onControlEvent(deps, rt, name, payload)) return;

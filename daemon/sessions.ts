@@ -60,6 +60,11 @@ export interface CloseOutcome {
 export interface EndOptions {
   /** The browser ended it (or is gone): do not send it session.close. */
   fromBrowser?: boolean;
+  /**
+   * The browser said so over a live link: it still holds the session's calls and answers each one (a call waiting for
+   * the person's approval ends "tab closed", which is truer than "cancelled"). They get a moment to do so.
+   */
+  browserAnswers?: boolean;
   lostTabIds?: number[];
   /** A finer cause than the reason (e.g. debugging_cancelled for stopped_by_person): in the event log and the log. */
   cause?: string;
@@ -76,6 +81,8 @@ export interface ReportedSession {
 }
 
 const CLOSE_TIMEOUT_MS = 10_000;
+/** How long calls the browser still holds may take to answer after it ended their session. */
+const ANSWER_GRACE_MS = 2_000;
 const PERSIST_SOON_MS = 1_000;
 
 export class SessionRegistry {
@@ -272,12 +279,15 @@ export class SessionRegistry {
 
     const endData = { reason: "session_ended", session_id: id, end_reason: reason };
     for (const call of rt.calls) {
-      // A call not yet sent never ran; one the extension has may be half-way and is cancelled there.
-      call.abort(
-        call.dispatched
-          ? cancelledError(`${call.method} on session ${id}`, endData)
-          : new BskError("not_found", `session ${id} ended (${reason}) before the call ran`, { data: endData }),
-      );
+      // A call not yet sent never ran; one the extension has may be half-way and is cancelled there, unless the
+      // browser ended the session itself and will answer it (its reply arrives after the end, on the same link).
+      if (!call.dispatched) {
+        call.abort(new BskError("not_found", `session ${id} ended (${reason}) before the call ran`, { data: endData }));
+      } else if (opts.browserAnswers) {
+        setTimeout(() => call.abort(cancelledError(`${call.method} on session ${id}`, endData)), ANSWER_GRACE_MS).unref();
+      } else {
+        call.abort(cancelledError(`${call.method} on session ${id}`, endData));
+      }
     }
     this.persistNow();
     this.deps.onSessionEnded?.(id);

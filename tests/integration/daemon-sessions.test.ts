@@ -62,6 +62,30 @@ describe("start, list, stop", () => {
     expect(peer.closes.all.some((x) => x.params.session_id === s)).toBe(false);
   });
 
+  test("a call the browser still holds when it ends the session gets the browser's own answer, not 'cancelled'", async () => {
+    const s = await startSession(c);
+    const clicking = c.request("click", { session_id: s, target: "@e1" }, { op_id: `end-${s}` });
+    const held = await peer.next("click");
+    // The person closed the tab the call was asking about: the window goes with it and the browser says so first.
+    peer.event("session.ended", { session_id: s, reason: "window_closed", lost_tab_ids: [] });
+    await peer.barrier();
+    held.fail("approval_denied", "the tab closed while the person was asked", {
+      effect_state: "none",
+      approval: { decision: "tab_closed", by: "browser" },
+    });
+    const r = await clicking;
+    expect(r.error).toMatchObject({ code: "approval_denied", data: { approval: { decision: "tab_closed" } } });
+  });
+
+  test("a call the browser never answers after ending its session is cancelled within a bounded time", async () => {
+    const s = await startSession(c);
+    const clicking = c.request("click", { session_id: s, target: "@e1" }, { op_id: `end-${s}` });
+    await peer.next("click");
+    peer.event("session.ended", { session_id: s, reason: "window_closed", lost_tab_ids: [] });
+    const r = await clicking;
+    expect(r.error).toMatchObject({ code: "cancelled", data: { reason: "session_ended", end_reason: "window_closed" } });
+  });
+
   test("a browser cannot end another browser's session", async () => {
     const s = await startSession(c);
     const intruder = await d.peer({ label: "intruder" });
