@@ -10,6 +10,7 @@ import { errorMessage, raceAbort } from "../shared/abort.ts";
 import { dispatch } from "../dispatch/dispatcher.ts";
 import type { CallContext, Progress } from "../shared/handler.ts";
 import { sessionsReady } from "../session/sessions.ts";
+import { trackSessionCall } from "../session/session-calls.ts";
 import { eventsHandedOver } from "../ports/outbox.ts";
 
 /** Least time between two progress notes about one call. */
@@ -68,6 +69,8 @@ export async function serveRequest(
 
   const ac = new AbortController();
   inflight.set(frame.id, ac);
+  const sessionId = (frame.params as { session_id?: unknown } | null)?.session_id;
+  const untrack = trackSessionCall(typeof sessionId === "string" ? sessionId : undefined, ac);
   const timeoutMs = frame.meta?.timeout_ms;
   const timer =
     timeoutMs === undefined
@@ -95,6 +98,7 @@ export async function serveRequest(
     reply({ error: toErrorBody(bsk) });
   } finally {
     clearTimeout(timer);
+    untrack();
     if (inflight.get(frame.id) === ac) inflight.delete(frame.id);
   }
 }

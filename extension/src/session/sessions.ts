@@ -5,6 +5,7 @@
  * Current tab: set by tab.create / tab.select (and session.open). When the current tab closes, the most recently
  * current owned tab that is still open becomes current; if there is none, current is null.
  */
+import { endSessionCalls } from "./session-calls.ts";
 import { browser, type Browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import { putBack, type Placed } from "./place.ts";
@@ -295,5 +296,6 @@ export async function closeSession(sessionId: string): Promise<{ closed_tab_ids:
 export async function endByPerson(sessionId: string, reason: string, lostTabIds: number[] = [], cause?: string): Promise<void> {
   if (!sessionsState.sessions.has(sessionId) || sessionsState.closing.has(sessionId)) return;
   emit("session.ended", { session_id: sessionId, reason, lost_tab_ids: lostTabIds, ...(cause && { cause }) });
+  endSessionCalls(sessionId, reason);
   await closeSession(sessionId);
 }
