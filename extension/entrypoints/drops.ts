@@ -1,6 +1,6 @@
 /**
- * The drop registry: in the page's own world (MAIN) of every frame, from document start, before any page script
- * (manifest content_scripts). It notes which targets have drop, dragover or dragenter listeners — added with
+ * The drop registry: in the page's own world (MAIN) of every frame of the tabs bsk debugs, from document start,
+ * before any page script (src/features/drop-script.ts adds it to the tab's attachment). It notes which targets have drop, dragover or dragenter listeners — added with
  * addEventListener or set as ondrop/ondragover/ondragenter — and answers the snapshot's ask by marking each one
  * (src/shared/messages/drops.ts says how and why the page cannot abuse that).
  *
@@ -9,9 +9,11 @@
  * with a listener is not held. What the page could patch later (Set, WeakMap, dispatchEvent, …) is taken now.
  */
 import { defineUnlistedScript } from "wxt/utils/define-unlisted-script";
-import { DROP_ASK, DROP_MARK } from "../src/shared/messages/drops.ts";
+import { DROP_ASK, DROP_HELLO, DROP_MARK } from "../src/shared/messages/drops.ts";
 
 export default defineUnlistedScript(() => {
+  // One registry per document: the one there already says so by cancelling the hello.
+  if (!document.dispatchEvent(new Event(DROP_HELLO, { cancelable: true }))) return;
   const uncurry = <A extends unknown[], R>(f: (...args: A) => R) =>
     Function.prototype.call.bind(f) as unknown as (self: unknown, ...args: A) => R;
   const apply = Reflect.apply;
@@ -30,6 +32,7 @@ export default defineUnlistedScript(() => {
   const weakHas = uncurry(WeakSet.prototype.has);
   const deref = uncurry(WeakRef.prototype.deref);
   const dispatch = uncurry(EventTarget.prototype.dispatchEvent);
+  const preventDefault = uncurry(Event.prototype.preventDefault);
   const keysOf = Object.keys;
   const startsWith = uncurry(String.prototype.startsWith);
   const slice = uncurry(String.prototype.slice);
@@ -155,4 +158,5 @@ export default defineUnlistedScript(() => {
     noted = kept;
   };
   apply(addListener, doc, [DROP_ASK, answer, true]);
+  apply(addListener, doc, [DROP_HELLO, (e: Event) => preventDefault(e), true]);
 });

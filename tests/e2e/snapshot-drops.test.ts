@@ -7,9 +7,9 @@
  * extension/src/shared/messages/drops.ts. Page: tests/fixtures/pages/snap-drops.html.
  */
 import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { refIn, until, useWorld, type World } from "./harness.ts";
+import { EXTENSION_DIR, refIn, until, useWorld, type World } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
 
 let w: World;
@@ -173,7 +173,7 @@ describe("snapshot: drop zones", () => {
     expect(await js("window.asked")).toBeGreaterThan(0);
   });
 
-  test("with no session live the registry is not in the person's pages; a session's new document has it", async () => {
+  test("the registry is never in the person's own pages, with or without a session live; a session's document has it", async () => {
     // What the registry answers: marks on the elements with drop listeners, when a snapshot asks.
     const probe = `(() => {
       const zone = document.body.appendChild(document.createElement("div"));
@@ -191,6 +191,17 @@ describe("snapshot: drop zones", () => {
     // The positive control: the same probe in a session's tab, after its first navigation.
     s = (await w.ok(["session", "start", "--no-focus"])).session_id;
     await w.ok(["navigate", w.fixtures.url("/snap-drops.html?session"), "--session", s]);
+    expect(await js(probe)).toBe(1);
+    // With the session live, a page the person opens in their own window (and one loaded there before) still has none.
+    await w.person.openInOwnWindow(w.fixtures.url("/snap-drops.html?person-live"));
+    const live = await PersonPage.find(w.browser.cdpPort!, "snap-drops.html?person-live");
+    expect(await live.evaluate(probe)).toBe(0);
+    expect(await live.evaluate(`document.dispatchEvent(new Event("bsk-drop-hello", { cancelable: true }))`)).toBe(true);
+    live.close();
+    // A document is offered the registry more than once (a worker restart re-reports its frames): it installs once,
+    // so a listener is marked once, not twice.
+    const registry = readFileSync(join(EXTENSION_DIR, "drops.js"), "utf8");
+    await js(`${registry}; 0`);
     expect(await js(probe)).toBe(1);
   });
 });

@@ -1,48 +1,28 @@
 /**
  * The drop registry (entrypoints/drops.ts) runs in pages' own world, where a page can tell it is there (a stack
- * trace through its wrappers names the extension) and where it wraps the page's addEventListener. So it is
- * registered only while a session is live, not in the person's browsing otherwise. session.open awaits it before it
- * answers, so the agent's first navigation in a new session already has it; a page loaded before (a borrowed tab's)
- * gets it with its next document, and until then shows only the drop attributes the snapshot reads itself.
+ * trace through its wrappers names the extension) and where it wraps the page's addEventListener. So it goes only
+ * into the tabs bsk debugs — a session's own tabs and those lent to it — through their attachment
+ * (Page.addScriptToEvaluateOnNewDocument): every new document of the tab and of its out-of-process iframes (attached
+ * paused) gets it before the page's own scripts. The document showing when a tab is attached (a lent tab's) gets it
+ * with its next one; until then its snapshot shows only the drop attributes the snapshot reads itself. (Running it
+ * at once, `runImmediately`, in a lent tab hung the whole browser after a worker restart in e2e.) The person's other
+ * tabs never have it, session or not. A tab given back is detached, which ends the registration; its current
+ * document keeps the wrappers until it is left.
+ *
+ * A document gets one registry however often it is offered (entrypoints/drops.ts checks): a worker restart keeps
+ * the attachment and its registration (then nothing is added) and re-reports out-of-process iframes as new sessions.
  */
-import { browser } from "wxt/browser";
-import { SESSION } from "../session/settings.ts";
-import { allSessions, sessionsReady } from "../session/sessions.ts";
+import { onAttach } from "../cdp/debugger.ts";
+import { onChildAttach } from "../cdp/frames.ts";
+import { scriptText } from "../shared/script-text.ts";
 
-const SCRIPT_ID = "bsk-drops";
-let chain: Promise<void> = Promise.resolve();
-
-async function apply(live: boolean): Promise<void> {
-  const registered = (await browser.scripting.getRegisteredContentScripts({ ids: [SCRIPT_ID] })).length > 0;
-  if (live && !registered) {
-    await browser.scripting.registerContentScripts([
-      {
-        id: SCRIPT_ID,
-        matches: ["<all_urls>"],
-        js: ["drops.js"],
-        runAt: "document_start",
-        allFrames: true,
-        matchOriginAsFallback: true,
-        world: "MAIN",
-        persistAcrossSessions: false,
-      },
-    ]);
-  } else if (!live && registered) {
-    await browser.scripting.unregisterContentScripts({ ids: [SCRIPT_ID] });
-  }
-}
-
-/** Registers the registry while any session is live and removes it when none is; calls run one after another. */
-export function syncDropScript(): Promise<void> {
-  chain = chain
-    .then(() => apply(allSessions().length > 0))
-    .catch((err: unknown) => console.warn("bsk: could not (un)register the drop registry", err));
-  return chain;
+async function addRegistry(send: (method: string, params?: object) => Promise<unknown>): Promise<void> {
+  await send("Page.addScriptToEvaluateOnNewDocument", { source: await scriptText("drops.js"), runImmediately: false });
 }
 
 export function installDropScript(): void {
-  browser.storage.onChanged.addListener((changes, area) => {
-    if (area === "session" && SESSION.sessions in changes) void syncDropScript();
+  onAttach(async (_tabId, send, readopted) => {
+    if (!readopted) await addRegistry(send);
   });
-  void sessionsReady().then(syncDropScript);
+  onChildAttach((send) => addRegistry(send));
 }

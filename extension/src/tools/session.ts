@@ -3,7 +3,6 @@ import { browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import type { sessionMethods } from "../../../protocol/methods/session.ts";
 import type { FamilyHandlers } from "../shared/handler.ts";
-import { syncDropScript } from "../features/drop-script.ts";
 import { observeSession } from "../features/observe.ts";
 import { rulesInStep } from "../features/guard/origins.ts";
 import { openIncognitoWindow } from "../session/isolated.ts";
@@ -49,7 +48,6 @@ export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
       });
       addSession({ ...common, window_id: g.window_id, tab_id: g.tab_id, group_id: g.group_id });
       await rulesInStep();
-      await syncDropScript();
       await observeSession(p.session_id, p.observe);
       return g;
     }
@@ -69,7 +67,6 @@ export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
     addSession({ ...common, window_id: win.id, tab_id: tabId, isolated: p.isolated });
     // The blocking rules cover the Agent Window's first tab before the agent can navigate it.
     await rulesInStep();
-    await syncDropScript();
     await observeSession(p.session_id, p.observe);
     return { window_id: win.id, tab_id: tabId };
   },

@@ -14,5 +14,10 @@
 export const DROP_ASK = "bsk-drop-ask";
 /** Page world → snapshot, on each drop target (the document for window, document, <html> and <body>). */
 export const DROP_MARK = "bsk-drop-mark";
+/**
+ * A registry about to install → the document: cancelled when one is there already (a document is offered it again
+ * after a worker restart). A page that cancels it itself only goes without the registry (no [drop] hints of its own).
+ */
+export const DROP_HELLO = "bsk-drop-hello";
 /** Marks taken per snapshot of a document; a page that answers with more is cut off there. */
 export const MAX_DROP_MARKS = 2000;
