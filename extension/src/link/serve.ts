@@ -70,7 +70,7 @@ export async function serveRequest(
   const ac = new AbortController();
   inflight.set(frame.id, ac);
   const sessionId = (frame.params as { session_id?: unknown } | null)?.session_id;
-  const untrack = trackSessionCall(typeof sessionId === "string" ? sessionId : undefined, ac);
+  const untrack = trackSessionCall(typeof sessionId === "string" ? sessionId : undefined, frame.method, ac);
   const timeoutMs = frame.meta?.timeout_ms;
   const timer =
     timeoutMs === undefined

@@ -8,9 +8,12 @@ import { BskError } from "../../../protocol/errors.ts";
 
 const calls = new Map<string, Set<AbortController>>();
 
+/** Calls whose answer the session's end is: a recording's wait ends with what it captured (recording/recorder.ts). */
+const ANSWERED_BY_THE_END: ReadonlySet<string> = new Set(["record.await"]);
+
 /** Tracks a call of `sessionId` until the returned function is called. */
-export function trackSessionCall(sessionId: string | undefined, ac: AbortController): () => void {
-  if (sessionId === undefined) return () => {};
+export function trackSessionCall(sessionId: string | undefined, method: string, ac: AbortController): () => void {
+  if (sessionId === undefined || ANSWERED_BY_THE_END.has(method)) return () => {};
   let set = calls.get(sessionId);
   if (!set) calls.set(sessionId, (set = new Set()));
   set.add(ac);
