@@ -45,9 +45,21 @@ function load(): Promise<Record<string, Kind[]>> {
 export async function observeSession(sessionId: string, kinds: readonly Kind[]): Promise<void> {
   const all = await load();
   const live = new Set(allSessions().map((s) => s.session_id));
-  for (const id of Object.keys(all)) if (!live.has(id)) delete all[id];
-  if (kinds.length) all[sessionId] = [...kinds];
-  await browser.storage.session.set({ [STORAGE_KEY]: all }).catch(() => undefined);
+  let changed = false;
+  for (const id of Object.keys(all)) {
+    if (live.has(id)) continue;
+    delete all[id];
+    changed = true;
+  }
+  if (kinds.length) {
+    all[sessionId] = [...kinds];
+    changed = true;
+  }
+  if (!changed) return;
+  // The attach hooks read the map in memory. What a session observes is on disk before session.open answers (a
+  // worker restart right after must not lose it); forgetting ended sessions need not hold the answer up.
+  const write = browser.storage.session.set({ [STORAGE_KEY]: all }).catch(() => undefined);
+  if (kinds.length) await write;
 }
 
 function kindsOf(tabId: number): { sessionId: string; kinds: Kind[] } | undefined {
