@@ -23,7 +23,7 @@ interface DescribedNode {
 
 export async function frameContext(sessionId: string, tabId: number, frameTarget: string, signal: AbortSignal): Promise<FrameContext> {
   const rt = await resolveTarget(sessionId, tabId, frameTarget, signal);
-  const { node } = await sendTo<DescribedNode>(rt.cdp, "DOM.describeNode", { backendNodeId: rt.backendNodeId }, signal);
+  const { node } = await sendTo<DescribedNode>(rt.cdp, "DOM.describeNode", { objectId: rt.objectId }, signal);
   if (!node.frameId) {
     throw new BskError("invalid_params", `--frame ${frameTarget} is a ${node.localName ?? rt.role}, not an iframe`, {
       hint: "Pass the ref of an iframe from bsk snapshot.",

@@ -133,7 +133,7 @@ async function resolveRef(sessionId: string, tabId: number, n: number, signal?: 
   // The main frame sits at the viewport's origin: no frame tree to read.
   const isMain = !entry.world.sessionId && entry.world.frameId === knownMainFrameId(tabId);
   const [described, offset] = await Promise.all([
-    describeNode(cdp, objectId, !entry.role || !entry.name, signal),
+    !entry.role || !entry.name ? describeInPage(cdp, objectId, signal) : undefined,
     isMain ? { x: 0, y: 0 } : frameOffset(tabId, entry.world.frameId, signal),
   ]);
   return {
@@ -141,34 +141,35 @@ async function resolveRef(sessionId: string, tabId: number, n: number, signal?: 
     cdp,
     frameId: entry.world.frameId,
     objectId,
-    backendNodeId: described.backendNodeId,
     ref,
     // The agent picked the element by what the snapshot called it (`clickable "Custom div control"`): replies use
     // those words, not the browser's role for the bare element.
-    role: entry.role || described.role,
-    name: entry.name || described.name,
+    role: entry.role || described?.role || "generic",
+    name: entry.name || described?.name || "",
     frameOffset: offset,
   };
 }
 
-/** The node's backend id, and (when `named`) the role and name the page gives it. */
-async function describeNode(
-  cdp: CdpTarget,
-  objectId: string,
-  named: boolean,
-  signal?: AbortSignal,
-): Promise<{ backendNodeId: number; role: string; name: string }> {
-  const [node, desc] = await Promise.all([
-    sendTo<{ node: { backendNodeId: number } }>(cdp, "DOM.describeNode", { objectId }, signal),
-    named
-      ? sendTo<CallReply>(cdp, "Runtime.callFunctionOn", { functionDeclaration: DESCRIBE_FN, objectId, returnByValue: true }, signal)
-      : undefined,
-  ]);
-  let role = "generic";
-  let name = "";
-  if (desc && !desc.exceptionDetails && typeof desc.result.value === "string")
-    [role, name] = JSON.parse(desc.result.value) as [string, string];
-  return { backendNodeId: node.node.backendNodeId, role, name };
+/** The role and name the page gives the node. */
+async function describeInPage(cdp: CdpTarget, objectId: string, signal?: AbortSignal): Promise<{ role: string; name: string }> {
+  const desc = await sendTo<CallReply>(
+    cdp,
+    "Runtime.callFunctionOn",
+    { functionDeclaration: DESCRIBE_FN, objectId, returnByValue: true },
+    signal,
+  );
+  if (desc.exceptionDetails || typeof desc.result.value !== "string") return { role: "generic", name: "" };
+  const [role, name] = JSON.parse(desc.result.value) as [string, string];
+  return { role, name };
+}
+
+/** The target's backend node id, asked of the browser the first time a call needs it (kept on `rt`). */
+export async function backendNodeIdOf(rt: ResolvedTarget, signal?: AbortSignal): Promise<number> {
+  if (rt.backendNodeId === undefined) {
+    const d = await sendTo<{ node: { backendNodeId: number } }>(rt.cdp, "DOM.describeNode", { objectId: rt.objectId }, signal);
+    rt.backendNodeId = d.node.backendNodeId;
+  }
+  return rt.backendNodeId;
 }
 
 async function resolveSelector(tabId: number, selector: string, signal?: AbortSignal, retried = false): Promise<ResolvedTarget> {
@@ -213,13 +214,12 @@ async function resolveSelector(tabId: number, selector: string, signal?: AbortSi
     });
   }
   const objectId = reply.result.objectId!;
-  const described = await describeNode(cdp, objectId, true, signal);
+  const described = await describeInPage(cdp, objectId, signal);
   return {
     tabId,
     cdp,
     frameId,
     objectId,
-    backendNodeId: described.backendNodeId,
     role: described.role,
     name: described.name,
     frameOffset: { x: 0, y: 0 },

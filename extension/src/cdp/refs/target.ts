@@ -16,7 +16,8 @@ export interface ResolvedTarget {
   frameId: string;
   /** The node as a remote object in bsk's isolated world of its frame. */
   objectId: string;
-  backendNodeId: number;
+  /** The node's backend id when already known; refs/resolve.ts backendNodeIdOf() asks for it (few calls need it). */
+  backendNodeId?: number;
   /** Present when the target was a ref. */
   ref?: string;
   role: string;

@@ -5,6 +5,7 @@
  * CDP (IO.resolveBlob), or fetched by the page when it made the URL earlier.
  */
 import { sendTo } from "../../cdp/debugger.ts";
+import { backendNodeIdOf } from "../../cdp/refs/resolve.ts";
 import type { CdpTarget, ResolvedTarget } from "../../cdp/refs/target.ts";
 import { readStream } from "./io-stream.ts";
 import { type DownloadMeta, type Finished, pushCounted, TransferOut } from "./transfer-out.ts";
@@ -50,7 +51,7 @@ export class PageBlobs {
       const { object } = await sendTo<{ object: { objectId: string } }>(
         rt.cdp,
         "DOM.resolveNode",
-        { backendNodeId: rt.backendNodeId, objectGroup: "bsk-download" },
+        { backendNodeId: await backendNodeIdOf(rt, signal), objectGroup: "bsk-download" },
         signal,
       );
       await sendTo(rt.cdp, "Runtime.callFunctionOn", { objectId: object.objectId, functionDeclaration: ARM }, signal);

@@ -229,7 +229,7 @@ async function fillInput(
   const paths = await stagedPaths(p.session_id, p.files, signal);
   if (paths) {
     const effect = await withEffect(input.tabId, { target: input.cdp, objectId: input.objectId }, signal, () =>
-      sendTo(input.cdp, "DOM.setFileInputFiles", { files: paths, backendNodeId: input.backendNodeId }, signal),
+      sendTo(input.cdp, "DOM.setFileInputFiles", { files: paths, objectId: input.objectId }, signal),
     );
     return { effect, via: "path" };
   }
