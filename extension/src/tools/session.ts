@@ -1,5 +1,6 @@
 /** session.open / session.close: the daemon's calls that make and end an Agent Window (or a tab group, session/groups.ts). */
 import { browser } from "wxt/browser";
+import { attach } from "../cdp/debugger.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import type { sessionMethods } from "../../../protocol/methods/session.ts";
 import type { FamilyHandlers } from "../shared/handler.ts";
@@ -8,6 +9,15 @@ import { rulesInStep } from "../features/guard/origins.ts";
 import { openIncognitoWindow } from "../session/isolated.ts";
 import { groupWindow, openGroup } from "../session/groups.ts";
 import { addSession, closeSession, getSession, sessionByWindow } from "../session/sessions.ts";
+
+/**
+ * The session's first call attaches the debugger to its tab (with every attach hook: the page domains, interception,
+ * the registries, ~150 ms). Started now, that runs while the agent reads the answer and sends its next call. Not
+ * awaited: a failure leaves nothing behind, and the next call attaches again and reports it.
+ */
+function attachAhead(tabId: number): void {
+  attach(tabId).catch(() => undefined);
+}
 
 export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
   "session.open": async (p, ctx) => {
@@ -49,6 +59,7 @@ export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
       addSession({ ...common, window_id: g.window_id, tab_id: g.tab_id, group_id: g.group_id });
       await rulesInStep();
       await observeSession(p.session_id, p.observe);
+      attachAhead(g.tab_id);
       return g;
     }
     const win = p.isolated
@@ -68,6 +79,7 @@ export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
     // The blocking rules cover the Agent Window's first tab before the agent can navigate it.
     await rulesInStep();
     await observeSession(p.session_id, p.observe);
+    attachAhead(tabId);
     return { window_id: win.id, tab_id: tabId };
   },
 
