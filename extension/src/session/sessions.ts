@@ -5,10 +5,10 @@
  * Current tab: set by tab.create / tab.select (and session.open). When the current tab closes, the most recently
  * current owned tab that is still open becomes current; if there is none, current is null.
  */
-import { endSessionCalls } from "./session-calls.ts";
 import { browser, type Browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import { putBack, type Placed } from "./place.ts";
+import { endSessionCalls } from "./session-calls.ts";
 import { groupWindow, leaveGroup, ourMove } from "./groups.ts";
 import { detach } from "../cdp/debugger.ts";
 import { emit } from "../ports/outbox.ts";
