@@ -182,6 +182,54 @@ describe("targets", () => {
     expect(await js(`[document.getElementById("clicks").textContent, localStorage.getItem("act-count")]`)).toEqual(["0", "1"]);
   });
 
+  // The checks ride right behind the ref's lookup in one round trip (refs/resolve.ts resolveWith): they may act only
+  // on the element the lookup found, and on nothing when it found none.
+  test("a ref whose element was replaced by a twin is refused: no focus, no value, no click on the twin", async () => {
+    await page("act-form.html");
+    const text = (await ok(["snapshot"])).text as string;
+    const name = refIn(text, `textbox "Name"`);
+    const terms = refIn(text, `checkbox "I agree"`);
+    const send = refIn(text, `button "Send"`);
+    // Each replaced by an identical element, the way a framework re-renders.
+    await js(`for (const id of ["name", "terms", "submit"]) {
+      const old = document.getElementById(id);
+      old.replaceWith(old.cloneNode(true));
+    }
+    window.sent = 0;
+    document.querySelector("form").addEventListener("submit", (e) => { e.preventDefault(); sent++; });
+    document.activeElement.blur();
+    true`);
+    for (const [args, what] of [
+      [["fill", name, "Ada"], "fill"],
+      [["type", "Ada", "--target", name], "type"],
+      [["check", terms], "check"],
+      [["click", send], "click"],
+      [["hover", send], "hover"],
+    ] as const) {
+      const err = await fails([...args], "stale_ref");
+      // hover changes nothing the page keeps (TransientInput): it has no effect state to tell.
+      const effect = what === "hover" ? undefined : "none";
+      expect({ what, reason: err.data.reason, effect: err.data.effect_state }).toEqual({ what, reason: "node_removed", effect });
+    }
+    expect(
+      await js(
+        `[document.getElementById("name").value, document.getElementById("terms").checked, sent, document.activeElement === document.body]`,
+      ),
+    ).toEqual(["", false, 0, true]);
+  });
+
+  test("a page cannot hand bsk's page calls another element: its own __bsk is not bsk's", async () => {
+    await page("act-form.html");
+    const name = await refFor(`textbox "Name"`);
+    // The page's world guesses at the hand-over bsk makes between its lookup and its checks.
+    await js(`const trap = document.getElementById("email");
+      const handoff = new Proxy({}, { get: (_, k) => (k === "key" ? undefined : trap) });
+      window.__bsk = new Proxy({}, { get: (_, k) => (k === "handoff" ? handoff : () => trap), set: () => true });
+      true`);
+    expect(await ok(["fill", name, "Ada"])).toMatchObject({ target: { role: "textbox", name: "Name" }, value_ok: true });
+    expect(await js(`[document.getElementById("name").value, document.getElementById("email").value]`)).toEqual(["Ada", ""]);
+  });
+
   test("a covered button is element_obscured, naming the overlay; a sliding one is clicked once it settles", async () => {
     await page("act-overlay.html");
     const covered = await fails(["click", "#buy"], "element_obscured");

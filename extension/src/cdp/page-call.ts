@@ -18,16 +18,25 @@ export async function callOn<T>(
   args: unknown[],
   signal?: AbortSignal,
 ): Promise<T> {
+  return pageCall<T>(target.cdp, { objectId: target.objectId }, fn, args, signal);
+}
+
+/** callOn for a function run in a world (`executionContextId`) rather than on an element. */
+export function callInWorld<T>(cdp: CdpTarget, contextId: number, fn: string, args: unknown[], signal?: AbortSignal): Promise<T> {
+  return pageCall<T>(cdp, { executionContextId: contextId }, fn, args, signal);
+}
+
+async function pageCall<T>(
+  cdp: CdpTarget,
+  on: { objectId: string } | { executionContextId: number },
+  fn: string,
+  args: unknown[],
+  signal?: AbortSignal,
+): Promise<T> {
   const r = await sendTo<CallReply>(
-    target.cdp,
+    cdp,
     "Runtime.callFunctionOn",
-    {
-      objectId: target.objectId,
-      functionDeclaration: fn,
-      arguments: args.map((value) => ({ value })),
-      returnByValue: true,
-      awaitPromise: true,
-    },
+    { ...on, functionDeclaration: fn, arguments: args.map((value) => ({ value })), returnByValue: true, awaitPromise: true },
     signal,
   );
   if (r.exceptionDetails) {

@@ -10,6 +10,7 @@ import { mainFrameId, sendTo } from "../cdp/debugger.ts";
 import { installDomProbe } from "./effects.ts";
 import { frameOffset, listFrames } from "../cdp/frames.ts";
 import { callOn } from "../cdp/page-call.ts";
+import { resolveWith, type Alongside } from "../cdp/refs/resolve.ts";
 import type { ResolvedTarget } from "../cdp/refs/target.ts";
 
 export interface ActOptions {
@@ -396,6 +397,15 @@ async function overlayPart(tabId: number, backendNodeId: number, y: number, sign
   return r.result?.value ?? "no";
 }
 
+function fullOptions(opts: ActOptions): Required<ActOptions> {
+  return { scroll: true, visible: true, enabled: false, hitTest: false, probe: false, at: null, expectBox: null, ...opts };
+}
+
+/** The page call of the checks (and of `then`), as a function's source and its arguments. */
+function checkCall(full: Required<ActOptions>, then?: Then): Alongside {
+  return then ? { fn: withThen(then), args: [full, STABLE_CAP_MS, then.args] } : { fn: PAGE_FN, args: [full, STABLE_CAP_MS] };
+}
+
 /** Checks and prepares the element for an action; returns the point to act on in top-level coordinates. */
 export async function actionable(
   rt: ResolvedTarget,
@@ -403,19 +413,38 @@ export async function actionable(
   signal: AbortSignal,
   then?: Then,
 ): Promise<Actionable & { then?: unknown }> {
-  const full: Required<ActOptions> = {
-    scroll: true,
-    visible: true,
-    enabled: false,
-    hitTest: false,
-    probe: false,
-    at: null,
-    expectBox: null,
-    ...opts,
-  };
-  const r = then
-    ? await callOn<PageReply>(rt, withThen(then), [full, STABLE_CAP_MS, then.args], signal)
-    : await callOn<PageReply>(rt, PAGE_FN, [full, STABLE_CAP_MS], signal);
+  const full = fullOptions(opts);
+  const call = checkCall(full, then);
+  return checked(rt, full, await callOn<PageReply>(rt, call.fn, call.args, signal), signal, then !== undefined);
+}
+
+/**
+ * resolveTarget and actionable in one page round trip for a ref (the checks ride right behind the lookup,
+ * refs/resolve.ts resolveWith); a selector takes two.
+ */
+export async function resolveActionable(
+  sessionId: string,
+  tabId: number,
+  target: string,
+  opts: ActOptions,
+  signal: AbortSignal,
+  then?: Then,
+): Promise<{ rt: ResolvedTarget; at: Actionable & { then?: unknown } }> {
+  const full = fullOptions(opts);
+  const call = checkCall(full, then);
+  const { rt, along } = await resolveWith<PageReply>(sessionId, tabId, target, call, signal);
+  const r = along ?? (await callOn<PageReply>(rt, call.fn, call.args, signal));
+  return { rt, at: await checked(rt, full, r, signal, then !== undefined) };
+}
+
+/** The checks' answer: the refusal it is, or the action point in the tab's top-level viewport. */
+async function checked(
+  rt: ResolvedTarget,
+  full: Required<ActOptions>,
+  r: PageReply,
+  signal: AbortSignal,
+  hasThen: boolean,
+): Promise<Actionable & { then?: unknown }> {
   if (!("ok" in r)) throw refused(rt, r);
   let offset = rt.frameOffset;
   const inChildFrame = rt.frameId !== (await mainFrameId(rt.tabId, signal));
@@ -430,5 +459,5 @@ export async function actionable(
     const cover = await coveredInParents(rt, at.x, at.y, signal);
     if (cover) throw refused(rt, { error: "obscured", by: cover });
   }
-  return then ? { ...at, then: r.then } : at;
+  return hasThen ? { ...at, then: r.then } : at;
 }

@@ -7,7 +7,7 @@ import { browser } from "wxt/browser";
 import type { Result } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import type { interactionMethods } from "../../../protocol/methods/interaction.ts";
-import { actedOn, actionable, type ActOptions } from "../page/actionability.ts";
+import { actedOn, actionable, resolveActionable, type ActOptions } from "../page/actionability.ts";
 import { captureOf, pointOf } from "../page/captures.ts";
 import { mainFrameId, sendTo } from "../cdp/debugger.ts";
 import { drag, isDraggable } from "../page/input/drag.ts";
@@ -35,7 +35,7 @@ import { insertText, pressChord, typeText } from "../page/input/keyboard.ts";
 import { keyByName, parseChord, type Modifier } from "../page/input/keys.ts";
 import { click, mousePosition, moveTo, press, release, wheel, type Button } from "../page/input/mouse.ts";
 import { atPoint } from "../page/input/point.ts";
-import { resolveTarget } from "../cdp/refs/resolve.ts";
+import { resolveTarget, resolveWith } from "../cdp/refs/resolve.ts";
 import type { ResolvedTarget } from "../cdp/refs/target.ts";
 import { resolveTab } from "../session/sessions.ts";
 import type { FamilyHandlers } from "../shared/handler.ts";
@@ -83,7 +83,9 @@ async function atPointAction(
   return { tab_id: tabId, target: pt.hit, effect };
 }
 
-/** Resolve, check, click at the action point; `probe` may read the element back in the settle's page call. */
+const CLICK_CHECKS: ActOptions = { hitTest: true, enabled: true, probe: true };
+
+/** Check, click at the action point; `probe` may read the element back in the settle's page call. */
 async function clickElement(
   rt: ResolvedTarget,
   opts: { button: Button; count: number; modifiers: Modifier[] },
@@ -91,8 +93,30 @@ async function clickElement(
   probe: DomProbe = probeOf(rt),
   extra: ActOptions = {},
 ): Promise<ActionEffect> {
-  const at = await actionable(rt, { hitTest: true, enabled: true, probe: true, ...extra }, signal);
+  const at = await actionable(rt, { ...CLICK_CHECKS, ...extra }, signal);
+  return clickAt(rt, at, opts, signal, probe);
+}
+
+function clickAt(
+  rt: ResolvedTarget,
+  at: { x: number; y: number },
+  opts: { button: Button; count: number; modifiers: Modifier[] },
+  signal: AbortSignal,
+  probe: DomProbe = probeOf(rt),
+): Promise<ActionEffect> {
   return withEffect(rt.tabId, probe, signal, () => click(rt.tabId, at.x, at.y, opts, signal), { verify: true });
+}
+
+/** Resolve, check (one page round trip for a ref) and click. */
+async function resolveAndClick(
+  p: { session_id: string; target: string },
+  tabId: number,
+  opts: { button: Button; count: number; modifiers: Modifier[] },
+  signal: AbortSignal,
+  extra: ActOptions = {},
+): Promise<ActionResult> {
+  const { rt, at } = await resolveActionable(p.session_id, tabId, p.target, { ...CLICK_CHECKS, ...extra }, signal);
+  return { tab_id: tabId, target: actedOn(rt), effect: await clickAt(rt, at, opts, signal) };
 }
 
 async function pointerClick(
@@ -104,8 +128,7 @@ async function pointerClick(
   const { tabId } = await inputTab(p);
   if (p.target === undefined)
     return atPointAction(tabId, p.x!, p.y!, signal, () => click(tabId, p.x!, p.y!, opts, signal), { verify: true });
-  const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
-  return { tab_id: tabId, target: actedOn(rt), effect: await clickElement(rt, opts, signal) };
+  return resolveAndClick({ session_id: p.session_id, target: p.target }, tabId, opts, signal);
 }
 
 /** A click on a pixel of an element capture (screenshot --ref), only while the element keeps the box it had then. */
@@ -147,9 +170,9 @@ async function keyboardTarget(
     const pt = await atPoint(tabId, null, null, signal);
     return { target: null, probe: pt.world };
   }
-  const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
-  // Checked, armed and focused in one page call.
-  const focus = (await actionable(rt, { enabled: true }, signal, { fn: focusInPage, args: [false] })).then as { now: boolean };
+  // Resolved, checked, armed and focused in one page round trip.
+  const { rt, at } = await resolveActionable(p.session_id, tabId, p.target, { enabled: true }, signal, { fn: focusInPage, args: [false] });
+  const focus = at.then as { now: boolean };
   if (!focus.now) throw notFocusable(rt);
   return { target: actedOn(rt), probe: probeOf(rt) };
 }
@@ -209,8 +232,10 @@ async function pageScroll(tabId: number, signal: AbortSignal): Promise<{ x: numb
 
 async function setChecked(p: { session_id: string; tab_id?: number; target: string }, want: boolean, signal: AbortSignal) {
   const { tabId } = await inputTab(p);
-  const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
-  const state = await checkState(rt, signal);
+  // Its state is read in the lookup's round trip.
+  const found = await resolveWith<CheckState>(p.session_id, tabId, p.target, { fn: CHECK_STATE_FN, args: [] }, signal);
+  const rt = found.rt;
+  const state = found.along ?? (await checkState(rt, signal));
   if ("error" in state) {
     throw new BskError("invalid_params", `${whatOf(rt)} (${state.kind}) is not a checkbox, radio or switch`, {
       hint: "Use bsk click for other controls.",
@@ -284,9 +309,8 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
     if (p.capture !== undefined) return clickOnCapture(p, p.capture, p.image_x!, p.image_y!, opts, signal);
     if (p.at === undefined) return pointerClick(p, opts, signal);
     const { tabId } = await inputTab(p);
-    const rt = await resolveTarget(p.session_id, tabId, p.target!, signal);
     const [x, y] = p.at.split(",").map(Number) as [number, number];
-    return { tab_id: tabId, target: actedOn(rt), effect: await clickElement(rt, opts, signal, probeOf(rt), { at: { x, y } }) };
+    return resolveAndClick({ session_id: p.session_id, target: p.target! }, tabId, opts, signal, { at: { x, y } });
   },
 
   dblclick: async (p, { signal }) => pointerClick(p, { button: "left", count: 2, modifiers: p.modifiers }, signal),
@@ -303,8 +327,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
     let result: ActionResult;
     if (p.target === undefined) result = await atPointAction(tabId, p.x!, p.y!, signal, move(p.x!, p.y!));
     else {
-      const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
-      const at = await actionable(rt, { hitTest: true, probe: true }, signal);
+      const { rt, at } = await resolveActionable(p.session_id, tabId, p.target, { hitTest: true, probe: true }, signal);
       result = { tab_id: tabId, target: actedOn(rt), effect: await withEffect(tabId, probeOf(rt), signal, move(at.x, at.y)) };
     }
     if (result.effect.kind !== "dialog") await moved;
@@ -313,8 +336,8 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
 
   fill: async (p, { signal }) => {
     const { tabId } = await inputTab(p);
-    const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
-    const prep = (await actionable(rt, {}, signal, { fn: prepareFillInPage, args: [] })).then as FillPrep;
+    const { rt, at } = await resolveActionable(p.session_id, tabId, p.target, {}, signal, { fn: prepareFillInPage, args: [] });
+    const prep = at.then as FillPrep;
     if ("error" in prep) throw fillRefused(rt, prep);
     // The read-back rides on the settle's page call.
     const probe: ElementProbe = { target: rt.cdp, objectId: rt.objectId, after: READ_VALUE_FN };

@@ -8,6 +8,7 @@
  */
 import { BskError } from "../../../../protocol/errors.ts";
 import { knownMainFrameId, mainFrameId, sendTo } from "../debugger.ts";
+import { callInWorld } from "../page-call.ts";
 import { childSessionAlive, dropWorld, frameOffset, isGoneError, worldOf } from "../frames.ts";
 import { lookupRef, targetOf, type RefEntry } from "./table.ts";
 import type { CdpTarget, ResolvedTarget } from "./target.ts";
@@ -25,6 +26,53 @@ export async function resolveTarget(sessionId: string, tabId: number, target: st
   return n === null ? resolveSelector(tabId, target, signal) : resolveRef(sessionId, tabId, n, signal);
 }
 
+/**
+ * Page work on the target that may ride in the same round trip as the ref's lookup: `fn` is a function's source,
+ * run with `this` = the element and `args`, returning a JSON string or a promise of one.
+ */
+export interface Alongside {
+  fn: string;
+  args: unknown[];
+}
+
+/**
+ * resolveTarget, with `along` sent right behind the lookup without waiting for its answer (CDP runs a target's
+ * Runtime commands in order): the lookup hands the element it found to `along` under a key of this call, so `along`
+ * acts on exactly that element, or on nothing when the lookup found none. `along` is null when it did not run (a
+ * selector, or a lookup that failed): the caller runs it on `rt` itself, or not at all.
+ */
+export async function resolveWith<T>(
+  sessionId: string,
+  tabId: number,
+  target: string,
+  along: Alongside,
+  signal?: AbortSignal,
+): Promise<{ rt: ResolvedTarget; along: T | null }> {
+  const n = parseRef(target);
+  if (n === null) return { rt: await resolveSelector(tabId, target, signal), along: null };
+  const key = `h${++handoffs}`;
+  let alongReply: Promise<T | null> | undefined;
+  const rt = await resolveRef(sessionId, tabId, n, signal, {
+    key,
+    send: (cdp, contextId) => {
+      alongReply = callInWorld<T | null>(cdp, contextId, ALONG_FN(along.fn), [key, along.args], signal);
+      // Its failure is the lookup's to report when both fail (a world that went away).
+      alongReply.catch(() => undefined);
+    },
+  });
+  return { rt, along: alongReply ? await alongReply : null };
+}
+
+let handoffs = 0;
+
+const ALONG_FN = (fn: string) => `function (key, args) {
+  const b = globalThis.__bsk;
+  const h = b && b.handoff;
+  if (!h || h.key !== key) return "null";
+  b.handoff = null;
+  return (${fn}).apply(h.el, args);
+}`;
+
 interface RemoteObject {
   type: string;
   subtype?: string;
@@ -37,10 +85,13 @@ interface CallReply {
   exceptionDetails?: { text: string; exception?: { description?: string } };
 }
 
-const RESOLVE_FN = `function (session, n, doc) {
+/** With a handoff key, the element found is also kept for the call sent right behind (resolveWith). */
+const RESOLVE_FN = `function (session, n, doc, key) {
   const b = globalThis.__bsk;
   if (!b || b.doc !== doc) return "document";
-  return b.resolve(session, n);
+  const el = b.resolve(session, n);
+  b.handoff = key && typeof el !== "string" ? { key, el } : null;
+  return el;
 }`;
 
 const QUERY_FN = `function (selector) { return globalThis.__bsk.query(selector); }`;
@@ -76,7 +127,13 @@ async function documentChange(e: RefEntry, signal?: AbortSignal): Promise<{ what
   return { what: `the document it was in (${e.world.url}) was replaced or its frame was removed since the snapshot` };
 }
 
-async function resolveRef(sessionId: string, tabId: number, n: number, signal?: AbortSignal): Promise<ResolvedTarget> {
+interface Handoff {
+  key: string;
+  /** Sends the call that takes the element over, right after the lookup was sent. */
+  send: (cdp: CdpTarget, contextId: number) => void;
+}
+
+async function resolveRef(sessionId: string, tabId: number, n: number, signal?: AbortSignal, handoff?: Handoff): Promise<ResolvedTarget> {
   const ref = `@e${n}`;
   const { entry, stale: invalidated } = await lookupRef(sessionId, n);
   if (!entry) {
@@ -96,16 +153,18 @@ async function resolveRef(sessionId: string, tabId: number, n: number, signal?: 
   const cdp = targetOf(entry.world);
   let reply: CallReply;
   try {
-    reply = await sendTo<CallReply>(
+    const lookup = sendTo<CallReply>(
       cdp,
       "Runtime.callFunctionOn",
       {
         functionDeclaration: RESOLVE_FN,
         executionContextId: entry.world.contextId,
-        arguments: [{ value: sessionId }, { value: n }, { value: entry.world.doc }],
+        arguments: [{ value: sessionId }, { value: n }, { value: entry.world.doc }, { value: handoff?.key ?? null }],
       },
       signal,
     );
+    handoff?.send(cdp, entry.world.contextId);
+    reply = await lookup;
   } catch (err) {
     const sessionGone = entry.world.sessionId !== undefined && !childSessionAlive(tabId, entry.world.sessionId);
     if (!isGoneError(err) && !sessionGone) throw err;
