@@ -111,7 +111,9 @@ export class Dispatcher {
   private async stages(call: Call, client: ClientLink): Promise<unknown> {
     const effect = EFFECTS[call.method];
     if (effect === "BrowserMutation") {
+      const t0 = performance.now();
       const recorded = await this.reserveOp(call);
+      call.timings.ledger = round(performance.now() - t0);
       if (recorded) return replay(recorded);
     }
     if (call.def.owner === "daemon") {

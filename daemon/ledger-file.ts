@@ -84,7 +84,8 @@ interface Segment {
 }
 
 interface Pending {
-  text: string;
+  /** Serialized when written (off the caller's path). */
+  line: Line;
   done: PromiseWithResolvers<Where>;
 }
 
@@ -177,7 +178,8 @@ export class FileLedger implements Ledger {
     const line: Line = { e: "outcome", op_id: opId, state: outcome.state, effect_state: outcome.effect_state, reply: outcome.reply, at };
     if (outcome.reason !== undefined) line.reason = outcome.reason;
     if (outcome.approval !== undefined) line.approval = outcome.approval;
-    const where = await this.append(line);
+    // Written after the reply went out (the index above already answers a repeated op id).
+    const where = await this.append(line, true);
     entry.seg = where.seg;
     entry.outcomeAt = where;
     delete entry.reply;
@@ -285,14 +287,17 @@ export class FileLedger implements Ledger {
 
   // ------------------------------------------------------------------ writing
 
-  /** Queue a line; resolves once it (and everything queued with it) is written and fdatasync'd. */
-  private append(line: Line): Promise<Where> {
+  /**
+   * Queue a line; resolves once it (and everything queued with it) is written and fdatasync'd. `later`: the write
+   * starts on the next turn of the event loop, after what the caller is about to send.
+   */
+  private append(line: Line, later = false): Promise<Where> {
     if (this.closed) return Promise.reject(new Error("the ledger is closed"));
     const done = Promise.withResolvers<Where>();
-    this.queue.push({ text: `${JSON.stringify(line)}\n`, done });
+    this.queue.push({ line, done });
     if (!this.writing) {
       this.writing = true;
-      this.drained = this.drain();
+      this.drained = later ? new Promise<void>((resolve) => setImmediate(() => resolve(this.drain()))) : this.drain();
     }
     return done.promise;
   }
@@ -307,7 +312,7 @@ export class FileLedger implements Ledger {
           const wheres: Where[] = [];
           let offset = seg.bytes;
           const parts = batch.map((p) => {
-            const bytes = Buffer.from(p.text);
+            const bytes = Buffer.from(`${JSON.stringify(p.line)}\n`);
             wheres.push({ seg: seg.n, offset, length: bytes.length - 1 });
             offset += bytes.length;
             return bytes;
