@@ -107,7 +107,7 @@ describe("order and parallelism", () => {
     req.reply({ tab_id: 1, type: "number", value: 1 }, { extension: 0.5, cdp: 0.25 });
     const r = await call;
     expect(r.meta?.trace_id).toBe("trace-abc");
-    expect(Object.keys(r.meta?.timings ?? {}).sort()).toEqual(["cdp", "daemon", "extension", "queue", "relay"]);
+    expect(Object.keys(r.meta?.timings ?? {}).sort()).toEqual(["cdp", "daemon", "extension", "ledger", "queue", "relay"]);
     expect(r.meta?.timings?.extension).toBe(0.5);
     await c.call("session.stop", { session_id: s });
   });
