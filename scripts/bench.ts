@@ -32,6 +32,7 @@ import { ledgerCost } from "./bench/ledger.ts";
 import { peerLane, printPeer } from "./bench/peer.ts";
 import { printSizes, snapshotSizes, type SizeRow } from "./bench/snapshot-size.ts";
 import { printRows, row, RUNS, series, type Row } from "./bench/timing.ts";
+import { NO_AUTOLOAD } from "./build.ts";
 import { findChromium, launchChromium } from "./chromium.ts";
 import { privateWorld, ROOT } from "./world.ts";
 
@@ -45,7 +46,8 @@ async function floorBinary(): Promise<string> {
   const dir = mkdtempSync("/tmp/bsk-bench-floor-");
   writeFileSync(join(dir, "empty.ts"), "");
   const out = join(dir, "empty");
-  const p = Bun.spawn(["bun", "build", "--compile", "--minify", "--bytecode", "--format=esm", join(dir, "empty.ts"), "--outfile", out], {
+  const args = ["build", "--compile", "--minify", "--bytecode", "--format=esm", ...NO_AUTOLOAD, join(dir, "empty.ts"), "--outfile", out];
+  const p = Bun.spawn(["bun", ...args], {
     stdout: "ignore",
     stderr: "inherit",
   });

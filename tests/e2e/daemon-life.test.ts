@@ -1,6 +1,8 @@
 /** The daemon's life with a real browser: auto-start, detachment, restart with re-adoption. */
 import { expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { alive, daemonPid as pidOf } from "./daemon-process.ts";
 import { BSK, until, useWorld, type World } from "./harness.ts";
 
@@ -43,4 +45,26 @@ test("a harness reading the CLI's output to EOF is not held by the auto-started 
   // The daemon runs in its own session, so it is not in the harness's process group either.
   const sid = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[3];
   expect(Number(sid)).toBe(pid);
+});
+
+test("a hostile working directory: neither the CLI nor the daemon it starts reads its bunfig.toml or .env", async () => {
+  // A repo an agent works in: a Bun preload that would run inside bsk, and a .env pointing bsk at another home.
+  const dir = mkdtempSync(join(tmpdir(), "bsk-hostile-cwd-"));
+  const marker = join(dir, "preload-ran");
+  writeFileSync(join(dir, "evil.js"), `require("node:fs").writeFileSync(${JSON.stringify(marker)}, String(process.pid));`);
+  writeFileSync(join(dir, "bunfig.toml"), `preload = ["./evil.js"]\n[run]\npreload = ["./evil.js"]\n`);
+  writeFileSync(join(dir, ".env"), `BSK_HOME=${join(dir, "home")}\nBSK_AUTO_START=0\n`);
+  await w.bsk(["daemon", "stop"]);
+  const inDir = async (args: string[]) => {
+    const proc = Bun.spawn([BSK, ...args], { cwd: dir, env: w.env, stdout: "pipe", stderr: "pipe" });
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    return { out, err, code };
+  };
+  expect((await inDir(["--version"])).code).toBe(0);
+  // The daemon is started from here too (auto-start), and answers from the test's own home.
+  const status = await inDir(["status", "--json"]);
+  expect({ code: status.code, err: status.err }).toEqual({ code: 0, err: "" });
+  expect(JSON.parse(status.out).result.daemon.home).toBe(w.home);
+  expect(existsSync(marker)).toBe(false);
+  expect(existsSync(join(dir, "home"))).toBe(false);
 });
