@@ -35,14 +35,18 @@ export interface Spawned {
   exited: Promise<number>;
 }
 
-/** Spawn `argv` in its own session with stdio on the log file; the caller's stdio is never shared. */
-export async function spawnDetached(argv: string[], logPath: string, env: Env): Promise<Spawned> {
+/**
+ * Spawn `argv` in its own session with stdio on the log file; the caller's stdio is never shared. It runs in `cwd`
+ * (bsk's home), never in the directory the caller happened to be in: a long-lived daemon would keep that busy.
+ */
+export async function spawnDetached(argv: string[], logPath: string, env: Env, cwd: string): Promise<Spawned> {
   const { closeSync, openSync } = await import("node:fs");
   const fd = openSync(logPath, "a", 0o600);
   try {
     let onExit: (code: number) => void = () => {};
     const exited = new Promise<number>((r) => (onExit = r));
     const child = Bun.spawn(argv, {
+      cwd,
       detached: true,
       stdin: "ignore",
       stdout: fd,
@@ -126,7 +130,8 @@ export async function startDaemon(paths: HomePaths, env: Env, extra: string[] = 
   const release = await takeStarting(paths);
   if (!release) return waitForDaemon(paths, { ms: START_WAIT_MS * 2 });
   try {
-    const child = await spawnDetached(daemonArgv({ extra: ["--auto-update", ...extra] }), paths.log, { ...env, BSK_HOME: paths.home });
+    const argv = daemonArgv({ extra: ["--auto-update", ...extra] });
+    const child = await spawnDetached(argv, paths.log, { ...env, BSK_HOME: paths.home }, paths.home);
     return await waitForDaemon(paths, { child });
   } finally {
     release();

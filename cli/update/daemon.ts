@@ -65,7 +65,7 @@ export async function startAndVerify(
 ): Promise<number> {
   await ensureHome(paths);
   const argv = daemonArgv({ compiled: true, execPath: bin, extra: ["--auto-update", "--port", String(port)] });
-  const child = await spawnDetached(argv, paths.log, { ...env, BSK_HOME: paths.home });
+  const child = await spawnDetached(argv, paths.log, { ...env, BSK_HOME: paths.home }, paths.home);
   const started = performance.now();
   let served: StatusResult;
   try {

@@ -1,6 +1,6 @@
 /** The daemon's life with a real browser: auto-start, detachment, restart with re-adoption. */
 import { expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { alive, daemonPid as pidOf } from "./daemon-process.ts";
@@ -64,7 +64,10 @@ test("a hostile working directory: neither the CLI nor the daemon it starts read
   // The daemon is started from here too (auto-start), and answers from the test's own home.
   const status = await inDir(["status", "--json"]);
   expect({ code: status.code, err: status.err }).toEqual({ code: 0, err: "" });
-  expect(JSON.parse(status.out).result.daemon.home).toBe(w.home);
+  const daemon = JSON.parse(status.out).result.daemon;
+  expect(daemon.home).toBe(w.home);
+  // Nor does the daemon keep that directory as its own.
+  expect(readlinkSync(`/proc/${daemon.pid}/cwd`)).toBe(w.home);
   expect(existsSync(marker)).toBe(false);
   expect(existsSync(join(dir, "home"))).toBe(false);
 });

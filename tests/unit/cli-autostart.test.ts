@@ -71,7 +71,7 @@ import { call } from ${JSON.stringify(join(CLI_DIR, "daemon-client.ts"))};
 import { homePaths } from ${JSON.stringify(join(import.meta.dir, "../../shared/home.ts"))};
 const paths = homePaths(process.env.BSK_HOME!);
 await ensureHome(paths);
-const child = await spawnDetached([process.execPath, ${JSON.stringify(standIn)}], paths.log, process.env);
+const child = await spawnDetached([process.execPath, ${JSON.stringify(standIn)}], paths.log, process.env, paths.home);
 const conn = await waitForDaemon(paths, { child });
 const reply = await call(conn, { id: "1", method: "system.status", params: {}, meta: {} }, { giveUpMs: 10_000 });
 console.log("connected, spawned " + child.pid + ", served by " + (reply.ok ? (reply.result as { pid: number }).pid : "none"));
@@ -131,7 +131,7 @@ describe("detached start", () => {
     const { ensureHome, spawnDetached } = await import("../../cli/autostart.ts");
     await ensureHome(paths);
     writeFileSync(paths.log, "earlier line\n");
-    const child = await spawnDetached(["sh", "-c", "echo later line"], paths.log, process.env);
+    const child = await spawnDetached(["sh", "-c", "echo later line"], paths.log, process.env, paths.home);
     expect(await child.exited).toBe(0);
     expect(readFileSync(paths.log, "utf8")).toBe("earlier line\nlater line\n");
   });
@@ -165,7 +165,7 @@ describe("detached start", () => {
     const paths = homePaths(home);
     const { ensureHome, spawnDetached, waitForDaemon } = await import("../../cli/autostart.ts");
     await ensureHome(paths);
-    const child = await spawnDetached(["sh", "-c", "echo boom >&2; exit 3"], paths.log, process.env);
+    const child = await spawnDetached(["sh", "-c", "echo boom >&2; exit 3"], paths.log, process.env, paths.home);
     const err = await waitForDaemon(paths, { child }).catch((e) => e);
     expect(err).toMatchObject({
       code: "unsupported",
