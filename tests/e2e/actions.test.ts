@@ -104,11 +104,21 @@ describe("forms", () => {
     expect(multi.selected.map((o: any) => o.value)).toEqual(["cheese", "basil"]);
     expect(await js(`[...document.getElementById("toppings").selectedOptions].map((o) => o.value)`)).toEqual(["cheese", "basil"]);
 
-    expect((await fails(["select", "#country", "de", "--value", "fr"], "invalid_params")).data.reason).toBe("not_multiple");
-    const missing = await fails(["select", "#country", "Narnia"], "not_found");
-    expect(missing.hint).toContain("France");
-    expect((await fails(["select", "#country", "Atlantis"], "unsupported")).data.reason).toBe("option_disabled");
-    expect((await fails(["select", "#name", "x"], "invalid_params")).data.reason).toBe("not_select");
+    // Refused before anything was chosen: the reply says nothing happened, and nothing did.
+    const refusals = [
+      await fails(["select", "#country", "de", "--value", "fr"], "invalid_params"),
+      await fails(["select", "#country", "Narnia"], "not_found"),
+      await fails(["select", "#country", "Atlantis"], "unsupported"),
+      await fails(["select", "#name", "x"], "invalid_params"),
+    ];
+    expect(refusals.map((e) => [e.data.reason, e.data.effect_state])).toEqual([
+      ["not_multiple", "none"],
+      ["no_option", "none"],
+      ["option_disabled", "none"],
+      ["not_select", "none"],
+    ]);
+    expect(refusals[1].hint).toContain("France");
+    expect(await js(`document.getElementById("country").value`)).toBe("dc");
   });
 
   test("check and uncheck: checkbox, a styled checkbox behind its label, radio, switch", async () => {

@@ -520,8 +520,9 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 };
 
+/** The page refused before choosing anything (page/forms.ts selectInPage): nothing changed, whatever was sent. */
 function selectRefused(rt: ResolvedTarget, r: Exclude<SelectReply, { ok: true }>): BskError {
-  const data = { tab_id: rt.tabId, role: rt.role, name: rt.name };
+  const data = { tab_id: rt.tabId, role: rt.role, name: rt.name, effect_state: "none" };
   switch (r.error) {
     case "not_select":
       return new BskError("invalid_params", `${whatOf(rt)} (${r.kind}) is not a <select> or listbox`, {
