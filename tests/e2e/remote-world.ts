@@ -132,6 +132,9 @@ export async function startRemoteWorld(
     await w.person.openTab(url);
     const page = await PersonPage.find(w.browser.cdpPort!, "popup.html?n=1");
     await page.waitFor(`document.querySelector("section.remote") !== null`);
+    // The popup lays itself out again as the local link settles (the state line, its hint, pairing): a control
+    // found before that may have moved by the press. A person waits for the popup to settle, so does the test.
+    await page.waitFor(`document.querySelector("main")?.className === "connected"`);
     // Remote pairing and the links sit under the popup's folded connection details: the person unfolds them.
     await page.evaluate(`document.querySelector("details.details").open = true`);
     return page;
