@@ -185,6 +185,30 @@ describe("FileLedger", () => {
     await again.close();
   });
 
+  test("an outcome is written after the caller's turn: a repeat replays it at once, a reserve queued meanwhile follows it", async () => {
+    const d = dir();
+    const l = await FileLedger.open(d);
+    await l.reserve(op(l, "o1"));
+    const written = l.outcome("o1", executed({ n: 1 }));
+    // Not on disk yet (the reply goes out first), but already what a repeated op id gets.
+    expect(lines(d).map((x) => x.e)).toEqual(["reserved"]);
+    const again = await l.reserve(op(l, "o1"));
+    expect(again.kind === "replay" && again.record.outcome?.reply).toEqual({ result: { n: 1 } });
+    // The next op's reserve joins the same commit, after the outcome, and resolves only once both are on disk.
+    expect(await l.reserve(op(l, "o2"))).toEqual({ kind: "fresh" });
+    expect(lines(d).map((x) => [x.e, x.op_id])).toEqual([
+      ["reserved", "o1"],
+      ["outcome", "o1"],
+      ["reserved", "o2"],
+    ]);
+    await written;
+    // Closing waits for a deferred write still queued.
+    const last = l.outcome("o2", executed({ n: 2 }));
+    await l.close();
+    await last;
+    expect(lines(d).at(-1)).toMatchObject({ e: "outcome", op_id: "o2" });
+  });
+
   test("concurrent reservations are group-committed and each gets its own outcome", async () => {
     const d = dir();
     const l = await FileLedger.open(d);
