@@ -38,8 +38,8 @@ export interface Alongside {
 /**
  * resolveTarget, with `along` sent right behind the lookup without waiting for its answer (CDP runs a target's
  * Runtime commands in order): the lookup hands the element it found to `along` under a key of this call, so `along`
- * acts on exactly that element, or on nothing when the lookup found none. `along` is null when it did not run (a
- * selector, or a lookup that failed): the caller runs it on `rt` itself, or not at all.
+ * acts on exactly that element, or on nothing when the lookup found none (the lookup's error is thrown). `along` is
+ * null when it did not run on `rt` (a selector, or a hand-over it did not find): the caller then runs it on `rt`.
  */
 export async function resolveWith<T>(
   sessionId: string,
