@@ -28,6 +28,7 @@ import { installDropScript } from "../src/features/drop-script.ts";
 import { installDoorbell } from "../src/link/doorbell.ts";
 import { installOverlay } from "../src/features/overlay/hub.ts";
 import { installFaultHook } from "../src/session/input-mark.ts";
+import { installAskFirstWatch } from "../src/features/approval/sites.ts";
 import { installNavReasons } from "../src/cdp/nav-reasons.ts";
 import { installOwnershipListeners } from "../src/session/ownership.ts";
 import { installDragListeners } from "../src/features/borrow/drag.ts";
@@ -67,6 +68,7 @@ export default defineBackground({
     installLinkTracking();
     installNavReasons();
     installFaultHook();
+    installAskFirstWatch();
     installOwnPageRevival();
     installOverlay();
     installHands();

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, rmSync, symlinkSync, cpSync } from "node:fs";
 import { join } from "node:path";
 import { $ } from "bun";
 import { ROOT, type PrivateWorld } from "../world.ts";
+import { McpLane } from "./mcp.ts";
 import { interleaved, refIn, type Argv } from "./peer.ts";
 import { pct, RUNS } from "./timing.ts";
 
@@ -72,12 +73,7 @@ export async function againstLane(a: PrivateWorld, b: PrivateWorld, refRoot: str
   const A = await side(a, ROOT);
   const B = await side(b, refRoot);
   const rows: AgainstRow[] = [];
-  const pair = async (name: string, args: (s: Side) => string[], runs = RUNS, whole = false) => {
-    const argv =
-      (s: Side): Argv =>
-      () =>
-        whole ? args(s) : [s.bsk, ...args(s)];
-    const { as, bs } = await interleaved({ argv: argv(A), env: a.env }, { argv: argv(B), env: b.env }, runs);
+  const add = (name: string, as: number[], bs: number[]) => {
     const r = {
       name,
       pairs: as.length,
@@ -90,6 +86,14 @@ export async function againstLane(a: PrivateWorld, b: PrivateWorld, refRoot: str
     };
     rows.push(r);
     console.log(`  ${name}: this ${r.this_p50_ms} ms, ref ${r.ref_p50_ms} ms, ratio ${r.pair_ratio_p50}`);
+  };
+  const pair = async (name: string, args: (s: Side) => string[], runs = RUNS, whole = false) => {
+    const argv =
+      (s: Side): Argv =>
+      () =>
+        whole ? args(s) : [s.bsk, ...args(s)];
+    const { as, bs } = await interleaved({ argv: argv(A), env: a.env }, { argv: argv(B), env: b.env }, runs);
+    add(name, as, bs);
   };
   const inSession = (more: string[]) => (s: Side) => [...more, "--session", s.session];
   await pair("status (warm)", () => ["status"]);
@@ -106,5 +110,30 @@ export async function againstLane(a: PrivateWorld, b: PrivateWorld, refRoot: str
   // A start and its stop form one sample: each side's window count stays at one.
   const startStop = 'id=$("$0" session start --no-focus) && exec "$0" session stop "$id"';
   await pair("session start + stop", (s) => ["sh", "-c", startStop, s.bsk], 12, true);
+  // The same calls through each side's long-lived `bsk mcp`: no process start per call, so a change of a few ms in
+  // the daemon or the extension shows here when the CLI's start-up drowns it above.
+  const lanes = [await McpLane.start(a.env, A.bsk), await McpLane.start(b.env, B.bsk)] as const;
+  try {
+    const viaMcp = async (name: string, tool: string, args: (s: Side) => Record<string, unknown>, runs = RUNS) => {
+      const call = (s: Side) => ({ tool, args: () => ({ session_id: s.session, ...args(s) }) });
+      const as: number[] = [];
+      const bs: number[] = [];
+      for (let i = 0; i < 3 + runs; i++) {
+        const ta = await lanes[0].time(call(A), i);
+        const tb = await lanes[1].time(call(B), i);
+        if (i < 3) continue;
+        as.push(ta);
+        bs.push(tb);
+      }
+      add(`${name} (bsk mcp)`, as, bs);
+    };
+    await viaMcp("tab list", "tab_list", () => ({}));
+    await viaMcp("evaluate 1+1", "evaluate", () => ({ expression: "1+1" }));
+    await viaMcp("snapshot (typical page)", "snapshot", () => ({}));
+    await viaMcp("click (dom changed)", "click", (s) => ({ target: s.button }));
+    await viaMcp("fill", "fill", (s) => ({ target: s.field, value: "Ada Lovelace" }));
+  } finally {
+    await Promise.all(lanes.map((l) => l.close()));
+  }
   return rows;
 }

@@ -15,9 +15,10 @@ export interface McpCall {
 export class McpLane {
   private constructor(private readonly client: Client) {}
 
-  static async start(env: Record<string, string>): Promise<McpLane> {
+  /** `bsk`: the binary serving it (another build's, in the --against lane). */
+  static async start(env: Record<string, string>, bsk = BSK): Promise<McpLane> {
     const client = new Client({ name: "bsk-bench", version: "1" });
-    await client.connect(new StdioClientTransport({ command: BSK, args: ["mcp", "--tools", "all"], env, stderr: "ignore" }));
+    await client.connect(new StdioClientTransport({ command: bsk, args: ["mcp", "--tools", "all"], env, stderr: "ignore" }));
     return new McpLane(client);
   }
 

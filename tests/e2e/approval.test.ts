@@ -8,7 +8,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
-import { refIn, useWorld, type Run, type World } from "./harness.ts";
+import { evaluateInWorker } from "./devtools.ts";
+import { refIn, until, useWorld, type Run, type World } from "./harness.ts";
 import { PersonPage, type OverlayLook } from "./person-page.ts";
 
 let w: World;
@@ -33,6 +34,13 @@ const stored = async () => (await popup()).evaluate(`chrome.storage.local.get("$
 /** The person's list, set as the popup would (the popup's own form is tested on its own below). */
 async function setList(origins: string[]): Promise<void> {
   await (await popup()).evaluate(`chrome.storage.local.set({ ${KEY}: ${JSON.stringify(origins)} })`);
+  // The worker keeps the list it read until storage.onChanged reaches it, which follows set() shortly after.
+  const want = JSON.stringify(origins);
+  await until("the worker to drop or hold the new list", async () => {
+    // A worker still starting has no hook yet (and, once it has, holds nothing).
+    const held = await evaluateInWorker(w.browser.cdpPort!, `globalThis.bskAskFirstHeld?.().then((l) => JSON.stringify(l)) ?? "starting"`);
+    return held === "null" || held === want;
+  });
 }
 
 /** A new session on the fixture page (the navigate from about:blank is not asked) and the person's view of it. */
@@ -253,6 +261,32 @@ describe("on an ask-first site", () => {
     await page.closeTab();
     await denied(clicking, "tab_closed", "browser");
     // It was the Agent Window's only tab: the window closed with it, and the session ended.
+  });
+});
+
+describe("the worker's copy of the list", () => {
+  test("a site listed while the worker holds an empty list is asked from the next call; unlisted, it is not", async () => {
+    await setList([]);
+    const { s, page, snap } = await onFixture();
+    // The worker now holds the empty list (and looks at no tab for it).
+    const first = await run(s, ["click", refIn(snap, "Other"), "--timeout", "5s"]);
+    expect(first.code, first.stdout).toBe(0);
+    expect(first.json.result.approval).toBeUndefined();
+
+    await setList([origin()]);
+    const clicking = run(s, ["click", refIn(snap, "Pay now")]);
+    await asking(page, "click button 'Pay now'");
+    await answer(page, "deny");
+    await denied(clicking, "denied", "person");
+    expect(await page.evaluate("clicks")).toEqual(["other"]);
+
+    await setList([]);
+    const last = await run(s, ["click", refIn(snap, "Pay now"), "--timeout", "5s"]);
+    expect(last.code, last.stdout).toBe(0);
+    expect(last.json.result.approval).toBeUndefined();
+    expect(await page.evaluate("clicks")).toEqual(["other", "pay"]);
+    page.close();
+    await w.ok(["session", "stop", s]);
   });
 });
 

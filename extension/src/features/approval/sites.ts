@@ -1,7 +1,8 @@
 /**
  * Which calls ask the person first: on a tab whose top-level origin is on the person's list ("Ask me before the
  * agent acts here", storage.local ask_first_origins, written only by the popup), or in a session started with
- * --confirm-writes. The list is read on every call, so a change in the popup counts at once.
+ * --confirm-writes. The worker reads the list once and again after each change (storage.onChanged), so a change in
+ * the popup counts from the next call; with nothing listed, a call needs no look at its tab either.
  */
 import { browser } from "wxt/browser";
 import { normalizeOrigin } from "../../../../protocol/origins.ts";
@@ -34,6 +35,35 @@ export async function readAskFirst(): Promise<string[] | null> {
   }
 }
 
+/** The list as the worker last read it; undefined until read, and again after each change. */
+let held: Promise<string[] | null> | undefined;
+let listening = false;
+
+/**
+ * The list for the worker's calls: read from storage once, then kept until it changes. An unreadable list is not
+ * kept (the next call reads again; this one asks). Without the change listener (another context) it is read each time.
+ */
+function askFirstList(): Promise<string[] | null> {
+  if (!listening) return readAskFirst();
+  if (held) return held;
+  const read = readAskFirst();
+  held = read;
+  void read.then((list) => {
+    if (list === null && held === read) held = undefined;
+  });
+  return read;
+}
+
+/** In the worker: a change to the list drops what it holds (the next call reads it again). */
+export function installAskFirstWatch(): void {
+  listening = true;
+  browser.storage.onChanged.addListener((changes, area) => {
+    if (area === "local" && LOCAL.askFirst in changes) held = undefined;
+  });
+  // For tests: what the worker holds (null: nothing, it reads on the next call), to know a change has reached it.
+  (globalThis as { bskAskFirstHeld?: () => Promise<string[] | null> }).bskAskFirstHeld = async () => (held ? await held : null);
+}
+
 /** The top-level origin of a URL, or null for what has none (about:blank, data:). */
 export function originOf(url: string | undefined): string | null {
   try {
@@ -51,11 +81,10 @@ export function originOf(url: string | undefined): string | null {
  * after it.
  */
 export async function whyAsk(session: SessionState, tabId: number): Promise<Pick<ApprovalRecord, "cause" | "origin"> | null> {
-  // Both reads at once: this runs before every page-changing call.
-  const [tab, listed] = await Promise.all([
-    browser.tabs.get(tabId).catch(() => undefined),
-    session.confirm_writes ? Promise.resolve([]) : readAskFirst(),
-  ]);
+  // This runs before every page-changing call: nothing listed needs no look at the tab.
+  const listed = session.confirm_writes ? [] : await askFirstList();
+  if (!session.confirm_writes && listed?.length === 0) return null;
+  const tab = await browser.tabs.get(tabId).catch(() => undefined);
   const origin = originOf(tab?.url) ?? undefined;
   if (session.confirm_writes) {
     return /^(https?|file):/i.test(tab?.url ?? "") ? { cause: "confirm_writes", ...(origin && { origin }) } : null;
