@@ -36,12 +36,7 @@ export interface World {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = s.port;
-  s.stop(true);
-  return port;
-}
+export { freePort } from "../ports.ts";
 
 /** Short durations so every timer in a test fires quickly (SPEC §8). */
 export const TEST_DURATIONS: Record<string, string> = {

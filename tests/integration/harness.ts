@@ -32,12 +32,7 @@ export function peakRss(pid: number): number {
   return Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) * 1024;
 }
 
-export async function freePort(): Promise<number> {
-  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = s.port;
-  s.stop(true);
-  return port;
-}
+export { freePort } from "../ports.ts";
 
 export function tempHome(): string {
   return mkdtempSync("/tmp/bsk-it-");

@@ -6,18 +6,12 @@ import { afterAll, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { pidAlive } from "../../shared/pid.ts";
+import { freePort } from "../ports.ts";
 
 const MAIN = join(import.meta.dir, "../../cli/main.ts");
 const hasDaemon = existsSync(join(import.meta.dir, "../../daemon/main.ts"));
 const home = mkdtempSync("/tmp/bsk-cli-real-");
 afterAll(() => rmSync(home, { recursive: true, force: true }));
-
-function freePort(): number {
-  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = s.port;
-  s.stop(true);
-  return port;
-}
 
 async function bsk(args: string[], env: Record<string, string>) {
   const proc = Bun.spawn([process.execPath, MAIN, ...args], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
@@ -28,7 +22,7 @@ async function bsk(args: string[], env: Record<string, string>) {
 test.skipIf(!hasDaemon)(
   "racing CLIs auto-start one detached daemon and all get answers; daemon stop ends it",
   async () => {
-    const env: Record<string, string> = { ...(process.env as Record<string, string>), BSK_HOME: home, BSK_PORT: String(freePort()) };
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), BSK_HOME: home, BSK_PORT: String(await freePort()) };
     delete env.BSK_AUTO_START;
     delete env.BSK_SESSION;
     const runs = await Promise.all([0, 1, 2].map(() => bsk(["session", "list", "--json"], env)));
