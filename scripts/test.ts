@@ -10,7 +10,7 @@ const root = join(import.meta.dir, "..");
 const report = join(root, ".tmp/junit.xml");
 mkdirSync(join(root, ".tmp"), { recursive: true });
 
-/** Lint and format (`biome check .`) as one more check in the closing line (`npm run format` fixes the format). */
+/** Lint, format and types (CHECKS below) as more checks in the closing line (`npm run format` fixes the format). */
 const LINT_IN_NPM_TEST = true;
 
 const filters = process.argv.slice(2);
@@ -77,17 +77,36 @@ function readReport(outfile: string): { byFile: Map<string, Counts>; failures: s
   return { byFile, failures };
 }
 
-/** `biome check .` (lint and format), counted as one test; only for the whole run (no filters). */
-async function lint(): Promise<Counts> {
-  const proc = Bun.spawn([join(root, "node_modules/.bin/biome"), "check", "."], { cwd: root, stdout: "inherit", stderr: "inherit" });
+/** A whole-tree check counted as one test; only for the whole run (no filters). */
+async function check(argv: string[], failHint: string): Promise<Counts> {
+  const proc = Bun.spawn(argv, { cwd: root, stdout: "inherit", stderr: "inherit" });
   const ok = (await proc.exited) === 0;
-  if (!ok) console.error("lint: biome check failed (npm run lint shows it; npm run format fixes the formatting)");
+  if (!ok) console.error(failHint);
   return { passed: ok ? 1 : 0, failed: ok ? 0 : 1, skipped: 0 };
 }
 
+/**
+ * `biome check .` (lint and format) and the type checks: the root project (protocol, cli, daemon, scripts, tests) and
+ * the extension's own (every extension file, its handlers against the catalog's types), which the tests alone reach
+ * only in part.
+ */
+const CHECKS: [name: string, argv: string[], failHint: string][] = [
+  [
+    "biome check",
+    [join(root, "node_modules/.bin/biome"), "check", "."],
+    "lint: biome check failed (npm run lint shows it; npm run format fixes the formatting)",
+  ],
+  ["tsc -p .", [join(root, "node_modules/.bin/tsc"), "--noEmit", "-p", "."], "typecheck: tsc -p . failed (npm run typecheck)"],
+  [
+    "tsc -p extension",
+    [join(root, "node_modules/.bin/tsc"), "--noEmit", "-p", "extension"],
+    "typecheck: tsc -p extension failed (npm run typecheck)",
+  ],
+];
+
 const code = await runTests(suites, report);
 const { byFile: results, failures } = readReport(report);
-if (LINT_IN_NPM_TEST && !filters.length) results.set("biome check", await lint());
+if (LINT_IN_NPM_TEST && !filters.length) for (const [name, argv, hint] of CHECKS) results.set(name, await check(argv, hint));
 
 let passed = 0;
 let failed = 0;
@@ -99,7 +118,7 @@ for (const c of results.values()) {
 }
 // Repeated last, above the closing line, so a CI log cut to its tail still names what failed.
 if (failures.length) console.log(`\nfailed:\n${failures.map((f) => `  ${f}`).join("\n")}`);
-if (results.get("biome check")?.failed) console.log("failed: biome check (npm run lint)");
+for (const [name] of CHECKS) if (results.get(name)?.failed) console.log(`failed: ${name}`);
 // A crash outside any test (e.g. in beforeAll) must not look green.
 if (code !== 0 && failed === 0) failed = 1;
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);

@@ -132,8 +132,9 @@ export const emulationHandlers: FamilyHandlers<typeof emulationMethods> = {
     if (p.off) {
       await sending({ tabId }, () => clear(tabId, signal));
     } else {
-      state = mergeEmulation(states.get(tabId) ?? {}, p, chromeMajor());
-      await sending({ tabId }, () => apply(tabId, state, signal));
+      const next = mergeEmulation(states.get(tabId) ?? {}, p, chromeMajor());
+      state = next;
+      await sending({ tabId }, () => apply(tabId, next, signal));
     }
     remember(tabId, state);
     const view = await pageView(tabId, signal);

@@ -2,7 +2,7 @@
 import { browser } from "wxt/browser";
 import { attach } from "../cdp/debugger.ts";
 import { BskError } from "../../../protocol/errors.ts";
-import type { sessionMethods } from "../../../protocol/methods/session.ts";
+import type { sessionWireMethods } from "../../../protocol/methods/session.ts";
 import type { FamilyHandlers } from "../shared/handler.ts";
 import { observeSession } from "../features/observe.ts";
 import { rulesInStep } from "../features/guard/origins.ts";
@@ -19,7 +19,7 @@ function attachAhead(tabId: number): void {
   attach(tabId).catch(() => undefined);
 }
 
-export const sessionHandlers: FamilyHandlers<typeof sessionMethods> = {
+export const sessionHandlers: FamilyHandlers<typeof sessionWireMethods> = {
   "session.open": async (p, ctx) => {
     const existing = getSession(p.session_id);
     if (existing) {
