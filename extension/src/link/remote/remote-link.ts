@@ -19,7 +19,7 @@ import { loadSettings, SESSION, type RemoteReason, type RemoteState, type Remote
 import { browserId, Link, type ConnectOptions, type Plan } from "../daemon-link.ts";
 import { pairRemote, renewRemote, type AuthorizeOutcome } from "./authorize.ts";
 import { clearGrant, loadGrant, saveGrant, type RemoteGrant } from "./grant-store.ts";
-import { stopReason } from "./stop-reason.ts";
+import { readRefusal, stopReason } from "./stop-reason.ts";
 
 /** The remote link's own state beside its `Link`. */
 const remoteState = {
@@ -50,18 +50,10 @@ async function setStatus(g: RemoteGrant | null, state: RemoteState, error?: stri
   await browser.storage.session.set({ [SESSION.remote]: status }).catch(() => undefined);
 }
 
-/** The server's refusal (its error's data.reason) as the popup's reason code. */
-const REFUSAL_REASONS: Record<string, RemoteReason> = {
-  device_not_paired: "not_paired",
-  grant_expired: "expired",
-  rate_limited: "rate_limited",
-};
-
 function refusalOf(error: ErrorBody | undefined): [string, RemoteReason] {
-  const reason = error?.data?.reason;
-  remoteState.lastRefusal = typeof reason === "string" ? reason : undefined;
-  const text = error?.hint ? `${error.message}. ${error.hint}` : (error?.message ?? "refused");
-  return [text, REFUSAL_REASONS[remoteState.lastRefusal ?? ""] ?? "refused"];
+  const r = readRefusal(error);
+  remoteState.lastRefusal = r.reason;
+  return [r.text, r.code];
 }
 
 const STOP_TEXT: Record<"revoked" | "expired" | "refused", [(host: string) => string, RemoteReason]> = {
