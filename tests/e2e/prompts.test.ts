@@ -69,6 +69,17 @@ describe("a browser prompt is a tab state", () => {
     await w.ok(["dialog", "dismiss", "--session", s]);
   });
 
+  test("printing again a moment later is a prompt of its own: the second script's reply says so too", async () => {
+    await w.ok(["navigate", w.fixtures.url("/guard.html"), "--session", s]);
+    // Within the 2 s in which one page asking again is one browser.prompt event: each call still hears its own.
+    for (const round of [1, 2]) {
+      const r = await w.bsk(["evaluate", "print(); 1", "--session", s, "--json"]);
+      expect(r.code, `round ${round}`).toBe(0);
+      expect(r.json.result, `round ${round}`).toMatchObject({ value: 1, prompt: { kind: "print", pending: true } });
+      await w.ok(["dialog", "dismiss", "--session", s]);
+    }
+  });
+
   test("a click that raised a permission prompt succeeded: effect browser_prompt, exit 0", async () => {
     await w.ok(["navigate", w.fixtures.url("/guard.html"), "--session", s]);
     const r = await w.bsk(["click", "#geo", "--session", s, "--json"]);

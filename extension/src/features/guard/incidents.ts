@@ -26,8 +26,11 @@ interface Watch {
 const watchers = new Map<string, Set<Watch>>();
 
 export function reportIncident(sessionId: string, incident: Incident): void {
+  const same = JSON.stringify(incident);
   for (const w of watchers.get(sessionId) ?? []) {
     if (!w.counts(incident.tab_id)) continue;
+    // A page asking again and again during one call (watchPosition) is one incident of it.
+    if (w.incidents.some((i) => JSON.stringify(i) === same)) continue;
     w.incidents.push(incident);
     w.onIncident?.(incident);
   }

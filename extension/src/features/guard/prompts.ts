@@ -68,15 +68,17 @@ function prompt(tabId: number, kind: Kind, url: string, detail: Record<string, s
   if (!owner) return;
   // The browser's own prompt is up: the tab takes no input until it is answered (prompt-state.ts).
   if (answer === "left_to_person") setPrompt(tabId, { kind: kind as PromptKind, url, detail });
-  // One page asking again and again (watchPosition, a retried link) is one prompt.
+  const session_id = owner.session.session_id;
+  // The call in flight raised it, whatever came before: its reply says so (a second print() a moment after the
+  // first is a prompt of its own).
+  reportIncident(session_id, { kind: "browser_prompt", tab_id: tabId, prompt: kind, url, detail, answer });
+  // One page asking again and again (watchPosition, a retried link) is one event.
   const key = `${tabId}|${kind}|${detail.permission ?? ""}|${url}`;
   const now = Date.now();
   if (now - (recent.get(key) ?? 0) < REPEAT_MS) return;
   recent.set(key, now);
   if (recent.size > 500) recent.clear();
-  const session_id = owner.session.session_id;
   emit("browser.prompt", { session_id, tab_id: tabId, kind, url, detail, answer });
-  reportIncident(session_id, { kind: "browser_prompt", tab_id: tabId, prompt: kind, url, detail, answer });
 }
 
 async function onAuth(d: Browser.webRequest.OnAuthRequiredDetails): Promise<Browser.webRequest.BlockingResponse> {
