@@ -55,6 +55,7 @@ export const observationMethods = {
   observe: method({
     owner: "extension",
     effect: "TransientInput",
+    inputWhen: "probe_hover",
     scope: "tab",
     description: "A snapshot that may also hover to reveal hover-only menus (--probe-hover), which moves the mouse.",
     params: () =>

@@ -143,6 +143,22 @@ describe("on an ask-first site", () => {
     await w.ok(["session", "stop", s]);
   });
 
+  test("observe is a read unless it hovers: asked only with --probe-hover", async () => {
+    await setList([origin()]);
+    const { s, page } = await onFixture();
+    const plain = await run(s, ["observe", "--timeout", "5s"]);
+    expect(plain.code, plain.stdout).toBe(0);
+    expect(plain.json.result.approval).toBeUndefined();
+    expect((await page.overlay())?.buttons ?? []).not.toContain("allow");
+
+    const hovering = run(s, ["observe", "--probe-hover"]);
+    await asking(page, "moving the pointer over it");
+    await answer(page, "deny");
+    await denied(hovering, "denied", "person");
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+
   test("Deny: approval_denied, nothing typed, the value never shown; the ledger says denied", async () => {
     const { s, page, snap } = await onFixture();
     const filling = run(s, ["fill", refIn(snap, "Password"), "hunter2-secret"]);

@@ -23,6 +23,20 @@ describe("catalog", () => {
     expect(Object.keys(EFFECTS).sort()).toEqual([...METHOD_NAMES].sort());
   });
 
+  test("inputWhen names a boolean param of a TransientInput method, off by default", () => {
+    const withIt = METHOD_NAMES.filter((m) => METHODS[m].inputWhen !== undefined);
+    expect(withIt).toContain("observe");
+    for (const name of withIt) {
+      const def = METHODS[name];
+      expect(def.effect).toBe("TransientInput");
+      const shape = (def.params() as unknown as { shape: Record<string, { parse(v: unknown): unknown }> }).shape;
+      const param = shape[def.inputWhen!];
+      expect(param).toBeDefined();
+      expect(param!.parse(undefined)).toBe(false);
+      expect(param!.parse(true)).toBe(true);
+    }
+  });
+
   test("public methods are commands; wire methods are not, and say who sends them", () => {
     for (const def of Object.values(PUBLIC_METHODS)) {
       expect(def.cli).toBeDefined();

@@ -43,6 +43,9 @@ export async function approvalGate(
   session: SessionState,
   ctx: CallContext,
 ): Promise<Approved | null> {
+  // A call that sends input only when asked to (observe without --probe-hover) is a read, and reads are not asked.
+  const inputWhen = METHODS[method].inputWhen;
+  if (inputWhen !== undefined && params[inputWhen] !== true) return null;
   const tabId = tabOf(method, params as { tab_id?: number }, session);
   if (tabId === null) return null;
   const why = await whyAsk(session, tabId);
