@@ -148,9 +148,18 @@ export class Dispatcher {
     return effect;
   }
 
-  /** Event log stage: a call cut off after it reached the browser is an interrupt the agent can look up later. */
+  /**
+   * Event log stage: a call cut off after it reached the browser is an interrupt the agent can look up later; what the
+   * person decided for an asked call that the ledger does not keep (TransientInput: hover, observe --probe-hover, …;
+   * a mutation's approval is in its op) is kept as `call.approval`.
+   */
   private recordEvents(call: Call, outcome: Outcome): void {
-    if (!call.sessionId || !call.dispatched || call.answered || !("error" in outcome)) return;
+    if (!call.sessionId) return;
+    if (EFFECTS[call.method] === "TransientInput") {
+      const approval = approvalOf(outcome);
+      if (approval) this.ctx.events.append(call.sessionId, "call.approval", { method: call.method, ...approval, trace_id: call.traceId });
+    }
+    if (!call.dispatched || call.answered || !("error" in outcome)) return;
     this.ctx.events.append(call.sessionId, "call.interrupted", {
       method: call.method,
       code: outcome.error.code,

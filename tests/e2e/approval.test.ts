@@ -155,6 +155,11 @@ describe("on an ask-first site", () => {
     await asking(page, "moving the pointer over it");
     await answer(page, "deny");
     await denied(hovering, "denied", "person");
+    // It has no op in the ledger: the decision is the session's event.
+    const events = (await w.ok(["events", "--session", s, "--type", "call.approval"])).events;
+    expect(events.map((e: any) => e.data)).toEqual([
+      expect.objectContaining({ method: "observe", decision: "denied", by: "person", cause: "ask_first_site", origin: origin() }),
+    ]);
     page.close();
     await w.ok(["session", "stop", s]);
   });

@@ -77,6 +77,40 @@ describe("start, list, stop", () => {
     expect(r.error).toMatchObject({ code: "approval_denied", data: { approval: { decision: "tab_closed" } } });
   });
 
+  test("the person's decision on an asked call without an op is a call.approval event; a mutation's is not (it is in its op)", async () => {
+    const s = await startSession(c);
+    const approval = (decision: string) => ({
+      decision,
+      by: "person",
+      description: "hover button 'More'",
+      cause: "ask_first_site",
+      origin: "https://bank.example",
+      waited_ms: 900,
+    });
+    const hovering = c.request("hover", { session_id: s, target: "@e1" });
+    (await peer.next("hover")).reply({ tab_id: 5, acted_on: { ref: "@e1", role: "button", name: "More" }, approval: approval("allowed") });
+    await hovering;
+    const denied = c.request("hover", { session_id: s, target: "@e1" });
+    (await peer.next("hover")).fail("approval_denied", "hover was not done: the person denied it", {
+      effect_state: "none",
+      approval: approval("denied"),
+    });
+    expect((await denied).error).toMatchObject({ code: "approval_denied" });
+    const clicking = c.request("click", { session_id: s, target: "@e1" }, { op_id: `approved-${s}` });
+    (await peer.next("click")).fail("approval_denied", "click was not done: the person denied it", {
+      effect_state: "none",
+      approval: approval("denied"),
+    });
+    await clicking;
+    const { events } = await c.call("events", { session_id: s, types: ["call.approval"] });
+    expect(events.map((e: any) => [e.data.method, e.data.decision, e.data.description])).toEqual([
+      ["hover", "allowed", "hover button 'More'"],
+      ["hover", "denied", "hover button 'More'"],
+    ]);
+    expect(events[0].data).toMatchObject({ by: "person", cause: "ask_first_site", origin: "https://bank.example", waited_ms: 900 });
+    expect(typeof events[0].data.trace_id).toBe("string");
+  });
+
   test("a call the browser never answers after ending its session is cancelled within a bounded time", async () => {
     const s = await startSession(c);
     const clicking = c.request("click", { session_id: s, target: "@e1" }, { op_id: `end-${s}` });
