@@ -47,6 +47,8 @@ export function withApprovalField<R extends z.ZodType>(result: R): R {
 /** The approval a reply carries (the result's, or an approval_denied error's data), if any. */
 export function approvalOf(reply: { result: unknown } | { error: { data?: Record<string, unknown> } }): ApprovalRecord | undefined {
   const found = "result" in reply ? (reply.result as { approval?: unknown } | null)?.approval : reply.error.data?.approval;
+  // Most replies carry none: no schema is built for them (this runs on every mutation's and input's reply path).
+  if (found === undefined) return undefined;
   const parsed = Approval().safeParse(found);
   return parsed.success ? parsed.data : undefined;
 }
