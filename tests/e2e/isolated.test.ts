@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
-import { evaluateInPage } from "./devtools.ts";
+import { DEVELOPER_MODE, incognitoAccess, onExtensionsPage, relinkedAfter } from "./extensions-page.ts";
 import { startWorld, until, type World } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
 
@@ -66,12 +66,6 @@ async function contextsOf(marker: string): Promise<string[]> {
   return targetInfos.filter((t: any) => t.type === "page" && t.url.includes(marker)).map((t: any) => t.browserContextId);
 }
 
-/** The browser instance's connection time: it changes when the extension reloads and links again. */
-async function connectedAt(): Promise<string | undefined> {
-  const r = await w.bsk(["browsers", "--json"]);
-  return r.json?.result?.browsers?.[0]?.connected_at;
-}
-
 describe("isolated sessions", () => {
   test("without bsk allowed in Incognito: refused with how to allow it, and no window opens", async () => {
     const before = (await w.person.pages()).length;
@@ -86,30 +80,7 @@ describe("isolated sessions", () => {
   });
 
   test("the person allows bsk in Incognito on chrome://extensions; the extension reloads and links again", async () => {
-    const linked = await connectedAt();
-    await w.person.openTab("chrome://extensions");
-    await until("chrome://extensions", async () => (await w.person.pages()).some((p) => p.url.startsWith("chrome://extensions")));
-    // Developer mode first (as for loading it unpacked): a reloaded unpacked extension stays off without it.
-    await evaluateInPage(
-      w.browser.cdpPort!,
-      "chrome://extensions",
-      "chrome.developerPrivate.updateProfileConfiguration({ inDeveloperMode: true })",
-    );
-    await evaluateInPage(
-      w.browser.cdpPort!,
-      "chrome://extensions",
-      `chrome.developerPrivate.updateExtensionConfiguration({ extensionId: ${JSON.stringify(EXTENSION_ID)}, incognitoAccess: true })`,
-    );
-    await w.person.closePagesMatching("chrome://extensions");
-    await w.person.openTab(`chrome-extension://${EXTENSION_ID}/connect.html?port=${w.port}&label=e2e`);
-    await until(
-      "the reloaded extension to link again",
-      async () => {
-        const now = await connectedAt();
-        return now !== undefined && now !== linked;
-      },
-      20_000,
-    );
+    await relinkedAfter(w, () => onExtensionsPage(w, DEVELOPER_MODE, incognitoAccess(true)));
     expect(await w.person.asExtension("chrome.extension.isAllowedIncognitoAccess()")).toBe(true);
   });
 
@@ -311,5 +282,18 @@ describe("isolated sessions", () => {
     const s = await w.startSession(["--isolated"]);
     expect((await whoami(s)).header).toBe("");
     await w.ok(["session", "stop", s]);
+  });
+
+  test("the person turns Allow in Incognito off mid-session: the session ends incognito_access_removed", async () => {
+    const s = await w.startSession(["--isolated", "--name", "cut off"]);
+    await w.ok(["navigate", w.fixtures.url("/whoami?cut-off"), "--session", s]);
+    await relinkedAfter(w, () => onExtensionsPage(w, incognitoAccess(false)));
+    // bsk can no longer see the incognito window to close it: the end says so, instead of "not adoptable".
+    const record = await until("the session's end with its reason", async () => {
+      const mine = (await w.ok(["session", "list"])).sessions.find((x: any) => x.session_id === s);
+      return mine?.end_reason === "incognito_access_removed" ? mine : undefined;
+    });
+    expect(record.state).toBe("ended");
+    await fails(["snapshot", "--session", s], "not_found", "session_ended");
   });
 });

@@ -15,7 +15,7 @@ import { emit } from "../ports/outbox.ts";
 import { forgetSession as forgetRefs } from "../cdp/refs/table.ts";
 import { assertSessionMayOpen } from "./file-urls.ts";
 import { assertOwned, type Ownership } from "./scope.ts";
-import { readSessions, SESSION, type BorrowOrigin, type SessionState } from "./settings.ts";
+import { LOCAL, readLeftSessions, readSessions, SESSION, type BorrowOrigin, type SessionState } from "./settings.ts";
 
 /** The sessions, mirrored into storage.session: loaded once per worker life, written back after each change. */
 interface SessionsState {
@@ -24,12 +24,15 @@ interface SessionsState {
   closing: Set<string>;
   loaded: Promise<void> | null;
   persistQueued: boolean;
+  /** What storage.local's copy holds (JSON), so an unchanged state is not written again. */
+  leftCopy: string | undefined;
 }
 const sessionsState: SessionsState = {
   sessions: new Map<string, SessionState>(),
   closing: new Set<string>(),
   loaded: null,
   persistQueued: false,
+  leftCopy: undefined,
 };
 
 const RECENT_MAX = 16;
@@ -41,16 +44,17 @@ export function sessionsReady(): Promise<void> {
 }
 
 async function load(): Promise<void> {
-  const [stored, windows, tabs] = await Promise.all([readSessions(), browser.windows.getAll(), browser.tabs.query({})]);
+  const [stored, left, windows, tabs] = await Promise.all([
+    readSessions(),
+    readLeftSessions(),
+    browser.windows.getAll(),
+    browser.tabs.query({}),
+  ]);
   const windowIds = new Set(windows.map((w) => w.id));
   const tabIds = new Set(tabs.map((t) => t.id));
   const gone: [string, string][] = [];
   for (const s of Object.values(stored)) {
-    for (const id of Object.keys(s.tabs)) if (!tabIds.has(Number(id))) delete s.tabs[id];
-    for (const id of Object.keys(s.borrowed ?? {})) if (s.tabs[id] !== "borrowed") delete s.borrowed![id];
-    for (const id of Object.keys(s.borrowed_at ?? {})) if (s.tabs[id] !== "borrowed") delete s.borrowed_at![id];
-    s.recent = s.recent.filter((id) => s.tabs[String(id)]);
-    if (s.current_tab_id !== null && !s.tabs[String(s.current_tab_id)]) s.current_tab_id = s.recent.at(-1) ?? null;
+    keepLiveTabs(s, tabIds);
     sessionsState.sessions.set(s.session_id, s);
     if (s.group_id !== undefined) {
       // The group may have moved to another window meanwhile; gone, it was closed.
@@ -59,9 +63,42 @@ async function load(): Promise<void> {
       else s.window_id = windowId;
     } else if (!windowIds.has(s.window_id)) gone.push([s.session_id, "window_closed"]);
   }
+  const orphans = await leftOpen(left, tabIds);
   persist();
   // Windows and groups that went while the worker was asleep: the person closed them.
   await Promise.all(gone.map(([id, reason]) => endByPerson(id, reason)));
+  await Promise.all(orphans.map(([id, reason]) => endByPerson(id, reason)));
+}
+
+/** Drops the tabs the browser no longer has, and what hangs on them. */
+function keepLiveTabs(s: SessionState, tabIds: Set<number | undefined>): void {
+  for (const id of Object.keys(s.tabs)) if (!tabIds.has(Number(id))) delete s.tabs[id];
+  for (const id of Object.keys(s.borrowed ?? {})) if (s.tabs[id] !== "borrowed") delete s.borrowed![id];
+  for (const id of Object.keys(s.borrowed_at ?? {})) if (s.tabs[id] !== "borrowed") delete s.borrowed_at![id];
+  s.recent = (s.recent ?? []).filter((id) => s.tabs[String(id)]);
+  if (s.current_tab_id !== null && !s.tabs[String(s.current_tab_id)]) s.current_tab_id = s.recent.at(-1) ?? null;
+}
+
+/**
+ * Sessions the extension's previous instance left open (it was reloaded or updated: the browser dropped its state
+ * and its debugger, not its windows). Those whose tabs are still here are taken in to be ended like any other
+ * (borrowed tabs go back, the session's own tabs close): reason extension_reloaded. An isolated session whose tabs
+ * cannot be seen because bsk was just refused Incognito is said to have ended so (its window is out of reach).
+ * After a browser restart nothing of theirs is here, and they are dropped.
+ */
+async function leftOpen(left: SessionState[], tabIds: Set<number | undefined>): Promise<[string, string][]> {
+  const ended: [string, string][] = [];
+  for (const s of left) {
+    if (sessionsState.sessions.has(s.session_id)) continue;
+    keepLiveTabs(s, tabIds);
+    if (Object.keys(s.tabs).length > 0) {
+      sessionsState.sessions.set(s.session_id, s);
+      ended.push([s.session_id, "extension_reloaded"]);
+    } else if (s.isolated && !(await browser.extension.isAllowedIncognitoAccess().catch(() => false))) {
+      emit("session.ended", { session_id: s.session_id, reason: "incognito_access_removed", lost_tab_ids: [] });
+    }
+  }
+  return ended;
 }
 
 const changeListeners: (() => void)[] = [];
@@ -77,9 +114,13 @@ function persist(): void {
   queueMicrotask(() => {
     sessionsState.persistQueued = false;
     for (const fn of changeListeners) fn();
-    browser.storage.session
-      .set({ [SESSION.sessions]: Object.fromEntries(sessionsState.sessions) })
-      .catch((err: unknown) => console.error("bsk: could not save sessions", err));
+    const all = Object.fromEntries(sessionsState.sessions);
+    browser.storage.session.set({ [SESSION.sessions]: all }).catch((err: unknown) => console.error("bsk: could not save sessions", err));
+    // The copy a reloaded extension reads (leftOpen), written only when the sessions changed.
+    const copy = JSON.stringify(all);
+    if (copy === sessionsState.leftCopy) return;
+    sessionsState.leftCopy = copy;
+    browser.storage.local.set({ [LOCAL.sessionsLeft]: all }).catch((err: unknown) => console.error("bsk: could not save sessions", err));
   });
 }
 

@@ -2,7 +2,8 @@
  * What the extension keeps in chrome.storage, and the shapes the popup and the connect page read.
  *
  * storage.local (survives restarts):   port, label, instance_id, the ask-first origins, and the person's switches
- *                                      confirm_borrow, allow_help, show_hints, auto_takeover (on by default), allow_file_urls (off)
+ *                                      confirm_borrow, allow_help, show_hints, auto_takeover (on by default), allow_file_urls (off);
+ *                                      sessions_left (a copy of the sessions, for the next instance after a reload)
  * storage.session (survives SW death): connection (ConnectionStatus), sessions (Record<id, SessionState>)
  */
 import { browser } from "wxt/browser";
@@ -23,6 +24,11 @@ export const LOCAL = {
   askFirst: "ask_first_origins",
   /** The remote device grant (link/remote/grant-store.ts): only here, never logged, never in a URL. */
   remoteGrant: "remote_grant",
+  /**
+   * A copy of the sessions: storage.session goes with the extension when it reloads (an update, the person's reload,
+   * Allow in Incognito switched), and the next instance ends what this one left open (session/sessions.ts).
+   */
+  sessionsLeft: "sessions_left",
 } as const;
 
 /** The person's switches (popup). Only the popup changes them; CLI flags and env vars cannot. */
@@ -216,4 +222,18 @@ export async function readConnectionStatus(): Promise<ConnectionStatus | undefin
 export async function readSessions(): Promise<Record<string, SessionState>> {
   const got = await browser.storage.session.get(SESSION.sessions);
   return (got[SESSION.sessions] as Record<string, SessionState> | undefined) ?? {};
+}
+
+/**
+ * The sessions a previous instance of the extension left, when this is a new instance (storage.session has never
+ * held sessions in it: it was reloaded, updated or the browser started); empty for a worker that only restarted.
+ */
+export async function readLeftSessions(): Promise<SessionState[]> {
+  const [here, left] = await Promise.all([browser.storage.session.get(SESSION.sessions), browser.storage.local.get(LOCAL.sessionsLeft)]);
+  if (here[SESSION.sessions] !== undefined) return [];
+  const all = left[LOCAL.sessionsLeft];
+  if (!all || typeof all !== "object") return [];
+  return Object.values(all as Record<string, SessionState>).filter(
+    (s) => typeof s?.session_id === "string" && typeof s.window_id === "number" && !!s.tabs && typeof s.tabs === "object",
+  );
 }

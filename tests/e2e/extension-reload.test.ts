@@ -1,0 +1,64 @@
+/**
+ * The extension reloads while a session is live (its update, the person's reload on chrome://extensions, Allow in
+ * Incognito switched): the browser drops the extension's state and its debugger, not its windows. The next instance
+ * ends what the last one left open, as a session's end does, and says why.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { DEVELOPER_MODE, onExtensionsPage, relinkedAfter } from "./extensions-page.ts";
+import { startWorld, until, type World } from "./harness.ts";
+
+let w: World;
+
+beforeAll(async () => {
+  w = await startWorld({});
+  await onExtensionsPage(w, DEVELOPER_MODE);
+}, 60_000);
+
+afterAll(async () => {
+  await w?.stop();
+});
+
+const chrome = (expression: string) => w.person.asExtension(expression);
+
+/** Every window and its tabs (id, url), as the person's hands see them. */
+async function windows(): Promise<{ id: number; tabs: [number, string][] }[]> {
+  return chrome(
+    `chrome.windows.getAll({ populate: true }).then((ws) => ws.map((x) => ({ id: x.id, tabs: x.tabs.map((t) => [t.id, t.url]) })))`,
+  );
+}
+
+async function ended(s: string): Promise<any> {
+  return until(`session ${s} to end`, async () => {
+    const r = await w.ok(["session", "list"]);
+    const mine = r.sessions.find((x: any) => x.session_id === s);
+    return mine?.state === "ended" && mine.end_reason !== "not_adoptable" ? mine : undefined;
+  });
+}
+
+test("reloaded mid-session: the session ends extension_reloaded, the lent tab goes back, the session's own tabs and window close", async () => {
+  await chrome(`chrome.storage.local.set({ confirm_borrow: false })`);
+  const mine = await w.person.openInOwnWindow(w.fixtures.url("/whoami?mine"));
+  const before = await windows();
+  const home = before.find((x) => x.tabs.some(([id]) => id === mine))!;
+  const at = home.tabs.findIndex(([id]) => id === mine);
+  const s = await w.startSession(["--name", "reloaded"]);
+  const own = (await w.ok(["navigate", w.fixtures.url("/whoami?agent"), "--session", s])).tab_id as number;
+  await w.ok(["tab", "borrow", String(mine), "--session", s]);
+  const agentWindow = (await windows()).find((x) => x.tabs.some(([id]) => id === own))!.id;
+  expect((await windows()).find((x) => x.id === agentWindow)!.tabs.map(([id]) => id)).toContain(mine);
+
+  await relinkedAfter(w, () => chrome("(chrome.runtime.reload(), true)").catch(() => undefined));
+
+  const record = await ended(s);
+  expect(record.end_reason).toBe("extension_reloaded");
+  const events = (await w.ok(["events", "--session", s])).events.filter((e: any) => e.event === "session.ended");
+  expect(events.at(-1).data).toMatchObject({ reason: "extension_reloaded", replaces: "not_adoptable" });
+  await until("the Agent Window to close", async () => !(await windows()).some((x) => x.id === agentWindow));
+  const after = await windows();
+  expect(after.flatMap((x) => x.tabs.map(([id]) => id))).not.toContain(own);
+  const back = after.find((x) => x.tabs.some(([id]) => id === mine))!;
+  expect(back.id).toBe(home.id);
+  expect(back.tabs.findIndex(([id]) => id === mine)).toBe(at);
+  // Nothing of the session is left for a later instance to act on again.
+  expect(await chrome(`chrome.storage.local.get("sessions_left").then((g) => Object.keys(g.sessions_left ?? {}))`)).toEqual([]);
+}, 60_000);
