@@ -62,3 +62,22 @@ test("reloaded mid-session: the session ends extension_reloaded, the lent tab go
   // Nothing of the session is left for a later instance to act on again.
   expect(await chrome(`chrome.storage.local.get("sessions_left").then((g) => Object.keys(g.sessions_left ?? {}))`)).toEqual([]);
 }, 60_000);
+
+test("a group session reloaded: its tabs close, the lent tab leaves the group, the person's window stays", async () => {
+  await chrome(`chrome.storage.local.set({ confirm_borrow: false })`);
+  const mine = await w.person.openInOwnWindow(w.fixtures.url("/whoami?grouped"));
+  const home = (await windows()).find((x) => x.tabs.some(([id]) => id === mine))!.id;
+  const r = await w.ok(["session", "start", "--no-focus", "--where", "group", "--name", "grouped"]);
+  const s = r.session_id as string;
+  await w.ok(["tab", "borrow", String(mine), "--session", s]);
+  expect(await chrome(`chrome.tabs.get(${mine}).then((t) => t.groupId)`)).toBe(r.group_id);
+
+  await relinkedAfter(w, () => chrome("(chrome.runtime.reload(), true)").catch(() => undefined));
+
+  expect((await ended(s)).end_reason).toBe("extension_reloaded");
+  await until("the group to go", async () => (await chrome(`chrome.tabGroups.get(${r.group_id}).then(() => false, () => true)`)) === true);
+  const after = await windows();
+  expect(after.flatMap((x) => x.tabs.map(([id]) => id))).not.toContain(r.tab_id);
+  expect(after.find((x) => x.id === home)!.tabs.map(([id]) => id)).toContain(mine);
+  expect(await chrome(`chrome.tabs.get(${mine}).then((t) => t.groupId)`)).toBe(-1);
+}, 60_000);
