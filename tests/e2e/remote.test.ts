@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { evaluateInPage } from "./devtools.ts";
+import { DEVELOPER_MODE, onExtensionsPage, relinkedAfter } from "./extensions-page.ts";
 import { until, type World } from "./harness.ts";
 import type { PersonPage } from "./person-page.ts";
 import { certutil, startServer, startRemoteWorld, type RemoteWorld, type Server } from "./remote-world.ts";
@@ -272,4 +273,31 @@ maybe("remote mode through the real popup", () => {
       await server4.stop();
     }
   }, 150_000);
+
+  test("the extension reloads during a remote session: the server hears why it ended (extension_reloaded), on the remote link", async () => {
+    const server5 = await startServer(rw.chain);
+    try {
+      await pairWith(server5);
+      const rs = (await server5.ok(["session", "start", "--no-focus"])).session_id;
+      await server5.ok(["navigate", w.fixtures.url("/shop.html?remote-reload"), "--session", rs]);
+      await onExtensionsPage(w, DEVELOPER_MODE);
+      // The popup goes with the old instance; the stored grant dials the server again from the new one.
+      await relinkedAfter(w, () => w.person.asExtension("(chrome.runtime.reload(), true)").catch(() => undefined));
+      const ended = await until(
+        "the remote session's end with its reason",
+        async () => {
+          const mine = (await server5.ok(["session", "list"])).sessions.find((x: any) => x.session_id === rs);
+          return mine?.end_reason === "extension_reloaded" ? mine : undefined;
+        },
+        20_000,
+      );
+      expect(ended.state).toBe("ended");
+      // The local daemon never heard of it.
+      expect((await w.ok(["session", "list"])).sessions.map((x: any) => x.session_id)).not.toContain(rs);
+      const tabs = await w.person.asExtension(`chrome.tabs.query({}).then((ts) => ts.map((t) => t.url))`);
+      expect(tabs.some((u: string) => u.includes("remote-reload"))).toBe(false);
+    } finally {
+      await server5.stop();
+    }
+  }, 90_000);
 });

@@ -26,7 +26,8 @@ export type Sink = (frame: Frame) => void;
 /** Which daemon a stream goes to: the local one, or the remote server (one grant at a time). */
 export type LinkId = "local" | "remote";
 /** Which link owns a session's events. */
-export type EventRouter = (sessionId: string) => LinkId;
+/** The link that owns a session; undefined while the session is not known (not loaded yet, or gone). */
+export type EventRouter = (sessionId: string) => LinkId | undefined;
 
 const streamKey = (link: LinkId) => `outbox:${link}`;
 /** The coalescer's folded events, written together with the queues. */
@@ -51,8 +52,11 @@ interface OutboxState {
   /** Resolves once the router can place sessions (the sessions are loaded). */
   routerReady: Promise<unknown>;
   marks: Record<string, number>;
-  /** Emitted before the stored streams were read back: placed once they are. */
-  early: { event: string; payload: unknown; at: number }[];
+  /**
+   * Emitted before the stored streams were read back: placed once they are, on the link named when emitted if the
+   * router knew the session then (a session ended as the worker starts is forgotten by the time they are placed).
+   */
+  early: { event: string; payload: unknown; at: number; link: LinkId | undefined }[];
   loading: Promise<void> | null;
   persistQueued: boolean;
   /** Frames given to deliver() so far, and of those handed to a socket (or left to a newer socket's resend). */
@@ -65,7 +69,7 @@ const LINKS: readonly LinkId[] = ["local", "remote"];
 const newStream = (): Stream => ({ sink: null, sinkToken: 0, queue: null, unsent: [] });
 const outboxState: OutboxState = {
   streams: { local: newStream(), remote: newStream() },
-  router: () => "local",
+  router: () => undefined,
   routerReady: Promise.resolve(),
   marks: {},
   early: [],
@@ -83,7 +87,7 @@ export function setEventRouter(next: EventRouter, ready: Promise<unknown> = Prom
 
 function linkOf(payload: unknown): LinkId {
   const sessionId = (payload as { session_id?: unknown } | null)?.session_id;
-  return typeof sessionId === "string" ? outboxState.router(sessionId) : "local";
+  return (typeof sessionId === "string" ? outboxState.router(sessionId) : undefined) ?? "local";
 }
 
 const coalescer = new Coalescer((event, payload) => send(event, payload));
@@ -108,7 +112,7 @@ function load(): Promise<void> {
     // A predecessor stopped while bursts were folding: what it folded happened before anything this worker saw.
     const folded = got[FOLDED_KEY];
     if (Array.isArray(folded)) for (const e of folded as { event: string; payload: unknown }[]) queueOf(e.payload).hold(e.event, e.payload);
-    for (const e of outboxState.early.splice(0)) queueOf(e.payload).hold(e.event, e.payload, e.at);
+    for (const e of outboxState.early.splice(0)) outboxState.streams[e.link ?? linkOf(e.payload)].queue!.hold(e.event, e.payload, e.at);
     persist();
   })();
   return outboxState.loading;
@@ -175,7 +179,9 @@ function toFrame(n: Numbered) {
 
 function send(event: string, payload: unknown): void {
   if (!outboxState.streams.local.queue) {
-    outboxState.early.push({ event, payload, at: Date.now() });
+    const sessionId = (payload as { session_id?: unknown } | null)?.session_id;
+    const link = typeof sessionId === "string" ? outboxState.router(sessionId) : undefined;
+    outboxState.early.push({ event, payload, at: Date.now(), link });
     void load();
     return;
   }

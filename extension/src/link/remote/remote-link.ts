@@ -121,7 +121,10 @@ async function plan(_opts: ConnectOptions): Promise<Plan<RemoteGrant>> {
 /** A remote agent's session belongs to the remote link: its events and its requests (transfers) go there only. */
 export function installRemoteRouting(): void {
   const isRemote = (sessionId: string) => getSession(sessionId)?.remote_host !== undefined;
-  setEventRouter((sessionId) => (isRemote(sessionId) ? "remote" : "local"), sessionsReady());
+  setEventRouter((sessionId) => {
+    const s = getSession(sessionId);
+    return s === undefined ? undefined : s.remote_host !== undefined ? "remote" : "local";
+  }, sessionsReady());
   setLinkRouter((sessionId) => (isRemote(sessionId) ? remote.caller() : undefined));
 }
 
