@@ -11,7 +11,7 @@ export const tabMethods = {
     params: () =>
       z.object({
         ...sessionParam(),
-        scope: z.enum(["owned", "user", "all"]).default("owned").describe("Which tabs to list"),
+        scope: z.enum(["owned", "user", "all"]).default("owned").describe("Which tabs to list (an isolated session lists only its own)"),
       }),
     result: () =>
       z.object({

@@ -243,13 +243,20 @@ describe("isolated sessions", () => {
 
   test("attack: tab borrow into an isolated session is refused; its tabs are never lent to another session", async () => {
     const iso = await w.startSession(["--isolated"]);
-    const personTab = (await w.ok(["tab", "list", "--scope", "user", "--session", iso])).tabs.find((t: any) => t.url.includes("/account"));
+    const personTab = (await w.person.asExtension(
+      `chrome.tabs.query({}).then((ts) => ts.filter((t) => t.url.includes("/account")).map((t) => ({ tab_id: t.id, window_id: t.windowId })))`,
+    ))[0];
     expect(personTab).toBeDefined();
     const e = await fails(["tab", "borrow", String(personTab.tab_id), "--session", iso], "permission_denied", "isolated_session");
     expect(e.hint).toContain("isolated");
     // The person's tab did not move.
-    const after = (await w.ok(["tab", "list", "--scope", "all", "--session", iso])).tabs.find((t: any) => t.tab_id === personTab.tab_id);
-    expect(after).toMatchObject({ owner: "person", window_id: personTab.window_id });
+    expect(await w.person.asExtension(`chrome.tabs.get(${personTab.tab_id}).then((t) => t.windowId)`)).toBe(personTab.window_id);
+    // Nor does the session see what the person has open: titles and sites are theirs, like their logins.
+    for (const scope of ["user", "all"]) {
+      const refused = await fails(["tab", "list", "--scope", scope, "--session", iso], "permission_denied", "isolated_session");
+      expect(JSON.stringify(refused)).not.toContain("/account");
+    }
+    expect((await w.ok(["tab", "list", "--session", iso])).tabs.every((t: any) => t.owner === "session")).toBe(true);
 
     const normal = await w.startSession();
     const isoTab = (await w.ok(["tab", "list", "--session", iso])).tabs[0];

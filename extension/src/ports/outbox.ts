@@ -25,8 +25,7 @@ type Frame = { event: string; payload: unknown; seq?: number };
 export type Sink = (frame: Frame) => void;
 /** Which daemon a stream goes to: the local one, or the remote server (one grant at a time). */
 export type LinkId = "local" | "remote";
-/** Which link owns a session's events. */
-/** The link that owns a session; undefined while the session is not known (not loaded yet, or gone). */
+/** Which link owns a session's events; undefined while the session is not known (not loaded yet, or gone). */
 export type EventRouter = (sessionId: string) => LinkId | undefined;
 
 const streamKey = (link: LinkId) => `outbox:${link}`;
@@ -85,9 +84,14 @@ export function setEventRouter(next: EventRouter, ready: Promise<unknown> = Prom
   outboxState.routerReady = ready;
 }
 
-function linkOf(payload: unknown): LinkId {
+/** The link of the event's session, if the router knows it now. */
+function routeOf(payload: unknown): LinkId | undefined {
   const sessionId = (payload as { session_id?: unknown } | null)?.session_id;
-  return (typeof sessionId === "string" ? outboxState.router(sessionId) : undefined) ?? "local";
+  return typeof sessionId === "string" ? outboxState.router(sessionId) : undefined;
+}
+
+function linkOf(payload: unknown): LinkId {
+  return routeOf(payload) ?? "local";
 }
 
 const coalescer = new Coalescer((event, payload) => send(event, payload));
@@ -179,9 +183,7 @@ function toFrame(n: Numbered) {
 
 function send(event: string, payload: unknown): void {
   if (!outboxState.streams.local.queue) {
-    const sessionId = (payload as { session_id?: unknown } | null)?.session_id;
-    const link = typeof sessionId === "string" ? outboxState.router(sessionId) : undefined;
-    outboxState.early.push({ event, payload, at: Date.now(), link });
+    outboxState.early.push({ event, payload, at: Date.now(), link: routeOf(payload) });
     void load();
     return;
   }

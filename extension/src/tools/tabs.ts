@@ -49,6 +49,12 @@ const SCOPE_OWNERS = { owned: ["session"], user: ["person"], all: ["session", "o
 export const tabHandlers: FamilyHandlers<typeof tabMethods> = {
   "tab.list": async (p) => {
     const s = requireSession(p.session_id);
+    // What the person has open (titles, sites) is theirs, like their logins: an isolated session sees its own tabs.
+    if (s.isolated && p.scope !== "owned") {
+      throw new BskError("permission_denied", `session ${s.session_id} is isolated: it does not see the person's tabs or other sessions'`, {
+        data: { reason: "isolated_session", scope: p.scope },
+      });
+    }
     const wanted: readonly string[] = SCOPE_OWNERS[p.scope];
     const tabs = (await browser.tabs.query({})).map((t) => tabInfo(t, s)).filter((t) => wanted.includes(t.owner));
     return { current_tab_id: s.current_tab_id, tabs, ...(s.isolated && { isolated: true }) };
