@@ -243,9 +243,11 @@ describe("isolated sessions", () => {
 
   test("attack: tab borrow into an isolated session is refused; its tabs are never lent to another session", async () => {
     const iso = await w.startSession(["--isolated"]);
-    const personTab = (await w.person.asExtension(
-      `chrome.tabs.query({}).then((ts) => ts.filter((t) => t.url.includes("/account")).map((t) => ({ tab_id: t.id, window_id: t.windowId })))`,
-    ))[0];
+    const personTab = (
+      await w.person.asExtension(
+        `chrome.tabs.query({}).then((ts) => ts.filter((t) => t.url.includes("/account")).map((t) => ({ tab_id: t.id, window_id: t.windowId })))`,
+      )
+    )[0];
     expect(personTab).toBeDefined();
     const e = await fails(["tab", "borrow", String(personTab.tab_id), "--session", iso], "permission_denied", "isolated_session");
     expect(e.hint).toContain("isolated");
