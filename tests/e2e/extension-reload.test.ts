@@ -47,6 +47,12 @@ test("reloaded mid-session: the session ends extension_reloaded, the lent tab go
   const agentWindow = (await windows()).find((x) => x.tabs.some(([id]) => id === own))!.id;
   expect((await windows()).find((x) => x.id === agentWindow)!.tabs.map(([id]) => id)).toContain(mine);
 
+  // Beside the real copy: malformed entries, and a session of an earlier browser run whose ids exist no more.
+  await chrome(`chrome.storage.local.get("sessions_left").then((g) => chrome.storage.local.set({ sessions_left: {
+    ...g.sessions_left, junk: null, text: "x", number: 5, nameless: { window_id: 1, tabs: {} },
+    earlier: { session_id: "earlier", window_id: 7, current_tab_id: 8, tabs: { 8: "created", 9: "borrowed" }, recent: [8],
+      borrowed: { 9: { window_id: 7, index: 0, pinned: false, group_id: -1, muted: false } } } } })).then(() => true)`);
+  const personTabs = (await windows()).filter((x) => x.id !== agentWindow).flatMap((x) => x.tabs.map(([id]) => id));
   await relinkedAfter(w, () => chrome("(chrome.runtime.reload(), true)").catch(() => undefined));
 
   const record = await ended(s);
@@ -59,6 +65,10 @@ test("reloaded mid-session: the session ends extension_reloaded, the lent tab go
   const back = after.find((x) => x.tabs.some(([id]) => id === mine))!;
   expect(back.id).toBe(home.id);
   expect(back.tabs.findIndex(([id]) => id === mine)).toBe(at);
+  // The malformed and stale entries ended nothing and closed nothing of the person's.
+  const nowOpen = (await windows()).flatMap((x) => x.tabs.map(([id]) => id));
+  for (const id of personTabs) expect(nowOpen).toContain(id);
+  expect((await w.ok(["session", "list"])).sessions.map((x: any) => x.session_id)).not.toContain("earlier");
   // Nothing of the session is left for a later instance to act on again.
   expect(await chrome(`chrome.storage.local.get("sessions_left").then((g) => Object.keys(g.sessions_left ?? {}))`)).toEqual([]);
 }, 60_000);

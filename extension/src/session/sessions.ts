@@ -15,7 +15,7 @@ import { emit } from "../ports/outbox.ts";
 import { forgetSession as forgetRefs } from "../cdp/refs/table.ts";
 import { assertSessionMayOpen } from "./file-urls.ts";
 import { assertOwned, type Ownership } from "./scope.ts";
-import { LOCAL, readLeftSessions, readSessions, SESSION, type BorrowOrigin, type SessionState } from "./settings.ts";
+import { LOCAL, readLeftSessions, readStoredSessions, SESSION, type BorrowOrigin, type SessionState } from "./settings.ts";
 
 /** The sessions, mirrored into storage.session: loaded once per worker life, written back after each change. */
 interface SessionsState {
@@ -44,12 +44,9 @@ export function sessionsReady(): Promise<void> {
 }
 
 async function load(): Promise<void> {
-  const [stored, left, windows, tabs] = await Promise.all([
-    readSessions(),
-    readLeftSessions(),
-    browser.windows.getAll(),
-    browser.tabs.query({}),
-  ]);
+  const [here, windows, tabs] = await Promise.all([readStoredSessions(), browser.windows.getAll(), browser.tabs.query({})]);
+  const stored = here ?? {};
+  const left = here === undefined ? await readLeftSessions() : [];
   const windowIds = new Set(windows.map((w) => w.id));
   const tabIds = new Set(tabs.map((t) => t.id));
   const gone: [string, string][] = [];

@@ -220,18 +220,21 @@ export async function readConnectionStatus(): Promise<ConnectionStatus | undefin
 }
 
 export async function readSessions(): Promise<Record<string, SessionState>> {
+  return (await readStoredSessions()) ?? {};
+}
+
+/** The sessions in storage.session; undefined when this instance of the extension has never written them. */
+export async function readStoredSessions(): Promise<Record<string, SessionState> | undefined> {
   const got = await browser.storage.session.get(SESSION.sessions);
-  return (got[SESSION.sessions] as Record<string, SessionState> | undefined) ?? {};
+  return got[SESSION.sessions] as Record<string, SessionState> | undefined;
 }
 
 /**
- * The sessions a previous instance of the extension left, when this is a new instance (storage.session has never
- * held sessions in it: it was reloaded, updated or the browser started); empty for a worker that only restarted.
+ * The sessions a previous instance of the extension left (it was reloaded, updated or the browser started: read only
+ * when storage.session has never held sessions in this instance, never after a worker that only restarted).
  */
 export async function readLeftSessions(): Promise<SessionState[]> {
-  const [here, left] = await Promise.all([browser.storage.session.get(SESSION.sessions), browser.storage.local.get(LOCAL.sessionsLeft)]);
-  if (here[SESSION.sessions] !== undefined) return [];
-  const all = left[LOCAL.sessionsLeft];
+  const all = (await browser.storage.local.get(LOCAL.sessionsLeft))[LOCAL.sessionsLeft];
   if (!all || typeof all !== "object") return [];
   return Object.values(all as Record<string, SessionState>).filter(
     (s) => typeof s?.session_id === "string" && typeof s.window_id === "number" && !!s.tabs && typeof s.tabs === "object",
