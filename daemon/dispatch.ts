@@ -6,7 +6,7 @@
  * and the caller is answered at once while the stages unwind behind it.
  */
 import { approvalOf } from "../protocol/approval.ts";
-import { EFFECTS } from "../protocol/catalog.ts";
+import { EFFECTS, type MethodName } from "../protocol/catalog.ts";
 import { BskError, toErrorBody, type ErrorBody } from "../protocol/errors.ts";
 import { CALL_PROGRESS, type RequestFrame } from "../protocol/frames.ts";
 import { Call, mintTraceId, timeoutError } from "./call.ts";
@@ -120,9 +120,46 @@ export class Dispatcher {
       // Params were validated against call.method's schema: the one place a handler is called by a run-time name.
       const handler = (this.handlers as unknown as Partial<Record<string, AnyDaemonHandler>>)[call.method];
       if (!handler) throw new BskError("unsupported", `${call.method} is not implemented by this daemon`);
-      return handler({ call, ctx: this.ctx, client, params: call.params, findCall: (id) => this.findCall(id, client) });
+      return handler({
+        call,
+        ctx: this.ctx,
+        client,
+        params: call.params,
+        findCall: (id) => this.findCall(id, client),
+        step: (method, params) => this.step(call, client, method, params) as never,
+      });
     }
     return this.sessionStages(call);
+  }
+
+  /** A method run as a step of `parent` (HandlerArgs.step): its own call on the same client, cut off with the parent. */
+  private async step(
+    parent: Call,
+    client: ClientLink,
+    method: MethodName,
+    params: unknown,
+  ): Promise<{ result: unknown; timings: Record<string, number> }> {
+    if (parent.signal.aborted) throw parent.signal.reason;
+    const frame: RequestFrame = {
+      id: `${parent.id}.${method}`,
+      method,
+      params: params as Record<string, unknown>,
+      meta: {
+        trace_id: parent.traceId,
+        timeout_ms: Math.max(1, parent.remainingMs()),
+        ...(parent.meta.client_pid !== undefined && { client_pid: parent.meta.client_pid }),
+      },
+    };
+    const cut = () => this.findCall(frame.id, client)?.abort(parent.signal.reason);
+    parent.signal.addEventListener("abort", cut, { once: true });
+    try {
+      const { frame: reply } = await this.handle(frame, client);
+      const timings = (reply.meta.timings ?? {}) as Record<string, number>;
+      if ("error" in reply) throw BskError.from(reply.error);
+      return { result: reply.result, timings };
+    } finally {
+      parent.signal.removeEventListener("abort", cut);
+    }
   }
 
   /**

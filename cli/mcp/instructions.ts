@@ -14,7 +14,7 @@ export function instructions(tools: ReadonlySet<string>, offered?: { profile: st
       : " dialog_pending: a dialog holds the tab; ask the person to answer it.";
   return `bsk drives the person's own logged-in Chromium browser in a separate Agent Window. Treat it like borrowing someone's computer while they watch: do the task, nothing else.
 
-1. Sessions: call session_start first (name: what you are doing, in a few words) and pass its session_id to every other tool. Call session_stop when the task is done AND when it failed. Sessions started here also end when this server exits.
+1. Sessions: call session_start first (name: what you are doing, in a few words; url: the first page, which saves a navigate) and pass its session_id to every other tool. Call session_stop when the task is done AND when it failed. Sessions started here also end when this server exits.
 2. Observe, act, re-observe: snapshot returns the page as role "name" lines with @eN refs on everything actionable. Act with refs from the latest snapshot (click, fill, select, press, ...). Every action reports its effect (navigated, new_tab, dialog, download, dom_changed, none); snapshot again after navigations and whenever the page changed (diff: true returns only what changed; find searches the last snapshot).
 3. Refs: stale_ref means the page changed: take a new snapshot and use the new refs; never guess a similar element. element_obscured names what covers the element: deal with it first.
 4. Effects: never retry an action whose effect_state is unknown without observing first; a submit or payment done twice is worse than asking.${dialogs}

@@ -1,7 +1,8 @@
 /** Session lifecycle methods the daemon answers: start (picks a browser, opens the Agent Window), stop, list. */
 import { METHODS, type ParsedParams, type Result } from "../../protocol/catalog.ts";
-import { BskError, toErrorBody } from "../../protocol/errors.ts";
-import { normalizeOrigin } from "../../protocol/origins.ts";
+import { BskError, isErrorCode, toErrorBody } from "../../protocol/errors.ts";
+import { normalizeOrigin, originAllowed } from "../../protocol/origins.ts";
+import { normalizeUrl } from "../../protocol/urls.ts";
 import { pickBrowser } from "../browsers.ts";
 import type { Call } from "../call.ts";
 import type { DaemonContext } from "../context.ts";
@@ -12,7 +13,31 @@ import { launchByConfig, startBrowser, type Launched } from "../browser-launch.t
 /** Leave this much of the deadline to answer no_browser_connected before the call itself times out. */
 const ANSWER_MARGIN_MS = 100;
 
-const start: DaemonHandler<"session.start"> = async ({ call, ctx, params }) => openSession(ctx, call, params);
+/**
+ * With a url, the first page loads as a `navigate` step of this call (its own op in the ledger, events and trace), so
+ * an agent starts on its page in one call. Start and load are one outcome: a page that does not load ends the
+ * session, and the navigation's error (with its effect_state) is the answer.
+ */
+const start: DaemonHandler<"session.start"> = async ({ call, ctx, params, step }) => {
+  const opened = await openSession(ctx, call, params);
+  if (params.url === undefined) return opened;
+  call.stage = "navigate";
+  try {
+    const { result, timings } = await step("navigate", { session_id: opened.session_id, url: params.url });
+    // The step's own hops, under its name: navigate (its whole time in the daemon), navigate_ledger, navigate_extension, …
+    for (const [hop, ms] of Object.entries(timings)) call.timings[hop === "daemon" ? "navigate" : `navigate_${hop}`] = ms;
+    return { ...opened, navigation: result };
+  } catch (err) {
+    const body = toErrorBody(err);
+    await ctx.sessions
+      .endSession(opened.session_id, "start_failed", { traceId: call.traceId, detail: { code: body.code, step: "navigate" } })
+      .catch(() => undefined);
+    throw new BskError(isErrorCode(body.code) ? body.code : "protocol_error", `${body.message} (the session was ended)`, {
+      hint: body.hint,
+      data: { ...body.data, session_id: opened.session_id, session_ended: true },
+    });
+  }
+};
 
 /** Progress notes while no browser is connected: within half a second, then each second, what is awaited and the fix. */
 function waitingNotes(call: Call, waitMs: number, launched: Launched | undefined): () => void {
@@ -31,6 +56,27 @@ function waitingNotes(call: Call, waitMs: number, launched: Launched | undefined
     clearTimeout(first);
     clearInterval(every);
   };
+}
+
+/**
+ * Refuses, before any window opens, what cannot be the first page: not a URL, `javascript:`, a bare word (`bsk
+ * session start list` is a mistyped command far more often than a host named "list"), or an origin outside
+ * --allow-origin. The extension's checks of a navigation (file: and restricted URLs) still run on the step.
+ */
+function firstPage(input: string, allowOrigins: readonly string[] | undefined): void {
+  const url = normalizeUrl(input);
+  const text = input.trim();
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(text) && !/[.:/[]/.test(text)) {
+    throw new BskError("invalid_params", `not a URL: ${JSON.stringify(input)} (session start opens ${url} only when asked with a scheme)`, {
+      hint: `To open that host write ${url}; bsk session --help lists the session commands.`,
+      data: { reason: "not_a_url" },
+    });
+  }
+  if (!originAllowed(allowOrigins, url)) {
+    throw new BskError("permission_denied", `${url} is outside this session's allowed origins (${allowOrigins!.join(", ")})`, {
+      data: { reason: "origin_not_allowed", url, allowed: allowOrigins, effect_state: "none" },
+    });
+  }
 }
 
 /** Picks the browser (waiting for one within the call's time), reserves the session and has the browser open its Agent Window. */
@@ -58,6 +104,7 @@ export async function openSession(ctx: DaemonContext, call: Call, p: ParsedParam
       hint: "Leave them out with --where group, or use the Agent Window (the default).",
     });
   }
+  if (p.url !== undefined) firstPage(p.url, allowOrigins);
   call.stage = "browser_wait";
   let browser = pick();
   if (!browser) {

@@ -1,4 +1,4 @@
-import type { DaemonMethodName, ParsedParams, Result } from "../../protocol/catalog.ts";
+import type { DaemonMethodName, MethodName, Params, ParsedParams, Result } from "../../protocol/catalog.ts";
 import type { Call } from "../call.ts";
 import type { ClientLink, DaemonContext } from "../context.ts";
 
@@ -10,6 +10,11 @@ export interface HandlerArgs<M extends DaemonMethodName> {
   params: ParsedParams<M>;
   /** The in-flight call a `cancel {id}` refers to. */
   findCall: (id: string | number) => Call | undefined;
+  /**
+   * Runs another method as a step of this call, through every stage a client's call takes (ledger, gate, queue,
+   * events), under this call's trace, deadline and abort. Throws its error (with its effect_state).
+   */
+  step: <M extends MethodName>(method: M, params: Params<M>) => Promise<{ result: Result<M>; timings: Record<string, number> }>;
 }
 
 /** A method the daemon answers itself; returns the method's result or throws a BskError. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { method, tabParams, WaitUntil } from "../define.ts";
 
-const NavigationResult = () =>
+export const NavigationResult = () =>
   z.object({
     tab_id: z.number().int(),
     url: z.string(),

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { method, wireMethod, SessionId, SessionInfo, SessionWhere, sessionParam } from "../define.ts";
 import { normalizeOrigin } from "../origins.ts";
 import { ObserveKinds } from "./history.ts";
+import { NavigationResult } from "./navigation.ts";
 
 /** The longest lease a session may ask for: it replaces the idle timeout, so it bounds how long an abandoned session lives. */
 export const LEASE_MAX_MS = 3_600_000;
@@ -60,6 +61,13 @@ export const sessionMethods = {
           .boolean()
           .default(false)
           .describe("Every page-changing call on every site waits for the person's Allow in the pill (reads are not asked)"),
+        url: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            "Open this page in the session's first tab, as navigate does (waits for load); if it does not load, the session is ended and the navigation's error returned",
+          ),
       }),
     result: () =>
       z.object({
@@ -69,11 +77,14 @@ export const sessionMethods = {
         tab_id: z.number().int(),
         /** where group: the tab group holding the session's tabs. */
         group_id: z.number().int().optional(),
+        /** With url: the page loaded in the first tab (navigate's result). */
+        navigation: NavigationResult().optional(),
       }),
     // The MCP server sets it to its own pid: its sessions end with it.
     mcp: { hidden: ["owner_pid"] },
     cli: {
       words: ["session", "start"],
+      positionals: [{ param: "url", description: "A page to open in the session's first tab (one call instead of start + navigate)" }],
       flags: {
         browser: { description: "Browser instance id or label (bsk browsers), or a paired device id (server mode)" },
         device: { param: "browser", description: "A paired remote browser's device id or label (server mode; bsk daemon devices)" },
@@ -118,6 +129,7 @@ export const sessionMethods = {
       },
       examples: [
         "S=$(bsk session start --name 'compare prices')",
+        "S=$(bsk session start https://example.com --name 'read the docs')",
         "bsk session start --no-focus --width 1280 --height 900",
         "bsk session start --allow-origin https://shop.example --allow-origin https://pay.example --block-requests",
         "bsk session start --isolated --name 'sign up for the newsletter'",

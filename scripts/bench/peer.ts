@@ -262,8 +262,8 @@ export async function peerLane(world: PrivateWorld, session: string, peer: Peer,
 }
 
 /**
- * Cold start: no daemon, the browser running → the first navigated page. bsk: `session start` (which starts the
- * daemon) then `navigate`, after the extension has waited long enough for any reconnect back-off to reach its
+ * Cold start: no daemon, the browser running → the first navigated page. bsk: `session start URL` (which starts the
+ * daemon, opens the Agent Window and loads the page in one call), after the extension has waited long enough for any reconnect back-off to reach its
  * ceiling. The peer: a new session attaching to its running Chromium over CDP (`--cdp`), `open`.
  */
 async function coldStart(world: PrivateWorld, session: string, peer: Peer, url: string): Promise<PeerRow> {
@@ -277,8 +277,7 @@ async function coldStart(world: PrivateWorld, session: string, peer: Peer, url: 
     await world.run(["daemon", "stop"]);
     await Bun.sleep(6000);
     const t0 = performance.now();
-    const s = (await must(world.run(["session", "start", "--no-focus"]), "cold bsk session start")).trim();
-    await must(world.run(["navigate", url, "--session", s]), "cold bsk navigate");
+    const s = (await must(world.run(["session", "start", url, "--no-focus"]), "cold bsk session start URL")).trim();
     as.push(performance.now() - t0);
     await world.run(["session", "stop", s]);
 
@@ -287,7 +286,7 @@ async function coldStart(world: PrivateWorld, session: string, peer: Peer, url: 
   }
   return peerRow(
     "cold start → first navigated page",
-    "session start + navigate (no daemon)",
+    "session start URL (no daemon)",
     "--cdp URL open (new session)",
     as,
     bs,

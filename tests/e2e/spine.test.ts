@@ -168,3 +168,80 @@ describe("the person's browser stays theirs", () => {
     expect(r.json.error.code).toBe("not_found");
   });
 });
+
+describe("session start URL: one call to a session on its page", () => {
+  const windowCount = async () => (await w.person.asExtension("chrome.windows.getAll().then((ws) => ws.length)")) as number;
+  const sessionCount = async () => (await w.ok(["session", "list"])).sessions.length as number;
+
+  test("the window opens on the page: navigate's result, its op in the ledger, the id alone on stdout", async () => {
+    const url = w.fixtures.url("/shop.html");
+    const r = await w.bsk(["session", "start", url, "--no-focus", "--json"]);
+    expect(r.code).toBe(0);
+    const started = r.json.result;
+    expect(started.navigation).toMatchObject({ tab_id: started.tab_id, url, title: "Tiny Shop", status: 200, navigated: true });
+    expect(r.json.timings).toMatchObject({ navigate: expect.any(Number), navigate_extension: expect.any(Number) });
+    const s = started.session_id;
+    const ops = (await w.ok(["ops", "--session", s])).ops;
+    expect(ops).toHaveLength(1);
+    expect(ops[0]).toMatchObject({ method: "navigate", session_id: s, effect_state: "committed" });
+    expect((await w.ok(["evaluate", "document.title", "--session", s])).value).toBe("Tiny Shop");
+
+    const human = await w.bsk(["session", "start", w.fixtures.url("/echo-title/Second"), "--no-focus"]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^[a-z0-9]{4}\n$/);
+    const s2 = human.stdout.trim();
+    expect((await w.ok(["evaluate", "document.title", "--session", s2])).value).toBe("Second");
+    await w.ok(["session", "stop", "--all"]);
+  });
+
+  test("a first page that does not load ends the session: its window closes, the error says so", async () => {
+    const windows = await windowCount();
+    // Port 9 is on Chromium's unsafe list: the request never leaves the browser.
+    const r = await w.bsk(["session", "start", "http://127.0.0.1:9/", "--no-focus", "--json"]);
+    expect(r.code).not.toBe(0);
+    expect(r.json.error).toMatchObject({
+      code: "cdp_failed",
+      data: { reason: "navigation_failed", session_ended: true, effect_state: "none" },
+    });
+    expect(r.json.error.message).toContain("the session was ended");
+    const s = r.json.error.data.session_id;
+    const [ended] = (await w.ok(["session", "list", "--session", s])).sessions;
+    expect(ended).toMatchObject({ state: "ended", end_reason: "start_failed" });
+    await until("the failed session's window to close", async () => (await windowCount()) === windows);
+  });
+
+  test("what cannot be a first page is refused before any window opens", async () => {
+    const windows = await windowCount();
+    const sessions = await sessionCount();
+    const refusals: [string[], string, string | undefined][] = [
+      [["javascript:alert(1)"], "invalid_params", undefined],
+      [["list"], "invalid_params", "not_a_url"],
+      [["http://[::1"], "invalid_params", undefined],
+      [
+        [w.fixtures.crossUrl("/echo-title/outside"), "--allow-origin", new URL(w.fixtures.url("/")).origin],
+        "permission_denied",
+        "origin_not_allowed",
+      ],
+    ];
+    for (const [args, code, reason] of refusals) {
+      const r = await w.bsk(["session", "start", ...args, "--no-focus", "--json"]);
+      expect(r.json?.ok).toBe(false);
+      expect(r.json.error.code).toBe(code);
+      if (reason) expect(r.json.error.data.reason).toBe(reason);
+    }
+    expect(w.fixtures.hits("/echo-title/outside")).toBe(0);
+    expect(await sessionCount()).toBe(sessions);
+    expect(await windowCount()).toBe(windows);
+  });
+
+  test("a file: first page is refused by the extension's rules and the session ends; nothing is read", async () => {
+    const windows = await windowCount();
+    const r = await w.bsk(["session", "start", "file:///etc/passwd", "--no-focus", "--json"]);
+    expect(r.json.error).toMatchObject({
+      code: "permission_denied",
+      data: { reason: "restricted_url", rule: "file_urls_off", session_ended: true, effect_state: "none" },
+    });
+    expect(JSON.stringify(r.json)).not.toContain("root:");
+    await until("the refused session's window to close", async () => (await windowCount()) === windows);
+  });
+});

@@ -3,7 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { BskError } from "../../protocol/errors.ts";
 import { parseBrowser } from "../../extension/src/shared/browser-info.ts";
 import { assertNotRestricted, assertOwned, isRestrictedUrl, ownerOf, type OwnedTabs } from "../../extension/src/session/scope.ts";
-import { normalizeUrl, urlMatcher } from "../../extension/src/shared/urls.ts";
+import { normalizeUrl } from "../../protocol/urls.ts";
+import { urlMatcher } from "../../extension/src/shared/urls.ts";
 
 const sessions: OwnedTabs[] = [
   { session_id: "aaaa", tabs: { "1": "created", "2": "opened", "3": "borrowed" } },

@@ -8,7 +8,7 @@ import { EFFECTS, METHODS, type ExtensionMethodName } from "../../../protocol/ca
 import { getSession } from "../session/sessions.ts";
 import type { CallContext, Handler } from "../shared/handler.ts";
 import type { SessionState } from "../session/settings.ts";
-import { normalizeUrl } from "../shared/urls.ts";
+import { normalizeUrl } from "../../../protocol/urls.ts";
 import { raceAbort } from "../shared/abort.ts";
 import { endsTheCall, incidentError, promptEffect, watchIncidents } from "../features/guard/incidents.ts";
 import { assertOriginAllowed } from "../features/guard/origins.ts";

@@ -9,7 +9,7 @@ import { assertSessionMayOpen } from "../session/file-urls.ts";
 import { restrictedUrlError } from "../session/scope.ts";
 import { resolveTab } from "../session/sessions.ts";
 import { requestNeverSent } from "../shared/net-errors.ts";
-import { normalizeUrl } from "../shared/urls.ts";
+import { normalizeUrl } from "../../../protocol/urls.ts";
 import { sending } from "../session/input-mark.ts";
 
 type NavigationResult = Result<"navigate">;

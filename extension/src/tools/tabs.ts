@@ -11,7 +11,8 @@ import { assertOwned, ownerOf, restrictedUrlError } from "../session/scope.ts";
 import { groupTitle, groupWindow, joinGroup } from "../session/groups.ts";
 import { adoptTab, allSessions, dropTab, requireSession, resolveTab, setCurrent, setGroupWindow } from "../session/sessions.ts";
 import type { SessionState } from "../session/settings.ts";
-import { normalizeUrl, outlineUrl } from "../shared/urls.ts";
+import { normalizeUrl } from "../../../protocol/urls.ts";
+import { outlineUrl } from "../shared/urls.ts";
 import { sending } from "../session/input-mark.ts";
 
 type TabInfo = Result<"tab.create">;
