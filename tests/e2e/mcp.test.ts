@@ -163,6 +163,36 @@ describe("bsk mcp", () => {
     }
   });
 
+  test("session_start with a url opens on the page; cut off while the page loads, that session ends", async () => {
+    const { client } = await connect();
+    try {
+      const started = json(await callOk(client, "session_start", { focus: false, url: w.fixtures.url("/shop.html") }));
+      expect(started.navigation).toMatchObject({ tab_id: started.tab_id, title: "Tiny Shop", status: 200, navigated: true });
+      const abort = new AbortController();
+      const args = { focus: false, name: "cut off", url: w.fixtures.url("/hold/mcp-start") };
+      const starting = client.callTool({ name: "session_start", arguments: args }, undefined, { signal: abort.signal });
+      await w.fixtures.seen("/hold/mcp-start");
+      abort.abort();
+      await expect(starting).rejects.toThrow();
+      const cut = await until("the cut-off session to end", async () => {
+        const { sessions } = await w.ok(["session", "list"]);
+        return sessions.find((x: any) => x.name === "cut off" && x.state === "ended");
+      });
+      expect(cut.end_reason).toBe("start_failed");
+      const { ops } = await w.ok(["ops", "--session", cut.session_id]);
+      expect(ops).toHaveLength(1);
+      expect(ops[0].method).toBe("navigate");
+      expect(ops[0].state).not.toBe("reserved");
+      // The first session is untouched and still answers.
+      expect(json(await callOk(client, "evaluate", { session_id: started.session_id, expression: "document.title" })).value).toBe(
+        "Tiny Shop",
+      );
+    } finally {
+      w.fixtures.release("mcp-start");
+      await client.close();
+    }
+  });
+
   test("upload and download move files through the server, with paths relative to its working directory", async () => {
     const dir = mkdtempSync("/tmp/bsk-mcp-files-");
     writeFileSync(`${dir}/cv.txt`, "hello cv\n");
