@@ -116,6 +116,35 @@ describe("popup", () => {
     await popup.waitFor(`document.querySelector("li[data-session]") === null`);
     s = await w.startSession(["--name", "compare prices"]);
   });
+
+  test("nothing moves between the person's press and release: a session starting meanwhile waits for the click", async () => {
+    await popup.evaluate(`chrome.storage.local.set({ ask_first_origins: ["https://steady.example"] }).then(() => 1)`);
+    const button = `li[data-origin="https://steady.example"] button[data-action="remove"]`;
+    await popup.waitFor(`document.querySelector('${button}') !== null`);
+    const box = async () =>
+      popup.evaluate(`(() => { const r = document.querySelector('${button}')?.getBoundingClientRect(); return r && [r.x, r.y]; })()`);
+    const [x0, y0] = (await box()) as [number, number];
+    const at = { x: Math.round(x0 + 5), y: Math.round(y0 + 5), button: "left", clickCount: 1 };
+    await popup.send("Page.bringToFront");
+    await popup.send("Input.dispatchMouseEvent", { type: "mouseMoved", x: at.x, y: at.y });
+    await popup.send("Input.dispatchMouseEvent", { type: "mousePressed", ...at });
+
+    // A session starts while the button is held: its row would go in above the list and push the button down.
+    const other = await w.startSession(["--name", "meanwhile"]);
+    await until("the popup's storage to hold the new session", () =>
+      popup.evaluate(`chrome.storage.session.get("sessions").then((v) => ${JSON.stringify(other)} in (v.sessions ?? {}))`),
+    );
+    await popup.evaluate(`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))`);
+    expect(await popup.evaluate(`document.querySelector('li[data-session="${other}"]') === null`)).toBe(true);
+    expect(await box()).toEqual([x0, y0]);
+
+    await popup.send("Input.dispatchMouseEvent", { type: "mouseReleased", ...at });
+    await popup.waitFor(`document.querySelector('li[data-origin="https://steady.example"]') === null`);
+    expect(await stored("ask_first_origins")).toEqual([]);
+    // The held refresh runs once the click is through.
+    await popup.waitFor(`document.querySelector('li[data-session="${other}"]') !== null`);
+    await w.ok(["session", "stop", other]);
+  });
 });
 
 /** Every string of the English catalog, flattened. */

@@ -29,6 +29,7 @@ import { Links } from "./Links.tsx";
 import { PairedKey, Pairing } from "./Pairing.tsx";
 import { RemoteConnection } from "./Remote.tsx";
 import { Sessions } from "./Sessions.tsx";
+import { steady } from "./steady.ts";
 import { Switches } from "./Switches.tsx";
 
 const STATE_TEXT: Record<ConnectionStatus["state"], MessageKey> = {
@@ -106,14 +107,16 @@ export function App() {
       browser.storage.session.get(SESSION.recordings),
       browser.storage.session.get(SESSION.remote),
     ]);
-    setRemote((rem[SESSION.remote] as RemoteStatus | undefined) ?? undefined);
-    setConn(c);
-    setSessions(reconcile(Object.values(s), { key: "session_id" }));
-    setSettings(st);
-    setSwitches(sw);
-    setTakenOver(Array.isArray(control[SESSION.control]) ? (control[SESSION.control] as string[]) : []);
-    const live = Object.values((recs[SESSION.recordings] ?? {}) as Record<string, { session_id: string; ended?: unknown }>);
-    setRecording(live.filter((r) => !r.ended).map((r) => r.session_id));
+    steady("app", () => {
+      setRemote((rem[SESSION.remote] as RemoteStatus | undefined) ?? undefined);
+      setConn(c);
+      setSessions(reconcile(Object.values(s), { key: "session_id" }));
+      setSettings(st);
+      setSwitches(sw);
+      setTakenOver(Array.isArray(control[SESSION.control]) ? (control[SESSION.control] as string[]) : []);
+      const live = Object.values((recs[SESSION.recordings] ?? {}) as Record<string, { session_id: string; ended?: unknown }>);
+      setRecording(live.filter((r) => !r.ended).map((r) => r.session_id));
+    });
   };
   const onChange = () => void refresh();
   onMount(() => {

@@ -8,6 +8,7 @@ import { browser } from "wxt/browser";
 import { askFirstOrigin, readAskFirst } from "../../src/features/approval/sites.ts";
 import { LOCAL } from "../../src/session/settings.ts";
 import { t } from "../../src/shared/i18n.ts";
+import { steady } from "./steady.ts";
 
 async function save(change: (now: string[]) => string[]): Promise<void> {
   // Read again right before writing: another popup may have changed the list meanwhile.
@@ -19,7 +20,10 @@ export function AskFirst() {
   const [origins, setOrigins] = createSignal<string[]>([]);
   const [error, setError] = createSignal<string | null>(null);
   let input!: HTMLInputElement;
-  const load = async () => setOrigins((await readAskFirst()) ?? []);
+  const load = async () => {
+    const list = (await readAskFirst()) ?? [];
+    steady("ask_first", () => setOrigins(list));
+  };
   const onChange = (changes: Record<string, unknown>, area: string) => {
     if (area === "local" && LOCAL.askFirst in changes) void load();
   };
