@@ -25,7 +25,9 @@ async function popup(): Promise<PersonPage> {
   if (popupPage) return popupPage;
   await w.person.openTab(`chrome-extension://${EXTENSION_ID}/popup.html?ask`);
   popupPage = await PersonPage.find(w.browser.cdpPort!, "popup.html?ask");
-  await popupPage.waitFor(`document.querySelector(".ask-first form") !== null`);
+  // The person acts on a settled popup: while the link is still coming up, its state line above the list comes and
+  // goes, and a row that moves just before a press is missed by anyone (seen: the press landed on the next row).
+  await popupPage.waitFor(`document.querySelector("main.connected .ask-first form") !== null`);
   return popupPage;
 }
 
