@@ -1,5 +1,6 @@
 /** The spine end to end: real Chromium, the built extension, dist/bsk, a local fixture site. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { startWorld, until, type World } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
 
@@ -243,5 +244,21 @@ describe("session start URL: one call to a session on its page", () => {
     });
     expect(JSON.stringify(r.json)).not.toContain("root:");
     await until("the refused session's window to close", async () => (await windowCount()) === windows);
+  });
+
+  test("the browser's own pages and bsk's popup are never a first page", async () => {
+    const windows = await windowCount();
+    for (const url of [
+      "chrome://settings",
+      `chrome-extension://${EXTENSION_ID}/popup.html`,
+      "devtools://devtools/bundled/inspector.html",
+    ]) {
+      const r = await w.bsk(["session", "start", url, "--no-focus", "--json"]);
+      expect(r.json?.ok).toBe(false);
+      expect(r.json.error).toMatchObject({ code: "permission_denied", data: { reason: "restricted_url", session_ended: true } });
+    }
+    await until("the refused sessions' windows to close", async () => (await windowCount()) === windows);
+    // bsk's popup never loaded in a session tab: no page of it is open.
+    expect((await w.person.pages()).some((p) => p.url.includes("popup.html"))).toBe(false);
   });
 });
