@@ -228,6 +228,25 @@ for (const l of LANGS) {
       await world.bsk(["daemon", "stop"]);
       // The worker keeps trying (connecting, then off again): wait for the off state's words.
       await page.waitFor(`document.querySelector(".hint")?.textContent.includes(${JSON.stringify(l.down)})`, 15_000);
+      // Its retries do not make the words under the title (and the rows below them) jump: two attempts come and go.
+      await page.evaluate(`(() => {
+        const hint = () => document.querySelector(".hint")?.textContent + "|" + document.querySelector("main").className;
+        let last = hint();
+        window.__flips = [];
+        window.__attempts = 0;
+        new MutationObserver(() => { const h = hint(); if (h !== last) { window.__flips.push(h); last = h; } })
+          .observe(document.querySelector("main"), { subtree: true, childList: true, characterData: true, attributes: true });
+        chrome.storage.onChanged.addListener((changes, area) => {
+          const state = area === "session" && changes.connection?.newValue?.state;
+          if (!state) return;
+          window.__state = state;
+          if (state === "connecting") window.__attempts++;
+        });
+        return 1;
+      })()`);
+      // The second attempt has ended: the worker wrote "off" again after it.
+      await page.waitFor(`window.__attempts >= 2 && window.__state === "disconnected"`, 15_000);
+      expect(await page.evaluate("window.__flips")).toEqual([]);
       await shoot(page, `${l.lang}-daemon-down`);
       expect(await untranslated(page, l.lang, [])).toEqual([]);
     });

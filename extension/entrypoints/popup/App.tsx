@@ -64,6 +64,25 @@ function StateHint(props: { conn: ConnectionStatus | undefined; port: number | u
   );
 }
 
+/**
+ * While the daemon is down the worker retries on its back-off, each attempt a moment of "connecting" between two of
+ * "off". Shown as is, the hint under the title would swap its words (and the rows below it would jump) on every
+ * attempt. An attempt from a down link shows only once it has lasted this long; every other change shows at once.
+ */
+const RETRY_QUIET_MS = 1500;
+
+function quietRetries(set: (c: ConnectionStatus | undefined) => void, shown: () => ConnectionStatus | undefined) {
+  let pending: ReturnType<typeof setTimeout> | undefined;
+  onCleanup(() => clearTimeout(pending));
+  return (c: ConnectionStatus | undefined) => {
+    clearTimeout(pending);
+    const before = shown()?.state;
+    const wasDown = before !== undefined && before !== "connected" && before !== "connecting";
+    if (c?.state === "connecting" && wasDown) pending = setTimeout(() => set(c), RETRY_QUIET_MS);
+    else set(c);
+  };
+}
+
 /** The worker's `error` when the person pressed Disconnect (src/link/connection.ts). */
 const PAUSED = "disconnected from the popup";
 
@@ -87,7 +106,8 @@ function EditField(props: { name: string; label: string; value: string; save: (t
 }
 
 export function App() {
-  const [conn, setConn] = createSignal<ConnectionStatus>();
+  const [conn, setShownConn] = createSignal<ConnectionStatus>();
+  const setConn = quietRetries(setShownConn, conn);
   const [remote, setRemote] = createSignal<RemoteStatus>();
   // A store reconciled by id: a session's row (and the button under the person's pointer) survives refreshes.
   const [sessions, setSessions] = createStore<SessionState[]>([]);
