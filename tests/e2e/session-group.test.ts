@@ -204,6 +204,27 @@ describe("a restarted service worker", () => {
   }, 60_000);
 });
 
+describe("the group's last tab", () => {
+  test("dragged out by the person, it stays open as theirs; the session ends with its group", async () => {
+    const { s, tab } = await startGroup();
+    await w.ok(["navigate", w.fixtures.url("/borrow-form.html?last-out"), "--session", s]);
+    await drag(tab, null);
+    const ended = await until("the session to end", async () => {
+      const rec = (await w.ok(["session", "list", "--session", s])).sessions[0];
+      return rec.state === "ended" && rec;
+    });
+    expect(ended.end_reason).toBe("group_closed");
+    expect((await events(s, "tab.taken_back")).map((e) => e.data)).toEqual([{ tab_id: tab, reason: "dragged_out" }]);
+    // Ending the session closes the session's own tabs; this one had become the person's and is left alone. (Chromium
+    // moves the tab out before it deletes the emptied group, so the take-back is done when the group's end comes.)
+    expect(await tabState(tab)).toMatchObject({ groupId: -1 });
+    expect(await chrome(`chrome.tabs.get(${tab}).then((t) => t.url)`)).toContain("last-out");
+    const debugged = `chrome.debugger.getTargets().then((ts) => ts.some((t) => t.tabId === ${tab} && t.attached))`;
+    await until("the debugger to leave the tab", async () => (await chrome(debugged)) === false);
+    await chrome(`chrome.tabs.remove(${tab})`);
+  });
+});
+
 describe("attacks", () => {
   test("--no-borrow: a tab dragged into the group is put back out unread; tab borrow is refused", async () => {
     const { s, group } = await startGroup(["--no-borrow"]);
