@@ -104,6 +104,8 @@ export interface MethodDef<
   runsUnderDialog?: boolean;
   /** A ControlPlane method that changes nothing (its MCP tool is read-only). */
   readsOnly?: boolean;
+  /** The session's end is this call's answer (record.await: the trace), so the end does not cancel it. */
+  answeredByTheEnd?: boolean;
   /**
    * A TransientInput method that sends input only when this boolean param is true (observe: probe_hover); without
    * it, the call is a read, which an ask-first site does not ask the person about.

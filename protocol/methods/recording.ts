@@ -108,6 +108,7 @@ export const recordingWireMethods = {
     callers: "wire",
     scope: "session",
     description: "Daemon → extension: wait until the session's recording ends; answers with its trace.",
+    answeredByTheEnd: true,
     params: () => z.object({ ...sessionParam() }),
     result: () => z.object({ trace: RecordTrace() }),
   }),

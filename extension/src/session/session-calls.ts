@@ -4,16 +4,15 @@
  * would fail on whatever its closing tab broke first (a detached debugger, "cdp_failed"), which says less than is
  * known. A call that already had its own answer (an approval that ended because its tab closed) keeps it.
  */
+import { getMethod, isMethodName } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
 
 const calls = new Map<string, Set<AbortController>>();
 
-/** Calls whose answer the session's end is: a recording's wait ends with what it captured (recording/recorder.ts). */
-const ANSWERED_BY_THE_END: ReadonlySet<string> = new Set(["record.await"]);
-
 /** Tracks a call of `sessionId` until the returned function is called. */
 export function trackSessionCall(sessionId: string | undefined, method: string, ac: AbortController): () => void {
-  if (sessionId === undefined || ANSWERED_BY_THE_END.has(method)) return () => {};
+  // A call the session's end answers (the catalog's answeredByTheEnd: a recording's wait ends with its trace).
+  if (sessionId === undefined || (isMethodName(method) && getMethod(method).answeredByTheEnd)) return () => {};
   let set = calls.get(sessionId);
   if (!set) calls.set(sessionId, (set = new Set()));
   set.add(ac);
