@@ -73,13 +73,23 @@ const RETRY_QUIET_MS = 1500;
 
 function quietRetries(set: (c: ConnectionStatus | undefined) => void, shown: () => ConnectionStatus | undefined) {
   let pending: ReturnType<typeof setTimeout> | undefined;
+  let latest: ConnectionStatus | undefined;
   onCleanup(() => clearTimeout(pending));
   return (c: ConnectionStatus | undefined) => {
-    clearTimeout(pending);
+    latest = c;
     const before = shown()?.state;
     const wasDown = before !== undefined && before !== "connected" && before !== "connecting";
-    if (c?.state === "connecting" && wasDown) pending = setTimeout(() => set(c), RETRY_QUIET_MS);
-    else set(c);
+    if (c?.state === "connecting" && wasDown) {
+      // Other refreshes during the attempt (a session's change) do not restart its clock.
+      pending ??= setTimeout(() => {
+        pending = undefined;
+        set(latest);
+      }, RETRY_QUIET_MS);
+      return;
+    }
+    clearTimeout(pending);
+    pending = undefined;
+    set(c);
   };
 }
 
