@@ -3,6 +3,7 @@
  * `scheme://host[:port]` both the daemon (validation) and the extension (checks, blocking rules) compare.
  * Pure: no chrome.*, no node:*.
  */
+import { BskError } from "./errors.ts";
 
 /** `https://example.com`, `example.com` (https), `http://localhost:3000`, `https://example.com/` → canonical; else null. */
 export function normalizeOrigin(text: string): string | null {
@@ -42,4 +43,12 @@ export function originAllowed(allowed: readonly string[] | undefined, url: strin
   if (!allowed || allowed.length === 0) return true;
   const origin = requestOrigin(url);
   return origin === null || allowed.includes(origin);
+}
+
+/** Throws permission_denied (origin_not_allowed) when a session limited to `allowed` may not load `url`. */
+export function assertOriginAllowed(allowed: readonly string[] | undefined, url: string, data: Record<string, unknown> = {}): void {
+  if (originAllowed(allowed, url)) return;
+  throw new BskError("permission_denied", `${url} is outside this session's allowed origins (${allowed!.join(", ")})`, {
+    data: { reason: "origin_not_allowed", url, allowed, ...data },
+  });
 }

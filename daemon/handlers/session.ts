@@ -1,7 +1,7 @@
 /** Session lifecycle methods the daemon answers: start (picks a browser, opens the Agent Window), stop, list. */
 import { METHODS, type ParsedParams, type Result } from "../../protocol/catalog.ts";
 import { BskError, isErrorCode, toErrorBody } from "../../protocol/errors.ts";
-import { normalizeOrigin, originAllowed } from "../../protocol/origins.ts";
+import { assertOriginAllowed, normalizeOrigin } from "../../protocol/origins.ts";
 import { normalizeUrl } from "../../protocol/urls.ts";
 import { pickBrowser } from "../browsers.ts";
 import type { Call } from "../call.ts";
@@ -72,11 +72,7 @@ function firstPage(input: string, allowOrigins: readonly string[] | undefined): 
       data: { reason: "not_a_url" },
     });
   }
-  if (!originAllowed(allowOrigins, url)) {
-    throw new BskError("permission_denied", `${url} is outside this session's allowed origins (${allowOrigins!.join(", ")})`, {
-      data: { reason: "origin_not_allowed", url, allowed: allowOrigins, effect_state: "none" },
-    });
-  }
+  assertOriginAllowed(allowOrigins, url, { effect_state: "none" });
 }
 
 /** Picks the browser (waiting for one within the call's time), reserves the session and has the browser open its Agent Window. */

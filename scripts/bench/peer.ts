@@ -263,8 +263,9 @@ export async function peerLane(world: PrivateWorld, session: string, peer: Peer,
 
 /**
  * Cold start: no daemon, the browser running → the first navigated page. bsk: `session start URL` (which starts the
- * daemon, opens the Agent Window and loads the page in one call), after the extension has waited long enough for any reconnect back-off to reach its
- * ceiling. The peer: a new session attaching to its running Chromium over CDP (`--cdp`), `open`.
+ * daemon, opens the Agent Window and loads the page in one call), after the extension has waited long enough for any
+ * reconnect back-off to reach its ceiling. The peer: a new session attaching to its running Chromium over CDP
+ * (`--cdp`), `open`.
  */
 async function coldStart(world: PrivateWorld, session: string, peer: Peer, url: string): Promise<PeerRow> {
   const cdp = (await must(peer.run(["get", "cdp-url"]), "agent-browser get cdp-url")).trim();

@@ -7,8 +7,7 @@
  * the call that caused it (incidents.ts). `navigate` and `tab create` are refused before they start.
  */
 import { browser } from "wxt/browser";
-import { BskError } from "../../../../protocol/errors.ts";
-import { originAllowed, requestOrigin } from "../../../../protocol/origins.ts";
+import { assertOriginAllowed as assertAllowedIn, originAllowed, requestOrigin } from "../../../../protocol/origins.ts";
 import { emit } from "../../ports/outbox.ts";
 import { allSessions, onSessionsChanged, ownerOfTab, sessionsReady } from "../../session/sessions.ts";
 import type { SessionState } from "../../session/settings.ts";
@@ -19,10 +18,7 @@ const BLOCKED = "net::ERR_BLOCKED_BY_CLIENT";
 
 /** Throws permission_denied (origin_not_allowed) when the session may not load `url`. */
 export function assertOriginAllowed(s: SessionState, url: string, tabId?: number): void {
-  if (originAllowed(s.allow_origins, url)) return;
-  throw new BskError("permission_denied", `${url} is outside this session's allowed origins (${s.allow_origins!.join(", ")})`, {
-    data: { reason: "origin_not_allowed", url, allowed: s.allow_origins, ...(tabId === undefined ? {} : { tab_id: tabId }) },
-  });
+  assertAllowedIn(s.allow_origins, url, tabId === undefined ? {} : { tab_id: tabId });
 }
 
 /** The session rules last applied and the update in progress (updates run one after another). */
