@@ -191,7 +191,7 @@ describe("the pill stays out of the agent's way", () => {
     for (let x = Math.ceil(pill.x); x < pill.x + pill.width; x += 4) {
       for (let y = Math.ceil(pill.y); y < pill.y + pill.height; y += 4) expect(png.at(x, y)).toEqual(pageColor);
     }
-    // The glow (the capture is itself a call, so it glowed) is not at the edges either.
+    // The glow (a capture is itself a call, and a slow one glows) is not at the edges either.
     for (const [x, y] of [
       [1, 1],
       [Math.round(png.width / 2), png.height - 2],

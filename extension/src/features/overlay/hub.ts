@@ -8,7 +8,6 @@ import { browser, type Browser } from "wxt/browser";
 import {
   controlReady,
   installDebuggingCancelStop,
-  isBusy,
   isTakenOver,
   onBusyChange,
   onControlChange,
@@ -24,6 +23,7 @@ import { onCapture } from "../../page/screenshot.ts";
 import { allSessions, endByPerson, isClosing, ownerOfTab, sessionsReady } from "../../session/sessions.ts";
 import { LOCAL, readSwitches, SESSION } from "../../session/settings.ts";
 import { LIVE_KEY, type OverlayPush, type OverlayRequest, type OverlayView } from "../../shared/messages/overlay.ts";
+import { Glow } from "./glow.ts";
 
 /** A page that does not answer (busy, frozen) does not hold a screenshot up longer than this. */
 const CAPTURE_HIDE_CAP_MS = 500;
@@ -43,6 +43,11 @@ const hubState: HubState = {
   lastLive: undefined,
 };
 
+/** Busy tabs glow only once their call has run a moment (glow.ts); with the hints off nothing is pushed for it. */
+const glow = new Glow((tabId) => {
+  if (hubState.hints) void push(tabId);
+});
+
 function hintsReady(): Promise<void> {
   hubState.hintsLoaded ??= readSwitches().then((s) => void (hubState.hints = s.show_hints));
   return hubState.hintsLoaded;
@@ -61,7 +66,7 @@ export function viewFor(tabId: number): OverlayView | null {
     ...(s.name && { name: s.name }),
     ...(s.remote_host !== undefined && { remote_host: s.remote_host }),
     state: isTakenOver(s.session_id) ? "taken_over" : "live",
-    busy: isBusy(tabId),
+    busy: glow.isLit(tabId),
     hints: hubState.hints,
     help: helpView(tabId),
     record: recordView(tabId),
@@ -192,9 +197,7 @@ export function installOverlay(): void {
   });
   browser.tabs.onRemoved.addListener((tabId) => tabGone(tabId));
   onControlChange(pushSession);
-  onBusyChange((tabId) => {
-    if (hubState.hints) push(tabId);
-  });
+  onBusyChange((tabId, busy) => glow.busy(tabId, busy));
   onHelpChange(push);
   onApprovalChange(push);
   onRecordingChange((rec) => push(rec.tab_id));

@@ -63,7 +63,7 @@ export interface OverlayView {
   /** Where the session's agent is when it is not on this computer: the server's host ("remote agent on HOST"). */
   remote_host?: string;
   state: "live" | "taken_over";
-  /** A call of the session is running on this tab: the edge glow. */
+  /** A call of the session has been running on this tab for a moment (features/overlay/glow.ts): the edge glow. */
   busy: boolean;
   /** "Show control hints": the pill and the glow. */
   hints: boolean;
