@@ -11,6 +11,7 @@ import { resume, takeOver } from "../src/features/control.ts";
 import { connect, disconnectLocal, pair, unpair } from "../src/link/connection.ts";
 import { connectRemote, disconnectRemote, installRemoteRouting, pairRemoteLink, renewIfDue } from "../src/link/remote/remote-link.ts";
 import { installDialogTracking } from "../src/page/dialogs.ts";
+import { installEffectNotices } from "../src/page/effects.ts";
 import { installFrameTracking } from "../src/cdp/frames.ts";
 import { installDiagnosticsCapture } from "../src/features/diagnostics/capture.ts";
 import { installOriginGuard } from "../src/features/guard/origins.ts";
@@ -72,6 +73,7 @@ export default defineBackground({
     installOwnPageRevival();
     installOverlay();
     installHands();
+    installEffectNotices();
     installOriginGuard();
     installPromptWatch();
     installCrashWatch();

@@ -298,6 +298,20 @@ describe("effects", () => {
     }
   });
 
+  test("a change the page makes in the frame after the input is seen; the page cannot reach bsk's change notice", async () => {
+    await page("act-effects.html");
+    // bsk's notice binding lives only in its own isolated world: the page has no such function, and one of its own
+    // by that name is never called.
+    expect(await js("typeof __bskEffect")).toBe("undefined");
+    await js("window.forged = 0; window.__bskEffect = () => window.forged++; 1");
+    expect((await ok(["click", "#nothing"])).effect).toEqual({ kind: "none", dom_changed: false });
+    expect((await ok(["click", "#later"])).effect).toEqual({ kind: "dom_changed", dom_changed: true });
+    expect(await js(`document.getElementById("status").textContent`)).toBe("changed in a frame");
+    expect((await ok(["click", "#change"])).effect).toEqual({ kind: "dom_changed", dom_changed: true });
+    expect((await ok(["click", "#nothing"])).effect).toEqual({ kind: "none", dom_changed: false });
+    expect(await js("window.forged")).toBe(0);
+  });
+
   test("a click whose navigation is still on its way waits for the commit, and reports it", async () => {
     await page("act-effects.html");
     const clicking = ok(["click", "#slow"]);

@@ -7,7 +7,7 @@
  */
 import { BskError } from "../../../protocol/errors.ts";
 import { mainFrameId, sendTo } from "../cdp/debugger.ts";
-import { installDomProbe } from "./effects.ts";
+import { armNotice, installDomProbe } from "./effects.ts";
 import { frameOffset, listFrames } from "../cdp/frames.ts";
 import { callOn } from "../cdp/page-call.ts";
 import { resolveWith, type Alongside } from "../cdp/refs/resolve.ts";
@@ -243,7 +243,10 @@ async function checkInPage(
   });
 }
 
-const PAGE_FN = `function(opts, capMs) { return (${checkInPage.toString()}).call(this, opts, capMs, ${installDomProbe.toString()}); }`;
+/** The page function's installer of effects.ts's probe, told which notice id to use (armNotice). */
+const INSTALL = `const probe = ${installDomProbe.toString()}; const install = (n, via) => probe(n, via, notice);`;
+
+const PAGE_FN = `function(opts, capMs, notice) { ${INSTALL} return (${checkInPage.toString()}).call(this, opts, capMs, install); }`;
 
 /**
  * Page work to do in the same call once the element passed the checks (saves a round trip): `fn` runs with
@@ -254,8 +257,8 @@ export interface Then {
   args: unknown[];
 }
 
-const withThen = (then: Then) => `function (opts, capMs, args) {
-  const install = ${installDomProbe.toString()};
+const withThen = (then: Then) => `function (opts, capMs, args, notice) {
+  ${INSTALL}
   return (${checkInPage.toString()}).call(this, opts, capMs, install).then((r) => {
     const v = JSON.parse(r);
     if (!v.ok) return r;
@@ -402,8 +405,20 @@ function fullOptions(opts: ActOptions): Required<ActOptions> {
 }
 
 /** The page call of the checks (and of `then`), as a function's source and its arguments. */
-function checkCall(full: Required<ActOptions>, then?: Then): Alongside {
-  return then ? { fn: withThen(then), args: [full, STABLE_CAP_MS, then.args] } : { fn: PAGE_FN, args: [full, STABLE_CAP_MS] };
+function checkCall(full: Required<ActOptions>, notice: Notice, then?: Then): Alongside {
+  return then
+    ? { fn: withThen(then), args: [full, STABLE_CAP_MS, then.args, notice] }
+    : { fn: PAGE_FN, args: [full, STABLE_CAP_MS, notice] };
+}
+
+type Notice = ReturnType<typeof armNotice> | null;
+
+/**
+ * A notice id when the call arms the probe. One armed in an out-of-process iframe tells its notice on that frame's
+ * session, which the watch does not hear: that settle reads the probe as before.
+ */
+function noticeFor(tabId: number, full: Required<ActOptions>, then?: Then): Notice {
+  return full.probe || then ? armNotice(tabId) : null;
 }
 
 /** Checks and prepares the element for an action; returns the point to act on in top-level coordinates. */
@@ -414,7 +429,7 @@ export async function actionable(
   then?: Then,
 ): Promise<Actionable & { then?: unknown }> {
   const full = fullOptions(opts);
-  const call = checkCall(full, then);
+  const call = checkCall(full, noticeFor(rt.tabId, full, then), then);
   return checked(rt, full, await callOn<PageReply>(rt, call.fn, call.args, signal), signal, then !== undefined);
 }
 
@@ -431,7 +446,7 @@ export async function resolveActionable(
   then?: Then,
 ): Promise<{ rt: ResolvedTarget; at: Actionable & { then?: unknown } }> {
   const full = fullOptions(opts);
-  const call = checkCall(full, then);
+  const call = checkCall(full, noticeFor(tabId, full, then), then);
   const { rt, along } = await resolveWith<PageReply>(sessionId, tabId, target, call, signal);
   const r = along ?? (await callOn<PageReply>(rt, call.fn, call.args, signal));
   return { rt, at: await checked(rt, full, r, signal, then !== undefined) };

@@ -10,7 +10,9 @@ import type { Result } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import { raceAbort } from "../shared/abort.ts";
 import { promptOf } from "./prompt-state.ts";
-import { mainFrameId, sendTo, subscribe } from "../cdp/debugger.ts";
+import { mainFrameId, onAttach, sendTo, subscribe } from "../cdp/debugger.ts";
+import { BSK_WORLD } from "../cdp/frames.ts";
+import { EFFECT_BINDING, readNotice } from "./effect-notice.ts";
 import { isDialogPending, onDialogOpen, openDialog, type OpenDialog } from "./dialogs.ts";
 import { onKeptDownload } from "./download-news.ts";
 import { sending } from "../session/input-mark.ts";
@@ -50,7 +52,7 @@ const STATUS_CAP_MS = 500;
  * (which, with a frame already under way, costs a whole extra frame). Self-contained: it is sent as source, inside
  * actionability.ts's page call or on its own.
  */
-export function installDomProbe(node: Node, via?: Element | null): void {
+export function installDomProbe(node: Node, via?: Element | null, notice?: { binding: string; id: string } | null): void {
   const g = globalThis as any;
   g.__bskMut?.stop();
   // Input that lands in a child frame (the element it goes to hosts a document) fires its events there, not here:
@@ -103,7 +105,16 @@ export function installDomProbe(node: Node, via?: Element | null): void {
     /** Whether the document received any of the input (its events, or the user activation they give); null: not known here. */
     delivered: () => seen || (!activeBefore && !!(navigator as any).userActivation?.isActive) || (elsewhere ? null : false),
     mo: new MutationObserver(() => {
+      if (state.changed) return;
       state.changed = true;
+      // Told to the worker at once (effectNotices), so the settle needs no page call to learn it; nothing after the
+      // first change can alter the answer, so the probe winds down.
+      const tell = notice ? g[notice.binding] : undefined;
+      if (typeof tell === "function") {
+        const el = node instanceof Element ? node : null;
+        tell(JSON.stringify([notice!.id, !!el?.closest("a[download][href]")]));
+        state.stop();
+      }
     }),
     /** Resolves once the frame after the first input event has run. */
     frame: null as unknown as Promise<void>,
@@ -120,6 +131,21 @@ export function installDomProbe(node: Node, via?: Element | null): void {
   state.mo.observe(node.ownerDocument ?? node, opts);
   for (let r = node.getRootNode(); r instanceof ShadowRoot; r = r.host.getRootNode()) state.mo.observe(r, opts);
   g.__bskMut = state;
+}
+
+/** Tab → the notice id of the probe armed last (a tab runs one call at a time). */
+const armedNotices = new Map<number, string>();
+
+/** A new notice id for the probe about to be armed in `tabId`'s main session; the watch created next expects it. */
+export function armNotice(tabId: number): { binding: string; id: string } {
+  const id = crypto.randomUUID();
+  armedNotices.set(tabId, id);
+  return { binding: EFFECT_BINDING, id };
+}
+
+/** Every attachment exposes the binding to bsk's world (existing and future documents). */
+export function installEffectNotices(): void {
+  onAttach((_tabId, send) => send("Runtime.addBinding", { name: EFFECT_BINDING, executionContextName: BSK_WORLD }));
 }
 
 const READ_DOM_PROBE = `(() => {
@@ -169,6 +195,9 @@ export class EffectWatch {
   private opened: OpenDialog | null = null;
   /** Whether the acted-on document received the input (from the probe's read; null: not known). */
   inputDelivered: boolean | null = null;
+  /** The notice id this watch's probe was armed with, and what its notice said (EFFECT_BINDING). */
+  private readonly notice: string | undefined;
+  private noticed: { link: boolean } | null = null;
   /** Waiters to wake on any event (two can wait at once: the frame's read and a navigation starting). */
   private readonly wakers = new Set<() => void>();
   private readonly offs: (() => void)[] = [];
@@ -177,6 +206,8 @@ export class EffectWatch {
     readonly tabId: number,
     private readonly mainFrame: string,
   ) {
+    this.notice = armedNotices.get(tabId);
+    armedNotices.delete(tabId);
     this.offs.push(subscribe(tabId, (m, p) => this.onEvent(m, p)));
     this.offs.push(
       onDialogOpen(tabId, (d) => {
@@ -245,6 +276,12 @@ export class EffectWatch {
       case "Page.windowOpen":
         this.newTabHint = true;
         break;
+      case "Runtime.bindingCalled": {
+        const told = readNotice(p, this.notice);
+        if (!told) return;
+        this.noticed = told;
+        break;
+      }
       case "Page.downloadWillBegin":
         if (this.download?.id && this.download.url === String(p.url ?? "")) break;
         this.download = { url: String(p.url ?? ""), ...(p.suggestedFilename && { suggested_filename: String(p.suggestedFilename) }) };
@@ -294,6 +331,8 @@ export class EffectWatch {
   private async frame(probe: DomProbe | null, signal: AbortSignal): Promise<boolean | null> {
     if (!probe) return null;
     const after = "objectId" in probe ? probe.after : undefined;
+    // The page already told of a change: the answer cannot change, and there is nothing else to read back.
+    if (this.noticed && !this.noticed.link && !after) return true;
     const evaluate = (expression: string, awaitPromise: boolean) =>
       ("objectId" in probe
         ? sendTo(
@@ -433,20 +472,26 @@ export class EffectWatch {
 
 /** Arms the DOM observer in a world on its own (actions without a target element: points, keys). */
 export async function armDomProbe(probe: { target: CdpTarget; contextId: number }, signal?: AbortSignal): Promise<void> {
+  const notice = armNotice(probe.target.tabId);
   await sendTo(
     probe.target,
     "Runtime.evaluate",
-    { expression: `(${installDomProbe.toString()})(document)`, contextId: probe.contextId },
+    { expression: `(${installDomProbe.toString()})(document, null, ${JSON.stringify(notice)})`, contextId: probe.contextId },
     signal,
   );
 }
 
 /** Arms the DOM observer in the document of an element (actions whose page call does not arm it itself). */
 export async function armElementProbe(el: { cdp: CdpTarget; objectId: string }, signal?: AbortSignal): Promise<void> {
+  const notice = armNotice(el.cdp.tabId);
   await sendTo(
     el.cdp,
     "Runtime.callFunctionOn",
-    { objectId: el.objectId, functionDeclaration: `function () { (${installDomProbe.toString()})(this); }` },
+    {
+      objectId: el.objectId,
+      functionDeclaration: `function (notice) { (${installDomProbe.toString()})(this, null, notice); }`,
+      arguments: [{ value: notice }],
+    },
     signal,
   );
 }

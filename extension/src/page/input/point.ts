@@ -4,7 +4,7 @@
  */
 import { BskError } from "../../../../protocol/errors.ts";
 import { sendTo, mainFrameId } from "../../cdp/debugger.ts";
-import { installDomProbe } from "../effects.ts";
+import { armNotice, installDomProbe } from "../effects.ts";
 import { dropWorld, isGoneError, worldOf } from "../../cdp/frames.ts";
 import type { CdpTarget } from "../../cdp/refs/target.ts";
 
@@ -49,7 +49,8 @@ function atPointInPage(installProbe: (n: Node, via?: Element | null) => void, x:
   });
 }
 
-const EXPR = (x: number | null, y: number | null) => `(${atPointInPage.toString()})(${installDomProbe.toString()}, ${x}, ${y})`;
+const EXPR = (x: number | null, y: number | null, notice: ReturnType<typeof armNotice>) =>
+  `(${atPointInPage.toString()})((n, via) => (${installDomProbe.toString()})(n, via, ${JSON.stringify(notice)}), ${x}, ${y})`;
 
 export interface AtPoint {
   world: PointWorld;
@@ -69,7 +70,8 @@ export async function atPoint(tabId: number, x: number | null, y: number | null,
   const target: CdpTarget = { tabId };
   const world = await worldOf(target, await mainFrameId(tabId, signal), signal);
   try {
-    const r = await sendTo(target, "Runtime.evaluate", { expression: EXPR(x, y), contextId: world.contextId, returnByValue: true }, signal);
+    const expression = EXPR(x, y, armNotice(tabId));
+    const r = await sendTo(target, "Runtime.evaluate", { expression, contextId: world.contextId, returnByValue: true }, signal);
     const v = JSON.parse(String(r.result?.value ?? "{}")) as Omit<AtPoint, "world"> & { outside?: boolean };
     if (v.outside) throw outsideViewport(x!, y!, v.viewport);
     return { world: { target, contextId: world.contextId }, viewport: v.viewport ?? { width: 0, height: 0 }, hit: v.hit ?? null };
