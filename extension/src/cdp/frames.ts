@@ -156,7 +156,7 @@ function order(frames: FrameInfo[]): FrameInfo[] {
 }
 
 /** The name of bsk's isolated world in every frame (Page.createIsolatedWorld). */
-export const BSK_WORLD = "bsk";
+export const ISOLATED_WORLD = "bsk";
 
 /** The page runtime (entrypoints/bsk-page.ts, built by WXT as one self-contained script). */
 const loadPageScript = () => scriptText("/bsk-page.js");
@@ -186,7 +186,7 @@ export function dropWorld(world: World): void {
 async function makeWorld(target: CdpTarget, frameId: string, signal?: AbortSignal): Promise<World> {
   const [script, created] = await Promise.all([
     loadPageScript(),
-    sendTo<{ executionContextId: number }>(target, "Page.createIsolatedWorld", { frameId, worldName: BSK_WORLD }, signal),
+    sendTo<{ executionContextId: number }>(target, "Page.createIsolatedWorld", { frameId, worldName: ISOLATED_WORLD }, signal),
   ]);
   const contextId = created.executionContextId;
   const r = await sendTo(

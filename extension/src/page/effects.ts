@@ -11,7 +11,7 @@ import { BskError } from "../../../protocol/errors.ts";
 import { raceAbort } from "../shared/abort.ts";
 import { promptOf } from "./prompt-state.ts";
 import { mainFrameId, onAttach, sendTo, subscribe } from "../cdp/debugger.ts";
-import { BSK_WORLD } from "../cdp/frames.ts";
+import { ISOLATED_WORLD } from "../cdp/frames.ts";
 import { EFFECT_BINDING, readNotice } from "./effect-notice.ts";
 import { isDialogPending, onDialogOpen, openDialog, type OpenDialog } from "./dialogs.ts";
 import { onKeptDownload } from "./download-news.ts";
@@ -145,7 +145,7 @@ export function armNotice(tabId: number): { binding: string; id: string } {
 
 /** Every attachment exposes the binding to bsk's world (existing and future documents). */
 export function installEffectNotices(): void {
-  onAttach((_tabId, send) => send("Runtime.addBinding", { name: EFFECT_BINDING, executionContextName: BSK_WORLD }));
+  onAttach((_tabId, send) => send("Runtime.addBinding", { name: EFFECT_BINDING, executionContextName: ISOLATED_WORLD }));
 }
 
 const READ_DOM_PROBE = `(() => {
