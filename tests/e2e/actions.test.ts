@@ -305,8 +305,11 @@ describe("effects", () => {
     expect(await js("typeof __bskEffect")).toBe("undefined");
     await js("window.forged = 0; window.__bskEffect = () => window.forged++; 1");
     expect((await ok(["click", "#nothing"])).effect).toEqual({ kind: "none", dom_changed: false });
-    expect((await ok(["click", "#later"])).effect).toEqual({ kind: "dom_changed", dom_changed: true });
-    expect(await js(`document.getElementById("status").textContent`)).toBe("changed in a frame");
+    // The page's frame callback runs in the frame after the input, after bsk's own: every time, its change counts.
+    for (let i = 1; i <= 8; i++) {
+      expect((await ok(["click", "#later"])).effect).toEqual({ kind: "dom_changed", dom_changed: true });
+      expect(await js(`document.getElementById("status").textContent`)).toBe(`changed in frame ${i}`);
+    }
     expect((await ok(["click", "#change"])).effect).toEqual({ kind: "dom_changed", dom_changed: true });
     expect((await ok(["click", "#nothing"])).effect).toEqual({ kind: "none", dom_changed: false });
     expect(await js("window.forged")).toBe(0);

@@ -91,7 +91,11 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
     if (ended) return;
     if (seen) {
       ended = true;
-      state.framed();
+      // Animation frame callbacks the page asked for while handling the input run in this same frame, after this one
+      // (registered a frame earlier): a task posted now runs once the whole frame is done, so their changes count.
+      const after = new MessageChannel();
+      after.port1.onmessage = () => state.framed();
+      after.port2.postMessage(null);
     } else if (++frames < 120) requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
@@ -468,17 +472,6 @@ export class EffectWatch {
               : "none";
     return effect;
   }
-}
-
-/** Arms the DOM observer in a world on its own (actions without a target element: points, keys). */
-export async function armDomProbe(probe: { target: CdpTarget; contextId: number }, signal?: AbortSignal): Promise<void> {
-  const notice = armNotice(probe.target.tabId);
-  await sendTo(
-    probe.target,
-    "Runtime.evaluate",
-    { expression: `(${installDomProbe.toString()})(document, null, ${JSON.stringify(notice)})`, contextId: probe.contextId },
-    signal,
-  );
 }
 
 /** Arms the DOM observer in the document of an element (actions whose page call does not arm it itself). */
