@@ -242,6 +242,8 @@ export class EffectWatch {
 
   dispose(): void {
     for (const off of this.offs.splice(0)) off();
+    // An arming during the input (select chooses in its checks' page call) is this action's: no later watch takes it.
+    armedNotices.delete(this.tabId);
     this.poke();
   }
 
