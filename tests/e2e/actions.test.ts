@@ -358,6 +358,22 @@ describe("dialogs", () => {
     expect(await js(`document.getElementById("result").textContent`)).toBe("kept");
   });
 
+  test("a select whose page asks confirm() on change: effect dialog, the select named; a stale ref chooses nothing", async () => {
+    await page("act-dialogs.html");
+    const plan = refIn((await ok(["snapshot"])).text as string, `combobox "Plan"`);
+    const chosen = await ok(["select", plan, "pro"]);
+    expect(chosen).toMatchObject({ target: { ref: plan, role: "combobox", name: "Plan" }, selected: [] });
+    expect(chosen.effect).toMatchObject({ kind: "dialog", dialog: { type: "confirm", message: "Switch to pro?" } });
+    await ok(["dialog", "accept"]);
+    expect(await js(`document.getElementById("result").textContent`)).toBe("plan pro");
+
+    await page("act-dialogs.html");
+    const stale = await run(["select", plan, "pro"]);
+    expect(stale.json.error).toMatchObject({ code: "stale_ref", data: { effect_state: "none" } });
+    expect(stale.json.effect_state).toBe("none");
+    expect(await js(`document.getElementById("plan").value + " " + document.getElementById("result").textContent`)).toBe("free none");
+  });
+
   test("alert, prompt with --text, a dialog opened by evaluate, and beforeunload", async () => {
     await page("act-dialogs.html");
     expect((await ok(["click", "#alert"])).effect.dialog).toEqual({ type: "alert", message: "Saved!" });

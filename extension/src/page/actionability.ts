@@ -435,7 +435,8 @@ export async function actionable(
 
 /**
  * resolveTarget and actionable in one page round trip for a ref (the checks ride right behind the lookup,
- * refs/resolve.ts resolveWith); a selector takes two.
+ * refs/resolve.ts resolveWith); a selector takes two. `found` hears the element as soon as the lookup answers, also
+ * when the checks' call then fails (a dialog the page opened from `then`).
  */
 export async function resolveActionable(
   sessionId: string,
@@ -444,10 +445,11 @@ export async function resolveActionable(
   opts: ActOptions,
   signal: AbortSignal,
   then?: Then,
+  found?: (rt: ResolvedTarget) => void,
 ): Promise<{ rt: ResolvedTarget; at: Actionable & { then?: unknown } }> {
   const full = fullOptions(opts);
   const call = checkCall(full, noticeFor(tabId, full, then), then);
-  const { rt, along } = await resolveWith<PageReply>(sessionId, tabId, target, call, signal);
+  const { rt, along } = await resolveWith<PageReply>(sessionId, tabId, target, call, signal, found);
   const r = along ?? (await callOn<PageReply>(rt, call.fn, call.args, signal));
   return { rt, at: await checked(rt, full, r, signal, then !== undefined) };
 }

@@ -492,14 +492,14 @@ export async function armElementProbe(el: { cdp: CdpTarget; objectId: string }, 
 }
 
 /**
- * Arms a watch, sends the input, settles. A dialog that opens during the input (the call's signal aborts with
+ * Arms a watch, sends the input, settles (`probe` may be known only once the input ran: a function then). A dialog that opens during the input (the call's signal aborts with
  * dialog_pending) is the effect, not an error. `verify`: the probe's document is where the input goes (an element's
  * own), so input it never received with nothing else seen fails with input_not_delivered (effect_state none); the
  * check rides on the settle's page call.
  */
 export async function withEffect(
   tabId: number,
-  probe: DomProbe | null,
+  probe: DomProbe | null | (() => DomProbe | null),
   signal: AbortSignal,
   input: () => Promise<unknown>,
   opts: { verify?: boolean } = {},
@@ -513,7 +513,7 @@ export async function withEffect(
       throw err;
     }
   }
-  const effect = await watch.settle(signal, probe);
+  const effect = await watch.settle(signal, typeof probe === "function" ? probe() : probe);
   if (opts.verify && watch.inputDelivered === false && effect.kind === "none" && !effect.dom_changed) throw inputNotDelivered(tabId);
   return effect;
 }

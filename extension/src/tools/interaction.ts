@@ -373,13 +373,21 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
 
   select: async (p, { signal }) => {
     const { tabId } = await inputTab(p);
-    const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
+    let rt: ResolvedTarget | undefined;
     let reply: SelectReply | undefined;
-    // Checked and chosen in one page call, after the watch is armed.
-    const effect = await withEffect(tabId, probeOf(rt), signal, async () => {
-      reply = (await actionable(rt, {}, signal, { fn: selectInPage, args: [p.values] })).then as SelectReply;
-      if (!("ok" in reply) && !(reply.error === "not_select" && reply.listbox)) throw selectRefused(rt, reply);
-    });
+    // Looked up, checked and chosen in one page call (a ref's), after the watch is armed.
+    const choose = async () => {
+      const got = await resolveActionable(p.session_id, tabId, p.target, {}, signal, { fn: selectInPage, args: [p.values] }, (found) => {
+        rt = found;
+      }).catch((err: unknown) => {
+        throw rt ? err : chosenNothing(err);
+      });
+      reply = got.at.then as SelectReply;
+      if (!("ok" in reply) && !(reply.error === "not_select" && reply.listbox)) throw selectRefused(got.rt, reply);
+    };
+    const effect = await withEffect(tabId, () => (rt ? probeOf(rt) : null), signal, choose);
+    // A dialog the page opened while choosing is the effect; the lookup had answered by then.
+    if (!rt) throw new BskError("cdp_failed", "select: the page answered without the element", { data: { effect_state: "unknown" } });
     if (reply && "ok" in reply) return { tab_id: tabId, target: actedOn(rt), effect, selected: reply.selected };
     if (effect.kind === "dialog") return { tab_id: tabId, target: actedOn(rt), effect, selected: [] };
     // An ARIA listbox: a person clicks its options.
@@ -521,6 +529,17 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
 };
 
 /** The page refused before choosing anything (page/forms.ts selectInPage): nothing changed, whatever was sent. */
+/**
+ * The lookup of select's element failed in the page (no such element, a stale ref, an ambiguous selector): the choice
+ * rides behind the lookup and runs only on what it found, so nothing was chosen, though inside the input's mark. An
+ * error of the connection itself says no such thing.
+ */
+function chosenNothing(err: unknown): unknown {
+  if (!(err instanceof BskError) || err.data?.effect_state !== undefined) return err;
+  if (!["stale_ref", "not_found", "invalid_params"].includes(err.code)) return err;
+  return new BskError(err.code, err.message, { hint: err.hint, data: { ...err.data, effect_state: "none" } });
+}
+
 function selectRefused(rt: ResolvedTarget, r: Exclude<SelectReply, { ok: true }>): BskError {
   const data = { tab_id: rt.tabId, role: rt.role, name: rt.name, effect_state: "none" };
   switch (r.error) {

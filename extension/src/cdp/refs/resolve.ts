@@ -47,9 +47,14 @@ export async function resolveWith<T>(
   target: string,
   along: Alongside,
   signal?: AbortSignal,
+  found?: (rt: ResolvedTarget) => void,
 ): Promise<{ rt: ResolvedTarget; along: T | null }> {
   const n = parseRef(target);
-  if (n === null) return { rt: await resolveSelector(tabId, target, signal), along: null };
+  if (n === null) {
+    const rt = await resolveSelector(tabId, target, signal);
+    found?.(rt);
+    return { rt, along: null };
+  }
   const key = `h${++handoffs}`;
   let alongReply: Promise<T | null> | undefined;
   const rt = await resolveRef(sessionId, tabId, n, signal, {
@@ -60,6 +65,7 @@ export async function resolveWith<T>(
       alongReply.catch(() => undefined);
     },
   });
+  found?.(rt);
   return { rt, along: alongReply ? await alongReply : null };
 }
 
