@@ -111,7 +111,7 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
     mo: new MutationObserver(() => {
       if (state.changed) return;
       state.changed = true;
-      // Told to the worker at once (effectNotices), so the settle needs no page call to learn it; nothing after the
+      // Told to the worker at once (effect-notice.ts), so the settle needs no page call to learn it; nothing after the
       // first change can alter the answer, so the probe winds down.
       const tell = notice ? g[notice.binding] : undefined;
       if (typeof tell === "function") {
@@ -492,8 +492,8 @@ export async function armElementProbe(el: { cdp: CdpTarget; objectId: string }, 
 }
 
 /**
- * Arms a watch, sends the input, settles (`probe` may be known only once the input ran: a function then). A dialog that opens during the input (the call's signal aborts with
- * dialog_pending) is the effect, not an error. `verify`: the probe's document is where the input goes (an element's
+ * Arms a watch, sends the input, settles; a `probe` known only once the input ran is given as a function. A dialog that
+ * opens during the input (the call's signal aborts with dialog_pending) is the effect, not an error. `verify`: the probe's document is where the input goes (an element's
  * own), so input it never received with nothing else seen fails with input_not_delivered (effect_state none); the
  * check rides on the settle's page call.
  */

@@ -39,7 +39,7 @@ import { resolveTarget, resolveWith } from "../cdp/refs/resolve.ts";
 import type { ResolvedTarget } from "../cdp/refs/target.ts";
 import { resolveTab } from "../session/sessions.ts";
 import type { FamilyHandlers } from "../shared/handler.ts";
-import { sending } from "../session/input-mark.ts";
+import { sending, withEffectState } from "../session/input-mark.ts";
 
 type ActionResult = Result<"click">;
 type Acted = ActionResult["target"];
@@ -528,18 +528,17 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 };
 
-/** The page refused before choosing anything (page/forms.ts selectInPage): nothing changed, whatever was sent. */
 /**
  * The lookup of select's element failed in the page (no such element, a stale ref, an ambiguous selector): the choice
  * rides behind the lookup and runs only on what it found, so nothing was chosen, though inside the input's mark. An
  * error of the connection itself says no such thing.
  */
 function chosenNothing(err: unknown): unknown {
-  if (!(err instanceof BskError) || err.data?.effect_state !== undefined) return err;
-  if (!["stale_ref", "not_found", "invalid_params"].includes(err.code)) return err;
-  return new BskError(err.code, err.message, { hint: err.hint, data: { ...err.data, effect_state: "none" } });
+  const pageSaid = err instanceof BskError && ["stale_ref", "not_found", "invalid_params"].includes(err.code);
+  return pageSaid ? withEffectState(err, false) : err;
 }
 
+/** The page refused before choosing anything (page/forms.ts selectInPage): nothing changed, whatever was sent. */
 function selectRefused(rt: ResolvedTarget, r: Exclude<SelectReply, { ok: true }>): BskError {
   const data = { tab_id: rt.tabId, role: rt.role, name: rt.name, effect_state: "none" };
   switch (r.error) {
