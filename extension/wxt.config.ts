@@ -34,7 +34,7 @@ export default defineConfig({
     action: { default_title: "__MSG_manifest_name__" },
     // The overlay (entrypoints/overlay.ts): listed by hand, see there why it is not a WXT content script.
     // The hands (entrypoints/hands.ts): every frame, before the page's scripts, blank and opaque-origin frames too.
-    // The drop registry (entrypoints/drops.ts) goes only into the tabs bsk debugs, through their attachment (src/features/drop-script.ts).
+    // The page-world script (entrypoints/page-world/) goes only into the tabs bsk debugs, through their attachment (src/features/page-world-script.ts).
     content_scripts: [
       { matches: ["<all_urls>"], js: ["overlay.js"], run_at: "document_end", all_frames: false },
       {

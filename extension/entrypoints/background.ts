@@ -25,7 +25,7 @@ import { installTabDownloads } from "../src/features/files/tab-downloads.ts";
 import { installObserve } from "../src/features/observe.ts";
 import { installHands } from "../src/features/hands/agent-input.ts";
 import { installKeepalive } from "../src/link/keepalive.ts";
-import { installDropScript } from "../src/features/drop-script.ts";
+import { installPageWorldScript } from "../src/features/page-world-script.ts";
 import { installDoorbell } from "../src/link/doorbell.ts";
 import { installOverlay } from "../src/features/overlay/hub.ts";
 import { installFaultHook } from "../src/session/input-mark.ts";
@@ -84,7 +84,7 @@ export default defineBackground({
     installTabDownloads();
     installObserve();
     installKeepalive();
-    installDropScript();
+    installPageWorldScript();
     installConsent();
     installRecorder();
 

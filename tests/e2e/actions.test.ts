@@ -315,6 +315,90 @@ describe("effects", () => {
     expect(await js("window.forged")).toBe(0);
   });
 
+  test("a change after a timer or a message the page's handler queued is seen; so is one in the next frame of a page that silences the work registry", async () => {
+    await page("act-effects.html");
+    // With nothing queued the settle reads the page at once (no frame): still the truth.
+    expect((await ok(["click", "#nothing"])).effect).toEqual({ kind: "none", dom_changed: false });
+    for (let i = 1; i <= 8; i++) {
+      expect((await ok(["click", "#timer"])).effect).toEqual({ kind: "dom_changed", dom_changed: true });
+      expect(await js(`document.getElementById("status").textContent`)).toBe(`changed by timer ${i}`);
+      expect((await ok(["click", "#posted"])).effect).toEqual({ kind: "dom_changed", dom_changed: true });
+      expect(await js(`document.getElementById("status").textContent`)).toBe(`changed by message ${i}`);
+    }
+    // The page stops bsk's ask before the registry hears it (and answers nothing): the settle waits for the frame.
+    await js(`addEventListener("bsk-work-ask", (e) => e.stopImmediatePropagation(), true); 1`);
+    for (let i = 1; i <= 4; i++) {
+      expect((await ok(["click", "#later"])).effect).toEqual({ kind: "dom_changed", dom_changed: true });
+      expect(await js(`document.getElementById("status").textContent`)).toBe(`changed in frame ${i}`);
+    }
+    expect((await ok(["click", "#nothing"])).effect).toEqual({ kind: "none", dom_changed: false });
+  });
+
+  test("the work registry in the page's world tells what is queued, and the page's timers and frames work as before", async () => {
+    await page("act-effects.html");
+    // Answered by cancelling: false = nothing queued.
+    const ask = `document.dispatchEvent(new Event("bsk-work-ask", { cancelable: true }))`;
+    expect(await js(ask)).toBe(false);
+    // Set up and asked in one call (a short timer would fire between two).
+    const queued = async (setup: string, undo: string) => {
+      expect(await js(`${setup}; ${ask}`)).toBe(true);
+      expect(await js(`${undo}; ${ask}`)).toBe(false);
+    };
+    await queued("window.t = setTimeout(() => {}, 5)", "clearTimeout(window.t)");
+    await queued("window.t = setInterval(() => {}, 0)", "clearInterval(window.t)");
+    await queued("window.t = requestAnimationFrame(() => {})", "cancelAnimationFrame(window.t)");
+    await queued(`window.f = () => {}; document.addEventListener("scroll", window.f)`, `document.removeEventListener("scroll", window.f)`);
+    await queued(`document.body.onselectionchange = () => {}`, "document.body.onselectionchange = null");
+    await queued("window.o = new ResizeObserver(() => {}); window.o.observe(document.body)", "window.o.disconnect()");
+    await queued("window.o = new IntersectionObserver(() => {}); window.o.observe(document.body)", "window.o.disconnect()");
+    // Posted work counts until the next mark (each action's probe sets one).
+    await js(`postMessage("x", "*"); 1`);
+    expect(await js(ask)).toBe(true);
+    await js(`document.dispatchEvent(new Event("bsk-work-mark")); 1`);
+    expect(await js(ask)).toBe(false);
+    // Due: a short timer not yet fired, a message not yet delivered (to the window, or through a MessageChannel).
+    const due = `document.dispatchEvent(new Event("bsk-work-due", { cancelable: true }))`;
+    expect(await js(due)).toBe(false);
+    expect(await js(`window.t = setTimeout(() => {}, 0); ${due}`)).toBe(true);
+    expect(
+      await js(
+        `new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = (e) => r([e.data, ${due}]); c.port2.postMessage("m"); window.sent = ${due}; })`,
+      ),
+    ).toEqual(["m", false]);
+    expect(await js("window.sent")).toBe(true);
+    expect(
+      await js(
+        `new Promise((r) => { addEventListener("message", (e) => r([e.data, ${due}]), { once: true }); postMessage("w", "*"); window.sent = ${due}; })`,
+      ),
+    ).toEqual(["w", false]);
+    expect(await js("window.sent")).toBe(true);
+    expect(
+      await js(
+        `new MessageChannel().constructor === MessageChannel && new MessageChannel() instanceof MessageChannel && String(MessageChannel)`,
+      ),
+    ).toBe("function MessageChannel() { [native code] }");
+    await js(`document.dispatchEvent(new Event("bsk-work-mark")); 1`);
+    // A long timer is no queued work; a timer or a frame callback that ran is gone.
+    await js(`window.t = setTimeout(() => {}, 60000); 1`);
+    expect(await js(ask)).toBe(false);
+    expect(await js(`new Promise((r) => setTimeout(r, 0)).then(() => new Promise((r) => requestAnimationFrame(r))).then(() => 1)`)).toBe(1);
+    expect(await js(ask)).toBe(false);
+    // The page sees its own built-ins: their source, their arguments, `this`, ids it can clear.
+    expect(
+      await js(
+        `[setTimeout, requestAnimationFrame, EventTarget.prototype.addEventListener, ResizeObserver.prototype.observe].map(String).join()`,
+      ),
+    ).toBe(
+      "function setTimeout() { [native code] },function requestAnimationFrame() { [native code] },function addEventListener() { [native code] },function observe() { [native code] }",
+    );
+    expect(await js(`new Promise((r) => setTimeout((a, b) => r(a + b), 0, "x", "y"))`)).toBe("xy");
+    expect(await js(`new Promise((r) => requestAnimationFrame((t) => r(typeof t)))`)).toBe("number");
+    expect(
+      await js(`new Promise((r) => { let n = 0; const id = setTimeout(() => n++, 0); clearTimeout(id); setTimeout(() => r(n), 5); })`),
+    ).toBe(0);
+    expect(await js(`setTimeout.name + setTimeout.length`)).toBe("setTimeout1");
+  });
+
   test("a click whose navigation is still on its way waits for the commit, and reports it", async () => {
     await page("act-effects.html");
     const clicking = ok(["click", "#slow"]);

@@ -1,6 +1,6 @@
 /**
  * Drop zones in the snapshot (issue 14): an element with drop, dragover or dragenter listeners gets a ref and
- * `[drop]`, told by the drop registry in the page's own world (entrypoints/drops.ts), in every frame; upload
+ * `[drop]`, told by the drop registry in the page's own world (entrypoints/page-world/drops.ts), in every frame; upload
  * --mode drop and drag reach it by that ref; React's delegated onDrop marks the zone, not the root; a removed
  * listener unmarks it. The page can answer the snapshot's ask
  * with marks of its own and patch its world, and the snapshot still holds: the threat is written in
@@ -196,11 +196,11 @@ describe("snapshot: drop zones", () => {
     await w.person.openInOwnWindow(w.fixtures.url("/snap-drops.html?person-live"));
     const live = await PersonPage.find(w.browser.cdpPort!, "snap-drops.html?person-live");
     expect(await live.evaluate(probe)).toBe(0);
-    expect(await live.evaluate(`document.dispatchEvent(new Event("bsk-drop-hello", { cancelable: true }))`)).toBe(true);
+    expect(await live.evaluate(`document.dispatchEvent(new Event("bsk-page-world-hello", { cancelable: true }))`)).toBe(true);
     live.close();
     // A document is offered the registry more than once (a worker restart re-reports its frames): it installs once,
     // so a listener is marked once, not twice.
-    const registry = readFileSync(join(EXTENSION_DIR, "drops.js"), "utf8");
+    const registry = readFileSync(join(EXTENSION_DIR, "page-world.js"), "utf8");
     await js(`${registry}; 0`);
     expect(await js(probe)).toBe(1);
   });

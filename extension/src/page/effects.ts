@@ -1,9 +1,11 @@
 /**
  * What an action did, judged from what the browser reports between the input and a short settle after it:
  * armed before the input, it records main-frame navigation requests and commits (with the document's HTTP status),
- * tabs the page opened, dialogs, downloads, and DOM mutations seen by an observer in the page. The settle is one
- * animation frame; longer only while a navigation is starting (until it commits, bounded). Later effects reach the
- * agent through the session's event stream instead.
+ * tabs the page opened, dialogs, downloads, and DOM mutations seen by an observer in the page. The settle ends as
+ * soon as the page has handled the input when it has no work queued for the next frame or task (the page-world work
+ * registry, entrypoints/page-world/work.ts, says so), else after the frame after the input; longer only while a
+ * navigation is starting (until it commits, bounded). Later effects reach the agent through the session's event
+ * stream instead.
  */
 import { browser } from "wxt/browser";
 import type { Result } from "../../../protocol/catalog.ts";
@@ -48,9 +50,9 @@ const STATUS_CAP_MS = 500;
 /**
  * Installs the mutation observer in the page (bsk's isolated world) for the document of `node`, and the shadow roots
  * it sits in. It also notes the frame after the input: the first input event the page sees requests an animation
- * frame, so the settle waits for the frame that renders the input's consequences, not for one requested later
- * (which, with a frame already under way, costs a whole extra frame). Self-contained: it is sent as source, inside
- * actionability.ts's page call or on its own.
+ * frame, so a settle that waits for a frame waits for the one that renders the input's consequences, not for one
+ * requested later (which, with a frame already under way, costs a whole extra frame). Self-contained: it is sent as
+ * source, inside actionability.ts's page call or on its own.
  */
 export function installDomProbe(node: Node, via?: Element | null, notice?: { binding: string; id: string } | null): void {
   const g = globalThis as any;
@@ -78,29 +80,40 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
   ];
   // Input that reaches the document also gives it user activation, which no page listener can stop.
   const activeBefore = !!(navigator as any).userActivation?.isActive;
+  const doc = node.ownerDocument ?? (node as Document);
+  // The page-world work registry (entrypoints/page-world/work.ts) counts what the page posts from here on; the
+  // event names are messages/page-world.ts's WORK_MARK and WORK_ASK (this function is sent as source).
+  try {
+    doc.dispatchEvent(new Event("bsk-work-mark"));
+  } catch {
+    // A registry's listener threw in its own world; nothing to do here.
+  }
   let seen = false;
   let ended = false;
+  // The frame after the input is asked for by the first input event the page sees, before the page's own handlers
+  // ask for theirs: its callback then runs ahead of them in that frame, and the task it posts once the whole frame
+  // (their changes included) is done.
+  const tick = () => {
+    if (ended) return;
+    ended = true;
+    const after = new MessageChannel();
+    after.port1.onmessage = () => state.framed();
+    after.port2.postMessage(null);
+  };
   const onInput = () => {
     unlisten();
     seen = true;
+    requestAnimationFrame(tick);
   };
-  // Frames keep coming while armed, so the one after the input starts on the next vsync (a renderer that has to
-  // start asking for frames again answers a frame later).
-  let frames = 0;
-  const tick = () => {
-    if (ended) return;
-    if (seen) {
-      ended = true;
-      // Animation frame callbacks the page asked for while handling the input run in this same frame, after this one
-      // (registered a frame earlier): a task posted now runs once the whole frame is done, so their changes count.
-      const after = new MessageChannel();
-      after.port1.onmessage = () => state.framed();
-      after.port2.postMessage(null);
-    } else if (++frames < 120) requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
   // An action that fails after arming never reads the probe: it winds itself down.
   setTimeout(() => state.stop(), 60_000);
+  const ask = (name: string) => {
+    try {
+      return doc.dispatchEvent(new Event(name, { cancelable: true }));
+    } catch {
+      return true;
+    }
+  };
   const unlisten = () => {
     for (const t of INPUT) removeEventListener(t, onInput, true);
   };
@@ -120,6 +133,15 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
         state.stop();
       }
     }),
+    /** Whether the document saw any of the input's events. */
+    seen: () => seen,
+    /**
+     * Whether the page has work queued that may change the DOM in the next frame or task (the work registry answers
+     * by cancelling the ask); without a registry, or one that does not answer, it may.
+     */
+    wanted: () => ask("bsk-work-ask"),
+    /** Whether a short timer the page set is still to fire, or a message it posted undelivered (WORK_DUE_ASK). */
+    due: () => ask("bsk-work-due"),
     /** Resolves once the frame after the first input event has run. */
     frame: null as unknown as Promise<void>,
     framed: () => {},
@@ -152,6 +174,9 @@ export function installEffectNotices(): void {
   onAttach((_tabId, send) => send("Runtime.addBinding", { name: EFFECT_BINDING, executionContextName: ISOLATED_WORLD }));
 }
 
+/** How long after the frame the settle waits for short timers and messages the page set off (the registry says). */
+const DUE_GRACE_MS = 20;
+
 const READ_DOM_PROBE = `(() => {
   const s = globalThis.__bskMut;
   if (!s) return null;
@@ -165,7 +190,10 @@ const READ_DOM_PROBE = `(() => {
 /**
  * The frame after the input (or, when the page saw no input event, the next frame), then the observer's answer. A
  * DOM that already changed needs no frame: the answer cannot change, and what the input started (a navigation, a
- * new tab, a download) was reported by the browser before this call's reply.
+ * new tab, a download) was reported by the browser before this call's reply. Nor does a page that handled the input
+ * and has nothing queued (the browser answers an input command once the page's handlers, and the promise callbacks
+ * they started, have run). Waiting for a task instead would not be quicker: after input the renderer runs its next
+ * frame ahead of other tasks.
  */
 const AFTER_FRAME = `new Promise((resolve) => {
   const done = () => resolve(${READ_DOM_PROBE});
@@ -174,8 +202,29 @@ const AFTER_FRAME = `new Promise((resolve) => {
     s.changed = true;
     return done();
   }
-  s?.frame.then(done);
-  requestAnimationFrame(done);
+  if (s && s.seen() && !s.wanted()) return done();
+  // After the frame (and a task), short timers and messages the page set off get a little longer: after input the
+  // renderer runs its next frame first, so even a timer of 0 ms may still be due.
+  let settling = false;
+  const settle = () => {
+    if (settling) return;
+    settling = true;
+    const until = performance.now() + ${DUE_GRACE_MS};
+    const spin = () => {
+      if (s && s.mo.takeRecords().length > 0) s.changed = true;
+      if (!s || s.changed || !s.due() || performance.now() > until) done();
+      else setTimeout(spin, 1);
+    };
+    spin();
+  };
+  // A task posted after the frame runs after the messages the page posted while handling the input.
+  const later = () => {
+    const after = new MessageChannel();
+    after.port1.onmessage = settle;
+    after.port2.postMessage(null);
+  };
+  s?.frame.then(settle);
+  requestAnimationFrame(later);
 })`;
 
 interface Navigation {

@@ -86,7 +86,9 @@ export function installHands(): void {
     const a = of(target.tabId);
     a.agentSends(method, params);
     return () => {
-      if (a.agentAnswered()) void drain(target.tabId, a);
+      // A task later: the action's own read of the page (its effect's settle) reaches the renderer first, and the
+      // drain still starts after the answer.
+      if (a.agentAnswered()) setTimeout(() => void drain(target.tabId, a), 0);
     };
   });
   browser.runtime.onMessage.addListener(onReport);

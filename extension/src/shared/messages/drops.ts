@@ -1,5 +1,5 @@
 /**
- * The drop registry's two events between the page's own world (entrypoints/drops.ts) and bsk's snapshot world
+ * The drop registry's two events between the page's own world (entrypoints/page-world/drops.ts) and bsk's snapshot world
  * (src/page/snapshot/page/drops.ts). Both worlds share only the DOM, so the snapshot asks with an event on the
  * document and the registry answers with one event on each element that has drop, dragover or dragenter listeners.
  *
@@ -14,10 +14,5 @@
 export const DROP_ASK = "bsk-drop-ask";
 /** Page world → snapshot, on each drop target (the document for window, document, <html> and <body>). */
 export const DROP_MARK = "bsk-drop-mark";
-/**
- * A registry about to install → the document: cancelled when one is there already (a document is offered it again
- * after a worker restart). A page that cancels it itself only goes without the registry (no [drop] hints of its own).
- */
-export const DROP_HELLO = "bsk-drop-hello";
 /** Marks taken per snapshot of a document; a page that answers with more is cut off there. */
 export const MAX_DROP_MARKS = 2000;

@@ -1,5 +1,5 @@
 /**
- * The document's drop targets, as the drop registry in the page's world reports them (entrypoints/drops.ts,
+ * The document's drop targets, as the drop registry in the page's world reports them (entrypoints/page-world/drops.ts,
  * src/shared/messages/drops.ts): hints, never trusted. Asked once per walk; only connected elements of this
  * document count. Elements with an ondrop/ondragover/ondragenter attribute count too (read here, not asked).
  */

@@ -1,38 +1,22 @@
 /**
- * The drop registry: in the page's own world (MAIN) of every frame of the tabs bsk debugs, from document start,
- * before any page script (src/features/drop-script.ts adds it to the tab's attachment). It notes which targets have drop, dragover or dragenter listeners — added with
- * addEventListener or set as ondrop/ondragover/ondragenter — and answers the snapshot's ask by marking each one
- * (src/shared/messages/drops.ts says how and why the page cannot abuse that).
- *
- * The wrappers are Proxies of the built-ins that call them first, unchanged, and whose source reads as the
- * built-in's (Function.prototype.toString is wrapped for that, and reads as itself); other event types cost one typeof and three compares. Nothing is kept strongly: a removed element
- * with a listener is not held. What the page could patch later (Set, WeakMap, dispatchEvent, …) is taken now.
+ * The drop registry (page world, see index.ts): notes which targets have drop, dragover or dragenter listeners —
+ * added with addEventListener or set as ondrop/ondragover/ondragenter — and answers the snapshot's ask by marking
+ * each one (src/shared/messages/drops.ts says how and why the page cannot abuse that). Other event types cost one
+ * typeof and three compares. Nothing is kept strongly: a removed element with a listener is not held.
  */
-import { defineUnlistedScript } from "wxt/utils/define-unlisted-script";
-import { DROP_ASK, DROP_HELLO, DROP_MARK } from "../src/shared/messages/drops.ts";
+import { DROP_ASK, DROP_MARK } from "../../src/shared/messages/drops.ts";
+import type { PageTools } from "./tools.ts";
 
-export default defineUnlistedScript(() => {
-  // One registry per document: the one there already says so by cancelling the hello.
-  if (!document.dispatchEvent(new Event(DROP_HELLO, { cancelable: true }))) return;
-  const uncurry = <A extends unknown[], R>(f: (...args: A) => R) =>
-    Function.prototype.call.bind(f) as unknown as (self: unknown, ...args: A) => R;
-  const apply = Reflect.apply;
-  const ProxyCtor = Proxy;
-  const SetCtor = Set;
+export function installDropRegistry(t: PageTools): void {
+  const { uncurry, apply, wrap, wrapHandlers, mapGet, mapSet, addListener, SetCtor, setAdd, setDelete, setSize } = t;
   const WeakSetCtor = WeakSet;
   const WeakRefCtor = WeakRef;
   const EventCtor = Event;
-  const mapGet = uncurry(WeakMap.prototype.get);
-  const mapSet = uncurry(WeakMap.prototype.set);
   const mapDelete = uncurry(WeakMap.prototype.delete);
-  const setAdd = uncurry(Set.prototype.add);
-  const setDelete = uncurry(Set.prototype.delete);
-  const setSize = uncurry(Object.getOwnPropertyDescriptor(Set.prototype, "size")!.get!);
   const weakAdd = uncurry(WeakSet.prototype.add);
   const weakHas = uncurry(WeakSet.prototype.has);
   const deref = uncurry(WeakRef.prototype.deref);
   const dispatch = uncurry(EventTarget.prototype.dispatchEvent);
-  const preventDefault = uncurry(Event.prototype.preventDefault);
   const keysOf = Object.keys;
   const startsWith = uncurry(String.prototype.startsWith);
   const slice = uncurry(String.prototype.slice);
@@ -65,33 +49,7 @@ export default defineUnlistedScript(() => {
     }
   };
 
-  /** Each wrapper → the built-in it wraps: Function.prototype.toString reads the built-in's source for it. */
-  const originals = new WeakMap<object, unknown>();
-  const wrap = <F extends (...args: never[]) => unknown>(f: F, after: (self: unknown, args: unknown[]) => void): F => {
-    const w = new ProxyCtor(f, {
-      apply(target, self, args: unknown[]) {
-        const r = apply(target, self, args);
-        try {
-          after(self, args);
-        } catch {
-          // Bookkeeping never changes what the page's call does.
-        }
-        return r;
-      },
-    });
-    mapSet(originals, w, f);
-    return w;
-  };
-  // A Proxy's source reads "function () { [native code] }", without the name a check for native code expects.
-  const fnProto = Function.prototype;
-  const sourceOf = fnProto.toString;
-  fnProto.toString = new ProxyCtor(sourceOf, {
-    apply: (target, self, args: unknown[]) => apply(target, mapGet(originals, self) ?? self, args),
-  });
-  mapSet(originals, fnProto.toString, sourceOf);
-
   const proto = EventTarget.prototype;
-  const addListener = proto.addEventListener;
   // Options are not read (a getter the page counts would see a second read); a listener removed with another
   // capture flag than it was added with unmarks early — a missing hint, never a broken page.
   proto.addEventListener = wrap(proto.addEventListener, (self, a) => {
@@ -100,14 +58,7 @@ export default defineUnlistedScript(() => {
   proto.removeEventListener = wrap(proto.removeEventListener, (self, a) => {
     if (typeof a[0] === "string" && isDropType(a[0]) && a[1] != null) note(self, a[1], false);
   });
-  for (const holder of [HTMLElement.prototype, SVGElement.prototype, Document.prototype, win] as object[]) {
-    for (const prop of ["ondrop", "ondragover", "ondragenter"]) {
-      const d = Object.getOwnPropertyDescriptor(holder, prop);
-      if (!d?.set || !d.configurable) continue;
-      d.set = wrap(d.set, (self, a) => note(self, prop, typeof a[0] === "function"));
-      Object.defineProperty(holder, prop, d);
-    }
-  }
+  wrapHandlers([HTMLElement.prototype, SVGElement.prototype, Document.prototype, win], ["ondrop", "ondragover", "ondragenter"], note);
 
   const mark = (target: object) => {
     try {
@@ -158,5 +109,4 @@ export default defineUnlistedScript(() => {
     noted = kept;
   };
   apply(addListener, doc, [DROP_ASK, answer, true]);
-  apply(addListener, doc, [DROP_HELLO, (e: Event) => preventDefault(e), true]);
-});
+}
