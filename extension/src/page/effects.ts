@@ -82,7 +82,8 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
   const activeBefore = !!(navigator as any).userActivation?.isActive;
   const doc = node.ownerDocument ?? (node as Document);
   // The page-world work registry (entrypoints/page-world/work.ts) counts what the page posts from here on; the
-  // event names are messages/page-world.ts's WORK_MARK and WORK_ASK (this function is sent as source).
+  // event names are messages/page-world.ts's WORK_MARK, WORK_ASK and WORK_DUE_ASK (this function is sent as source;
+  // tests/unit/extension-page-world-events.test.ts holds them together).
   try {
     doc.dispatchEvent(new Event("bsk-work-mark"));
   } catch {
