@@ -357,7 +357,8 @@ describe("effects", () => {
     await js(`document.dispatchEvent(new Event("bsk-work-mark")); 1`);
     expect(await js(ask)).toBe(false);
     // Due: a short timer not yet fired, a message not yet delivered (to the window, or through a MessageChannel).
-    const due = `document.dispatchEvent(new Event("bsk-work-due", { cancelable: true }))`;
+    // Answered by cancelling too, but the other way round: cancelled = something is due.
+    const due = `!document.dispatchEvent(new Event("bsk-work-due", { cancelable: true }))`;
     expect(await js(due)).toBe(false);
     expect(await js(`window.t = setTimeout(() => {}, 0); ${due}`)).toBe(true);
     expect(

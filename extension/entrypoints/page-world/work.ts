@@ -209,5 +209,5 @@ export function installWorkRegistry(t: PageTools): void {
     true,
   ]);
   apply(addListener, doc, [WORK_ASK, (e: Event) => idle() && preventDefault(e), true]);
-  apply(addListener, doc, [WORK_DUE_ASK, (e: Event) => setSize(timers) === 0 && inFlight === 0 && preventDefault(e), true]);
+  apply(addListener, doc, [WORK_DUE_ASK, (e: Event) => (setSize(timers) > 0 || inFlight > 0) && preventDefault(e), true]);
 }

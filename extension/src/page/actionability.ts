@@ -7,7 +7,8 @@
  */
 import { BskError } from "../../../protocol/errors.ts";
 import { mainFrameId, sendTo } from "../cdp/debugger.ts";
-import { armNotice, installDomProbe } from "./effects.ts";
+import { installDomProbe } from "./dom-probe.ts";
+import { armNotice } from "./effects.ts";
 import { frameOffset, listFrames } from "../cdp/frames.ts";
 import { callOn } from "../cdp/page-call.ts";
 import { resolveWith, type Alongside } from "../cdp/refs/resolve.ts";

@@ -5,7 +5,7 @@
  * (date-like inputs, native <select>), followed by the input and change events a person's choice would fire.
  */
 import { BskError } from "../../../protocol/errors.ts";
-import { installDomProbe } from "./effects.ts";
+import { installDomProbe } from "./dom-probe.ts";
 import { callOn } from "../cdp/page-call.ts";
 import type { ResolvedTarget } from "../cdp/refs/target.ts";
 

@@ -4,7 +4,8 @@
  */
 import { BskError } from "../../../../protocol/errors.ts";
 import { sendTo, mainFrameId } from "../../cdp/debugger.ts";
-import { armNotice, installDomProbe } from "../effects.ts";
+import { installDomProbe } from "../dom-probe.ts";
+import { armNotice } from "../effects.ts";
 import { dropWorld, isGoneError, worldOf } from "../../cdp/frames.ts";
 import type { CdpTarget } from "../../cdp/refs/target.ts";
 

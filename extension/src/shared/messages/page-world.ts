@@ -24,8 +24,9 @@ export const WORK_MARK = "bsk-work-mark";
  */
 export const WORK_ASK = "bsk-work-ask";
 /**
- * Effect probe → work registry, after the frame after the input: cancelled when nothing the page queued is still due
- * — no short timer (under a frame, not an interval) to fire, no message it posted (to its window or through a
- * MessageChannel) undelivered. The probe waits for those a little longer (page/effects.ts).
+ * Effect probe → work registry, after the frame after the input: cancelled when something the page queued is still
+ * due — a short timer (under a frame, not an interval) to fire, a message it posted (to its window or through a
+ * MessageChannel) undelivered. The probe then waits a little longer (page/effects.ts). Unlike WORK_ASK, silence means
+ * "nothing due": a document without the registry waits for the frame and no more.
  */
 export const WORK_DUE_ASK = "bsk-work-due";
