@@ -338,6 +338,27 @@ describe("giving tabs back", () => {
 });
 
 describe("what a lent tab shows the agent", () => {
+  test("the page it was showing has no work registry: an action's effect still waits for the frame after its input", async () => {
+    const s = await w.startSession();
+    const url = w.fixtures.url("/act-effects.html?lent");
+    const tabId = await w.person.openInOwnWindow(url);
+    await w.person.waitForPage("act-effects.html?lent");
+    await setConfirm(false);
+    expect((await borrow(s, tabId)).code).toBe(0);
+    const js = async (e: string) => (await w.ok(["evaluate", e, "--session", s])).value;
+    // Loaded before bsk attached: nothing in the page's world answers the asks (nothing queued, nothing due: no).
+    expect(await js(`document.dispatchEvent(new Event("bsk-work-ask", { cancelable: true }))`)).toBe(true);
+    expect(await js(`document.dispatchEvent(new Event("bsk-work-due", { cancelable: true }))`)).toBe(true);
+    expect(await js("String(setTimeout)")).toBe("function setTimeout() { [native code] }");
+    for (let i = 1; i <= 4; i++) {
+      expect((await w.ok(["click", "#later", "--session", s])).effect).toEqual({ kind: "dom_changed", dom_changed: true });
+      expect(await js(`document.getElementById("status").textContent`)).toBe(`changed in frame ${i}`);
+    }
+    expect((await w.ok(["click", "#nothing", "--session", s])).effect).toEqual({ kind: "none", dom_changed: false });
+    await w.ok(["tab", "return", String(tabId), "--session", s]);
+    await chrome(`chrome.tabs.remove(${tabId})`);
+  });
+
   test("console and network start at the person's consent: nothing logged or requested before it, not even across borrows", async () => {
     const s = await w.startSession();
     const { tabId, targetId } = await personTab("diag-lent");
