@@ -15,6 +15,12 @@ const run = (args: string[], opts?: { stdin?: string }) => w.bsk([...args, "--se
 const page = (name: string) => ok(["navigate", w.fixtures.url(`/${name}`)]);
 const js = async (expression: string) => (await ok(["evaluate", expression])).value;
 
+/** Clicks `selector` and expects a DOM change, whose status line then reads `status`. */
+async function clickChanges(selector: string, status: string): Promise<void> {
+  expect((await ok(["click", selector])).effect).toEqual({ kind: "dom_changed", dom_changed: true });
+  expect(await js(`document.getElementById("status").textContent`)).toBe(status);
+}
+
 /** Expects the call to fail with `code` (and exit `exit`); returns the error object. */
 async function fails(args: string[], code: string, exit = 1): Promise<any> {
   const r: Run = await run(args);
@@ -306,10 +312,7 @@ describe("effects", () => {
     await js("window.forged = 0; window.__bskEffect = () => window.forged++; 1");
     expect((await ok(["click", "#nothing"])).effect).toEqual({ kind: "none", dom_changed: false });
     // The page's frame callback runs in the frame after the input, after bsk's own: every time, its change counts.
-    for (let i = 1; i <= 8; i++) {
-      expect((await ok(["click", "#later"])).effect).toEqual({ kind: "dom_changed", dom_changed: true });
-      expect(await js(`document.getElementById("status").textContent`)).toBe(`changed in frame ${i}`);
-    }
+    for (let i = 1; i <= 8; i++) await clickChanges("#later", `changed in frame ${i}`);
     expect((await ok(["click", "#change"])).effect).toEqual({ kind: "dom_changed", dom_changed: true });
     expect((await ok(["click", "#nothing"])).effect).toEqual({ kind: "none", dom_changed: false });
     expect(await js("window.forged")).toBe(0);
@@ -320,17 +323,12 @@ describe("effects", () => {
     // With nothing queued the settle reads the page at once (no frame): still the truth.
     expect((await ok(["click", "#nothing"])).effect).toEqual({ kind: "none", dom_changed: false });
     for (let i = 1; i <= 8; i++) {
-      expect((await ok(["click", "#timer"])).effect).toEqual({ kind: "dom_changed", dom_changed: true });
-      expect(await js(`document.getElementById("status").textContent`)).toBe(`changed by timer ${i}`);
-      expect((await ok(["click", "#posted"])).effect).toEqual({ kind: "dom_changed", dom_changed: true });
-      expect(await js(`document.getElementById("status").textContent`)).toBe(`changed by message ${i}`);
+      await clickChanges("#timer", `changed by timer ${i}`);
+      await clickChanges("#posted", `changed by message ${i}`);
     }
     // The page stops bsk's ask before the registry hears it (and answers nothing): the settle waits for the frame.
     await js(`addEventListener("bsk-work-ask", (e) => e.stopImmediatePropagation(), true); 1`);
-    for (let i = 1; i <= 4; i++) {
-      expect((await ok(["click", "#later"])).effect).toEqual({ kind: "dom_changed", dom_changed: true });
-      expect(await js(`document.getElementById("status").textContent`)).toBe(`changed in frame ${i}`);
-    }
+    for (let i = 1; i <= 4; i++) await clickChanges("#later", `changed in frame ${i}`);
     expect((await ok(["click", "#nothing"])).effect).toEqual({ kind: "none", dom_changed: false });
   });
 

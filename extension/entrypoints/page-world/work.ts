@@ -127,9 +127,13 @@ export function installWorkRegistry(t: PageTools): void {
       },
     );
   };
-  const untrack = (owner: Record<string, any>, key: string, pending: Set<unknown>) => {
+  /** Wraps a cancelling built-in: the id it is given is no longer pending in any of `pending`. */
+  const untrack = (owner: Record<string, any>, key: string, ...pending: Set<unknown>[]) => {
     const real = owner[key];
-    if (typeof real === "function") owner[key] = wrap(real, (_self, a) => void setDelete(pending, a[0]));
+    if (typeof real === "function")
+      owner[key] = wrap(real, (_self, a) => {
+        for (let i = 0; i < pending.length; i++) setDelete(pending[i]!, a[0]);
+      });
   };
   const short = (a: unknown[]) => typeof a[1] !== "number" || !(a[1] >= SHORT_TIMER_MS);
   track(win, "requestAnimationFrame", frames, () => true);
@@ -137,29 +141,20 @@ export function installWorkRegistry(t: PageTools): void {
   track(win, "setTimeout", timers, short);
   track(win, "setInterval", intervals, short, true);
   // Timeouts and intervals share their ids: either call clears either.
-  for (const key of ["clearTimeout", "clearInterval"]) {
-    const real = win[key];
-    if (typeof real === "function")
-      win[key] = wrap(real, (_self, a) => {
-        setDelete(timers, a[0]);
-        setDelete(intervals, a[0]);
-      });
-  }
+  untrack(win, "clearTimeout", timers, intervals);
+  untrack(win, "clearInterval", timers, intervals);
 
-  const countPosted = (owner: Record<string, any> | undefined, key: string) => {
-    const real = owner?.[key];
-    if (typeof real === "function") owner![key] = wrap(real, () => void posted++);
-  };
-  const countInFlight = (owner: Record<string, any> | undefined, key: string, ours: (self: unknown) => boolean) => {
+  /** Wraps a posting built-in; a message whose delivery bsk hears (`heard`) is in flight until then. */
+  const countPosted = (owner: Record<string, any> | undefined, key: string, heard?: (self: unknown) => boolean) => {
     const real = owner?.[key];
     if (typeof real === "function")
       owner![key] = wrap(real, (self) => {
         posted++;
-        if (ours(self)) inFlight++;
+        if (heard?.(self)) inFlight++;
       });
   };
-  countInFlight(win, "postMessage", (self) => self === undefined || self === win);
-  countInFlight(G.MessagePort?.prototype, "postMessage", () => true);
+  countPosted(win, "postMessage", (self) => self === undefined || self === win);
+  countPosted(G.MessagePort?.prototype, "postMessage", () => true);
   // Delivery is heard by a listener of bsk's own, added before any of the page's: the page's run in the same dispatch.
   apply(addListener, win, ["message", delivered, true]);
   const Channel = G.MessageChannel;
@@ -177,22 +172,18 @@ export function installWorkRegistry(t: PageTools): void {
   countPosted(win, "requestIdleCallback");
   countPosted(G.Scheduler?.prototype, "postTask");
 
-  const observers = (by: (self: object) => number) => (self: unknown) => {
-    if (typeof self !== "object" || self === null) return;
-    const before = mapGet(observed, self) ?? 0;
-    const after = by(self);
-    mapSet(observed, self, after);
-    observing += after - before;
-  };
   for (const Observer of [G.IntersectionObserver, G.ResizeObserver]) {
     const p = Observer?.prototype as Record<string, any> | undefined;
     if (!p) continue;
-    const count = (key: string, by: (n: number) => number) => {
-      if (typeof p[key] === "function")
-        p[key] = wrap(
-          p[key],
-          observers((self) => by(mapGet(observed, self) ?? 0)),
-        );
+    const count = (key: string, next: (n: number) => number) => {
+      if (typeof p[key] !== "function") return;
+      p[key] = wrap(p[key], (self) => {
+        if (typeof self !== "object" || self === null) return;
+        const before = mapGet(observed, self) ?? 0;
+        const after = next(before);
+        mapSet(observed, self, after);
+        observing += after - before;
+      });
     };
     // unobserve lowers nothing: which elements an observer has is not kept, and one too many only means waiting.
     count("observe", (n) => n + 1);

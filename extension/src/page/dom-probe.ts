@@ -1,9 +1,5 @@
 /**
- * The page side of an action's effect watch (effects.ts): a mutation observer and input listeners installed in bsk's
- * isolated world before the input, and the work registry's asks. Self-contained: it is sent to the page as source.
- */
-/**
- * Installs the mutation observer in the page (bsk's isolated world) for the document of `node`, and the shadow roots
+ * The page side of an action's effect watch (effects.ts). Installs the mutation observer in the page (bsk's isolated world) for the document of `node`, and the shadow roots
  * it sits in. It also notes the frame after the input: the first input event the page sees requests an animation
  * frame, so a settle that waits for a frame waits for the one that renders the input's consequences, not for one
  * requested later (which, with a frame already under way, costs a whole extra frame). Self-contained: it is sent as
@@ -39,11 +35,7 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
   // The page-world work registry (entrypoints/page-world/work.ts) counts what the page posts from here on; the
   // event names are messages/page-world.ts's WORK_MARK, WORK_ASK and WORK_DUE_ASK (this function is sent as source;
   // tests/unit/extension-page-world-events.test.ts holds them together).
-  try {
-    doc.dispatchEvent(new Event("bsk-work-mark"));
-  } catch {
-    // A registry's listener threw in its own world; nothing to do here.
-  }
+  doc.dispatchEvent(new Event("bsk-work-mark"));
   let seen = false;
   let ended = false;
   // The frame after the input is asked for by the first input event the page sees, before the page's own handlers
@@ -63,13 +55,8 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
   };
   // An action that fails after arming never reads the probe: it winds itself down.
   setTimeout(() => state.stop(), 60_000);
-  const ask = (name: string) => {
-    try {
-      return doc.dispatchEvent(new Event(name, { cancelable: true }));
-    } catch {
-      return true;
-    }
-  };
+  // Answered by cancelling (a listener's exception stays in its own world: dispatching never throws here).
+  const ask = (name: string) => doc.dispatchEvent(new Event(name, { cancelable: true }));
   const unlisten = () => {
     for (const t of INPUT) removeEventListener(t, onInput, true);
   };
@@ -110,7 +97,7 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
   state.frame = new Promise<void>((resolve) => (state.framed = resolve));
   for (const t of INPUT) addEventListener(t, onInput, true);
   const opts = { subtree: true, childList: true, attributes: true, characterData: true };
-  state.mo.observe(node.ownerDocument ?? node, opts);
+  state.mo.observe(doc, opts);
   for (let r = node.getRootNode(); r instanceof ShadowRoot; r = r.host.getRootNode()) state.mo.observe(r, opts);
   g.__bskMut = state;
 }

@@ -87,10 +87,8 @@ const READ_DOM_PROBE = `(() => {
 const AFTER_FRAME = `new Promise((resolve) => {
   const done = () => resolve(${READ_DOM_PROBE});
   const s = globalThis.__bskMut;
-  if (s && (s.changed || s.mo.takeRecords().length > 0)) {
-    s.changed = true;
-    return done();
-  }
+  const changed = () => !!s && (s.changed ||= s.mo.takeRecords().length > 0);
+  if (changed()) return done();
   if (s && s.seen() && !s.wanted()) return done();
   // After the frame (and a task), short timers and messages the page set off get a little longer: after input the
   // renderer runs its next frame first, so even a timer of 0 ms may still be due.
@@ -99,11 +97,7 @@ const AFTER_FRAME = `new Promise((resolve) => {
     if (settling) return;
     settling = true;
     const until = performance.now() + ${DUE_GRACE_MS};
-    const spin = () => {
-      if (s && s.mo.takeRecords().length > 0) s.changed = true;
-      if (!s || s.changed || !s.due() || performance.now() > until) done();
-      else setTimeout(spin, 1);
-    };
+    const spin = () => (!s || changed() || !s.due() || performance.now() > until ? done() : setTimeout(spin, 1));
     spin();
   };
   // A task posted after the frame runs after the messages the page posted while handling the input.
