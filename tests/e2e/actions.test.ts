@@ -330,6 +330,15 @@ describe("effects", () => {
     await js(`addEventListener("bsk-work-ask", (e) => e.stopImmediatePropagation(), true); 1`);
     for (let i = 1; i <= 4; i++) await clickChanges("#later", `changed in frame ${i}`);
     expect((await ok(["click", "#nothing"])).effect).toEqual({ kind: "none", dom_changed: false });
+
+    // A page that answers for the registry ("nothing queued", "nothing due") only makes bsk read sooner: a change its
+    // handler makes is still seen, and nothing it did not change is reported.
+    await page("act-effects.html");
+    await js(
+      `for (const t of ["bsk-work-ask", "bsk-work-mark"]) addEventListener(t, (e) => { e.preventDefault(); e.stopImmediatePropagation(); }, true); 1`,
+    );
+    await clickChanges("#change", "changed");
+    expect((await ok(["click", "#nothing"])).effect).toEqual({ kind: "none", dom_changed: false });
   });
 
   test("the work registry in the page's world tells what is queued, and the page's timers and frames work as before", async () => {
