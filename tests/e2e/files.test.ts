@@ -399,6 +399,48 @@ describe('a browser with "Ask where to save" on and file access (unpacked extens
     expect(browserFolder().filter((f) => !/^bsk-[a-z0-9]+$/.test(String(f)))).toEqual([]);
   }, 60_000);
 
+  test("a download the page's script starts is named by the click, every time: alone, after a change, in a later event; one the page stops is none", async () => {
+    // A tab of its own: a frame asking for more than 10 downloads within a second has the rest dropped by the
+    // renderer (its burst limit), and the tab's earlier tests asked for some.
+    const tab = await w2.ok(["tab", "create", w2.fixtures.url("/files-page-downloads.html"), "--session", s2]);
+    const events = async () => ((await w2.ok(["events", "--type", "download", "--session", s2])).events as any[]).map((e) => e.data);
+    const ids: string[] = [];
+    // A click changing no DOM reads at once when the page has nothing queued: the download it asked for is still
+    // waited for (before, this raced the browser's news of it).
+    for (let i = 1; i <= 2; i++)
+      for (const [target, name, domChanged] of [
+        ["#script-blob", "export.txt", false],
+        ["#revoked-blob", "gone.txt", false],
+        ["#blob-and-say", "said.txt", true],
+        ["#say-then-blob", "pressed.txt", true],
+      ] as const) {
+        const effect = (await w2.ok(["click", target, "--session", s2])).effect;
+        expect({ target, i, kind: effect.kind, dom: effect.dom_changed, name: effect.download?.suggested_filename }).toEqual({
+          target,
+          i,
+          kind: "download",
+          dom: domChanged,
+          name,
+        });
+        expect(effect.download.id).toMatch(/^d[0-9a-f]{8}$/);
+        ids.push(effect.download.id);
+      }
+    expect(new Set(ids).size).toBe(ids.length);
+    const ended = await until("every download to end", async () => {
+      const done = (await events()).filter((e) => ids.includes(e.download_id) && e.state !== "in_progress");
+      return done.length === ids.length ? done : undefined;
+    });
+    expect(ended.filter((e: any) => e.state === "failed").map((e: any) => e.name)).toEqual(["gone.txt", "gone.txt"]);
+    // A download the page's own navigate listener stops never starts: the click's effect is none, and nothing is kept.
+    const before = (await events()).length;
+    const vetoed = (await w2.ok(["click", "#vetoed-blob", "--session", s2])).effect;
+    expect(vetoed).toMatchObject({ kind: "none", dom_changed: false });
+    expect(vetoed.download).toBeUndefined();
+    expect((await events()).slice(before).filter((e) => e.name === "vetoed.txt")).toEqual([]);
+    await w2.ok(["tab", "close", String(tab.tab_id), "--session", s2]);
+    expect(browserFolder().filter((f) => !/^bsk-[a-z0-9]+$/.test(String(f)))).toEqual([]);
+  }, 120_000);
+
   test("a download link that opens a new tab: cancelled before it saves, reported failed with a way to get it", async () => {
     await w2.ok(["navigate", w2.fixtures.url("/files-download.html"), "--session", s2]);
     const url = w2.fixtures.url("/download/13/popup.txt");

@@ -29,6 +29,7 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
     "drop",
     "touchstart",
   ];
+  const PRESS = ["pointerdown", "mousedown", "touchstart"];
   // Input that reaches the document also gives it user activation, which no page listener can stop.
   const activeBefore = !!(navigator as any).userActivation?.isActive;
   const doc = node.ownerDocument ?? (node as Document);
@@ -48,10 +49,34 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
     after.port1.onmessage = () => state.framed();
     after.port2.postMessage(null);
   };
-  const onInput = () => {
-    unlisten();
+  // The input event the page saw last: a change made on a press (a ripple on mousedown) may be followed by a download
+  // on the release, in a later command whose news of it would reach the worker only after that command's answer.
+  let last = "";
+  const onInput = (e: Event) => {
+    last = e.type;
+    if (seen) return;
     seen = true;
     requestAnimationFrame(tick);
+  };
+  // A download the input asks for with no navigation (an <a download> link, clicked by the input or by the page's own
+  // script, even detached) tells the browser nothing until its response or blob is read: the settle waits for it.
+  // The Navigation API announces it, synchronously, as a navigate event with a download request. One the page's own
+  // listener cancels is no download; that is read once the event is done (at the probe's read).
+  const nav = (globalThis as any).navigation as EventTarget | undefined;
+  const downloads: Event[] = [];
+  const onNavigate = (e: Event) => {
+    if (!e.isTrusted || e.defaultPrevented || (e as any).downloadRequest == null) return;
+    downloads.push(e);
+    // Told after the change was: the worker hears it with the input's answer, as it heard the change.
+    if (state.changed && told) tell(true);
+  };
+  let told = false;
+  const tell = (download: boolean) => {
+    const fn = notice ? g[notice.binding] : undefined;
+    if (typeof fn !== "function") return false;
+    const el = node instanceof Element ? node : null;
+    fn(JSON.stringify([notice!.id, download || !!el?.closest("a[download][href]")]));
+    return (told = true);
   };
   // An action that fails after arming never reads the probe: it winds itself down.
   setTimeout(() => state.stop(), 60_000);
@@ -59,6 +84,11 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
   const ask = (name: string) => doc.dispatchEvent(new Event(name, { cancelable: true }));
   const unlisten = () => {
     for (const t of INPUT) removeEventListener(t, onInput, true);
+  };
+  const quiet = () => {
+    ended = true;
+    unlisten();
+    state.mo.disconnect();
   };
   const state = {
     changed: false,
@@ -68,14 +98,12 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
       if (state.changed) return;
       state.changed = true;
       // Told to the worker at once (effect-notice.ts), so the settle needs no page call to learn it; nothing after the
-      // first change can alter the answer, so the probe winds down.
-      const tell = notice ? g[notice.binding] : undefined;
-      if (typeof tell === "function") {
-        const el = node instanceof Element ? node : null;
-        tell(JSON.stringify([notice!.id, !!el?.closest("a[download][href]")]));
-        state.stop();
-      }
+      // first change can alter the answer, so the probe winds down (all but its ear for downloads). Not on a press:
+      // the release may still ask for a download, and the settle's read hears it.
+      if (!PRESS.includes(last) && tell(state.downloading())) quiet();
     }),
+    /** Whether the input asked for a download that no navigation tells of (and no listener of the page cancelled). */
+    downloading: () => downloads.some((e) => !e.defaultPrevented),
     /** Whether the document saw any of the input's events. */
     seen: () => seen,
     /**
@@ -89,13 +117,13 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
     frame: null as unknown as Promise<void>,
     framed: () => {},
     stop: () => {
-      ended = true;
-      unlisten();
-      state.mo.disconnect();
+      quiet();
+      nav?.removeEventListener("navigate", onNavigate);
     },
   };
   state.frame = new Promise<void>((resolve) => (state.framed = resolve));
   for (const t of INPUT) addEventListener(t, onInput, true);
+  nav?.addEventListener("navigate", onNavigate);
   const opts = { subtree: true, childList: true, attributes: true, characterData: true };
   state.mo.observe(doc, opts);
   for (let r = node.getRootNode(); r instanceof ShadowRoot; r = r.host.getRootNode()) state.mo.observe(r, opts);

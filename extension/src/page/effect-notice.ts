@@ -7,8 +7,8 @@
 export const EFFECT_BINDING = "__bskEffect";
 
 /**
- * A Runtime.bindingCalled that is the notice `expected` names: `[id, link]`, link being whether the element is in an
- * `<a download>` (its download is still to be waited for). Anything else, an earlier arming's id included, is null.
+ * A Runtime.bindingCalled that is the notice `expected` names: `[id, link]`, link being whether a download the input asked
+ * for is still to be waited for (the element is in an `<a download>`, or the page's script clicked one). Anything else, an earlier arming's id included, is null.
  */
 export function readNotice(p: Record<string, unknown>, expected: string | undefined): { link: boolean } | null {
   if (p.name !== EFFECT_BINDING || !expected || typeof p.payload !== "string" || p.payload.length > 200) return null;

@@ -71,9 +71,10 @@ const READ_DOM_PROBE = `(() => {
   if (!s) return null;
   const changed = s.changed || s.mo.takeRecords().length > 0;
   const delivered = s.delivered();
+  const downloading = s.downloading();
   s.stop();
   globalThis.__bskMut = undefined;
-  return [changed, delivered];
+  return [changed, delivered, downloading];
 })()`;
 
 /**
@@ -125,8 +126,11 @@ export class EffectWatch {
   private newTabHint = false;
   private readonly newTabs: number[] = [];
   private downloadHint: string | null = null;
-  /** The acted-on element is an <a download> link. */
-  private downloadLink = false;
+  /**
+   * The input asked for a download that no navigation tells of: the acted-on element is an <a download> link, or the
+   * page's script clicked one (the probe heard it, page/dom-probe.ts).
+   */
+  private downloadAsked = false;
   private download: { url: string; suggested_filename?: string; id?: string } | null = null;
   private opened: OpenDialog | null = null;
   /** Whether the acted-on document received the input (from the probe's read; null: not known). */
@@ -270,7 +274,7 @@ export class EffectWatch {
     if (!probe) return null;
     const after = "objectId" in probe ? probe.after : undefined;
     // The page already told of a change: the answer cannot change, and there is nothing else to read back.
-    if (this.noticed && !this.noticed.link && !after) return true;
+    if (this.noticed && !after) return true;
     const evaluate = (expression: string, awaitPromise: boolean) =>
       ("objectId" in probe
         ? sendTo(
@@ -292,11 +296,12 @@ export class EffectWatch {
         if ("objectId" in probe && typeof v === "string") {
           const [dom, link, read] = JSON.parse(v) as [unknown, boolean, string | null];
           if (after && read !== null) probe.read = JSON.parse(read);
-          if (link) this.downloadLink = true;
+          if (link) this.downloadAsked = true;
           v = dom;
         }
         if (Array.isArray(v)) {
           this.inputDelivered = v[1] === null ? null : v[1] === true;
+          if (v[2] === true) this.downloadAsked = true;
           v = v[0];
         }
         return typeof v === "boolean" ? v : null;
@@ -362,7 +367,7 @@ export class EffectWatch {
         await this.until(() => this.committed !== null || this.ended || this.downloadStarted(), NAV_COMMIT_CAP_MS, signal);
       }
       if (this.newTabHint && this.newTabs.length === 0) await this.until(() => this.newTabs.length > 0, NEW_TAB_CAP_MS, signal);
-      if ((this.downloadHint !== null || this.downloadLink) && !this.download)
+      if ((this.downloadHint !== null || this.downloadAsked || this.noticed?.link) && !this.download)
         await this.until(() => this.download !== null, DOWNLOAD_CAP_MS, signal);
       if (this.committed && !this.dialog) navigation = { url: this.committed.url, status: await this.status(signal) };
     } catch (err) {
