@@ -339,6 +339,23 @@ describe("effects", () => {
     );
     await clickChanges("#change", "changed");
     expect((await ok(["click", "#nothing"])).effect).toEqual({ kind: "none", dom_changed: false });
+    // The same for a select, whose read rides on its choice.
+    expect((await ok(["select", "#changes", "now"])).effect).toEqual({ kind: "dom_changed", dom_changed: true });
+    expect(await js(`document.getElementById("status").textContent`)).toBe("chose now 1");
+    expect((await ok(["select", "#changes", "none"])).effect).toEqual({ kind: "none", dom_changed: false });
+  });
+
+  test("a select's effect is read in its own page call when nothing is queued; a change now, in a microtask, after a timer, a message or a frame is seen", async () => {
+    await page("act-effects.html");
+    let chosen = 0;
+    for (let round = 1; round <= 4; round++)
+      for (const v of ["now", "micro", "timer", "message", "frame", "none"]) {
+        const effect = (await ok(["select", "#changes", v])).effect;
+        chosen++;
+        const changes = v !== "none";
+        expect({ v, round, effect }).toEqual({ v, round, effect: { kind: changes ? "dom_changed" : "none", dom_changed: changes } });
+        if (changes) expect(await js(`document.getElementById("status").textContent`)).toBe(`chose ${v} ${chosen}`);
+      }
   });
 
   test("the work registry in the page's world tells what is queued, and the page's timers and frames work as before", async () => {

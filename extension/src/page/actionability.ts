@@ -251,7 +251,7 @@ const PAGE_FN = `function(opts, capMs, notice) { ${INSTALL} return (${checkInPag
 
 /**
  * Page work to do in the same call once the element passed the checks (saves a round trip): `fn` runs with
- * `this` = the element, the DOM-probe installer and `args`, and returns a JSON string.
+ * `this` = the element, the DOM-probe installer and `args`, and returns a JSON string (or a promise of one).
  */
 export interface Then {
   fn: (...args: any[]) => unknown;
@@ -263,8 +263,10 @@ const withThen = (then: Then) => `function (opts, capMs, args, notice) {
   return (${checkInPage.toString()}).call(this, opts, capMs, install).then((r) => {
     const v = JSON.parse(r);
     if (!v.ok) return r;
-    v.then = JSON.parse((${then.fn.toString()}).call(this, install, ...args));
-    return JSON.stringify(v);
+    return Promise.resolve((${then.fn.toString()}).call(this, install, ...args)).then((t) => {
+      v.then = JSON.parse(t);
+      return JSON.stringify(v);
+    });
   });
 }`;
 

@@ -5,6 +5,9 @@
  * requested later (which, with a frame already under way, costs a whole extra frame). Self-contained: it is sent as
  * source, inside actionability.ts's page call or on its own.
  */
+/** The probe's read (effects.ts READ_DOM_PROBE): the DOM changed, the input reached the document, it asked for a download. */
+export type SettledRead = [dom: boolean, delivered: boolean | null, downloading: boolean];
+
 export function installDomProbe(node: Node, via?: Element | null, notice?: { binding: string; id: string } | null): void {
   const g = globalThis as any;
   g.__bskMut?.stop();

@@ -18,7 +18,7 @@ import { EFFECT_BINDING, readNotice } from "./effect-notice.ts";
 import { isDialogPending, onDialogOpen, openDialog, type OpenDialog } from "./dialogs.ts";
 import { onKeptDownload } from "./download-news.ts";
 import { sending } from "../session/input-mark.ts";
-import { installDomProbe } from "./dom-probe.ts";
+import { installDomProbe, type SettledRead } from "./dom-probe.ts";
 import type { CdpTarget } from "../cdp/refs/target.ts";
 
 export type ActionEffect = Result<"click">["effect"];
@@ -36,6 +36,12 @@ export interface ElementProbe {
   objectId: string;
   after?: string;
   read?: unknown;
+  /**
+   * The read already made in the input's own page call (select chooses in the page), once the page had handled it:
+   * the DOM changed, whether the input reached the document, whether it asked for a download. The settle then makes
+   * no page call of its own.
+   */
+  settled?: SettledRead;
 }
 
 /** Waits for a navigation that has started to commit at most this long; a slower one is reported as started. */
@@ -272,6 +278,12 @@ export class EffectWatch {
   /** One animation frame in the acted-on document; returns whether the DOM changed (null: unknown). */
   private async frame(probe: DomProbe | null, signal: AbortSignal): Promise<boolean | null> {
     if (!probe) return null;
+    if ("objectId" in probe && probe.settled) {
+      const [dom, delivered, downloading] = probe.settled;
+      this.inputDelivered = delivered;
+      if (downloading) this.downloadAsked = true;
+      return dom;
+    }
     const after = "objectId" in probe ? probe.after : undefined;
     // The page already told of a change: the answer cannot change, and there is nothing else to read back.
     if (this.noticed && !after) return true;

@@ -5,7 +5,7 @@
  * (date-like inputs, native <select>), followed by the input and change events a person's choice would fire.
  */
 import { BskError } from "../../../protocol/errors.ts";
-import { installDomProbe } from "./dom-probe.ts";
+import { installDomProbe, type SettledRead } from "./dom-probe.ts";
 import { callOn } from "../cdp/page-call.ts";
 import type { ResolvedTarget } from "../cdp/refs/target.ts";
 
@@ -83,14 +83,14 @@ export const READ_VALUE_FN = readValueInPage.toString();
 // ---------------------------------------------------------------- select
 
 export type SelectReply =
-  | { ok: true; selected: { value: string; label: string }[] }
+  | { ok: true; selected: { value: string; label: string }[]; settled: SettledRead | null }
   | { error: "not_select"; kind: string; listbox: boolean }
   | { error: "disabled" }
   | { error: "not_multiple"; count: number }
   | { error: "no_option"; wanted: string; options: string[] }
   | { error: "option_disabled"; wanted: string };
 
-export function selectInPage(this: Element, installProbe: (n: Node) => void, wanted: string[]): string {
+export function selectInPage(this: Element, installProbe: (n: Node) => void, wanted: string[]): string | Promise<string> {
   const out = (v: unknown) => JSON.stringify(v);
   if (!(this instanceof HTMLSelectElement)) {
     return out({ error: "not_select", kind: this.localName, listbox: this.getAttribute("role") === "listbox" });
@@ -115,7 +115,26 @@ export function selectInPage(this: Element, installProbe: (n: Node) => void, wan
   for (const o of options) o.selected = picked.includes(o);
   this.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
   this.dispatchEvent(new Event("change", { bubbles: true }));
-  return out({ ok: true, selected: [...this.selectedOptions].map((o) => ({ value: o.value, label: norm(o.label) })) });
+  const selected = [...this.selectedOptions].map((o) => ({ value: o.value, label: norm(o.label) }));
+  // The effect's read rides on this call (one page round trip less): a task later, once the promise callbacks of the
+  // page's handlers have run. It is final when the DOM changed or the page has nothing queued (the work registry);
+  // otherwise null, and the settle waits and reads as after any input (effects.ts AFTER_FRAME, READ_DOM_PROBE).
+  const settledRead = () => {
+    const g = globalThis as any;
+    const s = g.__bskMut;
+    if (!s) return null;
+    const changed = s.changed || s.mo.takeRecords().length > 0;
+    if (!changed && (!s.seen() || s.wanted())) return null;
+    const read = [changed, s.delivered(), s.downloading()];
+    s.stop();
+    g.__bskMut = undefined;
+    return read;
+  };
+  return new Promise<string>((resolve) => {
+    const task = new MessageChannel();
+    task.port1.onmessage = () => resolve(out({ ok: true, selected, settled: settledRead() }));
+    task.port2.postMessage(null);
+  });
 }
 
 /** Options of an ARIA listbox matching the wanted values by visible text (as element handles, one call each). */

@@ -385,7 +385,9 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
       reply = got.at.then as SelectReply;
       if (!("ok" in reply) && !(reply.error === "not_select" && reply.listbox)) throw selectRefused(got.rt, reply);
     };
-    const effect = await withEffect(tabId, () => (rt ? probeOf(rt) : null), signal, choose);
+    // The page's read of the effect rides on the choice when the page had nothing queued after it.
+    const settled = () => (reply && "ok" in reply && reply.settled ? { settled: reply.settled } : {});
+    const effect = await withEffect(tabId, () => (rt ? { ...probeOf(rt), ...settled() } : null), signal, choose);
     // A dialog the page opened while choosing is the effect; the lookup had answered by then.
     if (!rt) throw new BskError("cdp_failed", "select: the page answered without the element", { data: { effect_state: "unknown" } });
     if (reply && "ok" in reply) return { tab_id: tabId, target: actedOn(rt), effect, selected: reply.selected };
