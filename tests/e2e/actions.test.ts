@@ -63,6 +63,27 @@ describe("forms", () => {
     expect(notText.hint).toContain("check");
   });
 
+  test("fill's read-back rides right behind its text: what the page does to the value now, in a microtask, a timer, a message or the next frame is read back", async () => {
+    await page("act-fill-effects.html");
+    for (let round = 1; round <= 4; round++) {
+      const text = `abc${round}`;
+      expect(await ok(["fill", "#plain", text])).toMatchObject({ value_ok: true, effect: { kind: "none", dom_changed: false } });
+      for (const id of ["now", "micro", "timer", "message", "frame", "stopped"]) {
+        const r = await ok(["fill", `#${id}`, text]);
+        expect({ id, round, value_ok: r.value_ok, actual: r.actual }).toEqual({ id, round, value_ok: false, actual: text.toUpperCase() });
+      }
+      const echoed = await ok(["fill", "#echo", text]);
+      expect(echoed).toMatchObject({ value_ok: true, effect: { kind: "dom_changed", dom_changed: true } });
+      expect(await js(`document.getElementById("status").textContent`)).toBe(`typed ${text}`);
+    }
+    // A page's own input event (untrusted), dispatched before bsk's text lands, does not end the read early.
+    await js(
+      `document.getElementById("plain").addEventListener("beforeinput", (e) => e.target.dispatchEvent(new Event("input", { bubbles: true })), { once: true }); 1`,
+    );
+    expect(await ok(["fill", "#plain", "late"])).toMatchObject({ value_ok: true });
+    expect(await js(`document.getElementById("plain").value`)).toBe("late");
+  });
+
   test("a React-like controlled input keeps the filled value and its state sees it", async () => {
     await page("act-form.html");
     // The fixture is honest: a value set behind the component's back is lost at its next render.

@@ -91,12 +91,27 @@ const READ_DOM_PROBE = `(() => {
  * they started, have run). Waiting for a task instead would not be quicker: after input the renderer runs its next
  * frame ahead of other tasks.
  */
-const AFTER_FRAME = `new Promise((resolve) => {
-  const done = () => resolve(${READ_DOM_PROBE});
+const afterFrame = (along: boolean) => `new Promise((resolve) => {
   const s = globalThis.__bskMut;
+  // Read once, and only this probe: a late read must not stop the probe of the next action, armed by then.
+  let read = false;
+  const done = () => read || ((read = true), resolve(globalThis.__bskMut === s ? ${READ_DOM_PROBE} : null));
   const changed = () => !!s && (s.changed ||= s.mo.takeRecords().length > 0);
   if (changed()) return done();
   if (s && s.seen() && !s.wanted()) return done();
+  // Sent right behind the input (fill's text: along), this read can arrive first. The input's trusted input event
+  // then ends its handling: a listener of the window's, added now, runs after the page's own on every node of its
+  // path, and the microtask it queues after theirs. With nothing queued then, the read is done without a frame;
+  // otherwise it waits for the frame after the input, never for one that might come before it.
+  const ahead = ${along} && !!s && !s.seen();
+  if (ahead) {
+    const ended = (e) => {
+      if (!e.isTrusted) return;
+      removeEventListener("input", ended);
+      queueMicrotask(() => (changed() || !s.wanted()) && done());
+    };
+    addEventListener("input", ended);
+  }
   // After the frame (and a task), short timers and messages the page set off get a little longer: after input the
   // renderer runs its next frame first, so even a timer of 0 ms may still be due.
   let settling = false;
@@ -114,8 +129,10 @@ const AFTER_FRAME = `new Promise((resolve) => {
     after.port2.postMessage(null);
   };
   s?.frame.then(settle);
-  requestAnimationFrame(later);
+  if (!ahead) requestAnimationFrame(later);
 })`;
+const AFTER_FRAME = afterFrame(false);
+const AFTER_INPUT = afterFrame(true);
 
 interface Navigation {
   url: string;
@@ -276,7 +293,7 @@ export class EffectWatch {
   }
 
   /** One animation frame in the acted-on document; returns whether the DOM changed (null: unknown). */
-  private async frame(probe: DomProbe | null, signal: AbortSignal): Promise<boolean | null> {
+  private async frame(probe: DomProbe | null, signal: AbortSignal, along: Promise<unknown> | null): Promise<boolean | null> {
     if (!probe) return null;
     if ("objectId" in probe && probe.settled) {
       const [dom, delivered, downloading] = probe.settled;
@@ -320,8 +337,13 @@ export class EffectWatch {
       });
     try {
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), FRAME_CAP_MS)));
-      const first = await Promise.race([evaluate(AFTER_FRAME, true), late]).finally(() => clearTimeout(timer));
+      // A read sent along with the input waits in the page for the input: its cap runs from the input's answer.
+      const late = new Promise<"late">((resolve) => {
+        const start = () => (timer = setTimeout(() => resolve("late"), FRAME_CAP_MS));
+        if (along) along.then(start, start);
+        else start();
+      });
+      const first = await Promise.race([evaluate(along ? AFTER_INPUT : AFTER_FRAME, true), late]).finally(() => clearTimeout(timer));
       if (first !== "late") return first;
       // A document whose navigation has started (a slow server) answers page calls only once the new one commits:
       // then whether its DOM changed is unknown, and the navigation tells what happened.
@@ -368,13 +390,14 @@ export class EffectWatch {
 
   /**
    * Settles after the input was sent and report what happened. `signal` may be the call's dialog guard: a dialog
-   * opening ends the settle at once and is the effect.
+   * opening ends the settle at once and is the effect. `along`: the input's answer, when the settle starts right
+   * behind the input (withEffect's readAlong), so the page's read may arrive before the input does.
    */
-  async settle(signal: AbortSignal, probe: DomProbe | null): Promise<ActionEffect> {
+  async settle(signal: AbortSignal, probe: DomProbe | null, along: Promise<unknown> | null = null): Promise<ActionEffect> {
     let dom: boolean | null = null;
     let navigation: Navigation | null = null;
     try {
-      dom = await this.frame(probe, signal);
+      dom = await this.frame(probe, signal, along);
       if (this.started && !this.committed && !this.dialog) {
         await this.until(() => this.committed !== null || this.ended || this.downloadStarted(), NAV_COMMIT_CAP_MS, signal);
       }
@@ -451,18 +474,31 @@ export async function withEffect(
   probe: DomProbe | null | (() => DomProbe | null),
   signal: AbortSignal,
   input: () => Promise<unknown>,
-  opts: { verify?: boolean } = {},
+  opts: { verify?: boolean; readAlong?: boolean } = {},
 ): Promise<ActionEffect> {
   const watch = await EffectWatch.arm(tabId, signal);
-  try {
-    await sending({ tabId }, input);
-  } catch (err) {
-    if (!isDialogPending(err)) {
-      watch.dispose();
-      throw err;
-    }
+  const sent = sending({ tabId }, input).then(
+    () => undefined,
+    (err: unknown) => {
+      if (!isDialogPending(err)) throw err;
+    },
+  );
+  // readAlong: the settle's read goes right behind the input (one element's probe, an input that ends in an input
+  // event): the page answers it once it has handled the input, without a round trip after the input's answer.
+  let settling: Promise<ActionEffect> | undefined;
+  const along = new AbortController();
+  if (opts.readAlong && typeof probe !== "function") {
+    settling = watch.settle(AbortSignal.any([signal, along.signal]), probe, sent);
+    settling.catch(() => undefined);
   }
-  const effect = await watch.settle(signal, typeof probe === "function" ? probe() : probe);
+  try {
+    await sent;
+  } catch (err) {
+    along.abort();
+    watch.dispose();
+    throw err;
+  }
+  const effect = await (settling ?? watch.settle(signal, typeof probe === "function" ? probe() : probe));
   if (opts.verify && watch.inputDelivered === false && effect.kind === "none" && !effect.dom_changed) throw inputNotDelivered(tabId);
   return effect;
 }

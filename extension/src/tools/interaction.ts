@@ -341,11 +341,18 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
     if ("error" in prep) throw fillRefused(rt, prep);
     // The read-back rides on the settle's page call.
     const probe: ElementProbe = { target: rt.cdp, objectId: rt.objectId, after: READ_VALUE_FN };
-    const effect = await withEffect(tabId, probe, signal, async () => {
-      if (prep.mode === "set") return setValue(rt, p.value, signal);
-      if (p.value !== "") return insertText(tabId, p.value, signal);
-      if (!prep.empty) return pressChord(tabId, { modifiers: [], key: keyByName("Delete")! }, 1, signal);
-    });
+    const typed = prep.mode === "type" && p.value !== "";
+    const effect = await withEffect(
+      tabId,
+      probe,
+      signal,
+      async () => {
+        if (prep.mode === "set") return setValue(rt, p.value, signal);
+        if (p.value !== "") return insertText(tabId, p.value, signal);
+        if (!prep.empty) return pressChord(tabId, { modifiers: [], key: keyByName("Delete")! }, 1, signal);
+      },
+      { readAlong: typed },
+    );
     const base = { tab_id: tabId, target: actedOn(rt), effect };
     if (effect.kind === "dialog") return { ...base, value_ok: false };
     // Absent when the field went away with its document.
