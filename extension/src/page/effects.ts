@@ -483,8 +483,9 @@ export async function withEffect(
       if (!isDialogPending(err)) throw err;
     },
   );
-  // readAlong: the settle's read goes right behind the input (one element's probe, an input that ends in an input
-  // event): the page answers it once it has handled the input, without a round trip after the input's answer.
+  // readAlong: the settle's read goes right behind the input, and the page answers it once it has handled the input,
+  // without a round trip after the input's answer. Only for one command the page handles in one task, ending in an
+  // input event (fill's text): the read must not run between the events of a click or of several keys.
   let settling: Promise<ActionEffect> | undefined;
   const along = new AbortController();
   if (opts.readAlong && typeof probe !== "function") {
