@@ -132,6 +132,8 @@ export async function againstLane(a: PrivateWorld, b: PrivateWorld, refRoot: str
     await viaMcp("snapshot (typical page)", "snapshot", () => ({}));
     await viaMcp("click (dom changed)", "click", (s) => ({ target: s.button }));
     await viaMcp("fill", "fill", (s) => ({ target: s.field, value: "Ada Lovelace" }));
+    // On the field fill left focused.
+    await viaMcp("press End", "press", () => ({ key: "End" }));
   } finally {
     await Promise.all(lanes.map((l) => l.close()));
   }

@@ -84,6 +84,26 @@ describe("forms", () => {
     expect(await js(`document.getElementById("plain").value`)).toBe("late");
   });
 
+  test("press's read rides right behind its keys: a change on the last keyup, of a chord or of repeated presses, after a timer, or from a keyup the page keeps to itself is seen", async () => {
+    await page("act-press-effects.html");
+    await ok(["click", "#field"]);
+    const status = () => js(`document.getElementById("status").textContent`);
+    const changed = { kind: "dom_changed", dom_changed: true };
+    for (let i = 1; i <= 4; i++) {
+      expect({ i, effect: (await ok(["press", "x"])).effect }).toEqual({ i, effect: changed });
+      expect(await status()).toBe(`up x ${i}`);
+      expect({ i, effect: (await ok(["press", "Ctrl+B"])).effect }).toEqual({ i, effect: changed });
+      expect(await status()).toBe(`up Control ${i}`);
+      expect({ i, effect: (await ok(["press", "y"])).effect }).toEqual({ i, effect: changed });
+      expect(await status()).toBe(`timer y ${i}`);
+      expect({ i, effect: (await ok(["press", "z"])).effect }).toEqual({ i, effect: changed });
+      expect(await status()).toBe(`micro z ${i}`);
+      expect({ i, effect: (await ok(["press", "End", "--count", "3"])).effect }).toEqual({ i, effect: changed });
+      expect(await status()).toBe(`ends ${3 * i}`);
+      expect({ i, effect: (await ok(["press", "Shift"])).effect }).toEqual({ i, effect: { kind: "none", dom_changed: false } });
+    }
+  });
+
   test("a React-like controlled input keeps the filled value and its state sees it", async () => {
     await page("act-form.html");
     // The fixture is honest: a value set behind the component's back is lost at its next render.

@@ -55,8 +55,11 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
   // The input event the page saw last: a change made on a press (a ripple on mousedown) may be followed by a download
   // on the release, in a later command whose news of it would reach the worker only after that command's answer.
   let last = "";
+  // Trusted input events seen, by type: a read sent along with the input waits for the input's last ones.
+  const counts: Record<string, number> = {};
   const onInput = (e: Event) => {
     last = e.type;
+    if (e.isTrusted) counts[e.type] = (counts[e.type] ?? 0) + 1;
     if (seen) return;
     seen = true;
     requestAnimationFrame(tick);
@@ -109,6 +112,8 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
     downloading: () => downloads.some((e) => !e.defaultPrevented),
     /** Whether the document saw any of the input's events. */
     seen: () => seen,
+    /** How many trusted events of this input type the document has seen since arming. */
+    count: (type: string) => counts[type] ?? 0,
     /**
      * Whether the page has work queued that may change the DOM in the next frame or task (the work registry answers
      * by cancelling the ask); without a registry, or one that does not answer, it may.

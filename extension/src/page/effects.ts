@@ -91,27 +91,26 @@ const READ_DOM_PROBE = `(() => {
  * they started, have run). Waiting for a task instead would not be quicker: after input the renderer runs its next
  * frame ahead of other tasks.
  */
-const afterFrame = (along: boolean) => `new Promise((resolve) => {
+/** The input's last events, by type and how many (fill's text: one input event; a key press: its keyups). */
+export interface InputEnd {
+  type: "input" | "keyup";
+  count: number;
+}
+
+const afterFrame = (end: InputEnd | null) => `new Promise((resolve) => {
   const s = globalThis.__bskMut;
   // Read once, and only this probe: a late read must not stop the probe of the next action, armed by then.
   let read = false;
   const done = () => read || ((read = true), resolve(globalThis.__bskMut === s ? ${READ_DOM_PROBE} : null));
   const changed = () => !!s && (s.changed ||= s.mo.takeRecords().length > 0);
   if (changed()) return done();
-  if (s && s.seen() && !s.wanted()) return done();
-  // Sent right behind the input (fill's text: along), this read can arrive first. The input's trusted input event
-  // then ends its handling: a listener of the window's, added now, runs after the page's own on every node of its
-  // path, and the microtask it queues after theirs. With nothing queued then, the read is done without a frame;
-  // otherwise it waits for the frame after the input, never for one that might come before it.
-  const ahead = ${along} && !!s && !s.seen();
-  if (ahead) {
-    const ended = (e) => {
-      if (!e.isTrusted) return;
-      removeEventListener("input", ended);
-      queueMicrotask(() => (changed() || !s.wanted()) && done());
-    };
-    addEventListener("input", ended);
-  }
+  const end = ${JSON.stringify(end)};
+  // Sent right behind the input (end), this read can arrive before the input's last events. It then waits for them:
+  // a window listener, added now, runs after the page's own on the event's path (and their promise callbacks); one
+  // the page keeps to itself is heard at capture, and looked at a task later. With nothing queued then, the read is
+  // done without a frame; otherwise it waits for the frame after the input, never for one that might come before it.
+  const ahead = !!end && !!s && s.count(end.type) < end.count;
+  if (!ahead && s && s.seen() && !s.wanted()) return done();
   // After the frame (and a task), short timers and messages the page set off get a little longer: after input the
   // renderer runs its next frame first, so even a timer of 0 ms may still be due.
   let settling = false;
@@ -128,11 +127,31 @@ const afterFrame = (along: boolean) => `new Promise((resolve) => {
     after.port1.onmessage = settle;
     after.port2.postMessage(null);
   };
+  if (ahead) {
+    let over = false;
+    const handled = () => {
+      if (over) return;
+      over = true;
+      removeEventListener(end.type, bubbled);
+      removeEventListener(end.type, heard, true);
+      if (changed() || !s.wanted()) done();
+      else requestAnimationFrame(later);
+    };
+    const bubbled = (e) => e.isTrusted && s.count(end.type) >= end.count && queueMicrotask(handled);
+    const heard = (e) => {
+      if (!e.isTrusted || s.count(end.type) < end.count) return;
+      const task = new MessageChannel();
+      task.port1.onmessage = handled;
+      task.port2.postMessage(null);
+    };
+    addEventListener(end.type, bubbled);
+    addEventListener(end.type, heard, true);
+    return;
+  }
   s?.frame.then(settle);
-  if (!ahead) requestAnimationFrame(later);
+  requestAnimationFrame(later);
 })`;
-const AFTER_FRAME = afterFrame(false);
-const AFTER_INPUT = afterFrame(true);
+const AFTER_FRAME = afterFrame(null);
 
 interface Navigation {
   url: string;
@@ -293,7 +312,11 @@ export class EffectWatch {
   }
 
   /** One animation frame in the acted-on document; returns whether the DOM changed (null: unknown). */
-  private async frame(probe: DomProbe | null, signal: AbortSignal, along: Promise<unknown> | null): Promise<boolean | null> {
+  private async frame(
+    probe: DomProbe | null,
+    signal: AbortSignal,
+    along: { sent: Promise<unknown>; end: InputEnd } | null,
+  ): Promise<boolean | null> {
     if (!probe) return null;
     if ("objectId" in probe && probe.settled) {
       const [dom, delivered, downloading] = probe.settled;
@@ -340,10 +363,12 @@ export class EffectWatch {
       // A read sent along with the input waits in the page for the input: its cap runs from the input's answer.
       const late = new Promise<"late">((resolve) => {
         const start = () => (timer = setTimeout(() => resolve("late"), FRAME_CAP_MS));
-        if (along) along.then(start, start);
+        if (along) along.sent.then(start, start);
         else start();
       });
-      const first = await Promise.race([evaluate(along ? AFTER_INPUT : AFTER_FRAME, true), late]).finally(() => clearTimeout(timer));
+      const first = await Promise.race([evaluate(along ? afterFrame(along.end) : AFTER_FRAME, true), late]).finally(() =>
+        clearTimeout(timer),
+      );
       if (first !== "late") return first;
       // A document whose navigation has started (a slow server) answers page calls only once the new one commits:
       // then whether its DOM changed is unknown, and the navigation tells what happened.
@@ -390,10 +415,14 @@ export class EffectWatch {
 
   /**
    * Settles after the input was sent and report what happened. `signal` may be the call's dialog guard: a dialog
-   * opening ends the settle at once and is the effect. `along`: the input's answer, when the settle starts right
-   * behind the input (withEffect's readAlong), so the page's read may arrive before the input does.
+   * opening ends the settle at once and is the effect. `along`: the input's answer and its last events, when the
+   * settle starts right behind the input (withEffect's readAlong), so the page's read may arrive before the input.
    */
-  async settle(signal: AbortSignal, probe: DomProbe | null, along: Promise<unknown> | null = null): Promise<ActionEffect> {
+  async settle(
+    signal: AbortSignal,
+    probe: DomProbe | null,
+    along: { sent: Promise<unknown>; end: InputEnd } | null = null,
+  ): Promise<ActionEffect> {
     let dom: boolean | null = null;
     let navigation: Navigation | null = null;
     try {
@@ -474,7 +503,7 @@ export async function withEffect(
   probe: DomProbe | null | (() => DomProbe | null),
   signal: AbortSignal,
   input: () => Promise<unknown>,
-  opts: { verify?: boolean; readAlong?: boolean } = {},
+  opts: { verify?: boolean; readAlong?: InputEnd } = {},
 ): Promise<ActionEffect> {
   const watch = await EffectWatch.arm(tabId, signal);
   const sent = sending({ tabId }, input).then(
@@ -483,13 +512,13 @@ export async function withEffect(
       if (!isDialogPending(err)) throw err;
     },
   );
-  // readAlong: the settle's read goes right behind the input, and the page answers it once it has handled the input,
-  // without a round trip after the input's answer. Only for one command the page handles in one task, ending in an
-  // input event (fill's text): the read must not run between the events of a click or of several keys.
+  // readAlong (the input's last events): the settle's read goes right behind the input, and the page answers it once
+  // it has handled them, without a round trip after the input's answer. Only for input whose last events bsk knows,
+  // all delivered to the probe's document: fill's text (one input event), keys (their keyups).
   let settling: Promise<ActionEffect> | undefined;
   const along = new AbortController();
   if (opts.readAlong && typeof probe !== "function") {
-    settling = watch.settle(AbortSignal.any([signal, along.signal]), probe, sent);
+    settling = watch.settle(AbortSignal.any([signal, along.signal]), probe, { sent, end: opts.readAlong });
     settling.catch(() => undefined);
   }
   try {

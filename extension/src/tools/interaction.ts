@@ -31,7 +31,7 @@ import {
 import { frameContext } from "../page/frame-eval.ts";
 import { callOn } from "../cdp/page-call.ts";
 import { worldOf } from "../cdp/frames.ts";
-import { insertText, pressChord, typeText } from "../page/input/keyboard.ts";
+import { chordKeyUps, insertText, pressChord, typeText } from "../page/input/keyboard.ts";
 import { keyByName, parseChord, type Modifier } from "../page/input/keys.ts";
 import { click, mousePosition, moveTo, press, release, wheel, type Button } from "../page/input/mouse.ts";
 import { atPoint } from "../page/input/point.ts";
@@ -351,7 +351,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
         if (p.value !== "") return insertText(tabId, p.value, signal);
         if (!prep.empty) return pressChord(tabId, { modifiers: [], key: keyByName("Delete")! }, 1, signal);
       },
-      { readAlong: typed },
+      { readAlong: typed ? { type: "input", count: 1 } : undefined },
     );
     const base = { tab_id: tabId, target: actedOn(rt), effect };
     if (effect.kind === "dialog") return { ...base, value_ok: false };
@@ -374,7 +374,10 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
     const chord = parseChord(p.key);
     const { tabId } = await inputTab(p);
     const { target, probe } = await keyboardTarget(p, tabId, signal);
-    const effect = await withEffect(tabId, probe, signal, () => pressChord(tabId, chord, p.count, signal), { verify: true });
+    const effect = await withEffect(tabId, probe, signal, () => pressChord(tabId, chord, p.count, signal), {
+      verify: true,
+      readAlong: { type: "keyup", count: chordKeyUps(chord, p.count) },
+    });
     return { tab_id: tabId, target, effect };
   },
 

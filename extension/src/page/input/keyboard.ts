@@ -14,6 +14,11 @@ function key(tabId: number, e: KeyEvent, signal?: AbortSignal): Promise<unknown>
   return send(tabId, "Input.dispatchKeyEvent", e, signal);
 }
 
+/** How many keyup events pressing a chord `count` times gives the page (its last events: effects.ts readAlong). */
+export function chordKeyUps(chord: Chord, count = 1): number {
+  return chordEvents(chord, { mac: isMac }).filter((e) => e.type === "keyUp").length * count;
+}
+
 /** Presses a chord `count` times. */
 export async function pressChord(tabId: number, chord: Chord, count = 1, signal?: AbortSignal): Promise<void> {
   const events = chordEvents(chord, { mac: isMac });
