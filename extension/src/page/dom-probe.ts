@@ -112,6 +112,8 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
     downloading: () => downloads.some((e) => !e.defaultPrevented),
     /** Whether the document saw any of the input's events. */
     seen: () => seen,
+    /** Whether the input goes to a child frame's document (its events are not seen here). */
+    elsewhere: () => elsewhere,
     /** How many trusted events of this input type the document has seen since arming. */
     count: (type: string) => counts[type] ?? 0,
     /**

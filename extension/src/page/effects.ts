@@ -105,6 +105,8 @@ const afterFrame = (end: InputEnd | null) => `new Promise((resolve) => {
   const changed = () => !!s && (s.changed ||= s.mo.takeRecords().length > 0);
   if (changed()) return done();
   const end = ${JSON.stringify(end)};
+  // Input bound for a child frame is not seen here: the worker reads again after the input's answer.
+  if (end && s && s.elsewhere()) return resolve("again");
   // Sent right behind the input (end), this read can arrive before the input's last events. It then waits for them:
   // a window listener, added now, runs after the page's own on the event's path (and their promise callbacks); one
   // the page keeps to itself is heard at capture, and looked at a task later. With nothing queued then, the read is
@@ -351,6 +353,7 @@ export class EffectWatch {
           if (link) this.downloadAsked = true;
           v = dom;
         }
+        if (v === "again") return "again" as const;
         if (Array.isArray(v)) {
           this.inputDelivered = v[1] === null ? null : v[1] === true;
           if (v[2] === true) this.downloadAsked = true;
@@ -359,20 +362,25 @@ export class EffectWatch {
         return typeof v === "boolean" ? v : null;
       });
     try {
-      let timer: ReturnType<typeof setTimeout> | undefined;
       // A read sent along with the input waits in the page for the input: its cap runs from the input's answer.
-      const late = new Promise<"late">((resolve) => {
-        const start = () => (timer = setTimeout(() => resolve("late"), FRAME_CAP_MS));
-        if (along) along.sent.then(start, start);
-        else start();
-      });
-      const first = await Promise.race([evaluate(along ? afterFrame(along.end) : AFTER_FRAME, true), late]).finally(() =>
-        clearTimeout(timer),
-      );
-      if (first !== "late") return first;
+      const capped = (expression: string, from: Promise<unknown> | null) => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<"late">((resolve) => {
+          const start = () => (timer = setTimeout(() => resolve("late"), FRAME_CAP_MS));
+          if (from) from.then(start, start);
+          else start();
+        });
+        return Promise.race([evaluate(expression, true), late]).finally(() => clearTimeout(timer));
+      };
+      let first = await capped(along ? afterFrame(along.end) : AFTER_FRAME, along?.sent ?? null);
+      if (first === "again") {
+        await along?.sent.catch(() => undefined);
+        first = await capped(AFTER_FRAME, null);
+      }
+      if (first !== "late") return first === "again" ? null : first;
       // A document whose navigation has started (a slow server) answers page calls only once the new one commits:
       // then whether its DOM changed is unknown, and the navigation tells what happened.
-      const read = evaluate(READ_DOM_PROBE, false);
+      const read = evaluate(READ_DOM_PROBE, false) as Promise<boolean | null>;
       const answered = new AbortController();
       const navigating = this.until(
         () => this.started && !this.committed,
