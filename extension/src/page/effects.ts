@@ -72,6 +72,12 @@ export function installEffectNotices(): void {
 /** How long after the frame the settle waits for short timers and messages the page set off (the registry says). */
 const DUE_GRACE_MS = 20;
 
+/** The input's last events, by type and how many (fill's text: one input event; a key press: its keyups). */
+export interface InputEnd {
+  type: "input" | "keyup";
+  count: number;
+}
+
 const READ_DOM_PROBE = `(() => {
   const s = globalThis.__bskMut;
   if (!s) return null;
@@ -86,17 +92,12 @@ const READ_DOM_PROBE = `(() => {
 /**
  * The frame after the input (or, when the page saw no input event, the next frame), then the observer's answer. A
  * DOM that already changed needs no frame: the answer cannot change, and what the input started (a navigation, a
- * new tab, a download) was reported by the browser before this call's reply. Nor does a page that handled the input
+ * new tab) was reported by the browser before this call's reply; a download it asked for is in the answer, and the
+ * settle waits for it (downloadAsked). Nor does a page that handled the input
  * and has nothing queued (the browser answers an input command once the page's handlers, and the promise callbacks
  * they started, have run). Waiting for a task instead would not be quicker: after input the renderer runs its next
  * frame ahead of other tasks.
  */
-/** The input's last events, by type and how many (fill's text: one input event; a key press: its keyups). */
-export interface InputEnd {
-  type: "input" | "keyup";
-  count: number;
-}
-
 const afterFrame = (end: InputEnd | null) => `new Promise((resolve) => {
   const s = globalThis.__bskMut;
   // Read once, and only this probe: a late read must not stop the probe of the next action, armed by then.
