@@ -49,8 +49,13 @@ const NAV_COMMIT_CAP_MS = 5000;
 /** A page opened a tab (window.open, target=_blank): its id arrives through webNavigation shortly after. */
 const NEW_TAB_CAP_MS = 1500;
 const DOWNLOAD_CAP_MS = 1500;
-/** rAF does not run in a hidden tab; past this the observer is read without waiting for a frame. */
+/**
+ * A page read that has not answered by now: when the page is navigating, the observer is read without it (the
+ * navigation tells what happened); otherwise it is waited for up to FRAME_WAIT_MS, as a busy machine can hold a
+ * visible page's next frame that long (a hidden page's read runs no frame: see afterFrame).
+ */
 const FRAME_CAP_MS = 150;
+const FRAME_WAIT_MS = 1500;
 /** Reading the new document's status; a page busy in a long script answers late. */
 const STATUS_CAP_MS = 500;
 
@@ -124,6 +129,8 @@ const afterFrame = (end: InputEnd | null) => `new Promise((resolve) => {
     const spin = () => (!s || changed() || !s.due() || performance.now() > until ? done() : setTimeout(spin, 1));
     spin();
   };
+  // A hidden page runs no frames: its read waits for a task instead.
+  const nextFrame = (fn) => (document.hidden ? fn() : requestAnimationFrame(fn));
   // A task posted after the frame runs after the messages the page posted while handling the input.
   const later = () => {
     const after = new MessageChannel();
@@ -138,7 +145,7 @@ const afterFrame = (end: InputEnd | null) => `new Promise((resolve) => {
       removeEventListener(end.type, bubbled);
       removeEventListener(end.type, heard, true);
       if (changed() || !s.wanted()) done();
-      else requestAnimationFrame(later);
+      else nextFrame(later);
     };
     const bubbled = (e) => e.isTrusted && s.count(end.type) >= end.count && queueMicrotask(handled);
     const heard = (e) => {
@@ -152,7 +159,7 @@ const afterFrame = (end: InputEnd | null) => `new Promise((resolve) => {
     return;
   }
   s?.frame.then(settle);
-  requestAnimationFrame(later);
+  nextFrame(later);
 })`;
 const AFTER_FRAME = afterFrame(null);
 
@@ -371,7 +378,20 @@ export class EffectWatch {
           if (from) from.then(start, start);
           else start();
         });
-        return Promise.race([evaluate(expression, true), late]).finally(() => clearTimeout(timer));
+        const answer = evaluate(expression, true);
+        return Promise.race([answer, late])
+          .finally(() => clearTimeout(timer))
+          .then(async (r) => {
+            // Not navigating: a visible page's frame is only late (a busy machine); its answer is waited for.
+            if (r !== "late" || (this.started && !this.committed)) return r;
+            let wait: ReturnType<typeof setTimeout> | undefined;
+            const longer = new Promise<"late">((resolve) => (wait = setTimeout(() => resolve("late"), FRAME_WAIT_MS - FRAME_CAP_MS)));
+            const started = this.until(() => this.started && !this.committed, FRAME_WAIT_MS - FRAME_CAP_MS, signal).then(
+              () => "late" as const,
+              () => "late" as const,
+            );
+            return Promise.race([answer, longer, started]).finally(() => clearTimeout(wait));
+          });
       };
       let first = await capped(along ? afterFrame(along.end) : AFTER_FRAME, along?.sent ?? null);
       if (first === "again") {
