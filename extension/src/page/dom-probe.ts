@@ -108,6 +108,13 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
       // the release may still ask for a download, and the settle's read hears it.
       if (!PRESS.includes(last) && tell(state.downloading())) quiet();
     }),
+    /** The probe's read, which ends it (effects.ts READ_DOM_PROBE, select's in-call read). */
+    take: (): SettledRead => {
+      const read: SettledRead = [state.changed || state.mo.takeRecords().length > 0, state.delivered(), state.downloading()];
+      state.stop();
+      if (g.__bskMut === state) g.__bskMut = undefined;
+      return read;
+    },
     /** Whether the input asked for a download that no navigation tells of (and no listener of the page cancelled). */
     downloading: () => downloads.some((e) => !e.defaultPrevented),
     /** Whether the document saw any of the input's events. */

@@ -83,16 +83,7 @@ export interface InputEnd {
   count: number;
 }
 
-const READ_DOM_PROBE = `(() => {
-  const s = globalThis.__bskMut;
-  if (!s) return null;
-  const changed = s.changed || s.mo.takeRecords().length > 0;
-  const delivered = s.delivered();
-  const downloading = s.downloading();
-  s.stop();
-  globalThis.__bskMut = undefined;
-  return [changed, delivered, downloading];
-})()`;
+const READ_DOM_PROBE = `(globalThis.__bskMut ? globalThis.__bskMut.take() : null)`;
 
 /**
  * The frame after the input (or, when the page saw no input event, the next frame), then the observer's answer. A

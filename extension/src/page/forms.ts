@@ -120,15 +120,10 @@ export function selectInPage(this: Element, installProbe: (n: Node) => void, wan
   // page's handlers have run. It is final when the DOM changed or the page has nothing queued (the work registry);
   // otherwise null, and the settle waits and reads as after any input (effects.ts AFTER_FRAME, READ_DOM_PROBE).
   const settledRead = () => {
-    const g = globalThis as any;
-    const s = g.__bskMut;
+    const s = (globalThis as any).__bskMut;
     if (!s) return null;
     const changed = s.changed || s.mo.takeRecords().length > 0;
-    if (!changed && (!s.seen() || s.wanted())) return null;
-    const read = [changed, s.delivered(), s.downloading()];
-    s.stop();
-    g.__bskMut = undefined;
-    return read;
+    return changed || (s.seen() && !s.wanted()) ? s.take() : null;
   };
   return new Promise<string>((resolve) => {
     const task = new MessageChannel();
