@@ -52,7 +52,7 @@ const DOWNLOAD_CAP_MS = 1500;
 /**
  * A page read that has not answered by now: when the page is navigating, the observer is read without it (the
  * navigation tells what happened); otherwise it is waited for up to FRAME_WAIT_MS, as a busy machine can hold a
- * visible page's next frame that long (a hidden page's read runs no frame: see afterFrame).
+ * page's next frame that long (a page hidden for good runs none, and is read then).
  */
 const FRAME_CAP_MS = 150;
 const FRAME_WAIT_MS = 1500;
@@ -120,8 +120,6 @@ const afterFrame = (end: InputEnd | null) => `new Promise((resolve) => {
     const spin = () => (!s || changed() || !s.due() || performance.now() > until ? done() : setTimeout(spin, 1));
     spin();
   };
-  // A hidden page runs no frames: its read waits for a task instead.
-  const nextFrame = (fn) => (document.hidden ? fn() : requestAnimationFrame(fn));
   // A task posted after the frame runs after the messages the page posted while handling the input.
   const later = () => {
     const after = new MessageChannel();
@@ -136,7 +134,7 @@ const afterFrame = (end: InputEnd | null) => `new Promise((resolve) => {
       removeEventListener(end.type, bubbled);
       removeEventListener(end.type, heard, true);
       if (changed() || !s.wanted()) done();
-      else nextFrame(later);
+      else requestAnimationFrame(later);
     };
     const bubbled = (e) => e.isTrusted && s.count(end.type) >= end.count && queueMicrotask(handled);
     const heard = (e) => {
@@ -150,7 +148,7 @@ const afterFrame = (end: InputEnd | null) => `new Promise((resolve) => {
     return;
   }
   s?.frame.then(settle);
-  nextFrame(later);
+  requestAnimationFrame(later);
 })`;
 const AFTER_FRAME = afterFrame(null);
 
