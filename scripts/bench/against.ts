@@ -134,6 +134,7 @@ export async function againstLane(a: PrivateWorld, b: PrivateWorld, refRoot: str
     await viaMcp("fill", "fill", (s) => ({ target: s.field, value: "Ada Lovelace" }));
     // On the field fill left focused.
     await viaMcp("press End", "press", () => ({ key: "End" }));
+    await viaMcp("type 3 keys", "type", () => ({ text: "abc" }));
   } finally {
     await Promise.all(lanes.map((l) => l.close()));
   }

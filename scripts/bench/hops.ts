@@ -106,6 +106,7 @@ export async function hops(): Promise<void> {
       ["click", { target: ref(/button "Add note"/) }],
       ["fill", { target: ref(/textbox "Full name"/), value: "Ada" }],
       ["press", { key: "End" }],
+      ["type", { text: "abc" }],
       ["select", { target: ref(/combobox "Plan"/), values: ["pro"] }],
       ["hover", { target: ref(/button "More"/) }],
     ];

@@ -72,6 +72,9 @@ describe("forms", () => {
         const r = await ok(["fill", `#${id}`, text]);
         expect({ id, round, value_ok: r.value_ok, actual: r.actual }).toEqual({ id, round, value_ok: false, actual: text.toUpperCase() });
       }
+      // The page changes as the text lands and the value after a timer: the read-back waits for the value.
+      const before = await ok(["fill", "#before", text]);
+      expect({ round, value_ok: before.value_ok, actual: before.actual }).toEqual({ round, value_ok: false, actual: text.toUpperCase() });
       const echoed = await ok(["fill", "#echo", text]);
       expect(echoed).toMatchObject({ value_ok: true, effect: { kind: "dom_changed", dom_changed: true } });
       expect(await js(`document.getElementById("status").textContent`)).toBe(`typed ${text}`);
@@ -84,7 +87,7 @@ describe("forms", () => {
     expect(await js(`document.getElementById("plain").value`)).toBe("late");
   });
 
-  test("press's read rides right behind its keys: a change on the last keyup, of a chord or of repeated presses, after a timer, or from a keyup the page keeps to itself is seen", async () => {
+  test("press's and type's read rides right behind their keys: a change on the last keyup, on keydown, of a chord or of repeated presses, after a timer, or from a keyup the page keeps to itself is seen", async () => {
     await page("act-press-effects.html");
     await ok(["click", "#field"]);
     const status = () => js(`document.getElementById("status").textContent`);
@@ -101,7 +104,35 @@ describe("forms", () => {
       expect({ i, effect: (await ok(["press", "End", "--count", "3"])).effect }).toEqual({ i, effect: changed });
       expect(await status()).toBe(`ends ${3 * i}`);
       expect({ i, effect: (await ok(["press", "Shift"])).effect }).toEqual({ i, effect: { kind: "none", dom_changed: false } });
+      // A change on keydown does not end the read before the keyups, nor stop their count.
+      expect({ i, effect: (await ok(["press", "w"])).effect }).toEqual({ i, effect: changed });
+      expect(await status()).toBe(`down w ${i}`);
     }
+    // Enter changes the page on keydown and submits the form on keypress: the reply waits for what the keys started.
+    for (let i = 1; i <= 4; i++) {
+      await ok(["click", "#query"]);
+      const sent = await ok(["press", "Enter"]);
+      expect({ i, kind: sent.effect.kind, url: sent.effect.navigation?.url }).toEqual({
+        i,
+        kind: "navigated",
+        url: w.fixtures.url("/act-press-effects.html?q="),
+      });
+    }
+    // type's read rides behind its last character's keyup too (the page was reloaded: its counts start again).
+    await ok(["click", "#field"]);
+    for (let i = 1; i <= 4; i++) {
+      expect({ i, effect: (await ok(["type", "qx"])).effect }).toEqual({ i, effect: changed });
+      expect(await status()).toBe(`up x ${i}`);
+      expect({ i, effect: (await ok(["type", "qw"])).effect }).toEqual({ i, effect: changed });
+      expect(await status()).toBe(`down w ${i}`);
+      expect({ i, effect: (await ok(["type", "q"])).effect }).toEqual({ i, effect: { kind: "none", dom_changed: false } });
+    }
+    expect(await js(`document.getElementById("field").value`)).toBe("qxqwq".repeat(4));
+    // Tab takes the focus, and the keyup, into a child frame: the keys still land where the focus went.
+    await ok(["click", "#query"]);
+    expect((await ok(["press", "Tab"])).effect).toEqual({ kind: "none", dom_changed: false });
+    expect((await ok(["type", "in"])).effect).toEqual({ kind: "none", dom_changed: false });
+    expect(await js(`document.getElementById("child").contentDocument.getElementById("inner").value`)).toBe("in");
   });
 
   test("a React-like controlled input keeps the filled value and its state sees it", async () => {

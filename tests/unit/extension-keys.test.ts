@@ -65,3 +65,15 @@ describe("typing", () => {
     expect(charEvents("😀")).toBeNull();
   });
 });
+
+describe("the input's last events (a read sent along waits for them)", () => {
+  test("typing counts one keyup per key-typed character, and none when the last goes in as text", async () => {
+    const { chordKeyUps, typedKeyUps } = await import("../../extension/src/page/input/keyboard.ts");
+    expect(typedKeyUps("abc")).toBe(3);
+    expect(typedKeyUps("Ab!\n")).toBe(4);
+    expect(typedKeyUps("中a")).toBe(1);
+    expect(typedKeyUps("a中")).toBeNull();
+    expect(typedKeyUps("")).toBeNull();
+    expect(chordKeyUps(parseChord("Ctrl+Shift+B"), 2)).toBe(6);
+  });
+});

@@ -91,9 +91,9 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
   const unlisten = () => {
     for (const t of INPUT) removeEventListener(t, onInput, true);
   };
+  // The input listeners stay: a read sent along with the input still counts its last events after a change.
   const quiet = () => {
     ended = true;
-    unlisten();
     state.mo.disconnect();
   };
   const state = {
@@ -135,6 +135,7 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
     framed: () => {},
     stop: () => {
       quiet();
+      unlisten();
       nav?.removeEventListener("navigate", onNavigate);
     },
   };

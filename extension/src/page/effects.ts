@@ -94,21 +94,26 @@ const READ_DOM_PROBE = `(globalThis.__bskMut ? globalThis.__bskMut.take() : null
  * they started, have run). Waiting for a task instead would not be quicker: after input the renderer runs its next
  * frame ahead of other tasks.
  */
-const afterFrame = (end: InputEnd | null) => `new Promise((resolve) => {
+const afterFrame = (end: InputEnd | null, readBack: boolean) => `new Promise((resolve) => {
   const s = globalThis.__bskMut;
   // Read once, and only this probe: a late read must not stop the probe of the next action, armed by then.
   let read = false;
   const done = () => read || ((read = true), resolve(globalThis.__bskMut === s ? ${READ_DOM_PROBE} : null));
-  const changed = () => !!s && (s.changed ||= s.mo.takeRecords().length > 0);
-  if (changed()) return done();
+  // A change is the answer, unless an element's state is read back too (fill's value): that may change after.
+  const changed = () => ${readBack ? "false" : "!!s && (s.changed ||= s.mo.takeRecords().length > 0)"};
   const end = ${JSON.stringify(end)};
-  // Input bound for a child frame is not seen here: the worker reads again after the input's answer.
-  if (end && s && s.elsewhere()) return resolve("again");
-  // Sent right behind the input (end), this read can arrive before the input's last events. It then waits for them:
-  // a window listener, added now, runs after the page's own on the event's path (and their promise callbacks); one
-  // the page keeps to itself is heard at capture, and looked at a task later. With nothing queued then, the read is
-  // done without a frame; otherwise it waits for the frame after the input, never for one that might come before it.
+  // Input bound for a child frame is not seen here (keys go where the focus is, which the input may move: Tab, or a
+  // key's handler): the worker reads again after the input's answer.
+  const FRAMES = ["iframe", "frame", "object", "embed", "fencedframe", "portal"];
+  const framed = () => FRAMES.includes(document.activeElement?.localName);
+  if (end && s && (s.elsewhere() || (end.type === "keyup" && framed()))) return resolve("again");
+  // Sent right behind the input (end), this read can arrive before the input's last events. It then waits for them,
+  // even after a change (what they do may still be news: a download they ask for): a window listener, added now, runs
+  // after the page's own on the event's path (and their promise callbacks); one the page keeps to itself is heard at
+  // capture, and looked at a task later. With nothing queued then, the read is done without a frame; otherwise it
+  // waits for the frame after the input, never for one that might come before it.
   const ahead = !!end && !!s && s.count(end.type) < end.count;
+  if (!ahead && changed()) return done();
   if (!ahead && s && s.seen() && !s.wanted()) return done();
   // After the frame (and a task), short timers and messages the page set off get a little longer: after input the
   // renderer runs its next frame first, so even a timer of 0 ms may still be due.
@@ -128,29 +133,48 @@ const afterFrame = (end: InputEnd | null) => `new Promise((resolve) => {
   };
   if (ahead) {
     let over = false;
-    const handled = () => {
-      if (over) return;
+    const off = () => {
       over = true;
       removeEventListener(end.type, bubbled);
       removeEventListener(end.type, heard, true);
+      removeEventListener("focusout", left, true);
+    };
+    const handled = () => {
+      if (over) return;
+      off();
       if (changed() || !s.wanted()) done();
       else requestAnimationFrame(later);
     };
-    const bubbled = (e) => e.isTrusted && s.count(end.type) >= end.count && queueMicrotask(handled);
+    // The focus moving into a child frame takes the last keys there; the frame has it a task after the focusout.
+    const left = (e) => {
+      if (over || !e.isTrusted || end.type !== "keyup") return;
+      const task = new MessageChannel();
+      task.port1.onmessage = () => {
+        if (over || !framed()) return;
+        off();
+        resolve("again");
+      };
+      task.port2.postMessage(null);
+    };
+    // A read whose input never came (it failed) ends with the next action's probe, on that action's events.
+    const gone = () => globalThis.__bskMut !== s && (off(), resolve(null), true);
+    const bubbled = (e) => !gone() && e.isTrusted && s.count(end.type) >= end.count && queueMicrotask(handled);
     const heard = (e) => {
-      if (!e.isTrusted || s.count(end.type) < end.count) return;
+      if (gone() || !e.isTrusted || s.count(end.type) < end.count) return;
       const task = new MessageChannel();
       task.port1.onmessage = handled;
       task.port2.postMessage(null);
     };
     addEventListener(end.type, bubbled);
     addEventListener(end.type, heard, true);
+    addEventListener("focusout", left, true);
     return;
   }
   s?.frame.then(settle);
   requestAnimationFrame(later);
 })`;
-const AFTER_FRAME = afterFrame(null);
+const AFTER_FRAME = afterFrame(null, false);
+const AFTER_FRAME_READ_BACK = afterFrame(null, true);
 
 interface Navigation {
   url: string;
@@ -382,10 +406,11 @@ export class EffectWatch {
             return Promise.race([answer, longer, started]).finally(() => clearTimeout(wait));
           });
       };
-      let first = await capped(along ? afterFrame(along.end) : AFTER_FRAME, along?.sent ?? null);
+      const settled = after ? AFTER_FRAME_READ_BACK : AFTER_FRAME;
+      let first = await capped(along ? afterFrame(along.end, !!after) : settled, along?.sent ?? null);
       if (first === "again") {
         await along?.sent.catch(() => undefined);
-        first = await capped(AFTER_FRAME, null);
+        first = await capped(settled, null);
       }
       if (first !== "late") return first === "again" ? null : first;
       // A document whose navigation has started (a slow server) answers page calls only once the new one commits:
@@ -445,6 +470,8 @@ export class EffectWatch {
     let navigation: Navigation | null = null;
     try {
       dom = await this.frame(probe, signal, along);
+      // What the input started is news by its answer (the renderer sends its events first): never judged before it.
+      if (along) await along.sent.catch(() => undefined);
       if (this.started && !this.committed && !this.dialog) {
         await this.until(() => this.committed !== null || this.ended || this.downloadStarted(), NAV_COMMIT_CAP_MS, signal);
       }
@@ -524,21 +551,25 @@ export async function withEffect(
   opts: { verify?: boolean; readAlong?: InputEnd } = {},
 ): Promise<ActionEffect> {
   const watch = await EffectWatch.arm(tabId, signal);
+  // readAlong (the input's last events): the settle's read goes to the page just ahead of the input, waits there for
+  // the input's last events, and answers once the page has handled them: no round trip after the input's answer, and
+  // no frame the renderer runs first. Only for input whose last events bsk knows, all delivered to the probe's
+  // document: fill's text (one input event), keys (their keyups).
+  let settling: Promise<ActionEffect> | undefined;
+  const along = new AbortController();
+  let answered: (sent: Promise<void>) => void = () => {};
+  if (opts.readAlong && typeof probe !== "function") {
+    const later = new Promise<void>((resolve) => (answered = resolve));
+    settling = watch.settle(AbortSignal.any([signal, along.signal]), probe, { sent: later, end: opts.readAlong });
+    settling.catch(() => undefined);
+  }
   const sent = sending({ tabId }, input).then(
     () => undefined,
     (err: unknown) => {
       if (!isDialogPending(err)) throw err;
     },
   );
-  // readAlong (the input's last events): the settle's read goes right behind the input, and the page answers it once
-  // it has handled them, without a round trip after the input's answer. Only for input whose last events bsk knows,
-  // all delivered to the probe's document: fill's text (one input event), keys (their keyups).
-  let settling: Promise<ActionEffect> | undefined;
-  const along = new AbortController();
-  if (opts.readAlong && typeof probe !== "function") {
-    settling = watch.settle(AbortSignal.any([signal, along.signal]), probe, { sent, end: opts.readAlong });
-    settling.catch(() => undefined);
-  }
+  answered(sent);
   try {
     await sent;
   } catch (err) {

@@ -31,7 +31,7 @@ import {
 import { frameContext } from "../page/frame-eval.ts";
 import { callOn } from "../cdp/page-call.ts";
 import { worldOf } from "../cdp/frames.ts";
-import { chordKeyUps, insertText, pressChord, typeText } from "../page/input/keyboard.ts";
+import { chordKeyUps, insertText, pressChord, typedKeyUps, typeText } from "../page/input/keyboard.ts";
 import { keyByName, parseChord, type Modifier } from "../page/input/keys.ts";
 import { click, mousePosition, moveTo, press, release, wheel, type Button } from "../page/input/mouse.ts";
 import { atPoint } from "../page/input/point.ts";
@@ -366,7 +366,11 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   type: async (p, { signal }) => {
     const { tabId } = await inputTab(p);
     const { target, probe } = await keyboardTarget(p, tabId, signal);
-    const effect = await withEffect(tabId, probe, signal, () => typeText(tabId, p.text, p.delay_ms, signal), { verify: true });
+    const ups = typedKeyUps(p.text);
+    const effect = await withEffect(tabId, probe, signal, () => typeText(tabId, p.text, p.delay_ms, signal), {
+      verify: true,
+      readAlong: ups === null ? undefined : { type: "keyup", count: ups },
+    });
     return { tab_id: tabId, target, effect };
   },
 

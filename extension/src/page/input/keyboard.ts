@@ -27,6 +27,21 @@ export async function pressChord(tabId: number, chord: Chord, count = 1, signal?
   await Promise.all(sent);
 }
 
+/**
+ * How many keyup events typing `text` gives the page, when its last character goes in by keys (its last events are
+ * then keyups: effects.ts readAlong); null when it goes in as insertText, or there is nothing to type.
+ */
+export function typedKeyUps(text: string): number | null {
+  let ups = 0;
+  let byKeys = false;
+  for (const ch of text) {
+    const events = charEvents(ch);
+    byKeys = !!events;
+    if (events) for (const e of events) if (e.type === "keyUp") ups++;
+  }
+  return byKeys ? ups : null;
+}
+
 /** Types text key by key; with a delay, one character at a time with that pause in between. */
 export async function typeText(tabId: number, text: string, delayMs: number, signal?: AbortSignal): Promise<void> {
   let batch: Promise<unknown>[] = [];
