@@ -15,7 +15,8 @@ export interface PointWorld {
 }
 
 function atPointInPage(installProbe: (n: Node, via?: Element | null) => void, x: number | null, y: number | null): string {
-  if (x === null || y === null) {
+  // (CDP passes a null argument as undefined.)
+  if (x == null || y == null) {
     // Keys go to the focused element (or the body).
     installProbe(document, document.activeElement);
     return JSON.stringify({ viewport: { width: innerWidth, height: innerHeight } });
@@ -50,8 +51,8 @@ function atPointInPage(installProbe: (n: Node, via?: Element | null) => void, x:
   });
 }
 
-const EXPR = (x: number | null, y: number | null, notice: ReturnType<typeof armNotice>) =>
-  `(${atPointInPage.toString()})((n, via) => (${installDomProbe.toString()})(n, via, ${JSON.stringify(notice)}), ${x}, ${y})`;
+// One source for every call (the point and the notice are arguments), so the page compiles it once.
+const FN = `function (x, y, notice) { return (${atPointInPage.toString()})((n, via) => (${installDomProbe.toString()})(n, via, notice), x, y); }`;
 
 export interface AtPoint {
   world: PointWorld;
@@ -71,8 +72,13 @@ export async function atPoint(tabId: number, x: number | null, y: number | null,
   const target: CdpTarget = { tabId };
   const world = await worldOf(target, await mainFrameId(tabId, signal), signal);
   try {
-    const expression = EXPR(x, y, armNotice(tabId));
-    const r = await sendTo(target, "Runtime.evaluate", { expression, contextId: world.contextId, returnByValue: true }, signal);
+    const args = [x, y, armNotice(tabId)].map((value) => ({ value }));
+    const r = await sendTo(
+      target,
+      "Runtime.callFunctionOn",
+      { functionDeclaration: FN, executionContextId: world.contextId, arguments: args, returnByValue: true },
+      signal,
+    );
     const v = JSON.parse(String(r.result?.value ?? "{}")) as Omit<AtPoint, "world"> & { outside?: boolean };
     if (v.outside) throw outsideViewport(x!, y!, v.viewport);
     return { world: { target, contextId: world.contextId }, viewport: v.viewport ?? { width: 0, height: 0 }, hit: v.hit ?? null };
