@@ -35,10 +35,16 @@ export function effectText(e: any): string {
     case "browser_prompt":
       return `→ browser prompt ${promptLine(e.prompt)}${e.prompt?.pending ? " (waiting for the person: input fails with prompt_pending)" : " (answered)"}`;
     case "dom_changed":
-      return "→ dom changed";
+      return `→ dom changed${notStarted(e)}`;
     default:
-      return e?.dom_changed ? "→ dom changed" : NO_EFFECT;
+      return e?.dom_changed ? `→ dom changed${notStarted(e)}` : e?.download_not_started ? `→ none${notStarted(e)}` : NO_EFFECT;
   }
+}
+
+function notStarted(e: any): string {
+  return e?.download_not_started
+    ? "; a download was asked for but had not started after 1.5 s (a slow server, or the browser dropped it): bsk events --type download tells if it starts"
+    : "";
 }
 
 const NO_EFFECT = "→ no visible effect";

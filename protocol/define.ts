@@ -307,6 +307,12 @@ export const ActionEffect = () =>
         id: z.string().optional(),
       })
       .optional(),
+    /**
+     * The input asked for a download (a download link, the page's script) that the browser had not started when the
+     * reply was made, 1.5 s on: a slow server, or one the browser dropped (a frame's past 10 within a second) or
+     * blocked. If it starts, a `download` event says so; clicking again may download twice.
+     */
+    download_not_started: z.literal(true).optional(),
     dom_changed: z.boolean(),
   });
 

@@ -441,6 +441,33 @@ describe('a browser with "Ask where to save" on and file access (unpacked extens
     expect(browserFolder().filter((f) => !/^bsk-[a-z0-9]+$/.test(String(f)))).toEqual([]);
   }, 120_000);
 
+  test("a download not begun when the click replies (a slow server) is said, in JSON and in words; its event follows", async () => {
+    const tab = await w2.ok(["tab", "create", w2.fixtures.url("/files-page-downloads.html"), "--session", s2]);
+    const events = async () => ((await w2.ok(["events", "--type", "download", "--session", s2])).events as any[]).map((e) => e.data);
+    const startsOnRelease = async (key: string) => {
+      w2.fixtures.release(key);
+      return await until(`the held download ${key} to start once the server answers`, async () =>
+        (await events()).find((e) => e.url === w2.fixtures.url(`/hold/${key}`) && e.state !== "in_progress"),
+      );
+    };
+    // A link's own download, in JSON.
+    const effect = (await w2.ok(["click", "#slow", "--session", s2])).effect;
+    expect(effect).toEqual({ kind: "none", dom_changed: false, download_not_started: true });
+    expect((await startsOnRelease("slow-download")).state).toBe("complete");
+    // The page's script's, in words (for a person, or an agent reading the CLI).
+    const said = await w2.bsk(["click", "#slow-script", "--session", s2]);
+    expect(said.code).toBe(0);
+    expect(said.stdout).toContain("→ none; a download was asked for but had not started after 1.5 s");
+    expect(said.stdout).toContain("bsk events --type download");
+    expect((await startsOnRelease("slow-script-download")).state).toBe("complete");
+    // A download that begins in time never carries the flag.
+    const begun = (await w2.ok(["click", "#attachment", "--session", s2])).effect;
+    expect(begun.kind).toBe("download");
+    expect(begun.download_not_started).toBeUndefined();
+    await w2.ok(["tab", "close", String(tab.tab_id), "--session", s2]);
+    expect(browserFolder().filter((f) => !/^bsk-[a-z0-9]+$/.test(String(f)))).toEqual([]);
+  }, 60_000);
+
   test("a download link that opens a new tab: cancelled before it saves, reported failed with a way to get it", async () => {
     await w2.ok(["navigate", w2.fixtures.url("/files-download.html"), "--session", s2]);
     const url = w2.fixtures.url("/download/13/popup.txt");

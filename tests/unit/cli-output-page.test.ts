@@ -69,6 +69,12 @@ describe("actions: one line, what was acted on and the effect", () => {
     expect(human("click", act(save)).stdout).toBe('clicked button "Save" @e12 → no visible effect');
     expect(human("click", act(null), { x: 200, y: 340, count: 2 }).stdout).toBe("double-clicked at (200, 340) → no visible effect");
     expect(human("click", act({ ref: "@e3", role: "link", name: "" })).stdout).toBe("clicked link @e3 → no visible effect");
+    // A download asked for and not begun is said, with or without a change.
+    const late = "a download was asked for but had not started after 1.5 s";
+    expect(human("click", act(save, { kind: "none", dom_changed: false, download_not_started: true })).stdout).toContain(`→ none; ${late}`);
+    expect(human("click", act(save, { kind: "dom_changed", dom_changed: true, download_not_started: true })).stdout).toContain(
+      `→ dom changed; ${late}`,
+    );
   });
 
   test("fill never echoes the value; a mismatch says what the field holds", () => {

@@ -507,6 +507,9 @@ export class EffectWatch {
     if (navigation) effect.navigation = navigation;
     if (this.newTabs.length) effect.new_tab_ids = [...new Set(this.newTabs)];
     if (download) effect.download = download;
+    // Asked for and waited for (DOWNLOAD_CAP_MS), but not begun: said, so a click is not taken for one that did nothing.
+    else if ((this.downloadAsked || this.noticed?.link) && !navigation && !effect.new_tab_ids && !effect.dialog)
+      effect.download_not_started = true;
     effect.kind = effect.dialog
       ? "dialog"
       : navigation
