@@ -3,7 +3,8 @@
  * Whatever must be "in flight" is held by the fixture server (/hold/KEY until release), never by sleeps.
  */
 import { describe, expect, test } from "bun:test";
-import { useWorld, type Run, type World, refIn } from "./harness.ts";
+import { evaluateInWorker } from "./devtools.ts";
+import { until, useWorld, type Run, type World, refIn } from "./harness.ts";
 
 let w: World;
 let s: string;
@@ -133,6 +134,39 @@ describe("forms", () => {
     expect((await ok(["press", "Tab"])).effect).toEqual({ kind: "none", dom_changed: false });
     expect((await ok(["type", "in"])).effect).toEqual({ kind: "none", dom_changed: false });
     expect(await js(`document.getElementById("child").contentDocument.getElementById("inner").value`)).toBe("in");
+  });
+
+  test("a minimized Agent Window: what the page did is read without waiting for frames it runs only once shown", async () => {
+    await page("act-fill-effects.html");
+    const { window_id } = ((await w.ok(["session", "list"])).sessions as any[]).find((x) => x.session_id === s);
+    const state = (to: string) =>
+      evaluateInWorker(w.browser.cdpPort!, `chrome.windows.update(${window_id}, { state: "${to}" }).then(() => true)`);
+    const visibility = (want: string) =>
+      until(`the page to be ${want}`, async () => (await js("document.visibilityState")) === want || undefined);
+    await state("minimized");
+    try {
+      await visibility("hidden");
+      for (let round = 1; round <= 2; round++) {
+        const text = `min${round}`;
+        for (const id of ["now", "micro", "message", "stopped"]) {
+          const r = await ok(["fill", `#${id}`, text]);
+          expect({ id, round, value_ok: r.value_ok, actual: r.actual }).toEqual({ id, round, value_ok: false, actual: text.toUpperCase() });
+        }
+        expect(await ok(["fill", "#echo", text])).toMatchObject({ value_ok: true, effect: { kind: "dom_changed" } });
+        expect(await js(`document.getElementById("status").textContent`)).toBe(`typed ${text}`);
+        expect((await ok(["click", "#plain"])).effect).toEqual({ kind: "none", dom_changed: false });
+        expect((await ok(["type", "x"])).effect).toEqual({ kind: "none", dom_changed: false });
+        // Its next frame waits for the window: not yet run when the fill replies.
+        expect(await ok(["fill", "#frame", text])).toMatchObject({ value_ok: true });
+      }
+    } finally {
+      await state("normal");
+    }
+    await visibility("visible");
+    await until(
+      "the frame callback to run once shown",
+      async () => (await js(`document.getElementById("frame").value`)) === "MIN2" || undefined,
+    );
   });
 
   test("a React-like controlled input keeps the filled value and its state sees it", async () => {

@@ -59,6 +59,14 @@ const FRAME_WAIT_MS = 1500;
 /** Reading the new document's status; a page busy in a long script answers late. */
 const STATUS_CAP_MS = 500;
 
+/** Tabs this call brought to the front (tools/interaction.ts inputTab): their page is shown soon if not yet. */
+const shownNow = new Set<number>();
+
+/** The call brought `tabId` to the front; the effect watch armed next takes it. */
+export function showing(tabId: number): void {
+  shownNow.add(tabId);
+}
+
 /** Tab → the notice id of the probe armed last (a tab runs one call at a time). */
 const armedNotices = new Map<number, string>();
 
@@ -94,8 +102,13 @@ const READ_DOM_PROBE = `(globalThis.__bskMut ? globalThis.__bskMut.take() : null
  * they started, have run). Waiting for a task instead would not be quicker: after input the renderer runs its next
  * frame ahead of other tasks.
  */
-const afterFrame = (end: InputEnd | null, readBack: boolean) => `new Promise((resolve) => {
+const afterFrame = (end: InputEnd | null, readBack: boolean, shown: boolean) => `new Promise((resolve) => {
   const s = globalThis.__bskMut;
+  // A hidden page runs no frames, nor the page's own frame callbacks, until it is shown: one hidden for good (its
+  // window minimized or covered; not one this call just brought to the front) is read without waiting for a frame
+  // or its throttled timers. What it will do once shown happens after the reply.
+  const hidden = ${!shown} && document.visibilityState === "hidden";
+  const frame = (fn) => (hidden ? fn() : requestAnimationFrame(fn));
   // Read once, and only this probe: a late read must not stop the probe of the next action, armed by then.
   let read = false;
   const done = () => read || ((read = true), resolve(globalThis.__bskMut === s ? ${READ_DOM_PROBE} : null));
@@ -122,7 +135,7 @@ const afterFrame = (end: InputEnd | null, readBack: boolean) => `new Promise((re
     if (settling) return;
     settling = true;
     const until = performance.now() + ${DUE_GRACE_MS};
-    const spin = () => (!s || changed() || !s.due() || performance.now() > until ? done() : setTimeout(spin, 1));
+    const spin = () => (!s || hidden || changed() || !s.due() || performance.now() > until ? done() : setTimeout(spin, 1));
     spin();
   };
   // A task posted after the frame runs after the messages the page posted while handling the input.
@@ -143,7 +156,7 @@ const afterFrame = (end: InputEnd | null, readBack: boolean) => `new Promise((re
       if (over) return;
       off();
       if (changed() || !s.wanted()) done();
-      else requestAnimationFrame(later);
+      else frame(later);
     };
     // The focus moving into a child frame takes the last keys there; the frame has it a task after the focusout.
     const left = (e) => {
@@ -170,11 +183,11 @@ const afterFrame = (end: InputEnd | null, readBack: boolean) => `new Promise((re
     addEventListener("focusout", left, true);
     return;
   }
-  s?.frame.then(settle);
-  requestAnimationFrame(later);
+  if (!hidden) s?.frame.then(settle);
+  frame(later);
 })`;
-const AFTER_FRAME = afterFrame(null, false);
-const AFTER_FRAME_READ_BACK = afterFrame(null, true);
+const AFTER_FRAME = [afterFrame(null, false, false), afterFrame(null, false, true)];
+const AFTER_FRAME_READ_BACK = [afterFrame(null, true, false), afterFrame(null, true, true)];
 
 interface Navigation {
   url: string;
@@ -203,6 +216,8 @@ export class EffectWatch {
   /** The notice id this watch's probe was armed with, and what its notice said (EFFECT_BINDING). */
   private readonly notice: string | undefined;
   private noticed: { link: boolean } | null = null;
+  /** This call brought the tab to the front (showing()): a hidden page is about to be shown, and its frame waited for. */
+  private readonly shown: boolean;
   /** Waiters to wake on any event (two can wait at once: the frame's read and a navigation starting). */
   private readonly wakers = new Set<() => void>();
   private readonly offs: (() => void)[] = [];
@@ -213,6 +228,7 @@ export class EffectWatch {
   ) {
     this.notice = armedNotices.get(tabId);
     armedNotices.delete(tabId);
+    this.shown = shownNow.delete(tabId);
     this.offs.push(subscribe(tabId, (m, p) => this.onEvent(m, p)));
     this.offs.push(
       onDialogOpen(tabId, (d) => {
@@ -406,8 +422,9 @@ export class EffectWatch {
             return Promise.race([answer, longer, started]).finally(() => clearTimeout(wait));
           });
       };
-      const settled = after ? AFTER_FRAME_READ_BACK : AFTER_FRAME;
-      let first = await capped(along ? afterFrame(along.end, !!after) : settled, along?.sent ?? null);
+      const shown = Number(this.shown);
+      const settled = (after ? AFTER_FRAME_READ_BACK : AFTER_FRAME)[shown]!;
+      let first = await capped(along ? afterFrame(along.end, !!after, this.shown) : settled, along?.sent ?? null);
       if (first === "again") {
         await along?.sent.catch(() => undefined);
         first = await capped(settled, null);

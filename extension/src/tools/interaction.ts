@@ -11,7 +11,7 @@ import { actedOn, actionable, resolveActionable, type ActOptions } from "../page
 import { captureOf, pointOf } from "../page/captures.ts";
 import { mainFrameId, sendTo } from "../cdp/debugger.ts";
 import { drag, isDraggable } from "../page/input/drag.ts";
-import { armElementProbe, withEffect, type ActionEffect, type DomProbe, type ElementProbe } from "../page/effects.ts";
+import { armElementProbe, showing, withEffect, type ActionEffect, type DomProbe, type ElementProbe } from "../page/effects.ts";
 import {
   CHECK_STATE_FN,
   checkState,
@@ -65,7 +65,12 @@ function targetOrPoint(p: { target?: string; x?: number; y?: number }): void {
  */
 async function inputTab(p: { session_id: string; tab_id?: number }): Promise<Awaited<ReturnType<typeof resolveTab>>> {
   const r = await resolveTab(p);
-  if (!r.tab.active) await browser.tabs.update(r.tabId, { active: true });
+  if (!r.tab.active) {
+    await browser.tabs.update(r.tabId, { active: true });
+    // Shown now, unless its window is minimized: its page may still be hidden when the effect is read.
+    const win = await browser.windows.get(r.tab.windowId).catch(() => undefined);
+    if (win?.state !== "minimized") showing(r.tabId);
+  }
   return r;
 }
 
