@@ -61,10 +61,20 @@ const STATUS_CAP_MS = 500;
 
 /** Tabs this call brought to the front (tools/interaction.ts inputTab): their page is shown soon if not yet. */
 const shownNow = new Set<number>();
+/** Tab → when it last became its window's active tab (any call's, or the person's doing). */
+const activatedAt = new Map<number, number>();
+/** A hidden page this soon after its tab came to the front may still be on its way to being shown. */
+const SHOWING_MS = 1000;
 
 /** The call brought `tabId` to the front; the effect watch armed next takes it. */
 export function showing(tabId: number): void {
   shownNow.add(tabId);
+}
+
+/** Whether a hidden page in `tabId` may be about to be shown (so its frame is worth waiting for). */
+function beingShown(tabId: number): boolean {
+  const at = activatedAt.get(tabId);
+  return shownNow.delete(tabId) || (at !== undefined && performance.now() - at < SHOWING_MS);
 }
 
 /** Tab → the notice id of the probe armed last (a tab runs one call at a time). */
@@ -80,6 +90,8 @@ export function armNotice(tabId: number): { binding: string; id: string } {
 /** Every attachment exposes the binding to bsk's world (existing and future documents). */
 export function installEffectNotices(): void {
   onAttach((_tabId, send) => send("Runtime.addBinding", { name: EFFECT_BINDING, executionContextName: ISOLATED_WORLD }));
+  browser.tabs.onActivated.addListener(({ tabId }) => activatedAt.set(tabId, performance.now()));
+  browser.tabs.onRemoved.addListener((tabId) => activatedAt.delete(tabId));
 }
 
 /** How long after the frame the settle waits for short timers and messages the page set off (the registry says). */
@@ -216,7 +228,7 @@ export class EffectWatch {
   /** The notice id this watch's probe was armed with, and what its notice said (EFFECT_BINDING). */
   private readonly notice: string | undefined;
   private noticed: { link: boolean } | null = null;
-  /** This call brought the tab to the front (showing()): a hidden page is about to be shown, and its frame waited for. */
+  /** The tab just came to the front (showing(), beingShown()): a hidden page is about to be shown; its frame is waited for. */
   private readonly shown: boolean;
   /** Waiters to wake on any event (two can wait at once: the frame's read and a navigation starting). */
   private readonly wakers = new Set<() => void>();
@@ -228,7 +240,7 @@ export class EffectWatch {
   ) {
     this.notice = armedNotices.get(tabId);
     armedNotices.delete(tabId);
-    this.shown = shownNow.delete(tabId);
+    this.shown = beingShown(tabId);
     this.offs.push(subscribe(tabId, (m, p) => this.onEvent(m, p)));
     this.offs.push(
       onDialogOpen(tabId, (d) => {
