@@ -71,6 +71,8 @@ export const BROWSER_TIMEOUT_HINT =
 
 /** Finer causes in `data.reason`, with a hint that beats the code's default. */
 export const REASON_HINTS: Record<string, string> = {
+  page_hidden:
+    "The browser paints nothing in a hidden window: ask the person to show the session's window (bsk request-help --prompt '…'); snapshot, evaluate, click, fill, type and press work meanwhile.",
   agent_window_scope: "This tab is not the session's: use a tab it created (bsk tab create) or borrow one (bsk tab borrow).",
   borrow_conflict: "Another session holds this tab; pick another tab or wait until it is returned.",
   borrow_denied: "The person said no; do not ask again for this tab.",

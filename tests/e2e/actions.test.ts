@@ -25,7 +25,8 @@ async function clickChanges(selector: string, status: string): Promise<void> {
 /** Expects the call to fail with `code` (and exit `exit`); returns the error object. */
 async function fails(args: string[], code: string, exit = 1): Promise<any> {
   const r: Run = await run(args);
-  if (r.json?.ok !== false) throw new Error(`expected ${args.join(" ")} to fail with ${code}, got:\n${r.stdout}${r.stderr}`);
+  if (r.json?.ok !== false)
+    throw new Error(`expected ${args.join(" ")} to fail with ${code}, got (exit ${r.code}):\n${r.stdout}${r.stderr}`);
   expect(r.json.error.code).toBe(code);
   expect(r.code).toBe(exit);
   return r.json.error;
@@ -136,7 +137,7 @@ describe("forms", () => {
     expect(await js(`document.getElementById("child").contentDocument.getElementById("inner").value`)).toBe("in");
   });
 
-  test("a minimized Agent Window: what the page did is read without waiting for frames it runs only once shown", async () => {
+  test("a minimized Agent Window: what the page did is read without waiting for frames it runs only once shown; what needs a frame fails at once", async () => {
     await page("act-fill-effects.html");
     const { window_id } = ((await w.ok(["session", "list"])).sessions as any[]).find((x) => x.session_id === s);
     const state = (to: string) =>
@@ -159,10 +160,31 @@ describe("forms", () => {
         // Its next frame waits for the window: not yet run when the fill replies.
         expect(await ok(["fill", "#frame", text])).toMatchObject({ value_ok: true });
       }
+      // What completes only once the page paints fails at once, saying why, instead of waiting out its timeout.
+      const hidden: [string[], string, string | undefined][] = [
+        // (hover is transient input: no effect_state)
+        [["hover", "#plain"], "the pointer move", undefined],
+        [["wheel", "--dy", "100"], "the wheel turn", "unknown"],
+        [["drag", "#plain", "#now"], "the drag", "unknown"],
+      ];
+      for (const [args, what, effectState] of hidden) {
+        const e = await fails(args, "unsupported");
+        expect({ args, reason: e.data.reason, effect_state: e.data.effect_state }).toEqual({
+          args,
+          reason: "page_hidden",
+          effect_state: effectState,
+        });
+        expect(e.message).toContain(`so ${what} cannot finish`);
+        expect(e.hint).toContain("show the session's window");
+      }
+      // A screenshot needs a new frame too; the browser sometimes makes one for it. Never a wait for the timeout.
+      const shot = await run(["screenshot"]);
+      expect(shot.code === 0 || shot.json?.error?.data?.reason === "page_hidden").toBe(true);
     } finally {
       await state("normal");
     }
     await visibility("visible");
+    expect((await ok(["screenshot"])).width).toBeGreaterThan(0);
     await until(
       "the frame callback to run once shown",
       async () => (await js(`document.getElementById("frame").value`)) === "MIN2" || undefined,

@@ -17,6 +17,7 @@ import { ISOLATED_WORLD } from "../cdp/frames.ts";
 import { EFFECT_BINDING, readNotice } from "./effect-notice.ts";
 import { isDialogPending, onDialogOpen, openDialog, type OpenDialog } from "./dialogs.ts";
 import { onKeptDownload } from "./download-news.ts";
+import { installShownTabs, paintsSoon } from "./shown.ts";
 import { sending } from "../session/input-mark.ts";
 import { installDomProbe, type SettledRead } from "./dom-probe.ts";
 import type { CdpTarget } from "../cdp/refs/target.ts";
@@ -59,24 +60,6 @@ const FRAME_WAIT_MS = 1500;
 /** Reading the new document's status; a page busy in a long script answers late. */
 const STATUS_CAP_MS = 500;
 
-/** Tabs this call brought to the front (tools/interaction.ts inputTab): their page is shown soon if not yet. */
-const shownNow = new Set<number>();
-/** Tab → when it last became its window's active tab (any call's, or the person's doing). */
-const activatedAt = new Map<number, number>();
-/** A hidden page this soon after its tab came to the front may still be on its way to being shown. */
-const SHOWING_MS = 1000;
-
-/** The call brought `tabId` to the front; the effect watch armed next takes it. */
-export function showing(tabId: number): void {
-  shownNow.add(tabId);
-}
-
-/** Whether a hidden page in `tabId` may be about to be shown (so its frame is worth waiting for). */
-function beingShown(tabId: number): boolean {
-  const at = activatedAt.get(tabId);
-  return shownNow.delete(tabId) || (at !== undefined && performance.now() - at < SHOWING_MS);
-}
-
 /** Tab → the notice id of the probe armed last (a tab runs one call at a time). */
 const armedNotices = new Map<number, string>();
 
@@ -90,8 +73,7 @@ export function armNotice(tabId: number): { binding: string; id: string } {
 /** Every attachment exposes the binding to bsk's world (existing and future documents). */
 export function installEffectNotices(): void {
   onAttach((_tabId, send) => send("Runtime.addBinding", { name: EFFECT_BINDING, executionContextName: ISOLATED_WORLD }));
-  browser.tabs.onActivated.addListener(({ tabId }) => activatedAt.set(tabId, performance.now()));
-  browser.tabs.onRemoved.addListener((tabId) => activatedAt.delete(tabId));
+  installShownTabs();
 }
 
 /** How long after the frame the settle waits for short timers and messages the page set off (the registry says). */
@@ -228,7 +210,7 @@ export class EffectWatch {
   /** The notice id this watch's probe was armed with, and what its notice said (EFFECT_BINDING). */
   private readonly notice: string | undefined;
   private noticed: { link: boolean } | null = null;
-  /** The tab just came to the front (showing(), beingShown()): a hidden page is about to be shown; its frame is waited for. */
+  /** The tab just came to the front (shown.ts): a hidden page is about to be shown, and its frame is waited for. */
   private readonly shown: boolean;
   /** Waiters to wake on any event (two can wait at once: the frame's read and a navigation starting). */
   private readonly wakers = new Set<() => void>();
@@ -240,7 +222,7 @@ export class EffectWatch {
   ) {
     this.notice = armedNotices.get(tabId);
     armedNotices.delete(tabId);
-    this.shown = beingShown(tabId);
+    this.shown = paintsSoon(tabId, true);
     this.offs.push(subscribe(tabId, (m, p) => this.onEvent(m, p)));
     this.offs.push(
       onDialogOpen(tabId, (d) => {

@@ -1,5 +1,6 @@
 /** screenshot: the viewport or one element's box, PNG or JPEG, as base64 (the CLI writes the file). */
 import type { Result } from "../../../protocol/catalog.ts";
+import { painted } from "./painted.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import { fromBase64 } from "../shared/base64.ts";
 import { send, sendTo } from "../cdp/debugger.ts";
@@ -110,7 +111,7 @@ export async function screenshot(
     const params: Record<string, unknown> = { format, fromSurface: true };
     if (format === "jpeg") params.quality = quality ?? 80;
     if (clip) params.clip = { ...clip, scale: 1 };
-    data = (await send<{ data: string }>(tabId, "Page.captureScreenshot", params, signal)).data;
+    data = (await painted(tabId, "the screenshot", send<{ data: string }>(tabId, "Page.captureScreenshot", params, signal), signal)).data;
   } finally {
     await Promise.all(hiders.map((h) => h.show(tabId)));
   }

@@ -11,7 +11,9 @@ import { actedOn, actionable, resolveActionable, type ActOptions } from "../page
 import { captureOf, pointOf } from "../page/captures.ts";
 import { mainFrameId, sendTo } from "../cdp/debugger.ts";
 import { drag, isDraggable } from "../page/input/drag.ts";
-import { armElementProbe, showing, withEffect, type ActionEffect, type DomProbe, type ElementProbe } from "../page/effects.ts";
+import { armElementProbe, withEffect, type ActionEffect, type DomProbe, type ElementProbe } from "../page/effects.ts";
+import { showing } from "../page/shown.ts";
+import { painted } from "../page/painted.ts";
 import {
   CHECK_STATE_FN,
   checkState,
@@ -335,7 +337,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
       const { rt, at } = await resolveActionable(p.session_id, tabId, p.target, { hitTest: true, probe: true }, signal);
       result = { tab_id: tabId, target: actedOn(rt), effect: await withEffect(tabId, probeOf(rt), signal, move(at.x, at.y)) };
     }
-    if (result.effect.kind !== "dialog") await moved;
+    if (result.effect.kind !== "dialog") await painted(tabId, "the pointer move", moved, signal, true);
     return result;
   },
 
@@ -447,7 +449,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
     }
     let scroll = { x: 0, y: 0 };
     const effect = await withEffect(tabId, probe, signal, async () => {
-      await wheel(tabId, at.x, at.y, p.dx, p.dy, p.modifiers, signal);
+      await painted(tabId, "the wheel turn", wheel(tabId, at.x, at.y, p.dx, p.dy, p.modifiers, signal), signal, true);
       scroll = await pageScroll(tabId, signal);
     });
     return { tab_id: tabId, target, effect, scroll };
@@ -483,7 +485,9 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
     // Bringing the drop target into view must not have hidden the dragged element.
     const start = await actionable(from, { scroll: false, hitTest: true, probe: true }, signal);
     const html5 = await isDraggable(from, signal);
-    const effect = await withEffect(tabId, probeOf(from), signal, () => drag(tabId, start, end, html5, signal));
+    const effect = await withEffect(tabId, probeOf(from), signal, () =>
+      painted(tabId, "the drag", drag(tabId, start, end, html5, signal), signal, true),
+    );
     return { tab_id: tabId, target: actedOn(from), effect, dropped_on: actedOn(to) };
   },
 

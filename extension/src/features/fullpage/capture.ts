@@ -12,6 +12,7 @@ import { BskError } from "../../../../protocol/errors.ts";
 import { raceAbort } from "../../shared/abort.ts";
 import { mainFrameId, send, sendTo, subscribe } from "../../cdp/debugger.ts";
 import { worldOf, type World } from "../../cdp/frames.ts";
+import { painted } from "../../page/painted.ts";
 import { hideOverlays } from "../../page/screenshot.ts";
 import { resolveTab } from "../../session/sessions.ts";
 import { TransferOut } from "../files/transfer-out.ts";
@@ -136,10 +137,15 @@ async function evalJson<T>(world: World, expression: string, signal: AbortSignal
 
 /** Rows [top, top+height) of the page (CSS px, in the viewport now) as RGBA pixels. */
 async function captureRows(tabId: number, m: Metrics, top: number, height: number, signal: AbortSignal) {
-  const shot = await send<{ data: string }>(
+  const shot = await painted(
     tabId,
-    "Page.captureScreenshot",
-    { format: "png", fromSurface: true, clip: { x: m.x, y: top, width: m.width, height, scale: 1 } },
+    "the full-page screenshot",
+    send<{ data: string }>(
+      tabId,
+      "Page.captureScreenshot",
+      { format: "png", fromSurface: true, clip: { x: m.x, y: top, width: m.width, height, scale: 1 } },
+      signal,
+    ),
     signal,
   );
   const blob = await (await fetch(`data:image/png;base64,${shot.data}`)).blob();

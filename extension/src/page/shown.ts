@@ -1,0 +1,33 @@
+/**
+ * Whether a tab's page may be about to be shown: a tab just brought to the front (by this call, by an earlier one,
+ * by the person) whose page is still hidden will paint its next frame soon; one hidden for longer (its window
+ * minimized, or covered where the system tells the browser so) paints nothing until the person shows it.
+ */
+import { browser } from "wxt/browser";
+
+/** Tabs the current call brought to the front (tools/interaction.ts inputTab). */
+const shownNow = new Set<number>();
+/** Tab → when it last became its window's active tab. */
+const activatedAt = new Map<number, number>();
+/** A hidden page this soon after its tab came to the front may still be on its way to being shown. */
+const SHOWING_MS = 1000;
+
+export function installShownTabs(): void {
+  browser.tabs.onActivated.addListener(({ tabId }) => activatedAt.set(tabId, performance.now()));
+  browser.tabs.onRemoved.addListener((tabId) => {
+    activatedAt.delete(tabId);
+    shownNow.delete(tabId);
+  });
+}
+
+/** The call brought `tabId` to the front (its window not minimized); the effect watch armed next takes it. */
+export function showing(tabId: number): void {
+  shownNow.add(tabId);
+}
+
+/** Whether a hidden page in `tabId` may be about to be shown; `take` ends this call's mark (showing()). */
+export function paintsSoon(tabId: number, take = false): boolean {
+  const at = activatedAt.get(tabId);
+  const now = take ? shownNow.delete(tabId) : shownNow.has(tabId);
+  return now || (at !== undefined && performance.now() - at < SHOWING_MS);
+}
