@@ -191,6 +191,14 @@ describe("forms", () => {
     );
   });
 
+  test("a visible page that says it is hidden and holds a pointer move for 1.5 s: the hover waits, and works", async () => {
+    await page("act-lying-page.html");
+    expect(await js("document.visibilityState")).toBe("hidden");
+    const hovered = await ok(["hover", "#slow"]);
+    expect(hovered.target).toMatchObject({ role: "button", name: "Slow to hover" });
+    expect(await js(`document.getElementById("status").textContent`)).toBe("hovered");
+  });
+
   test("a React-like controlled input keeps the filled value and its state sees it", async () => {
     await page("act-form.html");
     // The fixture is honest: a value set behind the component's back is lost at its next render.

@@ -6,7 +6,8 @@
  */
 import { BskError } from "../../../protocol/errors.ts";
 import { raceAbort } from "../shared/abort.ts";
-import { send } from "../cdp/debugger.ts";
+import { mainFrameId, sendTo } from "../cdp/debugger.ts";
+import { worldOf } from "../cdp/frames.ts";
 import { paintsSoon } from "./shown.ts";
 
 /** How long a frame-bound command may take before the page is looked at (a busy page may hold a frame this long). */
@@ -23,13 +24,27 @@ export async function painted<T>(tabId: number, what: string, sent: Promise<T>, 
     const looked = new Promise<"look">((resolve) => (timer = setTimeout(() => resolve("look"), PAINT_CHECK_MS)));
     const r = await raceAbort(Promise.race([sent, looked]), signal).finally(() => clearTimeout(timer));
     if (r !== "look") return r as T;
-    if ((await visibility(tabId, signal)) === "hidden" && !paintsSoon(tabId)) throw pageHidden(tabId, what, input);
+    const hidden = (await visibility(tabId, signal)) === "hidden" && !paintsSoon(tabId);
+    // It may have answered while the page was asked (a page busy for over a second answers both late).
+    const late = await Promise.race([sent, Promise.resolve(LOOKING)]);
+    if (late !== LOOKING) return late as T;
+    if (hidden) throw pageHidden(tabId, what, input);
   }
 }
 
+const LOOKING = Symbol("looking");
+
+/** Asked in bsk's isolated world: the page's own script cannot make the document say it is hidden or shown. */
 async function visibility(tabId: number, signal?: AbortSignal): Promise<string | null> {
   try {
-    const r = await send(tabId, "Runtime.evaluate", { expression: "document.visibilityState", returnByValue: true }, signal);
+    const target = { tabId };
+    const world = await worldOf(target, await mainFrameId(tabId, signal), signal);
+    const r = await sendTo(
+      target,
+      "Runtime.evaluate",
+      { expression: "document.visibilityState", contextId: world.contextId, returnByValue: true },
+      signal,
+    );
     return typeof r?.result?.value === "string" ? r.result.value : null;
   } catch {
     return null;
