@@ -509,7 +509,8 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
       const from = mousePosition(tabId);
       // Each step in its own frame, so a drawing or dragging page sees every one.
       for (let i = 1; i <= p.steps; i++) {
-        await moveTo(tabId, from.x + ((p.x - from.x) * i) / p.steps, from.y + ((p.y - from.y) * i) / p.steps, p.modifiers, signal);
+        const step = moveTo(tabId, from.x + ((p.x - from.x) * i) / p.steps, from.y + ((p.y - from.y) * i) / p.steps, p.modifiers, signal);
+        await painted(tabId, "the pointer move", step, signal, true);
       }
     });
   },
