@@ -14,7 +14,9 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
   // Input that lands in a child frame (the element it goes to hosts a document) fires its events there, not here:
   // whether it arrived is then not known from this document.
   const target = via ?? (node instanceof Element ? node : null);
-  const elsewhere = !!target && ["iframe", "frame", "object", "embed", "fencedframe", "portal"].includes(target.localName);
+  const hostsDocument = (el: Element | null | undefined) =>
+    !!el && ["iframe", "frame", "object", "embed", "fencedframe", "portal"].includes(el.localName);
+  const elsewhere = hostsDocument(target);
   const INPUT = [
     "pointerdown",
     "pointerup",
@@ -121,6 +123,8 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
     seen: () => seen,
     /** Whether the input goes to a child frame's document (its events are not seen here). */
     elsewhere: () => elsewhere,
+    /** Whether the focus is in a child frame now (keys go there: Tab, or a key's handler, may have put it there). */
+    focusElsewhere: () => hostsDocument(doc.activeElement),
     /** How many trusted events of this input type the document has seen since arming. */
     count: (type: string) => counts[type] ?? 0,
     /**

@@ -111,9 +111,7 @@ const afterFrame = (end: InputEnd | null, readBack: boolean, shown: boolean) => 
   const end = ${JSON.stringify(end)};
   // Input bound for a child frame is not seen here (keys go where the focus is, which the input may move: Tab, or a
   // key's handler): the worker reads again after the input's answer.
-  const FRAMES = ["iframe", "frame", "object", "embed", "fencedframe", "portal"];
-  const framed = () => FRAMES.includes(document.activeElement?.localName);
-  if (end && s && (s.elsewhere() || (end.type === "keyup" && framed()))) return resolve("again");
+  if (end && s && (s.elsewhere() || (end.type === "keyup" && s.focusElsewhere()))) return resolve("again");
   // Sent right behind the input (end), this read can arrive before the input's last events. It then waits for them,
   // even after a change (what they do may still be news: a download they ask for): a window listener, added now, runs
   // after the page's own on the event's path (and their promise callbacks); one the page keeps to itself is heard at
@@ -157,7 +155,7 @@ const afterFrame = (end: InputEnd | null, readBack: boolean, shown: boolean) => 
       if (over || !e.isTrusted || end.type !== "keyup") return;
       const task = new MessageChannel();
       task.port1.onmessage = () => {
-        if (over || !framed()) return;
+        if (over || !s.focusElsewhere()) return;
         off();
         resolve("again");
       };
@@ -180,8 +178,6 @@ const afterFrame = (end: InputEnd | null, readBack: boolean, shown: boolean) => 
   if (!hidden) s?.frame.then(settle);
   frame(later);
 })`;
-const AFTER_FRAME = [afterFrame(null, false, false), afterFrame(null, false, true)];
-const AFTER_FRAME_READ_BACK = [afterFrame(null, true, false), afterFrame(null, true, true)];
 
 interface Navigation {
   url: string;
@@ -416,8 +412,7 @@ export class EffectWatch {
             return Promise.race([answer, longer, started]).finally(() => clearTimeout(wait));
           });
       };
-      const shown = Number(this.shown);
-      const settled = (after ? AFTER_FRAME_READ_BACK : AFTER_FRAME)[shown]!;
+      const settled = afterFrame(null, !!after, this.shown);
       let first = await capped(along ? afterFrame(along.end, !!after, this.shown) : settled, along?.sent ?? null);
       if (first === "again") {
         await along?.sent.catch(() => undefined);
