@@ -13,7 +13,7 @@ export default defineConfig({
     name: "__MSG_manifest_name__",
     description: "__MSG_manifest_description__",
     version: pkg.version,
-    minimum_chrome_version: "125",
+    minimum_chrome_version: "140",
     permissions: [
       "debugger",
       "tabs",

@@ -36,6 +36,7 @@ import { installDragListeners } from "../src/features/borrow/drag.ts";
 import { installRecorder } from "../src/features/recording/recorder.ts";
 import { endByPerson, sessionsReady } from "../src/session/sessions.ts";
 import { LOCAL, type PageMessage } from "../src/session/settings.ts";
+import { localStorageLocked } from "../src/session/storage-lock.ts";
 
 const RECONNECT_ALARM = "reconnect";
 
@@ -60,6 +61,7 @@ async function onPageMessage(msg: PageMessage): Promise<unknown> {
 export default defineBackground({
   type: "module",
   main() {
+    void localStorageLocked();
     installCdpListeners();
     installDialogTracking();
     installFrameTracking();

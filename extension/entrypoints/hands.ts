@@ -1,7 +1,8 @@
 /**
  * The hands content script, in every frame of every page from document start (manifest content_scripts). It notes
- * each trusted press, key, edit or drop in its document (HAND_KINDS) and, while some session is live, tells the
- * worker, which decides whether the agent or the person made it (src/hands/agent-input.ts). It keeps the last few
+ * each trusted press, key, edit or drop in its document (HAND_KINDS) and tells the worker, which decides whether the
+ * agent or the person made it (src/hands/agent-input.ts), when its tab is a session's (the worker says so when the tab
+ * joins or leaves one) or, until told, when the page loaded while some session was live (LIVE_GLOBAL). It keeps the last few
  * for the worker's drain. Events on bsk's own overlay (pill, help panel) are not the page's and are left out.
  *
  * Listening on window in the capture phase, registered before any page script runs, means a page cannot stop these
@@ -19,7 +20,7 @@ import {
   type HandsDrain,
   type HandsReport,
 } from "../src/shared/messages/hands.ts";
-import { LIVE_KEY } from "../src/shared/messages/overlay.ts";
+import { KEEPALIVE, liveHere } from "../src/shared/messages/keepalive.ts";
 
 /** Kept for the drain: more than one agent action can make, far less than memory minds. */
 const KEEP = 256;
@@ -47,7 +48,8 @@ export default defineUnlistedScript(() => {
   const doc = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
   let seq = 0;
   const kept: HandEvent[] = [];
-  let live = false;
+  /** What the worker last said of this tab (KEEPALIVE start or stop); until then, whether a session was live at load. */
+  let told: boolean | undefined;
 
   /** `known`: per document, the last event the worker has decided on. */
   const drain = (known: Record<string, number>): HandsDrain => ({ doc, events: kept.filter((e) => e.seq > (known[doc] ?? 0)) });
@@ -64,12 +66,14 @@ export default defineUnlistedScript(() => {
     const ev: HandEvent = { doc, seq: ++seq, kind: e.type as HandKind };
     kept.push(ev);
     if (kept.length > KEEP) kept.shift();
-    if (live) browser.runtime.sendMessage({ type: "hands.input", ...ev } satisfies HandsReport).catch(() => undefined);
+    if (told ?? liveHere()) browser.runtime.sendMessage({ type: "hands.input", ...ev } satisfies HandsReport).catch(() => undefined);
   };
   for (const kind of HAND_KINDS) window.addEventListener(kind, note, { capture: true, passive: true });
 
-  void browser.storage.local.get(LIVE_KEY).then((got) => void (live = live || got[LIVE_KEY] === true));
-  browser.storage.onChanged.addListener((changes, area) => {
-    if (area === "local" && LIVE_KEY in changes) live = changes[LIVE_KEY]!.newValue === true;
+  browser.runtime.onMessage.addListener((msg: { type?: string }, sender) => {
+    if (sender.id !== browser.runtime.id || sender.tab) return false;
+    if (msg?.type === KEEPALIVE.start) told = true;
+    else if (msg?.type === KEEPALIVE.stop) told = false;
+    return false;
   });
 });

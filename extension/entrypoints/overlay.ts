@@ -1,8 +1,9 @@
 /**
  * The overlay content script, in every top-level page (manifest content_scripts, document_end). It draws only what
  * the service worker says this tab should show: the control pill and glow in a live session's tabs, the help panel
- * during request-help, the approval panel while a call waits for the person's Allow. In the person's own tabs it does nothing and does not wake the worker unless some session
- * is live (storage.local LIVE_KEY).
+ * during request-help, the approval panel while a call waits for the person's Allow. In the person's own tabs it does
+ * nothing, and it asks the worker for its view only when the page loaded while some session was live (LIVE_GLOBAL,
+ * set by the keep-alive script); a tab that joins a session later is sent its view.
  *
  * Built as an unlisted script listed in the manifest by hand (wxt.config.ts) rather than a WXT content script:
  * WXT's content-script context announces itself to the page with a DOM event that a page could also send to
@@ -11,8 +12,9 @@
 import { browser } from "wxt/browser";
 import { defineUnlistedScript } from "wxt/utils/define-unlisted-script";
 import { OVERLAY_HOST_GLOBAL } from "../src/shared/messages/hands.ts";
+import { liveHere } from "../src/shared/messages/keepalive.ts";
 import { CriteriaWatch } from "../src/features/help/watch.ts";
-import { LIVE_KEY, type OverlayPush, type OverlayRequest, type OverlayView } from "../src/shared/messages/overlay.ts";
+import type { OverlayPush, OverlayRequest, OverlayView } from "../src/shared/messages/overlay.ts";
 import { OverlayHost } from "../src/features/overlay/ui/host.ts";
 import { ApprovalPanel } from "../src/features/overlay/ui/approval-panel.ts";
 import { HelpPanel } from "../src/features/overlay/ui/panel.ts";
@@ -127,7 +129,5 @@ export default defineUnlistedScript(() => {
     }
   });
 
-  void browser.storage.local.get(LIVE_KEY).then((got) => {
-    if (got[LIVE_KEY] === true) void hello();
-  });
+  if (liveHere()) void hello();
 });

@@ -54,6 +54,58 @@ export async function evaluateInPage(port: number, marker: string, expression: s
   return r?.result?.value;
 }
 
+/**
+ * Run `expression` in bsk's content-script world of the page whose URL contains `marker` (the top frame, or the frame
+ * whose URL contains `frame`): what a renderer that a hostile page has taken over could run with our scripts'
+ * rights. Resolves with the value, or with `{ error }` when it threw or rejected; undefined when the frame has no
+ * bsk world (no content script of ours ran there).
+ */
+export async function evaluateInContentScript(port: number, marker: string, expression: string, frame?: string): Promise<unknown> {
+  const page = (await targets(port)).find((t) => t.type === "page" && t.url.includes(marker));
+  if (!page?.webSocketDebuggerUrl) throw new Error(`no page ${marker}`);
+  const ws = new WebSocket(page.webSocketDebuggerUrl);
+  await new Promise<void>((resolve, reject) => {
+    ws.onopen = () => resolve();
+    ws.onerror = () => reject(new Error(`could not reach page ${marker}`));
+  });
+  const contexts: { id: number; origin: string; auxData?: { type?: string; frameId?: string } }[] = [];
+  const waiting = new Map<number, (m: any) => void>();
+  let next = 0;
+  ws.onmessage = (ev) => {
+    const m = JSON.parse(String(ev.data));
+    if (m.method === "Runtime.executionContextCreated") contexts.push(m.params.context);
+    else if (m.id !== undefined) waiting.get(m.id)?.(m);
+  };
+  const send = (method: string, params: object = {}) =>
+    new Promise<any>((resolve, reject) => {
+      const id = ++next;
+      waiting.set(id, (m) => (m.error ? reject(new Error(m.error.message)) : resolve(m.result)));
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  try {
+    const { frameTree } = await send("Page.getFrameTree");
+    const frames: { id: string; url: string }[] = [];
+    const walk = (t: any) => {
+      frames.push(t.frame);
+      for (const c of t.childFrames ?? []) walk(c);
+    };
+    walk(frameTree);
+    const target = frame === undefined ? frames[0] : frames.find((f) => f.url.includes(frame));
+    if (!target) throw new Error(`no frame ${frame} in ${marker}`);
+    // Runtime.enable reports every existing context before it answers.
+    await send("Runtime.enable");
+    const world = contexts.find(
+      (c) => c.auxData?.type === "isolated" && c.auxData.frameId === target.id && c.origin === `chrome-extension://${EXTENSION_ID}`,
+    );
+    if (!world) return undefined;
+    const r = await send("Runtime.evaluate", { expression, contextId: world.id, awaitPromise: true, returnByValue: true });
+    if (r.exceptionDetails) return { error: r.exceptionDetails.exception?.description ?? r.exceptionDetails.text };
+    return r.result.value;
+  } finally {
+    ws.close();
+  }
+}
+
 /** Run `expression` in the extension's service worker (as chrome://inspect would). */
 export async function evaluateInWorker(port: number, expression: string): Promise<unknown> {
   const r = await onPage(

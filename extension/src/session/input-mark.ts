@@ -11,12 +11,14 @@
  * before its first input), `after_dispatch` (right after it) or `after_reaction` (after the handler finished).
  * `chrome.storage.local.bsk_test_blind = true` hides browser prompts from bsk (guard/prompt-state.ts records none), so
  * input goes into a tab the browser keeps deaf, as it would under a prompt bsk does not know of
- * (tests/e2e/input-delivery.test.ts). Only bsk's own pages can write the extension's storage.
+ * (tests/e2e/input-delivery.test.ts). Only bsk's own pages and worker can write storage.local (session/storage-lock.ts);
+ * the hooks are not read until that holds.
  */
 import { browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import { errorMessage } from "../shared/abort.ts";
 import { ownerOfTab } from "./sessions.ts";
+import { localStorageLocked } from "./storage-lock.ts";
 
 export type FaultStage = "before_dispatch" | "after_dispatch" | "after_reaction";
 const FAULT_KEY = "bsk_test_fault";
@@ -40,14 +42,18 @@ export const blindToPrompts = (): boolean => state.blind;
 export function installFaultHook(): void {
   // For the test to know the worker holds what it armed (storage.onChanged reaches the worker after set() resolves).
   (globalThis as { bskArmedFault?: () => unknown }).bskArmedFault = () => state.fault ?? (state.blind ? "blind" : null);
-  void browser.storage.local.get([FAULT_KEY, BLIND_KEY]).then((got) => {
-    state.fault = got[FAULT_KEY] as typeof state.fault;
-    state.blind = got[BLIND_KEY] === true;
-  });
+  let locked = false;
   browser.storage.onChanged.addListener((changes, area) => {
-    if (area !== "local") return;
+    if (area !== "local" || !locked) return;
     if (FAULT_KEY in changes) state.fault = (changes[FAULT_KEY]!.newValue as typeof state.fault) ?? undefined;
     if (BLIND_KEY in changes) state.blind = changes[BLIND_KEY]!.newValue === true;
+  });
+  void localStorageLocked().then(async (ok) => {
+    if (!ok) return;
+    locked = true;
+    const got = await browser.storage.local.get([FAULT_KEY, BLIND_KEY]);
+    state.fault = got[FAULT_KEY] as typeof state.fault;
+    state.blind = got[BLIND_KEY] === true;
   });
 }
 

@@ -8,6 +8,7 @@
  */
 import { browser } from "wxt/browser";
 import type { Ownership } from "./scope.ts";
+import { localStorageLocked } from "./storage-lock.ts";
 
 export const DEFAULT_PORT = 52800;
 
@@ -55,10 +56,12 @@ export const DEFAULT_SWITCHES: Switches = {
 
 /**
  * Reads the switches; anything unreadable or not a boolean counts as the default (the safe side: consent on, file
- * URLs off), so no protection silently turns off.
+ * URLs off), so no protection silently turns off. So does everything while storage.local is open to content scripts
+ * (storage-lock.ts).
  */
 export async function readSwitches(): Promise<Switches> {
   try {
+    if (!(await localStorageLocked())) return { ...DEFAULT_SWITCHES };
     const got = await browser.storage.local.get([
       LOCAL.confirmBorrow,
       LOCAL.allowHelp,

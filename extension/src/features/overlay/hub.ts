@@ -22,25 +22,23 @@ import { onRecordingChange, recordingOfTab, recordingsReady } from "../../sessio
 import { onCapture } from "../../page/screenshot.ts";
 import { allSessions, endByPerson, isClosing, ownerOfTab, sessionsReady } from "../../session/sessions.ts";
 import { LOCAL, readSwitches, SESSION } from "../../session/settings.ts";
-import { LIVE_KEY, type OverlayPush, type OverlayRequest, type OverlayView } from "../../shared/messages/overlay.ts";
+import type { OverlayPush, OverlayRequest, OverlayView } from "../../shared/messages/overlay.ts";
 import { Glow } from "./glow.ts";
 
 /** A page that does not answer (busy, frozen) does not hold a screenshot up longer than this. */
 const CAPTURE_HIDE_CAP_MS = 500;
 
-/** The hub's state: the hints switch, what each tab was last told, whether some session was live. */
+/** The hub's state: the hints switch, what each tab was last told. */
 interface HubState {
   hints: boolean;
   hintsLoaded: Promise<void> | null;
   /** Tab → session, as last pushed: a tab that left a session is told to hide. */
   shown: Map<number, string>;
-  lastLive: boolean | undefined;
 }
 const hubState: HubState = {
   hints: true,
   hintsLoaded: null,
   shown: new Map<number, string>(),
-  lastLive: undefined,
 };
 
 /** Busy tabs glow only once their call has run a moment (glow.ts); with the hints off nothing is pushed for it. */
@@ -99,13 +97,14 @@ function push(tabId: number): Promise<void> {
 }
 
 /**
- * A tab of a session without our content script (it was open before the extension was installed or reloaded, e.g. a
- * borrowed tab) gets it now; it asks for its view itself. Pages that scripts cannot run in are left alone.
+ * A tab of a session without our content script (it was open before the extension was installed or reloaded) gets it
+ * now, then its view. Pages that scripts cannot run in are left alone.
  */
 async function inject(tabId: number): Promise<void> {
   const tab = await browser.tabs.get(tabId).catch(() => undefined);
   if (!tab || !/^(https?|file):/.test(tab.url ?? "") || tab.status !== "complete") return;
-  await browser.scripting.executeScript({ target: { tabId, frameIds: [0] }, files: ["/overlay.js"] }).catch(() => undefined);
+  const done = await browser.scripting.executeScript({ target: { tabId, frameIds: [0] }, files: ["/overlay.js"] }).catch(() => undefined);
+  if (done) await tell(tabId, { type: "overlay.view", view: viewFor(tabId) });
 }
 
 function pushSession(sessionId: string): void {
@@ -119,11 +118,6 @@ function syncSessions(): void {
   for (const tabId of hubState.shown.keys()) if (!now.has(tabId)) push(tabId);
   hubState.shown = now;
   pruneControl();
-  const live = now.size > 0;
-  if (live !== hubState.lastLive) {
-    hubState.lastLive = live;
-    void browser.storage.local.set({ [LIVE_KEY]: live }).catch(() => undefined);
-  }
 }
 
 async function onPageMessage(msg: OverlayRequest, sender: Browser.runtime.MessageSender): Promise<OverlayView | null> {

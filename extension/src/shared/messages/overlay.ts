@@ -7,9 +7,6 @@
 /** The overlay's host element in the top document (a closed shadow root inside). Page code and bsk's in-page code match this name. */
 export const OVERLAY_TAG = "bsk-overlay";
 
-/** storage.local: true while any session is live, so content scripts in the person's tabs do not wake the worker for nothing. */
-export const LIVE_KEY = "overlay_live";
-
 export interface HelpCriteriaView {
   url_contains?: string;
   url_matches?: string;
