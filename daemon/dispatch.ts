@@ -206,16 +206,23 @@ export class Dispatcher {
     });
   }
 
-  /** Ledger stage: a fresh op is reserved; a known op_id yields its recorded outcome instead of running again. */
+  /**
+   * Ledger stage: a fresh op is reserved; a known op_id yields its recorded outcome instead of running again. The
+   * caller's op id is on disk before the op runs, so a retry after any crash finds it. One the daemon makes up (a
+   * client that sent none, session start's navigate step) cannot be retried by, so its line is written while the op
+   * runs: right after a window opened, the browser's own writes held that write and its fdatasync up to 30 ms.
+   */
   private async reserveOp(call: Call): Promise<OpRecord | undefined> {
-    call.opId = call.meta.op_id ?? crypto.randomUUID();
-    const r = await this.ctx.ledger.reserve({
+    const given = call.meta.op_id;
+    call.opId = given ?? crypto.randomUUID();
+    const op = {
       op_id: call.opId,
       method: call.method,
       params_hash: this.ctx.ledger.hashParams(call.method, call.params),
       session_id: typeof call.params.session_id === "string" ? call.params.session_id : undefined,
       trace_id: call.traceId,
-    });
+    };
+    const r = await this.ctx.ledger.reserve(op, { wait: given !== undefined });
     if (r.kind === "fresh") {
       call.opReserved = true;
       return undefined;

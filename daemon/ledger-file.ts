@@ -1,7 +1,7 @@
 /**
  * The operation ledger on disk: `$BSK_HOME/ledger/ops-NNNNNN.jsonl` (0600), one JSON object per line, appended and
- * fdatasync'd. A `reserved` line is durable before the op is dispatched; its outcome line follows (group-committed,
- * off the reply path). At start-up every segment is read back: ops still `reserved` were in flight when the
+ * fdatasync'd. A `reserved` line is durable before the op is dispatched (one whose id the daemon made up, which nobody
+ * can retry by, is written while it runs); its outcome line follows (group-committed, off the reply path). At start-up every segment is read back: ops still `reserved` were in flight when the
  * daemon died and become `unknown` (reason daemon_restarted) — never run again.
  *
  * Params are kept only as an HMAC keyed with `ledger/key` (32 random bytes, 0600, made once per home), so a weak
@@ -136,7 +136,7 @@ export class FileLedger implements Ledger {
     return keyedParamsHash(this.key, method, params);
   }
 
-  async reserve(op: OpReservation): Promise<ReserveResult> {
+  async reserve(op: OpReservation, opts: { wait?: boolean } = {}): Promise<ReserveResult> {
     const prior = this.entries.get(op.op_id);
     if (prior) {
       if (prior.method !== op.method || prior.params_hash !== op.params_hash) throw opIdReused(op.op_id, prior.method);
@@ -147,8 +147,19 @@ export class FileLedger implements Ledger {
     const entry: Entry = { ...op, state: "reserved", reserved_at: at, seg: 0 };
     // Claimed before the write, so a second call with the same op id waits for this one instead of racing it.
     this.entries.set(op.op_id, entry);
+    const line: Line = { e: "reserved", ...op, at };
+    if (opts.wait === false) {
+      // Kept for history (ledger list, the outcome's lookup): nobody holds this id to retry by before the reply. Written
+      // after the caller's turn, once the op is on its way.
+      this.append(line, true).then(
+        (where) => {
+          if (entry.outcomeAt === undefined) entry.seg = where.seg;
+        },
+        (err: unknown) => this.opts.onWarn?.("a ledger line could not be written", { op_id: op.op_id, error: String(err) }),
+      );
+      return { kind: "fresh" };
+    }
     try {
-      const line: Line = { e: "reserved", ...op, at };
       entry.seg = (await this.append(line)).seg;
     } catch (err) {
       this.entries.delete(op.op_id);

@@ -61,8 +61,12 @@ export type ReserveResult =
 export interface Ledger {
   /** A keyed hash of a call's method and params: what a retry is compared by; never the values themselves. */
   hashParams(method: string, params: unknown): string;
-  /** Throws invalid_params (reason op_id_reused) when op_id was used for another method or params. */
-  reserve(op: OpReservation): Promise<ReserveResult>;
+  /**
+   * Throws invalid_params (reason op_id_reused) when op_id was used for another method or params. A fresh op's line is
+   * on disk when this resolves, unless `wait` is false: an op id the daemon made up, which no caller can retry by, is
+   * kept for history only, and its line is written after the caller's turn.
+   */
+  reserve(op: OpReservation, opts?: { wait?: boolean }): Promise<ReserveResult>;
   outcome(opId: string, outcome: OpOutcome): Promise<void>;
   get(opId: string): OpRecord | undefined;
   /** Remembered ops, oldest first (the newest `limit` of those matching). */
@@ -87,7 +91,7 @@ export class MemoryLedger implements Ledger {
     return keyedParamsHash(this.key, method, params);
   }
 
-  async reserve(op: OpReservation): Promise<ReserveResult> {
+  async reserve(op: OpReservation, _opts?: { wait?: boolean }): Promise<ReserveResult> {
     const prior = this.records.get(op.op_id);
     if (prior) {
       if (prior.method !== op.method || prior.params_hash !== op.params_hash) throw opIdReused(op.op_id, prior.method);

@@ -43,6 +43,27 @@ describe("effect_state", () => {
     });
   });
 
+  test("an op id the daemon makes up (the client sent none): answered with it, kept in ops and on disk like any other", async () => {
+    await withSession({}, async ({ d, peer, c, s }) => {
+      const click = c.request("click", { session_id: s, target: "@e1" });
+      (await peer.next("click")).reply(ACTED);
+      const r = await click;
+      expect(r.meta).toMatchObject({ effect_state: "committed" });
+      const opId = r.meta?.op_id as string;
+      expect(opId).toMatch(/^[0-9a-f-]{36}$/);
+      expect((await c.call("ops", { session_id: s })).ops).toEqual([expect.objectContaining({ op_id: opId, state: "executed" })]);
+      await d.stop();
+      const dir = d.paths.ledgerDir;
+      const written = readdirSync(dir)
+        .filter((f) => f.endsWith(".jsonl"))
+        .flatMap((f) => readFileSync(`${dir}/${f}`, "utf8").split("\n").filter(Boolean))
+        .map((l) => JSON.parse(l))
+        .filter((l) => l.op_id === opId)
+        .map((l) => l.e);
+      expect(written).toEqual(["reserved", "outcome"]);
+    });
+  });
+
   test("a replay carries the recorded effect_state and replayed: true, and the peer never sees it", async () => {
     await withSession({}, async ({ peer, c, s }) => {
       const cut = c.request("click", { session_id: s, target: "@e1" }, { op_id: "r-1", timeout_ms: 300 });

@@ -5,6 +5,12 @@ import type { OpOutcome } from "../../daemon/ledger.ts";
 import { storedReply } from "../../daemon/ledger-reply.ts";
 
 const homes: string[] = [];
+
+/** Resolves once `done()` holds; for what settles a few turns later (a failed write's warning). */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !done(); i++) await new Promise((r) => setTimeout(r, 0));
+  expect(done()).toBe(true);
+}
 afterEach(() => {
   for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true });
 });
@@ -48,6 +54,31 @@ describe("FileLedger", () => {
     for (const f of readdirSync(d)) expect(statSync(`${d}/${f}`).mode & 0o777).toBe(0o600);
     expect(statSync(d).mode & 0o777).toBe(0o700);
     await l.close();
+  });
+
+  test("an op id the daemon made up does not wait for the disk: written after the caller's turn, kept like any other", async () => {
+    const d = dir();
+    const warned: unknown[] = [];
+    const a = await FileLedger.open(d, { onWarn: (msg, fields) => warned.push({ msg, ...fields }) });
+    expect(await a.reserve(op(a, "m1"), { wait: false })).toEqual({ kind: "fresh" });
+    // Claimed at once (a repeat waits for it), on disk a turn later.
+    expect(a.get("m1")).toMatchObject({ state: "reserved" });
+    expect(lines(d)).toEqual([]);
+    await until(() => lines(d).length === 1);
+    expect(lines(d)).toEqual([expect.objectContaining({ e: "reserved", op_id: "m1" })]);
+    await a.outcome("m1", executed());
+    await a.close();
+    // A write that fails (here: the ledger is closed) is warned about; the call it belongs to is not failed for it.
+    expect(await a.reserve(op(a, "m2"), { wait: false })).toEqual({ kind: "fresh" });
+    await until(() => warned.length === 1);
+    expect(warned[0]).toMatchObject({ msg: "a ledger line could not be written", op_id: "m2" });
+    // The caller's own op id still waits, and fails closed when the line cannot be written.
+    await expect(a.reserve(op(a, "m3"))).rejects.toMatchObject({ code: "unsupported", data: { reason: "ledger_unavailable" } });
+
+    const b = await FileLedger.open(d);
+    const again = await b.reserve(op(b, "m1"));
+    expect(again.kind === "replay" && again.record.outcome?.state).toBe("executed");
+    await b.close();
   });
 
   test("after a restart a settled op replays its recorded reply and never runs again; other params are refused", async () => {
