@@ -2,8 +2,8 @@
  * The hands content script, in every frame of every page from document start (manifest content_scripts). It notes
  * each trusted press, key, edit or drop in its document (HAND_KINDS) and tells the worker, which decides whether the
  * agent or the person made it (src/hands/agent-input.ts), when its tab is a session's (the worker says so when the tab
- * joins or leaves one) or, until told, when the page loaded while some session was live (LIVE_GLOBAL). It keeps the last few
- * for the worker's drain. Events on bsk's own overlay (pill, help panel) are not the page's and are left out.
+ * joins or leaves one) or, until told, when the page loaded while some session was live (LIVE_GLOBAL). It keeps the
+ * last few for the worker's drain. Events on bsk's own overlay (pill, help panel) are not the page's and are left out.
  *
  * Listening on window in the capture phase, registered before any page script runs, means a page cannot stop these
  * events from reaching it; page scripts cannot see this world, and cannot make a trusted event.

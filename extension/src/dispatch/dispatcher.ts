@@ -12,6 +12,7 @@ import { crashGuard } from "../page/crash.ts";
 import { dialogGuard } from "../page/dialogs.ts";
 import { guardHandlers } from "./call-guard.ts";
 import { pausedPageGuard } from "../page/paused-page.ts";
+import { endShowing } from "../page/shown.ts";
 import { INPUT_METHODS, promptOf, promptPending } from "../page/prompt-state.ts";
 import { beginMutation, faultPoint, withEffectState } from "../session/input-mark.ts";
 import { getSession, ownerOfTab } from "../session/sessions.ts";
@@ -84,6 +85,7 @@ export async function dispatch(method: string, params: unknown, ctx: CallContext
     throw mutation ? withEffectState(err, mutation.sent()) : err;
   } finally {
     mutation?.end();
+    if (p.session_id) endShowing(p.session_id);
     call.end();
   }
 }

@@ -16,7 +16,7 @@ import { allSessions, ownerOfTab, sessionsReady } from "../session/sessions.ts";
 import { reconcileLiveScript } from "../session/live-script.ts";
 import { SESSION } from "../session/settings.ts";
 
-const state = {
+const keepaliveState = {
   /** Tabs already told to ping (a tab that joins a session after its page loaded is told once). */
   told: new Set<number>(),
 };
@@ -41,14 +41,14 @@ export function installKeepalive(): void {
 async function onSessionsChanged(): Promise<void> {
   const owned = new Set(allSessions().flatMap((s) => Object.keys(s.tabs).map(Number)));
   await reconcileLiveScript();
-  for (const id of [...state.told]) {
+  for (const id of [...keepaliveState.told]) {
     if (owned.has(id)) continue;
-    state.told.delete(id);
+    keepaliveState.told.delete(id);
     browser.tabs.sendMessage(id, { type: KEEPALIVE.stop }).catch(() => undefined);
   }
   for (const id of owned) {
-    if (state.told.has(id)) continue;
-    state.told.add(id);
+    if (keepaliveState.told.has(id)) continue;
+    keepaliveState.told.add(id);
     void tellJoined(id);
   }
 }

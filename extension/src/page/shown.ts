@@ -5,8 +5,8 @@
  */
 import { browser } from "wxt/browser";
 
-/** Tabs the current call brought to the front (tools/interaction.ts inputTab). */
-const shownNow = new Set<number>();
+/** Tab → the session whose current call brought it to the front (tools/interaction.ts inputTab). */
+const shownNow = new Map<number, string>();
 /** Tab → when it last became its window's active tab. */
 const activatedAt = new Map<number, number>();
 /** A hidden page this soon after its tab came to the front may still be on its way to being shown. */
@@ -21,8 +21,16 @@ export function installShownTabs(): void {
 }
 
 /** The call brought `tabId` to the front (its window not minimized); the effect watch armed next takes it. */
-export function showing(tabId: number): void {
-  shownNow.add(tabId);
+export function showing(tabId: number, sessionId: string): void {
+  shownNow.set(tabId, sessionId);
+}
+
+/**
+ * The session's call has ended: a mark it left (it failed before arming its effect watch) would make a later action
+ * wait for a frame that a page hidden for good never paints.
+ */
+export function endShowing(sessionId: string): void {
+  for (const [tabId, owner] of shownNow) if (owner === sessionId) shownNow.delete(tabId);
 }
 
 /** Whether a hidden page in `tabId` may be about to be shown; `take` ends this call's mark (showing()). */

@@ -11,8 +11,8 @@
  * before its first input), `after_dispatch` (right after it) or `after_reaction` (after the handler finished).
  * `chrome.storage.local.bsk_test_blind = true` hides browser prompts from bsk (guard/prompt-state.ts records none), so
  * input goes into a tab the browser keeps deaf, as it would under a prompt bsk does not know of
- * (tests/e2e/input-delivery.test.ts). Only bsk's own pages and worker can write storage.local (session/storage-lock.ts);
- * the hooks are not read until that holds.
+ * (tests/e2e/input-delivery.test.ts). Only bsk's own pages and worker can write storage.local
+ * (session/storage-lock.ts); the hooks are not read until that holds.
  */
 import { browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";

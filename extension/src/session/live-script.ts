@@ -1,9 +1,10 @@
 /**
  * The keep-alive content script (entrypoints/keepalive.ts) is registered only while some session is live or being
- * opened (and for LINGER_MS after the last one ended): where it ran, the page loaded while a session was live, and the overlay and hands scripts read that
- * from it (LIVE_GLOBAL) rather than from storage.local, which is closed to content scripts (storage-lock.ts). The
- * person's own tabs load nothing of it otherwise. A session's first page must find it registered, so session.open
- * registers it beside opening the window and answers only once it is (`whileOpening`).
+ * opened (and for LINGER_MS after the last one ended). Where it ran, the page loaded while a session was live, and
+ * the overlay and hands scripts read that from it (LIVE_GLOBAL) rather than from storage.local, which is closed to
+ * content scripts (storage-lock.ts). The person's own tabs load nothing of it otherwise. A session's first page must
+ * find it registered, so session.open registers it beside opening the window and answers only once it is
+ * (`whileOpening`).
  */
 import { browser } from "wxt/browser";
 import { allSessions } from "./sessions.ts";

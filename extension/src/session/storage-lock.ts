@@ -7,16 +7,20 @@
  */
 import { browser } from "wxt/browser";
 
-let lock: Promise<boolean> | undefined;
+const storageLockState = {
+  /** The browser's answer to this context's one setAccessLevel call. */
+  lock: undefined as Promise<boolean> | undefined,
+};
 
 /** Resolves true once storage.local is closed to content scripts; false (logged) when the browser refused. */
 export function localStorageLocked(): Promise<boolean> {
-  lock ??= browser.storage.local.setAccessLevel({ accessLevel: "TRUSTED_CONTEXTS" }).then(
+  const s = storageLockState;
+  s.lock ??= browser.storage.local.setAccessLevel({ accessLevel: "TRUSTED_CONTEXTS" }).then(
     () => true,
     (err: unknown) => {
       console.error("bsk: could not close storage.local to content scripts; its switches count as their defaults", err);
       return false;
     },
   );
-  return lock;
+  return s.lock;
 }

@@ -71,7 +71,7 @@ async function inputTab(p: { session_id: string; tab_id?: number }): Promise<Awa
     await browser.tabs.update(r.tabId, { active: true });
     // Shown now, unless its window is minimized: its page may still be hidden when the effect is read.
     const win = await browser.windows.get(r.tab.windowId).catch(() => undefined);
-    if (win?.state !== "minimized") showing(r.tabId);
+    if (win?.state !== "minimized") showing(r.tabId, p.session_id);
   }
   return r;
 }
