@@ -210,7 +210,7 @@ export class Dispatcher {
    * Ledger stage: a fresh op is reserved; a known op_id yields its recorded outcome instead of running again. The
    * caller's op id is on disk before the op runs, so a retry after any crash finds it. One the daemon makes up (a
    * client that sent none, session start's navigate step) cannot be retried by, so its line is written while the op
-   * runs: right after a window opened, the browser's own writes held that write and its fdatasync up to 30 ms.
+   * runs: right after a window opened, the browser's own writes held that write for tens of ms.
    */
   private async reserveOp(call: Call): Promise<OpRecord | undefined> {
     const given = call.meta.op_id;
