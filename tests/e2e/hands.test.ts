@@ -90,6 +90,25 @@ describe("the person's input takes the session over", () => {
     await finish(s, page);
   });
 
+  test("a press whose document goes in that same task (its frame removed) is still told", async () => {
+    // Reports wait a little to go as one; a document that goes first sends what it holds as it goes.
+    const s = await w.startSession();
+    const path = `/hands-leave.html?m=${++marker}`;
+    await w.ok(["navigate", w.fixtures.url(path), "--session", s]);
+    const page = await PersonPage.find(w.browser.cdpPort!, path);
+    await page.waitOverlay("the pill", (o) => !!o?.pill);
+    await page.waitFor(`document.getElementById("leaving").contentDocument?.readyState === "complete"`);
+    const at = await page.evaluate(
+      `(() => { const r = document.getElementById("leaving").getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`,
+    );
+    await page.clickAt(at.x, at.y);
+    expect(await page.evaluate(`document.getElementById("status").textContent`)).toBe("frame gone");
+    await until("taken over by the press", async () => (await state(s)) === "taken_over");
+    const [ev] = await takeovers(s);
+    expect(ev.data).toMatchObject({ cause: "input" });
+    await finish(s, page);
+  });
+
   test("pointer moves and wheel turns alone do not take it over", async () => {
     const { s, page } = await sessionOnFixture();
     for (let i = 0; i < 10; i++) await page.moveMouse(50 + i * 20, 120 + i * 10);

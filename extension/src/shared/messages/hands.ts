@@ -14,7 +14,7 @@ export interface HandEvent {
   kind: HandKind;
 }
 
-/** Content script → worker, for each event, while some session is live. */
+/** Content script → worker, while some session is live: the newest event of a burst (it decides the earlier ones). */
 export interface HandsReport extends HandEvent {
   type: "hands.input";
 }
