@@ -28,7 +28,10 @@ const KEEP = 256;
  * Reports wait this long and go as one, for the newest event: the worker decides every earlier event of the document
  * with it. The agent's own input comes in bursts (a typed character is a keydown and a beforeinput), and each message
  * held up the agent's input in the browser (three typed characters: 10.2 ms with a message per event, 6.4 ms
- * batched). The agent's events are decided by the drain anyway, and a person's are told this little later.
+ * batched). The agent's events are decided by the drain anyway, and a person's are told this little later. Only in a
+ * shown page: a hidden one's timers run late (up to a second), and by then its tab may have become a session's (lent),
+ * which would make the person's typing before that look like typing in the session; so a hidden page reports at once,
+ * and a page that is being hidden sends what it holds.
  */
 const REPORT_AFTER_MS = 32;
 /** A modifier alone is not an action on the page (Alt-Tab away from the browser starts with one). */
@@ -84,11 +87,13 @@ export default defineUnlistedScript(() => {
     if (kept.length > KEEP) kept.shift();
     if (!(told ?? liveHere())) return;
     report.event = ev;
-    report.timer ??= setTimeout(sendReport, REPORT_AFTER_MS);
+    if (document.visibilityState === "hidden") sendReport();
+    else report.timer ??= setTimeout(sendReport, REPORT_AFTER_MS);
   };
   for (const kind of HAND_KINDS) window.addEventListener(kind, note, { capture: true, passive: true });
   // A press that leaves the page (a link, a form sent by Enter) is told before the document goes.
   window.addEventListener("pagehide", sendReport, { capture: true });
+  document.addEventListener("visibilitychange", () => document.visibilityState === "hidden" && sendReport(), { capture: true });
 
   browser.runtime.onMessage.addListener((msg: { type?: string }, sender) => {
     if (sender.id !== browser.runtime.id || sender.tab) return false;
