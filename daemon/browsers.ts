@@ -6,7 +6,7 @@
 import type { ExtensionMethodName, Params, Result } from "../protocol/catalog.ts";
 import type { BrowserInfo } from "../protocol/define.ts";
 import { BskError, type ErrorBody } from "../protocol/errors.ts";
-import { type CallProgress, encodeFrame, type ResponseFrame } from "../protocol/frames.ts";
+import { type CallProgress, encodeFrame, OP_DURABLE, type ResponseFrame } from "../protocol/frames.ts";
 import type { z } from "zod";
 
 export type BrowserRecord = Omit<z.infer<ReturnType<typeof BrowserInfo>>, "sessions">;
@@ -39,6 +39,11 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Hears the extension's call.progress about this request. */
   onProgress?: (p: CallProgress) => void;
+  /**
+   * Sent held (meta.hold): the extension sends no input until this settles and `op.durable` names the request. Only
+   * for a connection that `holdsInput`.
+   */
+  holdUntil?: Promise<void>;
 }
 
 export function browserGone(instanceId: string, detail = "the browser disconnected"): BskError {
@@ -61,6 +66,8 @@ export class BrowserConn {
     readonly record: BrowserRecord,
     readonly generation: number,
     private readonly nextId: () => string,
+    /** The extension offered HOLD_INPUT in its handshake. */
+    readonly holdsInput = false,
   ) {}
 
   get instanceId(): string {
@@ -100,12 +107,19 @@ export class BrowserConn {
       cleanup: () => signal?.removeEventListener("abort", onAbort),
       onProgress: opts.onProgress,
     });
-    const frame = { id, method, params, meta: { trace_id: opts.traceId, timeout_ms: Math.max(1, opts.timeoutMs) } };
-    if (!this.send(frame)) {
+    const hold = this.holdsInput ? opts.holdUntil : undefined;
+    const meta = { trace_id: opts.traceId, timeout_ms: Math.max(1, opts.timeoutMs), ...(hold && { hold: true as const }) };
+    if (!this.send({ id, method, params, meta })) {
       this.pending.get(id)?.cleanup();
       this.pending.delete(id);
       reject(browserGone(this.instanceId, "could not send to the browser"));
+      return promise;
     }
+    // Behind the request on the same socket; not once it was answered or cut off (a cancel went out instead).
+    hold?.then(
+      () => void (this.pending.has(id) && this.send({ event: OP_DURABLE, payload: { request_id: id } })),
+      () => undefined,
+    );
     return promise;
   }
 
@@ -186,8 +200,8 @@ export class BrowserRegistry {
   readonly nextRequestId = () => `x${++this.idCounter}`;
 
   /** Register a handshaken connection; returns the connection it replaces, if any. */
-  add(ws: WsLike, record: BrowserRecord): { conn: BrowserConn; replaced?: BrowserConn } {
-    const conn = new BrowserConn(ws, record, ++this.generation, this.nextRequestId);
+  add(ws: WsLike, record: BrowserRecord, opts: { holdsInput?: boolean } = {}): { conn: BrowserConn; replaced?: BrowserConn } {
+    const conn = new BrowserConn(ws, record, ++this.generation, this.nextRequestId, opts.holdsInput);
     const replaced = this.byInstance.get(record.instance_id);
     this.byInstance.set(record.instance_id, conn);
     for (const l of [...this.listeners]) l();

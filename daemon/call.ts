@@ -23,6 +23,11 @@ export class Call {
   replayed = false;
   /** The recorded effect_state of the op a replay answers with. */
   replayedEffect?: "committed" | "none" | "unknown";
+  /**
+   * The op's ledger line while it is being synced (reserved apart): the extension may prepare the call meanwhile, and
+   * holds its input until the line is on disk (forward.ts). `done` once it is.
+   */
+  durable?: { promise: Promise<void>; done: boolean };
   /** Sent to the extension; after this a failure leaves the effect unknown. */
   dispatched = false;
   /** The extension answered (with a result or an error). */

@@ -5,6 +5,7 @@
 import { parseDuration } from "../protocol/duration.ts";
 import { DEVICE_GRANT_MS, DEVICE_RENEW_MS } from "../protocol/remote.ts";
 import { bskHome, DEFAULT_PORT, homePaths, type DaemonInfo, type HomePaths } from "../shared/home.ts";
+import type { DiskSync } from "./ledger.ts";
 import { resolveServerMode, type ServerMode, type ServerModeOptions } from "./remote/server-options.ts";
 
 export interface DaemonOptions {
@@ -22,6 +23,8 @@ export interface DaemonOptions {
   server?: ServerModeOptions;
   /** Server mode writes its log lines to stdout/stderr too (default); tests running it in-process turn that off. */
   mirrorLog?: boolean;
+  /** Tests running it in-process only: the ledger's disk sync, to hold it up or fail it (ledger.ts DiskSync). */
+  ledgerSync?: DiskSync;
 }
 
 export interface DaemonConfig {
@@ -51,6 +54,7 @@ export interface DaemonConfig {
   /** Server mode, checked (undefined: the local daemon). */
   server?: ServerMode;
   mirrorLog: boolean;
+  ledgerSync?: DiskSync;
   /** Device grants in server mode: how long one lasts, and when the extension renews it. */
   deviceGrantMs: number;
   deviceRenewMs: number;
@@ -113,6 +117,7 @@ export function resolveConfig(opts: DaemonOptions = {}): DaemonConfig {
     defaultTimeoutMs: DEFAULTS.defaultTimeoutMs,
     server: opts.server && resolveServerMode(opts.server),
     mirrorLog: opts.server !== undefined && opts.mirrorLog !== false,
+    ...(opts.ledgerSync && { ledgerSync: opts.ledgerSync }),
     deviceGrantMs: envMs(env, "BSK_DEVICE_GRANT_MS", DEVICE_GRANT_MS),
     deviceRenewMs: envMs(env, "BSK_DEVICE_RENEW_MS", DEVICE_RENEW_MS),
     env,

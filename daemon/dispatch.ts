@@ -222,15 +222,39 @@ export class Dispatcher {
       session_id: typeof call.params.session_id === "string" ? call.params.session_id : undefined,
       trace_id: call.traceId,
     };
-    const r = await this.ctx.ledger.reserve(op, { wait: given !== undefined });
+    // A caller's op id on its way to the extension: the line is synced while the extension prepares the call.
+    const apart = given !== undefined && call.def.owner === "extension";
+    const r = await this.ctx.ledger.reserve(op, { wait: given !== undefined, apart });
     if (r.kind === "fresh") {
       call.opReserved = true;
+      if (r.durable) this.syncing(call, r.durable);
       return undefined;
     }
     call.replayed = true;
     const record = r.kind === "replay" ? r.record : await r.settled;
     call.replayedEffect = record.outcome?.effect_state ?? record.effect_state;
     return record;
+  }
+
+  /**
+   * The op's line is being synced: when it is on disk the call learns so (forward.ts tells a held extension); when it
+   * cannot be written the call ends with that error, and `effect_state: none` is the truth, as nothing was sent to
+   * the page: an extension holds its input until told, and one that cannot hold is sent the call only after the sync.
+   */
+  private syncing(call: Call, durable: Promise<void>): void {
+    const t0 = performance.now();
+    const d = { promise: durable, done: false };
+    call.durable = d;
+    durable.then(
+      () => {
+        d.done = true;
+        call.timings.ledger_sync = round(performance.now() - t0);
+      },
+      (err: unknown) => {
+        call.opReserved = false;
+        call.abort(err instanceof BskError ? err : BskError.from(toErrorBody(err)));
+      },
+    );
   }
 
   private async sessionStages(call: Call): Promise<unknown> {

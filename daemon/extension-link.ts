@@ -12,6 +12,7 @@ import {
   CALL_PROGRESS,
   CallProgress,
   encodeFrame,
+  HOLD_INPUT,
   parseFrame,
   type EventFrame,
   type RequestFrame,
@@ -141,17 +142,21 @@ function handshake(ws: Ws, frame: RequestFrame, deps: LinkDeps): void {
     return;
   }
   if (ws.data.handshakeTimer) clearTimeout(ws.data.handshakeTimer);
-  const { conn, replaced } = deps.browsers.add(ws, {
-    instance_id: p.instance_id,
-    label: p.label,
-    name: p.browser.name,
-    version: p.browser.version,
-    extension_version: p.version,
-    protocol_version: p.protocol_version,
-    skew: compat.skew,
-    connected_at: new Date().toISOString(),
-    ...(ws.data.trust.deviceId && { device_id: ws.data.trust.deviceId }),
-  });
+  const { conn, replaced } = deps.browsers.add(
+    ws,
+    {
+      instance_id: p.instance_id,
+      label: p.label,
+      name: p.browser.name,
+      version: p.browser.version,
+      extension_version: p.version,
+      protocol_version: p.protocol_version,
+      skew: compat.skew,
+      connected_at: new Date().toISOString(),
+      ...(ws.data.trust.deviceId && { device_id: ws.data.trust.deviceId }),
+    },
+    { holdsInput: p.features.includes(HOLD_INPUT) },
+  );
   ws.data.conn = conn;
   const deviceId = ws.data.trust.deviceId;
   if (deviceId && deps.trust.remote) {
@@ -192,6 +197,7 @@ function handshake(ws: Ws, frame: RequestFrame, deps: LinkDeps): void {
     adopted,
     ended: ended.map((e) => e.session_id),
     replaced: !!replaced,
+    features: p.features,
   });
   deps.onChange();
 }

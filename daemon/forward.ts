@@ -17,12 +17,19 @@ export async function forwardToBrowser(ctx: DaemonContext, call: Call, rt: Sessi
     conn = await ctx.browsers.waitFor(() => ctx.browsers.get(instance), call.remainingMs(), call.signal);
     if (!conn) throw timeoutError(call, "browser_wait");
   }
+  // An op still syncing: an extension that holds input gets the call now and `op.durable` later; any other, after.
+  const syncing = call.durable && !call.durable.done ? call.durable.promise : undefined;
+  if (syncing && !conn.holdsInput) {
+    call.stage = "ledger";
+    await syncing;
+  }
   call.stage = "extension";
   const pending = conn.forward(call.method, call.params, {
     traceId: call.traceId,
     timeoutMs: call.remainingMs(),
     signal: call.signal,
     onProgress: call.onProgress,
+    ...(syncing && conn.holdsInput && { holdUntil: syncing }),
   });
   call.dispatched = true;
   const result = settle(call, await pending);

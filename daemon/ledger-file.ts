@@ -1,7 +1,9 @@
 /**
  * The operation ledger on disk: `$BSK_HOME/ledger/ops-NNNNNN.jsonl` (0600), one JSON object per line, appended and
- * fdatasync'd. A `reserved` line is durable before the op is dispatched (one whose id the daemon made up, which nobody
- * can retry by, is written while it runs); its outcome line follows (group-committed, off the reply path). At start-up
+ * fdatasync'd. A `reserved` line is durable before the op reaches the page: before it is dispatched, or, for an
+ * extension that holds input (protocol/frames.ts HOLD_INPUT), before that input goes out while the extension prepares
+ * the call (one whose id the daemon made up, which nobody can retry by, is written while it runs); its outcome line
+ * follows (group-committed, off the reply path). At start-up
  * every segment is read back: ops still `reserved` were in flight when the daemon died and become `unknown` (reason
  * daemon_restarted) — never run again.
  *
@@ -33,6 +35,7 @@ import {
 import { BskError, type ErrorBody } from "../protocol/errors.ts";
 import { ensurePrivateDir } from "../shared/fs-util.ts";
 import {
+  type DiskSync,
   keyedParamsHash,
   opIdReused,
   type Ledger,
@@ -40,6 +43,7 @@ import {
   type OpOutcome,
   type OpRecord,
   type OpReservation,
+  type ReserveOptions,
   type ReserveResult,
 } from "./ledger.ts";
 
@@ -50,6 +54,8 @@ export interface FileLedgerOptions {
   maxAgeMs?: number;
   now?: () => number;
   onWarn?: (msg: string, fields: Record<string, unknown>) => void;
+  /** The disk sync of a written batch (default fdatasync); tests hold it up or fail it (fault injection). */
+  sync?: DiskSync;
 }
 
 export const LEDGER_DEFAULTS = {
@@ -108,7 +114,7 @@ export class FileLedger implements Ledger {
   private readonly waiters = new Map<string, PromiseWithResolvers<OpRecord>>();
   private readonly segments: Segment[] = [];
   private readonly key: Buffer;
-  private readonly opts: Required<Omit<FileLedgerOptions, "onWarn">> & Pick<FileLedgerOptions, "onWarn">;
+  private readonly opts: Required<Omit<FileLedgerOptions, "onWarn" | "sync">> & Pick<FileLedgerOptions, "onWarn" | "sync">;
   private fd = -1;
   private queue: Pending[] = [];
   private writing = false;
@@ -137,7 +143,7 @@ export class FileLedger implements Ledger {
     return keyedParamsHash(this.key, method, params);
   }
 
-  async reserve(op: OpReservation, opts: { wait?: boolean } = {}): Promise<ReserveResult> {
+  async reserve(op: OpReservation, opts: ReserveOptions = {}): Promise<ReserveResult> {
     const prior = this.entries.get(op.op_id);
     if (prior) {
       if (prior.method !== op.method || prior.params_hash !== op.params_hash) throw opIdReused(op.op_id, prior.method);
@@ -160,18 +166,31 @@ export class FileLedger implements Ledger {
       );
       return { kind: "fresh" };
     }
-    try {
-      entry.seg = (await this.append(line)).seg;
-    } catch (err) {
-      this.entries.delete(op.op_id);
-      this.waiters.get(op.op_id)?.reject(err);
-      this.waiters.delete(op.op_id);
-      throw new BskError("unsupported", `the operation ledger could not record op ${op.op_id}, so it was not run`, {
-        hint: "Check the disk under $BSK_HOME/ledger (space, permissions), then retry.",
-        data: { reason: "ledger_unavailable", op_id: op.op_id, error: err instanceof Error ? err.message : String(err) },
-      });
+    const written = this.append(line).then(
+      (where) => {
+        if (entry.outcomeAt === undefined) entry.seg = where.seg;
+      },
+      (err: unknown) => {
+        throw this.unrecorded(op.op_id, err);
+      },
+    );
+    if (opts.apart) {
+      written.catch(() => undefined);
+      return { kind: "fresh", durable: written };
     }
+    await written;
     return { kind: "fresh" };
+  }
+
+  /** A reserved line that could not be written: the op is forgotten (a retry runs it), and it must not run now. */
+  private unrecorded(opId: string, err: unknown): BskError {
+    this.entries.delete(opId);
+    this.waiters.get(opId)?.reject(err);
+    this.waiters.delete(opId);
+    return new BskError("unsupported", `the operation ledger could not record op ${opId}, so it was not run`, {
+      hint: "Check the disk under $BSK_HOME/ledger (space, permissions), then retry.",
+      data: { reason: "ledger_unavailable", op_id: opId, effect_state: "none", error: err instanceof Error ? err.message : String(err) },
+    });
   }
 
   async outcome(opId: string, outcome: OpOutcome): Promise<void> {
@@ -334,7 +353,8 @@ export class FileLedger implements Ledger {
           while (written < bytes.length) written += writeSync(this.fd, bytes, written);
           seg.bytes += bytes.length;
           seg.lastAt = this.opts.now();
-          await new Promise<void>((resolve, reject) => fdatasync(this.fd, (err) => (err ? reject(err) : resolve())));
+          const sync = this.opts.sync ?? fdatasync;
+          await new Promise<void>((resolve, reject) => sync(this.fd, (err) => (err ? reject(err) : resolve())));
           batch.forEach((p, i) => p.done.resolve(wheres[i]!));
         } catch (err) {
           for (const p of batch) p.done.reject(err);

@@ -52,11 +52,23 @@ export interface LedgerQuery {
 }
 
 export type ReserveResult =
-  | { kind: "fresh" }
+  /**
+   * Claimed for this call. Reserved `apart`: `durable` settles once the line is on disk; it rejects (ledger_unavailable,
+   * the op forgotten) when it cannot be written, and nothing may then reach the page.
+   */
+  | { kind: "fresh"; durable?: Promise<void> }
   /** The op already settled: reply with its recorded outcome. */
   | { kind: "replay"; record: OpRecord }
   /** The op is still running under another call: wait for its outcome, then replay it. */
   | { kind: "pending"; settled: Promise<OpRecord> };
+
+/** A disk sync of the ledger file (fdatasync's shape): tests hold it up or fail it. */
+export type DiskSync = (fd: number, done: (err: Error | null) => void) => void;
+
+export interface ReserveOptions {
+  wait?: boolean;
+  apart?: boolean;
+}
 
 export interface Ledger {
   /** A keyed hash of a call's method and params: what a retry is compared by; never the values themselves. */
@@ -64,9 +76,10 @@ export interface Ledger {
   /**
    * Throws invalid_params (reason op_id_reused) when op_id was used for another method or params. A fresh op's line is
    * on disk when this resolves, unless `wait` is false: an op id the daemon made up, which no caller can retry by, is
-   * kept for history only, and its line is written after the caller's turn.
+   * kept for history only, and its line is written after the caller's turn; or unless `apart`: it resolves once the
+   * op is claimed and its line on its way, and the result's `durable` tells when the line is on disk.
    */
-  reserve(op: OpReservation, opts?: { wait?: boolean }): Promise<ReserveResult>;
+  reserve(op: OpReservation, opts?: ReserveOptions): Promise<ReserveResult>;
   outcome(opId: string, outcome: OpOutcome): Promise<void>;
   get(opId: string): OpRecord | undefined;
   /** Remembered ops, oldest first (the newest `limit` of those matching). */
@@ -91,7 +104,7 @@ export class MemoryLedger implements Ledger {
     return keyedParamsHash(this.key, method, params);
   }
 
-  async reserve(op: OpReservation, _opts?: { wait?: boolean }): Promise<ReserveResult> {
+  async reserve(op: OpReservation, opts?: ReserveOptions): Promise<ReserveResult> {
     const prior = this.records.get(op.op_id);
     if (prior) {
       if (prior.method !== op.method || prior.params_hash !== op.params_hash) throw opIdReused(op.op_id, prior.method);
@@ -100,7 +113,7 @@ export class MemoryLedger implements Ledger {
     }
     this.records.set(op.op_id, { ...op, state: "reserved", reserved_at: new Date().toISOString() });
     this.trim();
-    return { kind: "fresh" };
+    return opts?.apart ? { kind: "fresh", durable: Promise.resolve() } : { kind: "fresh" };
   }
 
   async outcome(opId: string, outcome: OpOutcome): Promise<void> {

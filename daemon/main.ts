@@ -73,7 +73,7 @@ async function start(config: DaemonConfig, onReady: (info: DaemonInfo) => void):
   try {
     log = openLog(paths.log, { mirror: config.mirrorLog });
     const warn = log.warn;
-    ledger = await FileLedger.open(paths.ledgerDir, { onWarn: (msg, fields) => warn(msg, fields) });
+    ledger = await FileLedger.open(paths.ledgerDir, { onWarn: (msg, fields) => warn(msg, fields), sync: config.ledgerSync });
     await serve(config, log, ledger, lock.release, onReady);
     return { kind: "stopped" };
   } catch (err) {

@@ -70,6 +70,8 @@ export const EVENTS = {
     }),
   /** Daemon → extension: every numbered event up to `seq` is recorded; the extension may forget them. */
   "system.ack": () => z.object({ seq: z.number().int().nonnegative() }),
+  /** Daemon → extension: the op of held request `request_id` (meta.hold) is on disk; its input may go out. */
+  "op.durable": () => z.object({ request_id: z.union([z.string().min(1).max(128), z.number().int()]) }),
   /** The page logged an error (console.error, console.assert) or threw uncaught. */
   "console.error": () =>
     z.object({

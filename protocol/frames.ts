@@ -21,9 +21,22 @@ export const RequestMeta = z
     op_id: z.string().min(1).max(128).optional(),
     /** Pid of the calling CLI, for logs. */
     client_pid: z.number().int().optional(),
+    /**
+     * Daemon → extension only (a client's is ignored): the op's ledger line is not on disk yet, so nothing may reach
+     * the page until an `op.durable` event names this request. Sent only to an extension that offers HOLD_INPUT.
+     */
+    hold: z.literal(true).optional(),
   })
   .strict();
 export type RequestMeta = z.infer<typeof RequestMeta>;
+
+/**
+ * The handshake's `features` value of an extension that honours `meta.hold`: it prepares a held call (looks the target
+ * up, checks it, arms its watchers) while the daemon's ledger syncs, and sends input only after `op.durable`.
+ */
+export const HOLD_INPUT = "hold_input";
+/** Daemon → extension event: the held request `request_id` may act now (its op is on disk). */
+export const OP_DURABLE = "op.durable";
 
 /** Per-hop timings in ms, keyed by hop name (cli, daemon, queue, extension, cdp, ...). */
 export const ResponseMeta = z

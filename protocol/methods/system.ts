@@ -158,6 +158,8 @@ export const systemWireMethods = {
           .default([]),
         /** The extension's event stream (new each browser run): its numbered events are acknowledged per stream. */
         event_stream: z.string().min(1).max(64).optional(),
+        /** What it does beyond its protocol version (HOLD_INPUT); a name the daemon does not know is ignored. */
+        features: z.array(z.string().max(32)).max(16).default([]),
       }),
     result: () =>
       z.object({

@@ -2,6 +2,7 @@
  * A daemon per test: its own short $BSK_HOME under /tmp, a free port, short timers. In-process
  * (runDaemon) by default; as a `bun daemon/main.ts` subprocess where a test kills or restarts it.
  */
+import type { DiskSync } from "../../daemon/ledger.ts";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { homePaths, type DaemonInfo, type HomePaths } from "../../shared/home.ts";
@@ -60,6 +61,8 @@ export interface StartOptions {
   home?: string;
   port?: number;
   subprocess?: boolean;
+  /** In-process only: the ledger's disk sync (fault injection, tests/integration/sync-gate.ts). */
+  ledgerSync?: DiskSync;
 }
 
 export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> {
@@ -88,7 +91,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
     done = proc.exited;
   } else {
     const { promise, resolve } = Promise.withResolvers<DaemonInfo>();
-    const run = runDaemon({ home, port, env, onReady: resolve });
+    const run = runDaemon({ home, port, env, onReady: resolve, ...(opts.ledgerSync && { ledgerSync: opts.ledgerSync }) });
     done = run;
     const first = await Promise.race([promise, run]);
     if ("kind" in first) throw new Error(`daemon did not start: ${JSON.stringify(first)}`);

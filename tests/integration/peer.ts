@@ -31,6 +31,8 @@ export interface PeerOptions {
   autoSession?: boolean;
   /** This install's secret (TestDaemon.secret); without it the peer cannot prove itself and is refused. */
   secret?: Uint8Array;
+  /** What it offers beyond its protocol version in the handshake (HOLD_INPUT); none by default, as an older extension. */
+  features?: string[];
   /** Remote mode: dial this URL (wss://…/extension) trusting `ca`, and prove the device's secret instead. */
   remote?: { url: string; ca?: string; authority: string; device: { id: string; generation: number; secret: Uint8Array } };
 }
@@ -39,7 +41,7 @@ export interface Incoming {
   id: string;
   method: string;
   params: any;
-  meta: { trace_id?: string; timeout_ms?: number };
+  meta: { trace_id?: string; timeout_ms?: number; hold?: true };
   reply(result: unknown, timings?: Record<string, number>): void;
   fail(code: string, message: string, data?: Record<string, unknown>): void;
 }
@@ -138,6 +140,7 @@ export class Peer {
       browser: { name: "Chromium", version: "156.0" },
       label: this.label,
       sessions: [...this.sessions.values()],
+      ...(this.opts.features && { features: this.opts.features }),
       ...overrides,
     });
   }

@@ -81,6 +81,44 @@ describe("FileLedger", () => {
     await b.close();
   });
 
+  test("reserved apart: claimed at once, durable once synced; a sync that fails forgets the op, so a retry runs it", async () => {
+    const d = dir();
+    const held: Array<(err: Error | null) => void> = [];
+    const a = await FileLedger.open(d, { sync: (_fd, done) => held.push(done) });
+    const r = await a.reserve(op(a, "p1"), { apart: true });
+    expect(r.kind).toBe("fresh");
+    const durable = r.kind === "fresh" ? r.durable! : Promise.reject(new Error("not fresh"));
+    let synced = false;
+    void durable.then(() => (synced = true));
+    // Claimed (a repeat waits for it), written, not yet synced.
+    expect(a.get("p1")).toMatchObject({ state: "reserved" });
+    expect(await a.reserve(op(a, "p1"), { apart: true })).toMatchObject({ kind: "pending" });
+    expect(held).toHaveLength(1);
+    expect(synced).toBe(false);
+    held.shift()!(null);
+    await durable;
+
+    const r2 = await a.reserve(op(a, "p2"), { apart: true });
+    const failed = r2.kind === "fresh" ? r2.durable! : Promise.resolve();
+    await until(() => held.length === 1);
+    held.shift()!(new Error("EIO: injected"));
+    await expect(failed).rejects.toMatchObject({
+      code: "unsupported",
+      data: { reason: "ledger_unavailable", op_id: "p2", effect_state: "none" },
+    });
+    expect(a.get("p2")).toBeUndefined();
+    const retry = await a.reserve(op(a, "p2"), { apart: true });
+    expect(retry.kind).toBe("fresh");
+    await until(() => held.length === 1);
+    held.shift()!(null);
+    await (retry.kind === "fresh" && retry.durable);
+    const settled = a.outcome("p1", executed());
+    await until(() => held.length === 1);
+    held.shift()!(null);
+    await settled;
+    await a.close();
+  });
+
   test("after a restart a settled op replays its recorded reply and never runs again; other params are refused", async () => {
     const d = dir();
     const a = await FileLedger.open(d);

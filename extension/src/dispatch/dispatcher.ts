@@ -75,8 +75,11 @@ export async function dispatch(method: string, params: unknown, ctx: CallContext
   assertSameLink(p, ctx);
   // A taken-over session refuses page actions here too; a takeover cuts its running calls off.
   const call = await beginCall(method, p, ctx.signal);
-  const mutation = EFFECTS[method] === "BrowserMutation" && p.session_id ? beginMutation(p.session_id, method) : undefined;
+  const held = ctx.held && raceAbort(ctx.held, call.signal);
+  const mutation = EFFECTS[method] === "BrowserMutation" && p.session_id ? beginMutation(p.session_id, method, held) : undefined;
   try {
+    // Held, with no mark for sending() to hold it by: nothing runs until the op is on the daemon's disk.
+    if (held && !mutation) await held;
     const result = await raceAbort(guarded(handler, method, parsed.data, { ...ctx, signal: call.signal }, mutation?.sent), call.signal);
     if (mutation) faultPoint({ method }, "after_reaction");
     return result;

@@ -8,7 +8,7 @@
 import { browser } from "wxt/browser";
 import type { Params, Result } from "../../../protocol/catalog.ts";
 import { BskError, type ErrorBody } from "../../../protocol/errors.ts";
-import { parseFrame, type ResponseFrame } from "../../../protocol/frames.ts";
+import { HOLD_INPUT, OP_DURABLE, parseFrame, type ResponseFrame } from "../../../protocol/frames.ts";
 import { EXTENSION_CLIENT, PROTOCOL_VERSION } from "../../../protocol/version.ts";
 import { onAck, outboxStream, setSink, type LinkId } from "../ports/outbox.ts";
 import { linkDown, type DaemonLink } from "../ports/to-daemon.ts";
@@ -19,6 +19,7 @@ import { allSessions, closeSession, getSession, sessionsReady } from "../session
 import { loadSettings, type SessionState } from "../session/settings.ts";
 import { Backoff } from "./backoff.ts";
 import { send, serveRequest } from "./serve.ts";
+import { opDurable, type Served } from "./served.ts";
 
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 const HEARTBEAT_MAX_MS = 20_000;
@@ -85,7 +86,7 @@ export class Link<Ctx> {
   /** Replies to the requests we send (hello, handshake, transfers). */
   private readonly awaiting = new Map<string | number, (frame: ResponseFrame) => void>();
   /** The daemon's requests being worked on, by request id. */
-  private readonly inflight = new Map<string | number, AbortController>();
+  private readonly inflight = new Map<string | number, Served>();
   /** Connect attempts run one after another, so two triggers never open two sockets. */
   private chain: Promise<void> = Promise.resolve();
 
@@ -171,7 +172,8 @@ export class Link<Ctx> {
     setSink(this.spec.id, null);
     this.spec.down?.();
     clearInterval(this.heartbeatTimer);
-    for (const ac of this.inflight.values()) ac.abort(new BskError("cancelled", "the connection to the daemon closed"));
+    // A held call among them never sends its input: its op may not be on the daemon's disk.
+    for (const { ac } of this.inflight.values()) ac.abort(new BskError("cancelled", "the connection to the daemon closed"));
     this.inflight.clear();
     for (const resolve of this.awaiting.values()) resolve({ id: null, error: { code: "protocol_error", message: "connection closed" } });
     this.awaiting.clear();
@@ -234,6 +236,7 @@ export class Link<Ctx> {
         current_tab_id: s.current_tab_id,
       })),
       event_stream: await outboxStream(this.spec.id),
+      features: [HOLD_INPUT],
     };
     const reply = await this.request(ws, "system.handshake", params, HANDSHAKE_TIMEOUT_MS);
     if (ws !== this.socket) return;
@@ -271,6 +274,7 @@ export class Link<Ctx> {
     if (kind === "response") this.awaiting.get(frame.id ?? "")?.(frame);
     else if (kind === "event" && frame.event === "system.ack" && ws === this.trusted)
       onAck(this.spec.id, Number((frame.payload as { seq?: unknown } | null)?.seq));
+    else if (kind === "event" && frame.event === OP_DURABLE && ws === this.trusted) opDurable(this.inflight, frame.payload);
     // Requests are served only once the daemon has proven itself and taken our handshake; before that they get no
     // answer at all.
     else if (kind === "request" && ws === this.trusted) void serveRequest(ws, frame, this.inflight, this.spec.origin(ctx));

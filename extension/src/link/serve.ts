@@ -12,6 +12,7 @@ import type { CallContext, Progress } from "../shared/handler.ts";
 import { sessionsReady } from "../session/sessions.ts";
 import { trackSessionCall } from "../session/session-calls.ts";
 import { eventsHandedOver } from "../ports/outbox.ts";
+import type { Served } from "./served.ts";
 
 /** Least time between two progress notes about one call. */
 const PROGRESS_MS = 200;
@@ -41,7 +42,7 @@ function progressTo(ws: WebSocket, requestId: string | number): Progress {
 export async function serveRequest(
   ws: WebSocket,
   frame: RequestFrame,
-  inflight: Map<string | number, AbortController>,
+  inflight: Map<string | number, Served>,
   origin: Pick<CallContext, "remoteHost">,
 ): Promise<void> {
   const started = performance.now();
@@ -62,13 +63,15 @@ export async function serveRequest(
 
   if (frame.method === "cancel") {
     const target = (frame.params as { id?: string | number } | undefined)?.id;
-    const ac = target === undefined ? undefined : inflight.get(target);
-    ac?.abort(new BskError("cancelled", "the call was cancelled"));
-    return reply({ result: { cancelled: ac !== undefined } });
+    const served = target === undefined ? undefined : inflight.get(target);
+    served?.ac.abort(new BskError("cancelled", "the call was cancelled"));
+    return reply({ result: { cancelled: served !== undefined } });
   }
 
   const ac = new AbortController();
-  inflight.set(frame.id, ac);
+  const held = frame.meta?.hold ? Promise.withResolvers<void>() : undefined;
+  const served: Served = { ac, ...(held && { durable: held.resolve }) };
+  inflight.set(frame.id, served);
   const sessionId = (frame.params as { session_id?: unknown } | null)?.session_id;
   const untrack = trackSessionCall(typeof sessionId === "string" ? sessionId : undefined, frame.method, ac);
   const timeoutMs = frame.meta?.timeout_ms;
@@ -85,6 +88,7 @@ export async function serveRequest(
       signal: ac.signal,
       ...(timeoutMs !== undefined && { deadline: Date.now() + timeoutMs }),
       progress: progressTo(ws, frame.id),
+      ...(held && { held: held.promise }),
       ...(origin.remoteHost !== undefined && { remoteHost: origin.remoteHost }),
     };
     const result = await raceAbort(dispatch(frame.method, frame.params, ctx), ac.signal);
@@ -99,6 +103,6 @@ export async function serveRequest(
   } finally {
     clearTimeout(timer);
     untrack();
-    if (inflight.get(frame.id) === ac) inflight.delete(frame.id);
+    if (inflight.get(frame.id) === served) inflight.delete(frame.id);
   }
 }

@@ -27,6 +27,8 @@ const BLIND_KEY = "bsk_test_blind";
 interface Mark {
   method: string;
   sent: boolean;
+  /** Held call (meta.hold): input waits for it; rejects when the call ends first. Cleared once it settles. */
+  held?: Promise<void>;
 }
 
 /** The one owner of call marks and the armed fault. */
@@ -57,9 +59,18 @@ export function installFaultHook(): void {
   });
 }
 
-/** Opens the mark of a page-changing call; the returned function closes it and says whether input was sent. */
-export function beginMutation(sessionId: string, method: string): { sent: () => boolean; end: () => void } {
-  const mark: Mark = { method, sent: false };
+/**
+ * Opens the mark of a page-changing call; the returned function closes it and says whether input was sent. `held`: the
+ * call's input waits for it (the daemon's op.durable, raced with the call's abort).
+ */
+export function beginMutation(sessionId: string, method: string, held?: Promise<void>): { sent: () => boolean; end: () => void } {
+  const mark: Mark = { method, sent: false, ...(held && { held }) };
+  held?.then(
+    () => {
+      if (mark.held === held) delete mark.held;
+    },
+    () => undefined,
+  );
   state.calls.set(sessionId, mark);
   return {
     sent: () => mark.sent,
@@ -85,9 +96,13 @@ export function faultPoint(mark: { method: string } | undefined, stage: FaultSta
   throw new BskError("cdp_failed", `injected fault at ${stage} (test hook)`, { data: { reason: "injected_fault", stage } });
 }
 
-/** Runs `act`, which delivers input to the page (or changes the browser): from its start the call has an effect. */
+/**
+ * Runs `act`, which delivers input to the page (or changes the browser): from its start the call has an effect. A held
+ * call's input waits here until its op is on the daemon's disk; a call cut off meanwhile sends nothing.
+ */
 export async function sending<T>(who: Who, act: () => Promise<T>): Promise<T> {
   const mark = markOf(who);
+  if (mark?.held) await mark.held;
   faultPoint(mark, "before_dispatch");
   if (mark) mark.sent = true;
   const out = await act();

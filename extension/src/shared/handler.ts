@@ -10,6 +10,11 @@ export interface CallContext {
   progress?: Progress;
   /** Set when the call came over the remote link: the server's host (where the agent is). Unset: the local daemon. */
   remoteHost?: string;
+  /**
+   * Held (meta.hold): settles when the daemon's `op.durable` comes. Until then the call may look and prepare, and
+   * sends nothing to the page (session/input-mark.ts sending()).
+   */
+  held?: Promise<void>;
 }
 
 export type Progress = (p: { done: number; total?: number; unit: "px" | "bytes"; label?: string }) => void;
