@@ -135,6 +135,7 @@ export async function againstLane(a: PrivateWorld, b: PrivateWorld, refRoot: str
     // On the field fill left focused.
     await viaMcp("press End", "press", () => ({ key: "End" }));
     await viaMcp("type 3 keys", "type", () => ({ text: "abc" }));
+    await viaMcp("hover", "hover", (s) => ({ target: s.button }));
   } finally {
     await Promise.all(lanes.map((l) => l.close()));
   }
