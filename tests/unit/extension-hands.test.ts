@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { allowance, Attribution, INPUT_COMMAND } from "../../extension/src/features/hands/attribution.ts";
+import { allowance, Attribution, INPUT_COMMAND, makesHandEvents } from "../../extension/src/features/hands/attribution.ts";
 import type { HandEvent } from "../../extension/src/shared/messages/hands.ts";
 
 const ev = (seq: number, kind: HandEvent["kind"], doc = "d1"): HandEvent => ({ doc, seq, kind });
@@ -88,5 +88,20 @@ describe("whose hands", () => {
     expect(allowance("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: [{}, {}] })).toEqual({ pointerdown: 2 });
     expect(allowance("Input.dispatchKeyEvent", { type: "rawKeyDown" })).toEqual({ keydown: 1 });
     expect(allowance("Input.dispatchMouseEvent", { type: "mouseWheel" })).toEqual({});
+  });
+
+  test("moves and wheel turns open no agent window (nothing to drain after a hover); presses, keys, text and drops do", () => {
+    expect(makesHandEvents("Input.dispatchMouseEvent", { type: "mouseMoved", buttons: 1 })).toBe(false);
+    expect(makesHandEvents("Input.dispatchMouseEvent", { type: "mouseWheel" })).toBe(false);
+    for (const [method, params] of [
+      ["Input.dispatchMouseEvent", { type: "mousePressed" }],
+      ["Input.dispatchMouseEvent", { type: "mouseReleased" }],
+      ["Input.dispatchKeyEvent", { type: "keyDown" }],
+      ["Input.insertText", { text: "a" }],
+      ["Input.dispatchDragEvent", { type: "drop" }],
+      ["Input.dispatchTouchEvent", { type: "touchStart" }],
+    ] as const)
+      expect(makesHandEvents(method, params)).toBe(true);
+    expect(makesHandEvents("Runtime.evaluate", {})).toBe(false);
   });
 });

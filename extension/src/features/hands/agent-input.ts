@@ -11,7 +11,7 @@ import { controlReady, isTakenOver, takeOver } from "../control.ts";
 import { hasHelp } from "../help/registry.ts";
 import { ownerOfTab, sessionsReady } from "../../session/sessions.ts";
 import { readSwitches } from "../../session/settings.ts";
-import { Attribution, INPUT_COMMAND } from "./attribution.ts";
+import { Attribution, makesHandEvents } from "./attribution.ts";
 import { HAND_KINDS, HANDS_GLOBAL, type HandsDrain, type HandsReport } from "../../shared/messages/hands.ts";
 
 const tabs = new Map<number, Attribution>();
@@ -82,7 +82,7 @@ function onReport(msg: unknown, sender: Browser.runtime.MessageSender): false {
 
 export function installHands(): void {
   watchCommands((target, method, params) => {
-    if (!INPUT_COMMAND.test(method)) return undefined;
+    if (!makesHandEvents(method, params)) return undefined;
     const a = of(target.tabId);
     a.agentSends(method, params);
     return () => {

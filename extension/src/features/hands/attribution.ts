@@ -21,6 +21,16 @@ type Counted = "pointerdown" | "keydown";
 /** CDP commands that put input into the page. */
 export const INPUT_COMMAND = /^Input\.(dispatch|insertText|ime)/;
 
+/**
+ * Whether an input command can make a hand event (HAND_KINDS) in the page, and so opens an agent window: a pointer
+ * move or a wheel turn never makes a press, a key, an edit or a drop (a drag's drop comes with its release), so a
+ * hover needs no window and no drain after it.
+ */
+export function makesHandEvents(method: string, params: Record<string, any>): boolean {
+  if (!INPUT_COMMAND.test(method)) return false;
+  return !(method === "Input.dispatchMouseEvent" && (params.type === "mouseMoved" || params.type === "mouseWheel"));
+}
+
 /** How many counted events one input command can make in the page. */
 export function allowance(method: string, params: Record<string, any>): Partial<Record<Counted, number>> {
   if (method === "Input.dispatchMouseEvent" && params.type === "mousePressed") return { pointerdown: 1 };
