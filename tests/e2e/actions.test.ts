@@ -137,6 +137,20 @@ describe("forms", () => {
     expect(await js(`document.getElementById("child").contentDocument.getElementById("inner").value`)).toBe("in");
   });
 
+  test("a screenshot of the current tab while a tab its page opened covers it: the tab comes to the front, stays current", async () => {
+    await page("popup-opener.html?covered");
+    const before = (await ok(["tab", "list"])).current_tab_id;
+    expect((await ok(["click", "#blank"])).effect).toMatchObject({ kind: "new_tab" });
+    await until("the new tab in front of it", async () => (await js("document.visibilityState")) === "hidden" || undefined);
+    const shot = await ok(["screenshot"]);
+    expect(shot.width).toBeGreaterThan(0);
+    expect(await js("document.visibilityState")).toBe("visible");
+    const tabs = await ok(["tab", "list"]);
+    expect(tabs.current_tab_id).toBe(before);
+    const child = tabs.tabs.find((t: any) => t.url.includes("Blank%20child"));
+    await ok(["tab", "close", String(child.tab_id)]);
+  });
+
   test("a minimized Agent Window: what the page did is read without waiting for frames it runs only once shown; what needs a frame fails at once", async () => {
     await page("act-fill-effects.html");
     const { window_id } = ((await w.ok(["session", "list"])).sessions as any[]).find((x) => x.session_id === s);

@@ -4,8 +4,9 @@
  * minimized, or covered where the system tells the browser so) paints nothing until the person shows it.
  */
 import { browser } from "wxt/browser";
+import { resolveTab } from "../session/sessions.ts";
 
-/** Tab → the session whose current call brought it to the front (tools/interaction.ts inputTab). */
+/** Tab → the session whose current call brought it to the front (frontTab). */
 const shownNow = new Map<number, string>();
 /** Tab → when it last became its window's active tab. */
 const activatedAt = new Map<number, number>();
@@ -38,4 +39,20 @@ export function paintsSoon(tabId: number, take = false): boolean {
   const at = activatedAt.get(tabId);
   const now = take ? shownNow.delete(tabId) : shownNow.has(tabId);
   return now || (at !== undefined && performance.now() - at < SHOWING_MS);
+}
+
+/**
+ * The tab a call acts on or captures, shown: a background tab renders no frames and has no focus, so hover, wheel and
+ * typed text would not reach it, and a screenshot of it would wait for a frame that never comes. Bringing it to the
+ * front of its own window (the Agent Window) is what a person would do; it does not change the session's current tab.
+ */
+export async function frontTab(p: { session_id: string; tab_id?: number }): Promise<Awaited<ReturnType<typeof resolveTab>>> {
+  const r = await resolveTab(p);
+  if (!r.tab.active) {
+    await browser.tabs.update(r.tabId, { active: true });
+    // Shown now, unless its window is minimized: its page may still be hidden when the effect is read.
+    const win = await browser.windows.get(r.tab.windowId).catch(() => undefined);
+    if (win?.state !== "minimized") showing(r.tabId, p.session_id);
+  }
+  return r;
 }

@@ -3,7 +3,6 @@
  * (refs/resolve.ts), checks it is actionable (actionability.ts), sends real CDP input (input/), and reports what it
  * acted on and the effect the browser reported (effects.ts).
  */
-import { browser } from "wxt/browser";
 import type { Result } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import type { interactionMethods } from "../../../protocol/methods/interaction.ts";
@@ -12,7 +11,7 @@ import { captureOf, pointOf } from "../page/captures.ts";
 import { mainFrameId, sendTo } from "../cdp/debugger.ts";
 import { drag, isDraggable } from "../page/input/drag.ts";
 import { armElementProbe, withEffect, type ActionEffect, type DomProbe, type ElementProbe } from "../page/effects.ts";
-import { showing } from "../page/shown.ts";
+import { frontTab } from "../page/shown.ts";
 import { painted } from "../page/painted.ts";
 import {
   CHECK_STATE_FN,
@@ -58,22 +57,6 @@ function targetOrPoint(p: { target?: string; x?: number; y?: number }): void {
       hint: "Use the target (@eN or selector), or a viewport point.",
     });
   }
-}
-
-/**
- * The tab an input action acts on, shown: a background tab renders no frames and has no focus, so hover, wheel and
- * typed text would not reach it. Bringing it to the front of its own window (the Agent Window) is what a person
- * would do; it does not change the session's current tab.
- */
-async function inputTab(p: { session_id: string; tab_id?: number }): Promise<Awaited<ReturnType<typeof resolveTab>>> {
-  const r = await resolveTab(p);
-  if (!r.tab.active) {
-    await browser.tabs.update(r.tabId, { active: true });
-    // Shown now, unless its window is minimized: its page may still be hidden when the effect is read.
-    const win = await browser.windows.get(r.tab.windowId).catch(() => undefined);
-    if (win?.state !== "minimized") showing(r.tabId, p.session_id);
-  }
-  return r;
 }
 
 /** An action at a viewport point: no element checks; the result names what was under the point. */
@@ -132,7 +115,7 @@ async function pointerClick(
   signal: AbortSignal,
 ): Promise<ActionResult> {
   targetOrPoint(p);
-  const { tabId } = await inputTab(p);
+  const { tabId } = await frontTab(p);
   if (p.target === undefined)
     return atPointAction(tabId, p.x!, p.y!, signal, () => click(tabId, p.x!, p.y!, opts, signal), { verify: true });
   return resolveAndClick({ session_id: p.session_id, target: p.target }, tabId, opts, signal);
@@ -155,7 +138,7 @@ async function clickOnCapture(
     });
   }
   const at = pointOf(cap, imageX, imageY);
-  const { tabId } = await inputTab({ session_id: p.session_id, tab_id: cap.tabId });
+  const { tabId } = await frontTab({ session_id: p.session_id, tab_id: cap.tabId });
   const rt = await resolveTarget(p.session_id, tabId, cap.target, signal);
   if (rt.frameId !== cap.frameId || rt.frameOffset.x !== cap.frameOffset.x || rt.frameOffset.y !== cap.frameOffset.y) {
     throw new BskError("stale_ref", `${whatOf(rt)} is not where capture ${id} saw it: nothing was clicked`, {
@@ -238,7 +221,7 @@ async function pageScroll(tabId: number, signal: AbortSignal): Promise<{ x: numb
 }
 
 async function setChecked(p: { session_id: string; tab_id?: number; target: string }, want: boolean, signal: AbortSignal) {
-  const { tabId } = await inputTab(p);
+  const { tabId } = await frontTab(p);
   // Its state is read in the lookup's round trip.
   const found = await resolveWith<CheckState>(p.session_id, tabId, p.target, { fn: CHECK_STATE_FN, args: [] }, signal);
   const rt = found.rt;
@@ -315,7 +298,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
     const opts = { button: p.button, count: p.count, modifiers: p.modifiers };
     if (p.capture !== undefined) return clickOnCapture(p, p.capture, p.image_x!, p.image_y!, opts, signal);
     if (p.at === undefined) return pointerClick(p, opts, signal);
-    const { tabId } = await inputTab(p);
+    const { tabId } = await frontTab(p);
     const [x, y] = p.at.split(",").map(Number) as [number, number];
     return resolveAndClick({ session_id: p.session_id, target: p.target! }, tabId, opts, signal, { at: { x, y } });
   },
@@ -324,7 +307,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
 
   hover: async (p, { signal }) => {
     targetOrPoint(p);
-    const { tabId } = await inputTab(p);
+    const { tabId } = await frontTab(p);
     // The move is aligned to the next frame; the settle waits for that frame anyway, so it is not awaited alone.
     let moved: Promise<unknown> = Promise.resolve();
     const move = (x: number, y: number) => async () => {
@@ -342,7 +325,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   fill: async (p, { signal }) => {
-    const { tabId } = await inputTab(p);
+    const { tabId } = await frontTab(p);
     const { rt, at } = await resolveActionable(p.session_id, tabId, p.target, {}, signal, { fn: prepareFillInPage, args: [] });
     const prep = at.then as FillPrep;
     if ("error" in prep) throw fillRefused(rt, prep);
@@ -371,7 +354,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   type: async (p, { signal }) => {
-    const { tabId } = await inputTab(p);
+    const { tabId } = await frontTab(p);
     const { target, probe } = await keyboardTarget(p, tabId, signal);
     const ups = typedKeyUps(p.text);
     const effect = await withEffect(tabId, probe, signal, () => typeText(tabId, p.text, p.delay_ms, signal), {
@@ -383,7 +366,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
 
   press: async (p, { signal }) => {
     const chord = parseChord(p.key);
-    const { tabId } = await inputTab(p);
+    const { tabId } = await frontTab(p);
     const { target, probe } = await keyboardTarget(p, tabId, signal);
     const effect = await withEffect(tabId, probe, signal, () => pressChord(tabId, chord, p.count, signal), {
       verify: true,
@@ -393,7 +376,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   select: async (p, { signal }) => {
-    const { tabId } = await inputTab(p);
+    const { tabId } = await frontTab(p);
     let rt: ResolvedTarget | undefined;
     let reply: SelectReply | undefined;
     // Looked up, checked and chosen in one page call (a ref's), after the watch is armed.
@@ -422,7 +405,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   uncheck: async (p, { signal }) => setChecked(p, false, signal),
 
   scroll_to: async (p, { signal }) => {
-    const { tabId } = await inputTab(p);
+    const { tabId } = await frontTab(p);
     const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
     await armElementProbe(rt, signal);
     let box = { x: 0, y: 0, width: 0, height: 0 };
@@ -433,7 +416,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   wheel: async (p, { signal }) => {
-    const { tabId } = await inputTab(p);
+    const { tabId } = await frontTab(p);
     let at: { x: number; y: number };
     let target: Acted = null;
     let probe: DomProbe;
@@ -456,7 +439,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   focus: async (p, { signal }) => {
-    const { tabId } = await inputTab(p);
+    const { tabId } = await frontTab(p);
     const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
     let now = true;
     const effect = await withEffect(tabId, probeOf(rt), signal, async () => {
@@ -467,7 +450,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   blur: async (p, { signal }) => {
-    const { tabId } = await inputTab(p);
+    const { tabId } = await frontTab(p);
     const rt = await resolveTarget(p.session_id, tabId, p.target, signal);
     let was = false;
     const effect = await withEffect(tabId, probeOf(rt), signal, async () => {
@@ -477,7 +460,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   drag: async (p, { signal }) => {
-    const { tabId } = await inputTab(p);
+    const { tabId } = await frontTab(p);
     const from = await resolveTarget(p.session_id, tabId, p.from, signal);
     const to = await resolveTarget(p.session_id, tabId, p.to, signal);
     await actionable(from, {}, signal);
@@ -492,7 +475,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   "mouse.down": async (p, { signal }) => {
-    const { tabId } = await inputTab(p);
+    const { tabId } = await frontTab(p);
     return atPointAction(
       tabId,
       p.x,
@@ -504,7 +487,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   "mouse.move": async (p, { signal }) => {
-    const { tabId } = await inputTab(p);
+    const { tabId } = await frontTab(p);
     return atPointAction(tabId, p.x, p.y, signal, async () => {
       const from = mousePosition(tabId);
       // Each step in its own frame, so a drawing or dragging page sees every one.
@@ -516,7 +499,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   "mouse.up": async (p, { signal }) => {
-    const { tabId } = await inputTab(p);
+    const { tabId } = await frontTab(p);
     return atPointAction(tabId, p.x, p.y, signal, () =>
       Promise.all([moveTo(tabId, p.x, p.y, p.modifiers, signal), release(tabId, p.button, 1, p.modifiers, signal)]),
     );

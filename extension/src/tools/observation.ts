@@ -3,6 +3,7 @@ import type { observationMethods } from "../../../protocol/methods/observation.t
 import { resolveTarget } from "../cdp/refs/resolve.ts";
 import { fullPage } from "../features/fullpage/capture.ts";
 import { screenshot } from "../page/screenshot.ts";
+import { frontTab } from "../page/shown.ts";
 import { getSession, resolveTab } from "../session/sessions.ts";
 import { capture } from "../page/snapshot/capture.ts";
 import { findLines } from "../page/snapshot/find.ts";
@@ -68,7 +69,8 @@ export const observationHandlers: FamilyHandlers<typeof observationMethods> = {
   },
 
   screenshot: async (p, { signal }) => {
-    const { tabId } = await resolveTab(p);
+    // A page in a background tab paints nothing (a link the page opened in a new tab covers it).
+    const { tabId } = await frontTab(p);
     const target = p.target ? await resolveTarget(p.session_id, tabId, p.target, signal) : null;
     return screenshot(tabId, target, p.format, p.quality, signal, p.target ? { sessionId: p.session_id, target: p.target } : undefined);
   },
