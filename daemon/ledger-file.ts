@@ -2,10 +2,9 @@
  * The operation ledger on disk: `$BSK_HOME/ledger/ops-NNNNNN.jsonl` (0600), one JSON object per line, appended and
  * fdatasync'd. A `reserved` line is durable before the op reaches the page: before it is dispatched, or, for an
  * extension that holds input (protocol/frames.ts HOLD_INPUT), before that input goes out while the extension prepares
- * the call (one whose id the daemon made up, which nobody can retry by, is written while it runs); its outcome line
- * follows (group-committed, off the reply path). At start-up
- * every segment is read back: ops still `reserved` were in flight when the daemon died and become `unknown` (reason
- * daemon_restarted) — never run again.
+ * the call (one whose id the daemon made up, which nobody can retry by, is written while it runs). Its outcome line
+ * follows (group-committed, off the reply path). At start-up every segment is read back: ops still `reserved` were in
+ * flight when the daemon died and become `unknown` (reason daemon_restarted) — never run again.
  *
  * Params are kept only as an HMAC keyed with `ledger/key` (32 random bytes, 0600, made once per home), so a weak
  * value typed into a field cannot be guessed offline from the ledger. A lost key fails closed: old op ids no longer
