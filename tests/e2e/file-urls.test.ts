@@ -14,6 +14,13 @@ useWorld({}, (world) => (w = world));
 const files = mkdtempSync("/tmp/bsk-files-");
 writeFileSync(join(files, "note.html"), "<title>Note</title><p>LOCAL-NOTE-7731</p>");
 const note = `file://${files}/note.html`;
+writeFileSync(
+  join(files, "form.html"),
+  `<title>Form</title><label>Name <input id=n></label><label>Plan <select id=p><option value=a>A</option><option value=b>B</option></select></label>
+<label><input type=checkbox id=a> Agree</label><button id=go>Go</button>
+<script>window.log = []; for (const t of ["focusin", "input", "change", "click", "keydown", "pointerover", "pointerdown"]) addEventListener(t, (e) => log.push(t + ":" + (e.target.id || e.target.localName)), true);</script>`,
+);
+const form = `file://${files}/form.html`;
 
 const chrome = (expression: string) => w.person.asExtension(expression);
 const setFileSwitch = (on: boolean) => chrome(`chrome.storage.local.set({ allow_file_urls: ${on} })`);
@@ -99,6 +106,38 @@ describe("with the person's switch on", () => {
     // Turned off again: the file tab the session holds is out of reach at once.
     await setFileSwitch(false);
     await refused(["get-html", "--tab", String(first), "--session", s], "file_urls_off");
+  });
+
+  test("refs taken while it was on act on nothing once it is off, the page sees no event", async () => {
+    // The tab's checks run beside a ref's lookup (page/shown.ts frontTabAhead): the lookup here finds its element,
+    // the checks refuse, and nothing that changes the page (focus, a choice, input) may have gone out.
+    await setFileSwitch(true);
+    const s = await w.startSession();
+    await w.ok(["navigate", form, "--session", s]);
+    const text = (await w.ok(["snapshot", "--session", s])).text as string;
+    const ref = (re: RegExp) =>
+      text
+        .split("\n")
+        .find((l) => re.test(l))
+        ?.match(/@e\d+/)?.[0] ?? "";
+    const [field, plan, agree, go] = [ref(/textbox "Name"/), ref(/combobox "Plan"/), ref(/checkbox "Agree"/), ref(/button "Go"/)];
+    expect([field, plan, agree, go].every(Boolean)).toBe(true);
+    await setFileSwitch(false);
+    for (const args of [
+      ["fill", field, "x"],
+      ["type", "abc", "--target", field],
+      ["press", "a"],
+      ["select", plan, "b"],
+      ["check", agree],
+      ["click", go],
+      ["hover", go],
+      ["focus", field],
+    ])
+      await refused([...args, "--session", s], "file_urls_off");
+    await setFileSwitch(true);
+    const seen = (await w.ok(["evaluate", "JSON.stringify([log, document.activeElement.id, n.value, p.value, a.checked])", "--session", s]))
+      .value as string;
+    expect(JSON.parse(seen)).toEqual([[], "", "", "a", false]);
   });
 
   test("never for a session limited by --allow-origin", async () => {

@@ -12,7 +12,7 @@ import { armNotice } from "./effects.ts";
 import { frameOffset, listFrames } from "../cdp/frames.ts";
 import { callOn } from "../cdp/page-call.ts";
 import { resolveWith, type Alongside } from "../cdp/refs/resolve.ts";
-import type { ResolvedTarget } from "../cdp/refs/target.ts";
+import type { ResolvedTarget, TabAhead } from "../cdp/refs/target.ts";
 
 export interface ActOptions {
   /** Scroll into view when not fully visible. */
@@ -443,7 +443,7 @@ export async function actionable(
  */
 export async function resolveActionable(
   sessionId: string,
-  tabId: number,
+  tab: number | TabAhead,
   target: string,
   opts: ActOptions,
   signal: AbortSignal,
@@ -451,8 +451,10 @@ export async function resolveActionable(
   found?: (rt: ResolvedTarget) => void,
 ): Promise<{ rt: ResolvedTarget; at: Actionable & { then?: unknown } }> {
   const full = fullOptions(opts);
+  const tabId = typeof tab === "number" ? tab : (tab.tabId ?? (await tab.checked).tabId);
   const call = checkCall(full, noticeFor(tabId, full, then), then);
-  const { rt, along } = await resolveWith<PageReply>(sessionId, tabId, target, call, signal, found);
+  const ahead = typeof tab === "number" || tab.tabId === null ? tabId : tab;
+  const { rt, along } = await resolveWith<PageReply>(sessionId, ahead, target, call, signal, found);
   const r = along ?? (await callOn<PageReply>(rt, call.fn, call.args, signal));
   return { rt, at: await checked(rt, full, r, signal, then !== undefined) };
 }

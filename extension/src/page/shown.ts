@@ -4,7 +4,8 @@
  * minimized, or covered where the system tells the browser so) paints nothing until the person shows it.
  */
 import { browser } from "wxt/browser";
-import { resolveTab } from "../session/sessions.ts";
+import type { TabAhead } from "../cdp/refs/target.ts";
+import { ownedTabNow, resolveTab } from "../session/sessions.ts";
 
 /** Tab → the session whose current call brought it to the front (frontTab). */
 const shownNow = new Map<number, string>();
@@ -55,4 +56,38 @@ export async function frontTab(p: { session_id: string; tab_id?: number }): Prom
     if (win?.state !== "minimized") showing(r.tabId, p.session_id);
   }
   return r;
+}
+
+/**
+ * frontTab begun, for a call whose first page work only reads (a ref's lookup, refs/resolve.ts resolveWith): the tab,
+ * when the session's records say it owns it, is known at once, and the browser's checks (the tab exists, what it
+ * shows, brought to the front) run beside that read. Nothing that changes the page is sent before they pass, and
+ * their refusal is the call's error.
+ */
+export function frontTabAhead(p: { session_id: string; tab_id?: number }): TabAhead & {
+  checked: Promise<Awaited<ReturnType<typeof resolveTab>>>;
+} {
+  const tabId = ownedTabNow(p);
+  const checked = frontTab(p);
+  // Awaited by the lookup's caller on every path; this only keeps an early refusal from being reported unhandled.
+  checked.catch(() => undefined);
+  return { tabId, checked };
+}
+
+/**
+ * A read that changes nothing in the page (a lookup, arming bsk's own observers), run beside the tab's checks when the
+ * session's records already name the tab; their refusal wins over whatever the read answered.
+ */
+export async function besideChecks<T>(
+  ahead: ReturnType<typeof frontTabAhead>,
+  read: (tabId: number) => Promise<T>,
+): Promise<{ tabId: number; value: T }> {
+  if (ahead.tabId === null) {
+    const { tabId } = await ahead.checked;
+    return { tabId, value: await read(tabId) };
+  }
+  const [value, checked] = await Promise.allSettled([read(ahead.tabId), ahead.checked]);
+  if (checked.status === "rejected") throw checked.reason;
+  if (value.status === "rejected") throw value.reason;
+  return { tabId: ahead.tabId, value: value.value };
 }

@@ -14,7 +14,7 @@ import { detach } from "../cdp/debugger.ts";
 import { emit } from "../ports/outbox.ts";
 import { forgetSession as forgetRefs } from "../cdp/refs/table.ts";
 import { assertSessionMayOpen } from "./file-urls.ts";
-import { assertOwned, type Ownership } from "./scope.ts";
+import { assertOwned, ownerOf, type Ownership } from "./scope.ts";
 import { LOCAL, readLeftSessions, readStoredSessions, SESSION, type BorrowOrigin, type SessionState } from "./settings.ts";
 
 /** The sessions, mirrored into storage.session: loaded once per worker life, written back after each change. */
@@ -238,6 +238,18 @@ export function dropTab(s: SessionState, tabId: number): void {
   s.recent = s.recent.filter((id) => id !== tabId);
   if (s.current_tab_id === tabId) s.current_tab_id = s.recent.at(-1) ?? null;
   persist();
+}
+
+/**
+ * The tab a tab-scoped call acts on when the session's own records say it owns it, with no browser call: a page read
+ * that changes nothing may start there while resolveTab's checks run (page/shown.ts frontTabAhead). null when the
+ * records do not say so; resolveTab then tells why.
+ */
+export function ownedTabNow(p: { session_id: string; tab_id?: number }): number | null {
+  const session = requireSession(p.session_id);
+  const tabId = p.tab_id ?? session.current_tab_id;
+  if (tabId === null) return null;
+  return ownerOf(tabId, session.session_id, sessionsState.sessions.values()).owner === "session" ? tabId : null;
 }
 
 /** The owned tab a tab-scoped call acts on: `tab_id` or the current tab, checked against the scope rule. */

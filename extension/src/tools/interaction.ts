@@ -11,7 +11,7 @@ import { captureOf, pointOf } from "../page/captures.ts";
 import { mainFrameId, sendTo } from "../cdp/debugger.ts";
 import { drag, isDraggable } from "../page/input/drag.ts";
 import { armElementProbe, withEffect, type ActionEffect, type DomProbe, type ElementProbe } from "../page/effects.ts";
-import { frontTab } from "../page/shown.ts";
+import { besideChecks, frontTab, frontTabAhead } from "../page/shown.ts";
 import { painted } from "../page/painted.ts";
 import {
   CHECK_STATE_FN,
@@ -37,7 +37,7 @@ import { keyByName, parseChord, type Modifier } from "../page/input/keys.ts";
 import { click, mousePosition, moveTo, press, release, wheel, type Button } from "../page/input/mouse.ts";
 import { atPoint } from "../page/input/point.ts";
 import { resolveTarget, resolveWith } from "../cdp/refs/resolve.ts";
-import type { ResolvedTarget } from "../cdp/refs/target.ts";
+import type { ResolvedTarget, TabAhead } from "../cdp/refs/target.ts";
 import { resolveTab } from "../session/sessions.ts";
 import type { FamilyHandlers } from "../shared/handler.ts";
 import { sending, withEffectState } from "../session/input-mark.ts";
@@ -100,13 +100,13 @@ function clickAt(
 /** Resolve, check (one page round trip for a ref) and click. */
 async function resolveAndClick(
   p: { session_id: string; target: string },
-  tabId: number,
+  tab: TabAhead,
   opts: { button: Button; count: number; modifiers: Modifier[] },
   signal: AbortSignal,
   extra: ActOptions = {},
 ): Promise<ActionResult> {
-  const { rt, at } = await resolveActionable(p.session_id, tabId, p.target, { ...CLICK_CHECKS, ...extra }, signal);
-  return { tab_id: tabId, target: actedOn(rt), effect: await clickAt(rt, at, opts, signal) };
+  const { rt, at } = await resolveActionable(p.session_id, tab, p.target, { ...CLICK_CHECKS, ...extra }, signal);
+  return { tab_id: rt.tabId, target: actedOn(rt), effect: await clickAt(rt, at, opts, signal) };
 }
 
 async function pointerClick(
@@ -115,10 +115,9 @@ async function pointerClick(
   signal: AbortSignal,
 ): Promise<ActionResult> {
   targetOrPoint(p);
+  if (p.target !== undefined) return resolveAndClick({ session_id: p.session_id, target: p.target }, frontTabAhead(p), opts, signal);
   const { tabId } = await frontTab(p);
-  if (p.target === undefined)
-    return atPointAction(tabId, p.x!, p.y!, signal, () => click(tabId, p.x!, p.y!, opts, signal), { verify: true });
-  return resolveAndClick({ session_id: p.session_id, target: p.target }, tabId, opts, signal);
+  return atPointAction(tabId, p.x!, p.y!, signal, () => click(tabId, p.x!, p.y!, opts, signal), { verify: true });
 }
 
 /** A click on a pixel of an element capture (screenshot --ref), only while the element keeps the box it had then. */
@@ -152,19 +151,22 @@ async function clickOnCapture(
 
 /** Focus the target (when given) for keyboard input; else the keys go wherever focus is. */
 async function keyboardTarget(
-  p: { session_id: string; target?: string },
-  tabId: number,
+  p: { session_id: string; tab_id?: number; target?: string },
   signal: AbortSignal,
-): Promise<{ target: Acted; probe: DomProbe }> {
+): Promise<{ tabId: number; target: Acted; probe: DomProbe }> {
   if (p.target === undefined) {
-    const pt = await atPoint(tabId, null, null, signal);
-    return { target: null, probe: pt.world };
+    // Arming the probe where the focus is changes nothing the page sees: it runs beside the tab's checks.
+    const { tabId, value: pt } = await besideChecks(frontTabAhead(p), (id) => atPoint(id, null, null, signal));
+    return { tabId, target: null, probe: pt.world };
   }
-  // Resolved, checked, armed and focused in one page round trip.
-  const { rt, at } = await resolveActionable(p.session_id, tabId, p.target, { enabled: true }, signal, { fn: focusInPage, args: [false] });
+  // Resolved, checked, armed and focused in one page round trip, beside the tab's checks.
+  const { rt, at } = await resolveActionable(p.session_id, frontTabAhead(p), p.target, { enabled: true }, signal, {
+    fn: focusInPage,
+    args: [false],
+  });
   const focus = at.then as { now: boolean };
   if (!focus.now) throw notFocusable(rt);
-  return { target: actedOn(rt), probe: probeOf(rt) };
+  return { tabId: rt.tabId, target: actedOn(rt), probe: probeOf(rt) };
 }
 
 function notFocusable(rt: ResolvedTarget): BskError {
@@ -221,10 +223,10 @@ async function pageScroll(tabId: number, signal: AbortSignal): Promise<{ x: numb
 }
 
 async function setChecked(p: { session_id: string; tab_id?: number; target: string }, want: boolean, signal: AbortSignal) {
-  const { tabId } = await frontTab(p);
   // Its state is read in the lookup's round trip.
-  const found = await resolveWith<CheckState>(p.session_id, tabId, p.target, { fn: CHECK_STATE_FN, args: [] }, signal);
+  const found = await resolveWith<CheckState>(p.session_id, frontTabAhead(p), p.target, { fn: CHECK_STATE_FN, args: [] }, signal);
   const rt = found.rt;
+  const tabId = rt.tabId;
   const state = found.along ?? (await checkState(rt, signal));
   if ("error" in state) {
     throw new BskError("invalid_params", `${whatOf(rt)} (${state.kind}) is not a checkbox, radio or switch`, {
@@ -298,35 +300,39 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
     const opts = { button: p.button, count: p.count, modifiers: p.modifiers };
     if (p.capture !== undefined) return clickOnCapture(p, p.capture, p.image_x!, p.image_y!, opts, signal);
     if (p.at === undefined) return pointerClick(p, opts, signal);
-    const { tabId } = await frontTab(p);
     const [x, y] = p.at.split(",").map(Number) as [number, number];
-    return resolveAndClick({ session_id: p.session_id, target: p.target! }, tabId, opts, signal, { at: { x, y } });
+    return resolveAndClick({ session_id: p.session_id, target: p.target! }, frontTabAhead(p), opts, signal, { at: { x, y } });
   },
 
   dblclick: async (p, { signal }) => pointerClick(p, { button: "left", count: 2, modifiers: p.modifiers }, signal),
 
   hover: async (p, { signal }) => {
     targetOrPoint(p);
-    const { tabId } = await frontTab(p);
     // The move is aligned to the next frame; the settle waits for that frame anyway, so it is not awaited alone.
     let moved: Promise<unknown> = Promise.resolve();
-    const move = (x: number, y: number) => async () => {
+    const move = (tabId: number, x: number, y: number) => async () => {
       moved = moveTo(tabId, x, y, p.modifiers, signal);
       moved.catch(() => undefined);
     };
     let result: ActionResult;
-    if (p.target === undefined) result = await atPointAction(tabId, p.x!, p.y!, signal, move(p.x!, p.y!));
-    else {
-      const { rt, at } = await resolveActionable(p.session_id, tabId, p.target, { hitTest: true, probe: true }, signal);
-      result = { tab_id: tabId, target: actedOn(rt), effect: await withEffect(tabId, probeOf(rt), signal, move(at.x, at.y)) };
+    if (p.target === undefined) {
+      const { tabId } = await frontTab(p);
+      result = await atPointAction(tabId, p.x!, p.y!, signal, move(tabId, p.x!, p.y!));
+    } else {
+      const { rt, at } = await resolveActionable(p.session_id, frontTabAhead(p), p.target, { hitTest: true, probe: true }, signal);
+      result = {
+        tab_id: rt.tabId,
+        target: actedOn(rt),
+        effect: await withEffect(rt.tabId, probeOf(rt), signal, move(rt.tabId, at.x, at.y)),
+      };
     }
-    if (result.effect.kind !== "dialog") await painted(tabId, "the pointer move", moved, signal, true);
+    if (result.effect.kind !== "dialog") await painted(result.tab_id, "the pointer move", moved, signal, true);
     return result;
   },
 
   fill: async (p, { signal }) => {
-    const { tabId } = await frontTab(p);
-    const { rt, at } = await resolveActionable(p.session_id, tabId, p.target, {}, signal, { fn: prepareFillInPage, args: [] });
+    const { rt, at } = await resolveActionable(p.session_id, frontTabAhead(p), p.target, {}, signal, { fn: prepareFillInPage, args: [] });
+    const tabId = rt.tabId;
     const prep = at.then as FillPrep;
     if ("error" in prep) throw fillRefused(rt, prep);
     // The read-back rides on the settle's page call.
@@ -354,8 +360,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   type: async (p, { signal }) => {
-    const { tabId } = await frontTab(p);
-    const { target, probe } = await keyboardTarget(p, tabId, signal);
+    const { tabId, target, probe } = await keyboardTarget(p, signal);
     const ups = typedKeyUps(p.text);
     const effect = await withEffect(tabId, probe, signal, () => typeText(tabId, p.text, p.delay_ms, signal), {
       verify: true,
@@ -366,8 +371,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
 
   press: async (p, { signal }) => {
     const chord = parseChord(p.key);
-    const { tabId } = await frontTab(p);
-    const { target, probe } = await keyboardTarget(p, tabId, signal);
+    const { tabId, target, probe } = await keyboardTarget(p, signal);
     const effect = await withEffect(tabId, probe, signal, () => pressChord(tabId, chord, p.count, signal), {
       verify: true,
       readAlong: { type: "keyup", count: chordKeyUps(chord, p.count) },
@@ -376,11 +380,16 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
   },
 
   select: async (p, { signal }) => {
-    const { tabId } = await frontTab(p);
+    const ahead = frontTabAhead(p);
+    const tabId = ahead.tabId ?? (await ahead.checked).tabId;
     let rt: ResolvedTarget | undefined;
     let reply: SelectReply | undefined;
-    // Looked up, checked and chosen in one page call (a ref's), after the watch is armed.
+    // Looked up, checked and chosen in one page call (a ref's), after the watch is armed. The tab's checks run
+    // meanwhile (beside a held call's wait for its op to be on disk); their refusal sent nothing.
     const choose = async () => {
+      await ahead.checked.catch((err: unknown) => {
+        throw withEffectState(err, false);
+      });
       const got = await resolveActionable(p.session_id, tabId, p.target, {}, signal, { fn: selectInPage, args: [p.values] }, (found) => {
         rt = found;
       }).catch((err: unknown) => {

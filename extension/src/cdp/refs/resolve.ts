@@ -11,7 +11,7 @@ import { knownMainFrameId, mainFrameId, sendTo } from "../debugger.ts";
 import { callInWorld } from "../page-call.ts";
 import { childSessionAlive, dropWorld, frameOffset, isGoneError, worldOf } from "../frames.ts";
 import { lookupRef, targetOf, type RefEntry } from "./table.ts";
-import type { CdpTarget, ResolvedTarget } from "./target.ts";
+import type { CdpTarget, ResolvedTarget, TabAhead } from "./target.ts";
 
 const REF = /^@?e(\d{1,9})$/;
 
@@ -40,31 +40,45 @@ export interface Alongside {
  * Runtime commands in order): the lookup hands the element it found to `along` under a key of this call, so `along`
  * acts on exactly that element, or on nothing when the lookup found none (the lookup's error is thrown). `along` is
  * null when it did not run on `rt` (a selector, or a hand-over it did not find): the caller then runs it on `rt`.
+ *
+ * With a TabAhead, the lookup (a read in bsk's world) runs beside the tab's checks, `along` (which may change the
+ * page: focus, a choice) is sent only once they pass, and their refusal wins over whatever the lookup answered.
  */
 export async function resolveWith<T>(
   sessionId: string,
-  tabId: number,
+  tab: number | TabAhead,
   target: string,
   along: Alongside,
   signal?: AbortSignal,
   found?: (rt: ResolvedTarget) => void,
 ): Promise<{ rt: ResolvedTarget; along: T | null }> {
+  const gate = typeof tab === "number" || tab.tabId === null ? undefined : tab.checked;
+  const tabId = typeof tab === "number" ? tab : (tab.tabId ?? (await tab.checked).tabId);
   const n = parseRef(target);
   if (n === null) {
+    await gate;
     const rt = await resolveSelector(tabId, target, signal);
     found?.(rt);
     return { rt, along: null };
   }
   const key = `h${++handoffs}`;
   let alongReply: Promise<T | null> | undefined;
-  const rt = await resolveRef(sessionId, tabId, n, signal, {
-    key,
-    send: (cdp, contextId) => {
-      alongReply = callInWorld<T | null>(cdp, contextId, ALONG_FN(along.fn), [key, along.args], signal);
-      // Its failure is the lookup's to report when both fail (a world that went away).
-      alongReply.catch(() => undefined);
-    },
-  });
+  let rt: ResolvedTarget;
+  try {
+    rt = await resolveRef(sessionId, tabId, n, signal, {
+      key,
+      send: (cdp, contextId) => {
+        const send = () => callInWorld<T | null>(cdp, contextId, ALONG_FN(along.fn), [key, along.args], signal);
+        alongReply = gate ? gate.then(send) : send();
+        // Its failure is the lookup's (or the checks') to report when both fail (a world that went away).
+        alongReply.catch(() => undefined);
+      },
+    });
+  } catch (err) {
+    await gate;
+    throw err;
+  }
+  await gate;
   found?.(rt);
   return { rt, along: alongReply ? await alongReply : null };
 }

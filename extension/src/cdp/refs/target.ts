@@ -25,3 +25,12 @@ export interface ResolvedTarget {
   /** Top-left of the node's frame viewport in the tab's top-level viewport, CSS px (0,0 for the main frame). */
   frameOffset: { x: number; y: number };
 }
+
+/**
+ * A tab whose checks (ownership as the browser sees it, what it shows) are still running: `tabId` is known when the
+ * session's own records say it owns the tab, else null (the checks are waited for first). See resolve.ts resolveWith.
+ */
+export interface TabAhead {
+  tabId: number | null;
+  checked: Promise<{ tabId: number }>;
+}
