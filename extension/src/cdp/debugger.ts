@@ -89,6 +89,11 @@ function forget(tabId: number): void {
   mainFrames.delete(tabId);
 }
 
+/** Whether the tab is attached or being attached: a command sent to it now starts no attachment of its own. */
+export function attachedOrAttaching(tabId: number): boolean {
+  return attachments.has(tabId);
+}
+
 /** Attaches once per tab; concurrent callers share the attempt, a failure leaves nothing behind. */
 export function attach(tabId: number): Promise<void> {
   let pending = attachments.get(tabId);

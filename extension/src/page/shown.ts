@@ -4,6 +4,7 @@
  * minimized, or covered where the system tells the browser so) paints nothing until the person shows it.
  */
 import { browser } from "wxt/browser";
+import { attachedOrAttaching } from "../cdp/debugger.ts";
 import type { TabAhead } from "../cdp/refs/target.ts";
 import { ownedTabNow, resolveTab } from "../session/sessions.ts";
 
@@ -60,14 +61,16 @@ export async function frontTab(p: { session_id: string; tab_id?: number }): Prom
 
 /**
  * frontTab begun, for a call whose first page work only reads (a ref's lookup, refs/resolve.ts resolveWith): the tab,
- * when the session's records say it owns it, is known at once, and the browser's checks (the tab exists, what it
- * shows, brought to the front) run beside that read. Nothing that changes the page is sent before they pass, and
- * their refusal is the call's error.
+ * when the session's records say it owns it and bsk's debugger is on it already, is known at once, and the browser's
+ * checks (the tab exists, what it shows, brought to the front) run beside that read. Nothing that changes the page is
+ * sent before they pass, no attachment is started for the read, and their refusal is the call's error.
  */
 export function frontTabAhead(p: { session_id: string; tab_id?: number }): TabAhead & {
   checked: Promise<Awaited<ReturnType<typeof resolveTab>>>;
 } {
-  const tabId = ownedTabNow(p);
+  const owned = ownedTabNow(p);
+  // The browser detaches bsk from a tab that went to a browser page: such a tab waits for its checks.
+  const tabId = owned !== null && attachedOrAttaching(owned) ? owned : null;
   const checked = frontTab(p);
   // Awaited by the lookup's caller on every path; this only keeps an early refusal from being reported unhandled.
   checked.catch(() => undefined);

@@ -400,7 +400,15 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
     };
     // The page's read of the effect rides on the choice when the page had nothing queued after it.
     const settled = () => (reply && "ok" in reply && reply.settled ? { settled: reply.settled } : {});
-    const effect = await withEffect(tabId, () => (rt ? { ...probeOf(rt), ...settled() } : null), signal, choose);
+    const effect = await withEffect(tabId, () => (rt ? { ...probeOf(rt), ...settled() } : null), signal, choose).catch(
+      async (err: unknown) => {
+        // Whatever failed first, a tab the checks refuse chose nothing: that refusal is the answer.
+        await ahead.checked.catch((refusal: unknown) => {
+          throw withEffectState(refusal, false);
+        });
+        throw err;
+      },
+    );
     // A dialog the page opened while choosing is the effect; the lookup had answered by then.
     if (!rt) throw new BskError("cdp_failed", "select: the page answered without the element", { data: { effect_state: "unknown" } });
     if (reply && "ok" in reply) return { tab_id: tabId, target: actedOn(rt), effect, selected: reply.selected };
