@@ -9,12 +9,12 @@
  * WXT's content-script context announces itself to the page with a DOM event that a page could also send to
  * switch the overlay off.
  */
-import { browser } from "wxt/browser";
+import { browser, type Browser } from "wxt/browser";
 import { defineUnlistedScript } from "wxt/utils/define-unlisted-script";
 import { OVERLAY_HOST_GLOBAL } from "../src/shared/messages/hands.ts";
 import { liveHere } from "../src/shared/messages/keepalive.ts";
 import { CriteriaWatch } from "../src/features/help/watch.ts";
-import type { OverlayPush, OverlayRequest, OverlayView } from "../src/shared/messages/overlay.ts";
+import { OVERLAY_LIFE_PORT, type OverlayPush, type OverlayRequest, type OverlayView } from "../src/shared/messages/overlay.ts";
 import { OverlayHost } from "../src/features/overlay/ui/host.ts";
 import { ApprovalPanel } from "../src/features/overlay/ui/approval-panel.ts";
 import { HelpPanel } from "../src/features/overlay/ui/panel.ts";
@@ -23,6 +23,9 @@ import { RecordPanel } from "../src/features/overlay/ui/record-panel.ts";
 
 /** While shown, the overlay asks again this often: it notices a restarted worker, and keeps a stopped one waking up. */
 const REFRESH_MS = 20_000;
+/** After the life port breaks, whether the extension went is looked at after 50, 100, … 1600 ms. */
+const CUT_OFF_FIRST_MS = 50;
+const CUT_OFF_LAST_MS = 1_600;
 
 export default defineUnlistedScript(() => {
   if (window.top !== window || (globalThis as { __bskOverlay?: boolean }).__bskOverlay) return;
@@ -36,7 +39,61 @@ export default defineUnlistedScript(() => {
   let watch: CriteriaWatch | null = null;
   let refresh: ReturnType<typeof setInterval> | undefined;
 
-  const send = (msg: OverlayRequest) => browser.runtime.sendMessage(msg).catch(() => null) as Promise<unknown>;
+  let life: Browser.runtime.Port | null = null;
+
+  /** Whether this script's extension is still there: a reload or removal leaves the script running, cut off. */
+  const extensionHere = () => {
+    try {
+      return Boolean(browser.runtime?.id);
+    } catch {
+      return false;
+    }
+  };
+
+  const send = (msg: OverlayRequest): Promise<unknown> => {
+    // In a cut-off script sendMessage throws at once rather than rejecting.
+    if (!extensionHere()) return Promise.resolve(null);
+    return browser.runtime.sendMessage(msg).catch(() => null);
+  };
+
+  /**
+   * While anything is drawn: a port whose break says the worker went, stopped or with the extension (reloaded, updated,
+   * removed). A stopped worker is woken by asking it again. A reload cuts this script off a moment after the break,
+   * and no event tells of that: it is looked for a few times over the next two seconds, and the drawing goes.
+   */
+  const holdLife = () => {
+    if (life || !extensionHere()) return;
+    const port = browser.runtime.connect({ name: OVERLAY_LIFE_PORT });
+    life = port;
+    port.onDisconnect.addListener(() => {
+      if (life === port) life = null;
+      void hello();
+      lookForCutOff(CUT_OFF_FIRST_MS);
+    });
+  };
+
+  const lookForCutOff = (after: number) =>
+    setTimeout(() => {
+      if (!extensionHere()) takeDown();
+      else if (after < CUT_OFF_LAST_MS) lookForCutOff(after * 2);
+    }, after);
+
+  /** Everything drawn goes, touching no extension API (a cut-off script's calls throw). */
+  const takeDown = () => {
+    clearInterval(refresh);
+    refresh = undefined;
+    watch?.stop();
+    panel?.dispose();
+    recordPanel?.dispose();
+    approvalPanel?.dispose();
+    host?.dispose();
+    host = pill = panel = recordPanel = approvalPanel = watch = null;
+  };
+
+  const dropLife = () => {
+    life?.disconnect();
+    life = null;
+  };
 
   const ensureHost = (): OverlayHost => {
     if (!host) {
@@ -49,6 +106,7 @@ export default defineUnlistedScript(() => {
   };
 
   const render = (view: OverlayView | null) => {
+    if (!extensionHere()) return takeDown();
     const wanted = view !== null && (view.hints || view.help !== null || view.record !== null || view.approval !== null);
     if (!wanted && !host) return;
     const root = ensureHost().root;
@@ -100,7 +158,9 @@ export default defineUnlistedScript(() => {
 
     clearInterval(refresh);
     refresh = view ? setInterval(() => void hello(), REFRESH_MS) : undefined;
-    if (!wanted) {
+    if (wanted) holdLife();
+    else {
+      dropLife();
       host?.dispose();
       approvalPanel?.dispose();
       host = pill = recordPanel = approvalPanel = null;

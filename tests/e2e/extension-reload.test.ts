@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { DEVELOPER_MODE, onExtensionsPage, relinkedAfter } from "./extensions-page.ts";
 import { startWorld, until, type World } from "./harness.ts";
+import { evalInPage } from "./page-eval.ts";
 
 let w: World;
 
@@ -44,6 +45,9 @@ test("reloaded mid-session: the session ends extension_reloaded, the lent tab go
   const s = await w.startSession(["--name", "reloaded"]);
   const own = (await w.ok(["navigate", w.fixtures.url("/whoami?agent"), "--session", s])).tab_id as number;
   await w.ok(["tab", "borrow", String(mine), "--session", s]);
+  // Lent, the tab shows the session's pill; the script that drew it is cut off by the reload.
+  const pill = () => evalInPage(w.browser.cdpPort!, "/whoami?mine", `!!document.querySelector("bsk-overlay")`);
+  await until("the lent tab's pill", pill);
   const agentWindow = (await windows()).find((x) => x.tabs.some(([id]) => id === own))!.id;
   expect((await windows()).find((x) => x.id === agentWindow)!.tabs.map(([id]) => id)).toContain(mine);
 
@@ -65,6 +69,8 @@ test("reloaded mid-session: the session ends extension_reloaded, the lent tab go
   const back = after.find((x) => x.tabs.some(([id]) => id === mine))!;
   expect(back.id).toBe(home.id);
   expect(back.tabs.findIndex(([id]) => id === mine)).toBe(at);
+  // Back with the person, it shows nothing of the session: the cut-off overlay took its pill down.
+  await until("the stale pill to go", async () => !(await pill()));
   // The malformed and stale entries ended nothing and closed nothing of the person's.
   const nowOpen = (await windows()).flatMap((x) => x.tabs.map(([id]) => id));
   for (const id of personTabs) expect(nowOpen).toContain(id);

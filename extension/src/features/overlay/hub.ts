@@ -22,8 +22,9 @@ import { onRecordingChange, recordingOfTab, recordingsReady } from "../../sessio
 import { onCapture } from "../../page/screenshot.ts";
 import { allSessions, endByPerson, isClosing, ownerOfTab, sessionsReady } from "../../session/sessions.ts";
 import { LOCAL, readSwitches, SESSION } from "../../session/settings.ts";
-import type { OverlayPush, OverlayRequest, OverlayView } from "../../shared/messages/overlay.ts";
+import { OVERLAY_LIFE_PORT, type OverlayPush, type OverlayRequest, type OverlayView } from "../../shared/messages/overlay.ts";
 import { Glow } from "./glow.ts";
+import { lifePortFrom } from "./life-port.ts";
 
 /** A page that does not answer (busy, frozen) does not hold a screenshot up longer than this. */
 const CAPTURE_HIDE_CAP_MS = 500;
@@ -167,6 +168,10 @@ const PAGE_TYPES = new Set([
 
 export function installOverlay(): void {
   installDebuggingCancelStop();
+  browser.runtime.onConnect.addListener((port) => {
+    // Held open and never read; what else connects under its name is cut off.
+    if (port.name === OVERLAY_LIFE_PORT && !lifePortFrom(port.sender, browser.runtime.id)) port.disconnect();
+  });
   browser.runtime.onMessage.addListener((msg: OverlayRequest, sender, sendResponse) => {
     // Only our content script in a top-level page speaks these; the session comes from its tab, never from the page.
     if (sender.id !== browser.runtime.id || sender.tab?.id === undefined || sender.frameId !== 0 || !PAGE_TYPES.has(msg?.type))

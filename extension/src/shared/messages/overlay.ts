@@ -4,6 +4,12 @@
  * Type-only imports here: the content script runs in every page and carries no schema library.
  */
 
+/**
+ * A port the overlay holds open while it draws anything, never used for messages: it breaks at once when the extension
+ * is reloaded, updated or removed, and the overlay, whose context is then dead, takes its drawing down.
+ */
+export const OVERLAY_LIFE_PORT = "bsk-overlay-life";
+
 /** The overlay's host element in the top document (a closed shadow root inside). Page code and bsk's in-page code match this name. */
 export const OVERLAY_TAG = "bsk-overlay";
 
