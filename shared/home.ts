@@ -20,11 +20,18 @@ export const DEFAULT_PORT = 52800;
 /** Linux sun_path holds 108 bytes, macOS 104; stay well under both. */
 const MAX_SOCKET_PATH = 100;
 
+/** Trailing slashes off, without a regular expression: every CLI call runs this, and its first one costs ~0.5 ms. */
+function trimSlashes(path: string): string {
+  let end = path.length;
+  while (end > 0 && path[end - 1] === "/") end--;
+  return path.slice(0, end);
+}
+
 export function bskHome(env: Record<string, string | undefined> = process.env): string {
   const explicit = env.BSK_HOME;
-  if (explicit) return explicit.replace(/\/+$/, "") || "/";
+  if (explicit) return trimSlashes(explicit) || "/";
   const home = env.HOME || env.USERPROFILE || "/tmp";
-  return `${home.replace(/\/+$/, "")}/.bsk`;
+  return `${trimSlashes(home)}/.bsk`;
 }
 
 export interface HomePaths {

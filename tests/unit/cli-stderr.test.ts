@@ -29,6 +29,15 @@ describe("stderr", () => {
     expect(bsk(["open", "x"], { NO_COLOR: "1" }).stderr).not.toContain(ESC);
     expect(bsk(["open", "x"], { FORCE_COLOR: "0" }).stderr).not.toContain(ESC);
   });
+
+  test("a terminal gets the colour (script(1) gives the call one)", () => {
+    const r = Bun.spawnSync(["script", "-qc", "bun cli/main.ts open x", "/dev/null"], {
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", BSK_AUTO_START: "0", TERM: "dumb" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(r.stdout.toString()).toContain(`${ESC}31merror:${ESC}0m unknown command`);
+  });
 });
 
 describe("bsk logs", () => {
