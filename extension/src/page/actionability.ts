@@ -11,7 +11,7 @@ import { installDomProbe } from "./dom-probe.ts";
 import { armNotice } from "./effects.ts";
 import { frameOffset, listFrames } from "../cdp/frames.ts";
 import { callOn } from "../cdp/page-call.ts";
-import { resolveWith, type Alongside } from "../cdp/refs/resolve.ts";
+import { resolveWith, tabOf, type Alongside } from "../cdp/refs/resolve.ts";
 import type { ResolvedTarget, TabAhead } from "../cdp/refs/target.ts";
 
 export interface ActOptions {
@@ -451,10 +451,8 @@ export async function resolveActionable(
   found?: (rt: ResolvedTarget) => void,
 ): Promise<{ rt: ResolvedTarget; at: Actionable & { then?: unknown } }> {
   const full = fullOptions(opts);
-  const tabId = typeof tab === "number" ? tab : (tab.tabId ?? (await tab.checked).tabId);
-  const call = checkCall(full, noticeFor(tabId, full, then), then);
-  const ahead = typeof tab === "number" || tab.tabId === null ? tabId : tab;
-  const { rt, along } = await resolveWith<PageReply>(sessionId, ahead, target, call, signal, found);
+  const call = checkCall(full, noticeFor(await tabOf(tab), full, then), then);
+  const { rt, along } = await resolveWith<PageReply>(sessionId, tab, target, call, signal, found);
   const r = along ?? (await callOn<PageReply>(rt, call.fn, call.args, signal));
   return { rt, at: await checked(rt, full, r, signal, then !== undefined) };
 }

@@ -36,7 +36,7 @@ import { chordKeyUps, insertText, pressChord, typedKeyUps, typeText } from "../p
 import { keyByName, parseChord, type Modifier } from "../page/input/keys.ts";
 import { click, mousePosition, moveTo, press, release, wheel, type Button } from "../page/input/mouse.ts";
 import { atPoint } from "../page/input/point.ts";
-import { resolveTarget, resolveWith } from "../cdp/refs/resolve.ts";
+import { resolveTarget, resolveWith, tabOf } from "../cdp/refs/resolve.ts";
 import type { ResolvedTarget, TabAhead } from "../cdp/refs/target.ts";
 import { resolveTab } from "../session/sessions.ts";
 import type { FamilyHandlers } from "../shared/handler.ts";
@@ -381,15 +381,18 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
 
   select: async (p, { signal }) => {
     const ahead = frontTabAhead(p);
-    const tabId = ahead.tabId ?? (await ahead.checked).tabId;
+    const tabId = await tabOf(ahead);
+    // The tab's checks refused: nothing was chosen, whatever else failed.
+    const refusal = () =>
+      ahead.checked.catch((err: unknown) => {
+        throw withEffectState(err, false);
+      });
     let rt: ResolvedTarget | undefined;
     let reply: SelectReply | undefined;
     // Looked up, checked and chosen in one page call (a ref's), after the watch is armed. The tab's checks run
     // meanwhile (beside a held call's wait for its op to be on disk); their refusal sent nothing.
     const choose = async () => {
-      await ahead.checked.catch((err: unknown) => {
-        throw withEffectState(err, false);
-      });
+      await refusal();
       const got = await resolveActionable(p.session_id, tabId, p.target, {}, signal, { fn: selectInPage, args: [p.values] }, (found) => {
         rt = found;
       }).catch((err: unknown) => {
@@ -402,10 +405,7 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
     const settled = () => (reply && "ok" in reply && reply.settled ? { settled: reply.settled } : {});
     const effect = await withEffect(tabId, () => (rt ? { ...probeOf(rt), ...settled() } : null), signal, choose).catch(
       async (err: unknown) => {
-        // Whatever failed first, a tab the checks refuse chose nothing: that refusal is the answer.
-        await ahead.checked.catch((refusal: unknown) => {
-          throw withEffectState(refusal, false);
-        });
+        await refusal();
         throw err;
       },
     );

@@ -53,7 +53,7 @@ export async function resolveWith<T>(
   found?: (rt: ResolvedTarget) => void,
 ): Promise<{ rt: ResolvedTarget; along: T | null }> {
   const gate = typeof tab === "number" || tab.tabId === null ? undefined : tab.checked;
-  const tabId = typeof tab === "number" ? tab : (tab.tabId ?? (await tab.checked).tabId);
+  const tabId = await tabOf(tab);
   const n = parseRef(target);
   if (n === null) {
     await gate;
@@ -81,6 +81,11 @@ export async function resolveWith<T>(
   await gate;
   found?.(rt);
   return { rt, along: alongReply ? await alongReply : null };
+}
+
+/** The tab a call acts on: known at once, or (records silent) once its checks have passed. */
+export async function tabOf(tab: number | TabAhead): Promise<number> {
+  return typeof tab === "number" ? tab : (tab.tabId ?? (await tab.checked).tabId);
 }
 
 let handoffs = 0;
