@@ -325,6 +325,23 @@ describe("forms", () => {
 
     expect((await fails(["press", "Hyper+Q"], "invalid_params")).hint).toContain("Ctrl+A");
   });
+
+  test("the browser's own shortcuts are out of the agent's keys' reach: no tab closed or opened, no window; the page still gets each key", async () => {
+    await page("act-form.html");
+    const tabs = async () => ((await ok(["tab", "list"])).tabs as { tab_id: number }[]).map((t) => t.tab_id).sort();
+    const pages = async () => (await w.person.pages()).map((p) => p.targetId).sort();
+    const [tabsBefore, pagesBefore] = [await tabs(), await pages()];
+    await js(`events.length = 0`);
+    // Close the tab, close the window, new tab, new window, new incognito window, history, downloads, reopen closed.
+    const chords = ["Ctrl+W", "Ctrl+Shift+W", "Ctrl+T", "Ctrl+N", "Ctrl+Shift+N", "Ctrl+H", "Ctrl+J", "Ctrl+Shift+T"];
+    for (const chord of chords) {
+      const r = await ok(["press", chord, "--target", "#name"]);
+      expect({ chord, effect: r.effect.kind }).toEqual({ chord, effect: "none" });
+    }
+    expect(await js(`events.filter((e) => e === "name:keydown").length`)).toBeGreaterThanOrEqual(chords.length);
+    expect(await tabs()).toEqual(tabsBefore);
+    expect(await pages()).toEqual(pagesBefore);
+  });
 });
 
 describe("targets", () => {

@@ -54,6 +54,17 @@ describe("chords", () => {
     expect(chordEvents(parseChord("Meta+A"), { mac: true })[1]!.commands).toEqual(["selectAll"]);
     expect(chordEvents(parseChord("Meta+A"))[1]!.commands).toBeUndefined();
   });
+  test("no key event asks the browser to take what the page leaves (no nativeVirtualKeyCode, on any platform)", () => {
+    const all = [
+      ...["Ctrl+W", "Ctrl+Shift+N", "Enter", "Escape", "F12", "Alt+F4", "Meta+Q"].flatMap((c) => [
+        ...chordEvents(parseChord(c)),
+        ...chordEvents(parseChord(c), { mac: true }),
+      ]),
+      ...[..."aZ!é "].flatMap((ch) => charEvents(ch) ?? []),
+    ];
+    expect(all.length).toBeGreaterThan(20);
+    for (const e of all) expect(Object.keys(e)).not.toContain("nativeVirtualKeyCode");
+  });
 });
 
 describe("typing", () => {

@@ -182,13 +182,18 @@ export function modifierBits(modifiers: readonly Modifier[]): number {
   return bits;
 }
 
-/** One Input.dispatchKeyEvent's params. */
+/**
+ * One Input.dispatchKeyEvent's params. Never a `nativeVirtualKeyCode`: it is what asks Chromium to hand a key the
+ * page did not take on to the browser itself, whose shortcuts would then run (Ctrl+W closes the tab, Ctrl+N opens a
+ * window outside the Agent Window; a raw CDP client gets exactly that), and macOS reads it as a Mac key code (Enter's
+ * 13 is W there). Chromium does not pass an extension's keys on today; bsk does not ask, so a key the page leaves
+ * alone goes nowhere whatever the browser's policy (actions.test.ts, "the browser's own shortcuts").
+ */
 export interface KeyEvent {
   type: "keyDown" | "rawKeyDown" | "keyUp";
   key: string;
   code: string;
   windowsVirtualKeyCode: number;
-  nativeVirtualKeyCode: number;
   modifiers: number;
   text?: string;
   unmodifiedText?: string;
@@ -205,7 +210,6 @@ function down(k: KeyDef, modifiers: number, text: string | undefined): KeyEvent 
     key: k.key,
     code: k.code,
     windowsVirtualKeyCode: k.keyCode,
-    nativeVirtualKeyCode: k.keyCode,
     modifiers,
   };
   if (text) {
@@ -222,7 +226,6 @@ function up(k: KeyDef, modifiers: number): KeyEvent {
     key: k.key,
     code: k.code,
     windowsVirtualKeyCode: k.keyCode,
-    nativeVirtualKeyCode: k.keyCode,
     modifiers,
   };
   if (k.location) e.location = k.location;
