@@ -109,7 +109,23 @@ export class PersonPage {
     if (this.closed) return Promise.reject(new Error("the page's DevTools connection closed"));
     const id = this.nextId++;
     this.ws.send(JSON.stringify({ id, method, params }));
-    return new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    // A call the browser never answers fails on its own, naming itself, instead of running the test out.
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`the page's DevTools did not answer ${method} ${JSON.stringify(params).slice(0, 200)} in 20 s`));
+      }, 20_000);
+      this.pending.set(id, {
+        resolve: (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      });
+    });
   }
 
   /** The page's own JS (main world), awaited. */

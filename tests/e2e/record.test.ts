@@ -24,8 +24,18 @@ function recordStart(args: string[]): Promise<Run> {
   return w.bsk(["record", "start", ...args, "--json"]);
 }
 
-async function finished(r: Promise<Run>): Promise<any> {
-  const got = await r;
+async function finished(r: Promise<Run>, page?: PersonPage): Promise<any> {
+  // A recording that never ends fails here, with the daemon's last words, rather than running the test out.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    timer = setTimeout(async () => {
+      const look = page ? await page.overlay().then(JSON.stringify, String) : "(no page)";
+      const log = join(w.home, "logs", "daemon.log");
+      const tail = existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").slice(-40).join("\n") : "(no daemon log)";
+      reject(new Error(`record start did not end within 30 s; the overlay: ${look}; the daemon's log ends:\n${tail}`));
+    }, 30_000);
+  });
+  const got = await Promise.race([r, stuck]).finally(() => clearTimeout(timer));
   if (got.code !== 0 || !got.json?.ok) throw new Error(`record start failed (exit ${got.code}):\n${got.stdout}${got.stderr}`);
   return got.json.result;
 }
@@ -125,7 +135,7 @@ describe("record", () => {
     await panelAt(page, 7);
     await page.clickOverlay("finish");
 
-    const r = await finished(recording);
+    const r = await finished(recording, page);
     expect(r.path).toBe(out);
     const trace = JSON.parse(readFileSync(out, "utf8"));
     expect(RecordTrace().safeParse(trace).success).toBe(true);
