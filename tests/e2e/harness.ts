@@ -3,7 +3,7 @@
  * driven only through the compiled dist/bsk binary, as an agent would.
  */
 import { afterAll, beforeAll } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { launchChromium, type Browser } from "../../scripts/chromium.ts";
@@ -99,7 +99,9 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   const ok = async (args: string[]) => {
     const r = await bsk([...args, "--json"]);
     if (r.code !== 0 || !r.json?.ok) {
-      throw new Error(`bsk ${args.join(" ")} failed (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
+      throw new Error(
+        `bsk ${args.join(" ")} failed (exit ${r.code}):\n${r.stdout}\n${r.stderr}\nthe daemon's log ends:\n${daemonLogTail(home)}`,
+      );
     }
     return r.json.result;
   };
@@ -157,7 +159,12 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   return world;
 }
 
-/** Wait for a condition that is checked by polling something outside this process (a file, a pid). */
+/** The daemon log's last `lines` lines (it is written in batches: the last moments may not be there yet). */
+export function daemonLogTail(home: string, lines = 40): string {
+  const log = join(home, "logs", "daemon.log");
+  return existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").slice(-lines).join("\n") : "(no daemon log)";
+}
+
 /**
  * The one world of a test file: started before its tests (with a session when asked), stopped after them; `ready`
  * hands the world and the session id to the file's own variables.

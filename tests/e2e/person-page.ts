@@ -231,6 +231,21 @@ export class PersonPage {
   }
 
   /**
+   * An overlay element's box with the viewport it was laid out in: a new window's viewport shrinks while the
+   * browser's debugging bar slides in, so the viewport is read before and after the box, and all is read again
+   * until both reads agree.
+   */
+  async overlayBoxIn(which: { action?: string; cls?: string }): Promise<{ box: Box; viewport: { width: number; height: number } }> {
+    const size = async () => JSON.parse(await this.evaluate("JSON.stringify({ width: innerWidth, height: innerHeight })"));
+    return until(`a steady viewport around ${JSON.stringify(which)}'s box`, async () => {
+      const before = await size();
+      const box = await this.overlayBox(which);
+      const after = await size();
+      return before.width === after.width && before.height === after.height && { box, viewport: after };
+    });
+  }
+
+  /**
    * Clicks the middle of the node `find` returns, once a look at that point shows that node (a person looks before
    * clicking; a page still laying out, or re-rendering, is looked at again). The look is taken again with the
    * pointer there, right before the press: a new window's viewport shrinks in steps for its first ~200 ms while the
@@ -277,6 +292,27 @@ export class PersonPage {
   /** Clicks an overlay button (takeover, resume, stop, done, cancel) with trusted mouse events. */
   clickOverlay(action: string): Promise<void> {
     return this.clickNode(`the overlay's ${action} button`, () => this.overlayNode({ action }));
+  }
+
+  /**
+   * For a failure message: from now on the page notes (in its own world, passively) every press, release, click and
+   * resize it sees, with where and when; `pointerLog` reads them. Tells "pressed elsewhere" from "pressed, not clicked".
+   */
+  async watchPointer(): Promise<void> {
+    await this.evaluate(`(() => {
+      const log = (window.__personLog = []);
+      const at = () => performance.now().toFixed(0);
+      for (const type of ["pointerdown", "mousedown", "mouseup", "click"])
+        addEventListener(type, (e) => log.push(type + " " + e.clientX + "," + e.clientY + " on " + e.target.localName + " @" + at()), true);
+      addEventListener("resize", () => log.push("resize " + innerWidth + "x" + innerHeight + " @" + at()), true);
+      return true;
+    })()`);
+  }
+
+  pointerLog(): Promise<string> {
+    return this.evaluate(
+      `JSON.stringify({ now: performance.now().toFixed(0), viewport: innerWidth + "x" + innerHeight, log: window.__personLog ?? null })`,
+    );
   }
 
   /** Clicks the page's own element matching `selector` (e.g. in bsk's popup opened as a tab). */

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { RecordTrace } from "../../protocol/trace.ts";
 import { findQuery } from "../../cli/format-trace.ts";
-import { useWorld, type Run, type World } from "./harness.ts";
+import { daemonLogTail, useWorld, type Run, type World } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
 
 const PASSWORD = "hunter2-Sekret!";
@@ -30,9 +30,12 @@ async function finished(r: Promise<Run>, page?: PersonPage): Promise<any> {
   const stuck = new Promise<never>((_, reject) => {
     timer = setTimeout(async () => {
       const look = page ? await page.overlay().then(JSON.stringify, String) : "(no page)";
-      const log = join(w.home, "logs", "daemon.log");
-      const tail = existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").slice(-40).join("\n") : "(no daemon log)";
-      reject(new Error(`record start did not end within 30 s; the overlay: ${look}; the daemon's log ends:\n${tail}`));
+      const seen = page ? await page.pointerLog().catch(String) : "";
+      reject(
+        new Error(
+          `record start did not end within 30 s; the overlay: ${look}; the page saw: ${seen}; the daemon's log ends:\n${daemonLogTail(w.home)}`,
+        ),
+      );
     }, 30_000);
   });
   const got = await Promise.race([r, stuck]).finally(() => clearTimeout(timer));
@@ -133,6 +136,7 @@ describe("record", () => {
     await page.press("Enter");
     await page.waitFor(`location.pathname === "/record-welcome.html" && document.readyState === "complete"`);
     await panelAt(page, 7);
+    await page.watchPointer();
     await page.clickOverlay("finish");
 
     const r = await finished(recording, page);

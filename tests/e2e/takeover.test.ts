@@ -142,10 +142,13 @@ describe("take over, resume, stop", () => {
 describe("the pill stays out of the agent's way", () => {
   test("a button under the pill is clicked, not obscured: the pill steps aside; a click at its point does not press it", async () => {
     const { s, page } = await sessionOnFixture();
-    // The button is held to the viewport's bottom edge as the pill is: a new window's debugging bar sliding in
-    // (its height shrinks for ~200 ms) moves both together.
-    const takeover = await page.overlayBox({ action: "takeover" });
-    await page.evaluate(`placeUnder(${takeover.x + takeover.width / 2}, ${takeover.y + takeover.height / 2})`);
+    // The button is held to the viewport's bottom edge as the pill is, at the pill's distance from it in the viewport
+    // it was measured in: a new window's debugging bar sliding in (its height shrinks by ~40 px), before the button
+    // is placed or after, moves both together.
+    const { box: takeover, viewport } = await page.overlayBoxIn({ action: "takeover" });
+    await page.evaluate(
+      `placeUnder(${takeover.x + takeover.width / 2}, ${takeover.y + takeover.height / 2}, ${viewport.width}, ${viewport.height})`,
+    );
 
     const r = await w.ok(["click", "#under", "--session", s]);
     expect(r.target).toMatchObject({ role: "button", name: "Under" });
@@ -157,9 +160,9 @@ describe("the pill stays out of the agent's way", () => {
     // Where the pill is now, a click at a point (no target) lands on the page, never on the pill's Stop.
     // (A new window may still change size under the test: the point is taken again until the page got the click.)
     await until("the point click reached the page", async () => {
-      const stop = await page.overlayBox({ action: "stop" });
+      const { box: stop, viewport } = await page.overlayBoxIn({ action: "stop" });
       const [x, y] = [Math.round(stop.x + stop.width / 2), Math.round(stop.y + stop.height / 2)];
-      await page.evaluate(`placeUnder(${x}, ${y})`);
+      await page.evaluate(`placeUnder(${x}, ${y}, ${viewport.width}, ${viewport.height})`);
       await w.ok(["click", "--x", String(x), "--y", String(y), "--session", s]);
       expect((await sessionState(s)).state).toBe("live");
       return (await page.evaluate("clicks.length")) === 2;
