@@ -2,7 +2,8 @@
  * `npm run bench -- --hops`: where one call's time goes inside the extension. Over the browser's DevTools socket it
  * wraps, in bsk's service worker, every chrome.* API the call path awaits (chrome.debugger.sendCommand with its CDP
  * method, tabs, windows, scripting, storage), then runs each call through a long-lived `bsk mcp` and prints when each
- * API call started (ms after a mark set just before the request goes out) and how long it took, beside the daemon's hop timings. The
+ * API call started (ms after a mark set just before the request goes out) and how long it took, and when each frame
+ * to the daemon left the worker (the call's reply among them). The
  * wrappers cost a little each, so read the shape (what runs one after another, what overlaps), not the totals.
  * Nothing is written to bench/results.json.
  */
@@ -38,6 +39,16 @@ const INSTALL = `(() => {
     tabGroups: ["get", "query", "update"],
   };
   for (const [ns, fns] of Object.entries(apis)) for (const fn of fns) wrap(chrome[ns], fn, ns + "." + fn);
+  // Frames the worker sends to the daemon: when a call's reply (or its events) went out.
+  const send = WebSocket.prototype.send;
+  if (!send.__bskHops) {
+    WebSocket.prototype.send = function (data) {
+      const head = typeof data === "string" ? data.slice(0, 40) : "binary";
+      __bskHops.push(["ws.send " + head, performance.now() - __bskHopsT0, 0]);
+      return send.call(this, data);
+    };
+    WebSocket.prototype.send.__bskHops = true;
+  }
   for (const area of ["session", "local"]) for (const fn of ["get", "set"]) wrap(chrome.storage[area], fn, "storage." + area + "." + fn);
   return true;
 })()`;
