@@ -36,7 +36,7 @@ import { installDragListeners } from "../src/features/borrow/drag.ts";
 import { installRecorder } from "../src/features/recording/recorder.ts";
 import { endByPerson, sessionsReady } from "../src/session/sessions.ts";
 import { LOCAL, type PageMessage } from "../src/session/settings.ts";
-import { localStorageLocked } from "../src/session/storage-lock.ts";
+import { localStorageLocked, lockSyncStorage } from "../src/session/storage-lock.ts";
 
 const RECONNECT_ALARM = "reconnect";
 
@@ -62,6 +62,7 @@ export default defineBackground({
   type: "module",
   main() {
     void localStorageLocked();
+    lockSyncStorage();
     installCdpListeners();
     installDialogTracking();
     installFrameTracking();

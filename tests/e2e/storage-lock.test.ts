@@ -1,6 +1,6 @@
 /**
  * storage.local holds the person's switches, the ask-first list, the remote grant and the test hooks; it is kept to
- * bsk's own pages and worker (extension/src/session/storage-lock.ts). Our content scripts run in every page's renderer,
+ * bsk's own pages and worker (extension/src/session/storage-lock.ts), and so is storage.sync, which bsk does not use. Our content scripts run in every page's renderer,
  * so a renderer a hostile page has taken over has their rights: here that is code run in bsk's content-script world,
  * which can neither read nor change storage.local. The content scripts learn whether a session is live from the
  * keep-alive script instead, registered only while one is; a tab that joins a session later is told.
@@ -32,7 +32,7 @@ async function sessionState(s: string): Promise<string | undefined> {
   return (await w.ok(["session", "list"])).sessions.find((x: any) => x.session_id === s)?.state;
 }
 
-describe("storage.local is closed to the content-script world", () => {
+describe("storage.local and storage.sync are closed to the content-script world", () => {
   test("in the person's tab and in a session's: nothing read, and the switches, the ask-first list and the test hooks stay as they were", async () => {
     await w.person.asExtension(`chrome.storage.local.set({ confirm_borrow: true, ask_first_origins: ["https://bank.example"] })`);
     const s = await w.startSession();
@@ -45,7 +45,12 @@ describe("storage.local is closed to the content-script world", () => {
       ).toEqual(refused);
       expect(await inWorld(page, `chrome.storage.local.remove("ask_first_origins")`)).toEqual(refused);
       expect(await inWorld(page, "chrome.storage.local.clear()")).toEqual(refused);
+      // storage.sync holds nothing of bsk's, and takes nothing from there either.
+      expect(await inWorld(page, "chrome.storage.sync.get(null)")).toEqual(refused);
+      expect(await inWorld(page, `chrome.storage.sync.set({ confirm_borrow: false, planted: "x".repeat(8000) })`)).toEqual(refused);
+      expect(await inWorld(page, "chrome.storage.sync.clear()")).toEqual(refused);
     }
+    expect(await evaluateInWorker(w.browser.cdpPort!, "chrome.storage.sync.get(null)")).toEqual({});
     const now = await local();
     expect(now).toMatchObject({ confirm_borrow: true, ask_first_origins: ["https://bank.example"] });
     expect(now.allow_file_urls).toBeUndefined();

@@ -4,6 +4,8 @@
  * has taken over could read the grant and turn consent off. From Chrome 140 (the manifest's minimum) an area can be
  * kept to the extension's own pages and worker; this asks for that on every start (the browser keeps it, the call is
  * idempotent). Until it has answered, and if it failed, what storage.local says counts for nothing that protects.
+ * storage.sync holds nothing of bsk's and is closed the same way, so such a renderer cannot use it either (to leave
+ * something for a later version to read, or to fill the person's synced quota).
  */
 import { browser } from "wxt/browser";
 
@@ -23,4 +25,11 @@ export function localStorageLocked(): Promise<boolean> {
     },
   );
   return s.lock;
+}
+
+/** storage.sync closed to content scripts too (bsk reads nothing there: a refusal is logged, nothing waits on it). */
+export function lockSyncStorage(): void {
+  browser.storage.sync.setAccessLevel({ accessLevel: "TRUSTED_CONTEXTS" }).catch((err: unknown) => {
+    console.error("bsk: could not close storage.sync to content scripts", err);
+  });
 }
