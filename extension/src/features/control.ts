@@ -96,9 +96,10 @@ export function takenOverError(sessionId: string): BskError {
 export async function takeOver(sessionId: string, tabId?: number, cause?: "input"): Promise<boolean> {
   await controlReady();
   if (!getSession(sessionId) || controlState.takenOver.has(sessionId)) return false;
-  // A recording's tab is the person's already; taking over would only cut off the wait for its trace.
-  const recording = (await recordingsReady()).get(sessionId);
-  if (recording && !recording.ended) return false;
+  // A recording's tab is the person's already; taking over would only cut off the wait for its trace. That holds
+  // until the trace is collected: an input of the person's decided late (their keys just before closing the tab)
+  // arrives after the recording ended, and must not turn its trace into taken_over.
+  if ((await recordingsReady()).has(sessionId)) return false;
   controlState.takenOver.add(sessionId);
   save();
   for (const ac of controlState.running.get(sessionId) ?? []) ac.abort(takenOverError(sessionId));
