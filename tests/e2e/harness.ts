@@ -180,6 +180,7 @@ export function useWorld(opts: WorldOptions & { session?: boolean }, ready: (w: 
   });
 }
 
+/** Wait for a condition that is checked by polling something outside this process (a file, a pid, a page). */
 export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
