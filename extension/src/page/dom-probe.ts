@@ -5,7 +5,7 @@
  * requested later (which, with a frame already under way, costs a whole extra frame). Self-contained: it is sent as
  * source, inside actionability.ts's page call or on its own.
  */
-/** The probe's read (effects.ts READ_DOM_PROBE): the DOM changed, the input reached the document, it asked for a download. */
+/** The probe's read (settle-read.ts READ_DOM_PROBE): the DOM changed, the input reached the document, it asked for a download. */
 export type SettledRead = [dom: boolean, delivered: boolean | null, downloading: boolean];
 
 export function installDomProbe(node: Node, via?: Element | null, notice?: { binding: string; id: string } | null): void {
@@ -47,12 +47,20 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
   // The frame after the input is asked for by the first input event the page sees, before the page's own handlers
   // ask for theirs: its callback then runs ahead of them in that frame, and the task it posts once the whole frame
   // (their changes included) is done.
+  let ticked = false;
   const tick = () => {
     if (ended) return;
-    ended = true;
+    ticked = true;
+    // The frame this tick was asked for (a later event may ask for another meanwhile).
+    const framed = state.framed;
     const after = new MessageChannel();
-    after.port1.onmessage = () => state.framed();
+    after.port1.onmessage = () => framed();
     after.port2.postMessage(null);
+  };
+  const askFrame = () => {
+    ticked = false;
+    state.frame = new Promise<void>((resolve) => (state.framed = resolve));
+    requestAnimationFrame(tick);
   };
   // The input event the page saw last: a change made on a press (a ripple on mousedown) may be followed by a download
   // on the release, in a later command whose news of it would reach the worker only after that command's answer.
@@ -62,9 +70,11 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
   const onInput = (e: Event) => {
     last = e.type;
     if (e.isTrusted) counts[e.type] = (counts[e.type] ?? 0) + 1;
-    if (seen) return;
+    // A frame that ran between the input's events (a busy machine can run one between a press and its release) is not
+    // the frame after the input: what the release's handlers ask for runs in a later one, so it is asked for again.
+    const first = !seen;
     seen = true;
-    requestAnimationFrame(tick);
+    if (!ended && (first || ticked)) askFrame();
   };
   // A download the input asks for with no navigation (an <a download> link, clicked by the input or by the page's own
   // script, even detached) tells the browser nothing until its response or blob is read: the settle waits for it.
@@ -110,7 +120,7 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
       // the release may still ask for a download, and the settle's read hears it.
       if (!PRESS.includes(last) && tell(state.downloading())) quiet();
     }),
-    /** The probe's read, which ends it (effects.ts READ_DOM_PROBE, select's in-call read). */
+    /** The probe's read, which ends it (settle-read.ts READ_DOM_PROBE, select's in-call read). */
     take: (): SettledRead => {
       const read: SettledRead = [state.changed || state.mo.takeRecords().length > 0, state.delivered(), state.downloading()];
       state.stop();
@@ -134,7 +144,7 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
     wanted: () => ask("bsk-work-ask"),
     /** Whether a short timer the page set is still to fire, or a message it posted undelivered (WORK_DUE_ASK). */
     due: () => !ask("bsk-work-due"),
-    /** Resolves once the frame after the first input event has run. */
+    /** Resolves once the frame after the input has run (after its first event, or after its last one a frame followed). */
     frame: null as unknown as Promise<void>,
     framed: () => {},
     stop: () => {

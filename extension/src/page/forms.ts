@@ -118,7 +118,7 @@ export function selectInPage(this: Element, installProbe: (n: Node) => void, wan
   const selected = [...this.selectedOptions].map((o) => ({ value: o.value, label: norm(o.label) }));
   // The effect's read rides on this call (one page round trip less): a task later, once the promise callbacks of the
   // page's handlers have run. It is final when the DOM changed or the page has nothing queued (the work registry);
-  // otherwise null, and the settle waits and reads as after any input (effects.ts afterFrame, READ_DOM_PROBE).
+  // otherwise null, and the settle waits and reads as after any input (settle-read.ts afterFrame, READ_DOM_PROBE).
   const settledRead = () => {
     const s = (globalThis as any).__bskMut;
     if (!s) return null;
