@@ -1,8 +1,8 @@
 /**
  * storage.local holds the person's switches, the ask-first list, the remote grant and the test hooks; it is kept to
- * bsk's own pages and worker (extension/src/session/storage-lock.ts), and so is storage.sync, which bsk does not use. Our content scripts run in every page's renderer,
- * so a renderer a hostile page has taken over has their rights: here that is code run in bsk's content-script world,
- * which can neither read nor change storage.local. The content scripts learn whether a session is live from the
+ * bsk's own pages and worker (extension/src/session/storage-lock.ts), and so is storage.sync, which bsk does not use.
+ * Our content scripts run in every page's renderer, so a renderer a hostile page has taken over has their rights: here
+ * that is code run in bsk's content-script world, which can neither read nor change either area. The content scripts learn whether a session is live from the
  * keep-alive script instead, registered only while one is; a tab that joins a session later is told.
  */
 import { describe, expect, test } from "bun:test";

@@ -1,8 +1,9 @@
 /**
  * The page side of an action's effect watch (effects.ts). Installs the mutation observer in the page (bsk's isolated world) for the document of `node`, and the shadow roots
  * it sits in. It also notes the frame after the input: the first input event the page sees requests an animation
- * frame, so a settle that waits for a frame waits for the one that renders the input's consequences, not for one
- * requested later (which, with a frame already under way, costs a whole extra frame). Self-contained: it is sent as
+ * frame (and a later event of the input again, when a frame ran since), so a settle that waits for a frame waits for
+ * the one that renders the input's consequences, not for one requested later (which, with a frame already under way,
+ * costs a whole extra frame). Self-contained: it is sent as
  * source, inside actionability.ts's page call or on its own.
  */
 /** The probe's read (settle-read.ts READ_DOM_PROBE): the DOM changed, the input reached the document, it asked for a download. */
@@ -44,9 +45,9 @@ export function installDomProbe(node: Node, via?: Element | null, notice?: { bin
   doc.dispatchEvent(new Event("bsk-work-mark"));
   let seen = false;
   let ended = false;
-  // The frame after the input is asked for by the first input event the page sees, before the page's own handlers
-  // ask for theirs: its callback then runs ahead of them in that frame, and the task it posts once the whole frame
-  // (their changes included) is done.
+  // The frame after the input is asked for by an input event the page sees (the first, or a later one: onInput),
+  // before the page's own handlers ask for theirs: its callback then runs ahead of them in that frame, and the task it
+  // posts once the whole frame (their changes included) is done.
   let ticked = false;
   const tick = () => {
     if (ended) return;
