@@ -41,6 +41,10 @@ export const ERRORS = {
     exit: 12,
     hint: "The person did not allow this action here (Deny, no answer in time, or the page changed meanwhile); nothing was sent to the page. Do not retry it on your own: ask the person (bsk request-help --prompt '…') or report what you needed.",
   },
+  approval_required: {
+    exit: 13,
+    hint: "This action needs the person's Allow and could not be asked for here; nothing was sent to the page. See data.reason: re-observe, then act where the person can be asked.",
+  },
 } as const satisfies Record<string, { exit: number; hint: string }>;
 
 /**
@@ -71,6 +75,10 @@ export const BROWSER_TIMEOUT_HINT =
 
 /** Finer causes in `data.reason`, with a hint that beats the code's default. */
 export const REASON_HINTS: Record<string, string> = {
+  no_panel_here:
+    "The person is asked in the page itself, and this one (about:blank, data:) cannot show it: navigate to the site first (a navigation is not asked there), then act; the person is asked on that page.",
+  asks_now:
+    "The tab came to hold a site that asks first (the page navigated, or framed it) after the call was checked: re-observe, then run the call again; the person will be asked.",
   page_hidden:
     "The browser paints nothing in a hidden window: ask the person to show the session's window (bsk request-help --prompt '…'); snapshot, evaluate, click, fill, type and press work meanwhile.",
   agent_window_scope: "This tab is not the session's: use a tab it created (bsk tab create) or borrow one (bsk tab borrow).",

@@ -337,3 +337,103 @@ describe("session start --confirm-writes", () => {
     await w.ok(["session", "stop", s]);
   });
 });
+
+describe("a listed site framed by a page nobody listed", () => {
+  const bank = () => `http://localhost:${new URL(w.fixtures.url("/")).port}`;
+
+  /** A session on the unlisted page (127.0.0.1) whose iframe is the listed site (localhost), and the person's view. */
+  async function framed(): Promise<{ s: string; page: PersonPage; snap: string }> {
+    const s = await w.startSession();
+    const m = ++marker;
+    await w.ok(["navigate", w.fixtures.url(`/approval-framed.html?m=${m}`), "--session", s]);
+    const page = await PersonPage.find(w.browser.cdpPort!, `approval-framed.html?m=${m}`);
+    let snap = "";
+    await until("the framed site's controls in the snapshot", async () => {
+      snap = (await w.ok(["snapshot", "--session", s])).text as string;
+      return snap.includes("Pay now") && snap.includes("Send");
+    });
+    return { s, page, snap };
+  }
+
+  test("input into the listed frame waits for Allow, whatever way it goes in; denied, the site saw nothing", async () => {
+    await setList([bank()]);
+    const { s, page, snap } = await framed();
+    const frameRef = refIn(snap, "Bank");
+    // Every way in: a ref inside the frame (click, fill), a script in the frame or in the page around it, a point.
+    const box = await page.evaluate(`JSON.stringify(document.getElementById("bank").getBoundingClientRect())`);
+    const { left, top } = JSON.parse(box) as { left: number; top: number };
+    const attempts: [string[], string][] = [
+      [["click", refIn(snap, "Pay now")], "click button 'Pay now'"],
+      [["fill", refIn(snap, "Amount"), "9999"], "fill textbox 'Amount'"],
+      [["evaluate", "document.getElementById('send').click()", "--frame", frameRef], "run a script in the page"],
+      [["evaluate", "document.getElementById('bank').focus()"], "run a script in the page"],
+      [["click", "--x", String(Math.round(left + 20)), "--y", String(Math.round(top + 20))], "click"],
+      [["type", "9999"], "type 4 characters"],
+    ];
+    for (const [args, text] of attempts) {
+      const r = run(s, args);
+      const look = await asking(page, text);
+      expect(look!.panelText).toContain(bank());
+      await answer(page, "deny");
+      const err = await denied(r, "denied", "person");
+      expect(err.data.approval).toMatchObject({ cause: "ask_first_site", origin: bank() });
+      await page.waitOverlay("the panel gone", (o) => !o?.buttons.includes("allow"));
+    }
+    expect(await page.evaluate("framed")).toEqual([]);
+
+    // Allowed, the click lands in the frame; the page's own button, outside the listed frame, is asked too (the tab
+    // holds the listed site, and any frame of a page can take its input).
+    const clicking = run(s, ["click", refIn(snap, "Pay now")]);
+    await asking(page, "click button 'Pay now'");
+    await answer(page, "allow");
+    const done = await clicking;
+    expect(done.code, done.stdout).toBe(0);
+    expect(done.json.result.approval).toMatchObject({ decision: "allowed", origin: bank() });
+    await page.waitFor(`framed.length === 1`);
+    expect(await page.evaluate("framed")).toEqual(["pay"]);
+
+    // Reads are still not asked, and with the listed site off the list nothing is.
+    await w.ok(["snapshot", "--session", s, "--timeout", "5s"]);
+    await setList([]);
+    const plain = await run(s, ["click", refIn(snap, "Local"), "--timeout", "5s"]);
+    expect(plain.code, plain.stdout).toBe(0);
+    expect(plain.json.result.approval).toBeUndefined();
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+});
+
+describe("--confirm-writes on a page that cannot show the panel", () => {
+  test("about:blank: a script or input is refused (approval_required), nothing runs; navigating away is not asked", async () => {
+    await setList([]);
+    const s = await w.startSession(["--confirm-writes"]);
+    const target = w.fixtures.url(`/approval.html?m=${++marker}&by=script`);
+    for (const args of [
+      ["evaluate", `location.href = ${JSON.stringify(target)}`],
+      ["evaluate", "document.title"],
+      ["click", "--x", "10", "--y", "10"],
+      ["press", "Enter"],
+    ]) {
+      const r = await run(s, [...args, "--timeout", "5s"]);
+      expect(r.code, r.stdout).toBe(13);
+      expect(r.json.error).toMatchObject({
+        code: "approval_required",
+        data: { effect_state: "none", reason: "no_panel_here", cause: "confirm_writes" },
+      });
+      expect(r.json.error.hint).toContain("navigate to the site first");
+    }
+    expect((await w.ok(["tab", "list", "--session", s])).tabs.map((t: any) => t.url)).toEqual(["about:blank"]);
+    // A navigation away is not asked (nothing of a page is in the tab); on the site the person is asked.
+    const url = w.fixtures.url(`/approval.html?m=${++marker}`);
+    await w.ok(["navigate", url, "--session", s, "--timeout", "10s"]);
+    const page = await PersonPage.find(w.browser.cdpPort!, url.slice(url.indexOf("approval.html")));
+    const r = run(s, ["evaluate", "document.title"]);
+    await asking(page, "run a script in the page");
+    await answer(page, "allow");
+    const done = await r;
+    expect(done.code, done.stdout).toBe(0);
+    expect(done.json.result.approval).toMatchObject({ decision: "allowed", cause: "confirm_writes" });
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+});

@@ -30,6 +30,8 @@ export interface FrameInfo {
   /** The CDP session that owns the frame's document. */
   target: CdpTarget;
   url: string;
+  /** The document's security origin as the browser reports it ("null" for an opaque one); absent when it said none. */
+  origin?: string;
 }
 
 export interface World {
@@ -112,13 +114,19 @@ export function childSessionAlive(tabId: number, sessionId: string): boolean {
 }
 
 interface FrameTree {
-  frame: { id: string; parentId?: string; url: string; urlFragment?: string };
+  frame: { id: string; parentId?: string; url: string; urlFragment?: string; securityOrigin?: string };
   childFrames?: FrameTree[];
 }
 
 function flatten(tree: FrameTree, target: CdpTarget, out: Map<string, FrameInfo>): void {
   const f = tree.frame;
-  out.set(f.id, { frameId: f.id, ...(f.parentId ? { parentId: f.parentId } : {}), target, url: f.url + (f.urlFragment ?? "") });
+  out.set(f.id, {
+    frameId: f.id,
+    ...(f.parentId ? { parentId: f.parentId } : {}),
+    target,
+    url: f.url + (f.urlFragment ?? ""),
+    ...(f.securityOrigin ? { origin: f.securityOrigin } : {}),
+  });
   for (const c of tree.childFrames ?? []) flatten(c, target, out);
 }
 

@@ -14,6 +14,7 @@ import { endsTheCall, incidentError, promptEffect, watchIncidents } from "../fea
 import { assertOriginAllowed } from "../features/guard/origins.ts";
 import { approvalGate, errorWithApproval, withApproval } from "../features/approval/gate.ts";
 import { ASKED_EFFECTS } from "../../../protocol/approval.ts";
+import { checkBeforeInput } from "../session/input-mark.ts";
 
 type Handlers = { [M in ExtensionMethodName]: Handler<M> };
 
@@ -26,7 +27,8 @@ function wrap(method: ExtensionMethodName, handler: Handler<ExtensionMethodName>
       // normalizeUrl throws invalid_params for what is not a URL; the handler would say the same.
       assertOriginAllowed(session, normalizeUrl(p.url), p.tab_id);
     }
-    const approved = await approvalGate(method, params as Record<string, unknown>, session, ctx);
+    const { approved, recheck } = await approvalGate(method, params as Record<string, unknown>, session, ctx);
+    if (recheck) checkBeforeInput(session.session_id, recheck);
     if (!approved) return run(method, handler, params, ctx, session);
     try {
       return withApproval(await run(method, handler, params, ctx, session), approved.approval) as never;

@@ -29,6 +29,8 @@ interface Mark {
   sent: boolean;
   /** Held call (meta.hold): input waits for it; rejects when the call ends first. Cleared once it settles. */
   held?: Promise<void>;
+  /** Run right before input goes out; throws when it must not (features/approval/gate.ts recheck). */
+  check?: () => Promise<void>;
 }
 
 /** The one owner of call marks and the armed fault. */
@@ -80,6 +82,12 @@ export function beginMutation(sessionId: string, method: string, held?: Promise<
   };
 }
 
+/** The call in flight of the session must pass `check` each time right before its input goes out. */
+export function checkBeforeInput(sessionId: string, check: () => Promise<void>): void {
+  const mark = state.calls.get(sessionId);
+  if (mark) mark.check = check;
+}
+
 type Who = { tabId: number } | { sessionId: string };
 
 function markOf(who: Who): Mark | undefined {
@@ -103,6 +111,7 @@ export function faultPoint(mark: { method: string } | undefined, stage: FaultSta
 export async function sending<T>(who: Who, act: () => Promise<T>): Promise<T> {
   const mark = markOf(who);
   if (mark?.held) await mark.held;
+  if (mark?.check) await mark.check();
   faultPoint(mark, "before_dispatch");
   if (mark) mark.sent = true;
   const out = await act();

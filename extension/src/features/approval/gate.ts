@@ -11,7 +11,8 @@ import type { SessionState } from "../../session/settings.ts";
 import type { CallContext } from "../../shared/handler.ts";
 import { describeCall } from "./describe.ts";
 import { askPerson } from "./registry.ts";
-import { whyAsk } from "./sites.ts";
+import { type AskWhy, whyAsk } from "./sites.ts";
+import { INPUT_METHODS } from "../../page/prompt-state.ts";
 
 const ENDINGS: Record<Exclude<ApprovalRecord["decision"], "allowed">, string> = {
   denied: "the person denied it",
@@ -36,23 +37,59 @@ export interface Approved {
   release: () => void;
 }
 
-/** Null: the call need not ask. Otherwise the person allowed it (release once the call is done); else it throws. */
+export interface Gated {
+  /** The person allowed the call (release once it is done). */
+  approved?: Approved;
+  /**
+   * Not asked, but it could have been: run again right before the call's input goes out, it throws approval_required
+   * when the tab would ask now (a listed site's frame came in, the page went to a listed site meanwhile).
+   */
+  recheck?: () => Promise<void>;
+}
+
+/** Calls that put input or a script into the page's documents, and so into whichever of its frames takes it. */
+function reachesFrames(method: ExtensionMethodName, params: Record<string, unknown>): boolean {
+  return INPUT_METHODS.has(method) || method === "evaluate" || (method === "observe" && params.probe_hover === true);
+}
+
+/** The call must be asked, and the person cannot be asked for it there (or not before it would act). */
+function approvalRequired(method: ExtensionMethodName, tabId: number, why: AskWhy, reason: "no_panel_here" | "asks_now"): BskError {
+  const where = why.cause === "confirm_writes" ? "this session asks before every change" : `${why.origin ?? "this site"} asks first`;
+  const what =
+    reason === "no_panel_here"
+      ? `${where}, and this page (about:blank or another page of no site) cannot show the person's Allow`
+      : `${where}, and the tab came to hold it after the call was checked`;
+  return new BskError("approval_required", `${method} was not done: ${what}; nothing was sent to the page`, {
+    data: { effect_state: "none", tab_id: tabId, reason, cause: why.cause, ...(why.origin && { origin: why.origin }) },
+  });
+}
+
+/** Whether the call waits for the person, and if so that they allowed it; otherwise it throws. */
 export async function approvalGate(
   method: ExtensionMethodName,
   params: Record<string, unknown>,
   session: SessionState,
   ctx: CallContext,
-): Promise<Approved | null> {
+): Promise<Gated> {
   // A call that sends input only when asked to (observe without --probe-hover) is a read, and reads are not asked.
   const inputWhen = METHODS[method].inputWhen;
-  if (inputWhen !== undefined && params[inputWhen] !== true) return null;
+  if (inputWhen !== undefined && params[inputWhen] !== true) return {};
   const tabId = tabOf(method, params as { tab_id?: number }, session);
-  if (tabId === null) return null;
-  const why = await whyAsk(session, tabId);
-  if (!why) return null;
+  if (tabId === null) return {};
+  const frames = reachesFrames(method, params);
+  const why = await whyAsk(session, tabId, frames);
+  if (!why) {
+    return {
+      recheck: async () => {
+        const now = await whyAsk(session, tabId, frames);
+        if (now) throw approvalRequired(method, tabId, now, now.unshowable ? "no_panel_here" : "asks_now");
+      },
+    };
+  }
+  if (why.unshowable) throw approvalRequired(method, tabId, why, "no_panel_here");
   const text = await describeCall(method, params);
   const { record, release } = await askPerson({ tabId, text, ...why, callDeadline: ctx.deadline, signal: ctx.signal });
-  if (record.decision === "allowed") return { approval: record, release };
+  if (record.decision === "allowed") return { approved: { approval: record, release } };
   throw new BskError("approval_denied", `${method} was not done: ${ENDINGS[record.decision]} ("${text}")`, {
     data: { effect_state: "none", tab_id: tabId, approval: record },
   });

@@ -8,6 +8,7 @@ import { browser } from "wxt/browser";
 import { normalizeOrigin } from "../../../../protocol/origins.ts";
 import type { ApprovalRecord } from "../../../../protocol/approval.ts";
 import { LOCAL, type SessionState } from "../../session/settings.ts";
+import { listFrames } from "../../cdp/frames.ts";
 
 /**
  * What the person typed → the origin to list: `https://bank.example`, `bank.example` (https), or a page's whole
@@ -74,21 +75,51 @@ export function originOf(url: string | undefined): string | null {
   }
 }
 
+/** A page the overlay draws on, so the person can be asked there: a site's top-level page (its content script matches no other). */
+export function panelCanShow(url: string | undefined): boolean {
+  return /^(https?|file):/i.test(url ?? "");
+}
+
+export interface AskWhy extends Pick<ApprovalRecord, "cause" | "origin"> {
+  /** The person must be asked, but the tab's page cannot show the panel (about:blank, data:): the call is refused. */
+  unshowable?: true;
+}
+
 /**
- * Why a page-changing call on `tabId` must wait for the person, or null when it need not. With --confirm-writes a
- * tab showing no page of a site (about:blank, where a session starts; the overlay cannot be drawn there either)
- * is not asked: nothing of the person's is in it, and the call that leaves it for a site is the first one asked
- * after it.
+ * Why a page-changing call on `tabId` must wait for the person, or null when it need not. `reachesFrames`: the call puts
+ * input or a script into the page, which can land in any of its frames (the target's, the one under a point, one that
+ * takes focus), so a listed site framed by an unlisted page is asked for too; a navigation or a tab change is asked by
+ * the top-level origin alone. With --confirm-writes every page is asked; on one that cannot show the panel (about:blank,
+ * where a session starts) only calls that put nothing into it (a navigation away) pass unasked, and anything else is
+ * refused, since nobody can be asked there.
  */
-export async function whyAsk(session: SessionState, tabId: number): Promise<Pick<ApprovalRecord, "cause" | "origin"> | null> {
+export async function whyAsk(session: SessionState, tabId: number, reachesFrames: boolean): Promise<AskWhy | null> {
   // This runs before every page-changing call: nothing listed needs no look at the tab.
   const listed = session.confirm_writes ? [] : await askFirstList();
   if (!session.confirm_writes && listed?.length === 0) return null;
   const tab = await browser.tabs.get(tabId).catch(() => undefined);
   const origin = originOf(tab?.url) ?? undefined;
+  const unshowable = panelCanShow(tab?.url) ? {} : ({ unshowable: true } as const);
   if (session.confirm_writes) {
-    return /^(https?|file):/i.test(tab?.url ?? "") ? { cause: "confirm_writes", ...(origin && { origin }) } : null;
+    if (!unshowable.unshowable || reachesFrames) return { cause: "confirm_writes", ...(origin && { origin }), ...unshowable };
+    return null;
   }
-  if (listed === null) return { cause: "ask_first_site", ...(origin && { origin }) };
-  return origin && listed.includes(origin) ? { cause: "ask_first_site", origin } : null;
+  if (listed === null || (origin && listed.includes(origin))) return { cause: "ask_first_site", ...(origin && { origin }), ...unshowable };
+  if (!reachesFrames) return null;
+  const framed = await listedFrame(tabId, listed);
+  if (framed === null) return null;
+  return { cause: "ask_first_site", ...((framed || origin) && { origin: framed || origin }), ...unshowable };
+}
+
+/**
+ * The first listed origin among the tab's frames (out-of-process ones included), null when none is; "" when the
+ * frames cannot be read (authorization fails closed: the call is asked).
+ */
+async function listedFrame(tabId: number, listed: string[]): Promise<string | null> {
+  try {
+    const frames = await listFrames(tabId);
+    return frames.find((f) => f.origin !== undefined && listed.includes(f.origin))?.origin ?? null;
+  } catch {
+    return "";
+  }
 }
