@@ -41,6 +41,14 @@ export const ERRORS = {
     exit: 12,
     hint: "The person did not allow this action here (Deny, no answer in time, or the page changed meanwhile); nothing was sent to the page. Do not retry it on your own: ask the person (bsk request-help --prompt '…') or report what you needed.",
   },
+  input_diverted: {
+    exit: 14,
+    hint: "The page moved the focus while your keys went in, so bsk stopped: data says how many went to the target (delivered) and that the one sent as it moved may have gone elsewhere (data.focus). Re-observe; check both fields before typing the rest (into the field it moved to, by its own ref, only if that is what you meant).",
+  },
+  navigated_during_input: {
+    exit: 15,
+    hint: "The page navigated while your keys went in, so bsk stopped: data says how many went in before it. Re-observe the new page before typing anything more; do not retype on it blindly.",
+  },
   approval_required: {
     exit: 13,
     hint: "This action needs the person's Allow and could not be asked for here; nothing was sent to the page. See data.reason: re-observe, then act where the person can be asked.",

@@ -26,7 +26,10 @@ export const APP_VERSION: string = typeof BUILD_APP_VERSION !== "undefined" ? BU
  */
 /** 3.2: session start --isolated (session.open isolated, an incognito window); error code incognito_not_allowed. */
 /** 3.3: error code approval_denied; page-changing results may carry `approval` (protocol/approval.ts). */
-/** 3.4: error code approval_required (the person must be asked and cannot be, there or any longer). */
+/**
+ * 3.4: error codes approval_required (the person must be asked and cannot be, there or any longer), input_diverted and
+ * navigated_during_input (keys stopped when the focus or the document they were aimed at went away).
+ */
 export const PROTOCOL_VERSION = "3.4";
 export const DAEMON_NAME = "bsk-daemon";
 export const EXTENSION_CLIENT = "bsk-extension";

@@ -70,7 +70,20 @@ function readValueInPage(this: HTMLElement): string {
   const secret =
     (this instanceof HTMLInputElement && this.type === "password") ||
     /cc-number|cc-csc|one-time-code|current-password|new-password/.test(ac);
-  return JSON.stringify({ value, secret });
+  // Where the focus is now: a value that is not there, with the focus gone elsewhere, went elsewhere (aim.ts).
+  let a = this.ownerDocument.activeElement;
+  while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement;
+  let focus: [string, string] | null = null;
+  if (a !== this) {
+    focus = [a?.localName ?? "nothing", ""];
+    try {
+      if (a) focus = JSON.parse((globalThis as any).__bsk.describe(a));
+    } catch {
+      /* no runtime: the tag name says enough */
+    }
+    if (a && ["iframe", "frame", "object", "embed", "fencedframe", "portal"].includes(a.localName)) focus = ["frame", focus![1]];
+  }
+  return JSON.stringify({ value, secret, focus });
 }
 
 export function setValue(rt: Call, value: string, signal: AbortSignal): Promise<unknown> {

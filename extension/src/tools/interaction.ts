@@ -36,6 +36,7 @@ import { chordKeyUps, insertText, pressChord, typedKeyUps, typeText } from "../p
 import { keyByName, parseChord, type Modifier } from "../page/input/keys.ts";
 import { click, mousePosition, moveTo, press, release, wheel, type Button } from "../page/input/mouse.ts";
 import { atPoint } from "../page/input/point.ts";
+import { bindKeys, type Aim } from "../page/input/aim.ts";
 import { resolveTarget, resolveWith, tabOf } from "../cdp/refs/resolve.ts";
 import type { ResolvedTarget, TabAhead } from "../cdp/refs/target.ts";
 import { resolveTab } from "../session/sessions.ts";
@@ -153,11 +154,12 @@ async function clickOnCapture(
 async function keyboardTarget(
   p: { session_id: string; tab_id?: number; target?: string },
   signal: AbortSignal,
-): Promise<{ tabId: number; target: Acted; probe: DomProbe }> {
+): Promise<{ tabId: number; target: Acted; probe: DomProbe; aim: Aim | null; what: string }> {
   if (p.target === undefined) {
     // Arming the probe where the focus is changes nothing the page sees: it runs beside the tab's checks.
     const { tabId, value: pt } = await besideChecks(frontTabAhead(p), (id) => atPoint(id, null, null, signal));
-    return { tabId, target: null, probe: pt.world };
+    // Keys bound for a child frame's focus are not watched from here (aim.ts): that document is not this one.
+    return { tabId, target: null, probe: pt.world, aim: pt.keysInFrame ? null : pt.world, what: "the focused element" };
   }
   // Resolved, checked, armed and focused in one page round trip, beside the tab's checks.
   const { rt, at } = await resolveActionable(p.session_id, frontTabAhead(p), p.target, { enabled: true }, signal, {
@@ -166,7 +168,26 @@ async function keyboardTarget(
   });
   const focus = at.then as { now: boolean };
   if (!focus.now) throw notFocusable(rt);
-  return { tabId: rt.tabId, target: actedOn(rt), probe: probeOf(rt) };
+  return { tabId: rt.tabId, target: actedOn(rt), probe: probeOf(rt), aim: { target: rt.cdp, objectId: rt.objectId }, what: whatOf(rt) };
+}
+
+function fillDiverted(rt: ResolvedTarget, focus: [string, string], value: string): BskError {
+  const to = `${focus[0]}${focus[1] ? ` ${JSON.stringify(focus[1])}` : ""}`;
+  return new BskError(
+    "input_diverted",
+    `the focus left ${whatOf(rt)} for ${to} before the text went in: it went there, not into the field`,
+    {
+      data: {
+        tab_id: rt.tabId,
+        effect_state: "committed",
+        delivered: 0,
+        uncertain: [...value].length,
+        not_sent: 0,
+        total: [...value].length,
+        focus: { role: focus[0], name: focus[1], frame: focus[0] === "frame" },
+      },
+    },
+  );
 }
 
 function notFocusable(rt: ResolvedTarget): BskError {
@@ -352,17 +373,22 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
     const base = { tab_id: tabId, target: actedOn(rt), effect };
     if (effect.kind === "dialog") return { ...base, value_ok: false };
     // Absent when the field went away with its document.
-    const read = probe.read as { value: string; secret: boolean } | undefined;
+    const read = probe.read as { value: string; secret: boolean; focus: [string, string] | null } | undefined;
     if (!read) return { ...base, value_ok: false };
     const same = (a: string) => a.replace(/\u00a0/g, " ") === p.value.replace(/\u00a0/g, " ");
     if (same(read.value)) return { ...base, value_ok: true };
+    // The text went in as one edit wherever the focus was: not in the field, and the focus elsewhere, it went there.
+    if (typed && read.focus) throw fillDiverted(rt, read.focus, p.value);
     return { ...base, value_ok: false, actual: read.secret ? masked(read.value) : read.value.slice(0, 10_000) };
   },
 
   type: async (p, { signal }) => {
-    const { tabId, target, probe } = await keyboardTarget(p, signal);
+    const { tabId, target, probe, aim, what } = await keyboardTarget(p, signal);
     const ups = typedKeyUps(p.text);
-    const effect = await withEffect(tabId, probe, signal, () => typeText(tabId, p.text, p.delay_ms, signal), {
+    // Aimed at an element, keys stay on it; with none, anywhere in the focused document (a field may hand on to the next).
+    const chars = [...p.text].length;
+    const binding = aim && chars > 1 ? bindKeys(tabId, aim, what, "characters", chars, p.target === undefined) : undefined;
+    const effect = await withEffect(tabId, probe, signal, () => typeText(tabId, p.text, p.delay_ms, signal, binding), {
       verify: true,
       readAlong: ups === null ? undefined : { type: "keyup", count: ups },
     });
@@ -371,8 +397,10 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
 
   press: async (p, { signal }) => {
     const chord = parseChord(p.key);
-    const { tabId, target, probe } = await keyboardTarget(p, signal);
-    const effect = await withEffect(tabId, probe, signal, () => pressChord(tabId, chord, p.count, signal), {
+    const { tabId, target, probe, aim, what } = await keyboardTarget(p, signal);
+    // A key such as Tab moves the focus by itself: repeated presses stay bound to the document, not the element.
+    const binding = aim && p.count > 1 ? bindKeys(tabId, aim, what, "presses", p.count, true) : undefined;
+    const effect = await withEffect(tabId, probe, signal, () => pressChord(tabId, chord, p.count, signal, binding), {
       verify: true,
       readAlong: { type: "keyup", count: chordKeyUps(chord, p.count) },
     });

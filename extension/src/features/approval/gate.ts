@@ -13,6 +13,7 @@ import { describeCall } from "./describe.ts";
 import { askPerson } from "./registry.ts";
 import { type AskWhy, whyAsk } from "./sites.ts";
 import { INPUT_METHODS } from "../../page/prompt-state.ts";
+import { listFrames } from "../../cdp/frames.ts";
 
 const ENDINGS: Record<Exclude<ApprovalRecord["decision"], "allowed">, string> = {
   denied: "the person denied it",
@@ -76,7 +77,7 @@ export async function approvalGate(
   if (inputWhen !== undefined && params[inputWhen] !== true) return {};
   const tabId = tabOf(method, params as { tab_id?: number }, session);
   if (tabId === null) return {};
-  const frames = reachesFrames(method, params);
+  const frames = reachesFrames(method, params) ? () => listFrames(tabId).then((all) => all.map((f) => f.origin)) : undefined;
   const why = await whyAsk(session, tabId, frames);
   if (!why) {
     return {

@@ -8,7 +8,6 @@ import { browser } from "wxt/browser";
 import { normalizeOrigin } from "../../../../protocol/origins.ts";
 import type { ApprovalRecord } from "../../../../protocol/approval.ts";
 import { LOCAL, type SessionState } from "../../session/settings.ts";
-import { listFrames } from "../../cdp/frames.ts";
 
 /**
  * What the person typed → the origin to list: `https://bank.example`, `bank.example` (https), or a page's whole
@@ -86,14 +85,18 @@ export interface AskWhy extends Pick<ApprovalRecord, "cause" | "origin"> {
 }
 
 /**
- * Why a page-changing call on `tabId` must wait for the person, or null when it need not. `reachesFrames`: the call puts
- * input or a script into the page, which can land in any of its frames (the target's, the one under a point, one that
- * takes focus), so a listed site framed by an unlisted page is asked for too; a navigation or a tab change is asked by
- * the top-level origin alone. With --confirm-writes every page is asked; on one that cannot show the panel (about:blank,
- * where a session starts) only calls that put nothing into it (a navigation away) pass unasked, and anything else is
- * refused, since nobody can be asked there.
+ * Why a page-changing call on `tabId` must wait for the person, or null when it need not. `frameOrigins` (the origins
+ * of the tab's frames) is given for a call that puts input or a script into the page, which can land in any of its
+ * frames (the target's, the one under a point, one that takes focus): a listed site framed by an unlisted page is
+ * asked for too. A navigation or a tab change is asked by the top-level origin alone. With --confirm-writes every page
+ * is asked; on one that cannot show the panel (about:blank, where a session starts) only calls that put nothing into
+ * it (a navigation away) pass unasked, and anything else is refused, since nobody can be asked there.
  */
-export async function whyAsk(session: SessionState, tabId: number, reachesFrames: boolean): Promise<AskWhy | null> {
+export async function whyAsk(
+  session: SessionState,
+  tabId: number,
+  frameOrigins?: () => Promise<(string | undefined)[]>,
+): Promise<AskWhy | null> {
   // This runs before every page-changing call: nothing listed needs no look at the tab.
   const listed = session.confirm_writes ? [] : await askFirstList();
   if (!session.confirm_writes && listed?.length === 0) return null;
@@ -101,25 +104,16 @@ export async function whyAsk(session: SessionState, tabId: number, reachesFrames
   const origin = originOf(tab?.url) ?? undefined;
   const unshowable = panelCanShow(tab?.url) ? {} : ({ unshowable: true } as const);
   if (session.confirm_writes) {
-    if (!unshowable.unshowable || reachesFrames) return { cause: "confirm_writes", ...(origin && { origin }), ...unshowable };
+    if (!unshowable.unshowable || frameOrigins) return { cause: "confirm_writes", ...(origin && { origin }), ...unshowable };
     return null;
   }
   if (listed === null || (origin && listed.includes(origin))) return { cause: "ask_first_site", ...(origin && { origin }), ...unshowable };
-  if (!reachesFrames) return null;
-  const framed = await listedFrame(tabId, listed);
+  if (!frameOrigins) return null;
+  // Frames that cannot be read are asked for (authorization fails closed).
+  const framed = await frameOrigins().then(
+    (all) => all.find((o) => o !== undefined && listed.includes(o)) ?? null,
+    () => origin ?? "",
+  );
   if (framed === null) return null;
-  return { cause: "ask_first_site", ...((framed || origin) && { origin: framed || origin }), ...unshowable };
-}
-
-/**
- * The first listed origin among the tab's frames (out-of-process ones included), null when none is; "" when the
- * frames cannot be read (authorization fails closed: the call is asked).
- */
-async function listedFrame(tabId: number, listed: string[]): Promise<string | null> {
-  try {
-    const frames = await listFrames(tabId);
-    return frames.find((f) => f.origin !== undefined && listed.includes(f.origin))?.origin ?? null;
-  } catch {
-    return "";
-  }
+  return { cause: "ask_first_site", ...(framed && { origin: framed }), ...unshowable };
 }

@@ -14,16 +14,29 @@ function key(tabId: number, e: KeyEvent, signal?: AbortSignal): Promise<unknown>
   return send(tabId, "Input.dispatchKeyEvent", e, signal);
 }
 
+/** Keys bound to where they were aimed (aim.ts bindKeys). */
+export interface KeyBinding {
+  /** After a batch was delivered (`batches` of `total` so far): throws when the focus is no longer where aimed. */
+  after: (batches: number, signal?: AbortSignal) => Promise<void>;
+}
+
 /** How many keyup events pressing a chord `count` times gives the page (its last events: effects.ts readAlong). */
 export function chordKeyUps(chord: Chord, count = 1): number {
   return chordEvents(chord, { mac: isMac }).filter((e) => e.type === "keyUp").length * count;
 }
 
-/** Presses a chord `count` times. */
-export async function pressChord(tabId: number, chord: Chord, count = 1, signal?: AbortSignal): Promise<void> {
+/** Presses a chord `count` times; bound, each press after the first goes only once the focus is seen where aimed. */
+export async function pressChord(tabId: number, chord: Chord, count = 1, signal?: AbortSignal, binding?: KeyBinding): Promise<void> {
   const events = chordEvents(chord, { mac: isMac });
-  const sent: Promise<unknown>[] = [];
-  for (let i = 0; i < count; i++) for (const e of events) sent.push(key(tabId, e, signal));
+  let sent: Promise<unknown>[] = [];
+  for (let i = 0; i < count; i++) {
+    if (binding && i > 0) {
+      await Promise.all(sent);
+      sent = [];
+      await binding.after(i, signal);
+    }
+    for (const e of events) sent.push(key(tabId, e, signal));
+  }
   await Promise.all(sent);
 }
 
@@ -42,10 +55,20 @@ export function typedKeyUps(text: string): number | null {
   return byKeys ? ups : null;
 }
 
-/** Types text key by key; with a delay, one character at a time with that pause in between. */
-export async function typeText(tabId: number, text: string, delayMs: number, signal?: AbortSignal): Promise<void> {
+/**
+ * Types text key by key; with a delay, one character at a time with that pause in between. Bound (aim.ts), each
+ * character after the first goes only once the one before it was delivered and the focus was seen where aimed.
+ */
+export async function typeText(tabId: number, text: string, delayMs: number, signal?: AbortSignal, binding?: KeyBinding): Promise<void> {
   let batch: Promise<unknown>[] = [];
+  let typed = 0;
   for (const ch of text) {
+    if (binding && typed > 0) {
+      await Promise.all(batch);
+      batch = [];
+      await binding.after(typed, signal);
+    }
+    typed++;
     const events = charEvents(ch);
     if (events) for (const e of events) batch.push(key(tabId, e, signal));
     else batch.push(send(tabId, "Input.insertText", { text: ch }, signal));

@@ -19,7 +19,9 @@ function atPointInPage(installProbe: (n: Node, via?: Element | null) => void, x:
   if (x == null || y == null) {
     // Keys go to the focused element (or the body).
     installProbe(document, document.activeElement);
-    return JSON.stringify({ viewport: { width: innerWidth, height: innerHeight } });
+    const a = document.activeElement;
+    const inFrame = !!a && ["iframe", "frame", "object", "embed", "fencedframe", "portal"].includes(a.localName);
+    return JSON.stringify({ viewport: { width: innerWidth, height: innerHeight }, keysInFrame: inFrame });
   }
   if (x > innerWidth || y > innerHeight) return JSON.stringify({ viewport: { width: innerWidth, height: innerHeight }, outside: true });
   const hitAt = (px: number, py: number) => {
@@ -58,6 +60,8 @@ export interface AtPoint {
   world: PointWorld;
   viewport: { width: number; height: number };
   hit: { role: string; name: string } | null;
+  /** With no point (keys): the focus is in a child frame, so keys go into a document other than this one. */
+  keysInFrame?: boolean;
 }
 
 function outsideViewport(x: number, y: number, viewport: { width: number; height: number }): BskError {
@@ -81,7 +85,12 @@ export async function atPoint(tabId: number, x: number | null, y: number | null,
     );
     const v = JSON.parse(String(r.result?.value ?? "{}")) as Omit<AtPoint, "world"> & { outside?: boolean };
     if (v.outside) throw outsideViewport(x!, y!, v.viewport);
-    return { world: { target, contextId: world.contextId }, viewport: v.viewport ?? { width: 0, height: 0 }, hit: v.hit ?? null };
+    return {
+      world: { target, contextId: world.contextId },
+      viewport: v.viewport ?? { width: 0, height: 0 },
+      hit: v.hit ?? null,
+      ...(v.keysInFrame && { keysInFrame: true }),
+    };
   } catch (err) {
     if (retried || !isGoneError(err)) throw err;
     dropWorld(world);
