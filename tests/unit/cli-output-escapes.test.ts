@@ -4,6 +4,7 @@
  * output.ts for every formatter. --json stays exact.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import { progressLine } from "../../cli/call-progress.ts";
 import { printStreamed, render, writeStderr } from "../../cli/output.ts";
 import { visible } from "../../cli/visible-text.ts";
 import { BskError } from "../../protocol/errors.ts";
@@ -125,6 +126,10 @@ describe("lines printed directly", () => {
     expect(RAW.test(lines[0]!)).toBe(false);
     expect(lines[0]).toContain("\\u202eevil");
     expect(JSON.parse(lines[1]!).data.text).toBe(HOSTILE);
+  });
+
+  test("a progress note's label, drawn in place on stderr", () => {
+    expect(progressLine({ done: 2000, unit: "ms", label: HOSTILE })).toBe(`${SHOWN} 2s`);
   });
 
   test("stderr lines (doctor's, progress): escaped, then only our own colour added", () => {
