@@ -103,6 +103,16 @@ describe("human output shows control and bidi characters as escapes", () => {
     expect(visible("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u0085")).toBe("\\u061c\\u200e\\u200f\\u202a\\u202b\\u202c\\u202d\\u0085");
   });
 
+  test("long text is searched natively, for exactly the characters a short one is scanned for", () => {
+    const units = Array.from({ length: 0x10000 }, (_, c) => String.fromCharCode(c));
+    const acted = units.filter((ch) => visible(ch) !== ch);
+    expect(acted.length).toBe(30 + 1 + 32 + 1 + 2 + 5 + 4);
+    const pad = "x".repeat(4096);
+    for (const ch of acted) expect(visible(`${pad}${ch}${pad}`)).toBe(`${pad}${visible(ch)}${pad}`);
+    const rest = units.filter((ch) => visible(ch) === ch).join("");
+    expect(visible(rest)).toBe(rest);
+  });
+
   test("--json stays exact: the same characters come back when parsed", () => {
     const r = render({ ok: true, format: "tab.list", result: { tabs: [tab({})] } }, true);
     expect(JSON.parse(r.stdout!).result.tabs[0].title).toBe(HOSTILE);
