@@ -2,6 +2,8 @@
  * The daemon's call.progress notes (protocol/frames.ts) drawn as one line on stderr while a long call runs: only on
  * a terminal, never with --json, and wiped before the result is printed.
  */
+import { visible } from "./visible-text.ts";
+
 /** protocol/frames.ts CALL_PROGRESS, spelt out so the CLI does not load zod for it (a unit test checks they agree). */
 export const PROGRESS_EVENT = "call.progress";
 
@@ -15,7 +17,7 @@ function amount(n: number, unit: Unit): string {
 }
 
 export function progressLine(p: { done: number; total?: number; unit: Unit; label?: string }): string {
-  const label = p.label ?? "working";
+  const label = p.label === undefined ? "working" : visible(p.label);
   if (p.total === undefined || p.total <= 0) return `${label} ${amount(p.done, p.unit)}`;
   if (p.unit === "ms") return `${label} ${amount(p.done, p.unit)} of ${amount(p.total, p.unit)}`;
   const pct = Math.min(100, Math.floor((p.done / p.total) * 100));

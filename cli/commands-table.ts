@@ -74,8 +74,8 @@ const LOCAL: CommandSpec[] = [
       "Print the daemon's log ($BSK_HOME/logs/daemon.log) as readable lines (--json: the raw JSON lines); -f follows it. Works without a daemon.",
     local: "logs",
     run: async (c) => {
-      const { readableLogLine } = await import("./log-line.ts");
-      return (await import("./commands/logs.ts")).logs({ ...c, print: (l) => console.log(c.json ? l : readableLogLine(l)) });
+      const { printLogLine } = await import("./output.ts");
+      return (await import("./commands/logs.ts")).logs({ ...c, print: (l) => printLogLine(l, c.json) });
     },
     scope: "none",
     positionals: [],

@@ -31,7 +31,8 @@ export function effectText(e: any): string {
     case "dialog":
       return `→ dialog ${e.dialog?.type ?? "?"} ${q(e.dialog?.message)}`;
     case "download":
-      return `→ download ${e.download?.suggested_filename ?? e.download?.url ?? ""}${e.download?.id ? ` (kept as ${e.download.id}: bsk downloads save ${e.download.id} --out FILE)` : ""}`.trimEnd();
+      // The name can be the page's own `download` attribute: kept on this line.
+      return `→ download ${oneLine(e.download?.suggested_filename ?? e.download?.url ?? "")}${e.download?.id ? ` (kept as ${e.download.id}: bsk downloads save ${e.download.id} --out FILE)` : ""}`.trimEnd();
     case "browser_prompt":
       return `→ browser prompt ${promptLine(e.prompt)}${e.prompt?.pending ? " (waiting for the person: input fails with prompt_pending)" : " (answered)"}`;
     case "dom_changed":

@@ -8,6 +8,7 @@ import { type MethodFormatters, PAGE_FORMATTERS } from "./format-page.ts";
 import { eventLine, HISTORY_FORMATTERS } from "./format-history.ts";
 import { TRACE_FORMATTERS } from "./format-trace.ts";
 import { readableLogLine } from "./log-line.ts";
+import { visible } from "./visible-text.ts";
 
 export type Timings = Record<string, number>;
 
@@ -314,7 +315,8 @@ const FORMATTERS: Partial<Record<string, Formatter>> = {
 
 /**
  * An outline for results without a formatter: `key: value` lines, nested values indented below their key,
- * strings unquoted. Not YAML: nothing is escaped, and it is not meant to be parsed back.
+ * strings unquoted. Not YAML: nothing is quoted (render shows control characters as escapes, like all human
+ * output), and it is not meant to be parsed back.
  */
 export function toOutline(value: unknown, indent = ""): string {
   if (value === null || value === undefined) return `${indent}null`;
@@ -356,23 +358,32 @@ export function humanError(e: BskError, redactKeys: readonly string[] = []): str
 
 // ---------------------------------------------------------------- render + emit
 
+/**
+ * Human output is shown to a terminal: every line of it goes through `visible` here, whichever formatter made it, so
+ * page and agent text (titles, names, messages, hints quoting them) cannot drive the terminal. --json stays exact.
+ */
 export function render(o: Outcome, json: boolean): Rendered {
   if (!o.ok) {
     const exitCode = exitCodeFor(o.error.code);
     if (json) return { stdout: JSON.stringify(jsonError(o)), exitCode };
-    return { stderr: [humanError(o.error, o.redact), effectNote(o)].filter(Boolean).join("\n"), exitCode };
+    return { stderr: visible([humanError(o.error, o.redact), effectNote(o)].filter(Boolean).join("\n")), exitCode };
   }
   if (json && o.streamed) return { exitCode: 0 };
   const exitCode = o.exitCode ?? outcomeExitCode(o.format, o.result);
   if (json) return { stdout: JSON.stringify(o.jsonBody ?? jsonSuccess(o)), exitCode };
   const h = humanSuccess(o.format, o.result, o.params, o.redact);
   const stderr = [h.stderr, effectNote(o)].filter(Boolean).join("\n") || undefined;
-  return { stdout: h.stdout, stderr, exitCode };
+  return { stdout: visible(h.stdout), stderr: stderr && visible(stderr), exitCode };
 }
 
 /** One event of `events --follow`, printed as it arrives: a JSON object per line, or the human event line. */
 export function printStreamed(frame: { event: string; payload: unknown }, json: boolean): void {
-  if (frame.event === "session.event") console.log(json ? JSON.stringify(frame.payload) : eventLine(frame.payload));
+  if (frame.event === "session.event") console.log(json ? JSON.stringify(frame.payload) : visible(eventLine(frame.payload)));
+}
+
+/** A line of `bsk logs --follow` (the daemon's log, which quotes page and agent text): raw with --json. */
+export function printLogLine(line: string, json: boolean): void {
+  console.log(json ? line : visible(readableLogLine(line)));
 }
 
 /** Print a rendered outcome; returns its exit code. */
@@ -383,13 +394,15 @@ export function emit(r: Rendered): number {
 }
 
 /**
- * Lines for stderr, as written: only the `error:` and `warning:` words are coloured, and only on a terminal
- * (NO_COLOR turns colour off, FORCE_COLOR on). console.error would colour every line red.
+ * Lines for stderr, as written: control characters shown as escapes (`visible`), then only the `error:` and
+ * `warning:` words are coloured, and only on a terminal (NO_COLOR turns colour off, FORCE_COLOR on). console.error
+ * would colour every line red.
  */
 export function writeStderr(text: string): void {
   // Loaded here, not at the top: a call that prints nothing on stderr never pays for node:fs or node:tty.
   const { writeSync } = require("node:fs") as typeof import("node:fs");
-  writeSync(2, `${colourOn() ? paint(text) : text}\n`);
+  const shown = visible(text);
+  writeSync(2, `${colourOn() ? paint(shown) : shown}\n`);
 }
 
 export function paint(text: string): string {

@@ -1,6 +1,7 @@
 /** Renders the catalog and frames as JSON Schema files (path → text). Written by `npm run gen`. */
 import { z } from "zod";
 import { EFFECTS, METHOD_NAMES, METHODS } from "./catalog.ts";
+import type { MethodDef } from "./define.ts";
 import { EVENTS } from "./events.ts";
 import { CALL_PROGRESS, CallProgress, EventFrame, RequestFrame, ResponseFrame } from "./frames.ts";
 import { RecordTrace, TRACE_VERSION } from "./trace.ts";
@@ -11,6 +12,14 @@ const DRAFT = "https://json-schema.org/draft/2020-12/schema";
 function schema(t: z.ZodType, io: "input" | "output") {
   const { $schema: _, ...rest } = z.toJSONSchema(t, { io, unrepresentable: "any" }) as Record<string, unknown>;
   return rest;
+}
+
+/**
+ * A method's params as JSON Schema, closed: a param the method does not take is not allowed
+ * (`additionalProperties: false`), as the MCP server enforces for its tools (cli/mcp/server.ts).
+ */
+export function paramsJsonSchema(def: Pick<MethodDef, "params">): Record<string, unknown> {
+  return { ...schema(def.params(), "input"), additionalProperties: false };
 }
 
 function text(value: unknown): string {
@@ -31,7 +40,7 @@ export function renderSchemas(): Record<string, string> {
       "x-scope": def.scope,
       ...(def.cli ? { "x-cli": `bsk ${def.cli.words.join(" ")}` } : {}),
       properties: {
-        params: schema(def.params(), "input"),
+        params: paramsJsonSchema(def),
         result: schema(def.result(), "output"),
       },
     });

@@ -72,12 +72,14 @@ export class McpBridge {
         }),
       );
     }
-    const hidden = (tool.def.mcp?.hidden ?? []).filter((p) => Object.hasOwn(args, p));
-    if (hidden.length) {
-      const list = hidden.join(", ");
+    // Its schema is closed: an argument it does not list (a typo, a param the server sets itself) is refused, not dropped.
+    const unknown = Object.keys(args).filter((p) => !Object.hasOwn(tool.inputSchema.properties, p));
+    if (unknown.length) {
+      const list = unknown.join(", ");
       return toolError(
         new BskError("invalid_params", `${name} does not take ${list}`, {
           hint: `Leave out ${list}: the tool's input schema lists what it takes.`,
+          data: { params: unknown },
         }),
         tool,
       );

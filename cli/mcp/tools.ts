@@ -1,13 +1,14 @@
 /**
  * The catalog as MCP tools: every agent-facing method with a CLI shape becomes a tool named after the method
- * (`tab.list` → `tab_list`), with the method's description, its params schema as JSON Schema (`z.toJSONSchema`,
- * input side) and annotations from its effect class. Nothing here is written twice: a new catalog method is a new tool.
+ * (`tab.list` → `tab_list`), with the method's description, its params schema as JSON Schema (closed: nothing but
+ * its properties, which server.ts enforces) and annotations from its effect class. Nothing here is written twice:
+ * a new catalog method is a new tool.
  * Where the tool takes other params than the wire, the catalog says so: file params (MethodDef.transfer, fileResult,
  * jsonFile) are paths this server reads and writes, and MethodDef.mcp hides the params the server fills or cannot carry.
  */
-import { z } from "zod";
 import { EFFECTS, METHOD_NAMES, METHODS, type MethodName } from "../../protocol/catalog.ts";
 import { type CliShape, type Effect, flagParam, type MethodDef } from "../../protocol/define.ts";
+import { paramsJsonSchema } from "../../protocol/json-schema.ts";
 
 export interface JsonSchemaObject {
   type: "object";
@@ -172,7 +173,7 @@ function fileParams(def: MethodDef, properties: Record<string, object>): void {
 
 export function inputSchemaFor(method: MethodName, reword: (s: string) => string = (s) => s): JsonSchemaObject {
   const def = METHODS[method] as MethodDef;
-  const schema = tidy(z.toJSONSchema(def.params(), { io: "input", unrepresentable: "any" }), reword) as JsonSchemaObject;
+  const schema = tidy(paramsJsonSchema(def), reword) as JsonSchemaObject;
   schema.properties ??= {};
   for (const hidden of def.mcp?.hidden ?? []) {
     delete schema.properties[hidden];

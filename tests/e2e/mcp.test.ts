@@ -6,6 +6,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fixtureBytes } from "../../scripts/fixture-server.ts";
 import { CORE_TOOLS } from "../../cli/mcp/profiles.ts";
+import { minimalArgs } from "../mcp-args.ts";
 import { BSK, until, useWorld, type World } from "./harness.ts";
 
 let w: World;
@@ -376,6 +377,34 @@ describe("bsk mcp", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
+
+  test("attack: every tool refuses an argument it does not take, by name, and runs nothing", async () => {
+    const s = await w.startSession();
+    const { client } = await connect();
+    try {
+      const seen = async () => ({
+        sessions: (await w.ok(["session", "list"])).sessions.map((x: any) => `${x.session_id} ${x.state}`).sort(),
+        tabs: (await w.ok(["tab", "list", "--session", s])).tabs.map((t: any) => `${t.tab_id} ${t.url}`),
+        ops: (await w.ok(["ops", "--limit", "1"])).total,
+      });
+      const before = await seen();
+      const { tools } = await client.listTools();
+      expect(tools.length).toBeGreaterThan(50);
+      for (const tool of tools) {
+        const args = { ...minimalArgs(tool.inputSchema, { session_id: s }), bogus_arg: 1 };
+        const r = await client.callTool({ name: tool.name, arguments: args });
+        expect({ tool: tool.name, isError: r.isError, error: (r.structuredContent as any)?.error }).toMatchObject({
+          tool: tool.name,
+          isError: true,
+          error: { code: "invalid_params", message: `${tool.name} does not take bogus_arg` },
+        });
+      }
+      expect(await seen()).toEqual(before);
+    } finally {
+      await client.close();
+      await w.bsk(["session", "stop", s]);
+    }
+  });
 
   test("a killed server's sessions end too (the daemon watches its pid)", async () => {
     const { client, transport } = await connect();

@@ -7,6 +7,8 @@ import { EFFECTS, METHOD_NAMES, METHODS } from "../../protocol/catalog.ts";
 import { type CliShape, flagParam, type MethodDef } from "../../protocol/define.ts";
 import { BskError } from "../../protocol/errors.ts";
 import { homePaths } from "../../shared/home.ts";
+import { minimalArgs } from "../mcp-args.ts";
+import { fakeDaemon } from "./cli-fake-daemon.ts";
 import { instructions } from "../../cli/mcp/instructions.ts";
 import { toolError, toolResult } from "../../cli/mcp/results.ts";
 import { McpBridge, timeoutFor } from "../../cli/mcp/server.ts";
@@ -124,6 +126,37 @@ describe("catalog → tools", () => {
       expect(r.structuredContent).toMatchObject({
         error: { code: "invalid_params", message: `${name} does not take ${Object.keys(args).at(-1)}` },
       });
+    }
+  });
+
+  test("every tool's input schema is closed: an argument it does not list is not valid", () => {
+    const ajv = new Ajv2020({ strict: false });
+    for (const t of tools) {
+      expect({ tool: t.name, additionalProperties: t.inputSchema.additionalProperties }).toEqual({
+        tool: t.name,
+        additionalProperties: false,
+      });
+      expect(ajv.compile(t.inputSchema)({ ...minimalArgs(t.inputSchema), bogus_arg: 1 })).toBe(false);
+    }
+  });
+
+  test("attack: an argument a tool does not take is refused by name, and nothing reaches the daemon", async () => {
+    const daemon = fakeDaemon(() => ({ result: { session_id: "s1", tabs: [], sessions: [] } }));
+    try {
+      const bridge = new McpBridge(daemon.paths, { BSK_AUTO_START: "0" });
+      const outcomes = [];
+      for (const t of tools) {
+        const r = await bridge.callTool(t.name, { ...minimalArgs(t.inputSchema), bogus_arg: 1 });
+        const error = (r.structuredContent as { error?: { code: string; message: string; hint: string } } | undefined)?.error;
+        outcomes.push({ tool: t.name, code: error?.code, message: error?.message, hint: error?.hint });
+      }
+      expect(daemon.frames.map((f) => f.method)).toEqual([]);
+      const hint = "Leave out bogus_arg: the tool's input schema lists what it takes.";
+      expect(outcomes).toEqual(
+        tools.map((t) => ({ tool: t.name, code: "invalid_params", message: `${t.name} does not take bogus_arg`, hint })),
+      );
+    } finally {
+      daemon.stop();
     }
   });
 

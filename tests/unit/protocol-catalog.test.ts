@@ -110,6 +110,17 @@ describe("generated JSON Schemas", () => {
     expect(Object.keys(onDisk).sort()).toEqual(Object.keys(expected).sort());
     for (const [path, text] of Object.entries(expected)) expect(onDisk[path]).toBe(text);
   });
+
+  test("every method's params schema is closed: a param it does not list is not allowed", () => {
+    for (const name of METHOD_NAMES) {
+      const params = JSON.parse(SCHEMAS[`methods/${name}.json`]!).properties.params;
+      expect({ name, type: params.type, additionalProperties: params.additionalProperties }).toEqual({
+        name,
+        type: "object",
+        additionalProperties: false,
+      });
+    }
+  });
 });
 
 describe("errors", () => {
