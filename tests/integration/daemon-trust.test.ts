@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { LABELS, normalizeCode, randomBase64url, toBase64url, transcript, xorBytes } from "../../protocol/trust.ts";
-import { PROTOCOL_VERSION } from "../../protocol/version.ts";
+import { APP_VERSION, PROTOCOL_VERSION } from "../../protocol/version.ts";
 import { MAX_TRIES } from "../../daemon/trust/pairing-codes.ts";
 import { pairingKeyBytes } from "../../daemon/trust/proofs.ts";
 import { removeHome, startDaemon, startSession, type TestDaemon } from "./harness.ts";
@@ -35,6 +35,39 @@ describe("a peer without the secret", () => {
     const start = await c.request("session.start", { focus: false }, { timeout_ms: 400 });
     expect(start.error?.code).toBe("no_browser_connected");
     expect(intruder.requests.all).toEqual([]);
+  });
+
+  test("attack: a forged Origin learns no name, version, protocol or key id before it proves the secret", async () => {
+    // A second extension can set Origin: chrome-extension://<bsk's id> (declarativeNetRequest): the upgrade is
+    // accepted, so every answer before the proof must be free of what identifies this install or its release.
+    const { key_id } = (await (await d.client()).call("system.status")).daemon;
+    const heard: string[] = [];
+    const probe = async () => {
+      const p = await Peer.connect({ port: d.port, label: "forged" });
+      p.ws.addEventListener("message", (e) => heard.push(String(e.data)));
+      return p;
+    };
+    const current = await probe();
+    const hello = await current.request("system.hello", { protocol_version: PROTOCOL_VERSION, nonce: randomBase64url(32) });
+    expect(Object.keys(hello.result).sort()).toEqual(["nonce", "proof"]);
+    const wrongProof = await probe();
+    expect((await wrongProof.handshake()).error?.data?.reason).toBe("untrusted_extension");
+    // Another protocol major is not judged before the proof: the answer is the same two fields.
+    const other = await probe();
+    const oldHello = await other.request("system.hello", { protocol_version: "1.0", nonce: randomBase64url(32) });
+    expect(Object.keys(oldHello.result).sort()).toEqual(["nonce", "proof"]);
+    const early = await probe();
+    expect((await early.request("system.handshake", { protocol_version: "1.0", proof: "x" })).error?.code).toBe("protocol_error");
+    const pairing = await probe();
+    expect((await pairing.request("system.pair_begin", { protocol_version: "1.0", nonce: randomBase64url(32) })).error?.code).toBe(
+      "not_found",
+    );
+    for (const p of [current, wrongProof, other, early, pairing]) p.close();
+    expect(heard.length).toBeGreaterThanOrEqual(6);
+    const told = heard.join("\n");
+    for (const secretOf of ["bsk-daemon", `"${PROTOCOL_VERSION}"`, `"${APP_VERSION}"`, key_id]) expect(told).not.toContain(secretOf);
+    for (const field of ["server", "version", "protocol_version", "daemon_version", "daemon_protocol", "key_id"])
+      expect(told).not.toContain(`"${field}"`);
   });
 
   test("the daemon proves the secret in its hello, for the port the extension dialed", async () => {
