@@ -4,15 +4,16 @@
  * Behind a reverse proxy (no TLS here, loopback only) the peer is the last address the proxy added to
  * X-Forwarded-For; a direct peer's own headers are never believed.
  */
+import { BskError, toErrorBody } from "../../protocol/errors.ts";
 import { AUTHORIZE_PATH, REMOTE_LINK_PATH } from "../../protocol/remote.ts";
 import type { AllowList } from "../../shared/allow-list.ts";
 import { isLoopbackAddress } from "../gateway-policy.ts";
-import type { PeerLimiter } from "./limits.ts";
+import type { PeerLimiter, Verdict } from "./limits.ts";
 import type { ServerMode } from "./server-options.ts";
 
 export type RemoteRoute =
   | { kind: "response"; response: Response; refused?: string }
-  | { kind: "authorize"; extensionId: string }
+  | { kind: "authorize"; extensionId: string; peer: string }
   | { kind: "link"; extensionId: string };
 
 const ORIGIN = /^chrome-extension:\/\/([a-p]{32})$/;
@@ -45,17 +46,9 @@ export function remoteRequest(
   if (!authorize && url.pathname !== REMOTE_LINK_PATH) return { kind: "response", response: new Response("not found\n", { status: 404 }) };
   if (url.search !== "" || req.url.includes("?"))
     return refuse(403, "query_string", "query strings are refused (a code or credential never travels in a URL)");
-  const verdict = remote.limiter.take(authorize ? "authorize" : "link", peerOf(req, address, remote.mode));
-  if (!verdict.ok) {
-    return refuse(
-      verdict.status,
-      verdict.reason,
-      verdict.reason === "busy" ? "the server is busy; try again shortly" : "too many requests; slow down",
-      {
-        "retry-after": String(verdict.retryAfterS),
-      },
-    );
-  }
+  const peer = peerOf(req, address, remote.mode);
+  const verdict = remote.limiter.take(authorize ? "authorize" : "link", peer);
+  if (!verdict.ok) return { kind: "response", refused: verdict.reason, response: limited(verdict) };
   const m = ORIGIN.exec(req.headers.get("origin") ?? "");
   if (!m) return refuse(403, "bad_origin", "origin must be chrome-extension://<allowed id>");
   if (!allowList.has(m[1]!))
@@ -64,7 +57,20 @@ export function remoteRequest(
   // allowed extension's origin is answered, and only for POST with these headers.
   if (authorize && req.method === "OPTIONS")
     return { kind: "response", response: new Response(null, { status: 204, headers: corsHeaders(m[0]!) }) };
-  return { kind: authorize ? "authorize" : "link", extensionId: m[1]! };
+  return authorize ? { kind: "authorize", extensionId: m[1]!, peer } : { kind: "link", extensionId: m[1]! };
+}
+
+/** 429 or 503 with Retry-After, and the error as authorize answers it (JSON with a code and a hint). */
+function limited(verdict: Extract<Verdict, { ok: false }>): Response {
+  const data = { reason: verdict.reason === "busy" ? "server_busy" : "rate_limited", retry_after_ms: verdict.retryAfterS * 1000 };
+  const error =
+    verdict.reason === "busy"
+      ? new BskError("timeout", "the server is busy; try again shortly", { data })
+      : new BskError("permission_denied", "too many requests from this address; slow down", { data });
+  return new Response(JSON.stringify({ ok: false, error: toErrorBody(error) }), {
+    status: verdict.status,
+    headers: { "content-type": "application/json", "cache-control": "no-store", "retry-after": String(verdict.retryAfterS) },
+  });
 }
 
 /** What an allowed extension's cross-origin authorize request needs from the answer. */

@@ -32,13 +32,15 @@ export interface TrustDeps {
 export interface LinkTrust {
   /** The gateway's port, as the extension dialed it (part of every transcript). */
   port: number;
+  /** The peer's address: pairing tries are limited per address (trust/pairing-codes.ts). */
+  peer?: string;
   hello?: Nonces;
   /** A remote link's hello: the device, the generation it proves, and the nonces. */
   device?: { id: string; generation: number; key: Uint8Array; nonces: RemoteNonces };
   /** Set once a remote link's proof checked out: the device it is. */
   deviceId?: string;
   /** A pairing try in progress (one per link): the code's key and how to report its outcome. */
-  pairing?: { key: Uint8Array; nonces: Nonces; triesLeft: number; done(paired: boolean): void };
+  pairing?: { key: Uint8Array; nonces: Nonces; nextTryInMs: number; done(paired: boolean): void };
 }
 
 export const TRUST_CLOSE = {
@@ -135,7 +137,7 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
       const p = parse("system.pair_begin", frame);
       if (!p.ok) return refuse(ws, frame.id, p.err);
       if (t.hello || t.pairing) return refuse(ws, frame.id, new BskError("protocol_error", "this link has already said hello"));
-      const attempt = deps.pairing.begin();
+      const attempt = deps.pairing.begin(t.peer ?? "unknown");
       if (!attempt.ok) {
         const rateLimited = attempt.reason === "pairing_rate_limited";
         deps.log.warn(rateLimited ? "pairing refused: too many tries" : "pairing refused: no pending code", {
@@ -150,7 +152,7 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
       t.pairing = {
         key,
         done: attempt.done,
-        triesLeft: attempt.triesLeft,
+        nextTryInMs: attempt.nextTryInMs,
         nonces: { port: t.port, nonceE: p.params.nonce, nonceD: randomBase64url(NONCE_BYTES) },
       };
       send(ws, {
@@ -169,10 +171,10 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
       if (!paired) {
         deps.log.warn("pairing refused: the extension did not prove the code", {
           extension: ws.data.extensionId,
-          tries_left: pairing.triesLeft,
+          next_try_in_ms: pairing.nextTryInMs,
         });
         const err = new BskError("permission_denied", "the pairing code did not match", {
-          data: { reason: "pairing_failed", tries_left: pairing.triesLeft },
+          data: { reason: "pairing_failed", retry_after_ms: pairing.nextTryInMs },
         });
         return refuse(ws, frame.id, err, {
           code: TRUST_CLOSE.pairingFailed,
