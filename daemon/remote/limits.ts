@@ -35,21 +35,27 @@ export function readLimits(configFile: string): RemoteLimits {
 }
 
 /**
- * What a peer is counted as: an IPv4 address (also IPv4-mapped IPv6) as itself, an IPv6 address by its /64 (one
- * host is usually given a whole /64, and could rotate through it), anything else as it is.
+ * One spelling per address, for comparing them: IPv4 (also IPv4-mapped IPv6) as dotted quads, IPv6 as its eight groups
+ * without leading zeros. Anything else (not an address) lower-cased as it is.
  */
-export function peerKey(address: string): string {
-  const a = address.toLowerCase();
+export function canonicalAddress(address: string): string {
+  const a = address.trim().toLowerCase();
   if (a.startsWith("::ffff:") && a.includes(".")) return a.slice(7);
   if (!a.includes(":")) return a;
   const [head = "", tail = ""] = a.split("::", 2);
   const left = head ? head.split(":") : [];
   const right = a.includes("::") && tail ? tail.split(":") : [];
   const groups = a.includes("::") ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right] : left;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, ""))
-    .join(":")}::/64`;
+  return groups.map((g) => g.replace(/^0+(?=.)/, "")).join(":");
+}
+
+/**
+ * What a peer is counted as: an IPv4 address as itself, an IPv6 address by its /64 (one host is usually given a whole
+ * /64, and could rotate through it).
+ */
+export function peerKey(address: string): string {
+  const a = canonicalAddress(address);
+  return a.includes(":") ? `${a.split(":").slice(0, 4).join(":")}::/64` : a;
 }
 
 interface Bucket {

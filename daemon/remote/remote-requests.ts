@@ -1,14 +1,14 @@
 /**
  * What a server-mode daemon does with an HTTP request before anything else: only /extension (a WebSocket upgrade) and
  * /extension/authorize exist, with no query string, from an allowed extension's Origin, within the peer's rate limit.
- * Behind a reverse proxy (no TLS here, loopback only) the peer is the last address the proxy added to
- * X-Forwarded-For; a direct peer's own headers are never believed.
+ * Behind a reverse proxy the peer is read from X-Forwarded-For, but only on a request that came from a trusted proxy's
+ * address (`--trusted-proxy`; `peerOf`); any other peer's headers are never believed.
  */
 import { BskError, toErrorBody } from "../../protocol/errors.ts";
 import { AUTHORIZE_PATH, REMOTE_LINK_PATH } from "../../protocol/remote.ts";
 import type { AllowList } from "../../shared/allow-list.ts";
-import { isLoopbackAddress } from "../gateway-policy.ts";
-import type { PeerLimiter, Verdict } from "./limits.ts";
+import { isIP } from "node:net";
+import { canonicalAddress, type PeerLimiter, type Verdict } from "./limits.ts";
 import type { ServerMode } from "./server-options.ts";
 
 export type RemoteRoute =
@@ -22,12 +22,23 @@ function refuse(status: number, reason: string, text: string, headers: Record<st
   return { kind: "response", refused: reason, response: new Response(`${text}\n`, { status, headers }) };
 }
 
-export function peerOf(req: Request, address: string | undefined, mode: ServerMode): string {
+/**
+ * The address a request counts against. The first hop unless it is a trusted proxy (`--trusted-proxy`); then
+ * X-Forwarded-For is read from the right, past the trusted proxies in it, and the first entry that is not one is the
+ * peer: only a trusted proxy appends, so what is left of that entry the client may have written itself. An entry that
+ * is not an IP address names nobody: the proxy's own address counts instead.
+ */
+export function peerOf(req: Request, address: string | undefined, mode: Pick<ServerMode, "trustedProxies">): string {
   const direct = address ?? "unknown";
-  if (mode.tls || !isLoopbackAddress(direct)) return direct;
-  const forwarded = req.headers.get("x-forwarded-for");
-  const last = forwarded?.split(",").pop()?.trim();
-  return last && last.length <= 64 ? last : direct;
+  const trusted = (a: string) => mode.trustedProxies.includes(canonicalAddress(a));
+  if (!trusted(direct)) return direct;
+  const hops = (req.headers.get("x-forwarded-for") ?? "").split(",").map((h) => h.trim());
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = hops[i]!;
+    if (isIP(hop) && trusted(hop)) continue;
+    return isIP(hop) ? hop : direct;
+  }
+  return direct;
 }
 
 export function remoteRequest(
