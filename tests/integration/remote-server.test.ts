@@ -376,6 +376,15 @@ describe("server mode over TLS", () => {
     expect(local).not.toBeNull();
     const hello = await local!.request("system.hello", { protocol_version: "3.1", nonce: "d".repeat(43) });
     expect(hello.error).toMatchObject({ code: "permission_denied", data: { reason: "device_not_paired" } });
+    // Attack: another major from a device nobody paired is not told the server's versions either.
+    const probe = await Peer.connect({
+      port: s.port,
+      remote: { url: s.url, ca: chain.caPem, authority: s.authority, device: undefined as never },
+    });
+    const old = await probe.request("system.hello", { protocol_version: "1.0", nonce: "d".repeat(43), device_id: "dev_0", generation: 1 });
+    expect(old.error).toMatchObject({ code: "permission_denied", data: { reason: "device_not_paired" } });
+    expect(JSON.stringify(old)).not.toMatch(/bsk-daemon|daemon_version|daemon_protocol|protocol_version/);
+    probe.close();
     const foreign = await step({ ...s.target, origin: "https://evil.example" }, "pair-begin", { nonce: "e".repeat(43) });
     expect(foreign.status).toBe(403);
     const plain = await fetch(`http://localhost:${s.port}/extension/authorize`, { method: "POST" }).catch((e: Error) => e);
