@@ -41,6 +41,12 @@ const LOCAL: CommandSpec[] = [
         description: "Server mode: PEM certificate for the public URL's host (reloaded on SIGHUP)",
       },
       "tls-key": { param: "tls_key", type: "string", description: "Server mode: PEM private key of --tls-cert" },
+      "trusted-proxy": {
+        param: "trusted_proxy",
+        type: "string",
+        description:
+          "Server mode: the reverse proxy's address(es), comma-separated; X-Forwarded-For is believed only from these (default: none, the first hop is the peer)",
+      },
     },
     examples: [
       "bsk daemon start",

@@ -124,6 +124,16 @@ export function handleExtensionFrame(ws: Ws, text: string, deps: LinkDeps): void
 /** Runs once the extension has proven the secret (trust/link-trust.ts). */
 function handshake(ws: Ws, frame: RequestFrame, deps: LinkDeps): void {
   const { log, config } = deps;
+  // The version rule first, before the params' shape: another major's handshake may be shaped otherwise, and its
+  // extension is still told which side to update (the first thing a proven link hears about versions).
+  const theirs = (frame.params as { protocol_version?: unknown } | undefined)?.protocol_version;
+  const compat = checkCompatibility(PROTOCOL_VERSION, theirs);
+  if (!compat.ok) {
+    log.warn("extension refused: protocol version", { extension_protocol: theirs, daemon_protocol: PROTOCOL_VERSION });
+    reject(ws, frame.id, versionRefusal(String(theirs)));
+    ws.close(CLOSE.versionTooOld, "version_too_old");
+    return;
+  }
   const parsed = METHODS["system.handshake"].params().safeParse(frame.params ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -134,13 +144,6 @@ function handshake(ws: Ws, frame: RequestFrame, deps: LinkDeps): void {
     );
   }
   const p = parsed.data;
-  const compat = checkCompatibility(PROTOCOL_VERSION, p.protocol_version);
-  if (!compat.ok) {
-    log.warn("extension refused: protocol version", { extension_protocol: p.protocol_version, daemon_protocol: PROTOCOL_VERSION });
-    reject(ws, frame.id, versionRefusal(p.protocol_version));
-    ws.close(CLOSE.versionTooOld, "version_too_old");
-    return;
-  }
   if (ws.data.handshakeTimer) clearTimeout(ws.data.handshakeTimer);
   const { conn, replaced } = deps.browsers.add(
     ws,

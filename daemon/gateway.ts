@@ -59,7 +59,7 @@ export function startGateway(deps: GatewayDeps): Gateway {
           return r.response;
         }
         if (r.kind === "authorize") {
-          const res = await remote.authorizer.handle(req, r.extensionId);
+          const res = await remote.authorizer.handle(req, r.extensionId, r.peer);
           for (const [k, v] of Object.entries(corsHeaders(`chrome-extension://${r.extensionId}`))) res.headers.set(k, v);
           return res;
         }
@@ -79,7 +79,11 @@ export function startGateway(deps: GatewayDeps): Gateway {
         return new Response(`${decision.reason}\n`, { status: decision.status });
       }
       if (stopping) return new Response("daemon is stopping\n", { status: 503 });
-      const data: LinkState = { extensionId: decision.extensionId, openedAt: performance.now(), trust: { port: srv.port ?? config.port } };
+      const data: LinkState = {
+        extensionId: decision.extensionId,
+        openedAt: performance.now(),
+        trust: { port: srv.port ?? config.port, peer: srv.requestIP(req)?.address },
+      };
       if (srv.upgrade(req, { data })) return undefined;
       return new Response("expected a WebSocket upgrade\n", { status: 426 });
     },

@@ -227,6 +227,10 @@ function remoteParts(config: DaemonConfig, mode: ServerMode, secret: InstallSecr
   });
   const pairing = new PairingCodes(config.pairingTtlMs, config.pairingIntervalMs);
   const authorizer = new Authorizer({ authority: mode.authority, keyId: secret.keyId, devices, pairing, log });
+  if (!mode.tls && mode.trustedProxies.length === 0)
+    log.warn("no --trusted-proxy: X-Forwarded-For is ignored, so behind a proxy every client shares the proxy's per-peer limits", {
+      hint: "Give the address the proxy connects from (docs/remote.md).",
+    });
   return {
     pairing,
     devices,

@@ -59,14 +59,14 @@ export const ENV_VARS: EnvVar[] = [
     name: "BSK_PAIRING_TTL_MS",
     default: "300000",
     read_by: "daemon",
-    description: "How long a bsk daemon pair code stays valid (it pairs once and takes 5 tries in all).",
+    description: "How long a bsk daemon pair code stays valid (it pairs once; wrong tries do not use it up).",
   },
   {
     name: "BSK_PAIRING_INTERVAL_MS",
     default: "1000",
     read_by: "daemon",
     description:
-      "Pairing tries are taken at most one per this, across all links; sooner ones are refused (pairing_rate_limited) without counting.",
+      "Pairing tries: a peer address waits this after its first try on a code, doubling with each further one; all peers together get 10 at once, then one per this (slower after every 20). Sooner ones are refused (pairing_rate_limited) without counting.",
   },
   {
     name: "BSK_DEVICE_GRANT_MS",

@@ -102,10 +102,12 @@ export const REASON_HINTS: Record<string, string> = {
     "The browser is asking the person something bsk cannot see or answer (HTTP sign-in, a permission, opening another app): ask them with bsk request-help --prompt '…', then re-observe.",
   untrusted_extension:
     "The extension is paired with another bsk install: run bsk daemon pair and type the code into the extension popup's Pairing field.",
-  no_pairing_code:
-    "Run bsk daemon pair for a fresh code and type it into the popup within its time; each code pairs once and takes 5 tries.",
-  pairing_failed: "The code did not match: type it again exactly (a code takes 5 tries), or run bsk daemon pair for a new one.",
-  pairing_rate_limited: "Pairing takes one try a second: wait the retry_after_ms in data, then type the code again.",
+  no_pairing_code: "Run bsk daemon pair for a fresh code and type it into the popup within its time; each code pairs once.",
+  pairing_failed:
+    "The code did not match: type it again exactly after retry_after_ms (in data; a wrong try does not use the code up), or run bsk daemon pair for a new one.",
+  pairing_rate_limited:
+    "Wait retry_after_ms (in data), then try the code again: wrong tries do not use it up, but each doubles its address's wait. If nobody here made those tries, someone else is guessing: run bsk daemon pair for a new code, which starts afresh.",
+  rate_limited: "Too many requests from this address: wait the Retry-After (retry_after_ms in data), then try again.",
   borrowed_tab: "The tab is the person's, only borrowed; give it back with bsk tab return instead of closing it.",
   incognito: "Incognito tabs cannot be borrowed; ask the person to open the page in a normal window.",
   isolated_session:

@@ -12,7 +12,8 @@
  * Pairing (the person types a code from `bsk daemon pair` into the popup): the same exchange keyed by
  * K = SHA-256(PAIRING_KEY | code), then the daemon sends secret XOR HMAC(K, PAIRING_SEAL | port | nonce_e | nonce_d).
  * The daemon proves the code first; the extension never sends anything derived from the code to a peer that
- * has not proven it. The code is burnt by the first system.pair_begin, so an online guess gets one try.
+ * has not proven it. The code is burnt by the try that pairs; wrong tries are limited per peer and in all
+ * (daemon/trust/pairing-codes.ts) without using it up.
  */
 
 export const SECRET_BYTES = 32;

@@ -87,9 +87,7 @@ const server = Bun.serve({
       if (f.method === "system.hello") {
         const nonces = { port: server.port!, nonceE: f.params.nonce, nonceD: randomBase64url(32) };
         const proof = daemonProof(secret.bytes, nonces);
-        ws.send(
-          JSON.stringify({ id: f.id, result: { server: "bsk-daemon", protocol_version: PROTOCOL_VERSION, nonce: nonces.nonceD, proof } }),
-        );
+        ws.send(JSON.stringify({ id: f.id, result: { nonce: nonces.nonceD, proof } }));
       } else if (f.method === "system.handshake") {
         handshakes.push(f);
         ws.send(JSON.stringify(handshakeReply(f)));

@@ -32,7 +32,7 @@ export async function daemonStart({ paths, env, params }: LocalContext): Promise
   const sessionIdleMs = params.session_idle_ms as number | undefined;
   const daemonIdleMs = params.daemon_idle_ms as number | undefined;
   if (params.mode === "server") return serverMode(paths, params);
-  for (const flag of ["listen", "public_url", "tls_cert", "tls_key"]) {
+  for (const flag of ["listen", "public_url", "tls_cert", "tls_key", "trusted_proxy"]) {
     if (params[flag] !== undefined)
       throw new BskError("invalid_params", `--${flag.replace(/_/g, "-")} is a server-mode flag`, { hint: "Add --mode server." });
   }
@@ -88,6 +88,7 @@ async function serverMode(paths: HomePaths, params: Record<string, unknown>): Pr
       publicUrl: need("public_url"),
       tlsCert: params.tls_cert as string | undefined,
       tlsKey: params.tls_key as string | undefined,
+      trustedProxies: typeof params.trusted_proxy === "string" ? params.trusted_proxy.split(",") : undefined,
     },
     sessionIdleMs: params.session_idle_ms as number | undefined,
   });

@@ -2,7 +2,8 @@
  * POST /extension/authorize on a server-mode daemon: pairing a device with the code of `bsk daemon pair`, and
  * renewing a device's grant (protocol/remote.ts has the exchange). Every proof rides in the Authorization header;
  * nothing secret is ever in a URL or a log line. A challenge is answered once and lives CHALLENGE_MS; a failed finish
- * burns it (and a pairing try). Every error is JSON {ok:false, error:{code, message, hint?, data}} with a status.
+ * burns it. A pair-begin is a try on the code, limited per peer and in all (trust/pairing-codes.ts); a wrong one never
+ * uses the code up. Every error is JSON {ok:false, error:{code, message, hint?, data}} with a status.
  */
 import { BskError, toErrorBody } from "../../protocol/errors.ts";
 import { parseAuthorization, REMOTE_LABELS } from "../../protocol/remote.ts";
@@ -18,7 +19,7 @@ const MAX_CHALLENGES = 1000;
 const MAX_BODY_BYTES = 4096;
 
 type Challenge = { nonces: RemoteNonces; expiresAt: number } & (
-  | { kind: "pair"; key: Uint8Array; done: (paired: boolean) => void; triesLeft: number }
+  | { kind: "pair"; key: Uint8Array; done: (paired: boolean) => void; nextTryInMs: number }
   | { kind: "renew"; deviceId: string; generation: number; key: Uint8Array }
 );
 
@@ -39,8 +40,8 @@ export class Authorizer {
     this.now = deps.now ?? Date.now;
   }
 
-  /** The request's answer; `extensionId` is the allowed extension its Origin named. */
-  async handle(req: Request, extensionId: string): Promise<Response> {
+  /** The request's answer; `extensionId` is the allowed extension its Origin named, `peer` the address it came from. */
+  async handle(req: Request, extensionId: string, peer: string): Promise<Response> {
     try {
       if (req.method !== "POST") throw new Refusal(405, new BskError("invalid_params", "authorize takes POST only"));
       const auth = parseAuthorization(req.headers.get("authorization"));
@@ -55,7 +56,7 @@ export class Authorizer {
       const f = auth.fields;
       switch (auth.step) {
         case "pair-begin":
-          return json(200, this.pairBegin(need(f, "nonce")));
+          return json(200, this.pairBegin(need(f, "nonce"), peer));
         case "pair-finish":
           return json(200, this.pairFinish(need(f, "challenge"), need(f, "proof"), await body(req), extensionId));
         case "renew-begin":
@@ -64,7 +65,7 @@ export class Authorizer {
           return json(200, this.renewFinish(need(f, "challenge"), need(f, "proof")));
       }
     } catch (err) {
-      if (err instanceof Refusal) return json(err.status, { ok: false, error: toErrorBody(err.error) });
+      if (err instanceof Refusal) return json(err.status, { ok: false, error: toErrorBody(err.error) }, err.headers);
       // A device that may not renew (not paired, expired): the credential is refused.
       if (err instanceof BskError && err.code === "permission_denied") return json(401, { ok: false, error: toErrorBody(err) });
       this.deps.log.error("authorize failed", { error: err });
@@ -105,21 +106,22 @@ export class Authorizer {
     return { authority: this.deps.authority, nonceE, nonceD: randomBase64url(NONCE_BYTES) };
   }
 
-  private pairBegin(nonceE: string) {
+  private pairBegin(nonceE: string, peer: string) {
     const nonces = this.nonces(nonceE);
-    const attempt = this.deps.pairing.begin();
+    const attempt = this.deps.pairing.begin(peer);
     if (!attempt.ok) {
-      if (attempt.reason === "no_pairing_code") this.deps.log.warn("remote pairing refused: no pending code");
-      throw new Refusal(
-        attempt.reason === "pairing_rate_limited" ? 429 : 404,
-        pairingRefused(attempt, "On the server, run bsk daemon pair and paste the new link."),
-      );
+      if (attempt.reason === "no_pairing_code") {
+        this.deps.log.warn("remote pairing refused: no pending code");
+        throw new Refusal(404, pairingRefused(attempt, "On the server, run bsk daemon pair and paste the new link."));
+      }
+      this.deps.log.warn("remote pairing refused: too many tries", { peer, scope: attempt.scope });
+      throw new Refusal(429, pairingRefused(attempt), { "retry-after": String(Math.ceil(attempt.retryAfterMs / 1000)) });
     }
     const challenge = this.challenge({
       kind: "pair",
       key: attempt.key,
       done: attempt.done,
-      triesLeft: attempt.triesLeft,
+      nextTryInMs: attempt.nextTryInMs,
       nonces,
       expiresAt: this.now() + CHALLENGE_MS,
     });
@@ -136,11 +138,11 @@ export class Authorizer {
     const paired = checkRemoteProof(c.key, REMOTE_LABELS.pairExtension, c.nonces, proof);
     c.done(paired);
     if (!paired) {
-      this.deps.log.warn("remote pairing refused: the code did not match", { tries_left: c.triesLeft });
+      this.deps.log.warn("remote pairing refused: the code did not match", { next_try_in_ms: c.nextTryInMs });
       throw new Refusal(
         401,
         new BskError("permission_denied", "the pairing code did not match", {
-          data: { reason: "pairing_failed", tries_left: c.triesLeft },
+          data: { reason: "pairing_failed", retry_after_ms: c.nextTryInMs },
         }),
       );
     }
@@ -194,6 +196,7 @@ class Refusal extends Error {
   constructor(
     readonly status: number,
     readonly error: BskError,
+    readonly headers: Record<string, string> = {},
   ) {
     super(error.message);
   }
@@ -225,6 +228,9 @@ async function body(req: Request): Promise<{ label: string; browser: { name: str
   return { label: str(v?.label, "browser"), browser: { name: str(v?.browser?.name, "unknown"), version: str(v?.browser?.version, "") } };
 }
 
-function json(status: number, value: unknown): Response {
-  return new Response(JSON.stringify(value), { status, headers: { "content-type": "application/json", "cache-control": "no-store" } });
+function json(status: number, value: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(value), {
+    status,
+    headers: { "content-type": "application/json", "cache-control": "no-store", ...headers },
+  });
 }

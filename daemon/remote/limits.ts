@@ -34,6 +34,30 @@ export function readLimits(configFile: string): RemoteLimits {
   return Object.freeze(out);
 }
 
+/**
+ * One spelling per address, for comparing them: IPv4 (also IPv4-mapped IPv6) as dotted quads, IPv6 as its eight groups
+ * without leading zeros. Anything else (not an address) lower-cased as it is.
+ */
+export function canonicalAddress(address: string): string {
+  const a = address.trim().toLowerCase();
+  if (a.startsWith("::ffff:") && a.includes(".")) return a.slice(7);
+  if (!a.includes(":")) return a;
+  const [head = "", tail = ""] = a.split("::", 2);
+  const left = head ? head.split(":") : [];
+  const right = a.includes("::") && tail ? tail.split(":") : [];
+  const groups = a.includes("::") ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right] : left;
+  return groups.map((g) => g.replace(/^0+(?=.)/, "")).join(":");
+}
+
+/**
+ * What a peer is counted as: an IPv4 address as itself, an IPv6 address by its /64 (one host is usually given a whole
+ * /64, and could rotate through it).
+ */
+export function peerKey(address: string): string {
+  const a = canonicalAddress(address);
+  return a.includes(":") ? `${a.split(":").slice(0, 4).join(":")}::/64` : a;
+}
+
 interface Bucket {
   tokens: number;
   at: number;
@@ -77,6 +101,7 @@ export class PeerLimiter {
     const [rate, burst] = kind === "link" ? [l.linksPerSecond, l.linkBurst] : [l.authorizePerSecond, l.authorizeBurst];
     const map = this.buckets[kind];
     const now = this.now();
+    peer = peerKey(peer);
     let b = map.get(peer);
     if (b) map.delete(peer);
     else b = { tokens: burst, at: now };

@@ -5,9 +5,11 @@
  */
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
 import { BskError } from "../../protocol/errors.ts";
 import { authorityOf, parsePublicUrl } from "../../protocol/remote.ts";
 import { isLoopbackAddress } from "../gateway-policy.ts";
+import { canonicalAddress } from "./limits.ts";
 
 export interface ServerModeOptions {
   listen: string;
@@ -15,6 +17,8 @@ export interface ServerModeOptions {
   publicUrl: string;
   tlsCert?: string;
   tlsKey?: string;
+  /** Addresses of reverse proxies whose X-Forwarded-For is believed (--trusted-proxy); none by default. */
+  trustedProxies?: string[];
 }
 
 export interface ServerMode {
@@ -25,6 +29,8 @@ export interface ServerMode {
   authority: string;
   publicHost: string;
   tls?: { certFile: string; keyFile: string };
+  /** Canonical addresses (limits.ts `canonicalAddress`) whose X-Forwarded-For names the peer; empty: the first hop is the peer. */
+  trustedProxies: string[];
 }
 
 function bad(message: string, reason: string, hint?: string): BskError {
@@ -41,7 +47,23 @@ export function resolveServerMode(o: ServerModeOptions): ServerMode {
     );
   const url = parsed.url;
   if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) throw bad("give --tls-cert and --tls-key together", "tls_incomplete");
-  const mode: ServerMode = { listen: o.listen, port: o.port, publicUrl: url.href, authority: authorityOf(url), publicHost: url.hostname };
+  const trustedProxies = (o.trustedProxies ?? []).map((a) => a.trim()).filter((a) => a !== "");
+  for (const a of trustedProxies) {
+    if (!isIP(a))
+      throw bad(
+        `--trusted-proxy ${a}: not an IP address`,
+        "bad_trusted_proxy",
+        "Give the address the proxy connects from (nginx: its proxy_bind), e.g. --trusted-proxy 127.0.0.2.",
+      );
+  }
+  const mode: ServerMode = {
+    listen: o.listen,
+    port: o.port,
+    publicUrl: url.href,
+    authority: authorityOf(url),
+    publicHost: url.hostname,
+    trustedProxies: trustedProxies.map(canonicalAddress),
+  };
   if (o.tlsCert && o.tlsKey) {
     checkCertificate(o.tlsCert, o.tlsKey, url.hostname);
     mode.tls = { certFile: o.tlsCert, keyFile: o.tlsKey };

@@ -2,15 +2,16 @@
  * The extension link before its handshake: the mutual proof of this install's secret (protocol/trust.ts), and
  * pairing by code. Nothing else is served to a link that has not proven the secret: it gets no browser entry, so no
  * session, request or event ever reaches it. Every failure closes the link; secrets and MACs are never logged.
+ * Nothing that names this install or its release (daemon name, versions, key id) is said before the extension's
+ * proof: the version rule is applied to the proven handshake (extension-link.ts), so a page or extension that forges
+ * bsk's Origin learns only that something answered.
  */
 import type { ServerWebSocket } from "bun";
 import { METHODS } from "../../protocol/catalog.ts";
 import { BskError, toErrorBody } from "../../protocol/errors.ts";
 import { encodeFrame, type Frame, type RequestFrame } from "../../protocol/frames.ts";
 import { NONCE_BYTES, randomBase64url } from "../../protocol/trust.ts";
-import { checkCompatibility, DAEMON_NAME, PROTOCOL_VERSION } from "../../protocol/version.ts";
 import type { Logger } from "../log.ts";
-import { versionRefusal } from "../../protocol/version-refusal.ts";
 import { type PairingCodes, pairingRefused } from "./pairing-codes.ts";
 import { checkExtensionProof, checkPairExtensionProof, daemonProof, pairDaemonProof, sealSecret, type Nonces } from "./proofs.ts";
 import type { InstallSecret } from "./secret.ts";
@@ -31,13 +32,15 @@ export interface TrustDeps {
 export interface LinkTrust {
   /** The gateway's port, as the extension dialed it (part of every transcript). */
   port: number;
+  /** The peer's address: pairing tries are limited per address (trust/pairing-codes.ts). */
+  peer?: string;
   hello?: Nonces;
   /** A remote link's hello: the device, the generation it proves, and the nonces. */
   device?: { id: string; generation: number; key: Uint8Array; nonces: RemoteNonces };
   /** Set once a remote link's proof checked out: the device it is. */
   deviceId?: string;
   /** A pairing try in progress (one per link): the code's key and how to report its outcome. */
-  pairing?: { key: Uint8Array; nonces: Nonces; triesLeft: number; done(paired: boolean): void };
+  pairing?: { key: Uint8Array; nonces: Nonces; nextTryInMs: number; done(paired: boolean): void };
 }
 
 export const TRUST_CLOSE = {
@@ -77,16 +80,6 @@ function parse<M extends "system.hello" | "system.handshake" | "system.pair_begi
   };
 }
 
-/** version_too_old (and close) unless the peer's protocol major is ours. */
-function versionRefused(ws: Ws, frame: RequestFrame, deps: TrustDeps): boolean {
-  const theirs = (frame.params as { protocol_version?: unknown } | undefined)?.protocol_version;
-  const compat = checkCompatibility(PROTOCOL_VERSION, theirs);
-  if (compat.ok) return false;
-  deps.log.warn("extension refused: protocol version", { extension_protocol: theirs, daemon_protocol: PROTOCOL_VERSION });
-  refuse(ws, frame.id, versionRefusal(String(theirs)), { code: 4002, reason: "version_too_old" });
-  return true;
-}
-
 /**
  * A frame on a link that has not handshaken. Returns the handshake request once its proof checks out (the
  * caller registers the browser); handles and answers everything else itself.
@@ -103,7 +96,6 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
   const t = ws.data.trust;
   switch (frame.method) {
     case "system.hello": {
-      if (versionRefused(ws, frame, deps)) return undefined;
       const p = parse("system.hello", frame);
       if (!p.ok) return refuse(ws, frame.id, p.err);
       if (t.hello || t.pairing || t.device) return refuse(ws, frame.id, new BskError("protocol_error", "this link has already said hello"));
@@ -112,8 +104,6 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
       send(ws, {
         id: frame.id,
         result: {
-          server: DAEMON_NAME,
-          protocol_version: PROTOCOL_VERSION,
           nonce: t.hello.nonceD,
           proof: daemonProof(deps.secret.bytes, t.hello),
         },
@@ -121,7 +111,6 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
       return undefined;
     }
     case "system.handshake": {
-      if (versionRefused(ws, frame, deps)) return undefined;
       if (t.device) return deviceHandshake(ws, frame, deps);
       if (!t.hello) return refuse(ws, frame.id, new BskError("protocol_error", "send system.hello before system.handshake"));
       const proof = (frame.params as { proof?: unknown } | undefined)?.proof;
@@ -131,7 +120,7 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
           ws,
           frame.id,
           new BskError("permission_denied", "the extension could not prove it holds this bsk install's secret", {
-            data: { reason: "untrusted_extension", key_id: deps.secret.keyId },
+            data: { reason: "untrusted_extension" },
           }),
           { code: TRUST_CLOSE.untrusted, reason: "untrusted extension" },
         );
@@ -140,7 +129,6 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
       return frame;
     }
     case "system.pair_begin": {
-      if (versionRefused(ws, frame, deps)) return undefined;
       if (deps.remote)
         return refuse(ws, frame.id, new BskError("unsupported", "a server pairs devices at /extension/authorize, not on the link"), {
           code: TRUST_CLOSE.pairingFailed,
@@ -149,7 +137,7 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
       const p = parse("system.pair_begin", frame);
       if (!p.ok) return refuse(ws, frame.id, p.err);
       if (t.hello || t.pairing) return refuse(ws, frame.id, new BskError("protocol_error", "this link has already said hello"));
-      const attempt = deps.pairing.begin();
+      const attempt = deps.pairing.begin(t.peer ?? "unknown");
       if (!attempt.ok) {
         const rateLimited = attempt.reason === "pairing_rate_limited";
         deps.log.warn(rateLimited ? "pairing refused: too many tries" : "pairing refused: no pending code", {
@@ -164,12 +152,12 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
       t.pairing = {
         key,
         done: attempt.done,
-        triesLeft: attempt.triesLeft,
+        nextTryInMs: attempt.nextTryInMs,
         nonces: { port: t.port, nonceE: p.params.nonce, nonceD: randomBase64url(NONCE_BYTES) },
       };
       send(ws, {
         id: frame.id,
-        result: { protocol_version: PROTOCOL_VERSION, nonce: t.pairing.nonces.nonceD, proof: pairDaemonProof(key, t.pairing.nonces) },
+        result: { nonce: t.pairing.nonces.nonceD, proof: pairDaemonProof(key, t.pairing.nonces) },
       });
       return undefined;
     }
@@ -183,10 +171,10 @@ export function beforeHandshake(ws: Ws, value: Frame, deps: TrustDeps): RequestF
       if (!paired) {
         deps.log.warn("pairing refused: the extension did not prove the code", {
           extension: ws.data.extensionId,
-          tries_left: pairing.triesLeft,
+          next_try_in_ms: pairing.nextTryInMs,
         });
         const err = new BskError("permission_denied", "the pairing code did not match", {
-          data: { reason: "pairing_failed", tries_left: pairing.triesLeft },
+          data: { reason: "pairing_failed", retry_after_ms: pairing.nextTryInMs },
         });
         return refuse(ws, frame.id, err, {
           code: TRUST_CLOSE.pairingFailed,
@@ -241,8 +229,6 @@ function deviceHello(
   send(ws, {
     id: frame.id,
     result: {
-      server: DAEMON_NAME,
-      protocol_version: PROTOCOL_VERSION,
       nonce: nonces.nonceD,
       proof: remoteProof(key, REMOTE_LABELS.deviceDaemon, nonces, p.device_id),
     },

@@ -120,10 +120,9 @@ export const systemWireMethods = {
         device_id: z.string().min(1).max(64).optional(),
         generation: z.number().int().min(1).optional(),
       }),
+    /** Nothing that names the daemon or its version: that waits for the extension's proof (the handshake's result). */
     result: () =>
       z.object({
-        server: z.string(),
-        protocol_version: z.string(),
         nonce: z.string(),
         /** HMAC(secret, daemon proof transcript); the extension sends nothing more unless it checks out. */
         proof: z.string(),
@@ -184,7 +183,7 @@ export const systemWireMethods = {
     scope: "none",
     description: "Pairing, first frame instead of system.hello: burns the pending code and proves it (protocol/trust.ts).",
     params: () => z.object({ protocol_version: z.string(), nonce: z.string().min(32).max(64) }),
-    result: () => z.object({ protocol_version: z.string(), nonce: z.string(), proof: z.string() }),
+    result: () => z.object({ nonce: z.string(), proof: z.string() }),
   }),
 
   "system.pair_finish": wireMethod({

@@ -1,7 +1,9 @@
 /** `bsk doctor`: green through the real browser with every hop listed; red with a precise hint when a part is missing. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
+import { ensureSecret } from "../../daemon/trust/secret.ts";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { homePaths } from "../../shared/home.ts";
 import { Peer } from "../integration/peer.ts";
 import { BSK, freePort, startWorld, TEST_DURATIONS, type Run, type World } from "./harness.ts";
 
@@ -143,8 +145,10 @@ describe("doctor when something is missing", () => {
       expect(untrusted.checks[1].detail).toContain("could not prove it holds this install's secret");
       expect(untrusted.checks[1].hint).toContain("bsk daemon pair");
 
-      // An extension of another protocol major is refused, and doctor says which side to update.
-      const old = await Peer.connect({ port, protocolVersion: "1.0" });
+      // An extension of another protocol major is refused once it has proven the secret (nothing about versions is
+      // said before), and doctor says which side to update.
+      const { secret } = homePaths(env.BSK_HOME!, env);
+      const old = await Peer.connect({ port, protocolVersion: "1.0", secret: ensureSecret(secret, env.BSK_HOME!).bytes });
       expect((await old.handshake()).error?.code).toBe("version_too_old");
       const r = await run(["doctor", "--json"], env);
       expect(r.code).toBe(1);

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { makeChain, type Chain } from "../tls/chain.ts";
-import { startProxy, type NginxProxy } from "../tls/nginx.ts";
+import { PROXY_ADDRESS, startProxy, type NginxProxy } from "../tls/nginx.ts";
 import { serverModeArgs } from "../tls/server-args.ts";
 import { BSK, freePort, startWorld, TEST_DURATIONS, until, type Run, type World, type WorldOptions } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
@@ -48,18 +48,15 @@ export async function startServer(
     ...TEST_DURATIONS,
     BSK_HOME: home,
     BSK_AUTO_START: "0",
-    // Pairing tries are one a second across links (tested in tests/integration); here tries follow each other at once.
+    // Pairing tries wait between them (tested in tests/integration); here tries follow each other at once.
     BSK_PAIRING_INTERVAL_MS: "0",
     ...env,
   };
   delete fullEnv.BSK_PORT;
   delete fullEnv.BSK_SESSION;
-  const proc = Bun.spawn([BSK, ...serverModeArgs(port, `wss://localhost:${publicPort}/extension`, opts.proxy ? undefined : leaf)], {
-    env: fullEnv,
-    stdout: "ignore",
-    stderr: "ignore",
-    stdin: "ignore",
-  });
+  const url = `wss://localhost:${publicPort}/extension`;
+  const args = opts.proxy ? serverModeArgs(port, url, undefined, PROXY_ADDRESS) : serverModeArgs(port, url, leaf);
+  const proc = Bun.spawn([BSK, ...args], { env: fullEnv, stdout: "ignore", stderr: "ignore", stdin: "ignore" });
   const bsk = async (args: string[]): Promise<Run> => {
     const p = Bun.spawn([BSK, ...args], { env: fullEnv, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
     const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);

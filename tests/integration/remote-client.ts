@@ -3,6 +3,8 @@
  * checked the way the real extension checks it (the server proves first). node:crypto over the same transcripts.
  */
 import { createHash, createHmac } from "node:crypto";
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { formatAuthorization, REMOTE_LABELS, remoteTranscript, type AuthorizeStep, type PairingLink } from "../../protocol/remote.ts";
 import { fromBase64url, LABELS, NONCE_BYTES, normalizeCode, randomBase64url, toBase64url, xorBytes } from "../../protocol/trust.ts";
@@ -22,6 +24,10 @@ export interface Target {
   authority: string;
   ca?: string;
   origin?: string;
+  /** Send from this local address (127.0.0.2, …): another peer on the same machine. */
+  from?: string;
+  /** Headers besides the extension's own (a rogue's X-Forwarded-For). */
+  headers?: Record<string, string>;
 }
 
 function mac(key: Uint8Array, text: string): Uint8Array {
@@ -38,26 +44,55 @@ export function authorizeUrl(linkUrl: string): string {
 export interface Raw {
   status: number;
   body: any;
+  retryAfter?: string | null;
 }
 
 /** One authorize step, as the extension sends it. */
 export async function step(t: Target, which: AuthorizeStep, fields: Record<string, string>, body?: unknown): Promise<Raw> {
+  const headers = {
+    Origin: t.origin ?? `chrome-extension://${EXTENSION_ID}`,
+    Authorization: formatAuthorization(which, fields),
+    "content-type": "application/json",
+    ...t.headers,
+  };
+  const sent = JSON.stringify(body ?? {});
+  if (t.from) return sendFrom(t.from, authorizeUrl(t.url), headers, sent, t.ca);
   const res = await fetch(authorizeUrl(t.url), {
     method: "POST",
-    headers: {
-      Origin: t.origin ?? `chrome-extension://${EXTENSION_ID}`,
-      Authorization: formatAuthorization(which, fields),
-      "content-type": "application/json",
-    },
-    body: JSON.stringify(body ?? {}),
+    headers,
+    body: sent,
     ...(t.ca && { tls: { ca: t.ca } }),
   } as RequestInit);
-  const text = await res.text();
-  let parsed: any = text;
+  return { status: res.status, body: parseBody(await res.text()), retryAfter: res.headers.get("retry-after") };
+}
+
+function parseBody(text: string): any {
   try {
-    parsed = JSON.parse(text);
-  } catch {}
-  return { status: res.status, body: parsed };
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** A POST from a chosen local address (fetch cannot bind one; node:http(s) can). */
+function sendFrom(from: string, url: string, headers: Record<string, string>, body: string, ca?: string): Promise<Raw> {
+  const u = new URL(url);
+  const request = u.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: "127.0.0.1", servername: u.hostname, port: u.port, path: u.pathname, method: "POST", localAddress: from, headers, ca },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (d: string) => (text += d));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, body: parseBody(text), retryAfter: (res.headers["retry-after"] as string) ?? null }),
+        );
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 export class AuthorizeError extends Error {

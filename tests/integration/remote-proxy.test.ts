@@ -5,18 +5,18 @@
  * access log never holds the code or the device's secret.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { homePaths } from "../../shared/home.ts";
 import { runDaemon, type DaemonInfo, type RunOutcome } from "../../daemon/main.ts";
 import { parsePairingLink } from "../../protocol/remote.ts";
 import { toBase64url } from "../../protocol/trust.ts";
 import { makeChain } from "../tls/chain.ts";
-import { nginx, startProxy, type NginxProxy } from "../tls/nginx.ts";
+import { nginx, PROXY_ADDRESS, startProxy, type NginxProxy } from "../tls/nginx.ts";
 import { freePort, removeHome, tempHome, TEST_ENV } from "./harness.ts";
 import { IpcClient } from "./ipc-client.ts";
 import { Peer } from "./peer.ts";
-import { pair } from "./remote-client.ts";
+import { pair, step, type Target } from "./remote-client.ts";
 
 if (!nginx) console.warn("remote-proxy: nginx is not installed (apt-get install nginx): skipped");
 
@@ -29,20 +29,25 @@ describe.skipIf(!nginx)("server mode behind nginx (docs/remote.md's configuratio
   let url: string;
   let authority: string;
   let ca: string;
+  let daemonPort: number;
+  let port: number;
 
   beforeAll(async () => {
     mkdirSync(join(home, "tls"), { recursive: true });
     const chain = makeChain(join(home, "tls"));
     ca = chain.caPem;
     const leaf = chain.leaf("proxy", ["localhost"]);
-    const [daemonPort, port] = [await freePort(), await freePort()];
+    [daemonPort, port] = [await freePort(), await freePort()];
+    // Few authorize requests per address and (practically) no refill, so the limit shows after a handful.
+    writeFileSync(join(home, "config.json"), JSON.stringify({ remote_limits: { authorizeBurst: 5, authorizePerSecond: 0.001 } }));
     url = `wss://localhost:${port}/extension`;
     authority = `localhost:${port}`;
     const { promise, resolve } = Promise.withResolvers<DaemonInfo>();
     done = runDaemon({
       home,
       env: { ...TEST_ENV, BSK_PAIRING_INTERVAL_MS: "0" },
-      server: { listen: "127.0.0.1", port: daemonPort, publicUrl: url },
+      // nginx connects from PROXY_ADDRESS (proxy_bind in docs/remote.md's block): only its X-Forwarded-For is believed.
+      server: { listen: "127.0.0.1", port: daemonPort, publicUrl: url, trustedProxies: [PROXY_ADDRESS] },
       mirrorLog: false,
       onReady: resolve,
     });
@@ -85,5 +90,37 @@ describe.skipIf(!nginx)("server mode behind nginx (docs/remote.md's configuratio
     expect(log).toContain("POST /extension/authorize");
     expect(log).toContain("GET /extension");
     for (const secret of [parsed.link.code, toBase64url(d.secret)]) expect(log).not.toContain(secret);
+  });
+
+  test("attack: a local client beside nginx rotating X-Forwarded-For hits the limit; clients through nginx count by their own address", async () => {
+    const codes = (r: { status: number }[]) => r.map((x) => x.status);
+    // Straight to the daemon's loopback port, from an address that is not the proxy's, a new X-Forwarded-For each time.
+    const rogue = (i: number): Target => ({
+      url: `ws://127.0.0.1:${daemonPort}/extension`,
+      authority,
+      headers: { "X-Forwarded-For": `10.0.0.${i}` },
+    });
+    // It is 127.0.0.1, as the first test's client was (nginx said so): whatever that one used counts against it too.
+    const direct = [];
+    for (let i = 1; i <= 8; i++) direct.push(await step(rogue(i), "pair-begin", { nonce: "x".repeat(43) }));
+    const limited = codes(direct).indexOf(429);
+    expect(limited).toBeGreaterThanOrEqual(0);
+    expect(limited).toBeLessThanOrEqual(5);
+    expect(codes(direct).slice(limited)).toEqual(Array(8 - limited).fill(429));
+    expect(direct[limited]!.body.error).toMatchObject({
+      code: "permission_denied",
+      data: { reason: "rate_limited" },
+      hint: expect.any(String),
+    });
+    expect(Number(direct[limited]!.retryAfter)).toBeGreaterThan(0);
+
+    // Through nginx: each client is its own address, whatever X-Forwarded-For it sends itself.
+    const viaProxy = (from: string, i: number): Target => ({ url, authority, ca, from, headers: { "X-Forwarded-For": `10.1.0.${i}` } });
+    const a = [];
+    for (let i = 1; i <= 7; i++) a.push(await step(viaProxy("127.0.0.3", i), "pair-begin", { nonce: "y".repeat(43) }));
+    expect(codes(a)).toEqual([404, 404, 404, 404, 404, 429, 429]);
+    const b = await step(viaProxy("127.0.0.4", 99), "pair-begin", { nonce: "z".repeat(43) });
+    expect(b.status).toBe(404);
+    expect(b.body.error.data.reason).toBe("no_pairing_code");
   });
 });

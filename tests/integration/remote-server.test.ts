@@ -130,17 +130,17 @@ describe("server mode over TLS", () => {
     peer.close();
   });
 
-  test("a wrong code is refused (and counts a try); a replayed finish is refused; a query string is refused", async () => {
+  test("a wrong code is refused (a try, not the code's end); a replayed finish is refused; a query string is refused", async () => {
     const { link } = await s.pairingLink();
     const begin = await step(s.target, "pair-begin", { nonce: "a".repeat(43) });
     expect(begin.status).toBe(200);
     const wrong = await step(s.target, "pair-finish", { challenge: begin.body.challenge, proof: "A".repeat(43) });
     expect(wrong.status).toBe(401);
-    expect(wrong.body.error.data).toMatchObject({ reason: "pairing_failed", tries_left: 4 });
+    expect(wrong.body.error.data).toMatchObject({ reason: "pairing_failed", retry_after_ms: 0 });
     const replay = await step(s.target, "pair-finish", { challenge: begin.body.challenge, proof: "A".repeat(43) });
     expect(replay.status).toBe(401);
     expect(replay.body.error.data.reason).toBe("bad_challenge");
-    // The right code still pairs (4 tries left), and its finish cannot be replayed.
+    // The right code still pairs, and its finish cannot be replayed.
     const d = remember(await pair(s.target, link));
     expect(d.generation).toBe(1);
 
@@ -149,6 +149,19 @@ describe("server mode over TLS", () => {
       tls: { ca: chain.caPem },
     } as RequestInit);
     expect(q.status).toBe(403);
+  });
+
+  test("attack: a rogue peer's wrong codes do not use up the person's code (five used to)", async () => {
+    const { link } = await s.pairingLink();
+    const rogue: Target = { ...s.target, from: "127.0.0.2" };
+    for (let i = 0; i < 8; i++) {
+      const begin = await step(rogue, "pair-begin", { nonce: "r".repeat(43) });
+      expect(begin.status).toBe(200);
+      const wrong = await step(rogue, "pair-finish", { challenge: begin.body.challenge, proof: "A".repeat(43) });
+      expect(wrong.body.error.data.reason).toBe("pairing_failed");
+    }
+    const d = remember(await pair(s.target, link));
+    expect(d.generation).toBe(1);
   });
 
   test("a client with the wrong code never sends anything derived from it: the server's proof does not check out", async () => {
@@ -363,6 +376,15 @@ describe("server mode over TLS", () => {
     expect(local).not.toBeNull();
     const hello = await local!.request("system.hello", { protocol_version: "3.1", nonce: "d".repeat(43) });
     expect(hello.error).toMatchObject({ code: "permission_denied", data: { reason: "device_not_paired" } });
+    // Attack: another major from a device nobody paired is not told the server's versions either.
+    const probe = await Peer.connect({
+      port: s.port,
+      remote: { url: s.url, ca: chain.caPem, authority: s.authority, device: undefined as never },
+    });
+    const old = await probe.request("system.hello", { protocol_version: "1.0", nonce: "d".repeat(43), device_id: "dev_0", generation: 1 });
+    expect(old.error).toMatchObject({ code: "permission_denied", data: { reason: "device_not_paired" } });
+    expect(JSON.stringify(old)).not.toMatch(/bsk-daemon|daemon_version|daemon_protocol|protocol_version/);
+    probe.close();
     const foreign = await step({ ...s.target, origin: "https://evil.example" }, "pair-begin", { nonce: "e".repeat(43) });
     expect(foreign.status).toBe(403);
     const plain = await fetch(`http://localhost:${s.port}/extension/authorize`, { method: "POST" }).catch((e: Error) => e);
@@ -431,6 +453,34 @@ describe("server mode refuses to start unsafely", () => {
       await s.stop();
     }
   }, 20_000);
+
+  test("attack: a rogue peer guessing gets 429s with a hint and Retry-After; the person, elsewhere, still pairs", async () => {
+    // A minute between one peer's tries, so that no machine is slow enough to let a second one through.
+    const s = await startServer({ BSK_PAIRING_INTERVAL_MS: "60000" }, { remote_limits: { authorizeBurst: 20, authorizePerSecond: 0.001 } });
+    try {
+      const { link } = await s.pairingLink();
+      const rogue: Target = { ...s.target, from: "127.0.0.2" };
+      const first = await step(rogue, "pair-begin", { nonce: "r".repeat(43) });
+      expect(first.status).toBe(200);
+      const wrong = await step(rogue, "pair-finish", { challenge: first.body.challenge, proof: "A".repeat(43) });
+      expect(wrong.body.error.data).toMatchObject({ reason: "pairing_failed", retry_after_ms: 60_000 });
+      const reasons = new Set<string>();
+      for (let i = 0; i < 30; i++) {
+        const r = await step(rogue, "pair-begin", { nonce: "r".repeat(43) });
+        expect(r.status).toBe(429);
+        expect(Number(r.retryAfter)).toBeGreaterThan(0);
+        expect(r.body.error).toMatchObject({ code: "permission_denied", hint: expect.stringContaining("wait") });
+        expect(r.body.error.data.retry_after_ms).toBeGreaterThan(0);
+        reasons.add(r.body.error.data.reason);
+      }
+      // First its own pairing wait, then its address's request limit: both say so, neither touches the code.
+      expect([...reasons].sort()).toEqual(["pairing_rate_limited", "rate_limited"]);
+      const d = remember(await pair(s.target, link));
+      expect(d.generation).toBe(1);
+    } finally {
+      await s.stop();
+    }
+  });
 
   test("authorize attempts past the peer's limit get 429 with Retry-After", async () => {
     const s = await startServer({}, { remote_limits: { authorizeBurst: 3, authorizePerSecond: 0.01 } });

@@ -10,6 +10,9 @@ const ROOT = join(import.meta.dir, "../..");
 
 export const nginx = Bun.which("nginx") ?? (existsSync("/usr/sbin/nginx") ? "/usr/sbin/nginx" : null);
 
+/** The address docs/remote.md's block makes nginx connect from (proxy_bind): the daemon's --trusted-proxy. */
+export const PROXY_ADDRESS = "127.0.0.2";
+
 export interface NginxProxy {
   proc: ReturnType<typeof Bun.spawn>;
   accessLog(): string;
@@ -21,6 +24,7 @@ export function proxyConfig(dir: string, port: number, daemonPort: number, cert:
   const doc = readFileSync(join(ROOT, "docs/remote.md"), "utf8");
   const block = /```nginx\n([\s\S]*?)```/.exec(doc)?.[1];
   if (!block) throw new Error("docs/remote.md has no nginx block");
+  if (!block.includes(`proxy_bind ${PROXY_ADDRESS};`)) throw new Error(`docs/remote.md's nginx block no longer binds ${PROXY_ADDRESS}`);
   const site = block
     .replace("listen 443 ssl;", `listen 127.0.0.1:${port} ssl;`)
     .replace("server_name bsk.example.com;", "server_name localhost;")

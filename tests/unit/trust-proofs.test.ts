@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MAX_TRIES, PairingCodes, randomCode } from "../../daemon/trust/pairing-codes.ts";
+import { GLOBAL_BURST, GLOBAL_STEP, PairingCodes, randomCode } from "../../daemon/trust/pairing-codes.ts";
 import {
   checkExtensionProof,
   checkPairExtensionProof,
@@ -93,46 +93,91 @@ describe("pairing", () => {
   test("one code at a time (the newest), only until it expires", () => {
     let now = 1000;
     const codes = new PairingCodes(5000, 0, () => now);
-    expect(codes.begin()).toEqual({ ok: false, reason: "no_pairing_code" });
+    expect(codes.begin("10.0.0.1")).toEqual({ ok: false, reason: "no_pairing_code" });
     const a = codes.issue();
     const b = codes.issue();
     expect(a.code).not.toBe(b.code);
-    const t = codes.begin();
+    const t = codes.begin("10.0.0.1");
     expect(t.ok && t.key).toEqual(pairingKeyBytes(b.code));
     codes.issue();
     now += 5001;
-    expect(codes.begin()).toEqual({ ok: false, reason: "no_pairing_code" });
+    expect(codes.begin("10.0.0.1")).toEqual({ ok: false, reason: "no_pairing_code" });
   });
 
-  test(`a code survives wrong tries, takes ${MAX_TRIES} in all, and is burnt by the one that pairs`, () => {
+  test("attack: no number of wrong tries uses the code up; only the one that pairs burns it", () => {
     const codes = new PairingCodes(60_000, 0);
     const { code } = codes.issue();
-    const first = codes.begin();
-    if (!first.ok) throw new Error("no try");
-    first.done(false);
-    const second = codes.begin();
-    expect(second).toMatchObject({ ok: true, key: pairingKeyBytes(code), triesLeft: MAX_TRIES - 2 });
-    if (second.ok) second.done(true);
-    expect(codes.begin()).toEqual({ ok: false, reason: "no_pairing_code" });
-
-    codes.issue();
-    for (let i = 1; i <= MAX_TRIES; i++) {
-      const t = codes.begin();
-      expect(t).toMatchObject({ ok: true, triesLeft: MAX_TRIES - i });
-      if (t.ok) t.done(false);
+    for (let i = 0; i < 500; i++) {
+      const t = codes.begin(`10.0.${i >> 8}.${i & 255}`);
+      if (!t.ok) throw new Error(`try ${i} refused: ${t.reason}`);
+      t.done(false);
     }
-    expect(codes.begin()).toEqual({ ok: false, reason: "no_pairing_code" });
+    const right = codes.begin("192.0.2.7");
+    expect(right).toMatchObject({ ok: true, key: pairingKeyBytes(code) });
+    if (right.ok) right.done(true);
+    expect(codes.begin("192.0.2.7")).toEqual({ ok: false, reason: "no_pairing_code" });
   });
 
-  test("tries are taken at most one per interval; one refused sooner does not count", () => {
+  test("a peer's tries double its wait; another peer is not held up by it; a refused try does not count", () => {
     let now = 0;
-    const codes = new PairingCodes(60_000, 1000, () => now);
+    const codes = new PairingCodes(600_000, 1000, () => now);
     codes.issue();
-    expect(codes.begin().ok).toBe(true);
-    now += 400;
-    for (let i = 0; i < 20; i++) expect(codes.begin()).toEqual({ ok: false, reason: "pairing_rate_limited", retryAfterMs: 600 });
-    now += 600;
-    expect(codes.begin()).toMatchObject({ ok: true, triesLeft: MAX_TRIES - 2 });
+    expect(codes.begin("203.0.113.9")).toMatchObject({ ok: true, nextTryInMs: 1000 });
+    now = 400;
+    for (let i = 0; i < 20; i++)
+      expect(codes.begin("203.0.113.9")).toEqual({ ok: false, reason: "pairing_rate_limited", retryAfterMs: 600, scope: "peer" });
+    expect(codes.begin("198.51.100.1")).toMatchObject({ ok: true, nextTryInMs: 1000 });
+    now = 1000;
+    expect(codes.begin("203.0.113.9")).toMatchObject({ ok: true, nextTryInMs: 2000 });
+    now = 2999;
+    expect(codes.begin("203.0.113.9")).toMatchObject({ ok: false, retryAfterMs: 1, scope: "peer" });
+    now = 3000;
+    expect(codes.begin("203.0.113.9")).toMatchObject({ ok: true, nextTryInMs: 4000 });
+    // An IPv6 host is counted by its /64: rotating through it is one peer.
+    expect(codes.begin("2001:db8:1:2::1").ok).toBe(true);
+    expect(codes.begin("2001:db8:1:2:ffff::9")).toMatchObject({ ok: false, scope: "peer" });
+  });
+
+  test(`all peers together: ${GLOBAL_BURST} at once, then one per interval, slower after every ${GLOBAL_STEP}`, () => {
+    let now = 0;
+    const codes = new PairingCodes(86_400_000, 1000, () => now);
+    codes.issue();
+    let peer = 0;
+    const next = () => codes.begin(`10.1.${peer >> 8}.${peer++ & 255}`);
+    for (let i = 0; i < GLOBAL_BURST; i++) expect(next().ok).toBe(true);
+    expect(codes.begin("10.9.9.9")).toEqual({ ok: false, reason: "pairing_rate_limited", retryAfterMs: 1000, scope: "all" });
+    now += 1000;
+    expect(next().ok).toBe(true);
+    // Up to GLOBAL_STEP tries, one a second; then one per 2 s.
+    for (let i = GLOBAL_BURST + 1; i < GLOBAL_STEP; i++) {
+      now += 1000;
+      expect(next().ok).toBe(true);
+    }
+    now += 1000;
+    expect(codes.begin("10.9.9.9")).toMatchObject({ ok: false, retryAfterMs: 1000, scope: "all" });
+    now += 1000;
+    expect(next().ok).toBe(true);
+  });
+
+  test("brute force stays hopeless: an attacker with endless addresses gets 80 tries at a 5-minute code, 2,780 at a day's", () => {
+    // The arithmetic docs/remote.md states: tries per code life, against 30^12 codes.
+    for (const [ttl, most] of [
+      [300_000, 80],
+      [86_400_000, 2780],
+    ] as const) {
+      let now = 0;
+      const codes = new PairingCodes(ttl, 1000, () => now);
+      codes.issue();
+      let tries = 0;
+      while (now <= ttl) {
+        const t = codes.begin(`10.${tries >> 16}.${(tries >> 8) & 255}.${tries & 255}`);
+        if (t.ok) tries++;
+        else if (t.reason === "pairing_rate_limited") now += t.retryAfterMs;
+        else break;
+      }
+      expect(tries).toBe(most);
+      expect(tries / 30 ** 12).toBeLessThan(1e-14);
+    }
   });
 });
 

@@ -85,7 +85,7 @@ function failure(a: Answer | { network: string }, host: string): Extract<Authori
     return {
       ok: false,
       reason: "no_code",
-      error: "this pairing link was used, expired or had its tries: run bsk daemon pair on the server and paste the new link",
+      error: "this pairing link was used or expired: run bsk daemon pair on the server and paste the new link",
     };
   if (reason === "pairing_failed")
     return { ok: false, reason: "wrong_code", error: "the pairing code did not match: paste the whole link again" };

@@ -95,7 +95,7 @@ function refusal(frame: ResponseFrame | null, port: number): Extract<PairOutcome
     };
   const error = (frame as { error?: ErrorBody }).error;
   if (error?.data?.reason === "no_pairing_code")
-    return { ok: false, reason: "no_code", error: "no code is waiting (expired, used, or out of tries): run bsk daemon pair again" };
+    return { ok: false, reason: "no_code", error: "no code is waiting (expired or used): run bsk daemon pair again" };
   if (error?.code === "version_too_old")
     return { ok: false, reason: "old_protocol", error: `the daemon speaks another protocol: ${error.message}` };
   return { ok: false, reason: "refused", error: error?.message ?? "the daemon's answer made no sense" };
