@@ -183,6 +183,13 @@ describe("with the person's switch on", () => {
     expect(r.json?.ok).toBe(false);
     expect(r.json.error.data).toMatchObject({ reason: "restricted_url", rule: "system_files" });
     expect(readdirSync(join(out, ".."))).toEqual([]);
+    // The page's own click on it: the browser's download is refused too, nothing kept, nothing in its folder.
+    await w.ok(["evaluate", `document.getElementById("secret").click(); 1`, "--session", s]);
+    await until("the request to fail", async () =>
+      ((await w.ok(["events", "--session", s])).events as { event: string; data: any }[]).some(
+        (e) => e.event === "request.failed" && String(e.data.url).endsWith("/trust.key"),
+      ),
+    );
     const kept = (await w.ok(["downloads", "--session", s])).downloads as { url: string }[];
     expect(kept.filter((d) => d.url.includes("trust.key"))).toEqual([]);
   });
