@@ -8,7 +8,7 @@
  * (no such file, no permission, a host in the URL) is refused. Not covered: a folder on the path that the agent can
  * write, swapped for a link between this check and the browser's open (the browser cannot open without following).
  */
-import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
+import { realpathSync, statSync, type Stats } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { METHODS, type Result } from "../protocol/catalog.ts";
 import { BskError, toErrorBody } from "../protocol/errors.ts";
@@ -28,7 +28,8 @@ export interface FileUrlJudgement {
 }
 
 const below = (path: string, folder: string) => path === folder || path.startsWith(`${folder}/`);
-const sameFile = (a: Stats, b: Stats) => a.dev === b.dev && a.ino === b.ino;
+const sameFile = (a: Pick<Stats, "dev" | "ino">, b: Stats) => a.dev === b.dev && a.ino === b.ino;
+const NO_FILE = { dev: -1, ino: -1 };
 
 function statOrNull(path: string): Stats | null {
   try {
@@ -66,8 +67,10 @@ export function judgeFileUrl(url: string, home: string, secrets: readonly string
       return refused(err.why as FileUrlRule, DETAILS[err.why as keyof typeof DETAILS](err.at), literal);
     return refused("unresolved", `${literal} cannot be resolved: ${(err as Error).message}`, literal);
   }
-  const st = lstatSync(resolved);
-  if (st.nlink > 1 && secrets.some((s) => statOrNull(s) && sameFile(statOrNull(s)!, st)))
+  // No link is left at the end of a resolved path: stat is lstat here.
+  const st = statOrNull(resolved);
+  if (!st) return refused("unresolved", `${resolved} is gone`, resolved);
+  if (st.nlink > 1 && secrets.some((secret) => sameFile(statOrNull(secret) ?? NO_FILE, st)))
     return refused("bsk_home", `${resolved} is another name for one of bsk's secret files`, resolved);
   return { rule: null, path: resolved };
 }
