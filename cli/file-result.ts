@@ -9,6 +9,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { checkOutPath } from "../shared/out-folder.ts";
 import { checkReplaceable, writeAtomic } from "../shared/atomic-file.ts";
 import type { FileResultSpec } from "../protocol/define.ts";
 import { BskError } from "../protocol/errors.ts";
@@ -56,7 +57,9 @@ function isDirectory(path: string): boolean {
 /** Before the call: an --out that exists is refused unless --overwrite (a directory takes a new file). */
 export function checkFileOut(spec: FileResultSpec, params: Record<string, unknown>): void {
   const asked = params[spec.pathParam];
-  if (typeof asked !== "string" || !existsSync(asked) || isDirectory(asked)) return;
+  if (typeof asked !== "string") return;
+  checkOutPath(asked);
+  if (!existsSync(asked) || isDirectory(asked)) return;
   checkReplaceable(asked);
   if (params[spec.overwriteParam] !== true) throw outExists(asked);
 }

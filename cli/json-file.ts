@@ -6,6 +6,7 @@
  * anything) and the result gains `path`. Imported only by such commands.
  */
 import { existsSync, statSync } from "node:fs";
+import { checkOutPath } from "../shared/out-folder.ts";
 import { checkReplaceable, writeAtomic } from "../shared/atomic-file.ts";
 import type { JsonFileSpec } from "../protocol/define.ts";
 import { defaultPath, notWritten, outExists } from "./file-result.ts";
@@ -18,7 +19,9 @@ function isDirectory(path: string): boolean {
 
 export function checkJsonOut(spec: JsonFileSpec, params: Record<string, unknown>): void {
   const out = params[spec.pathParam];
-  if (typeof out !== "string" || !existsSync(out) || isDirectory(out)) return;
+  if (typeof out !== "string") return;
+  checkOutPath(out);
+  if (!existsSync(out) || isDirectory(out)) return;
   checkReplaceable(out);
   if (params[spec.overwriteParam] !== true) throw outExists(out);
 }

@@ -7,6 +7,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
+import { checkOutPath } from "../shared/out-folder.ts";
 import { checkReplaceable, openAtomic, type AtomicFile } from "../shared/atomic-file.ts";
 import type { TransferSpec } from "../protocol/define.ts";
 import { BskError } from "../protocol/errors.ts";
@@ -104,6 +105,7 @@ export async function beforeCall(conn: Connection, spec: TransferSpec, params: R
     if (dl.outRequired && typeof out !== "string") {
       throw new BskError("invalid_params", "give --out PATH: where to save the download", { hint: "For example: --out ./report.pdf" });
     }
+    if (typeof out === "string") checkOutPath(out);
     if (typeof out === "string" && existsSync(out)) {
       if (statSync(out).isDirectory() && !dl.outRequired) return;
       checkReplaceable(out);

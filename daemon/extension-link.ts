@@ -29,6 +29,7 @@ import type { SessionRegistry } from "./sessions.ts";
 import { onControlEvent } from "./takeover.ts";
 import { versionRefusal } from "../protocol/version-refusal.ts";
 import { beforeHandshake, type LinkTrust, type TrustDeps } from "./trust/link-trust.ts";
+import { answerFileUrl } from "./local-files.ts";
 import { extensionTransfer, isTransferMethod } from "./transfer-link.ts";
 import { watchGrant } from "./remote/grant-watch.ts";
 import type { TransferStore } from "./transfers.ts";
@@ -111,6 +112,8 @@ export function handleExtensionFrame(ws: Ws, text: string, deps: LinkDeps): void
         void extensionTransfer(deps, conn, value.frame).then((reply) => send(ws, reply));
         return;
       }
+      if (value.frame.method === "system.file_url")
+        return send(ws, answerFileUrl(value.frame, deps.config.paths, ws.data.trust.deviceId !== undefined));
       return reject(
         ws,
         value.frame.id,

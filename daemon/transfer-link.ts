@@ -1,6 +1,6 @@
 /**
  * Transfers on the daemon's other links: the extension reads staged uploads and writes full-page captures over its
- * WebSocket (the only requests it may send after the handshake), and a download's result is completed with the
+ * WebSocket (with system.file_url, local-files.ts, the only requests it may send after the handshake), and a download's result is completed with the
  * file the browser saved, taken into staging for the CLI to read.
  */
 import { METHODS } from "../protocol/catalog.ts";

@@ -4,12 +4,14 @@
  * someone planted, link or not, is never opened), written, fsync'd (not the daemon's often rewritten state: see
  * fs-util.ts), then renamed over the target (or hard-linked, when an existing file must be kept). Only nothing or
  * a regular file is ever replaced: a device, FIFO, socket, symbolic link or folder at the target is refused with
- * `invalid_params` and left as it was.
+ * `invalid_params` and left as it was; so is a target whose folder is not the caller's or root's all the way down
+ * (out-folder.ts), checked before the temp file is opened and again before it is placed.
  * Here in shared/, not protocol/ (wire vocabulary, no I/O), because both the daemon and the CLI write files.
  */
 import { closeSync, constants, fsyncSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { BskError } from "../protocol/errors.ts";
+import { checkOutFolder } from "./out-folder.ts";
 
 export interface AtomicOptions {
   /** Mode of a new file (the umask applies). */
@@ -42,8 +44,12 @@ function kindOf(st: Stats): string {
   return "special file";
 }
 
-/** Refuses (invalid_params, reason not_regular_file) a target that exists and is not a regular file. */
+/**
+ * Refuses (invalid_params) a target whose folder another user could steer (reason untrusted_out_folder), or that
+ * exists and is not a regular file (reason not_regular_file).
+ */
 export function checkReplaceable(path: string): void {
+  checkOutFolder(path);
   let st: Stats;
   try {
     st = lstatSync(path);

@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { BrowserInfo, method, wireMethod, SessionInfo } from "../define.ts";
 
+/** Why the daemon refuses a file: URL (system.file_url); the extension words each one (session/file-urls.ts). */
+export const FILE_URL_RULES = ["bsk_home", "system_files", "linked_path", "unresolved"] as const;
+export type FileUrlRule = (typeof FILE_URL_RULES)[number];
+
 /** Daemon status, browser registry, extension handshake and cancellation. */
 export const systemMethods = {
   "system.pairing_code": method({
@@ -194,6 +198,23 @@ export const systemWireMethods = {
     description: "Pairing: the extension proves the code; the daemon answers with the secret sealed under it, then closes.",
     params: () => z.object({ proof: z.string() }),
     result: () => z.object({ sealed_secret: z.string(), key_id: z.string() }),
+  }),
+
+  "system.file_url": wireMethod({
+    owner: "daemon",
+    effect: "ControlPlane",
+    callers: "link",
+    scope: "none",
+    description:
+      "Whether a local session may open a file: URL, judged by the daemon on the path the OS would open (daemon/local-files.ts); only on the local link.",
+    params: () => z.object({ url: z.string().max(8192) }),
+    result: () =>
+      z.object({
+        /** null: it may; else the rule that refuses it. */
+        rule: z.enum(FILE_URL_RULES).nullable(),
+        path: z.string().optional(),
+        detail: z.string().optional(),
+      }),
   }),
 
   "system.shutdown": wireMethod({

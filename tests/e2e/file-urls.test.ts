@@ -4,7 +4,7 @@
  * never for a session with --allow-origin and never below $BSK_HOME, whose trust.key is the install's secret.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { linkSync, lchownSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { until, useWorld, type World } from "./harness.ts";
 
@@ -37,6 +37,17 @@ async function refused(args: string[], rule: string): Promise<any> {
   expect(r.json.error.data.rule).toBe(rule || undefined);
   return r.json.error;
 }
+
+/** Folders a test made, removed after it whatever its end. */
+const made: string[] = [];
+const tempDir = (prefix: string) => {
+  const dir = mkdtempSync(prefix);
+  made.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 /** Every URL the session's own tabs are on. */
 async function sessionUrls(s: string): Promise<string[]> {
@@ -106,6 +117,81 @@ describe("with the person's switch on", () => {
     // Turned off again: the file tab the session holds is out of reach at once.
     await setFileSwitch(false);
     await refused(["get-html", "--tab", String(first), "--session", s], "file_urls_off");
+  });
+
+  test("attack: no other name of $BSK_HOME reaches it (the path is judged as the OS resolves it)", async () => {
+    // Issue #36 item 11: /proc/self/root$BSK_HOME/... passed the text check, and trust.key was kept as a download.
+    await setFileSwitch(true);
+    const s = await w.startSession();
+    await w.ok(["navigate", note, "--session", s]);
+    const viaProc = `file:///proc/self/root${w.home}`;
+    for (const name of ["ledger/key", "trust.key", "daemon.json", "logs/", ""])
+      await refused(["navigate", `${viaProc}/${name}`, "--session", s], "system_files");
+    await refused(["tab", "create", `${viaProc}/trust.key`, "--session", s], "system_files");
+    await refused(["navigate", "file:///proc/self/environ", "--session", s], "system_files");
+    await refused(["navigate", "file:///dev/stdin", "--session", s], "system_files");
+
+    // A link someone (the agent) made: refused whatever it points at, a folder of the home's by inode in any case.
+    const links = tempDir("/tmp/bsk-links-");
+    symlinkSync(w.home, join(links, "home"));
+    symlinkSync(join(files, "note.html"), join(links, "note.html"));
+    for (const l of ["home", "note.html"]) lchownSync(join(links, l), 65534, 65534);
+    await refused(["navigate", `file://${links}/home/trust.key`, "--session", s], "linked_path");
+    await refused(["navigate", `file://${links}/note.html`, "--session", s], "linked_path");
+    // Root's own links are followed (the machine's /var → /private/var), and the home is still known by its inode.
+    symlinkSync(w.home, join(links, "roots-home"));
+    await refused(["navigate", `file://${links}/roots-home/ledger/key`, "--session", s], "bsk_home");
+    // Another name of the secret file itself (a hard link).
+    linkSync(join(w.home, "trust.key"), join(links, "key.txt"));
+    await refused(["navigate", `file://${links}/key.txt`, "--session", s], "bsk_home");
+    // What cannot be judged is refused.
+    await refused(["navigate", `file://${files}/no-such-file.html`, "--session", s], "unresolved");
+
+    // The file page itself heads there (a link, a frame): the tab goes back, nothing of the home is read.
+    await w.ok(["navigate", note, "--session", s]);
+    await w.ok([
+      "evaluate",
+      `(() => { const f = document.createElement("iframe"); f.src = ${JSON.stringify(`${viaProc}/daemon.json`)}; document.body.append(f); return 1; })()`,
+      "--session",
+      s,
+    ]);
+    await until("the tab to be sent back", async () => (await sessionUrls(s)).includes("about:blank"));
+    await w.ok(["navigate", note, "--session", s]);
+    const snap = await w.ok(["snapshot", "--session", s]);
+    const click = `(() => { const a = document.createElement("a"); a.id = "k"; a.textContent = "key"; a.href = ${JSON.stringify(`${viaProc}/trust.key`)}; document.body.append(a); return 1; })()`;
+    expect(snap.text).toContain("LOCAL-NOTE-7731");
+    await w.ok(["evaluate", click, "--session", s]);
+    await w.ok(["click", "#k", "--session", s]);
+    await until("the tab to be sent back", async () => (await sessionUrls(s)).includes("about:blank"));
+    expect((await sessionUrls(s)).some((u) => u.includes("trust.key"))).toBe(false);
+
+    // Nothing of the home was kept as a download either.
+    const kept = (await w.ok(["downloads", "--session", s])).downloads as { url: string }[];
+    expect(kept.filter((d) => d.url.includes(w.home))).toEqual([]);
+    expect(readdirSync(links).sort()).toEqual(["home", "key.txt", "note.html", "roots-home"]);
+  });
+
+  test("attack: a download of a file: URL obeys the same rule", async () => {
+    await setFileSwitch(true);
+    const s = await w.startSession();
+    await w.ok(["navigate", note, "--session", s]);
+    const make = (id: string, href: string) =>
+      `(() => { const a = document.createElement("a"); a.id = ${JSON.stringify(id)}; a.textContent = ${JSON.stringify(id)}; a.download = "x.bin"; a.href = ${JSON.stringify(href)}; document.body.append(a); return 1; })()`;
+    await w.ok(["evaluate", make("secret", `file:///proc/self/root${w.home}/trust.key`), "--session", s]);
+    const out = join(tempDir("/tmp/bsk-file-dl-"), "key.bin");
+    const r = await w.bsk(["download", "#secret", "--out", out, "--session", s, "--json"]);
+    expect(r.json?.ok).toBe(false);
+    expect(r.json.error.data).toMatchObject({ reason: "restricted_url", rule: "system_files" });
+    expect(readdirSync(join(out, ".."))).toEqual([]);
+    // The page's own click on it: the browser's download is refused too, nothing kept, nothing in its folder.
+    await w.ok(["evaluate", `document.getElementById("secret").click(); 1`, "--session", s]);
+    await until("the request to fail", async () =>
+      ((await w.ok(["events", "--session", s])).events as { event: string; data: any }[]).some(
+        (e) => e.event === "request.failed" && String(e.data.url).endsWith("/trust.key"),
+      ),
+    );
+    const kept = (await w.ok(["downloads", "--session", s])).downloads as { url: string }[];
+    expect(kept.filter((d) => d.url.includes("trust.key"))).toEqual([]);
   });
 
   test("refs taken while it was on act on nothing once it is off, the page sees no event", async () => {

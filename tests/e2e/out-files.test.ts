@@ -8,7 +8,7 @@
  * (not_regular_file) and left as it was; a download or a recording refused so starts nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { localAttacker, sharedFolder } from "../local-attacker.ts";
 
@@ -147,6 +147,79 @@ describe.skipIf(!attacker)(
         expect(JSON.parse(readFileSync(out, "utf8")).stopped_by).toBe("stop");
       }, 60_000);
     }
+  },
+);
+
+describe.skipIf(!attacker)(
+  `issue 36 item 12: an --out folder another user steers is refused${skipReason ? ` (skipped: ${skipReason})` : ""}`,
+  () => {
+    let theirs: string;
+    let links: string;
+    let ownLink: string;
+
+    beforeAll(async () => {
+      // The attacker's own folder, and their link to it inside a folder both users share (sticky, like /tmp).
+      const base = sharedFolder(true);
+      shared.push(base);
+      theirs = join(base, "theirs");
+      attacker!.run(["mkdir", "-m", "0777", theirs]);
+      links = join(base, "shared");
+      mkdirSync(links);
+      chmodSync(links, 0o1777);
+      attacker!.plantLinks(theirs, [join(links, "shots")]);
+      // The caller's own link to a folder of theirs: an ordinary setup, followed.
+      mkdirSync(join(base, "mine"));
+      ownLink = join(base, "my-shots");
+      symlinkSync(join(base, "mine"), ownLink);
+      await ok(["navigate", w.fixtures.url("/files-download.html")]);
+      await ok(["evaluate", `window.clicks = 0; document.getElementById("small").addEventListener("click", () => window.clicks++)`]);
+    });
+
+    const untrusted = (r: Run, out: string, folder: string) => {
+      if (r.json?.ok !== false) throw new Error(`expected a refusal, got (exit ${r.code}):\n${r.stdout}${r.stderr}`);
+      expect(r.json.error).toMatchObject({ code: "invalid_params", data: { reason: "untrusted_out_folder", path: out, folder } });
+      expect(r.json.error.hint).toContain("folder of your own");
+    };
+
+    test("screenshot, full-page, download and record start --out through their link, or into their folder", async () => {
+      const before = (await w.ok(["session", "list"])).sessions.length;
+      const cases: [string, string][] = [
+        [join(links, "shots"), join(links, "shots")],
+        [`${links}/shots/deeper/..`, join(links, "shots")],
+        [theirs, theirs],
+      ];
+      for (const [dir, folder] of cases) {
+        // The CLI names the path as it resolved it (`deeper/..` gone).
+        const at = (name: string) => `${dir}/${name}`;
+        untrusted(await run(["screenshot", "--out", at("a.png"), "--session", s]), join(dir, "a.png"), folder);
+        untrusted(await run(["screenshot", "--full-page", "--out", at("b.png"), "--session", s]), join(dir, "b.png"), folder);
+        untrusted(await run(["download", "#small", "--out", at("c.txt"), "--session", s]), join(dir, "c.txt"), folder);
+        untrusted(
+          await run(["record", "start", "--url", w.fixtures.url("/record-start.html"), "--out", at("d.json")]),
+          join(dir, "d.json"),
+          folder,
+        );
+      }
+      expect(readdirSync(theirs)).toEqual([]);
+      expect((await ok(["evaluate", "window.clicks"])).value).toBe(0);
+      expect((await w.ok(["session", "list"])).sessions.length).toBe(before);
+
+      // A download the page started and bsk kept: downloads save writes it nowhere of theirs either.
+      await ok(["click", "#small"]);
+      const id = await until(
+        "the kept download",
+        async () => ((await ok(["downloads"])).downloads as any[]).find((d) => d.state === "complete")?.download_id,
+      );
+      const out = join(links, "shots", "e.txt");
+      untrusted(await run(["downloads", "save", id, "--out", out, "--session", s]), out, join(links, "shots"));
+      expect(readdirSync(theirs)).toEqual([]);
+    });
+
+    test("the caller's own link to their own folder still works", async () => {
+      const out = join(ownLink, "shot.png");
+      result(await run(["screenshot", "--out", out, "--session", s]));
+      expect(isPng(out)).toBe(true);
+    });
   },
 );
 

@@ -233,4 +233,28 @@ maybe("files over a remote link", () => {
       await w.ok(["session", "stop", local]);
     }
   }, 90_000);
+
+  test("attack: a remote session never opens the person's local files, whatever the popup's switch says", async () => {
+    // The switch is for agents on the person's computer; an agent on a server gets none of their files.
+    const dir = mkdtempSync("/tmp/bsk-remote-local-");
+    writeFileSync(join(dir, "mine.html"), "<title>Mine</title><p>PERSONS-FILE-5521</p>");
+    const file = `file://${dir}/mine.html`;
+    await w.person.asExtension("chrome.storage.local.set({ allow_file_urls: true })");
+    try {
+      for (const args of [
+        ["navigate", file],
+        ["tab", "create", file],
+        ["navigate", `file://${w.home}/trust.key`],
+      ]) {
+        const r = await run(args);
+        expect(r.json?.ok).toBe(false);
+        expect(r.json.error).toMatchObject({ code: "permission_denied", data: { reason: "restricted_url", rule: "remote_session" } });
+      }
+      const tabs = (await ok(["tab", "list"])).tabs as { url: string }[];
+      expect(tabs.filter((t) => t.url.startsWith("file:"))).toEqual([]);
+    } finally {
+      await w.person.asExtension("chrome.storage.local.set({ allow_file_urls: false })");
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -16,6 +16,7 @@ import {
   readFileSync,
   readlinkSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -245,6 +246,58 @@ describe.skipIf(!attacker)(
       expect(err.data).toMatchObject({ reason: "not_regular_file", kind: "FIFO" });
       expect(lstatSync(out).isFIFO()).toBe(true);
       expect(readdirSync(shared)).toEqual(["fifo.png"]);
+    });
+  },
+);
+
+describe.skipIf(!attacker)(
+  `issue 36 item 12: a folder another user steers is refused by every writer${skipReason ? ` (skipped: ${skipReason})` : ""}`,
+  () => {
+    /** A sticky shared folder holding the attacker's own folder and their link to it. */
+    function planted(): { shared: string; theirs: string; link: string } {
+      const shared = sharedFolder(true);
+      cleanups.push(() => rmSync(shared, { recursive: true, force: true }));
+      const theirs = join(shared, "theirs");
+      attacker!.run(["mkdir", "-m", "0777", theirs]);
+      const link = join(shared, "shots");
+      attacker!.plantLinks(theirs, [link]);
+      return { shared, theirs, link };
+    }
+
+    const untrusted = (fn: () => void, folder: string) => {
+      const err = refusal(fn);
+      expect(err.code).toBe("invalid_params");
+      expect(err.data).toMatchObject({ reason: "untrusted_out_folder", folder });
+    };
+
+    test("through their link, below it, or into their folder: nothing is written there", () => {
+      const { theirs, link } = planted();
+      const write = (path: string) => () => writeAtomic(path, "x", { mode: 0o644, replace: true });
+      untrusted(write(join(link, "a.png")), link);
+      untrusted(write(`${link}/sub/../b.png`), link);
+      untrusted(write(join(theirs, "c.png")), theirs);
+      untrusted(() => writeFileAtomic(join(link, "state.json"), "{}"), link);
+      untrusted(() => checkReplaceable(join(link, "d.png")), link);
+      expect(readdirSync(theirs)).toEqual([]);
+    });
+
+    test("a folder of the caller's inside a folder anyone may write without the sticky bit is refused", () => {
+      const open = sharedFolder(false);
+      cleanups.push(() => rmSync(open, { recursive: true, force: true }));
+      const mine = join(open, "mine");
+      mkdirSync(mine);
+      untrusted(() => writeAtomic(join(mine, "a.txt"), "x", { mode: 0o644, replace: true }), mine);
+      // Straight into such a folder is fine: the file itself goes in by an exclusive temp name and a rename.
+      writeAtomic(join(open, "b.txt"), "x", { mode: 0o644, replace: true });
+      expect(readdirSync(open).sort()).toEqual(["b.txt", "mine"]);
+    });
+
+    test("the caller's own links and root's folders are followed", () => {
+      const base = tempDir();
+      mkdirSync(join(base, "real"));
+      symlinkSync(join(base, "real"), join(base, "alias"));
+      writeAtomic(join(base, "alias", "ok.txt"), "ok", { mode: 0o644, replace: true });
+      expect(readFileSync(join(base, "real", "ok.txt"), "utf8")).toBe("ok");
     });
   },
 );

@@ -1,5 +1,5 @@
 /**
- * The extension's own requests to the daemon (the transfer methods), typed by the catalog like the handlers of the
+ * The extension's own requests to the daemon (the transfer methods; system.file_url, always to the local one), typed by the catalog like the handlers of the
  * daemon's requests are. A request goes to the daemon that owns its session: link/connection.ts plugs in the local
  * link once its daemon has proven itself and taken the handshake (and unplugs it when the link drops, like outbox's
  * setSink); link/remote/ installs a router that names the remote link for a remote agent's session. Without the

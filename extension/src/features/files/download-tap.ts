@@ -10,6 +10,7 @@
  */
 import { onAttach, sendTo, tapCdp } from "../../cdp/debugger.ts";
 import type { CdpTarget } from "../../cdp/refs/target.ts";
+import { fileRefusal, isFileUrl } from "../../session/file-urls.ts";
 import { ownerOfTab, sessionsReady } from "../../session/sessions.ts";
 import { type DownloadHead, downloadOf } from "./download-response.ts";
 import { readStream } from "./io-stream.ts";
@@ -66,7 +67,22 @@ export function installDownloadTap(): void {
   });
 }
 
+/**
+ * A file: document (page, frame or download) is judged before its bytes go anywhere: one the session may not open
+ * (session/file-urls.ts) fails here, so neither the tab nor a download gets it, however the page asked for it.
+ */
 function paused(source: CdpTarget, p: Record<string, any>): void {
+  const owner = ownerOfTab(source.tabId);
+  const url = String(p.request?.url ?? "");
+  if (!owner || !isFileUrl(url)) return decide(source, p);
+  void fileRefusal(owner.session, url).then((rule) => {
+    if (!rule) return decide(source, p);
+    console.warn(`bsk: tab ${source.tabId} of session ${owner.session.session_id} may not load ${url} (${rule})`);
+    void sendTo(source, "Fetch.failRequest", { requestId: String(p.requestId), errorReason: "AccessDenied" }).catch(() => undefined);
+  });
+}
+
+function decide(source: CdpTarget, p: Record<string, any>): void {
   const requestId = String(p.requestId);
   const go = () => void sendTo(source, "Fetch.continueRequest", { requestId }).catch(() => undefined);
   const call = callTaps.get(source.tabId);

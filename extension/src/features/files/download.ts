@@ -23,6 +23,7 @@ import { type ActionEffect, withEffect } from "../../page/effects.ts";
 import { click } from "../../page/input/mouse.ts";
 import type { CdpTarget, ResolvedTarget } from "../../cdp/refs/target.ts";
 import { resolveTarget } from "../../cdp/refs/resolve.ts";
+import { assertSessionMayOpen, isFileUrl } from "../../session/file-urls.ts";
 import { getSession, resolveTab } from "../../session/sessions.ts";
 import { refetchItem, TabRequests } from "./browser-item.ts";
 import { Claim, type DownloadItem, type Routing } from "./download-claim.ts";
@@ -206,6 +207,8 @@ export async function download(p: ParsedParams<"download">, signal: AbortSignal,
   try {
     const targets: CdpTarget[] = rt.cdp.sessionId ? [{ tabId }, rt.cdp] : [{ tabId }];
     const link = await linkOf(rt, signal);
+    // A file: link is judged before the click, by the rule for opening it (the response tap refuses it too).
+    if (link && isFileUrl(link.url)) await assertSessionMayOpen(r.session, link.url, tabId);
     // A link that opens its download in a new tab (target=_blank) is not this tab's: its item is known by address.
     if (link) claim.expect(link.url, undefined, { taken: false });
     tap = await ResponseTap.arm(
