@@ -223,13 +223,17 @@ describe("on an ask-first site", () => {
     expect(seen).toEqual({ host: true, shadowRoot: false, text: false, buttons: 0 });
     // Still asking: the synthetic clicks counted for nothing.
     expect((await page.overlay())!.buttons).toContain("allow");
-    // The page can reach the host's style: an Allow it made nearly transparent takes no click, not even the person's.
-    const host = `document.querySelector("bsk-overlay").style`;
-    await page.evaluate(`${host}.setProperty("opacity", "0.05", "important")`);
+    // The page can reach the host's style, but the host puts it back before the page's script yields.
+    const host = `document.querySelector("bsk-overlay")`;
+    await page.evaluate(`${host}.style.setProperty("opacity", "0.05", "important"); true`);
+    expect(await page.evaluate(`getComputedStyle(${host}).opacity`)).toBe("1");
+    // An Allow the page made nearly transparent through its own root takes no click, not even the person's.
+    const root = `document.documentElement.style`;
+    await page.evaluate(`${root}.setProperty("opacity", "0.05", "important")`);
     await page.waitOverlay("Allow off while faded", (o) => !!o?.disabled.includes("allow"));
     const box = await page.overlayBox({ action: "allow" });
     await page.clickAt(Math.round(box.x + box.width / 2), Math.round(box.y + box.height / 2));
-    await page.evaluate(`${host}.removeProperty("opacity")`);
+    await page.evaluate(`${root}.removeProperty("opacity")`);
     // The person's Deny decides: had any click above counted, the call would have clicked Pay now.
     await answer(page, "deny");
     await denied(clicking, "denied", "person");
