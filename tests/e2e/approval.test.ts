@@ -242,6 +242,53 @@ describe("on an ask-first site", () => {
     await w.ok(["session", "stop", s]);
   });
 
+  test("an Allow the page kept covered and shows under the person's pointer takes no click at once", async () => {
+    const { s, page, snap } = await onFixture();
+    await page.cover();
+    const clicking = run(s, ["click", refIn(snap, "Pay now")]);
+    await asking(page, "click button 'Pay now'");
+    // The lure waits (on its own clock) until an Allow armed from the moment it was built would take clicks.
+    await page.evaluate("new Promise((resolve) => setTimeout(() => resolve(true), 1000))");
+    await page.lureClicks("allow", 300);
+    // Not seen long enough: the clicks did nothing and the panel still asks; the person's Deny decides.
+    await answer(page, "deny");
+    await denied(clicking, "denied", "person");
+    expect(await page.evaluate("clicks")).toEqual([]);
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+
+  test("a page that focuses the overlay's host and lures Tab, Tab, Enter presses nothing", async () => {
+    const p = await popup();
+    // No pill (only the panel's buttons take focus) and no takeover by the person's keys on the page: what is left
+    // to decide is the panel.
+    await p.evaluate(`chrome.storage.local.set({ show_hints: false, auto_takeover: false })`);
+    try {
+      const { s, page, snap } = await onFixture();
+      await page.waitOverlay("no pill", (o) => !o?.pill);
+      const clicking = run(s, ["click", refIn(snap, "Pay now")]);
+      await asking(page, "click button 'Pay now'");
+      await page.waitOverlay("Allow armed", (o) => !!o?.buttons.includes("allow") && !o.disabled.includes("allow"));
+      // The page takes its own controls out of the tab order and focuses the host: Tab, Tab would reach Allow.
+      await page.evaluate(`(() => {
+        for (const el of document.querySelectorAll("input, button")) el.tabIndex = -1;
+        const host = document.querySelector("bsk-overlay");
+        host.tabIndex = 0;
+        host.focus();
+        return true;
+      })()`);
+      expect(await page.evaluate(`document.activeElement === document.querySelector("bsk-overlay")`)).toBe(false);
+      for (const key of ["Tab", "Tab", "Enter"] as const) await page.press(key);
+      await answer(page, "deny");
+      await denied(clicking, "denied", "person");
+      expect(await page.evaluate("clicks")).toEqual([]);
+      page.close();
+      await w.ok(["session", "stop", s]);
+    } finally {
+      await p.evaluate(`chrome.storage.local.set({ show_hints: true, auto_takeover: true })`);
+    }
+  });
+
   test("a page that navigates during the wait ends it as denied", async () => {
     const { s, page, snap } = await onFixture();
     const clicking = run(s, ["click", refIn(snap, "Pay now")]);
