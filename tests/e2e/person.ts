@@ -116,16 +116,26 @@ export class Person {
     }
   }
 
-  /** A trusted left click at (x, y) of a page target. A click that closes the page is not answered. */
+  /**
+   * A trusted left click at (x, y) of a page target. A release that closes the page (the consent window goes once
+   * answered) is never answered: it is done once answered or once the page is gone.
+   */
   async clickIn(targetId: string, x: number, y: number): Promise<void> {
     const { sessionId } = await this.send("Target.attachToTarget", { targetId, flatten: true });
     const base = { x, y, button: "left", clickCount: 1 };
+    let released = false;
     try {
       await this.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y }, sessionId);
       await this.send("Input.dispatchMouseEvent", { type: "mousePressed", ...base }, sessionId);
-      await this.send("Input.dispatchMouseEvent", { type: "mouseReleased", ...base }, sessionId).catch(() => undefined);
+      const release = this.send("Input.dispatchMouseEvent", { type: "mouseReleased", ...base }, sessionId)
+        .catch(() => undefined)
+        .finally(() => (released = true));
+      for (;;) {
+        if (released || !(await this.pages()).some((p) => p.targetId === targetId)) break;
+        await Promise.race([release, Bun.sleep(25)]);
+      }
     } finally {
-      await this.send("Target.detachFromTarget", { sessionId }).catch(() => undefined);
+      if (released) await this.send("Target.detachFromTarget", { sessionId }).catch(() => undefined);
     }
   }
 
