@@ -27,6 +27,8 @@ export class Arming {
   private spent = false;
 
   constructor(panel: HTMLElement) {
+    // A press anywhere in the panel puts the focus in it, so the person can go on with Tab and Enter from there.
+    panel.tabIndex = -1;
     panel.addEventListener(
       "pointerdown",
       (e) => {
