@@ -11,6 +11,7 @@
  */
 import { browser, type Browser } from "wxt/browser";
 import { defineUnlistedScript } from "wxt/utils/define-unlisted-script";
+import { t } from "../src/shared/i18n.ts";
 import { OVERLAY_HOST_GLOBAL } from "../src/shared/messages/hands.ts";
 import { liveHere } from "../src/shared/messages/keepalive.ts";
 import { CriteriaWatch } from "../src/features/help/watch.ts";
@@ -86,6 +87,7 @@ export default defineUnlistedScript(() => {
     panel?.dispose();
     recordPanel?.dispose();
     approvalPanel?.dispose();
+    pill?.dispose();
     host?.dispose();
     host = pill = panel = recordPanel = approvalPanel = watch = null;
   };
@@ -100,7 +102,14 @@ export default defineUnlistedScript(() => {
       host = new OverlayHost();
       // The hands script (same world) leaves the person's presses on the pill and the help panel out.
       (globalThis as Record<string, unknown>)[OVERLAY_HOST_GLOBAL] = host.host;
-      pill = new Pill(host.root, (action) => void send({ type: `overlay.${action}` }));
+      pill = new Pill(
+        host.root,
+        (action) => void send({ type: `overlay.${action}` }),
+        (hidden) => {
+          void send({ type: "overlay.hidden", hidden });
+          titleSaysHidden(hidden);
+        },
+      );
     }
     return host;
   };
@@ -161,10 +170,18 @@ export default defineUnlistedScript(() => {
     if (wanted) holdLife();
     else {
       dropLife();
+      pill?.dispose();
       host?.dispose();
       approvalPanel?.dispose();
       host = pill = recordPanel = approvalPanel = null;
     }
+  };
+
+  /** The tab's title (the Agent Window's, while the tab is its active one) says the page hides the pill. */
+  const titleSaysHidden = (hidden: boolean) => {
+    const mark = `${t("pill.hidden_title")} · `;
+    if (hidden && !document.title.startsWith(mark)) document.title = mark + document.title;
+    else if (!hidden && document.title.startsWith(mark)) document.title = document.title.slice(mark.length);
   };
 
   const currentNote = () => panel?.currentNote() ?? "";
@@ -178,6 +195,7 @@ export default defineUnlistedScript(() => {
         render(msg.view);
         return false;
       case "overlay.capture":
+        pill?.setCapturing(msg.hidden);
         host?.setCaptureHidden(msg.hidden);
         sendResponse(true);
         return false;

@@ -223,19 +223,70 @@ describe("on an ask-first site", () => {
     expect(seen).toEqual({ host: true, shadowRoot: false, text: false, buttons: 0 });
     // Still asking: the synthetic clicks counted for nothing.
     expect((await page.overlay())!.buttons).toContain("allow");
-    // The page can reach the host's style: an Allow it made nearly transparent takes no click, not even the person's.
-    const host = `document.querySelector("bsk-overlay").style`;
-    await page.evaluate(`${host}.setProperty("opacity", "0.05", "important")`);
+    // The page can reach the host's style, but the host puts it back before the page's script yields.
+    const host = `document.querySelector("bsk-overlay")`;
+    await page.evaluate(`${host}.style.setProperty("opacity", "0.05", "important"); true`);
+    expect(await page.evaluate(`getComputedStyle(${host}).opacity`)).toBe("1");
+    // An Allow the page made nearly transparent through its own root takes no click, not even the person's.
+    const root = `document.documentElement.style`;
+    await page.evaluate(`${root}.setProperty("opacity", "0.05", "important")`);
     await page.waitOverlay("Allow off while faded", (o) => !!o?.disabled.includes("allow"));
     const box = await page.overlayBox({ action: "allow" });
     await page.clickAt(Math.round(box.x + box.width / 2), Math.round(box.y + box.height / 2));
-    await page.evaluate(`${host}.removeProperty("opacity")`);
+    await page.evaluate(`${root}.removeProperty("opacity")`);
     // The person's Deny decides: had any click above counted, the call would have clicked Pay now.
     await answer(page, "deny");
     await denied(clicking, "denied", "person");
     expect(await page.evaluate("clicks")).toEqual([]);
     page.close();
     await w.ok(["session", "stop", s]);
+  });
+
+  test("an Allow the page kept covered and shows under the person's pointer takes no click at once", async () => {
+    const { s, page, snap } = await onFixture();
+    await page.cover();
+    const clicking = run(s, ["click", refIn(snap, "Pay now")]);
+    await asking(page, "click button 'Pay now'");
+    // The lure waits (on its own clock) until an Allow armed from the moment it was built would take clicks.
+    await page.evaluate("new Promise((resolve) => setTimeout(() => resolve(true), 1000))");
+    await page.lureClicks("allow", 300);
+    // Not seen long enough: the clicks did nothing and the panel still asks; the person's Deny decides.
+    await answer(page, "deny");
+    await denied(clicking, "denied", "person");
+    expect(await page.evaluate("clicks")).toEqual([]);
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+
+  test("a page that focuses the overlay's host and lures Tab, Tab, Enter presses nothing", async () => {
+    const p = await popup();
+    // No pill (only the panel's buttons take focus) and no takeover by the person's keys on the page: what is left
+    // to decide is the panel.
+    await p.evaluate(`chrome.storage.local.set({ show_hints: false, auto_takeover: false })`);
+    try {
+      const { s, page, snap } = await onFixture();
+      await page.waitOverlay("no pill", (o) => !o?.pill);
+      const clicking = run(s, ["click", refIn(snap, "Pay now")]);
+      await asking(page, "click button 'Pay now'");
+      await page.waitOverlay("Allow armed", (o) => !!o?.buttons.includes("allow") && !o.disabled.includes("allow"));
+      // The page takes its own controls out of the tab order and focuses the host: Tab, Tab would reach Allow.
+      await page.evaluate(`(() => {
+        for (const el of document.querySelectorAll("input, button")) el.tabIndex = -1;
+        const host = document.querySelector("bsk-overlay");
+        host.tabIndex = 0;
+        host.focus();
+        return true;
+      })()`);
+      expect(await page.evaluate(`document.activeElement === document.querySelector("bsk-overlay")`)).toBe(false);
+      for (const key of ["Tab", "Tab", "Enter"] as const) await page.press(key);
+      await answer(page, "deny");
+      await denied(clicking, "denied", "person");
+      expect(await page.evaluate("clicks")).toEqual([]);
+      page.close();
+      await w.ok(["session", "stop", s]);
+    } finally {
+      await p.evaluate(`chrome.storage.local.set({ show_hints: true, auto_takeover: true })`);
+    }
   });
 
   test("a page that navigates during the wait ends it as denied", async () => {

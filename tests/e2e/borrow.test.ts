@@ -136,6 +136,31 @@ describe("tab borrow with the person's consent", () => {
     await until("the consent window to close", async () => (await consentPages()) === 0);
   });
 
+  test("keys the person meant for their page (Shift+Tab, Enter) lend nothing, at once or later", async () => {
+    const s = await w.startSession();
+    const { tabId } = await personTab("keys");
+    const before = await tabState(tabId);
+    const pending = borrow(s, tabId);
+    await w.person.waitForPage("/consent.html");
+    const consent = await PersonPage.find(w.browser.cdpPort!, "/consent.html");
+    try {
+      // The window opens focused, over what the person was typing: their next keys land in it as soon as it shows.
+      await consent.waitFor(`document.getElementById("card")?.hidden === false`);
+      await consent.press("Tab", true);
+      await consent.press("Enter");
+      // Nor once Allow has been seen long enough to take the person's click: keys count only after a press in the card.
+      await consent.waitFor(`document.getElementById("allow").disabled === false`);
+      await consent.press("Tab", true);
+      await consent.press("Enter");
+      await w.person.answerConsent(false);
+      fails(await pending, "permission_denied", "borrow_denied");
+    } finally {
+      consent.close();
+    }
+    expect(await tabState(tabId)).toEqual(before);
+    expect((await w.ok(["tab", "list", "--session", s])).tabs.some((t: any) => t.tab_id === tabId)).toBe(false);
+  });
+
   test("no answer before the countdown ends: timed out, the tab never moves", async () => {
     const s = await w.startSession();
     const { tabId } = await personTab("unanswered");

@@ -84,6 +84,30 @@ describe("request-help", () => {
     page.close();
   });
 
+  test("Done that a page kept covered and shows under the person's pointer takes no click at once", async () => {
+    const page = await open("/overlay.html");
+    await page.cover();
+    const asking = help("--prompt", "Nothing to do here", "--timeout", "20s");
+    await panelShown(page);
+    await page.lureClicks("done", 300);
+    // Not seen long enough: the clicks did nothing; the person's Cancel decides.
+    await page.clickOverlay("cancel");
+    expect(await result(asking, 7)).toMatchObject({ outcome: "cancelled" });
+    await panelGone(page);
+    page.close();
+  });
+
+  test("the person's own keys work in a panel they clicked into: the note, Tab, Tab, Enter is Done", async () => {
+    const page = await open("/overlay.html");
+    const asking = help("--prompt", "Type a note, then Done", "--timeout", "20s");
+    await page.waitOverlay("Done armed", (o) => !!o?.panel && o.buttons.includes("done") && !o.disabled.includes("done"));
+    await page.typeNote("by keyboard");
+    for (const key of ["Tab", "Tab", "Enter"] as const) await page.press(key);
+    expect(await result(asking)).toMatchObject({ outcome: "continued", note: "by keyboard" });
+    await panelGone(page);
+    page.close();
+  });
+
   test("cancelled: Cancel; a background tab is brought to the front first", async () => {
     const page = await open("/overlay.html");
     const { tab_id: asked } = (await w.ok(["tab", "list", "--session", s])).tabs.find((t: any) => t.current);

@@ -289,9 +289,56 @@ export class PersonPage {
     });
   }
 
-  /** Clicks an overlay button (takeover, resume, stop, done, cancel) with trusted mouse events. */
+  /**
+   * Clicks an overlay button (takeover, resume, stop, done, cancel, allow, deny, finish) with trusted mouse events,
+   * once it takes clicks: a panel's buttons are disabled until they have been seen for a moment, as a person waits.
+   */
   clickOverlay(action: string): Promise<void> {
-    return this.clickNode(`the overlay's ${action} button`, () => this.overlayNode({ action }));
+    return this.clickNode(`the overlay's ${action} button, enabled`, async () => {
+      const node = await this.overlayNode({ action });
+      if ("disabled" in attrs(node)) throw new Error(`the overlay's ${action} button is disabled`);
+      return node;
+    });
+  }
+
+  /**
+   * A hostile page's cover: from now on an element of the top layer (above any z-index, bsk's overlay included) hides
+   * the whole viewport, until the person's pointer moves over it; then it goes, and the page notes when
+   * (`window.__revealedAt`, its own clock). `lureClicks` is the rest of the lure.
+   */
+  async cover(): Promise<void> {
+    await this.evaluate(`(() => {
+      const cover = document.createElement("div");
+      cover.popover = "manual";
+      cover.style.cssText = "inset: 0; width: 100vw; height: 100vh; margin: 0; border: 0; background: #fff";
+      cover.textContent = "Click here to win";
+      cover.addEventListener("pointermove", () => {
+        cover.hidePopover();
+        window.__revealedAt = performance.now();
+      }, { once: true });
+      document.body.append(cover);
+      cover.showPopover();
+      return true;
+    })()`);
+  }
+
+  /**
+   * The lure's end: the person's pointer moves to where the overlay's `action` button is (the page's cover goes and
+   * shows it), and the person clicks there at once and again, as long as the page's clock says less than `withinMs`
+   * passed since it showed (each click is sent only then). Returns how many clicks were sent.
+   */
+  async lureClicks(action: string, withinMs: number): Promise<number> {
+    const box = await this.overlayBox({ action });
+    const x = Math.round(box.x + box.width / 2);
+    const y = Math.round(box.y + box.height / 2);
+    await this.send("Page.bringToFront");
+    await this.moveMouse(x, y);
+    let clicks = 0;
+    while ((await this.evaluate("performance.now() - window.__revealedAt")) < withinMs) {
+      await this.pressAt(x, y);
+      clicks++;
+    }
+    return clicks;
   }
 
   /**
@@ -331,10 +378,10 @@ export class PersonPage {
     await this.send("Input.insertText", { text });
   }
 
-  /** Presses and releases one key (Enter, Tab, ArrowDown, …) with trusted key events. */
-  async press(key: "Enter" | "Tab" | "Escape" | "ArrowDown"): Promise<void> {
+  /** Presses and releases one key (Enter, Tab, ArrowDown, …) with trusted key events; `shift` held for Shift+Tab. */
+  async press(key: "Enter" | "Tab" | "Escape" | "ArrowDown", shift = false): Promise<void> {
     const codes = { Enter: 13, Tab: 9, Escape: 27, ArrowDown: 40 } as const;
-    const base = { key, code: key, windowsVirtualKeyCode: codes[key], nativeVirtualKeyCode: codes[key] };
+    const base = { key, code: key, windowsVirtualKeyCode: codes[key], nativeVirtualKeyCode: codes[key], ...(shift && { modifiers: 8 }) };
     await this.send("Input.dispatchKeyEvent", { type: "keyDown", ...base, ...(key === "Enter" && { text: "\r" }) });
     await this.send("Input.dispatchKeyEvent", { type: "keyUp", ...base });
   }

@@ -82,31 +82,60 @@ export class Person {
   }
 
   /**
-   * Answers bsk's consent window (consent.html) by clicking Allow or Deny once it shows its prompt.
+   * Answers bsk's consent window (consent.html) by clicking Allow or Deny once it shows its prompt and the button
+   * takes clicks (it is armed once it has been seen for a moment), with a trusted click at its place.
    * Returns what the prompt named: the session line and the tab's title.
    */
   async answerConsent(allow: boolean, ms = 10_000): Promise<{ session: string; title: string; url: string; countdown: string }> {
     const page = await this.waitForPage("/consent.html", ms);
     const button = allow ? "allow" : "deny";
     // The prompt's text arrives from the worker after load; the page may still be committing when attached.
-    const click = `new Promise((resolve) => {
+    const look = `new Promise((resolve) => {
       const look = () => {
         const card = document.getElementById("card");
-        if (!card || card.hidden) return void setTimeout(look, 20);
+        const b = document.getElementById(${JSON.stringify(button)});
+        if (!card || card.hidden || !b || b.disabled) return void setTimeout(look, 20);
         const text = (id) => document.getElementById(id).textContent;
-        const shown = { session: text("session"), title: text("tab-title"), url: text("tab-url"), countdown: text("countdown") };
-        // Clicked after this evaluation has answered: the click closes the window, which would swallow the answer.
-        setTimeout(() => document.getElementById(${JSON.stringify(button)}).click(), 0);
-        resolve(shown);
+        const r = b.getBoundingClientRect();
+        resolve({
+          shown: { session: text("session"), title: text("tab-title"), url: text("tab-url"), countdown: text("countdown") },
+          x: Math.round(r.left + r.width / 2),
+          y: Math.round(r.top + r.height / 2),
+        });
       };
       look();
     })`;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.evaluateIn(page.targetId, click);
+        const { shown, x, y } = await this.evaluateIn(page.targetId, look);
+        await this.clickIn(page.targetId, x, y);
+        return shown;
       } catch (err) {
         if (attempt >= 3 || !/context|destroyed|navigat/i.test(String(err))) throw err;
       }
+    }
+  }
+
+  /**
+   * A trusted left click at (x, y) of a page target. A release that closes the page (the consent window goes once
+   * answered) is never answered: it is done once answered or once the page is gone.
+   */
+  async clickIn(targetId: string, x: number, y: number): Promise<void> {
+    const { sessionId } = await this.send("Target.attachToTarget", { targetId, flatten: true });
+    const base = { x, y, button: "left", clickCount: 1 };
+    let released = false;
+    try {
+      await this.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y }, sessionId);
+      await this.send("Input.dispatchMouseEvent", { type: "mousePressed", ...base }, sessionId);
+      const release = this.send("Input.dispatchMouseEvent", { type: "mouseReleased", ...base }, sessionId)
+        .catch(() => undefined)
+        .finally(() => (released = true));
+      for (;;) {
+        if (released || !(await this.pages()).some((p) => p.targetId === targetId)) break;
+        await Promise.race([release, Bun.sleep(25)]);
+      }
+    } finally {
+      if (released) await this.send("Target.detachFromTarget", { sessionId }).catch(() => undefined);
     }
   }
 

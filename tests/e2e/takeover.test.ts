@@ -230,3 +230,57 @@ describe('"Show control hints" off', () => {
     await w.ok(["session", "stop", s]);
   });
 });
+
+describe("a page that hides the pill", () => {
+  test("display:none on the host, a hidden parent, inert: the host puts itself back and Stop still ends the session", async () => {
+    const { s, page } = await sessionOnFixture();
+    const host = `document.querySelector("bsk-overlay")`;
+    // Each in a script of its own: the host is put back before the page's script yields, never later.
+    await page.evaluate(`${host}.style.setProperty("display", "none", "important"); true`);
+    await page.evaluate(`(() => {
+      const hiding = document.createElement("div");
+      hiding.style.display = "none";
+      document.body.append(hiding);
+      hiding.append(${host});
+      return true;
+    })()`);
+    await page.evaluate(`${host}.setAttribute("inert", ""); ${host}.style.opacity = "0"; true`);
+    expect(
+      await page.evaluate(`(() => {
+        const h = ${host};
+        const style = getComputedStyle(h);
+        return [h.parentNode === document.documentElement, style.display, style.opacity, h.hasAttribute("inert")];
+      })()`),
+    ).toEqual([true, "block", "1", false]);
+    await page.clickOverlay("stop");
+    await until("the session stopped by the person", async () => (await sessionState(s)).state === "ended");
+    expect(await sessionState(s)).toMatchObject({ end_reason: "stopped_by_person" });
+    page.close();
+  });
+
+  test("a page that keeps the pill covered: the tab's title and the popup say so, until it is seen again", async () => {
+    const { s, page } = await sessionOnFixture();
+    const title = await page.evaluate("document.title");
+    // The top layer is above any z-index: the host cannot put itself over it, only say that it is hidden.
+    await page.evaluate(`(() => {
+      const cover = document.createElement("div");
+      cover.id = "cover";
+      cover.popover = "manual";
+      cover.style.cssText = "inset: 0; width: 100vw; height: 100vh; margin: 0; border: 0; background: rgb(20, 120, 200)";
+      document.body.append(cover);
+      cover.showPopover();
+      return true;
+    })()`);
+    await page.waitFor(`document.title.startsWith("⚠") && document.title.endsWith(${JSON.stringify(title)})`);
+    await w.person.openTab(`chrome-extension://${EXTENSION_ID}/popup.html?hidden`);
+    const popup = await PersonPage.find(w.browser.cdpPort!, "popup.html?hidden");
+    await popup.waitFor(`document.querySelector('li[data-session="${s}"] .pill-hidden') !== null`);
+
+    await page.evaluate(`document.getElementById("cover").hidePopover(); true`);
+    await page.waitFor(`document.title === ${JSON.stringify(title)}`);
+    await popup.waitFor(`document.querySelector('li[data-session="${s}"] .pill-hidden') === null`);
+    await popup.closeTab();
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+});

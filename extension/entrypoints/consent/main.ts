@@ -1,15 +1,18 @@
 /**
  * consent.html?id=<prompt>: the person's Allow / Deny for one tab.borrow, in a window of its own. Everything it
  * shows comes from the service worker over the port; when the port drops (answered, timed out, cancelled, the
- * worker restarted) the window closes itself.
+ * worker restarted) the window closes itself. It opens focused, over whatever the person was typing into: Allow and
+ * Deny take their input only once they have been seen, and keys only after a press in the card (shared/arming.ts).
  */
 import { browser } from "wxt/browser";
+import { Arming } from "../../src/shared/arming.ts";
 import { CONSENT_PORT, type ConsentInfo, type ToPage, type ToWorker } from "../../src/shared/messages/consent.ts";
 import { t } from "../../src/shared/i18n.ts";
 
 const query = new URLSearchParams(location.search);
 const id = query.get("id") ?? "";
 const $ = (name: string) => document.getElementById(name)!;
+const arming = new Arming($("card"));
 
 async function closeSelf(): Promise<void> {
   const tab = await browser.tabs.getCurrent().catch(() => undefined);
@@ -39,8 +42,8 @@ function render(info: ConsentInfo, answer: (allow: boolean) => void): void {
   };
   tick();
   setInterval(tick, 250);
-  allow.onclick = () => answer(true);
-  deny.onclick = () => answer(false);
+  arming.button(allow, () => answer(true));
+  arming.button(deny, () => answer(false));
   document.addEventListener("keydown", (ev) => {
     if (ev.key === "Escape") answer(false);
   });
@@ -53,7 +56,7 @@ let answered = false;
 const answer = (allow: boolean) => {
   if (answered) return;
   answered = true;
-  for (const b of ["allow", "deny"]) ($(b) as HTMLButtonElement).disabled = true;
+  arming.spend();
   $("status").textContent = t(allow ? "consent.allowed" : "consent.denied");
   const msg: ToWorker = { type: "answer", id, allow };
   port.postMessage(msg);

@@ -123,12 +123,13 @@ export function App() {
   const [sessions, setSessions] = createStore<SessionState[]>([]);
   const [takenOver, setTakenOver] = createSignal<string[]>([]);
   const [recording, setRecording] = createSignal<string[]>([]);
+  const [pillHidden, setPillHidden] = createSignal<string[]>([]);
   const [settings, setSettings] = createSignal<Settings>();
   const [switches, setSwitches] = createSignal<SwitchValues>(DEFAULT_SWITCHES);
   const defaultLabel = parseBrowser(navigator.userAgent).name.toLowerCase();
 
   const refresh = async () => {
-    const [c, s, st, sw, control, recs, rem] = await Promise.all([
+    const [c, s, st, sw, control, recs, rem, hiding] = await Promise.all([
       readConnectionStatus(),
       readSessions(),
       loadSettings(defaultLabel),
@@ -136,6 +137,7 @@ export function App() {
       browser.storage.session.get(SESSION.control),
       browser.storage.session.get(SESSION.recordings),
       browser.storage.session.get(SESSION.remote),
+      browser.storage.session.get(SESSION.pillHidden),
     ]);
     steady("app", () => {
       setRemote((rem[SESSION.remote] as RemoteStatus | undefined) ?? undefined);
@@ -146,6 +148,7 @@ export function App() {
       setTakenOver(Array.isArray(control[SESSION.control]) ? (control[SESSION.control] as string[]) : []);
       const live = Object.values((recs[SESSION.recordings] ?? {}) as Record<string, { session_id: string; ended?: unknown }>);
       setRecording(live.filter((r) => !r.ended).map((r) => r.session_id));
+      setPillHidden(Array.isArray(hiding[SESSION.pillHidden]) ? (hiding[SESSION.pillHidden] as string[]) : []);
     });
   };
   const onChange = () => void refresh();
@@ -179,7 +182,7 @@ export function App() {
       </h1>
       <StateHint conn={conn()} port={settings()?.port} />
       <Pairing conn={conn()} />
-      <Sessions sessions={sessions} takenOver={takenOver()} recording={recording()} />
+      <Sessions sessions={sessions} takenOver={takenOver()} recording={recording()} pillHidden={pillHidden()} />
       <Switches values={switches()} />
       <AskFirst />
       <details class="details">

@@ -1,4 +1,4 @@
-/** Live sessions: id, name, tabs, and Take over / Resume / Stop for each. */
+/** Live sessions: id, name, tabs, and Take over / Resume / Stop for each; a page that hides bsk's pill is named here. */
 import { For, Show } from "solid-js";
 import { browser } from "wxt/browser";
 import { t } from "../../src/shared/i18n.ts";
@@ -8,7 +8,7 @@ function tell(msg: PageMessage): void {
   void browser.runtime.sendMessage(msg);
 }
 
-export function Sessions(props: { sessions: SessionState[]; takenOver: string[]; recording: string[] }) {
+export function Sessions(props: { sessions: SessionState[]; takenOver: string[]; recording: string[]; pillHidden: string[] }) {
   return (
     <section class="sessions">
       <h2>{t("popup.sessions")}</h2>
@@ -47,6 +47,12 @@ export function Sessions(props: { sessions: SessionState[]; takenOver: string[];
                       <Show when={recording()}>
                         {" · "}
                         <span class="recording">{t("popup.recording")}</span>
+                      </Show>
+                      <Show when={props.pillHidden.includes(s.session_id)}>
+                        {" · "}
+                        <span class="pill-hidden" title={t("popup.pill_hidden_title")}>
+                          {t("popup.pill_hidden")}
+                        </span>
                       </Show>
                     </div>
                   </div>

@@ -83,12 +83,14 @@ export async function readSwitches(): Promise<Switches> {
 }
 /** `control`: ids of the sessions the person has taken over (control.ts). */
 /** `remote`: the remote link's RemoteStatus. */
+/** `pill_hidden`: ids of the sessions one of whose tabs' page hides bsk's pill (features/overlay/hub.ts). */
 export const SESSION = {
   connection: "connection",
   sessions: "sessions",
   control: "control",
   recordings: "recordings",
   remote: "remote_connection",
+  pillHidden: "pill_hidden",
 } as const;
 
 /**

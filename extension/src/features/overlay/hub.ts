@@ -29,17 +29,20 @@ import { lifePortFrom } from "./life-port.ts";
 /** A page that does not answer (busy, frozen) does not hold a screenshot up longer than this. */
 const CAPTURE_HIDE_CAP_MS = 500;
 
-/** The hub's state: the hints switch, what each tab was last told. */
+/** The hub's state: the hints switch, what each tab was last told, the tabs whose page hides the pill. */
 interface HubState {
   hints: boolean;
   hintsLoaded: Promise<void> | null;
   /** Tab → session, as last pushed: a tab that left a session is told to hide. */
   shown: Map<number, string>;
+  /** Tabs whose overlay says the page keeps the pill out of sight (mirrored per session in storage.session). */
+  pillHidden: Set<number>;
 }
 const hubState: HubState = {
   hints: true,
   hintsLoaded: null,
   shown: new Map<number, string>(),
+  pillHidden: new Set<number>(),
 };
 
 /** Busy tabs glow only once their call has run a moment (glow.ts); with the hints off nothing is pushed for it. */
@@ -108,6 +111,23 @@ async function inject(tabId: number): Promise<void> {
   if (done) await tell(tabId, { type: "overlay.view", view: viewFor(tabId) });
 }
 
+/** The popup's word on it: the sessions one of whose pages hides the pill. */
+function setPillHidden(tabId: number, hidden: boolean): void {
+  const had = hubState.pillHidden.has(tabId);
+  if (hidden) hubState.pillHidden.add(tabId);
+  else hubState.pillHidden.delete(tabId);
+  if (had !== hidden) writePillHidden();
+}
+
+function writePillHidden(): void {
+  const ids = new Set<string>();
+  for (const tabId of hubState.pillHidden) {
+    const owner = ownerOfTab(tabId);
+    if (owner) ids.add(owner.session.session_id);
+  }
+  void browser.storage.session.set({ [SESSION.pillHidden]: [...ids] }).catch(() => undefined);
+}
+
 function pushSession(sessionId: string): void {
   for (const s of allSessions()) if (s.session_id === sessionId) for (const id of Object.keys(s.tabs)) push(Number(id));
 }
@@ -118,6 +138,9 @@ function syncSessions(): void {
   for (const [tabId, sessionId] of now) if (hubState.shown.get(tabId) !== sessionId) push(tabId);
   for (const tabId of hubState.shown.keys()) if (!now.has(tabId)) push(tabId);
   hubState.shown = now;
+  const hiding = hubState.pillHidden.size;
+  for (const tabId of hubState.pillHidden) if (!now.has(tabId)) hubState.pillHidden.delete(tabId);
+  if (hubState.pillHidden.size !== hiding) writePillHidden();
   pruneControl();
 }
 
@@ -139,6 +162,9 @@ async function onPageMessage(msg: OverlayRequest, sender: Browser.runtime.Messag
         break;
       case "overlay.hello":
         break;
+      case "overlay.hidden":
+        setPillHidden(tabId, msg.hidden === true);
+        break;
       case "record.panel_finish":
         finishFromPage(tabId);
         break;
@@ -158,6 +184,7 @@ const PAGE_TYPES = new Set([
   "overlay.takeover",
   "overlay.resume",
   "overlay.stop",
+  "overlay.hidden",
   "help.note",
   "help.done",
   "help.cancel",
@@ -194,7 +221,14 @@ export function installOverlay(): void {
   browser.webNavigation.onHistoryStateUpdated.addListener((d) => {
     if (d.frameId === 0 && hasHelp(d.tabId)) void tell(d.tabId, { type: "help.recheck" });
   });
-  browser.tabs.onRemoved.addListener((tabId) => tabGone(tabId));
+  browser.tabs.onRemoved.addListener((tabId) => {
+    tabGone(tabId);
+    setPillHidden(tabId, false);
+  });
+  // A new document has a new overlay, which reports again if this page hides it too.
+  browser.webNavigation.onCommitted.addListener((d) => {
+    if (d.frameId === 0) setPillHidden(d.tabId, false);
+  });
   onControlChange(pushSession);
   onBusyChange((tabId, busy) => glow.busy(tabId, busy));
   onHelpChange(push);

@@ -83,6 +83,8 @@ export type OverlayRequest =
   | { type: "overlay.takeover" }
   | { type: "overlay.resume" }
   | { type: "overlay.stop" }
+  /** The pill should show but the browser has not seen it for a while (the page hides it), or sees it again. */
+  | { type: "overlay.hidden"; hidden: boolean }
   /** The person's Finish in the record panel. */
   | { type: "record.panel_finish" }
   | { type: "help.note"; help_id: string; note: string }

@@ -1,31 +1,20 @@
 /**
  * The approval panel: a call waits for the person's Allow on an ask-first site (or in a --confirm-writes session).
  * It says what is about to happen ("click button 'Pay now'"), why it asks, how long it waits, and offers Deny and
- * Allow. It lives in the overlay's closed shadow root (the page can neither read it nor reach its buttons), only
- * trusted clicks count, and Allow takes clicks only after ARM_MS (a click already on its way when the panel
- * appears, one a page lured the person into, lands on a disabled button) and only while the browser says it is
- * really visible (IntersectionObserver v2): the page can reach the host element's style, and an Allow it made
- * transparent or covered must not take a click meant for something else.
+ * Allow. It lives in the overlay's closed shadow root (the page can neither read it nor reach its buttons), and its
+ * buttons take the person's input only once they have been seen (shared/arming.ts).
  */
+import { Arming } from "../../../shared/arming.ts";
 import { t } from "../../../shared/i18n.ts";
 import type { ApprovalView } from "../../../shared/messages/overlay.ts";
-
-const ARM_MS = 600;
-/** How often the browser re-checks that Allow is visible (IntersectionObserver v2 allows 100 ms at least). */
-const VISIBLE_CHECK_MS = 100;
 
 export class ApprovalPanel {
   readonly id: string;
   private readonly panel = document.createElement("div");
   private readonly queued = document.createElement("div");
   private readonly left = document.createElement("div");
-  private readonly allow: HTMLButtonElement;
-  private readonly deny: HTMLButtonElement;
+  private readonly arming = new Arming(this.panel);
   private readonly tick: ReturnType<typeof setInterval>;
-  private readonly arm: ReturnType<typeof setTimeout>;
-  private readonly seen: IntersectionObserver;
-  private armed = false;
-  private visible = false;
 
   constructor(
     parent: HTMLElement,
@@ -52,51 +41,30 @@ export class ApprovalPanel {
     why.textContent = view.cause === "confirm_writes" ? t("approval.session") : t("approval.site", { origin: view.origin ?? "" });
     this.queued.className = "hint queued";
     this.left.className = "hint left";
-    const press = (allow: boolean) => (e: MouseEvent) => {
-      if (!e.isTrusted || (allow && !(this.armed && this.visible))) return;
-      e.preventDefault();
-      e.stopPropagation();
-      this.allow.disabled = this.deny.disabled = true;
+    const press = (allow: boolean) => () => {
+      this.arming.spend();
       answer(allow);
     };
-    this.deny = this.button("deny", t("approval.deny"), t("approval.deny_title"), press(false));
-    this.allow = this.button("allow", t("approval.allow"), t("approval.allow_title"), press(true));
-    this.allow.classList.add("primary");
-    this.allow.disabled = true;
-    this.arm = setTimeout(() => {
-      this.armed = true;
-      this.refreshAllow();
-    }, ARM_MS);
-    this.seen = new IntersectionObserver(
-      (entries) => {
-        for (const entry of entries) this.visible = (entry as IntersectionObserverEntry & { isVisible?: boolean }).isVisible === true;
-        this.refreshAllow();
-      },
-      { threshold: [1], trackVisibility: true, delay: VISIBLE_CHECK_MS } as IntersectionObserverInit,
-    );
+    const deny = this.button("deny", t("approval.deny"), t("approval.deny_title"), press(false));
+    const allow = this.button("allow", t("approval.allow"), t("approval.allow_title"), press(true));
+    allow.classList.add("primary");
     const actions = document.createElement("div");
     actions.className = "actions";
-    actions.append(this.deny, this.allow);
+    actions.append(deny, allow);
     body.append(asks, what, why, this.queued, this.left, actions);
     this.panel.append(head, body);
     parent.append(this.panel);
-    this.seen.observe(this.allow);
     this.tick = setInterval(() => this.showLeft(), 1000);
     this.update(view);
   }
 
-  private button(action: string, text: string, title: string, onClick: (e: MouseEvent) => void): HTMLButtonElement {
+  private button(action: string, text: string, title: string, act: () => void): HTMLButtonElement {
     const b = document.createElement("button");
     b.type = "button";
     b.dataset.action = action;
     b.textContent = text;
     b.title = title;
-    b.addEventListener("click", onClick);
-    return b;
-  }
-
-  private refreshAllow(): void {
-    if (!this.deny.disabled) this.allow.disabled = !(this.armed && this.visible);
+    return this.arming.button(b, act);
   }
 
   private showLeft(): void {
@@ -112,8 +80,7 @@ export class ApprovalPanel {
 
   dispose(): void {
     clearInterval(this.tick);
-    clearTimeout(this.arm);
-    this.seen.disconnect();
+    this.arming.dispose();
     this.panel.remove();
   }
 }

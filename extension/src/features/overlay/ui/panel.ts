@@ -1,8 +1,9 @@
 /**
  * The help panel: title, the agent's prompt, a note field, Done and Cancel; draggable by its header. It also draws
  * a box around each element the worker marked as a target (HELP_TARGET_ATTR), following scrolls and layout changes.
- * Only real clicks count (isTrusted).
+ * Done and Cancel take the person's input only once they have been seen (shared/arming.ts).
  */
+import { Arming } from "../../../shared/arming.ts";
 import { t } from "../../../shared/i18n.ts";
 import { HELP_TARGET_ATTR, type HelpView } from "../../../shared/messages/overlay.ts";
 
@@ -19,6 +20,7 @@ export class HelpPanel {
   private readonly panel = document.createElement("div");
   private readonly note = document.createElement("textarea");
   private readonly marks = document.createElement("div");
+  private readonly arming = new Arming(this.panel);
   private noteTimer: ReturnType<typeof setTimeout> | undefined;
   private markQueued = false;
   private readonly observer: MutationObserver;
@@ -103,13 +105,10 @@ export class HelpPanel {
     b.textContent = text;
     b.dataset.action = action;
     if (primary) b.className = "primary";
-    b.addEventListener("click", (e) => {
-      if (!e.isTrusted) return;
-      e.preventDefault();
+    return this.arming.button(b, () => {
       clearTimeout(this.noteTimer);
       (action === "done" ? this.actions.done : this.actions.cancel)(this.note.value);
     });
-    return b;
   }
 
   private draggable(handle: HTMLElement): void {
@@ -168,6 +167,7 @@ export class HelpPanel {
 
   dispose(): void {
     clearTimeout(this.noteTimer);
+    this.arming.dispose();
     this.observer.disconnect();
     this.resize.disconnect();
     removeEventListener("scroll", this.relayout, { capture: true });

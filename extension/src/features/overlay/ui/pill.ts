@@ -1,11 +1,20 @@
 /**
  * The control pill ("Agent is working", the session's name, Take over / Resume / Stop) and the edge glow shown
  * while a call of the session runs on this tab. Only real clicks count (isTrusted): page scripts cannot press them.
+ *
+ * The person must always see that an agent drives the tab and be able to stop it. The host puts itself back when the
+ * page removes, moves or restyles it (host.ts); what it cannot undo (a cover in the top layer, the page's root made
+ * transparent or moved away) the browser's visibility check shows: a pill not seen for HIDDEN_MS while it should be
+ * is reported (`onHidden`), and the popup and the tab's title say so.
  */
+import { watchVisible } from "../../../shared/visible.ts";
 import { t } from "../../../shared/i18n.ts";
 import type { OverlayView } from "../../../shared/messages/overlay.ts";
 
 export type PillAction = "takeover" | "resume" | "stop";
+
+/** How long a pill that should show may stay unseen before the page is said to hide it. */
+const HIDDEN_MS = 1_000;
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls: string, text?: string): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
@@ -20,8 +29,15 @@ export class Pill {
   private readonly label = el("span", "label");
   private readonly name = el("span", "name");
   private readonly buttons: Record<PillAction, HTMLButtonElement>;
+  /** Hiding is watched while the pill shows and no screenshot hides it. */
+  private watch = { stop: null as (() => void) | null, timer: undefined as ReturnType<typeof setTimeout> | undefined, capturing: false };
+  private hidden = false;
 
-  constructor(parent: HTMLElement, act: (action: PillAction) => void) {
+  constructor(
+    parent: HTMLElement,
+    act: (action: PillAction) => void,
+    private readonly onHidden: (hidden: boolean) => void,
+  ) {
     this.pill.setAttribute("role", "status");
     this.buttons = {
       takeover: this.button("takeover", t("pill.takeover"), t("pill.takeover_title"), act),
@@ -54,7 +70,11 @@ export class Pill {
     this.pill.hidden = !shown;
     this.glow.classList.toggle("on", shown && view!.busy && view!.state === "live");
     this.glow.hidden = !shown;
-    if (!shown) return;
+    this.watchHiding(shown && !this.watch.capturing);
+    if (!shown) {
+      this.tellHidden(false);
+      return;
+    }
     const taken = view!.state === "taken_over";
     this.pill.classList.toggle("taken", taken);
     this.pill.classList.toggle("busy", view!.busy && !taken);
@@ -66,5 +86,38 @@ export class Pill {
     this.name.textContent = `· ${view!.name || view!.session_id}`;
     this.buttons.takeover.hidden = taken;
     this.buttons.resume.hidden = !taken;
+  }
+
+  /** A screenshot hides the overlay on purpose: not the page's doing. */
+  setCapturing(capturing: boolean): void {
+    this.watch.capturing = capturing;
+    this.watchHiding(!capturing && !this.pill.hidden);
+  }
+
+  private watchHiding(on: boolean): void {
+    if (on && !this.watch.stop) this.watch.stop = watchVisible(this.pill, (visible) => this.seen(visible));
+    if (on) return;
+    this.watch.stop?.();
+    this.watch.stop = null;
+    clearTimeout(this.watch.timer);
+    this.watch.timer = undefined;
+  }
+
+  private seen(visible: boolean): void {
+    clearTimeout(this.watch.timer);
+    this.watch.timer = undefined;
+    if (visible) this.tellHidden(false);
+    else this.watch.timer = setTimeout(() => this.tellHidden(true), HIDDEN_MS);
+  }
+
+  private tellHidden(hidden: boolean): void {
+    if (this.hidden === hidden) return;
+    this.hidden = hidden;
+    this.onHidden(hidden);
+  }
+
+  dispose(): void {
+    this.watchHiding(false);
+    this.tellHidden(false);
   }
 }

@@ -1,14 +1,16 @@
 /**
  * The record panel: a small box in a corner while the person records (a dot, "Recording", the purpose, the step
- * count) with Finish. Only the box takes pointer events; the page around it stays the person's. Only real
- * clicks count (isTrusted).
+ * count) with Finish. Only the box takes pointer events; the page around it stays the person's. Finish takes the
+ * person's input only once it has been seen (shared/arming.ts).
  */
+import { Arming } from "../../../shared/arming.ts";
 import { t } from "../../../shared/i18n.ts";
 import type { RecordView } from "../../../shared/messages/overlay.ts";
 
 export class RecordPanel {
   private readonly panel = document.createElement("div");
   private readonly count = document.createElement("div");
+  private readonly arming = new Arming(this.panel);
 
   constructor(parent: HTMLElement, view: RecordView, finish: () => void) {
     this.panel.className = "panel record";
@@ -34,10 +36,8 @@ export class RecordPanel {
     button.dataset.action = "finish";
     button.textContent = t("record.finish");
     button.title = t("record.finish_title");
-    button.addEventListener("click", (e) => {
-      if (!e.isTrusted) return;
-      e.preventDefault();
-      button.disabled = true;
+    this.arming.button(button, () => {
+      this.arming.spend();
       finish();
     });
     const actions = document.createElement("div");
@@ -54,6 +54,7 @@ export class RecordPanel {
   }
 
   dispose(): void {
+    this.arming.dispose();
     this.panel.remove();
   }
 }
