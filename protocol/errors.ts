@@ -85,6 +85,8 @@ export const BROWSER_TIMEOUT_HINT =
 export const REASON_HINTS: Record<string, string> = {
   no_panel_here:
     "The person is asked in the page itself, and this one (about:blank, data:) cannot show it: navigate to the site first (a navigation is not asked there), then act; the person is asked on that page.",
+  request_to_ask_first_site:
+    "A page of another site sent a request that could change something on a site the person asked to approve; the browser blocked it, so nothing reached that site. Act on that site's own page (navigate there: the person is asked), or ask the person.",
   asks_now:
     "The tab came to hold a site that asks first (the page navigated, or framed it) after the call was checked: re-observe, then run the call again; the person will be asked.",
   page_hidden:

@@ -170,13 +170,18 @@ export const EVENTS = {
       sha256: z.string().optional(),
       error: z.string().optional(),
     }),
-  /** A request of a session with --allow-origin went to another origin and was blocked (navigation, frame or any request). */
+  /**
+   * A request of a session was blocked: one to an origin outside its --allow-origin (navigation, frame or any request),
+   * or (cause ask_first) one that may change something on the person's ask-first site, sent by a page of another site.
+   */
   "origin.blocked": () =>
     z.object({
       session_id: z.string(),
       tab_id: z.number().int(),
       url: z.string(),
       kind: z.enum(["navigation", "frame", "request"]),
+      cause: z.enum(["allow_origin", "ask_first"]).optional(),
+      method: z.string().optional(),
     }),
 } as const;
 

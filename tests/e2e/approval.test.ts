@@ -488,3 +488,63 @@ describe("--confirm-writes on a page that cannot show the panel", () => {
     await w.ok(["session", "stop", s]);
   });
 });
+
+describe("requests to an ask-first site from a page of another site", () => {
+  const bank = () => new URL(w.fixtures.crossUrl("/")).origin;
+  const blockedEvents = async (s: string) =>
+    ((await w.ok(["events", "--session", s, "--type", "origin.blocked"])).events as any[]).filter((e) => e.data?.cause === "ask_first");
+
+  test("fetch, sendBeacon and a form's POST with the person's cookies are blocked; a GET is not; the site's own POST is", async () => {
+    await setList([bank()]);
+    const { s, page } = await onFixture();
+    // A script on the unlisted page (nothing of the listed site in it, so the call itself is not asked) posts there.
+    const posting = await run(s, [
+      "evaluate",
+      `fetch(${JSON.stringify(w.fixtures.crossUrl("/paid-fetch"))}, { method: "POST", credentials: "include", mode: "no-cors", body: "amt=9999" }).then(() => "sent", (e) => "failed: " + e)`,
+    ]);
+    expect(posting.code, posting.stdout).toBe(13);
+    expect(posting.json.error).toMatchObject({
+      code: "approval_required",
+      data: { reason: "request_to_ask_first_site", method: "POST", url: w.fixtures.crossUrl("/paid-fetch") },
+    });
+    // A beacon (or a form) leaves after the script's answer: the call may end before the block is known, so the
+    // event stream is where it always shows (and the call fails with it when it is known in time).
+    const beacon = await run(s, ["evaluate", `navigator.sendBeacon(${JSON.stringify(w.fixtures.crossUrl("/paid-beacon"))}, "amt=9999")`]);
+    expect([0, 13]).toContain(beacon.code);
+    await until("the beacon's block in the events", async () => (await blockedEvents(s)).some((e) => e.data.url.endsWith("/paid-beacon")));
+    const form = `(() => { const f = document.createElement("form"); f.method = "POST";
+      f.action = ${JSON.stringify(w.fixtures.crossUrl("/paid-form"))}; f.innerHTML = '<input name="amt" value="9999">';
+      document.body.append(f); f.submit(); return "submitted"; })()`;
+    expect([0, 13]).toContain((await run(s, ["evaluate", form])).code);
+    await until("the form's block in the events", async () =>
+      (await blockedEvents(s)).some((e) => e.data.url.endsWith("/paid-form") && e.data.kind === "navigation"),
+    );
+    expect([w.fixtures.hits("/paid-fetch"), w.fixtures.hits("/paid-beacon"), w.fixtures.hits("/paid-form")]).toEqual([0, 0, 0]);
+    expect((await blockedEvents(s)).every((e) => e.data.method === "POST")).toBe(true);
+
+    // The blocked form left the tab on the browser's error page for that site's address: back to the unlisted page.
+    await w.ok(["navigate", w.fixtures.url(`/approval.html?m=${++marker}`), "--session", s]);
+    // Reading is not acting: a GET (even one with side effects on a careless site) goes through, as documented.
+    await w.ok([
+      "evaluate",
+      `fetch(${JSON.stringify(w.fixtures.crossUrl("/paid-get?amt=1"))}, { mode: "no-cors" }).then(() => "ok")`,
+      "--session",
+      s,
+    ]);
+    expect(w.fixtures.hits("/paid-get")).toBe(1);
+    page.close();
+
+    // The listed site's own page posts to itself once the person allowed the call.
+    const m = ++marker;
+    await w.ok(["navigate", w.fixtures.crossUrl(`/approval.html?m=${m}`), "--session", s]);
+    const own = await PersonPage.find(w.browser.cdpPort!, `approval.html?m=${m}`);
+    const r = run(s, ["evaluate", `fetch("/own-post", { method: "POST", body: "x" }).then((r) => r.status)`]);
+    await asking(own, "run a script in the page");
+    await answer(own, "allow");
+    expect((await r).code).toBe(0);
+    expect(w.fixtures.hits("/own-post")).toBe(1);
+    own.close();
+    await setList([]);
+    await w.ok(["session", "stop", s]);
+  });
+});

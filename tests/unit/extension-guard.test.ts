@@ -49,7 +49,41 @@ describe("origin rules", () => {
   });
 });
 
+describe("ask-first sites' rules", () => {
+  test("what may change something on a listed site is blocked from every session tab, unless the site's own page sends it", () => {
+    const rules = rulesFor(
+      [session("aaaa", { 11: "created", 12: "borrowed" }), session("bbbb", { 13: "created" }, { allow_origins: ["https://bank.example"] })],
+      ["https://bank.example", "http://[::1]:8080", "not an origin"],
+    );
+    const ask = rules.filter((r) => r.priority === 3);
+    expect(ask.map((r) => r.condition.requestDomains)).toEqual([["bank.example"], ["::1"]]);
+    for (const r of ask) {
+      expect(r.action.type).toBe("block");
+      expect(r.condition.tabIds).toEqual([11, 12, 13]);
+      expect(r.condition.excludedInitiatorDomains).toEqual(r.condition.requestDomains);
+      // A form's POST is a top-level navigation: main_frame must be named (an unnamed type list leaves it out).
+      expect(r.condition.resourceTypes).toContain("main_frame");
+      expect(r.condition.requestMethods).toContain("post");
+      expect(r.condition.requestMethods).not.toContain("get");
+      expect(r.condition.requestMethods).not.toContain("head");
+    }
+    // Above every allow rule of an --allow-origin list, so allowing the site cannot let another site's POST through.
+    expect(Math.max(...rules.filter((r) => r.action.type === "allow").map((r) => r.priority ?? 1))).toBeLessThan(3);
+  });
+
+  test("no session tab, no rule", () => {
+    expect(rulesFor([session("aaaa", {})], ["https://bank.example"])).toEqual([]);
+  });
+});
+
 describe("a call's incident error", () => {
+  test("a request blocked on an ask-first site is approval_required, naming it", () => {
+    const e = incidentError([{ kind: "ask_first_request", tab_id: 7, url: "https://bank.example/pay", method: "POST" }], null);
+    expect(e.code).toBe("approval_required");
+    expect(e.data).toMatchObject({ reason: "request_to_ask_first_site", url: "https://bank.example/pay", method: "POST" });
+    expect(e.hint).toContain("blocked");
+  });
+
   test("a blocked navigation is permission_denied (origin_not_allowed), committed when the call itself ran", () => {
     const e = incidentError([{ kind: "origin_blocked", tab_id: 7, url: "https://other.example/" }], { result: { tab_id: 7 } });
     expect(e.code).toBe("permission_denied");

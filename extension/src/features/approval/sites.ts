@@ -100,9 +100,14 @@ export async function whyAsk(
   // This runs before every page-changing call: nothing listed needs no look at the tab.
   const listed = session.confirm_writes ? [] : await askFirstList();
   if (!session.confirm_writes && listed?.length === 0) return null;
-  const tab = await browser.tabs.get(tabId).catch(() => undefined);
-  const origin = originOf(tab?.url) ?? undefined;
-  const unshowable = panelCanShow(tab?.url) ? {} : ({ unshowable: true } as const);
+  // The browser's error page for an address (a blocked or failed load) shows that address, yet is no page of its site.
+  const [tab, top] = await Promise.all([
+    browser.tabs.get(tabId).catch(() => undefined),
+    browser.webNavigation.getFrame({ tabId, frameId: 0 }).catch(() => null),
+  ]);
+  const url = top?.errorOccurred ? undefined : tab?.url;
+  const origin = originOf(url) ?? undefined;
+  const unshowable = panelCanShow(url) ? {} : ({ unshowable: true } as const);
   if (session.confirm_writes) {
     if (!unshowable.unshowable || frameOrigins) return { cause: "confirm_writes", ...(origin && { origin }), ...unshowable };
     return null;

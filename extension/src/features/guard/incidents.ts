@@ -8,6 +8,7 @@ import { promptOf, type PromptKind } from "../../page/prompt-state.ts";
 
 export type Incident =
   | { kind: "origin_blocked"; tab_id: number; url: string }
+  | { kind: "ask_first_request"; tab_id: number; url: string; method: string }
   | {
       kind: "browser_prompt";
       tab_id: number;
@@ -78,6 +79,14 @@ export function incidentError(incidents: Incident[], ran: { result: unknown } | 
   // A page that asked to open another app has acted on the input even if the call was cut short for it.
   const acted = ran !== null || incidents.some(endsTheCall);
   const effect = ran ? { effect_state: "committed", result: ran.result } : { effect_state: acted ? "committed" : "unknown" };
+  const asked = incidents.find((i) => i.kind === "ask_first_request");
+  if (asked) {
+    return new BskError(
+      "approval_required",
+      `a page in tab ${asked.tab_id} sent a ${asked.method} to ${asked.url}: that site asks first, and only its own pages may send it what could change something; the browser blocked it`,
+      { data: { reason: "request_to_ask_first_site", tab_id: asked.tab_id, url: asked.url, method: asked.method, ...effect } },
+    );
+  }
   if (blocked) {
     return new BskError(
       "permission_denied",

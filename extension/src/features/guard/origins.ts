@@ -12,7 +12,9 @@ import { emit } from "../../ports/outbox.ts";
 import { allSessions, onSessionsChanged, ownerOfTab, sessionsReady } from "../../session/sessions.ts";
 import type { SessionState } from "../../session/settings.ts";
 import { reportIncident } from "./incidents.ts";
-import { rulesFor } from "./origin-rules.ts";
+import { askFirstHost, rulesFor } from "./origin-rules.ts";
+import { readAskFirst } from "../approval/sites.ts";
+import { LOCAL } from "../../session/settings.ts";
 
 const BLOCKED = "net::ERR_BLOCKED_BY_CLIENT";
 
@@ -25,22 +27,28 @@ export function assertOriginAllowed(s: SessionState, url: string, tabId?: number
 interface OriginsState {
   applied: string;
   chain: Promise<void>;
+  /** The ask-first sites' hosts the rules block for, as last applied. */
+  askHosts: string[];
 }
 const originsState: OriginsState = {
   applied: "",
   chain: Promise.resolve(),
+  askHosts: [],
 };
 
 /** Replaces our session rules with what the sessions need now (we are the only user of session rules). */
 function sync(): Promise<void> {
   originsState.chain = originsState.chain
     .then(async () => {
-      const rules = rulesFor(allSessions());
+      // An unreadable list blocks nothing here; the calls themselves fail closed (approval/sites.ts).
+      const askFirst = (await readAskFirst()) ?? [];
+      const rules = rulesFor(allSessions(), askFirst);
       const wanted = JSON.stringify(rules);
       if (wanted === originsState.applied) return;
       const existing = await browser.declarativeNetRequest.getSessionRules();
       await browser.declarativeNetRequest.updateSessionRules({ removeRuleIds: existing.map((r) => r.id), addRules: rules });
       originsState.applied = wanted;
+      originsState.askHosts = askFirst.map(askFirstHost).filter((h): h is string => h !== null);
     })
     .catch((err: unknown) => console.error("bsk: could not update the origin rules", err));
   return originsState.chain;
@@ -52,7 +60,7 @@ export function rulesInStep(): Promise<void> {
 }
 
 function blocked(s: SessionState, tabId: number, url: string, kind: "navigation" | "frame" | "request"): void {
-  emit("origin.blocked", { session_id: s.session_id, tab_id: tabId, url, kind });
+  emit("origin.blocked", { session_id: s.session_id, tab_id: tabId, url, kind, cause: "allow_origin" });
   if (kind === "navigation") reportIncident(s.session_id, { kind: "origin_blocked", tab_id: tabId, url });
 }
 
@@ -63,9 +71,28 @@ function limitedOwner(tabId: number, url: string): { session: SessionState; owne
   return owner;
 }
 
+/**
+ * A request the ask-first rule blocked (origin-rules.ts): one that may change something on a listed site, from a
+ * session's tab, sent by a page that is not that site. It fails the call that caused it (approval_required).
+ */
+function askFirstBlock(d: { tabId: number; url: string; method: string; type: string; frameId: number }): void {
+  if (d.tabId < 0 || d.method === "GET" || d.method === "HEAD") return;
+  // Told at once (no await): the call whose page sent it is still running and fails with it.
+  const owner = ownerOfTab(d.tabId);
+  const host = askFirstHost(d.url);
+  if (!owner || !host || !originsState.askHosts.some((h) => host === h || host.endsWith(`.${h}`))) return;
+  const kind = d.type === "main_frame" ? "navigation" : d.type === "sub_frame" ? "frame" : "request";
+  emit("origin.blocked", { session_id: owner.session.session_id, tab_id: d.tabId, url: d.url, kind, cause: "ask_first", method: d.method });
+  reportIncident(owner.session.session_id, { kind: "ask_first_request", tab_id: d.tabId, url: d.url, method: d.method });
+}
+
 export function installOriginGuard(): void {
   onSessionsChanged(() => void sync());
   void sessionsReady().then(() => sync());
+  // The person's ask-first list changes the rules at once (only the popup writes it).
+  browser.storage.onChanged.addListener((changes, area) => {
+    if (area === "local" && LOCAL.askFirst in changes) void sync();
+  });
 
   browser.webNavigation.onErrorOccurred.addListener((d) => {
     if (d.error !== BLOCKED) return;
@@ -77,6 +104,7 @@ export function installOriginGuard(): void {
 
   browser.webRequest.onErrorOccurred.addListener(
     (d) => {
+      if (d.error === BLOCKED) askFirstBlock(d);
       if (d.error !== BLOCKED || d.tabId < 0 || d.type === "main_frame" || d.type === "sub_frame") return;
       void sessionsReady().then(() => {
         const owner = limitedOwner(d.tabId, d.url);
