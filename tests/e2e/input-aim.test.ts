@@ -95,3 +95,22 @@ describe("keys bound to their target", () => {
     page.close();
   });
 });
+
+describe("a drop bound to its target", () => {
+  for (const [from, how] of [
+    ["#item", "an HTML5 drag"],
+    ["#plain", "a pressed move"],
+  ] as const) {
+    test(`another site's frame slid over the drop target as ${how} starts: nothing is dropped, the reply says so`, async () => {
+      const m = ++marker;
+      await w.ok(["navigate", w.fixtures.url(`/aim-drag.html?m=${m}`), "--session", s]);
+      const page = await PersonPage.find(w.browser.cdpPort!, `aim-drag.html?m=${m}`);
+      await page.waitFor(`document.readyState === "complete"`);
+      const err = await fails(["drag", from, "#zone"], "input_diverted", 14);
+      expect(err.data).toMatchObject({ reason: "drop_target_covered", covered_by: { name: "Thief", selector: "iframe#thief" } });
+      expect(await page.evaluate("drops")).toEqual([]);
+      expect((await thiefHeard(page)).filter((h) => h === "drop" || h === "mouseup")).toEqual([]);
+      page.close();
+    });
+  }
+});

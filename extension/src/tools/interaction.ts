@@ -190,6 +190,13 @@ function fillDiverted(rt: ResolvedTarget, focus: [string, string], value: string
   );
 }
 
+function dropCovered(to: ResolvedTarget, covered: BskError): BskError {
+  return new BskError("input_diverted", `${covered.message} at the drop: bsk dropped nothing there and took the drag back`, {
+    hint: "The page covered the drop target while the drag was under way; re-observe before dragging again.",
+    data: { ...covered.data, reason: "drop_target_covered", tab_id: to.tabId, effect_state: "committed" },
+  });
+}
+
 function notFocusable(rt: ResolvedTarget): BskError {
   return new BskError("unsupported", `${whatOf(rt)} cannot take focus`, {
     hint: "Target the input or control itself (bsk snapshot shows it), or click it first.",
@@ -513,8 +520,14 @@ export const interactionHandlers: FamilyHandlers<typeof interactionMethods> = {
     // Bringing the drop target into view must not have hidden the dragged element.
     const start = await actionable(from, { scroll: false, hitTest: true, probe: true }, signal);
     const html5 = await isDraggable(from, signal);
+    // At the drop, the target must still be what is under the point (aim.ts: input lands where it was aimed, or not at all).
+    const stillThere = async () => {
+      await actionable(to, { scroll: false, hitTest: true }, signal).catch((err: unknown) => {
+        throw err instanceof BskError && err.code === "element_obscured" ? dropCovered(to, err) : err;
+      });
+    };
     const effect = await withEffect(tabId, probeOf(from), signal, () =>
-      painted(tabId, "the drag", drag(tabId, start, end, html5, signal), signal, true),
+      painted(tabId, "the drag", drag(tabId, start, end, html5, signal, stillThere), signal, true),
     );
     return { tab_id: tabId, target: actedOn(from), effect, dropped_on: actedOn(to) };
   },

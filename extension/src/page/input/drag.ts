@@ -52,7 +52,19 @@ function interceptedDrag(tabId: number, signal: AbortSignal): { data: Promise<un
   };
 }
 
-export async function drag(tabId: number, from: Point, to: Point, html5: boolean, signal: AbortSignal): Promise<void> {
+/**
+ * Drags from `from` to `to`. `beforeDrop` runs once the drag is under way and right before the drop (a page can move
+ * things on dragstart or pointerdown: another site's frame slid over the drop target); when it throws, nothing is
+ * dropped there: an HTML5 drag is cancelled, a pressed move is carried back and released where it started.
+ */
+export async function drag(
+  tabId: number,
+  from: Point,
+  to: Point,
+  html5: boolean,
+  signal: AbortSignal,
+  beforeDrop: () => Promise<void> = async () => {},
+): Promise<void> {
   // Past a few px of pressed movement the page (or the browser) sees a drag.
   const nudge = { x: from.x + (to.x > from.x ? 6 : -6), y: from.y + (to.y > from.y ? 6 : -6) };
   if (html5) {
@@ -63,6 +75,15 @@ export async function drag(tabId: number, from: Point, to: Point, html5: boolean
       await moveTo(tabId, nudge.x, nudge.y, [], signal);
       const data = await watch.data;
       if (data !== null) {
+        try {
+          await beforeDrop();
+        } catch (err) {
+          await send(tabId, "Input.dispatchDragEvent", { type: "dragCancel", x: from.x, y: from.y, data, modifiers: 0 }, signal).catch(
+            () => undefined,
+          );
+          await Promise.all([moveTo(tabId, from.x, from.y, [], signal), release(tabId, "left", 1, [], signal)]);
+          throw err;
+        }
         for (const type of ["dragEnter", "dragOver", "drop"] as const) {
           await send(tabId, "Input.dispatchDragEvent", { type, x: to.x, y: to.y, data, modifiers: 0 }, signal);
         }
@@ -80,6 +101,13 @@ export async function drag(tabId: number, from: Point, to: Point, html5: boolean
   }
   for (let i = 1; i <= STEPS; i++) {
     await moveTo(tabId, nudge.x + ((to.x - nudge.x) * i) / STEPS, nudge.y + ((to.y - nudge.y) * i) / STEPS, [], signal);
+  }
+  try {
+    await beforeDrop();
+  } catch (err) {
+    await moveTo(tabId, from.x, from.y, [], signal);
+    await release(tabId, "left", 1, [], signal);
+    throw err;
   }
   await release(tabId, "left", 1, [], signal);
 }
