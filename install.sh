@@ -4,12 +4,14 @@
 #   curl -fsSL https://github.com/bsk-dev/bsk/releases/latest/download/install.sh | sh
 #
 # Checks, all fail closed: the release manifest (version.json) is signed by the bsk release key (verified when
-# OpenSSL 3 with Ed25519 is available), the archive's SHA-256 matches both the manifest and SHA256SUMS, and the
-# unpacked binary runs and reports the release's version. Nothing is installed when any check fails.
+# OpenSSL 3 with Ed25519 is available), has not expired and is not older than one bsk has seen ($BSK_HOME), the
+# archive's SHA-256 matches both the manifest and SHA256SUMS, and the unpacked binary runs and reports the release's
+# version. Nothing is installed when any check fails.
 #
 # Environment:
 #   BSK_INSTALL_DIR        where bsk goes (default ~/.local/bin)
-#   BSK_VERSION            install this release instead of the latest (e.g. 0.2.0)
+#   BSK_VERSION            install this release instead of the latest (e.g. 0.2.0), even when its manifest expired
+#   BSK_HOME               where bsk keeps its state (default ~/.bsk): the newest manifest serial it has seen
 #   BSK_RELEASE_BASE_URL   the release host (default: the GitHub releases below; npm run release fills in its own)
 set -eu
 
@@ -99,6 +101,38 @@ version=$(sed -n 's/^  "version": "\([0-9A-Za-z.+-]*\)",$/\1/p' "$tmp/version.js
 [ -n "$version" ] || fail "version.json names no version" "Is BSK_RELEASE_BASE_URL a bsk release?"
 if [ -n "${BSK_VERSION:-}" ] && [ "$version" != "${BSK_VERSION#v}" ]; then
   fail "asked for $BSK_VERSION, the release says $version" "Check BSK_VERSION."
+fi
+
+# Freshness: a manifest past its expiry (a mirror replaying an old release) or older than the newest one this
+# install's bsk has seen (a rollback) is refused, unless BSK_VERSION asks for that very release (then it is said).
+# A clock up to an hour ahead of the release host's is allowed, as bsk update allows it.
+serial=$(sed -n 's/^  "serial": \([0-9]\{1,15\}\),$/\1/p' "$tmp/version.json")
+expires=$(sed -n 's/^  "expires_at": "\([0-9]\{4\}-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\)\(\.[0-9]\{3\}\)\{0,1\}Z",$/\1Z/p' "$tmp/version.json")
+stale() {
+  [ -n "${BSK_VERSION:-}" ] || fail "$1" "$2"
+  say "note: the manifest of release $version: $1; installing it because BSK_VERSION asks for this release"
+}
+# Seconds since 1970 of a UTC time YYYY-MM-DDTHH:MM:SSZ (days from the civil date: no date(1) extension needed).
+epoch_of() {
+  set -- $(printf '%s\n' "$1" | sed 's/[-T:Z]/ /g')
+  y=$1 m=${2#0} d=${3#0}
+  [ "$m" -gt 2 ] || y=$((y - 1))
+  era=$((y / 400)) yoe=$((y % 400))
+  doy=$(((153 * ((m + 9) % 12) + 2) / 5 + d - 1))
+  echo $(((era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468) * 86400 + ${4#0} * 3600 + ${5#0} * 60 + ${6#0}))
+}
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+if [ -z "$serial" ] || [ -z "$expires" ]; then
+  stale "version.json carries no serial or expiry" "Refusing it: a bsk release's manifest has both. Check BSK_RELEASE_BASE_URL."
+elif [ $(($(epoch_of "$now") - 3600)) -gt "$(epoch_of "$expires")" ]; then
+  stale "the release manifest expired at $expires (this computer's clock says $now)" \
+    "Refusing it: a mirror or cache serves an old release, or this computer's clock is wrong. Check the clock and BSK_RELEASE_BASE_URL."
+fi
+seen_file="${BSK_HOME:-${HOME:-/nonexistent}/.bsk}/release-seen.json"
+seen=$(sed -n 's/.*"serial":\([0-9]\{1,15\}\)[,}].*/\1/p' "$seen_file" 2>/dev/null | head -n 1 || true)
+if [ -n "$serial" ] && [ -n "$seen" ] && [ "$serial" -lt "$seen" ]; then
+  stale "the release manifest is older (serial $serial) than one bsk has already seen (serial $seen)" \
+    "Refusing it: the release host went back to an older release. Check BSK_RELEASE_BASE_URL."
 fi
 
 line=$(grep "^    \"$platform\": " "$tmp/version.json" || true)

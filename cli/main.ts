@@ -54,8 +54,10 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
   if (piped.stage === "after") return { ok: false, error: piped.error, traceId: trace, timings: timings(), opId };
   let result = piped.result;
   if (p.method === "system.status" && result && typeof result === "object") {
-    const update = (await import("./update/status-note.ts")).updateNote(bskHome(env));
-    if (update) result = { ...result, update };
+    const { failedCheck, updateNote } = await import("./update/status-note.ts");
+    const update = updateNote(bskHome(env));
+    const failed = failedCheck(bskHome(env));
+    if (update || failed?.refused) result = { ...result, ...(update && { update }), ...(failed?.refused && { update_refused: failed }) };
   }
   return {
     ok: true,

@@ -192,6 +192,7 @@ function statusText(r: any): string {
     out.push(
       `update: bsk ${r.update.latest} is available${r.update.state === "deferred" ? " (waits for the sessions to end)" : ""}; install it with: bsk update`,
     );
+  if (r.update_refused) out.push(`update: the last check was refused: ${r.update_refused.error}`);
   return out.join("\n");
 }
 

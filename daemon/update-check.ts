@@ -7,6 +7,7 @@
  * update the extension too, so it is only reported (bsk status), never installed unattended.
  */
 import { closeSync, openSync } from "node:fs";
+import { BskError } from "../protocol/errors.ts";
 import { compareVersions, latestManifestUrl, RELEASE_HOST_KNOWN } from "../protocol/release.ts";
 import { APP_VERSION, parseProtocolVersion, PROTOCOL_VERSION } from "../protocol/version.ts";
 import { isCompiled } from "../shared/compiled.ts";
@@ -82,7 +83,7 @@ export class UpdateCheck {
     this.running = true;
     const { log } = this.deps;
     try {
-      const m = await fetchVerifiedManifest(this.url, { timeoutMs: FETCH_TIMEOUT_MS });
+      const m = await fetchVerifiedManifest(this.url, this.deps.home, { timeoutMs: FETCH_TIMEOUT_MS });
       this.pending = false;
       if (!newer(m.version)) return this.record({ latest: m.version, state: "current", error: null });
       if (parseProtocolVersion(m.protocol_version)?.major !== parseProtocolVersion(PROTOCOL_VERSION)?.major) {
@@ -99,15 +100,21 @@ export class UpdateCheck {
       this.spawnUpdate();
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      log.warn("update check failed", { error: message, url: this.url });
-      this.record({ latest: readUpdateState(this.deps.home)?.latest ?? null, state: "failed", error: message });
+      const reason = err instanceof BskError ? err.data?.reason : undefined;
+      log.warn("update check failed", { error: message, reason, url: this.url });
+      this.record({
+        latest: readUpdateState(this.deps.home)?.latest ?? null,
+        state: "failed",
+        error: message,
+        ...(reason && { reason }),
+      });
     } finally {
       this.running = false;
       this.schedule(this.deps.intervalMs);
     }
   }
 
-  private record(s: Omit<UpdateState, "checked_at" | "current"> & { note?: string }): void {
+  private record(s: Omit<UpdateState, "checked_at" | "current">): void {
     try {
       writeUpdateState(this.deps.home, { checked_at: new Date().toISOString(), current: APP_VERSION, ...s });
     } catch (err) {

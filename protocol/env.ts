@@ -167,8 +167,14 @@ export const ENV_VARS: EnvVar[] = [
     read_by: "scripts",
     description: "npm run release and install.sh: where releases are published (<base>/download/v<version>/…, <base>/latest/download/…).",
   },
+  {
+    name: "BSK_RELEASE_VALID_DAYS",
+    default: "30",
+    read_by: "scripts",
+    description: "npm run release (and its --refresh): how many days the signed manifest is taken before bsk refuses it as expired.",
+  },
   { name: "BSK_INSTALL_DIR", default: "~/.local/bin", read_by: "scripts", description: "install.sh: where bsk is installed." },
-  { name: "BSK_VERSION", default: "latest", read_by: "scripts", description: "install.sh: install this release instead of the latest." },
+  { name: "BSK_VERSION", default: "latest", read_by: "scripts", description: "install.sh: install this release instead of the latest (even when its manifest expired)." },
   {
     name: "BSK_TRANSFER_MAX_FILE_BYTES",
     default: "209715200",

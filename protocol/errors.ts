@@ -153,6 +153,10 @@ export const REASON_HINTS: Record<string, string> = {
     "Nothing was installed: the manifest is not signed by the bsk release key. Check BSK_UPDATE_MANIFEST_URL; never work around this.",
   missing_checksum: "Nothing was installed: the release names no SHA-256 for this platform; wait for a fixed release.",
   checksum_mismatch: "Nothing was installed: the download differs from what the release signed; retry later and report it if it repeats.",
+  manifest_expired:
+    "Nothing was installed: the release host serves a signed manifest past its expiry (a stale mirror or cache, or someone holding bsk on an old release), or this computer's clock is wrong. Check the clock, then BSK_UPDATE_MANIFEST_URL; retry later and report it if the official host does this.",
+  manifest_rollback:
+    "Nothing was installed: the release host serves an older signed manifest than one this bsk has already seen (a stale mirror, or someone rolling bsk back to an old release). Check BSK_UPDATE_MANIFEST_URL; never work around this.",
   bad_manifest: "The release manifest is malformed; check BSK_UPDATE_MANIFEST_URL or retry later.",
   manifest_unreachable: "Nothing changed; check the network and BSK_UPDATE_MANIFEST_URL, then retry.",
   download_failed: "Nothing changed; check the network and retry bsk update.",

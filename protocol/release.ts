@@ -112,6 +112,10 @@ export interface ReleaseManifest {
   version: string;
   protocol_version: string;
   released_at: string;
+  /** Rises with every signing (the release script uses the Unix time in seconds): an older one is a rollback. */
+  serial: number;
+  /** After this (plus MANIFEST_CLOCK_SKEW_MS) the manifest is refused: a mirror cannot freeze bsk on it forever. */
+  expires_at: string;
   assets: Partial<Record<Platform, ReleaseAsset>>;
   extension?: { url: string; sha256?: string };
 }
@@ -126,6 +130,8 @@ export function serializeManifest(m: ReleaseManifest): string {
     `  "version": ${JSON.stringify(m.version)},`,
     `  "protocol_version": ${JSON.stringify(m.protocol_version)},`,
     `  "released_at": ${JSON.stringify(m.released_at)},`,
+    `  "serial": ${JSON.stringify(m.serial)},`,
+    `  "expires_at": ${JSON.stringify(m.expires_at)},`,
     `  "assets": {`,
     Object.entries(m.assets)
       .map(([p, a]) => `    ${JSON.stringify(p)}: ${JSON.stringify(a)}`)
@@ -154,6 +160,8 @@ export function parseManifest(bytes: Uint8Array): ReleaseManifest {
   const m = raw as Record<string, unknown>;
   if (!isVersion(m.version)) throw badManifest(`version ${JSON.stringify(m.version)}`);
   if (typeof m.protocol_version !== "string") throw badManifest("no protocol_version");
+  if (typeof m.serial !== "number" || !Number.isSafeInteger(m.serial) || m.serial < 1) throw badManifest("no serial");
+  if (typeof m.expires_at !== "string" || !EXPIRES_RE.test(m.expires_at)) throw badManifest("no expires_at");
   if (!m.assets || typeof m.assets !== "object") throw badManifest("no assets");
   const assets: ReleaseManifest["assets"] = {};
   for (const [platform, a] of Object.entries(m.assets as Record<string, unknown>)) {
@@ -171,6 +179,8 @@ export function parseManifest(bytes: Uint8Array): ReleaseManifest {
     version: m.version,
     protocol_version: m.protocol_version,
     released_at: typeof m.released_at === "string" ? m.released_at : "",
+    serial: m.serial,
+    expires_at: m.expires_at,
     assets,
     extension:
       ext && typeof ext.url === "string" ? { url: ext.url, sha256: typeof ext.sha256 === "string" ? ext.sha256 : undefined } : undefined,
@@ -179,6 +189,39 @@ export function parseManifest(bytes: Uint8Array): ReleaseManifest {
 
 export function isSha256(v: unknown): v is string {
   return typeof v === "string" && SHA256_RE.test(v);
+}
+
+// ---------------------------------------------------------------- freshness
+
+/** UTC, to the second (what the release script writes); install.sh compares it as text, so this shape only. */
+const EXPIRES_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?Z$/;
+
+/** A clock this far ahead of the release host's still takes a manifest just past its expiry (install.sh: the same). */
+export const MANIFEST_CLOCK_SKEW_MS = 3_600_000;
+
+/**
+ * A signed manifest is refused when it expired (a mirror replaying it to freeze bsk on an old release) or is older
+ * than the newest one this install has seen (`newestSeen`, a rollback). Checked after the signature.
+ */
+export function checkFreshness(m: ReleaseManifest, url: string, newestSeen: number, now: number = Date.now()): void {
+  const expires = Date.parse(m.expires_at);
+  if (!(now <= expires + MANIFEST_CLOCK_SKEW_MS)) {
+    const clock = new Date(now).toISOString();
+    throw new BskError(
+      "permission_denied",
+      `the release manifest at ${url} expired at ${m.expires_at} (this computer's clock says ${clock})`,
+      {
+        data: { reason: "manifest_expired", url, expires_at: m.expires_at, now: clock, serial: m.serial },
+      },
+    );
+  }
+  if (m.serial < newestSeen) {
+    throw new BskError(
+      "permission_denied",
+      `the release manifest at ${url} is older (serial ${m.serial}) than one bsk has already seen (serial ${newestSeen})`,
+      { data: { reason: "manifest_rollback", url, serial: m.serial, newest_seen: newestSeen } },
+    );
+  }
 }
 
 // ---------------------------------------------------------------- signature

@@ -7,6 +7,11 @@
  * Releases are GitHub releases of REPOSITORY (package.json `repository`); BSK_RELEASE_BASE_URL publishes elsewhere
  * (baked into the binaries as their update source either way). With GH_TOKEN or GITHUB_TOKEN set, and the default
  * base URL, it publishes them with `gh release create`; without, it says what it would run.
+ *
+ * The manifest carries a serial (the signing time) and an expiry (BSK_RELEASE_VALID_DAYS, default 30 days) so a
+ * mirror can neither replay it forever nor roll bsk back to an older one. `npm run release -- --refresh` re-signs the
+ * manifest in dist/release/ with a fresh serial and expiry (nothing rebuilt) and uploads it over the release's own:
+ * run it before the latest release's manifest expires, or every bsk refuses it (manifest_expired).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,7 +27,7 @@ import {
 } from "../protocol/release.ts";
 import { APP_VERSION, PROTOCOL_VERSION } from "../protocol/version.ts";
 import { buildBinary } from "./build.ts";
-import { publicKeyOf, writeRelease } from "./release/pack.ts";
+import { MANIFEST_VALID_DAYS, publicKeyOf, refreshManifest, signingFreshness, writeRelease } from "./release/pack.ts";
 
 const root = join(import.meta.dir, "..");
 const out = join(root, "dist/release");
@@ -54,6 +59,32 @@ if (publicKeyOf(privateKeyPem) !== RELEASE_PUBLIC_KEY) {
 const baseUrl = (process.env.BSK_RELEASE_BASE_URL || RELEASE_BASE_URL).replace(/\/+$/, "");
 if (!/^https?:\/\//.test(baseUrl))
   fail(`BSK_RELEASE_BASE_URL ${JSON.stringify(baseUrl)} is not an http(s) URL`, `For example ${GITHUB_RELEASES_URL}`);
+
+const validDays = Number(process.env.BSK_RELEASE_VALID_DAYS || MANIFEST_VALID_DAYS);
+if (!(Number.isInteger(validDays) && validDays >= 1 && validDays <= 365))
+  fail(
+    `BSK_RELEASE_VALID_DAYS ${JSON.stringify(process.env.BSK_RELEASE_VALID_DAYS)} is not a whole number of days from 1 to 365`,
+    "For example 30.",
+  );
+const fresh = signingFreshness(Date.now(), validDays);
+
+if (process.argv[2] === "--refresh") {
+  if (!existsSync(join(out, "version.json")))
+    fail("dist/release/version.json is missing", "Run npm run release first (or copy the release's files into dist/release/).");
+  const m = refreshManifest(out, privateKeyPem, fresh);
+  console.log(`re-signed the manifest of ${m.version}: serial ${m.serial}, expires ${m.expires_at}`);
+  const upload = ["gh", "release", "upload", `v${m.version}`, "--repo", REPOSITORY, "--clobber"];
+  upload.push(...["version.json", "version.json.sig", "SHA256SUMS"].map((f) => `dist/release/${f}`));
+  if (baseUrl !== GITHUB_RELEASES_URL || (!process.env.GH_TOKEN && !process.env.GITHUB_TOKEN)) {
+    console.log(
+      `Upload version.json, version.json.sig and SHA256SUMS over the release's own; with GH_TOKEN this runs:\n  ${upload.join(" ")}`,
+    );
+    process.exit(0);
+  }
+  const uploaded = Bun.spawnSync(upload, { cwd: root, stdout: "inherit", stderr: "inherit" });
+  if (uploaded.exitCode !== 0) fail(`gh release upload exited ${uploaded.exitCode}`, "Fix the cause and run the command again.");
+  process.exit(0);
+}
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((p) => !(PLATFORMS as readonly string[]).includes(p));
@@ -89,6 +120,8 @@ const { files } = writeRelease({
   binaries,
   extensionDir,
   privateKeyPem,
+  serial: fresh.serial,
+  expiresAt: fresh.expires_at,
 });
 rmSync(buildDir, { recursive: true, force: true });
 

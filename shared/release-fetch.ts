@@ -1,10 +1,12 @@
 /**
  * The signed release manifest from the network: `version.json` and `version.json.sig`, each read with its cap
- * (capped-fetch.ts), the signature checked against the built-in release key before anything in it is used.
- * Shared by `bsk update` and the daemon's periodic check.
+ * (capped-fetch.ts), the signature checked against the built-in release key before anything in it is used, then
+ * its freshness: not expired, and not older than the newest manifest this install has seen (release-seen.ts),
+ * whose serial it then becomes. Shared by `bsk update` and the daemon's periodic check.
  */
 import {
   badSignature,
+  checkFreshness,
   MANIFEST_MAX_BYTES,
   parseManifest,
   SIGNATURE_MAX_BYTES,
@@ -13,9 +15,17 @@ import {
 } from "../protocol/release.ts";
 import type { BskError } from "../protocol/errors.ts";
 import { fetchCapped } from "./capped-fetch.ts";
+import { readSeenSerial, recordSeenSerial } from "./release-seen.ts";
 
-/** Fetch `url` and `url.sig`, verify the signature with the built-in key (or `key`), then parse. */
-export async function fetchVerifiedManifest(url: string, opts: { timeoutMs?: number; key?: string } = {}): Promise<ReleaseManifest> {
+/**
+ * Fetch `url` and `url.sig`, verify the signature with the built-in key (or `key`), parse, and refuse an expired
+ * manifest or a rollback against what `home` has seen.
+ */
+export async function fetchVerifiedManifest(
+  url: string,
+  home: string,
+  opts: { timeoutMs?: number; key?: string } = {},
+): Promise<ReleaseManifest> {
   const timeoutMs = opts.timeoutMs ?? 15_000;
   const failReason = "manifest_unreachable";
   const [bytes, sig] = await Promise.all([
@@ -29,5 +39,8 @@ export async function fetchVerifiedManifest(url: string, opts: { timeoutMs?: num
     ),
   ]);
   if (!(await verifySignature(bytes, new TextDecoder().decode(sig), opts.key))) throw badSignature(url);
-  return parseManifest(bytes);
+  const manifest = parseManifest(bytes);
+  checkFreshness(manifest, url, readSeenSerial(home));
+  recordSeenSerial(home, manifest.serial);
+  return manifest;
 }

@@ -25,6 +25,8 @@ export interface UpdateState {
   current: string;
   state: UpdateStateName;
   error: string | null;
+  /** The failed check's error reason (`manifest_expired`, `manifest_unreachable`, …). */
+  reason?: string;
   /** Why an available release is not installed automatically. */
   note?: string;
 }

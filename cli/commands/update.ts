@@ -109,7 +109,7 @@ export async function update({ paths, env, params, json }: Options): Promise<Out
     });
   }
   const url = manifestUrl(env);
-  const manifest = await fetchVerifiedManifest(url);
+  const manifest = await fetchVerifiedManifest(url, paths.home);
   const newer = compareVersions(manifest.version, APP_VERSION) > 0;
   const base = {
     current: APP_VERSION,

@@ -62,8 +62,23 @@ export interface ReleaseInput {
   extensionDir?: string;
   privateKeyPem: string;
   releasedAt?: string;
+  /** The manifest's serial and expiry; by default signingFreshness() of now. */
+  serial?: number;
+  expiresAt?: string;
   /** gzip/deflate level; tests use 1 to stay fast. */
   level?: number;
+}
+
+/** How long a signed manifest is taken by default: `npm run release -- --refresh` re-signs it before then. */
+export const MANIFEST_VALID_DAYS = 30;
+
+/**
+ * The serial (Unix time in seconds, so every signing is newer than the last without any state kept) and the expiry
+ * (to the second, UTC) of a manifest signed at `now`.
+ */
+export function signingFreshness(now = Date.now(), validDays = MANIFEST_VALID_DAYS): { serial: number; expires_at: string } {
+  const expires = new Date(Math.floor(now / 1000) * 1000 + validDays * 86_400_000);
+  return { serial: Math.floor(now / 1000), expires_at: expires.toISOString().replace(/\.\d{3}Z$/, "Z") };
 }
 
 export interface ReleaseOutput {
@@ -84,10 +99,13 @@ export function writeRelease(input: ReleaseInput): ReleaseOutput {
     return sha256Hex(bytes);
   };
 
+  const fresh = signingFreshness();
   const manifest: ReleaseManifest = {
     version,
     protocol_version: input.protocolVersion,
     released_at: input.releasedAt ?? new Date().toISOString(),
+    serial: input.serial ?? fresh.serial,
+    expires_at: input.expiresAt ?? fresh.expires_at,
     assets: {},
   };
   for (const [platform, bin] of Object.entries(input.binaries) as [Platform, string | Uint8Array][]) {
@@ -108,4 +126,24 @@ export function writeRelease(input: ReleaseInput): ReleaseOutput {
   put("version.json.sig", new TextEncoder().encode(`${signBytes(manifestBytes, input.privateKeyPem)}\n`));
   put("SHA256SUMS", new TextEncoder().encode(`${sums.join("\n")}\n`));
   return { manifest, manifestBytes, files };
+}
+
+/**
+ * Re-sign the manifest of the release in `outDir` with a fresh serial and expiry (nothing else in it changes), and
+ * put version.json's new SHA-256 in SHA256SUMS: `npm run release -- --refresh`, run before the old one expires.
+ */
+export function refreshManifest(
+  outDir: string,
+  privateKeyPem: string,
+  fresh: { serial: number; expires_at: string } = signingFreshness(),
+): ReleaseManifest {
+  const path = join(outDir, "version.json");
+  const manifest = { ...(JSON.parse(readFileSync(path, "utf8")) as ReleaseManifest), ...fresh };
+  const bytes = new TextEncoder().encode(serializeManifest(manifest));
+  writeFileSync(path, bytes);
+  writeFileSync(join(outDir, "version.json.sig"), `${signBytes(bytes, privateKeyPem)}\n`);
+  const sumsPath = join(outDir, "SHA256SUMS");
+  const sums = readFileSync(sumsPath, "utf8").replace(/^[0-9a-f]{64} {2}version\.json$/m, `${sha256Hex(bytes)}  version.json`);
+  writeFileSync(sumsPath, sums);
+  return manifest;
 }

@@ -78,18 +78,21 @@ function publish(name: string, manifest: ReleaseManifest, files: Record<string, 
   writeFileSync(join(dir, "SHA256SUMS"), `${sums.join("\n")}\n`);
 }
 
-/** A release of `archive` named `name` (its manifest says what `edit` makes of it). */
+/** A release of `archive` named `name` (its manifest says what `edit` makes of it, and has `fields` over the good one's). */
 function variant(
   name: string,
   archive: Uint8Array,
   edit: (a: { url: string; sha256?: string; size?: number }) => void = () => {},
   signWith = key.pem,
+  fields: Partial<ReleaseManifest> = {},
 ) {
   const file = assetName(NEW, platform);
   const asset = { url: assetUrl(base(name), NEW, file), sha256: sha256Hex(archive), size: archive.length };
   edit(asset);
-  publish(name, { ...goodManifest, assets: { [platform]: asset } }, { [file]: archive }, signWith);
+  publish(name, { ...goodManifest, ...fields, assets: { [platform]: asset } }, { [file]: archive }, signWith);
 }
+
+const DAY_MS = 86_400_000;
 
 /** Bodies that never end, one per request: how much each sent before the reader hung up. */
 interface Endless {
@@ -168,6 +171,10 @@ beforeAll(async () => {
     `#!/bin/sh\ncase "$1" in version) echo '{"ok":true,"result":{"version":"${NEW}","protocol_version":"${PROTOCOL_VERSION}"}}'; exit 0;; esac\necho "no daemon here" >&2\nexit 1\n`,
   );
   variant("nodaemon", packBinary(fake, platform, 1));
+  // A freeze: the good release, signed by the right key, served by a mirror two days past its expiry.
+  variant("expired", archive, () => {}, key.pem, { expires_at: new Date(Date.now() - 2 * DAY_MS).toISOString() });
+  // A rollback: signed and unexpired, but older (a lower serial) than the good release's manifest.
+  variant("rollback", archive, () => {}, key.pem, { serial: goodManifest.serial - 1 });
 
   // Hostile hosts: a manifest, a signature or an archive that never ends.
   for (const name of ["bigmanifest", "bigsig", "bigarchive"]) variant(name, archive);
@@ -370,6 +377,7 @@ describe("bsk update", () => {
     ["a tampered archive", "tampered", "permission_denied/checksum_mismatch"],
     ["a release without a checksum", "nochecksum", "invalid_params/missing_checksum"],
     ["a manifest signed by another key", "otherkey", "permission_denied/bad_signature"],
+    ["an expired manifest (a mirror freezing bsk on an old release)", "expired", "permission_denied/manifest_expired"],
   ];
   for (const [what, release, expected] of refusals) {
     test(
@@ -389,6 +397,49 @@ describe("bsk update", () => {
       T,
     );
   }
+
+  test(
+    "an expired manifest: --check refuses it too, saying when it expired and that the clock may be wrong",
+    async () => {
+      const i = await install();
+      const r = await i.run(["update", "--check", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("expired") });
+      expect(r.code).toBe(1);
+      expect(r.json?.error).toMatchObject({ code: "permission_denied", data: { reason: "manifest_expired" } });
+      expect(r.json.error.message).toContain(`the release manifest at ${manifestUrl("expired")} expired at `);
+      expect(r.json.error.hint).toContain("clock");
+      expect(r.json.error.hint).toContain("Nothing was installed");
+      expect(fileHash(i.bin)).toBe(oldHash());
+    },
+    T,
+  );
+
+  test(
+    "a rollback to an older signed manifest than one already seen is refused: binary and daemon untouched",
+    async () => {
+      const i = await install();
+      await i.run(["daemon", "start"]);
+      const before = await daemonStatus(i);
+      // The good release's manifest is seen (and its serial kept in $BSK_HOME)...
+      const seen = await i.run(["update", "--check", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
+      expect(seen.json?.result).toMatchObject({ update_available: true, latest: NEW });
+      // ...then the host serves an older one, still signed and unexpired.
+      const r = await i.run(["update", "--yes", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("rollback") });
+      expect(r.code).toBe(1);
+      expect(r.json?.error).toMatchObject({
+        code: "permission_denied",
+        data: { reason: "manifest_rollback", serial: goodManifest.serial - 1, newest_seen: goodManifest.serial },
+      });
+      expect(r.json.error.hint).toContain("Nothing was installed");
+      expect(fileHash(i.bin)).toBe(oldHash());
+      expect(existsSync(`${i.bin}.previous`)).toBe(false);
+      expect(leftovers(i)).toEqual([]);
+      expect(await daemonStatus(i)).toMatchObject({ pid: before.pid, version: OLD });
+      // The newer manifest is still accepted.
+      const check = await i.run(["update", "--check", "--json"], { BSK_UPDATE_MANIFEST_URL: manifestUrl("good") });
+      expect(check.json?.ok).toBe(true);
+    },
+    T,
+  );
 
   test(
     "a release whose daemon does not start is rolled back: old binary, old daemon serving",
@@ -488,6 +539,33 @@ describe("the daemon's periodic check", () => {
     });
     expect(after.pid).not.toBe(before.pid);
   }, 90_000);
+
+  test(
+    "an expired manifest: the check installs nothing, records why, and bsk status and bsk doctor say so",
+    async () => {
+      const i = await install({ BSK_AUTO_UPDATE: "ON", BSK_UPDATE_INTERVAL_MS: "100", BSK_UPDATE_MANIFEST_URL: manifestUrl("expired") });
+      await i.run(["daemon", "start"]);
+      const { pid } = await daemonStatus(i);
+      const state = await until("the check to fail", () => {
+        const s = readUpdateState(i.home);
+        return s?.state === "failed" ? s : undefined;
+      });
+      expect(state).toMatchObject({ reason: "manifest_expired" });
+      expect(state.error).toContain("expired at");
+      expect(fileHash(i.bin)).toBe(oldHash());
+      expect((await daemonStatus(i)).pid).toBe(pid);
+      const status = await i.run(["status"]);
+      expect(status.stdout).toContain("update: the last check was refused: the release manifest at");
+      const doctor = await i.run(["doctor", "--json"], { BSK_DOCTOR_BROWSER_WAIT_MS: "1" });
+      const check = (JSON.parse(doctor.stdout).checks as { name: string; status: string; detail: string; hint?: string }[]).find(
+        (c) => c.name === "updates",
+      );
+      expect(check).toMatchObject({ status: "warn" });
+      expect(check!.detail).toContain("expired at");
+      expect(check!.hint).toContain("clock");
+    },
+    T,
+  );
 
   test(
     "BSK_AUTO_UPDATE=off: no check at all",
@@ -655,14 +733,14 @@ describe("install.sh", () => {
     return path;
   }
 
-  async function runInstaller(release: string) {
-    const dir = mkdtempSync(join(work, "sh-"));
+  async function runInstaller(release: string, extraEnv: Record<string, string> = {}, dir = mkdtempSync(join(work, "sh-"))) {
     const proc = Bun.spawn(["sh", installer()], {
       env: {
         PATH: process.env.PATH ?? "/usr/bin:/bin",
         HOME: dir,
         BSK_RELEASE_BASE_URL: base(release),
         BSK_INSTALL_DIR: join(dir, "bin"),
+        ...extraEnv,
       },
       stdout: "pipe",
       stderr: "pipe",
@@ -690,6 +768,7 @@ describe("install.sh", () => {
     ["a tampered archive", "tampered", "SHA-256 mismatch"],
     ["a manifest signed by another key", "otherkey", "not signed by the bsk release key"],
     ["a release without a checksum", "nochecksum", "names no SHA-256"],
+    ["an expired manifest (a frozen mirror)", "expired", "the release manifest expired at"],
   ]) {
     test(
       `refuses ${what} and installs nothing`,
@@ -722,4 +801,37 @@ describe("install.sh", () => {
       T,
     );
   }
+
+  test(
+    "an expired manifest named by BSK_VERSION (an old release asked for) installs, and says it expired",
+    async () => {
+      const r = await runInstaller("expired", { BSK_VERSION: NEW });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("note: the manifest of release");
+      expect(r.stdout).toContain("expired at");
+      expect(existsSync(r.bin)).toBe(true);
+    },
+    T,
+  );
+
+  test(
+    "refuses a manifest older than the newest this install's bsk has seen, and installs nothing",
+    async () => {
+      const dir = mkdtempSync(join(work, "sh-"));
+      const home = join(dir, ".bsk");
+      mkdirSync(home, { recursive: true });
+      writeFileSync(
+        join(home, "release-seen.json"),
+        `${JSON.stringify({ serial: goodManifest.serial, seen_at: new Date().toISOString() })}\n`,
+      );
+      const r = await runInstaller("rollback", {}, dir);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(`older (serial ${goodManifest.serial - 1}) than one bsk has already seen (serial ${goodManifest.serial})`);
+      expect(existsSync(r.bin)).toBe(false);
+      // The newer one installs.
+      const good = await runInstaller("good", {}, dir);
+      expect(good.code).toBe(0);
+    },
+    T,
+  );
 });

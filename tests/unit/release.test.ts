@@ -4,14 +4,17 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { join } from "node:path";
 import { fromTarGz, fromZip } from "../../cli/update/extract.ts";
 import { RELEASE_PUBLIC_KEY } from "../../protocol/release-key.ts";
+import type { BskError } from "../../protocol/errors.ts";
 import {
   assetName,
   assetUrl,
+  checkFreshness,
   compareVersions,
   currentPlatform,
   parseManifest,
   GITHUB_RELEASES_URL,
   latestManifestUrl,
+  MANIFEST_CLOCK_SKEW_MS,
   RELEASE_BASE_URL,
   REPOSITORY,
   resolveAssetUrl,
@@ -20,7 +23,7 @@ import {
   type ReleaseManifest,
 } from "../../protocol/release.ts";
 import { tarGz, zip } from "../../scripts/release/archive.ts";
-import { publicKeyOf, signBytes } from "../../scripts/release/pack.ts";
+import { publicKeyOf, signBytes, signingFreshness } from "../../scripts/release/pack.ts";
 
 const root = join(import.meta.dir, "../..");
 
@@ -123,6 +126,8 @@ describe("manifest", () => {
     version: "0.2.0",
     protocol_version: "2.0",
     released_at: "2026-01-01T00:00:00.000Z",
+    serial: 1767225600,
+    expires_at: "2026-01-31T00:00:00Z",
     assets: { "linux-x64": { url: "https://h/x.tar.gz", sha256: "a".repeat(64), size: 5 }, "windows-x64": { url: "x.zip" } },
     extension: { url: "https://h/e.zip", sha256: "b".repeat(64) },
   };
@@ -139,6 +144,53 @@ describe("manifest", () => {
     expect(() => parseManifest(enc({ ...m, version: "1.0" }))).toThrow(/version/);
     expect(() => parseManifest(new TextEncoder().encode("{"))).toThrow(/not JSON/);
     expect(parseManifest(enc({ ...m, assets: { "plan9-mips": { url: "x" } } })).assets).toEqual({});
+    // Without a serial or an expiry a manifest could be replayed forever: refused, not defaulted.
+    const { serial: _s, ...noSerial } = m;
+    const { expires_at: _e, ...noExpiry } = m;
+    expect(() => parseManifest(enc(noSerial))).toThrow(/no serial/);
+    expect(() => parseManifest(enc({ ...m, serial: 1.5 }))).toThrow(/no serial/);
+    expect(() => parseManifest(enc(noExpiry))).toThrow(/no expires_at/);
+    expect(() => parseManifest(enc({ ...m, expires_at: "next month" }))).toThrow(/no expires_at/);
+  });
+
+  test("freshness: expired past the clock-skew allowance, or older than the newest serial seen, is refused", () => {
+    const url = "https://h/latest/download/version.json";
+    const expires = Date.parse(m.expires_at);
+    const reason = (f: () => void) => {
+      try {
+        f();
+        return "accepted";
+      } catch (err) {
+        return (err as BskError).data?.reason;
+      }
+    };
+    expect(reason(() => checkFreshness(m, url, 0, expires - 1))).toBe("accepted");
+    // A clock up to MANIFEST_CLOCK_SKEW_MS ahead of the host's still takes it; past that it is expired.
+    expect(reason(() => checkFreshness(m, url, 0, expires + MANIFEST_CLOCK_SKEW_MS))).toBe("accepted");
+    expect(reason(() => checkFreshness(m, url, 0, expires + MANIFEST_CLOCK_SKEW_MS + 1))).toBe("manifest_expired");
+    expect(MANIFEST_CLOCK_SKEW_MS).toBe(3_600_000);
+    // The same serial again is fine (the same manifest fetched twice); a lower one is a rollback.
+    expect(reason(() => checkFreshness(m, url, m.serial, expires - 1))).toBe("accepted");
+    expect(reason(() => checkFreshness(m, url, m.serial + 1, expires - 1))).toBe("manifest_rollback");
+    let err: BskError | undefined;
+    try {
+      checkFreshness(m, url, 0, expires + 2 * 86_400_000);
+    } catch (e) {
+      err = e as BskError;
+    }
+    expect(err?.code).toBe("permission_denied");
+    expect(err?.message).toBe(
+      `the release manifest at ${url} expired at ${m.expires_at} (this computer's clock says 2026-02-02T00:00:00.000Z)`,
+    );
+    expect(err?.hint).toContain("clock is wrong");
+  });
+
+  test("the release script's serial rises with time and its expiry is whole seconds, valid for 30 days", () => {
+    const t = Date.parse("2026-03-01T10:00:00.250Z");
+    expect(signingFreshness(t)).toEqual({ serial: t / 1000 - 0.25, expires_at: "2026-03-31T10:00:00Z" });
+    expect(signingFreshness(t + 1000).serial).toBeGreaterThan(signingFreshness(t).serial);
+    const text = serializeManifest({ ...m, ...signingFreshness(t) });
+    expect(text).toContain(`\n  "serial": ${t / 1000 - 0.25},\n  "expires_at": "2026-03-31T10:00:00Z",\n`);
   });
 
   test("asset URLs resolve against the manifest and must be http(s)", () => {
