@@ -174,7 +174,12 @@ export const ENV_VARS: EnvVar[] = [
     description: "npm run release (and its --refresh): how many days the signed manifest is taken before bsk refuses it as expired.",
   },
   { name: "BSK_INSTALL_DIR", default: "~/.local/bin", read_by: "scripts", description: "install.sh: where bsk is installed." },
-  { name: "BSK_VERSION", default: "latest", read_by: "scripts", description: "install.sh: install this release instead of the latest (even when its manifest expired)." },
+  {
+    name: "BSK_VERSION",
+    default: "latest",
+    read_by: "scripts",
+    description: "install.sh: install this release instead of the latest (even when its manifest expired).",
+  },
   {
     name: "BSK_TRANSFER_MAX_FILE_BYTES",
     default: "209715200",
