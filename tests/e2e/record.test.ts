@@ -226,6 +226,35 @@ describe("record", () => {
     await w.ok(["session", "stop", "--session", s]);
   }, 60_000);
 
+  test("the page's own typing, text it adds on a key and a rename at pointerdown are not the person's steps", async () => {
+    const recording = recordStart(["--url", w.fixtures.url("/record-false-steps.html")]);
+    const page = await PersonPage.find(w.browser.cdpPort!, "/record-false-steps.html", 20_000);
+    await panelAt(page, 0);
+    // The person presses a button the page renames at pointerdown: the step names it as the person saw it.
+    await page.clickSelector("#rename");
+    await panelAt(page, 1);
+    // The person clicks Forge; the page then fills Note by execCommand (trusted input events, no key behind them).
+    await page.clickSelector("#forge");
+    await page.waitFor(`document.getElementById("note").value === "wire 1000 to mallory"`);
+    // The person types "ax" into City; on the "x" key the page inserts "EVIL" too.
+    await page.clickSelector("#city");
+    await page.typeKeys("ax");
+    await page.waitFor(`document.getElementById("city").value === "aEVILx"`);
+    await page.waitOverlay("the record panel with City's fill", (o) => !!o?.panel && /\b[3-9] steps/.test(o.panelText));
+    await w.ok(["record", "stop"]);
+    const r = await finished(recording);
+    expect(RecordTrace().safeParse(r.trace).success).toBe(true);
+    expect(r.trace.steps).toMatchObject([
+      { op: "click", target: { role: "button", name: "Cancel order", selector: "#rename" } },
+      { op: "click", target: { role: "button", name: "Forge" } },
+      { op: "fill", value: "ax", target: { role: "textbox", name: "City", selector: "#city" } },
+    ]);
+    expect(r.trace.steps).toHaveLength(3);
+    expect(JSON.stringify(r.trace)).not.toContain("mallory");
+    expect(JSON.stringify(r.trace)).not.toContain("EVIL");
+    expect(JSON.stringify(r.trace)).not.toContain("Confirm payment");
+  }, 60_000);
+
   test("the popup offers no Take over for a recording (it would cut the trace off), and one asked for anyway is refused", async () => {
     const recording = recordStart(["--url", w.fixtures.url("/record-start.html?popup")]);
     const page = await PersonPage.find(w.browser.cdpPort!, "/record-start.html?popup", 20_000);

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { stepCommand, traceLines } from "../../cli/format-trace.ts";
 import { addStep, navCause, notePage, type RawStep, type Trail } from "../../extension/src/features/recording/fold.ts";
 import { isSecretField, REDACTED, redactUrl, type FieldFacts } from "../../extension/src/features/recording/secrets.ts";
+import { PersonInput } from "../../extension/src/features/recording/page/person.ts";
 import { RecordTrace, REDACTED_VALUE, TRACE_VERSION } from "../../protocol/trace.ts";
 
 const AT = "2025-01-01T00:00:00.000Z";
@@ -228,5 +229,51 @@ describe("trace schema", () => {
     expect(stepCommand({ id: 1, page: 1, at: AT, op: "press", key: "a", modifiers: ["Control", "Shift"] }).command).toBe(
       "bsk press Ctrl+Shift+a",
     );
+  });
+});
+
+describe("the person's own edits (page/person.ts)", () => {
+  // Plain objects stand in for fields: PersonInput only keys maps by them and reads their value through `read`.
+  const field = () => ({ value: "" }) as unknown as Element & { value: string };
+  const input = (inputType: string, data: string | null = null) => ({ inputType, data }) as InputEvent;
+  const textInput = (data: string) => ({ type: "textInput", data }) as unknown as Event;
+
+  test("a typed character counts; the page's execCommand text, with no textInput behind it, does not", () => {
+    const el = field();
+    const p = new PersonInput((e) => (e as typeof el).value);
+    p.key(el);
+    p.before(el);
+    p.note(el, textInput("a"));
+    el.value = "a";
+    expect(p.after(el, input("insertText", "a"))).toBe("a");
+    el.value = "a, wire money";
+    expect(p.after(el, input("insertText", ", wire money"))).toBeNull();
+  });
+
+  test("text the page inserts on the person's key stays out of the person's value", () => {
+    const el = field();
+    const p = new PersonInput((e) => (e as typeof el).value);
+    p.key(el);
+    el.value = "EVIL"; // the page's keydown handler
+    expect(p.after(el, input("insertText", "EVIL"))).toBeNull();
+    p.before(el);
+    p.note(el, textInput("x"));
+    el.value = "EVILx";
+    expect(p.after(el, input("insertText", "x"))).toBe("x");
+    p.key(el);
+    p.before(el);
+    el.value = "EVIL";
+    expect(p.after(el, input("deleteContentBackward"))).toBe("");
+  });
+
+  test("a textInput stands behind one edit with its own text only", () => {
+    const el = field();
+    const p = new PersonInput((e) => (e as typeof el).value);
+    p.note(el, textInput("hi"));
+    p.before(el);
+    el.value = "hi";
+    expect(p.after(el, input("insertText", "hi"))).toBe("hi");
+    el.value = "hihi";
+    expect(p.after(el, input("insertText", "hi"))).toBeNull();
   });
 });

@@ -4,12 +4,21 @@
  * text typed into fields (each change sends the whole value; the worker folds them into one fill), selects,
  * checkboxes and radios, and the keys that act (Enter, Escape, Tab, shortcuts with Ctrl, Alt or Meta).
  * Only the person's real input counts (isTrusted), never bsk's own overlay. Secret fields send "***".
+ *
+ * A trusted event is not always the person's: a page's document.execCommand("insertText") fires a trusted `input`.
+ * So text counts only when the person's own input stands behind it (person.ts): a typed character or an IME commit
+ * (the browser's `textInput`, which execCommand never fires), a deleting or editing key, a paste, a drop or a
+ * composition, on that very field, in the same task. The page's own edits are left out of the trace, and a fill
+ * carries only what the person's input did to the field (page text added on the person's key is not in it).
+ * Targets are named as they were at the person's pointerdown, before the page's handlers could rename them.
  */
 import { OVERLAY_TAG } from "../../../shared/messages/overlay.ts";
+import type { TraceTargetT } from "../../../../../protocol/trace.ts";
 import type { RawStep } from "../fold.ts";
 import { REDACTED } from "../secrets.ts";
 import type { PageReport } from "../wire.ts";
 import { describe, inFrame, isSecret } from "./describe.ts";
+import { PersonInput } from "./person.ts";
 
 const CLICKABLE =
   'a[href],button,input,summary,label,[role=button],[role=link],[role=tab],[role=menuitem],[role=menuitemcheckbox],[role=menuitemradio],[role=option],[role=treeitem],[role=switch],[onclick],[tabindex]:not([tabindex="-1"])';
@@ -45,10 +54,14 @@ function isTextField(el: Element): el is HTMLInputElement | HTMLTextAreaElement 
   return el.localName === "input" && !/^(checkbox|radio|file|submit|button|reset|image|hidden)$/.test((el as HTMLInputElement).type);
 }
 
-/** The click's step, or null when the element's own events tell it (fields, checkboxes, a label of one). */
-function clickStep(e: MouseEvent): RawStep | null {
+function clickedElement(e: MouseEvent): Element | null {
   const at = elementOf(e);
-  const el = at?.closest(CLICKABLE) ?? at;
+  return at?.closest(CLICKABLE) ?? at;
+}
+
+/** The click's step, or null when the element's own events tell it (fields, checkboxes, a label of one). */
+function clickStep(e: MouseEvent, pressed: { el: Element; target: TraceTargetT } | null): RawStep | null {
+  const el = clickedElement(e);
   if (!el || el.localName === "html" || el.localName === "body") return null;
   if (el.localName === "select" || el.localName === "textarea" || (el as HTMLElement).isContentEditable) return null;
   if (el.localName === "input" && NOT_CLICKS.test((el as HTMLInputElement).type)) return null;
@@ -56,17 +69,23 @@ function clickStep(e: MouseEvent): RawStep | null {
   const modifiers = modifiersOf(e);
   return {
     op: "click",
-    target: describe(el),
+    target: pressed?.el === el ? pressed.target : describe(el),
     ...(e.button === 1 ? { button: "middle" as const } : e.button === 2 ? { button: "right" as const } : {}),
     ...(e.detail > 1 && { count: Math.min(e.detail, 3) }),
     ...(modifiers.length && { modifiers }),
   };
 }
 
-function fillStep(el: Element): RawStep | null {
+function isEditable(el: Element): boolean {
   const editable = (el as HTMLElement).isContentEditable && el.localName !== "input" && el.localName !== "textarea";
-  if (!editable && !isTextField(el)) return null;
-  const value = editable ? ((el as HTMLElement).innerText ?? "") : (el as HTMLInputElement).value;
+  return editable || isTextField(el);
+}
+
+function fieldText(el: Element): string {
+  return isTextField(el) ? el.value : ((el as HTMLElement).innerText ?? "");
+}
+
+function fillStep(el: Element, value: string): RawStep {
   if (isSecret(el)) return { op: "fill", target: describe(el), value: REDACTED, redacted: true };
   return { op: "fill", target: describe(el), value: value.slice(0, VALUE_CHARS) };
 }
@@ -113,17 +132,36 @@ export function installCapture(send: (report: PageReport) => void): void {
   // Enter in a field or on a button also fires a click (implicit submission, key activation; detail 0): the
   // press step already tells it.
   let afterEnter = false;
-  on("pointerdown", () => (afterEnter = false));
+  // What the person pressed, described at once: the page's pointerdown handlers run after this (capture, first).
+  let pressed: { el: Element; target: TraceTargetT } | null = null;
+  const person = new PersonInput(fieldText);
+  on("pointerdown", (e) => {
+    afterEnter = false;
+    const el = clickedElement(e);
+    pressed = el ? { el, target: describe(el) } : null;
+    if (el && isEditable(el)) person.touch(el);
+  });
   on("click", (e) => {
     if (e.detail === 0 && afterEnter) return void (afterEnter = false);
-    step(clickStep(e));
+    step(clickStep(e, pressed));
   });
   on("auxclick", (e) => {
-    if (e.button === 1) step(clickStep(e));
+    if (e.button === 1) step(clickStep(e, pressed));
+  });
+  for (const type of ["textInput", "paste", "drop", "cut", "compositionstart", "compositionend"] as const)
+    on(type as "paste", (e) => {
+      const el = elementOf(e);
+      if (el && isEditable(el)) person.note(el, e as Event);
+    });
+  on("beforeinput", (e) => {
+    const el = elementOf(e);
+    if (el && isEditable(el)) person.before(el);
   });
   on("input", (e) => {
     const el = elementOf(e);
-    if (el) step(fillStep(el));
+    if (!el || !isEditable(el)) return;
+    const value = person.after(el, e as InputEvent);
+    if (value !== null) step(fillStep(el, value));
   });
   on("change", (e) => {
     const el = elementOf(e);
@@ -131,6 +169,8 @@ export function installCapture(send: (report: PageReport) => void): void {
   });
   on("keydown", (e) => {
     afterEnter = e.key === "Enter";
+    const el = elementOf(e);
+    if (el && isEditable(el)) person.key(el);
     step(keyStep(e));
   });
 
