@@ -6,7 +6,7 @@ import { browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import { errorMessage, raceAbort } from "../shared/abort.ts";
 import type { CdpTarget } from "./refs/target.ts";
-import { enableDebugger, runawayChecked, stopRunawayScript } from "./runaway.ts";
+import { enableDebugger, stopRunawayScript } from "./runaway.ts";
 
 const PROTOCOL = "1.3";
 
@@ -191,8 +191,6 @@ function sendWatched(target: CdpTarget, method: string, params?: object): Promis
 /** send() to a tab's own session or to one of its child sessions (an out-of-process iframe). */
 export async function sendTo<T = any>(target: CdpTarget, method: string, params?: object, signal?: AbortSignal): Promise<T> {
   await raceAbort(attach(target.tabId), signal);
-  // Behind a check for a script that hung the page (an earlier call timed out on it), not alongside it.
-  await raceAbort(runawayChecked(target.tabId), signal);
   const sent = sendWatched(target, method, params);
   if (signal) stopScriptIfLeftRunning(target, sent, signal);
   try {

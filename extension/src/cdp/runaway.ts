@@ -2,18 +2,15 @@
  * A page script that never returns (`evaluate 'while(true){}'`, a click handler stuck in a loop) holds the renderer's
  * main thread, so every later call on its tab would queue behind it until the tab closed. When a call ends (timeout,
  * cancel) while one of its CDP commands is still unanswered, the page is asked a trivial question; no answer within
- * BUSY_MS (an error is no answer: see answers()) means its main thread is busy, and the running script is stopped:
- * Debugger.pause (which the renderer takes as an interrupt, busy or not), then Debugger.resume with terminateOnResume
- * (Runtime.terminateExecution is not open to extensions). The script may be the page's own (a timer stuck in a loop)
- * as well as the agent's. An idle page (a command waiting on a promise, a slow network) is left alone: pausing it
- * would stop whichever script ran next instead. The tab's next calls wait for the check (runawayChecked).
+ * BUSY_MS means its main thread is busy, and the running script is stopped: Debugger.pause (which the renderer takes
+ * as an interrupt, busy or not), then Debugger.resume with terminateOnResume (Runtime.terminateExecution is not
+ * open to extensions). An idle page (a command waiting on a promise, a slow network) is left alone: pausing it would
+ * stop whichever script ran next instead.
  */
 import { browser } from "wxt/browser";
 import type { CdpTarget } from "./refs/target.ts";
 
 const BUSY_MS = 1000;
-/** A page that answered with an error is asked again after this long. */
-const ASK_AGAIN_MS = 50;
 /** How long a busy page may take to pause once asked. */
 const PAUSE_MS = 5000;
 
@@ -32,18 +29,6 @@ export function stopRunawayScript(target: CdpTarget, send: Send): Promise<boolea
   return pending;
 }
 
-/** The longest a check can take (its probe, the pause and the turning over of the domain), and a little more. */
-const CHECK_MAX_MS = BUSY_MS + 2 * PAUSE_MS + 1000;
-
-/**
- * Waits (at most CHECK_MAX_MS) for a check running on `tabId`. A call must not reach a page being checked: once a
- * navigation waits on a page whose own script hangs, the page takes no pause any more, and the tab stays wedged.
- */
-export async function runawayChecked(tabId: number): Promise<void> {
-  const running = [...checking].filter(([key]) => key.startsWith(`${tabId}/`)).map(([, p]) => p);
-  if (running.length) await within(Promise.all(running), CHECK_MAX_MS);
-}
-
 /** Resolves true when `promise` settles within `ms`, false otherwise. */
 export async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -59,29 +44,8 @@ export async function within(promise: Promise<unknown>, ms: number): Promise<boo
   }
 }
 
-/**
- * Does the page answer a trivial question within `ms`? Only a value counts: a page whose own script hangs while a
- * navigation waits on it answers with an error at once ("Inspected target navigated or closed"), so an error is
- * asked again (after a breath) until the time is up.
- */
-async function answers(target: CdpTarget, send: Send, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (let left = ms; left > 0; left = deadline - Date.now()) {
-    const asked = send(target, "Runtime.evaluate", { expression: "0", returnByValue: true }).then(
-      () => "value" as const,
-      () => "error" as const,
-    );
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), left)));
-    const said = await Promise.race([asked, late]).finally(() => clearTimeout(timer));
-    if (said !== "error") return said === "value";
-    await new Promise((resolve) => setTimeout(resolve, Math.min(ASK_AGAIN_MS, Math.max(0, deadline - Date.now()))));
-  }
-  return false;
-}
-
 async function check(target: CdpTarget, send: Send): Promise<boolean> {
-  if (await answers(target, send, BUSY_MS)) return false;
+  if (await within(send(target, "Runtime.evaluate", { expression: "0", returnByValue: true }), BUSY_MS)) return false;
   const stopped = await terminate(target, send).catch((err: unknown) => {
     console.warn(`bsk: could not stop the script keeping tab ${target.tabId} busy: ${String(err)}`);
     return false;
@@ -97,16 +61,11 @@ async function terminate(target: CdpTarget, send: Send): Promise<boolean> {
   };
   browser.debugger.onEvent.addListener(onEvent);
   try {
-    // Not awaited on its own: a page that takes no pause may never answer it either.
-    const asked = send(target, "Debugger.pause");
-    asked.catch(() => undefined);
+    await send(target, "Debugger.pause");
     if (!(await within(paused, PAUSE_MS))) {
       // Not in script after all: the pause would stay armed for the next script, so the domain is turned over.
-      const turnOver = async () => {
-        await send(target, "Debugger.disable");
-        await enableDebugger((method, params) => send(target, method, params));
-      };
-      await within(turnOver(), PAUSE_MS);
+      await send(target, "Debugger.disable");
+      await enableDebugger((method, params) => send(target, method, params));
       return false;
     }
     await send(target, "Debugger.resume", { terminateOnResume: true });
