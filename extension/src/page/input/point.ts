@@ -19,8 +19,8 @@ function atPointInPage(installProbe: (n: Node, via?: Element | null) => void, x:
   if (x == null || y == null) {
     // Keys go to the focused element (or the body).
     installProbe(document, document.activeElement);
-    const a = document.activeElement;
-    const inFrame = !!a && ["iframe", "frame", "object", "embed", "fencedframe", "portal"].includes(a.localName);
+    // The probe just armed knows whether the element the keys go to hosts another document (dom-probe.ts elsewhere).
+    const inFrame = !!(globalThis as any).__bskMut?.elsewhere();
     return JSON.stringify({ viewport: { width: innerWidth, height: innerHeight }, keysInFrame: inFrame });
   }
   if (x > innerWidth || y > innerHeight) return JSON.stringify({ viewport: { width: innerWidth, height: innerHeight }, outside: true });
