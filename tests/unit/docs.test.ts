@@ -38,6 +38,13 @@ describe("README.md is for a newcomer", () => {
     expect(readme).not.toContain("<!-- generated:");
   });
 
+  test("names every package the tests need, the same list .ci/run installs", () => {
+    const ci = readFileSync(join(root, ".ci/run"), "utf8").match(/^TEST_PACKAGES="([^"]+)"$/m)?.[1];
+    const line = readme.match(/^sudo apt-get install -y (.+)$/m)?.[1];
+    expect(ci).toBeTruthy();
+    expect(line?.split(/\s+/).sort()).toEqual(ci!.split(/\s+/).sort());
+  });
+
   test("every page of docs/ is reachable from it", () => {
     const pages = readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md"));
     expect(pages.filter((p) => !linked(readme).includes(`docs/${p}`))).toEqual([]);
