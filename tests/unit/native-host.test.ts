@@ -1,6 +1,6 @@
 /** The native messaging host: Chrome's framing, who gets an answer, and the manifests bsk registers. */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AllowList } from "../../shared/allow-list.ts";
 import { homePaths } from "../../shared/home.ts";
@@ -9,9 +9,10 @@ import { watchDaemon } from "../../daemon/native-host/watch.ts";
 import { HOST_NAME, launcherPath, manifestPath, registerNativeHost, unregisterNativeHost } from "../../shared/native-host-register.ts";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { fromBase64url } from "../../protocol/trust.ts";
+import { tempDir } from "../temp.ts";
 
 function tmp(): string {
-  return mkdtempSync("/tmp/bsk-native-");
+  return tempDir("bsk-native-");
 }
 
 describe("framing", () => {
