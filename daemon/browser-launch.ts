@@ -32,26 +32,39 @@ const MAC: readonly { name: string; app: string }[] = [
   { name: "Brave", app: "Brave Browser" },
 ];
 
-function onPath(bin: string, path: string): string | undefined {
-  if (bin.startsWith("/")) return existsSync(bin) ? bin : undefined;
-  for (const dir of path.split(delimiter)) if (dir && existsSync(join(dir, bin))) return join(dir, bin);
+function onPath(bin: string, path: string, exists: (path: string) => boolean): string | undefined {
+  if (bin.startsWith("/")) return exists(bin) ? bin : undefined;
+  for (const dir of path.split(delimiter)) if (dir && exists(join(dir, bin))) return join(dir, bin);
   return undefined;
 }
 
-/** The browsers installed here, in the order they are preferred. */
-export function installedBrowsers(env: Record<string, string | undefined>, platform = process.platform): Installed[] {
+/**
+ * Where a macOS browser's executable may be, in order: the machine's /Applications, then the person's own
+ * ~/Applications (where an install without an administrator's password goes).
+ */
+export function macCommands(app: string, home: string | undefined): string[] {
+  const inside = `${app}.app/Contents/MacOS/${app}`;
+  return [`/Applications/${inside}`, ...(home ? [join(home, "Applications", inside)] : [])];
+}
+
+/** The browsers installed here, in the order they are preferred. `exists` is the file system's unless a test gives one. */
+export function installedBrowsers(
+  env: Record<string, string | undefined>,
+  platform = process.platform,
+  exists: (path: string) => boolean = existsSync,
+): Installed[] {
   const override = env.BSK_BROWSER_COMMAND;
   if (override) return [{ name: "BSK_BROWSER_COMMAND", command: override, processNames: [] }];
   if (platform === "darwin") {
     return MAC.flatMap((b) => {
-      const command = `/Applications/${b.app}.app/Contents/MacOS/${b.app}`;
-      return existsSync(command) ? [{ name: b.name, command, processNames: [b.app] }] : [];
+      const command = macCommands(b.app, env.HOME).find(exists);
+      return command ? [{ name: b.name, command, processNames: [b.app] }] : [];
     });
   }
   const path = env.PATH ?? "";
   return LINUX.flatMap((b) => {
     for (const bin of b.bins) {
-      const command = onPath(bin, path);
+      const command = onPath(bin, path, exists);
       if (command) return [{ name: b.name, command, processNames: b.processNames }];
     }
     return [];

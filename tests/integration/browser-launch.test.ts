@@ -106,6 +106,26 @@ describe("which browser, and whether it runs", () => {
     expect(installedBrowsers({ PATH: tempHome() }, "linux")).toEqual([]);
   });
 
+  test("macOS: /Applications first, then the person's ~/Applications; Chrome, Chromium, Edge and Brave", () => {
+    const app = (dir: string, name: string) => `${dir}/${name}.app/Contents/MacOS/${name}`;
+    const there = new Set([
+      app("/Users/p/Applications", "Google Chrome"),
+      app("/Applications", "Microsoft Edge"),
+      app("/Users/p/Applications", "Microsoft Edge"),
+      app("/Users/p/Applications", "Brave Browser"),
+      app("/Applications", "Chromium"),
+    ]);
+    expect(installedBrowsers({ HOME: "/Users/p", PATH: "/usr/bin" }, "darwin", (p) => there.has(p))).toEqual([
+      { name: "Google Chrome", command: app("/Users/p/Applications", "Google Chrome"), processNames: ["Google Chrome"] },
+      { name: "Chromium", command: app("/Applications", "Chromium"), processNames: ["Chromium"] },
+      { name: "Microsoft Edge", command: app("/Applications", "Microsoft Edge"), processNames: ["Microsoft Edge"] },
+      { name: "Brave", command: app("/Users/p/Applications", "Brave Browser"), processNames: ["Brave Browser"] },
+    ]);
+    expect(installedBrowsers({ HOME: "/Users/p" }, "darwin", () => false)).toEqual([]);
+    // Linux places are never looked at on macOS, nor macOS places on Linux.
+    expect(installedBrowsers({ HOME: "/Users/p", PATH: "/usr/bin" }, "linux", (p) => there.has(p))).toEqual([]);
+  });
+
   test("a browser process counts only when it is this user's", () => {
     // This test's own process stands in for the browser: its name is read from /proc like a browser's would be.
     const own = readFileSync("/proc/self/comm", "utf8").trim();
