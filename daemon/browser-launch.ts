@@ -4,9 +4,9 @@
  * runs but whose extension has not connected is not started twice: that is said instead, with what to check.
  * BSK_BROWSER_COMMAND names the executable to start instead of the ones found (a wrapper script, a portable build).
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { basename, delimiter, join } from "node:path";
 import { BskError } from "../protocol/errors.ts";
 import { readJsonFile } from "../shared/fs-util.ts";
 import type { DaemonContext } from "./context.ts";
@@ -14,7 +14,7 @@ import type { DaemonContext } from "./context.ts";
 export interface Installed {
   name: string;
   command: string;
-  /** Process names (/proc/PID/comm on Linux, the app's name on macOS) of this browser once it runs. */
+  /** Process names (/proc/PID/comm on Linux, the executable's name in its .app on macOS) of this browser once it runs. */
   processNames: readonly string[];
 }
 
@@ -71,9 +71,18 @@ export function installedBrowsers(
   });
 }
 
-/** Whether a process of this browser runs for this user (Linux: /proc; elsewhere: not known, so not assumed). */
-export function isRunning(b: Installed, uid = process.getuid?.()): boolean {
-  if (!b.processNames.length || !existsSync("/proc")) return false;
+/**
+ * Whether a process of this browser runs for this user: Linux reads /proc, macOS (no /proc) asks /bin/ps; elsewhere
+ * it is not known, so not assumed.
+ */
+export function isRunning(b: Installed, uid = process.getuid?.(), platform = process.platform): boolean {
+  if (!b.processNames.length) return false;
+  if (platform === "darwin") {
+    // By its path: a PATH an agent's repo sets could name another ps.
+    const ps = spawnSync("/bin/ps", ["-axo", "uid=,comm="], { encoding: "utf8", env: { ...process.env, LC_ALL: "C" }, timeout: 5000 });
+    return ps.status === 0 && runsIn(ps.stdout, b, uid);
+  }
+  if (!existsSync("/proc")) return false;
   for (const pid of readdirSync("/proc")) {
     if (!/^\d+$/.test(pid)) continue;
     try {
@@ -84,6 +93,21 @@ export function isRunning(b: Installed, uid = process.getuid?.()): boolean {
     } catch {
       // gone meanwhile, or not ours to read
     }
+  }
+  return false;
+}
+
+/**
+ * Whether `ps -axo uid=,comm=` output lists this browser for `uid`. macOS's comm is the executable's path
+ * (`/Applications/Google Chrome.app/Contents/MacOS/Google Chrome`), Linux's its short name: either ends in one of
+ * the browser's process names.
+ */
+export function runsIn(psOutput: string, b: Installed, uid: number | undefined): boolean {
+  for (const line of psOutput.split("\n")) {
+    const m = /^\s*(\d+)\s+(.+)$/.exec(line);
+    if (!m || (uid !== undefined && Number(m[1]) !== uid)) continue;
+    const comm = m[2]!.trim();
+    if (comm === b.command || b.processNames.includes(basename(comm))) return true;
   }
   return false;
 }

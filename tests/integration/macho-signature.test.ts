@@ -167,7 +167,12 @@ for (const target of ["darwin-x64", "darwin-arm64"] as const) {
   });
 }
 
-test("what is not a Mach-O is refused with what it is not", () => {
-  expect(() => adhocSign(new TextEncoder().encode("#!/bin/sh\necho hi\n"), "bsk")).toThrow(/not a thin 64-bit/);
+test("what is not a Mach-O is refused with what it is not, and the release's file is left as it was", () => {
+  const script = "#!/bin/sh\necho hi\n";
+  expect(() => adhocSign(new TextEncoder().encode(script), "bsk")).toThrow(/not a thin 64-bit/);
+  const file = join(dir, "not-macho");
+  writeFileSync(file, script);
+  expect(() => signMachOFile(file)).toThrow(/not a thin 64-bit/);
+  expect(readFileSync(file, "utf8")).toBe(script);
   expect(verifyCodeSignature(new Uint8Array(64))).toMatchObject({ ok: false, problems: [expect.stringMatching(/not a thin 64-bit/)] });
 });
