@@ -11,5 +11,5 @@ command -v qemu-aarch64 >/dev/null 2>&1 || need="$need qemu-user"
 sudo=""
 [ "$(id -u)" = 0 ] || sudo=sudo
 export DEBIAN_FRONTEND=noninteractive
-install() { $sudo apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 $need >/dev/null; }
-install || { $sudo apt-get update -qq && install; }
+apt_install() { $sudo apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 $need >/dev/null; }
+apt_install || { $sudo apt-get update -qq && apt_install; }
