@@ -71,6 +71,7 @@ export function defaultRoots(env: Env = process.env, platform = process.platform
       { browser: "chrome-beta", dir: join(base, "Google/Chrome Beta") },
       { browser: "brave", dir: join(base, "BraveSoftware/Brave-Browser") },
       { browser: "edge", dir: join(base, "Microsoft Edge") },
+      { browser: "vivaldi", dir: join(base, "Vivaldi") },
     ];
   }
   if (platform === "win32") return []; // the registry, not files: pair with a code there
@@ -155,12 +156,14 @@ export function registerNativeHost(opts: {
   explicitRoots?: string[];
   extensionIds?: readonly string[];
   env?: Env;
+  /** Whose places (defaultRoots): this OS unless a test says otherwise. */
+  platform?: NodeJS.Platform;
 }): Registration[] {
   const launcher = writeLauncher(opts.paths);
   const text = manifestText(launcher, opts.extensionIds ?? []);
   const roots: (BrowserRoot & { force: boolean; create: boolean })[] = [];
   const onlyExplicit = opts.mode === "explicit" && (opts.explicitRoots?.length ?? 0) > 0;
-  for (const r of onlyExplicit ? [] : defaultRoots(opts.env)) {
+  for (const r of onlyExplicit ? [] : defaultRoots(opts.env, opts.platform)) {
     const always = opts.mode === "explicit" && !r.sandbox && (r.browser === "chromium" || r.browser === "chrome");
     if (always || existsSync(r.dir)) roots.push({ ...r, force: opts.mode === "explicit", create: always });
   }
@@ -199,10 +202,15 @@ export function registerNativeHost(opts: {
 }
 
 /** Removes the manifests that point at this home's launcher (default roots and `explicitRoots`), and the launcher. */
-export function unregisterNativeHost(opts: { paths: HomePaths; explicitRoots?: string[]; env?: Env }): string[] {
+export function unregisterNativeHost(opts: {
+  paths: HomePaths;
+  explicitRoots?: string[];
+  env?: Env;
+  platform?: NodeJS.Platform;
+}): string[] {
   const launcher = launcherPath(opts.paths);
   const removed: string[] = [];
-  for (const dir of [...defaultRoots(opts.env).map((r) => r.dir), ...(opts.explicitRoots ?? [])]) {
+  for (const dir of [...defaultRoots(opts.env, opts.platform).map((r) => r.dir), ...(opts.explicitRoots ?? [])]) {
     const manifest = manifestPath(dir);
     const existing = readJsonFile(manifest) as { path?: unknown } | undefined;
     if (existing?.path !== launcher) continue;
