@@ -143,7 +143,7 @@ async function doAttach(tabId: number): Promise<void> {
 }
 
 async function rawSend(tabId: number, method: string, params?: object, sessionId?: string): Promise<any> {
-  return browser.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params ?? {});
+  return browser.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, (params ?? {}) as Record<string, unknown>);
 }
 
 /** A call that ends while its command is still unanswered may leave a page script running: runaway.ts checks. */
