@@ -37,12 +37,16 @@ export function winPath(path: string): string {
   return /^[A-Za-z]:$/.test(trimmed) ? `${trimmed}\\` : trimmed || "\\";
 }
 
+/** %LOCALAPPDATA%, else the profile's AppData\Local (Windows). */
+export function localAppData(env: Env): string | undefined {
+  return env.LOCALAPPDATA || (env.USERPROFILE ? `${env.USERPROFILE}\\AppData\\Local` : undefined);
+}
+
 export function bskHome(env: Env = process.env, platform: NodeJS.Platform = process.platform): string {
   const explicit = env.BSK_HOME;
   if (platform === "win32") {
     if (explicit) return winPath(explicit);
-    const local = env.LOCALAPPDATA || (env.USERPROFILE && `${env.USERPROFILE}\\AppData\\Local`) || env.TEMP || "C:\\";
-    return winPath(`${winPath(local)}\\bsk`);
+    return winPath(`${winPath(localAppData(env) || env.TEMP || "C:\\")}\\bsk`);
   }
   if (explicit) return trimSlashes(explicit) || "/";
   const home = env.HOME || env.USERPROFILE || "/tmp";

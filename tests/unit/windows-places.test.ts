@@ -1,11 +1,12 @@
 /**
  * Windows places, with the platform injected: the home under %LOCALAPPDATA%\bsk with one kind of separator, the
  * daemon's named pipe (one per home, case ignored), no socket folder to prepare or check for a pipe, and a failed
- * listen said as what it is. The run under Wine itself is the windows-x64 lane (scripts/platform/windows-x64.ts).
+ * listen said as what it is, and where Chrome, Chromium, Edge and Brave install. The run under Wine itself is the windows-x64 lane (scripts/platform/windows-x64.ts).
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { installedBrowsers, windowsCandidates } from "../../daemon/browser-launch.ts";
 import { listenFailed } from "../../daemon/ipc-server.ts";
 import { removeTree } from "../../shared/fs-util.ts";
 import { bskHome, homePaths, isPipe, pipeName, winPath } from "../../shared/home.ts";
@@ -97,5 +98,57 @@ describe("removeTree", () => {
       removeTree(base);
       removeTree(outside);
     }
+  });
+});
+
+describe("browsers on Windows", () => {
+  const env = {
+    ProgramFiles: "C:\\Program Files",
+    "ProgramFiles(x86)": "C:\\Program Files (x86)",
+    LOCALAPPDATA: "C:\\Users\\ann\\AppData\\Local",
+  };
+
+  test("each browser is looked for in Program Files, Program Files (x86) and Local AppData", () => {
+    const places = Object.fromEntries(windowsCandidates(env).map((b) => [b.name, b.paths]));
+    expect(places["Google Chrome"]).toEqual([
+      "C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe",
+      "C:\\Program Files (x86)\\Google\\Chrome\\Application\\chrome.exe",
+      "C:\\Users\\ann\\AppData\\Local\\Google\\Chrome\\Application\\chrome.exe",
+    ]);
+    expect(places["Microsoft Edge"]).toContain("C:\\Program Files (x86)\\Microsoft\\Edge\\Application\\msedge.exe");
+    expect(places.Brave).toContain("C:\\Program Files\\BraveSoftware\\Brave-Browser\\Application\\brave.exe");
+    expect(places.Chromium).toContain("C:\\Users\\ann\\AppData\\Local\\Chromium\\Application\\chrome.exe");
+  });
+
+  test("the ones installed are found in order of preference, with their process names; none is none", () => {
+    const present = new Set([
+      "C:\\Users\\ann\\AppData\\Local\\Google\\Chrome\\Application\\chrome.exe",
+      "C:\\Program Files (x86)\\Microsoft\\Edge\\Application\\msedge.exe",
+    ]);
+    expect(installedBrowsers(env, "win32", (p) => present.has(p))).toEqual([
+      {
+        name: "Google Chrome",
+        command: "C:\\Users\\ann\\AppData\\Local\\Google\\Chrome\\Application\\chrome.exe",
+        processNames: ["chrome.exe"],
+      },
+      {
+        name: "Microsoft Edge",
+        command: "C:\\Program Files (x86)\\Microsoft\\Edge\\Application\\msedge.exe",
+        processNames: ["msedge.exe"],
+      },
+    ]);
+    expect(installedBrowsers(env, "win32", () => false)).toEqual([]);
+    expect(installedBrowsers({ ...env, BSK_BROWSER_COMMAND: "D:\\portable\\chrome.exe" }, "win32", () => false)[0]?.command).toBe(
+      "D:\\portable\\chrome.exe",
+    );
+  });
+
+  test("without the variables, the usual folders (the profile's AppData\\Local for Local AppData)", () => {
+    const chrome = windowsCandidates({ USERPROFILE: "C:\\Users\\bob" }).find((b) => b.name === "Google Chrome")!;
+    expect(chrome.paths).toEqual([
+      "C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe",
+      "C:\\Program Files (x86)\\Google\\Chrome\\Application\\chrome.exe",
+      "C:\\Users\\bob\\AppData\\Local\\Google\\Chrome\\Application\\chrome.exe",
+    ]);
   });
 });
