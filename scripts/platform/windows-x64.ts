@@ -124,6 +124,72 @@ function linuxPath(prefix: string, windows: string): string {
   return join(prefix, "drive_c", ...m[1]!.split("\\"));
 }
 
+/** The registry keys bsk native install writes (shared/native-host-windows.ts), read back with Wine's own reg.exe. */
+const HOST_KEYS = ["Google\\Chrome", "Chromium", "Microsoft\\Edge", "BraveSoftware\\Brave-Browser"].map(
+  (vendor) => `HKCU\\Software\\${vendor}\\NativeMessagingHosts\\com.bsk.bridge`,
+);
+
+function regValue(w: Wine, key: string): string | undefined {
+  const r = Bun.spawnSync([w.wine, "reg", "query", key, "/ve"], { env: w.env, stdout: "pipe", stderr: "ignore" });
+  return r.exitCode === 0 ? /REG_SZ[ \t]+(.+?)[ \t]*$/m.exec(r.stdout.toString())?.[1] : undefined;
+}
+
+/** Chrome's framing: a 4-byte little-endian length, then the JSON. */
+function nativeFrame(value: unknown): Uint8Array {
+  const body = new TextEncoder().encode(JSON.stringify(value));
+  const frame = new Uint8Array(4 + body.length);
+  new DataView(frame.buffer).setUint32(0, body.length, true);
+  frame.set(body, 4);
+  return frame;
+}
+
+/** native install writes the four keys, each naming the manifest whose launcher runs bsk.exe; uninstall removes them. */
+async function proveRegistry(w: Wine, bin: string, homeDir: string, step: (line: string) => void): Promise<void> {
+  const installed = await ok(w, bin, "native install", ["native", "install"]);
+  const states = (installed.registrations as { state: string }[]).map((r) => r.state);
+  expectThat("native install", states.length === HOST_KEYS.length && states.every((s) => s === "written"), "4 keys written", installed);
+  const manifests = HOST_KEYS.map((key) => regValue(w, key));
+  const manifest = manifests[0];
+  expectThat("native install", !!manifest && manifests.every((m) => m === manifest), "every key naming one manifest", manifests);
+  const text = JSON.parse(readFileSync(linuxPath(w.prefix, manifest!), "utf8"));
+  expectThat(
+    "native install",
+    text.name === "com.bsk.bridge" && text.path === installed.launcher,
+    `a manifest naming ${installed.launcher}`,
+    text,
+  );
+
+  // What Chrome does with the registration: run the manifest's launcher with the caller's origin, talk on stdio.
+  const origin = "chrome-extension://mmgjjcpeaknlocpgodfmbngemnnhomck/";
+  const host = Bun.spawn([w.wine, "cmd", "/c", text.path, origin], {
+    env: w.env,
+    stdin: nativeFrame({ type: "ping" }),
+    stdout: "pipe",
+    stderr: Bun.file(join(w.scratch, "native-host.txt")),
+  });
+  const limit = setTimeout(() => host.kill("SIGKILL"), STEP_LIMIT_MS);
+  const answer = new Uint8Array(await new Response(host.stdout).arrayBuffer());
+  await host.exited;
+  clearTimeout(limit);
+  const reply = answer.length > 4 ? JSON.parse(new TextDecoder().decode(answer.subarray(4))) : undefined;
+  expectThat("native host", reply?.ok === true && typeof reply.version === "string", "a framed {ok, version}", reply);
+  step(
+    `native install: ${HOST_KEYS.length} HKCU NativeMessagingHosts keys (Chrome, Chromium, Edge, Brave) → ${manifest}; its host (bsk.exe through the launcher) answers a ping`,
+  );
+
+  const removed = await ok(w, bin, "native uninstall", ["native", "uninstall"]);
+  expectThat("native uninstall", removed.removed?.length === HOST_KEYS.length, "4 keys removed", removed);
+  const left = HOST_KEYS.filter((key) => regValue(w, key) !== undefined);
+  expectThat("native uninstall", left.length === 0, "no key left", left);
+  expectThat(
+    "native uninstall",
+    readdirSync(join(homeDir, "native")).length === 0,
+    "the manifest and the launcher removed",
+    readdirSync(join(homeDir, "native")),
+  );
+  step("native uninstall: the 4 registry keys, the manifest and the launcher removed");
+}
+
 export async function prove(ctx: LaneContext): Promise<string[]> {
   const { bin, log } = ctx;
   if (!existsSync(bin)) throw new Error(`${bin} does not exist (build it: bun build --compile --target=bun-windows-x64)`);
@@ -135,6 +201,7 @@ export async function prove(ctx: LaneContext): Promise<string[]> {
   };
   endWine(w);
   for (const home of homesInPrefix(w.prefix)) removeTree(home);
+  for (const key of HOST_KEYS) Bun.spawnSync([w.wine, "reg", "delete", key, "/f"], { env: w.env, stdout: "ignore", stderr: "ignore" });
   try {
     const version = await bsk(w, bin, ["version"]);
     expectThat("version", version.code === 0 && /^bsk \d+\.\d+\.\d+/.test(version.stdout), "bsk <version>", version);
@@ -194,6 +261,8 @@ export async function prove(ctx: LaneContext): Promise<string[]> {
       logText.slice(-400),
     );
     step(`daemon stop over the pipe (system.shutdown, no signal): pid ${started.pid} gone, lock and daemon.json removed`);
+
+    await proveRegistry(w, bin, homeDir, step);
     return proven;
   } finally {
     endWine(w);
