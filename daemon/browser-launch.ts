@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, delimiter, join } from "node:path";
 import { BskError } from "../protocol/errors.ts";
 import { readJsonFile } from "../shared/fs-util.ts";
+import { localAppData } from "../shared/home.ts";
 import type { DaemonContext } from "./context.ts";
 
 export interface Installed {
@@ -32,6 +33,49 @@ const MAC: readonly { name: string; app: string }[] = [
   { name: "Brave", app: "Brave Browser" },
 ];
 
+type Env = Record<string, string | undefined>;
+type WinRoot = "ProgramFiles" | "ProgramFiles(x86)" | "LOCALAPPDATA";
+
+/** Where each browser installs on Windows: a folder under Program Files, Program Files (x86) or Local AppData. */
+const WINDOWS: readonly { name: string; dir: string; exe: string; roots: readonly WinRoot[] }[] = [
+  {
+    name: "Google Chrome",
+    dir: "Google\\Chrome\\Application",
+    exe: "chrome.exe",
+    roots: ["ProgramFiles", "ProgramFiles(x86)", "LOCALAPPDATA"],
+  },
+  { name: "Chromium", dir: "Chromium\\Application", exe: "chrome.exe", roots: ["LOCALAPPDATA", "ProgramFiles", "ProgramFiles(x86)"] },
+  {
+    name: "Microsoft Edge",
+    dir: "Microsoft\\Edge\\Application",
+    exe: "msedge.exe",
+    roots: ["ProgramFiles(x86)", "ProgramFiles", "LOCALAPPDATA"],
+  },
+  {
+    name: "Brave",
+    dir: "BraveSoftware\\Brave-Browser\\Application",
+    exe: "brave.exe",
+    roots: ["ProgramFiles", "ProgramFiles(x86)", "LOCALAPPDATA"],
+  },
+];
+
+/** Windows' process.env ignores the case of names; an injected one is read as written. */
+function winRoot(env: Env, root: WinRoot): string | undefined {
+  if (root === "LOCALAPPDATA") return localAppData(env);
+  return env[root] || (root === "ProgramFiles" ? "C:\\Program Files" : "C:\\Program Files (x86)");
+}
+
+/** The Windows executables of each browser, in the order they are tried (the same folder is tried once). */
+export function windowsCandidates(env: Env): { name: string; exe: string; paths: string[] }[] {
+  return WINDOWS.map((b) => {
+    const paths = b.roots.flatMap((r) => {
+      const root = winRoot(env, r)?.replace(/[\\/]+$/, "");
+      return root ? [`${root}\\${b.dir}\\${b.exe}`] : [];
+    });
+    return { name: b.name, exe: b.exe, paths: [...new Set(paths)] };
+  });
+}
+
 function onPath(bin: string, path: string, exists: (path: string) => boolean): string | undefined {
   if (bin.startsWith("/")) return exists(bin) ? bin : undefined;
   for (const dir of path.split(delimiter)) if (dir && exists(join(dir, bin))) return join(dir, bin);
@@ -48,13 +92,15 @@ export function macCommands(app: string, home: string | undefined): string[] {
 }
 
 /** The browsers installed here, in the order they are preferred. `exists` is the file system's unless a test gives one. */
-export function installedBrowsers(
-  env: Record<string, string | undefined>,
-  platform = process.platform,
-  exists: (path: string) => boolean = existsSync,
-): Installed[] {
+export function installedBrowsers(env: Env, platform = process.platform, exists: (path: string) => boolean = existsSync): Installed[] {
   const override = env.BSK_BROWSER_COMMAND;
   if (override) return [{ name: "BSK_BROWSER_COMMAND", command: override, processNames: [] }];
+  if (platform === "win32") {
+    return windowsCandidates(env).flatMap((b) => {
+      const command = b.paths.find(exists);
+      return command ? [{ name: b.name, command, processNames: [b.exe] }] : [];
+    });
+  }
   if (platform === "darwin") {
     return MAC.flatMap((b) => {
       const command = macCommands(b.app, env.HOME).find(exists);
