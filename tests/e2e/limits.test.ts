@@ -99,3 +99,17 @@ describe("a runaway page script", () => {
     expect(await js("new Promise((r) => setTimeout(r, 300)).then(() => ticks)")).toBeGreaterThan(first);
   });
 });
+
+describe("a page whose own timer never returns", () => {
+  test("evaluate times out saying bsk stopped the page's hung script, and the next navigate works", async () => {
+    await ok(["navigate", w.fixtures.url("/runaway-timer.html")]);
+    // The page's timer fires 300 ms after load and never returns; this evaluate queues behind it.
+    const r = await run(["evaluate", "new Promise((r) => setTimeout(r, 1000)).then(() => document.title)", "--timeout", "3s"]);
+    expect(r.json.error.code).toBe("timeout");
+    expect(r.json.error.data).toMatchObject({ reason: "page_script_stopped", stage: "extension", timeout_ms: 3000 });
+    expect(r.json.error.hint).toContain("was stopped by bsk");
+    // Sent at once, while bsk may still be recovering the tab: it must not wedge it.
+    await ok(["navigate", w.fixtures.url("/runaway.html?after-timer")]);
+    expect(await js("location.search")).toBe("?after-timer");
+  });
+});

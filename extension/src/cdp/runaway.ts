@@ -1,77 +1,208 @@
 /**
- * A page script that never returns (`evaluate 'while(true){}'`, a click handler stuck in a loop) holds the renderer's
- * main thread, so every later call on its tab would queue behind it until the tab closed. When a call ends (timeout,
- * cancel) while one of its CDP commands is still unanswered, the page is asked a trivial question; no answer within
- * BUSY_MS means its main thread is busy, and the running script is stopped: Debugger.pause (which the renderer takes
- * as an interrupt, busy or not), then Debugger.resume with terminateOnResume (Runtime.terminateExecution is not
- * open to extensions). An idle page (a command waiting on a promise, a slow network) is left alone: pausing it would
- * stop whichever script ran next instead.
+ * A page script that never returns (`evaluate 'while(true){}'`, a click handler stuck in a loop, the page's own timer
+ * stuck in one) holds the renderer's main thread, so every later call on its tab would queue behind it until the tab
+ * closed. When a call ends (timeout, cancel) while one of its CDP commands is still unanswered, the page is asked a
+ * trivial question; no value within BUSY_MS means its main thread is busy (an error is no answer: see answers()), and
+ * the running script is stopped: Debugger.pause (which the renderer takes as an interrupt, busy or not), then
+ * Debugger.resume with terminateOnResume (Runtime.terminateExecution is not open to extensions). A renderer that takes
+ * no pause (a navigation already waits on it) is crashed (Page.crash): the tab stays, on the browser's crash page, and
+ * the next navigate loads in a new renderer (crash.ts). An idle page (a command waiting on a promise, a slow network)
+ * is left alone: pausing it would stop whichever script ran next instead. So is a page held by something else (an
+ * open JavaScript dialog, heldBy()): the person's answer frees it, and a call on it fails dialog_pending at once.
+ *
+ * The tab's next calls wait for a check running on it (runawayChecked): a navigation sent to the hung page would
+ * wedge it. The call whose end started a check answers with what the check found (timeoutOnPage).
  */
 import { browser } from "wxt/browser";
+import { BROWSER_TIMEOUT_HINT, BskError } from "../../../protocol/errors.ts";
 import type { CdpTarget } from "./refs/target.ts";
 
 const BUSY_MS = 1000;
+/** A page that answered with an error is asked again after this long. */
+const ASK_AGAIN_MS = 50;
 /** How long a busy page may take to pause once asked. */
-const PAUSE_MS = 5000;
+const PAUSE_MS = 1500;
+/** How long a renderer may take to crash once told to. */
+const CRASH_MS = 1000;
+/** The longest a check can take (its probe, the pause, the turning over of the domain, the crash), and a little more. */
+const CHECK_MAX_MS = BUSY_MS + 2 * PAUSE_MS + CRASH_MS + 500;
+
+/**
+ * What a check found: the page answered (not busy); something else than a script holds it (heldBy); a busy script
+ * was stopped; the renderer took no pause and was crashed; or none of that worked.
+ */
+export type PageVerdict = "answered" | "held" | "stopped" | "crashed" | "hung";
 
 type Send = (target: CdpTarget, method: string, params?: object) => Promise<unknown>;
 
-const checking = new Map<string, Promise<boolean>>();
+const checking = new Map<string, Promise<PageVerdict>>();
+/** The checks a call's end started, by the abort reason it ended with (its signal's reason), for its reply. */
+const startedBy = new WeakMap<object, { tabId: number; verdict: Promise<PageVerdict> }[]>();
+const holds: ((tabId: number) => boolean)[] = [];
 
-/** Resolves true when a busy script was found and stopped. Concurrent calls for one target share the check. */
-export function stopRunawayScript(target: CdpTarget, send: Send): Promise<boolean> {
+/** Something other than a script that holds a tab's page (dialogs.ts: an open JavaScript dialog); never stopped. */
+export function heldBy(hold: (tabId: number) => boolean): void {
+  holds.push(hold);
+}
+
+const held = (tabId: number) => holds.some((hold) => hold(tabId));
+
+/**
+ * Resolves with what the check found. Concurrent calls for one target share the check; `cause` (the abort reason of
+ * the call that ended) lets that call's reply say what became of the page (timeoutOnPage).
+ */
+export function stopRunawayScript(target: CdpTarget, send: Send, cause?: unknown): Promise<PageVerdict> {
   const key = `${target.tabId}/${target.sessionId ?? ""}`;
   let pending = checking.get(key);
   if (!pending) {
     pending = check(target, send).finally(() => checking.delete(key));
     checking.set(key, pending);
   }
+  if (cause !== null && typeof cause === "object") {
+    const started = startedBy.get(cause) ?? [];
+    startedBy.set(cause, [...started, { tabId: target.tabId, verdict: pending }]);
+  }
   return pending;
 }
 
-/** Resolves true when `promise` settles within `ms`, false otherwise. */
-export async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+/**
+ * A check running on `tabId`, settled once it ends (or after CHECK_MAX_MS); undefined when none runs (the usual case:
+ * nothing to wait for). A call must not reach a page being checked: once a navigation waits on a page whose own
+ * script hangs, the page takes no pause any more.
+ */
+export function runawayChecked(tabId: number): Promise<boolean> | undefined {
+  if (checking.size === 0) return undefined;
+  const running = [...checking].filter(([key]) => key.startsWith(`${tabId}/`)).map(([, p]) => p);
+  return running.length ? within(Promise.all(running), CHECK_MAX_MS) : undefined;
+}
+
+const FOUND: Partial<Record<PageVerdict, { reason: string; what: string }>> = {
+  stopped: { reason: "page_script_stopped", what: "a page script kept the tab busy; bsk stopped it" },
+  crashed: { reason: "hung_page_crashed", what: "the page hung in its own script and took no pause; bsk crashed its renderer" },
+  hung: { reason: "page_hung", what: "the page hung in a script that bsk could not stop" },
+};
+
+/**
+ * The call that ended with `timedOut` (its own deadline) answers with what the checks its end started found, waiting
+ * for them at most `ms`: data.reason (page_script_stopped, hung_page_crashed, page_hung) and its hint say what
+ * happened to the page and what bsk did. A page that answered, or no check, leaves `timedOut` as it is; a check still
+ * running says only what bsk does (BROWSER_TIMEOUT_HINT).
+ */
+export async function timeoutOnPage(timedOut: BskError, ms: number): Promise<BskError> {
+  const started = startedBy.get(timedOut);
+  if (!started?.length) return timedOut;
+  const verdicts = await Promise.all(started.map(({ verdict }) => settledWithin(verdict, ms)));
+  const worst = (["hung", "crashed", "stopped"] as const).find((v) => verdicts.includes(v));
+  const found = worst && FOUND[worst];
+  if (!found) {
+    if (!verdicts.includes(undefined)) return timedOut;
+    return new BskError("timeout", timedOut.message, { hint: BROWSER_TIMEOUT_HINT, ...(timedOut.data && { data: timedOut.data }) });
+  }
+  const tabId = started[verdicts.indexOf(worst)]!.tabId;
+  return new BskError("timeout", `${timedOut.message}: ${found.what} (tab ${tabId})`, {
+    data: { ...timedOut.data, reason: found.reason, tab_id: tabId },
+  });
+}
+
+async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  const settled = promise.then(
-    () => true,
-    () => true, // an error is an answer too
-  );
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
   try {
-    return await Promise.race([settled, late]);
+    return await Promise.race([promise, late]);
   } finally {
     clearTimeout(timer);
   }
 }
 
-async function check(target: CdpTarget, send: Send): Promise<boolean> {
-  if (await within(send(target, "Runtime.evaluate", { expression: "0", returnByValue: true }), BUSY_MS)) return false;
+/** Resolves true when `promise` settles within `ms`, false otherwise. */
+export async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  const settled = promise.then(
+    () => true,
+    () => true, // an error is an answer too
+  );
+  return (await settledWithin(settled, ms)) ?? false;
+}
+
+/**
+ * Does the page answer a trivial question within `ms`? Only a value counts: a page whose own script hangs while a
+ * navigation waits on it answers with an error at once ("Inspected target navigated or closed"), so an error is
+ * asked again (after a breath) until the time is up.
+ */
+async function answers(target: CdpTarget, send: Send, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (let left = ms; left > 0; left = deadline - Date.now()) {
+    const asked = send(target, "Runtime.evaluate", { expression: "0", returnByValue: true }).then(
+      () => "value" as const,
+      () => "error" as const,
+    );
+    const said = await settledWithin(asked, left);
+    if (said !== "error") return said === "value";
+    await new Promise((resolve) => setTimeout(resolve, Math.min(ASK_AGAIN_MS, Math.max(0, deadline - Date.now()))));
+  }
+  return false;
+}
+
+async function check(target: CdpTarget, send: Send): Promise<PageVerdict> {
+  if (held(target.tabId)) return "held";
+  if (await answers(target, send, BUSY_MS)) return "answered";
+  // A dialog that opened meanwhile holds the page, not a loop: the person's answer frees it.
+  if (held(target.tabId)) return "held";
   const stopped = await terminate(target, send).catch((err: unknown) => {
     console.warn(`bsk: could not stop the script keeping tab ${target.tabId} busy: ${String(err)}`);
     return false;
   });
-  if (stopped) console.warn(`bsk: stopped a page script that kept tab ${target.tabId} busy after its call ended`);
-  return stopped;
+  if (stopped) {
+    console.warn(`bsk: stopped a page script that kept tab ${target.tabId} busy after its call ended`);
+    return "stopped";
+  }
+  // An out-of-process iframe's renderer may serve other pages too: only the tab's own is crashed.
+  if (held(target.tabId) || target.sessionId) return held(target.tabId) ? "held" : "hung";
+  const crashed = await crash(target, send);
+  console.warn(`bsk: tab ${target.tabId} hung in a script that took no pause; ${crashed ? "crashed its renderer" : "could not crash it"}`);
+  return crashed ? "crashed" : "hung";
+}
+
+/** The next `method` event of `target`'s own session; `dispose` stops listening. */
+function nextEvent(target: CdpTarget, method: string): { event: Promise<void>; dispose: () => void } {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  const onEvent = (source: { tabId?: number; sessionId?: string }, m: string) => {
+    if (m === method && source.tabId === target.tabId && source.sessionId === target.sessionId) resolve();
+  };
+  browser.debugger.onEvent.addListener(onEvent);
+  return { event: promise, dispose: () => browser.debugger.onEvent.removeListener(onEvent) };
 }
 
 async function terminate(target: CdpTarget, send: Send): Promise<boolean> {
-  const { promise: paused, resolve } = Promise.withResolvers<void>();
-  const onEvent = (source: { tabId?: number; sessionId?: string }, method: string) => {
-    if (method === "Debugger.paused" && source.tabId === target.tabId && source.sessionId === target.sessionId) resolve();
-  };
-  browser.debugger.onEvent.addListener(onEvent);
+  const paused = nextEvent(target, "Debugger.paused");
   try {
-    await send(target, "Debugger.pause");
-    if (!(await within(paused, PAUSE_MS))) {
-      // Not in script after all: the pause would stay armed for the next script, so the domain is turned over.
-      await send(target, "Debugger.disable");
-      await enableDebugger((method, params) => send(target, method, params));
+    // Not awaited on its own: a page that takes no pause may never answer it either.
+    send(target, "Debugger.pause").catch(() => undefined);
+    if (!(await within(paused.event, PAUSE_MS))) {
+      // Not in script after all, or taking no pause: the pause would stay armed for the next script, so the domain
+      // is turned over.
+      const turnOver = async () => {
+        await send(target, "Debugger.disable");
+        await enableDebugger((method, params) => send(target, method, params));
+      };
+      await within(turnOver(), PAUSE_MS);
       return false;
     }
     await send(target, "Debugger.resume", { terminateOnResume: true });
     return true;
   } finally {
-    browser.debugger.onEvent.removeListener(onEvent);
+    paused.dispose();
+  }
+}
+
+/** Crashes the tab's renderer (Inspector.targetCrashed: crash.ts marks the tab and tells its session). */
+async function crash(target: CdpTarget, send: Send): Promise<boolean> {
+  const crashed = nextEvent(target, "Inspector.targetCrashed");
+  try {
+    // A crashed page never answers Page.crash.
+    send(target, "Page.crash").catch(() => undefined);
+    return await within(crashed.event, CRASH_MS);
+  } finally {
+    crashed.dispose();
   }
 }
 
