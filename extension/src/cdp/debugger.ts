@@ -146,11 +146,21 @@ async function rawSend(tabId: number, method: string, params?: object, sessionId
   return browser.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params ?? {});
 }
 
+const sendToTarget = (t: CdpTarget, method: string, params?: object) => rawSend(t.tabId, method, params, t.sessionId);
+
+/**
+ * A call on the tab ran out of time (`cause`: its abort reason), whatever it waited for (a command, or events such as a
+ * navigation's load): the page is checked for a script keeping it busy, which a later call would queue behind.
+ */
+export function checkPageAfter(tabId: number, cause: unknown): void {
+  if (attachments.has(tabId)) void stopRunawayScript({ tabId }, sendToTarget, cause);
+}
+
 /** A call that ends while its command is still unanswered may leave a page script running: runaway.ts checks. */
 function stopScriptIfLeftRunning(target: CdpTarget, sent: Promise<unknown>, signal: AbortSignal): void {
   let answered = false;
   const onAbort = () => {
-    if (!answered) void stopRunawayScript(target, (t, m, p) => rawSend(t.tabId, m, p, t.sessionId), signal.reason);
+    if (!answered) void stopRunawayScript(target, sendToTarget, signal.reason);
   };
   signal.addEventListener("abort", onAbort, { once: true });
   const settled = () => {

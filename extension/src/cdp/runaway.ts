@@ -1,37 +1,41 @@
 /**
  * A page script that never returns (`evaluate 'while(true){}'`, a click handler stuck in a loop, the page's own timer
  * stuck in one) holds the renderer's main thread, so every later call on its tab would queue behind it until the tab
- * closed. When a call ends (timeout, cancel) while one of its CDP commands is still unanswered, the page is asked a
- * trivial question; no value within BUSY_MS means its main thread is busy (an error is no answer: see answers()), and
- * the running script is stopped: Debugger.pause (which the renderer takes as an interrupt, busy or not), then
- * Debugger.resume with terminateOnResume (Runtime.terminateExecution is not open to extensions). A renderer that takes
- * no pause (a navigation already waits on it) is crashed (Page.crash): the tab stays, on the browser's crash page, and
- * the next navigate loads in a new renderer (crash.ts). An idle page (a command waiting on a promise, a slow network)
- * is left alone: pausing it would stop whichever script ran next instead. So is a page held by something else (an
- * open JavaScript dialog, heldBy()): the person's answer frees it, and a call on it fails dialog_pending at once.
+ * closed. When a call ends (timeout, cancel) while one of its CDP commands is still unanswered, or a call on the tab
+ * runs out of time whatever it waited for (checkPageAfter), the page is asked a trivial question; no answer within
+ * BUSY_MS means its main thread is busy (see answers()), and the running script is stopped: Debugger.pause (which the
+ * renderer takes as an interrupt, busy or not), then Debugger.resume with terminateOnResume (Runtime.terminateExecution
+ * is not open to extensions). A renderer that takes no pause (a navigation already waits on the hung page: CDP reaches
+ * neither page then, and Page.crash refuses) is ended by the browser instead: the tab is discarded (which may give it
+ * a new id: ownership.ts follows, tab.replaced tells the session) and loads about:blank, so the next navigate runs in
+ * a new renderer. An idle page (a command waiting on a promise, a slow network) is left alone: pausing it would stop
+ * whichever script ran next instead. So is a page held by something else (heldBy: an open JavaScript dialog, a
+ * crashed renderer): the person's answer frees it, and a call on it fails at once.
  *
  * The tab's next calls wait for a check running on it (runawayChecked): a navigation sent to the hung page would
  * wedge it. The call whose end started a check answers with what the check found (timeoutOnPage).
  */
 import { browser } from "wxt/browser";
 import { BROWSER_TIMEOUT_HINT, BskError } from "../../../protocol/errors.ts";
+import { errorMessage } from "../shared/abort.ts";
 import type { CdpTarget } from "./refs/target.ts";
 
 const BUSY_MS = 1000;
 /** A page that answered with an error is asked again after this long. */
 const ASK_AGAIN_MS = 50;
 /** How long a busy page may take to pause once asked. */
-const PAUSE_MS = 1500;
-/** How long a renderer may take to crash once told to. */
-const CRASH_MS = 1000;
-/** The longest a check can take (its probe, the pause, the turning over of the domain, the crash), and a little more. */
-const CHECK_MAX_MS = BUSY_MS + 2 * PAUSE_MS + CRASH_MS + 500;
+const PAUSE_MS = 1200;
+/** How long the browser may take to discard a hung page and start loading about:blank in its tab. */
+const DISCARD_MS = 1000;
+/** The longest a check can take (its probe, the pause, the turning over of the domain or the discard), and a little more. */
+const CHECK_MAX_MS = BUSY_MS + 2 * PAUSE_MS + DISCARD_MS + 500;
 
 /**
  * What a check found: the page answered (not busy); something else than a script holds it (heldBy); a busy script
- * was stopped; the renderer took no pause and was crashed; or none of that worked.
+ * was stopped; the renderer took no pause and its page was discarded (`tabId`: the tab's id since); or none of that
+ * worked.
  */
-export type PageVerdict = "answered" | "held" | "stopped" | "crashed" | "hung";
+export type PageVerdict = { found: "answered" | "held" | "stopped" | "hung" } | { found: "discarded"; tabId: number };
 
 type Send = (target: CdpTarget, method: string, params?: object) => Promise<unknown>;
 
@@ -76,31 +80,36 @@ export function runawayChecked(tabId: number): Promise<boolean> | undefined {
   return running.length ? within(Promise.all(running), CHECK_MAX_MS) : undefined;
 }
 
-const FOUND: Partial<Record<PageVerdict, { reason: string; what: string }>> = {
+const FOUND = {
   stopped: { reason: "page_script_stopped", what: "a page script kept the tab busy; bsk stopped it" },
-  crashed: { reason: "hung_page_crashed", what: "the page hung in its own script and took no pause; bsk crashed its renderer" },
+  discarded: {
+    reason: "hung_page_discarded",
+    what: "the page hung in a script that took no pause; bsk discarded it (the tab shows about:blank)",
+  },
   hung: { reason: "page_hung", what: "the page hung in a script that bsk could not stop" },
-};
+} as const;
 
 /**
  * The call that ended with `timedOut` (its own deadline) answers with what the checks its end started found, waiting
- * for them at most `ms`: data.reason (page_script_stopped, hung_page_crashed, page_hung) and its hint say what
- * happened to the page and what bsk did. A page that answered, or no check, leaves `timedOut` as it is; a check still
- * running says only what bsk does (BROWSER_TIMEOUT_HINT).
+ * for them at most `ms`: data.reason (page_script_stopped, hung_page_discarded with new_tab_id, page_hung) and its
+ * hint say what happened to the page and what bsk did. A page that answered, or no check, leaves `timedOut` as it is;
+ * a check still running says only what bsk does (BROWSER_TIMEOUT_HINT).
  */
 export async function timeoutOnPage(timedOut: BskError, ms: number): Promise<BskError> {
   const started = startedBy.get(timedOut);
   if (!started?.length) return timedOut;
   const verdicts = await Promise.all(started.map(({ verdict }) => settledWithin(verdict, ms)));
-  const worst = (["hung", "crashed", "stopped"] as const).find((v) => verdicts.includes(v));
-  const found = worst && FOUND[worst];
-  if (!found) {
+  const at = (["hung", "discarded", "stopped"] as const).map((f) => verdicts.findIndex((v) => v?.found === f)).find((i) => i >= 0);
+  const verdict = at === undefined ? undefined : verdicts[at];
+  if (at === undefined || !verdict || !(verdict.found in FOUND)) {
     if (!verdicts.includes(undefined)) return timedOut;
     return new BskError("timeout", timedOut.message, { hint: BROWSER_TIMEOUT_HINT, ...(timedOut.data && { data: timedOut.data }) });
   }
-  const tabId = started[verdicts.indexOf(worst)]!.tabId;
-  return new BskError("timeout", `${timedOut.message}: ${found.what} (tab ${tabId})`, {
-    data: { ...timedOut.data, reason: found.reason, tab_id: tabId },
+  const found = FOUND[verdict.found as keyof typeof FOUND];
+  const tabId = started[at]!.tabId;
+  const newTabId = verdict.found === "discarded" && verdict.tabId !== tabId ? verdict.tabId : undefined;
+  return new BskError("timeout", `${timedOut.message}: ${found.what} (tab ${tabId}${newTabId ? `, now tab ${newTabId}` : ""})`, {
+    data: { ...timedOut.data, reason: found.reason, tab_id: tabId, ...(newTabId && { new_tab_id: newTabId }) },
   });
 }
 
@@ -124,42 +133,45 @@ export async function within(promise: Promise<unknown>, ms: number): Promise<boo
 }
 
 /**
- * Does the page answer a trivial question within `ms`? Only a value counts: a page whose own script hangs while a
- * navigation waits on it answers with an error at once ("Inspected target navigated or closed"), so an error is
- * asked again (after a breath) until the time is up.
+ * Does the page answer a trivial question within `ms`? A page whose own script hangs while a navigation waits on it
+ * answers at once that it "navigated or closed", so that is asked again (after a breath) until the time is up; any
+ * other error is an answer (a tab gone or not attached has no script to stop).
  */
 async function answers(target: CdpTarget, send: Send, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   for (let left = ms; left > 0; left = deadline - Date.now()) {
     const asked = send(target, "Runtime.evaluate", { expression: "0", returnByValue: true }).then(
-      () => "value" as const,
-      () => "error" as const,
+      () => "answer" as const,
+      (err: unknown) => (/navigated or closed/i.test(errorMessage(err)) ? "again" : "answer"),
     );
     const said = await settledWithin(asked, left);
-    if (said !== "error") return said === "value";
+    if (said !== "again") return said === "answer";
     await new Promise((resolve) => setTimeout(resolve, Math.min(ASK_AGAIN_MS, Math.max(0, deadline - Date.now()))));
   }
   return false;
 }
 
 async function check(target: CdpTarget, send: Send): Promise<PageVerdict> {
-  if (held(target.tabId)) return "held";
-  if (await answers(target, send, BUSY_MS)) return "answered";
+  if (held(target.tabId)) return { found: "held" };
+  if (await answers(target, send, BUSY_MS)) return { found: "answered" };
   // A dialog that opened meanwhile holds the page, not a loop: the person's answer frees it.
-  if (held(target.tabId)) return "held";
+  if (held(target.tabId)) return { found: "held" };
   const stopped = await terminate(target, send).catch((err: unknown) => {
     console.warn(`bsk: could not stop the script keeping tab ${target.tabId} busy: ${String(err)}`);
     return false;
   });
   if (stopped) {
     console.warn(`bsk: stopped a page script that kept tab ${target.tabId} busy after its call ended`);
-    return "stopped";
+    return { found: "stopped" };
   }
-  // An out-of-process iframe's renderer may serve other pages too: only the tab's own is crashed.
-  if (held(target.tabId) || target.sessionId) return held(target.tabId) ? "held" : "hung";
-  const crashed = await crash(target, send);
-  console.warn(`bsk: tab ${target.tabId} hung in a script that took no pause; ${crashed ? "crashed its renderer" : "could not crash it"}`);
-  return crashed ? "crashed" : "hung";
+  // Only the tab's own page is discarded: an out-of-process iframe's renderer is not the tab's.
+  const discarded = held(target.tabId) || target.sessionId ? undefined : await discard(target.tabId);
+  if (discarded !== undefined) {
+    console.warn(`bsk: tab ${target.tabId} hung in a script that took no pause; discarded its page (tab ${discarded} now)`);
+    return { found: "discarded", tabId: discarded };
+  }
+  await turnOver(target, send);
+  return { found: held(target.tabId) ? "held" : "hung" };
 }
 
 /** The next `method` event of `target`'s own session; `dispose` stops listening. */
@@ -172,21 +184,14 @@ function nextEvent(target: CdpTarget, method: string): { event: Promise<void>; d
   return { event: promise, dispose: () => browser.debugger.onEvent.removeListener(onEvent) };
 }
 
+/** Pauses the busy script and ends it; false when the page took no pause (it stays asked: see turnOver). */
+/** Pauses the busy script and ends it; false when the page took no pause (it stays asked: see turnOver). */
 async function terminate(target: CdpTarget, send: Send): Promise<boolean> {
   const paused = nextEvent(target, "Debugger.paused");
   try {
     // Not awaited on its own: a page that takes no pause may never answer it either.
     send(target, "Debugger.pause").catch(() => undefined);
-    if (!(await within(paused.event, PAUSE_MS))) {
-      // Not in script after all, or taking no pause: the pause would stay armed for the next script, so the domain
-      // is turned over.
-      const turnOver = async () => {
-        await send(target, "Debugger.disable");
-        await enableDebugger((method, params) => send(target, method, params));
-      };
-      await within(turnOver(), PAUSE_MS);
-      return false;
-    }
+    if (!(await within(paused.event, PAUSE_MS))) return false;
     await send(target, "Debugger.resume", { terminateOnResume: true });
     return true;
   } finally {
@@ -194,16 +199,34 @@ async function terminate(target: CdpTarget, send: Send): Promise<boolean> {
   }
 }
 
-/** Crashes the tab's renderer (Inspector.targetCrashed: crash.ts marks the tab and tells its session). */
-async function crash(target: CdpTarget, send: Send): Promise<boolean> {
-  const crashed = nextEvent(target, "Inspector.targetCrashed");
-  try {
-    // A crashed page never answers Page.crash.
-    send(target, "Page.crash").catch(() => undefined);
-    return await within(crashed.event, CRASH_MS);
-  } finally {
-    crashed.dispose();
-  }
+/** A pause not taken stays armed for the page's next script, so the domain is turned over (bounded: a hung page may never answer). */
+async function turnOver(target: CdpTarget, send: Send): Promise<void> {
+  const again = async () => {
+    await send(target, "Debugger.disable");
+    await enableDebugger((method, params) => send(target, method, params));
+  };
+  await within(again(), PAUSE_MS);
+}
+
+/**
+ * The browser ends the hung page's renderer (CDP cannot: it waits on the page): the tab is discarded, then loads
+ * about:blank, as a discarded tab counts as crashed to the next attachment. Resolves with the tab's id since (a
+ * discarded tab may get a new one), undefined when the browser refused.
+ */
+async function discard(tabId: number): Promise<number | undefined> {
+  const work = async () => {
+    const tab = await browser.tabs.discard(tabId);
+    const id = tab?.id ?? tabId;
+    await browser.tabs.update(id, { url: "about:blank" });
+    return id;
+  };
+  return settledWithin(
+    work().catch((err: unknown) => {
+      console.warn(`bsk: could not discard the hung page of tab ${tabId}: ${errorMessage(err)}`);
+      return undefined;
+    }),
+    DISCARD_MS,
+  );
 }
 
 /**
