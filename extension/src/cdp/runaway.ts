@@ -6,7 +6,8 @@
  * BUSY_MS means its main thread is busy (see answers()), and the running script is stopped: Debugger.pause (which the
  * renderer takes as an interrupt, busy or not), then Debugger.resume with terminateOnResume (Runtime.terminateExecution
  * is not open to extensions). A renderer that takes no pause (a navigation already waits on the hung page: CDP reaches
- * neither page then, and Page.crash refuses) is ended by the browser instead: the tab is discarded (which may give it
+ * neither page then, and Page.crash refuses) is ended by the browser instead, when a call ran out of time (never when
+ * the person stopped it): the tab is discarded (which may give it
  * a new id: ownership.ts follows, tab.replaced tells the session) and loads about:blank, so the next navigate runs in
  * a new renderer. An idle page (a command waiting on a promise, a slow network) is left alone: pausing it would stop
  * whichever script ran next instead. So is a page held by something else (heldBy: an open JavaScript dialog, a
@@ -57,7 +58,9 @@ export function stopRunawayScript(target: CdpTarget, send: Send, cause?: unknown
   const key = `${target.tabId}/${target.sessionId ?? ""}`;
   let pending = checking.get(key);
   if (!pending) {
-    pending = check(target, send).finally(() => checking.delete(key));
+    // Only a call that ran out of time has the page discarded: never one the person stopped (user_aborted).
+    const outOfTime = cause instanceof BskError && cause.code === "timeout";
+    pending = check(target, send, outOfTime).finally(() => checking.delete(key));
     checking.set(key, pending);
   }
   if (cause !== null && typeof cause === "object") {
@@ -149,7 +152,7 @@ async function answers(target: CdpTarget, send: Send, ms: number): Promise<boole
   return false;
 }
 
-async function check(target: CdpTarget, send: Send): Promise<PageVerdict> {
+async function check(target: CdpTarget, send: Send, mayDiscard: boolean): Promise<PageVerdict> {
   if (held(target.tabId)) return { found: "held" };
   if (await answers(target, send, BUSY_MS)) return { found: "answered" };
   // A dialog that opened meanwhile holds the page, not a loop: the person's answer frees it.
@@ -162,8 +165,8 @@ async function check(target: CdpTarget, send: Send): Promise<PageVerdict> {
     console.warn(`bsk: stopped a page script that kept tab ${target.tabId} busy after its call ended`);
     return { found: "stopped" };
   }
-  // Only the tab's own page is discarded: an out-of-process iframe's renderer is not the tab's.
-  const discarded = held(target.tabId) || target.sessionId ? undefined : await discard(target.tabId);
+  // Only the tab's own page is discarded (an out-of-process iframe's renderer is not the tab's).
+  const discarded = !mayDiscard || held(target.tabId) || target.sessionId ? undefined : await discard(target.tabId);
   if (discarded !== undefined) {
     console.warn(`bsk: tab ${target.tabId} hung in a script that took no pause; discarded its page (tab ${discarded} now)`);
     return { found: "discarded", tabId: discarded };
