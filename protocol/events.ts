@@ -92,6 +92,11 @@ export const EVENTS = {
       status: z.number().int().nullable(),
       error: z.string().optional(),
     }),
+  /**
+   * The browser gave one of the session's tabs a new id (it discarded the tab's page: bsk does so to a page hung in a
+   * script it could not stop, timeout reason hung_page_discarded). Calls use `tab_id` from now on.
+   */
+  "tab.replaced": () => z.object({ session_id: z.string(), tab_id: z.number().int(), replaced_tab_id: z.number().int() }),
   /** The tab's renderer crashed (the tab is still open, showing the browser's error page); its calls failed. */
   "tab.crashed": () => z.object({ session_id: z.string(), tab_id: z.number().int(), url: z.string().optional() }),
   /** Opt-in (--observe dom): what changed in the page's DOM during a frame, summarised. */
