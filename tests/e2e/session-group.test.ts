@@ -82,7 +82,7 @@ async function dragRefused(s: string, group: number, tabId: number): Promise<any
   await drag(tabId, group);
   const refused = await until("the refusal", async () => (await events(s, "tab.lend_refused")).find((e) => e.data.tab_id === tabId));
   expect(await tabState(tabId)).toEqual(before);
-  expect(refused.data.back_to).toEqual({ window_id: before.windowId, index: before.index, group_id: -1, fallback: false });
+  expect(refused.data.back_to).toEqual({ window_id: before.windowId, index: before.index, group_id: before.groupId, fallback: false });
   expect(await chrome(debugged(tabId))).toBe(false);
   expect(await events(s, "tab.borrowed")).toEqual([]);
   return refused.data;
@@ -281,6 +281,18 @@ describe("attacks", () => {
     expect(await dragRefused(s, group, page)).toMatchObject({ tab_id: page, reason: "restricted_url", put_back: true });
     expect(await refusalNotice(w, s)).toContain("it shows a browser page");
     await chrome(`chrome.tabs.remove([${page}, ${other}])`);
+  });
+
+  test("a tab dragged in from a group of the person's goes back into that group, where it was", async () => {
+    const mine = await personTab("from-group");
+    const sibling = await personTab("from-group-sibling");
+    const other = await personTab("from-group-other");
+    const theirs: number = await chrome(`chrome.tabs.group({ tabIds: [${mine}, ${sibling}] })`);
+    const { s, group } = await startGroup(["--no-borrow"]);
+    const before = await tabState(mine);
+    expect(before?.groupId).toBe(theirs);
+    expect(await dragRefused(s, group, mine)).toMatchObject({ tab_id: mine, reason: "no_borrow", put_back: true });
+    await chrome(`chrome.tabs.remove([${mine}, ${sibling}, ${other}])`);
   });
 
   test("a group with the session's title made by someone else is not the session's", async () => {
