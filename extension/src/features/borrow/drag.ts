@@ -18,10 +18,10 @@ import { BskError } from "../../../../protocol/errors.ts";
 import { detach } from "../../cdp/debugger.ts";
 import { emit } from "../../ports/outbox.ts";
 import { dragSettled, isOurMove, outOfGroup } from "../../session/groups.ts";
-import { adoptTab, dropTab, isClosing, ownerOfTab, sessionByGroup, sessionByWindow, sessionsReady } from "../../session/sessions.ts";
+import { adoptTab, dropTab, isClosing, ownerOfTab, sessionByGroup, sessionsReady } from "../../session/sessions.ts";
 import type { SessionState } from "../../session/settings.ts";
 import { abortTabCalls } from "../control.ts";
-import { eligibleTab, noBorrow } from "./borrow.ts";
+import { eligibleTab, isAgentWindow, noBorrow } from "./borrow.ts";
 import { groupChanged, installDragStart, type DragStart } from "./drag-start.ts";
 import { tellRefused } from "./refusal-notice.ts";
 
@@ -105,7 +105,7 @@ async function putBackRefused(
     pinned: tab.pinned,
     muted: tab.mutedInfo?.muted ?? false,
   };
-  const placed = await outOfGroup(groupId, tabId, origin, (windowId) => sessionByWindow(windowId) !== undefined).catch((err: unknown) => {
+  const placed = await outOfGroup(groupId, tabId, origin, isAgentWindow).catch((err: unknown) => {
     console.warn("bsk: a refused tab could not be put back", err);
     return null;
   });
