@@ -33,8 +33,22 @@ export const EVENTS = {
       asked: z.boolean(),
       lent_by_drag: z.boolean().optional(),
     }),
-  /** A tab the person dragged into the session's group was put back out, unread (`reason`: no_borrow, or a borrow rule's). */
-  "tab.lend_refused": () => z.object({ session_id: z.string(), tab_id: z.number().int(), reason: z.string() }),
+  /**
+   * A tab the person dragged into the session's group was refused, unread (`reason`: no_borrow, or a borrow rule's), and
+   * put back where the drag began (`back_to`: its window, index and group, -1 for none; `fallback`: that window was
+   * gone). `put_back: false`: it could not be moved out of the group (closed meanwhile, or the browser refused); it is
+   * still not the session's.
+   */
+  "tab.lend_refused": () =>
+    z.object({
+      session_id: z.string(),
+      tab_id: z.number().int(),
+      reason: z.string(),
+      put_back: z.boolean(),
+      back_to: z
+        .object({ window_id: z.number().int(), index: z.number().int(), group_id: z.number().int(), fallback: z.boolean() })
+        .optional(),
+    }),
   /** The person took a tab back from the session by dragging it out of its group: its calls ended user_aborted. */
   "tab.taken_back": () => z.object({ session_id: z.string(), tab_id: z.number().int(), reason: z.string() }),
   /** A borrowed tab went back to the person (tab.return or the session's end). */
