@@ -842,6 +842,25 @@ describe("evaluate in frames", () => {
     expect(covered.data.covered_by.selector).toBe("div#cover");
     expect((await ok(["evaluate", "document.getElementById('pressed').textContent", "--frame", "#cross"])).value).toBe("1");
   });
+  test("covering a cross-site iframe with the page's own <bsk-overlay> is element_obscured, never clicked through", async () => {
+    await page("act-frames.html");
+    const button = await refFor(`button "Inner button"`);
+    // Like the pill, the page's cover would let clicks pass once bsk took it for its own and marked it (data-bsk-dodge).
+    await js(`(() => {
+      const r = document.getElementById("cross").getBoundingClientRect();
+      const d = document.createElement("bsk-overlay");
+      d.id = "cover";
+      d.style.cssText = \`display:block;position:absolute;left:\${r.left + scrollX}px;top:\${r.top + scrollY}px;width:\${r.width}px;height:\${r.height}px;background:#fff\`;
+      const trap = document.createElement("style");
+      trap.textContent = "bsk-overlay[data-bsk-dodge] { pointer-events: none; }";
+      document.head.append(trap);
+      document.body.append(d);
+    })()`);
+    const covered = await fails(["click", button], "element_obscured");
+    expect(covered.data.covered_by.selector).toBe("bsk-overlay#cover");
+    expect((await ok(["evaluate", "document.getElementById('pressed').textContent", "--frame", "#cross"])).value).toBe("0");
+    expect(await js(`document.getElementById("cover").hasAttribute("data-bsk-dodge")`)).toBe(false);
+  });
 });
 
 describe("waits", () => {
