@@ -15,7 +15,13 @@ import { t } from "../src/shared/i18n.ts";
 import { OVERLAY_HOST_GLOBAL } from "../src/shared/messages/hands.ts";
 import { liveHere } from "../src/shared/messages/keepalive.ts";
 import { CriteriaWatch } from "../src/features/help/watch.ts";
-import { OVERLAY_LIFE_PORT, type OverlayPush, type OverlayRequest, type OverlayView } from "../src/shared/messages/overlay.ts";
+import {
+  OVERLAY_LIFE_PORT,
+  OVERLAY_MARK_GLOBAL,
+  type OverlayPush,
+  type OverlayRequest,
+  type OverlayView,
+} from "../src/shared/messages/overlay.ts";
 import { OverlayHost } from "../src/features/overlay/ui/host.ts";
 import { ApprovalPanel } from "../src/features/overlay/ui/approval-panel.ts";
 import { HelpPanel } from "../src/features/overlay/ui/panel.ts";
@@ -102,6 +108,8 @@ export default defineUnlistedScript(() => {
       host = new OverlayHost();
       // The hands script (same world) leaves the person's presses on the pill and the help panel out.
       (globalThis as Record<string, unknown>)[OVERLAY_HOST_GLOBAL] = host.host;
+      // The worker reads it (scripting.executeScript in this world) to find this very host (page/own-overlay.ts).
+      (globalThis as Record<string, unknown>)[OVERLAY_MARK_GLOBAL] = host.mark;
       pill = new Pill(
         host.root,
         (action) => void send({ type: `overlay.${action}` }),

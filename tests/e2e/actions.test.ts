@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { evaluateInWorker } from "./devtools.ts";
 import { until, useWorld, type Run, type World, refIn } from "./harness.ts";
+import { PersonPage } from "./person-page.ts";
 
 let w: World;
 let s: string;
@@ -438,6 +439,40 @@ describe("targets", () => {
     expect(await js(`document.getElementById("slid").textContent`)).toBe("clicked");
   });
 
+  test("a page's own <bsk-overlay> is the page's: its cover is element_obscured, never clicked through; its buttons are clicked", async () => {
+    await page("fake-overlay.html");
+    // bsk's own pill is drawn in the same page, so both kinds of <bsk-overlay> are there at once.
+    const person = await PersonPage.find(w.browser.cdpPort!, "/fake-overlay.html");
+    await person.waitOverlay("bsk's pill", (o) => !!o?.pill);
+    // The page's cover lets clicks through once bsk takes it for its pill (data-bsk-dodge): it must not.
+    const covered = await fails(["click", "#buy"], "element_obscured");
+    expect(covered.data.covered_by.selector).toBe("bsk-overlay#cover");
+    const box = JSON.parse(await js(`JSON.stringify(document.getElementById("cover").getBoundingClientRect())`));
+    // A click at a point on it reaches the cover, not what it covers.
+    await ok(["click", "--x", String(Math.round(box.x + 60)), "--y", String(Math.round(box.y + 60))]);
+    expect(await js(`[clicks, document.getElementById("cover").hasAttribute("data-bsk-dodge")]`)).toEqual([["cover"], false]);
+    // The page's own element of that name and a web component of that name are clicked by ref like any other.
+    const text = (await ok(["snapshot"])).text as string;
+    expect((await ok(["click", refIn(text, `button "Pay"`)])).target).toMatchObject({ role: "button", name: "Pay" });
+    expect((await ok(["click", refIn(text, `button "Subscribe"`)])).target).toMatchObject({ role: "button", name: "Subscribe" });
+    expect(await js("clicks")).toEqual(["cover", "pay", "subscribe"]);
+    expect(await js(`[...document.querySelectorAll("bsk-overlay[data-bsk-dodge]")].length`)).toBe(0);
+    person.close();
+  });
+
+  test("get-html keeps the page's own <bsk-overlay> elements and leaves bsk's own host out", async () => {
+    await page("fake-overlay.html");
+    const person = await PersonPage.find(w.browser.cdpPort!, "/fake-overlay.html");
+    await person.waitOverlay("bsk's pill", (o) => !!o?.pill);
+    const html = (await ok(["get-html"])).html as string;
+    expect(html).toContain(`<bsk-overlay id="cover">Are you sure?`);
+    expect(html).toContain(`<bsk-overlay id="pay" role="button" tabindex="0">Pay</bsk-overlay>`);
+    expect(html).toContain(`<bsk-overlay id="widget"></bsk-overlay>`);
+    expect(html.match(/<bsk-overlay/g)).toHaveLength(3);
+    expect(html).not.toContain("2147483647");
+    person.close();
+  });
+
   test("a disabled button and a hidden link are refused before any input", async () => {
     await page("act-form.html");
     expect((await fails(["click", "#save"], "unsupported")).data.reason).toBe("element_disabled");
@@ -806,6 +841,25 @@ describe("evaluate in frames", () => {
     const covered = await fails(["click", button], "element_obscured");
     expect(covered.data.covered_by.selector).toBe("div#cover");
     expect((await ok(["evaluate", "document.getElementById('pressed').textContent", "--frame", "#cross"])).value).toBe("1");
+  });
+  test("covering a cross-site iframe with the page's own <bsk-overlay> is element_obscured, never clicked through", async () => {
+    await page("act-frames.html");
+    const button = await refFor(`button "Inner button"`);
+    // Like the pill, the page's cover would let clicks pass once bsk took it for its own and marked it (data-bsk-dodge).
+    await js(`(() => {
+      const r = document.getElementById("cross").getBoundingClientRect();
+      const d = document.createElement("bsk-overlay");
+      d.id = "cover";
+      d.style.cssText = \`display:block;position:absolute;left:\${r.left + scrollX}px;top:\${r.top + scrollY}px;width:\${r.width}px;height:\${r.height}px;background:#fff\`;
+      const trap = document.createElement("style");
+      trap.textContent = "bsk-overlay[data-bsk-dodge] { pointer-events: none; }";
+      document.head.append(trap);
+      document.body.append(d);
+    })()`);
+    const covered = await fails(["click", button], "element_obscured");
+    expect(covered.data.covered_by.selector).toBe("bsk-overlay#cover");
+    expect((await ok(["evaluate", "document.getElementById('pressed').textContent", "--frame", "#cross"])).value).toBe("0");
+    expect(await js(`document.getElementById("cover").hasAttribute("data-bsk-dodge")`)).toBe(false);
   });
 });
 

@@ -14,6 +14,7 @@ interface DomNode {
   attributes?: string[];
   children?: DomNode[];
   shadowRoots?: DomNode[];
+  shadowRootType?: string;
 }
 
 export interface Box {
@@ -151,7 +152,8 @@ export class PersonPage {
 
   private async overlayRoot(): Promise<{ host: DomNode; shadow: DomNode } | null> {
     const { root } = await this.send("DOM.getDocument", { depth: -1, pierce: true });
-    const host = findAll(root, (n) => n.nodeName === "BSK-OVERLAY")[0];
+    // bsk's host holds a closed shadow root; a page's own element of that name (fake-overlay.html) is not it.
+    const host = findAll(root, (n) => n.nodeName === "BSK-OVERLAY" && n.shadowRoots?.[0]?.shadowRootType === "closed")[0];
     const shadow = host?.shadowRoots?.[0];
     return host && shadow ? { host, shadow } : null;
   }

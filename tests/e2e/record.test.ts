@@ -255,6 +255,30 @@ describe("record", () => {
     expect(JSON.stringify(r.trace)).not.toContain("Confirm payment");
   }, 60_000);
 
+  test("a page's own <bsk-overlay> elements are the page's: the person's clicks on them are recorded; Finish is not", async () => {
+    const recording = recordStart(["--url", w.fixtures.url("/fake-overlay.html")]);
+    const page = await PersonPage.find(w.browser.cdpPort!, "/fake-overlay.html", 20_000);
+    await panelAt(page, 0);
+    // An element of the page's named bsk-overlay, then a button in the shadow root of the page's web component of that name.
+    await page.clickSelector("#pay");
+    await panelAt(page, 1);
+    const b = JSON.parse(
+      await page.evaluate(`JSON.stringify(document.getElementById("widget").shadowRoot.querySelector("button").getBoundingClientRect())`),
+    );
+    await page.clickAt(Math.round(b.x + b.width / 2), Math.round(b.y + b.height / 2));
+    await panelAt(page, 2);
+    expect(await page.evaluate("clicks")).toEqual(["pay", "subscribe"]);
+    await page.clickOverlay("finish");
+    const r = await finished(recording, page);
+    expect(RecordTrace().safeParse(r.trace).success).toBe(true);
+    expect(r.trace.stopped_by).toBe("finish");
+    expect(r.trace.steps).toMatchObject([
+      { op: "click", target: { role: "button", name: "Pay", tag: "bsk-overlay" } },
+      { op: "click", target: { role: "button", name: "Subscribe" } },
+    ]);
+    expect(r.trace.steps).toHaveLength(2);
+  }, 60_000);
+
   test("the popup offers no Take over for a recording (it would cut the trace off), and one asked for anyway is refused", async () => {
     const recording = recordStart(["--url", w.fixtures.url("/record-start.html?popup")]);
     const page = await PersonPage.find(w.browser.cdpPort!, "/record-start.html?popup", 20_000);

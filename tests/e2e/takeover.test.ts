@@ -173,6 +173,27 @@ describe("the pill stays out of the agent's way", () => {
     await w.ok(["session", "stop", s]);
   });
 
+  test("a button in another site's frame under the pill is clicked: the pill, known as bsk's own, steps aside", async () => {
+    const s = await w.startSession();
+    await w.ok(["navigate", w.fixtures.url(`/overlay-frame.html?m=${++marker}`), "--session", s]);
+    const page = await PersonPage.find(w.browser.cdpPort!, `overlay-frame.html?m=${marker}`);
+    await page.waitOverlay("the pill", (o) => !!o?.pill);
+    const inFrame = (expression: string) => w.ok(["evaluate", expression, "--frame", "#cross", "--session", s]).then((r) => r.value);
+    await until("the frame's button", async () => (await inFrame(`!!document.getElementById("inner")`).catch(() => false)) === true);
+    const inner = JSON.parse(await inFrame(`JSON.stringify(document.getElementById("inner").getBoundingClientRect())`));
+    const { box: takeover, viewport } = await page.overlayBoxIn({ action: "takeover" });
+    await page.evaluate(
+      `placeFrameUnder(${takeover.x + takeover.width / 2}, ${takeover.y + takeover.height / 2}, ${inner.x + inner.width / 2}, ${inner.y + inner.height / 2}, ${viewport.width}, ${viewport.height})`,
+    );
+    const r = await w.ok(["click", await refFor(s, `button "Inner button"`), "--session", s]);
+    expect(r.target).toMatchObject({ role: "button", name: "Inner button" });
+    expect(await inFrame(`document.getElementById("pressed").textContent`)).toBe("1");
+    expect((await sessionState(s)).state).toBe("live");
+    expect((await page.overlay())!.dodge).toBe("top");
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+
   test("screenshots never contain the pill or the glow", async () => {
     const { s, page } = await sessionOnFixture();
     const pageColor: [number, number, number] = [20, 120, 200];

@@ -3,6 +3,7 @@ import { stepCommand, traceLines } from "../../cli/format-trace.ts";
 import { addStep, navCause, notePage, type RawStep, type Trail } from "../../extension/src/features/recording/fold.ts";
 import { isSecretField, REDACTED, redactUrl, type FieldFacts } from "../../extension/src/features/recording/secrets.ts";
 import { PersonInput } from "../../extension/src/features/recording/page/person.ts";
+import { ownOverlayRules } from "../../extension/src/page/own-overlay-in-page.ts";
 import { RecordTrace, REDACTED_VALUE, TRACE_VERSION } from "../../protocol/trace.ts";
 
 const AT = "2025-01-01T00:00:00.000Z";
@@ -275,5 +276,48 @@ describe("the person's own edits (page/person.ts)", () => {
     expect(p.after(el, input("insertText", "hi"))).toBe("hi");
     el.value = "hihi";
     expect(p.after(el, input("insertText", "hi"))).toBeNull();
+  });
+});
+
+describe("bsk's own overlay host, known as itself (page/own-overlay-in-page.ts)", () => {
+  // Plain objects stand in for elements: the rules read only nodeType, localName and isConnected.
+  const el = (localName: string, isConnected = true) => ({ nodeType: 1, localName, isConnected }) as unknown as Element;
+
+  test("an element of the overlay's name is asked about, never taken for bsk's by its name", () => {
+    const own = ownOverlayRules(true);
+    const [host, fake, button] = [el("bsk-overlay"), el("bsk-overlay"), el("button")];
+    expect(own.whose(button)).toBe("page");
+    expect(own.whose(null)).toBe("page");
+    expect(own.whose(fake)).toBe("ask");
+    expect(own.whose(host)).toBe("ask");
+    expect(own.whose(fake, true)).toBe("page");
+    const [fakeAsk, hostAsk] = [own.asked(fake), own.asked(host)];
+    expect(fakeAsk).toBeGreaterThan(0);
+    expect(hostAsk).not.toBe(fakeAsk);
+    own.told(host);
+    expect(own.whose(host)).toBe("own");
+    expect(own.whose(fake)).toBe("page");
+    expect([own.wasOwn(fakeAsk), own.wasOwn(hostAsk)]).toEqual([false, true]);
+    // A second step on the same element (a double click) hears the same.
+    expect(own.wasOwn(hostAsk)).toBe(true);
+    // While bsk's host is in the document, a new element of that name is the page's without asking.
+    expect(own.whose(el("bsk-overlay"))).toBe("page");
+  });
+
+  test("a host taken down makes a new one of that name asked about; none told leaves every asked one the page's", () => {
+    const own = ownOverlayRules(true);
+    const old = { nodeType: 1, localName: "bsk-overlay", isConnected: true };
+    own.whose(old as unknown as Element);
+    own.told(old as unknown as Element);
+    old.isConnected = false;
+    const fresh = el("bsk-overlay");
+    expect(own.whose(fresh)).toBe("ask");
+    own.told(null);
+    expect(own.whose(fresh)).toBe("page");
+  });
+
+  test("in a frame that is not the tab's top document, nothing is bsk's overlay", () => {
+    const own = ownOverlayRules(false);
+    expect(own.whose(el("bsk-overlay"))).toBe("page");
   });
 });

@@ -9,7 +9,9 @@ import { BskError } from "../../../protocol/errors.ts";
 import { mainFrameId, sendTo } from "../cdp/debugger.ts";
 import { installDomProbe } from "./dom-probe.ts";
 import { armNotice } from "./effects.ts";
-import { frameOffset, listFrames } from "../cdp/frames.ts";
+import { frameOffset, listFrames, worldOf } from "../cdp/frames.ts";
+import { learnOwnOverlay } from "./own-overlay.ts";
+import { OWN_OVERLAY_GLOBAL, type Whose } from "./own-overlay-in-page.ts";
 import { callOn } from "../cdp/page-call.ts";
 import { resolveWith, tabOf, type Alongside } from "../cdp/refs/resolve.ts";
 import type { ResolvedTarget, TabAhead } from "../cdp/refs/target.ts";
@@ -54,18 +56,24 @@ interface Covering {
 type PageReply =
   | { ok: true; x: number; y: number; box: Box; scrolled: boolean; then?: unknown }
   | { error: "detached" | "not_visible" | "disabled" | "not_stable" }
+  /** The hit is an element of the overlay's name this world does not know yet: learnOwnOverlay, then again. */
+  | { error: "ask_overlay" }
   | { error: "obscured" | "missed"; by: Covering }
   | { error: "moved"; was: Box; now: Box }
   | { error: "outside" | "point_clipped"; size: { width: number; height: number } };
 
 const STABLE_CAP_MS = 1000;
 
-/** Runs in the page (bsk's isolated world), `this` = the element. Self-contained: it is sent as source. */
+/**
+ * Runs in the page (bsk's isolated world), `this` = the element. Self-contained: it is sent as source. `whose` tells
+ * bsk's own overlay host from the page's elements (own-overlay-in-page.ts).
+ */
 async function checkInPage(
   this: Element,
   opts: Required<ActOptions>,
   stableCapMs: number,
   installProbe: (n: Node) => void,
+  whose: (el: Element | null) => Whose,
 ): Promise<string> {
   const reply = (v: unknown) => JSON.stringify(v);
   if (!this.isConnected) return reply({ error: "detached" });
@@ -191,9 +199,12 @@ async function checkInPage(
       return h;
     };
     let hit = hitAt();
-    // bsk's own control pill (overlay/ui/host.ts; its closed shadow root hits as the host) steps aside to the other edge.
-    if (hit?.localName === "bsk-overlay") {
-      hit.setAttribute("data-bsk-dodge", y < win.innerHeight / 2 ? "bottom" : "top");
+    // bsk's own control pill (overlay/ui/host.ts; its closed shadow root hits as the host) steps aside to the other
+    // edge. Known as itself, never by its name: a page's own <bsk-overlay> is a page element like any other.
+    const own = whose(hit);
+    if (own === "ask") return reply({ error: "ask_overlay" });
+    if (own === "own") {
+      hit!.setAttribute("data-bsk-dodge", y < win.innerHeight / 2 ? "bottom" : "top");
       hit = hitAt();
     }
     // A label forwards its clicks to its control.
@@ -244,10 +255,14 @@ async function checkInPage(
   });
 }
 
-/** The page function's installer of effects.ts's probe, told which notice id to use (armNotice). */
-const INSTALL = `const probe = ${installDomProbe.toString()}; const install = (n, via) => probe(n, via, notice);`;
+/**
+ * The page function's installer of effects.ts's probe, told which notice id to use (armNotice), and its `whose`
+ * (with `decide`, once the world was told: an element still unknown is the page's).
+ */
+const INSTALL = `const probe = ${installDomProbe.toString()}; const install = (n, via) => probe(n, via, notice);
+  const whose = (el) => globalThis[${JSON.stringify(OWN_OVERLAY_GLOBAL)}].whose(el, decide);`;
 
-const PAGE_FN = `function(opts, capMs, notice) { ${INSTALL} return (${checkInPage.toString()}).call(this, opts, capMs, install); }`;
+const PAGE_FN = `function(opts, capMs, notice, decide) { ${INSTALL} return (${checkInPage.toString()}).call(this, opts, capMs, install, whose); }`;
 
 /**
  * Page work to do in the same call once the element passed the checks (saves a round trip): `fn` runs with
@@ -258,9 +273,9 @@ export interface Then {
   args: unknown[];
 }
 
-const withThen = (then: Then) => `function (opts, capMs, args, notice) {
+const withThen = (then: Then) => `function (opts, capMs, args, notice, decide) {
   ${INSTALL}
-  return (${checkInPage.toString()}).call(this, opts, capMs, install).then((r) => {
+  return (${checkInPage.toString()}).call(this, opts, capMs, install, whose).then((r) => {
     const v = JSON.parse(r);
     if (!v.ok) return r;
     return Promise.resolve((${then.fn.toString()}).call(this, install, ...args)).then((t) => {
@@ -282,7 +297,7 @@ function what(rt: ResolvedTarget): string {
   return `${rt.ref ? `${rt.ref} ` : ""}${rt.role}${rt.name ? ` ${JSON.stringify(rt.name)}` : ""}`;
 }
 
-function refused(rt: ResolvedTarget, r: Exclude<PageReply, { ok: true }>): BskError {
+function refused(rt: ResolvedTarget, r: Exclude<PageReply, { ok: true } | { error: "ask_overlay" }>): BskError {
   const data = { tab_id: rt.tabId, ...(rt.ref && { ref: rt.ref }), role: rt.role, name: rt.name };
   switch (r.error) {
     case "detached":
@@ -364,7 +379,7 @@ async function coveredInParents(
   for (let id: string | undefined = rt.frameId; id && !path.has(id); id = frames.get(id)?.parentId) path.add(id);
   const { node } = await sendTo<DescribedNode>({ tabId: rt.tabId }, "DOM.describeNode", { backendNodeId: hit.backendNodeId }, signal);
   if (node.frameId && path.has(node.frameId)) return null;
-  const own = await overlayPart(rt.tabId, hit.backendNodeId, y, signal);
+  const own = await overlayPart(rt.tabId, hit, y, signal);
   // bsk's own overlay: its glow and pill body let clicks through (test what a click reaches); a button of the pill
   // steps aside (see checkInPage), then the point is tested again.
   if (own === "pass" && again.ignoreNone) return coveredInParents(rt, x, y, signal, { ...again, ignoreNone: false });
@@ -377,21 +392,36 @@ async function coveredInParents(
   return { role: "", name: attrs.get("aria-label") ?? "", selector };
 }
 
-/** A node of bsk's overlay (overlay/ui/host.ts) at a hit point: one that lets clicks through, or a pill button that now stepped aside. */
-async function overlayPart(tabId: number, backendNodeId: number, y: number, signal: AbortSignal): Promise<"no" | "pass" | "dodged"> {
-  const { object } = await sendTo({ tabId }, "DOM.resolveNode", { backendNodeId }, signal);
+/**
+ * A node of bsk's overlay (overlay/ui/host.ts) at a hit point: one that lets clicks through, or a pill button that
+ * now stepped aside. Looked at in bsk's world of the top document (the only one the overlay draws in), where the
+ * host is known as itself (own-overlay.ts), never by its name.
+ */
+async function overlayPart(
+  tabId: number,
+  hit: { backendNodeId: number; frameId: string },
+  y: number,
+  signal: AbortSignal,
+  decide = false,
+): Promise<"no" | "pass" | "dodged"> {
+  const main = await mainFrameId(tabId, signal);
+  if (hit.frameId !== main) return "no";
+  const world = await worldOf({ tabId }, main, signal);
+  const on = { executionContextId: world.contextId };
+  const { object } = await sendTo({ tabId }, "DOM.resolveNode", { backendNodeId: hit.backendNodeId, ...on }, signal);
   const r = await sendTo(
     { tabId },
     "Runtime.callFunctionOn",
     {
       objectId: object.objectId,
       returnByValue: true,
-      arguments: [{ value: y }],
-      functionDeclaration: `function (y) {
+      arguments: [{ value: y }, { value: OWN_OVERLAY_GLOBAL }, { value: decide }],
+      functionDeclaration: `function (y, name, decide) {
         const el = this.nodeType === 1 ? this : this.parentElement;
         const root = el && el.getRootNode();
         const host = root && root.host ? root.host : el;
-        if (!host || host.localName !== "bsk-overlay") return "no";
+        const whose = globalThis[name].whose(host, decide);
+        if (whose !== "own") return whose === "ask" ? "ask" : "no";
         if (el !== host && getComputedStyle(el).pointerEvents === "none") return "pass";
         host.setAttribute("data-bsk-dodge", y < innerHeight / 2 ? "bottom" : "top");
         return "dodged";
@@ -400,7 +430,10 @@ async function overlayPart(tabId: number, backendNodeId: number, y: number, sign
     signal,
   );
   await sendTo({ tabId }, "Runtime.releaseObject", { objectId: object.objectId }, signal).catch(() => undefined);
-  return r.result?.value ?? "no";
+  const part = r.result?.value ?? "no";
+  if (part !== "ask") return part;
+  await learnOwnOverlay(tabId, { tabId }, on, signal);
+  return overlayPart(tabId, hit, y, signal, true);
 }
 
 function fullOptions(opts: ActOptions): Required<ActOptions> {
@@ -408,10 +441,10 @@ function fullOptions(opts: ActOptions): Required<ActOptions> {
 }
 
 /** The page call of the checks (and of `then`), as a function's source and its arguments. */
-function checkCall(full: Required<ActOptions>, notice: Notice, then?: Then): Alongside {
+function checkCall(full: Required<ActOptions>, notice: Notice, then?: Then, decide = false): Alongside {
   return then
-    ? { fn: withThen(then), args: [full, STABLE_CAP_MS, then.args, notice] }
-    : { fn: PAGE_FN, args: [full, STABLE_CAP_MS, notice] };
+    ? { fn: withThen(then), args: [full, STABLE_CAP_MS, then.args, notice, decide] }
+    : { fn: PAGE_FN, args: [full, STABLE_CAP_MS, notice, decide] };
 }
 
 type Notice = ReturnType<typeof armNotice> | null;
@@ -432,8 +465,28 @@ export async function actionable(
   then?: Then,
 ): Promise<Actionable & { then?: unknown }> {
   const full = fullOptions(opts);
-  const call = checkCall(full, noticeFor(rt.tabId, full, then), then);
-  return checked(rt, full, await callOn<PageReply>(rt, call.fn, call.args, signal), signal, then !== undefined);
+  const notice = noticeFor(rt.tabId, full, then);
+  const call = checkCall(full, notice, then);
+  const r = await callOn<PageReply>(rt, call.fn, call.args, signal);
+  return checked(rt, full, await knowingOwnOverlay(rt, r, full, notice, signal, then), signal, then !== undefined);
+}
+
+/**
+ * The checks' answer once the world knows bsk's overlay host: when the hit was an element of its name the world did
+ * not know, the world is told (own-overlay.ts) and the checks run again, deciding this time.
+ */
+async function knowingOwnOverlay(
+  rt: ResolvedTarget,
+  r: PageReply,
+  full: Required<ActOptions>,
+  notice: Notice,
+  signal: AbortSignal,
+  then?: Then,
+): Promise<Exclude<PageReply, { error: "ask_overlay" }>> {
+  if (!("error" in r) || r.error !== "ask_overlay") return r;
+  await learnOwnOverlay(rt.tabId, rt.cdp, { objectId: rt.objectId }, signal);
+  const again = checkCall(full, notice, then, true);
+  return callOn<Exclude<PageReply, { error: "ask_overlay" }>>(rt, again.fn, again.args, signal);
 }
 
 /**
@@ -451,9 +504,10 @@ export async function resolveActionable(
   found?: (rt: ResolvedTarget) => void,
 ): Promise<{ rt: ResolvedTarget; at: Actionable & { then?: unknown } }> {
   const full = fullOptions(opts);
-  const call = checkCall(full, noticeFor(await tabOf(tab), full, then), then);
+  const notice = noticeFor(await tabOf(tab), full, then);
+  const call = checkCall(full, notice, then);
   const { rt, along } = await resolveWith<PageReply>(sessionId, tab, target, call, signal, found);
-  const r = along ?? (await callOn<PageReply>(rt, call.fn, call.args, signal));
+  const r = await knowingOwnOverlay(rt, along ?? (await callOn<PageReply>(rt, call.fn, call.args, signal)), full, notice, signal, then);
   return { rt, at: await checked(rt, full, r, signal, then !== undefined) };
 }
 
@@ -461,7 +515,7 @@ export async function resolveActionable(
 async function checked(
   rt: ResolvedTarget,
   full: Required<ActOptions>,
-  r: PageReply,
+  r: Exclude<PageReply, { error: "ask_overlay" }>,
   signal: AbortSignal,
   hasThen: boolean,
 ): Promise<Actionable & { then?: unknown }> {

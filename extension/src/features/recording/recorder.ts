@@ -11,6 +11,8 @@ import { RecordTrace, TraceStep, TRACE_VERSION, type RecordTraceT, type StopReas
 import { abortError } from "../../shared/abort.ts";
 import { attach, onAttach, send, sendTo, tapCdp } from "../../cdp/debugger.ts";
 import { childSessionIds, onChildAttach } from "../../cdp/frames.ts";
+import type { CdpTarget } from "../../cdp/refs/target.ts";
+import { learnOwnOverlay } from "../../page/own-overlay.ts";
 import { scriptText } from "../../shared/script-text.ts";
 import { allSessions, onSessionsChanged, resolveTab } from "../../session/sessions.ts";
 import { pageState } from "../../page/page-state.ts";
@@ -28,6 +30,21 @@ import {
   type Recording,
 } from "../../session/recordings.ts";
 import { RECORD_BINDING, RECORD_WORLD, type PageReport } from "./wire.ts";
+
+/** How long a step on an element of the overlay's name waits to learn whether that was bsk's own host. */
+const OVERLAY_ASK_MS = 2_000;
+
+/** Tab → its page reports being handled: one after another, so a step that waits (onOwnOverlay) holds the later ones. */
+const reports = new Map<number, Promise<void>>();
+
+function inOrder(tabId: number, work: () => Promise<void>): Promise<void> {
+  const done = (reports.get(tabId) ?? Promise.resolve()).then(work).catch((err: unknown) => console.debug("bsk recorder:", err));
+  reports.set(tabId, done);
+  void done.then(() => {
+    if (reports.get(tabId) === done) reports.delete(tabId);
+  });
+  return done;
+}
 
 /** Session id → the daemon's record.await calls waiting for the trace. */
 const waiters = new Map<string, Set<(trace: RecordTraceT) => void>>();
@@ -124,6 +141,8 @@ export async function finishRecording(sessionId: string, stoppedBy: StopReason):
   const rec = recordings().get(sessionId);
   if (!rec)
     throw new BskError("not_found", `session ${sessionId} is not recording`, { data: { reason: "no_recording", session_id: sessionId } });
+  // The person's steps already reported are in before it ends (one may be waiting on onOwnOverlay).
+  await reports.get(rec.tab_id);
   if (rec.ended) return rec.steps.length;
   rec.ended = { stopped_by: stoppedBy, recorded_at: new Date().toISOString() };
   clearTimeout(timers.get(sessionId));
@@ -173,15 +192,31 @@ function record(rec: Recording, raw: RawStep): void {
   void changed(rec);
 }
 
-function fromPage(tabId: number, payload: unknown): void {
-  const rec = recordingOfTab(tabId);
-  if (!rec) return;
+/**
+ * Whether the element a step's event was on (numbered `ask` by the recorder's world `contextId`) was bsk's own
+ * overlay host: the person's Finish is not a step, a page's own element of that name is (page/own-overlay.ts). Not
+ * known within OVERLAY_ASK_MS (a page stuck in a dialog or a loop), the step is kept: the person did act.
+ */
+async function onOwnOverlay(source: CdpTarget, contextId: number, ask: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), OVERLAY_ASK_MS)));
+  const known = learnOwnOverlay(source.tabId, source, { executionContextId: contextId }, undefined, ask).catch(() => false);
+  return Promise.race([known, late]).finally(() => clearTimeout(timer));
+}
+
+async function fromPage(source: CdpTarget, contextId: number, payload: unknown): Promise<void> {
+  if (!recordingOfTab(source.tabId)) return;
   let report: PageReport;
   try {
     report = JSON.parse(String(payload)) as PageReport;
   } catch {
     return;
   }
+  if (report.kind === "step" && Number.isSafeInteger(report.ask) && report.ask! > 0) {
+    if (await onOwnOverlay(source, contextId, report.ask!)) return;
+  }
+  const rec = recordingOfTab(source.tabId);
+  if (!rec) return;
   if (report.kind === "step") record(rec, report.step);
   else if (report.kind === "page") {
     notePage(rec, String(report.url), String(report.title ?? "").slice(0, 500));
@@ -217,7 +252,7 @@ export function installRecorder(): void {
   tapCdp({
     onEvent(source, method, params) {
       if (method === "Runtime.bindingCalled" && params.name === RECORD_BINDING) {
-        void recordingsReady().then(() => fromPage(source.tabId, params.payload));
+        void inOrder(source.tabId, () => recordingsReady().then(() => fromPage(source, params.executionContextId, params.payload)));
       }
     },
   });

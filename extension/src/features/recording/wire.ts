@@ -8,4 +8,8 @@ import type { RawStep } from "./fold.ts";
 export const RECORD_BINDING = "__bskRecord";
 export const RECORD_WORLD = "bsk-record";
 
-export type PageReport = { kind: "step"; step: RawStep } | { kind: "page"; url: string; title: string };
+/**
+ * `ask`: the step's event was on an element of bsk's overlay's name that the recorder's world did not know; the worker
+ * finds out whether it was bsk's host (page/own-overlay.ts) and drops the step if so.
+ */
+export type PageReport = { kind: "step"; step: RawStep; ask?: number } | { kind: "page"; url: string; title: string };

@@ -7,6 +7,8 @@ import { sendTo, mainFrameId } from "../../cdp/debugger.ts";
 import { installDomProbe } from "../dom-probe.ts";
 import { armNotice } from "../effects.ts";
 import { dropWorld, isGoneError, worldOf } from "../../cdp/frames.ts";
+import { learnOwnOverlay } from "../own-overlay.ts";
+import { OWN_OVERLAY_GLOBAL, type Whose } from "../own-overlay-in-page.ts";
 import type { CdpTarget } from "../../cdp/refs/target.ts";
 
 export interface PointWorld {
@@ -14,7 +16,12 @@ export interface PointWorld {
   contextId: number;
 }
 
-function atPointInPage(installProbe: (n: Node, via?: Element | null) => void, x: number | null, y: number | null): string {
+function atPointInPage(
+  installProbe: (n: Node, via?: Element | null) => void,
+  whose: (el: Element | null) => Whose,
+  x: number | null,
+  y: number | null,
+): string {
   // (CDP passes a null argument as undefined.)
   if (x == null || y == null) {
     // Keys go to the focused element (or the body).
@@ -35,8 +42,11 @@ function atPointInPage(installProbe: (n: Node, via?: Element | null) => void, x:
   };
   let hit = hitAt(x, y);
   // Input at a point never presses bsk's own control pill (overlay/ui/host.ts): it steps aside to the other edge
-  // first, before the DOM observer is armed (the move is not the page's change).
-  if (hit?.localName === "bsk-overlay") {
+  // first, before the DOM observer is armed (the move is not the page's change). It is known as itself, never by its
+  // name (own-overlay-in-page.ts): a page's own <bsk-overlay> gets the input like any page element.
+  const own = whose(hit);
+  if (own === "ask") return JSON.stringify({ ask: true });
+  if (own === "own" && hit) {
     hit.setAttribute("data-bsk-dodge", y < innerHeight / 2 ? "bottom" : "top");
     hit = hitAt(x, y);
   }
@@ -53,8 +63,11 @@ function atPointInPage(installProbe: (n: Node, via?: Element | null) => void, x:
   });
 }
 
-// One source for every call (the point and the notice are arguments), so the page compiles it once.
-const FN = `function (x, y, notice) { return (${atPointInPage.toString()})((n, via) => (${installDomProbe.toString()})(n, via, notice), x, y); }`;
+// One source for every call (the point, the notice and `decide` are arguments), so the page compiles it once.
+const FN = `function (x, y, notice, decide) {
+  const whose = (el) => globalThis[${JSON.stringify(OWN_OVERLAY_GLOBAL)}].whose(el, decide);
+  return (${atPointInPage.toString()})((n, via) => (${installDomProbe.toString()})(n, via, notice), whose, x, y);
+}`;
 
 export interface AtPoint {
   world: PointWorld;
@@ -76,14 +89,23 @@ export async function atPoint(tabId: number, x: number | null, y: number | null,
   const target: CdpTarget = { tabId };
   const world = await worldOf(target, await mainFrameId(tabId, signal), signal);
   try {
-    const args = [x, y, armNotice(tabId)].map((value) => ({ value }));
-    const r = await sendTo(
-      target,
-      "Runtime.callFunctionOn",
-      { functionDeclaration: FN, executionContextId: world.contextId, arguments: args, returnByValue: true },
-      signal,
-    );
-    const v = JSON.parse(String(r.result?.value ?? "{}")) as Omit<AtPoint, "world"> & { outside?: boolean };
+    const notice = armNotice(tabId);
+    const call = async (decide: boolean) => {
+      const args = [x, y, notice, decide].map((value) => ({ value }));
+      const r = await sendTo(
+        target,
+        "Runtime.callFunctionOn",
+        { functionDeclaration: FN, executionContextId: world.contextId, arguments: args, returnByValue: true },
+        signal,
+      );
+      return JSON.parse(String(r.result?.value ?? "{}")) as Omit<AtPoint, "world"> & { outside?: boolean; ask?: boolean };
+    };
+    let v = await call(false);
+    // An element of the overlay's name the world does not know: it is told which one is bsk's, then decides.
+    if (v.ask) {
+      await learnOwnOverlay(tabId, target, { executionContextId: world.contextId }, signal);
+      v = await call(true);
+    }
     if (v.outside) throw outsideViewport(x!, y!, v.viewport);
     return {
       world: { target, contextId: world.contextId },

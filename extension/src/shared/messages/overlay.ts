@@ -10,8 +10,18 @@
  */
 export const OVERLAY_LIFE_PORT = "bsk-overlay-life";
 
-/** The overlay's host element in the top document (a closed shadow root inside). Page code and bsk's in-page code match this name. */
+/**
+ * The overlay's host element in the top document (a closed shadow root inside). A page can make elements of this name
+ * too: bsk's in-page code only looks among them for its own host, which it knows by identity (page/own-overlay.ts).
+ */
 export const OVERLAY_TAG = "bsk-overlay";
+
+/**
+ * The host's proof of being bsk's: a random mark per host on an element of its closed shadow root (which the page
+ * cannot read), kept in the content scripts' world under OVERLAY_MARK_GLOBAL, where the worker reads it.
+ */
+export const OVERLAY_MARK_ATTR = "data-bsk-mark";
+export const OVERLAY_MARK_GLOBAL = "__bskOverlayMark";
 
 export interface HelpCriteriaView {
   url_contains?: string;

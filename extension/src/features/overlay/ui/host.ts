@@ -9,8 +9,11 @@
  * one), restyled (`display:none`), given attributes (`inert`, `tabindex`) or focused, it is put back as it was
  * before the page's script yields (a mutation observer's callback runs before the next frame is drawn). What it
  * cannot undo (a cover in the top layer, the page's own root made transparent) the pill's visibility watch reports.
+ *
+ * A page can make a <bsk-overlay> of its own, so the name proves nothing: the shadow root carries a random mark
+ * (`mark`), which bsk's worker finds through CDP to tell its host apart (page/own-overlay.ts).
  */
-import { OVERLAY_TAG } from "../../../shared/messages/overlay.ts";
+import { OVERLAY_MARK_ATTR, OVERLAY_TAG } from "../../../shared/messages/overlay.ts";
 import { OVERLAY_CSS } from "./styles.ts";
 
 const HOST_STYLE: [string, string][] = [
@@ -31,6 +34,8 @@ const OWN_ATTRIBUTES = new Set(["style", "data-bsk-dodge"]);
 export class OverlayHost {
   readonly host: HTMLElement;
   readonly root: HTMLDivElement;
+  /** Random per host; only bsk's worlds can read it (the shadow root is closed). Not randomUUID: http pages lack it. */
+  readonly mark = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
   private readonly shadow: ShadowRoot;
   private readonly keeper: MutationObserver;
   private captureHidden = false;
@@ -46,6 +51,7 @@ export class OverlayHost {
     this.shadow.adoptedStyleSheets = [sheet];
     this.root = document.createElement("div");
     this.root.className = "root";
+    this.root.setAttribute(OVERLAY_MARK_ATTR, this.mark);
     this.shadow.append(this.root);
     // Keys typed in the overlay's own field are not the page's business (nor its shortcuts').
     for (const type of ["keydown", "keyup", "keypress"]) this.shadow.addEventListener(type, (e) => e.stopPropagation());

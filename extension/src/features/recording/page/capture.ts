@@ -3,7 +3,10 @@
  * person does into raw trace steps, sent at once (so a navigation loses nothing): clicks on what can be clicked,
  * text typed into fields (each change sends the whole value; the worker folds them into one fill), selects,
  * checkboxes and radios, and the keys that act (Enter, Escape, Tab, shortcuts with Ctrl, Alt or Meta).
- * Only the person's real input counts (isTrusted), never bsk's own overlay. Secret fields send "***".
+ * Only the person's real input counts (isTrusted), never bsk's own overlay, which is known as itself, not by its
+ * tag name (a page can make a <bsk-overlay> of its own): a step on an element of that name this world does not know
+ * yet goes with a number, and the worker drops it if that element was bsk's host (page/own-overlay.ts).
+ * Secret fields send "***".
  *
  * A trusted event is not always the person's: a page's document.execCommand("insertText") fires a trusted `input`.
  * So text counts only when the person's own input stands behind it (person.ts): a typed character or an IME commit
@@ -12,7 +15,7 @@
  * carries only what the person's input did to the field (page text added on the person's key is not in it).
  * Targets are named as they were at the person's pointerdown, before the page's handlers could rename them.
  */
-import { OVERLAY_TAG } from "../../../shared/messages/overlay.ts";
+import { installOwnOverlay } from "../../../page/own-overlay-in-page.ts";
 import type { TraceTargetT } from "../../../../../protocol/trace.ts";
 import type { RawStep } from "../fold.ts";
 import { REDACTED } from "../secrets.ts";
@@ -37,11 +40,6 @@ function modifiersOf(e: MouseEvent | KeyboardEvent): Modifier[] {
   if (e.metaKey) out.push("Meta");
   if (e.shiftKey) out.push("Shift");
   return out;
-}
-
-function fromOverlay(e: Event): boolean {
-  const t = e.target as Element | null;
-  return t?.localName === OVERLAY_TAG;
 }
 
 function elementOf(e: Event): Element | null {
@@ -113,18 +111,26 @@ function keyStep(e: KeyboardEvent): RawStep | null {
 }
 
 export function installCapture(send: (report: PageReport) => void): void {
+  const own = installOwnOverlay();
+  /** While an event on an element own.whose() answered "ask" for is handled: its number. */
+  let asked = 0;
   const step = (s: RawStep | null) => {
-    if (s) send({ kind: "step", step: s });
+    if (s) send({ kind: "step", step: s, ...(asked ? { ask: asked } : {}) });
   };
   const on = <K extends keyof WindowEventMap>(type: K, fn: (e: WindowEventMap[K]) => void) =>
     window.addEventListener(
       type,
       (e) => {
-        if (!e.isTrusted || fromOverlay(e)) return;
+        if (!e.isTrusted) return;
+        const whose = own.whose(e.target);
+        if (whose === "own") return;
+        asked = whose === "ask" ? own.asked(e.target as Element) : 0;
         try {
           fn(e);
         } catch (err) {
           console.debug("bsk recorder:", err);
+        } finally {
+          asked = 0;
         }
       },
       { capture: true },
