@@ -97,6 +97,24 @@ describe("request-help", () => {
     page.close();
   });
 
+  test("attack: a page listening on window for every key and edit logs nothing of the note the person types", async () => {
+    const page = await open("/overlay.html");
+    await page.evaluate(`(() => {
+      const log = (window.__keylog = []);
+      for (const type of ["keydown", "keypress", "keyup", "beforeinput", "input"])
+        addEventListener(type, (e) => log.push(type + " " + (e.key ?? e.data ?? "") + " " + (e.composedPath()[0]?.value ?? "")), true);
+      return true;
+    })()`);
+    const asking = help("--prompt", "Type the one-time code", "--timeout", "20s");
+    await panelShown(page);
+    await page.typeNote("OTP-551234 pw hunter2", true);
+    await page.clickOverlay("done");
+    expect(await result(asking)).toMatchObject({ outcome: "continued", note: "OTP-551234 pw hunter2" });
+    expect(await page.evaluate("window.__keylog")).toEqual([]);
+    await panelGone(page);
+    page.close();
+  });
+
   test("the person's own keys work in a panel they clicked into: the note, Tab, Tab, Enter is Done", async () => {
     const page = await open("/overlay.html");
     const asking = help("--prompt", "Type a note, then Done", "--timeout", "20s");

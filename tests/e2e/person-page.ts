@@ -406,10 +406,19 @@ export class PersonPage {
     await this.send("Input.dispatchMouseEvent", { type: "mouseWheel", x, y, deltaX: 0, deltaY });
   }
 
-  /** Clicks the help panel's note field and types into it. */
-  async typeNote(note: string): Promise<void> {
-    await this.clickNode("the note field", () => this.overlayNode({ tag: "TEXTAREA" }));
-    await this.send("Input.insertText", { text: note });
+  /**
+   * Clicks the help panel's note field (an extension page in a frame of the panel) and types into it: at once, or key
+   * by key (`keys`), once the field is ready (`data-ready`: its page has loaded and the worker has heard it). The tab's
+   * input goes to the focused frame, as a keyboard's does.
+   */
+  async typeNote(note: string, keys = false): Promise<void> {
+    await this.clickNode("the note field, ready", async () => {
+      const node = await this.overlayNode({ cls: "note" });
+      if (!("data-ready" in attrs(node))) throw new Error("the note field is not ready");
+      return node;
+    });
+    if (keys) await this.typeKeys(note);
+    else await this.send("Input.insertText", { text: note });
   }
 
   /** What the screen shows, as the person's own DevTools captures it (overlay included). */
