@@ -115,6 +115,23 @@ describe("request-help", () => {
     page.close();
   });
 
+  test("the note field works in a page whose CSP allows no frames", async () => {
+    const page = await open("/strict-csp");
+    // The page's CSP is in force: a frame of its own is refused.
+    const refused = await page.evaluate(`new Promise((resolve) => {
+      document.addEventListener("securitypolicyviolation", (e) => resolve(e.effectiveDirective), { once: true });
+      document.body.append(Object.assign(document.createElement("iframe"), { src: "/echo-title/framed" }));
+    })`);
+    expect(refused).toBe("frame-src");
+    const asking = help("--prompt", "Leave a note", "--timeout", "20s");
+    await panelShown(page);
+    await page.typeNote("framed anyway");
+    await page.clickOverlay("done");
+    expect(await result(asking)).toMatchObject({ outcome: "continued", note: "framed anyway" });
+    await panelGone(page);
+    page.close();
+  });
+
   test("the person's own keys work in a panel they clicked into: the note, Tab, Tab, Enter is Done", async () => {
     const page = await open("/overlay.html");
     const asking = help("--prompt", "Type a note, then Done", "--timeout", "20s");
