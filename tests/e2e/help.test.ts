@@ -108,6 +108,8 @@ describe("request-help", () => {
     const asking = help("--prompt", "Type the one-time code", "--timeout", "20s");
     await panelShown(page);
     await page.typeNote("OTP-551234 pw hunter2", true);
+    // Nor can it reach the field's frame (to navigate it to a look-alike): a frame in a shadow root is not in `frames`.
+    expect(await page.evaluate("frames.length")).toBe(0);
     await page.clickOverlay("done");
     expect(await result(asking)).toMatchObject({ outcome: "continued", note: "OTP-551234 pw hunter2" });
     expect(await page.evaluate("window.__keylog")).toEqual([]);
