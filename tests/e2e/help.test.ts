@@ -117,6 +117,13 @@ describe("request-help", () => {
     page.close();
   });
 
+  test("a site cannot load the note page by the extension's own URL to learn bsk is installed", async () => {
+    const page = await open("/overlay.html");
+    const load = `fetch("chrome-extension://${EXTENSION_ID}/note.html").then(() => "loaded", () => "refused")`;
+    expect(await page.evaluate(load)).toBe("refused");
+    page.close();
+  });
+
   test("the note field works in a page whose CSP allows no frames", async () => {
     const page = await open("/strict-csp");
     // The page's CSP is in force: a frame of its own is refused.
