@@ -193,6 +193,22 @@ export class PersonPage {
     };
   }
 
+  /**
+   * Where the focus is inside the overlay: the focused element's data-action, else its class (the note field's frame
+   * is "note"); null when it is not in the overlay.
+   */
+  async overlayFocus(): Promise<string | null> {
+    const o = await this.overlayRoot();
+    if (!o) return null;
+    const { object } = await this.send("DOM.resolveNode", { nodeId: o.shadow.nodeId });
+    const r = await this.send("Runtime.callFunctionOn", {
+      objectId: object.objectId,
+      functionDeclaration: "function () { const a = this.activeElement; return a ? (a.dataset.action ?? a.className) : null; }",
+      returnByValue: true,
+    });
+    return r.result?.value ?? null;
+  }
+
   /** Waits until the overlay looks as `pred` wants (polling the page through CDP, like the harness's `until`). */
   waitOverlay(what: string, pred: (o: OverlayLook | null) => boolean, ms = 10_000): Promise<OverlayLook | null> {
     return until(
