@@ -433,6 +433,8 @@ export class PersonPage {
       if (!("data-ready" in attrs(node))) throw new Error("the note field is not ready");
       return node;
     });
+    // The frame is another process: the person sees the field focused before typing, or the keys go to the page.
+    await until("the note field focused", async () => (await this.overlayFocus()) === "note");
     if (keys) await this.typeKeys(note);
     else await this.send("Input.insertText", { text: note });
   }
