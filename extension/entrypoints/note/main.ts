@@ -29,9 +29,9 @@ port.onMessage.addListener((msg: NoteToPage) => {
 // The request ended or the worker went: nothing typed now would reach anyone.
 port.onDisconnect.addListener(() => (field.disabled = true));
 field.addEventListener("input", () => send({ type: "note", help_id: helpId, note: field.value }));
-send({ type: "hello", help_id: helpId });
 
-// The first MessagePort handed in is the overlay's; it hears only that the field is ready and that the person pressed here.
+// The MessagePort handed in is the overlay's (the page cannot reach this frame: a frame in a shadow root is not in its
+// `frames`); it hears only that the field is ready and that the person pressed here.
 addEventListener("message", (e) => {
   if (overlay || !e.ports[0]) return;
   overlay = e.ports[0];

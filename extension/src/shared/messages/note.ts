@@ -6,10 +6,8 @@
 export const NOTE_PORT = "bsk-help-note";
 export const NOTE_PAGE = "/note.html";
 
-export type NoteToWorker =
-  | { type: "hello"; help_id: string }
-  /** The field's whole text, on every edit; `flush` answers the worker's ask of the same number. */
-  | { type: "note"; help_id: string; note: string; flush?: number };
+/** The field's whole text, on every edit; `flush` answers the worker's ask of the same number. */
+export type NoteToWorker = { type: "note"; help_id: string; note: string; flush?: number };
 
 export type NoteToPage =
   /** The note kept so far (a reload of the tab does not lose it). */
