@@ -193,6 +193,22 @@ export class PersonPage {
     };
   }
 
+  /**
+   * Where the focus is inside the overlay: the focused element's data-action, else its class (the note field's frame
+   * is "note"); null when it is not in the overlay.
+   */
+  async overlayFocus(): Promise<string | null> {
+    const o = await this.overlayRoot();
+    if (!o) return null;
+    const { object } = await this.send("DOM.resolveNode", { nodeId: o.shadow.nodeId });
+    const r = await this.send("Runtime.callFunctionOn", {
+      objectId: object.objectId,
+      functionDeclaration: "function () { const a = this.activeElement; return a ? (a.dataset.action ?? a.className) : null; }",
+      returnByValue: true,
+    });
+    return r.result?.value ?? null;
+  }
+
   /** Waits until the overlay looks as `pred` wants (polling the page through CDP, like the harness's `until`). */
   waitOverlay(what: string, pred: (o: OverlayLook | null) => boolean, ms = 10_000): Promise<OverlayLook | null> {
     return until(
@@ -406,10 +422,21 @@ export class PersonPage {
     await this.send("Input.dispatchMouseEvent", { type: "mouseWheel", x, y, deltaX: 0, deltaY });
   }
 
-  /** Clicks the help panel's note field and types into it. */
-  async typeNote(note: string): Promise<void> {
-    await this.clickNode("the note field", () => this.overlayNode({ tag: "TEXTAREA" }));
-    await this.send("Input.insertText", { text: note });
+  /**
+   * Clicks the help panel's note field (an extension page in a frame of the panel) and types into it: at once, or key
+   * by key (`keys`), once the field is ready (`data-ready`: its page has loaded and the worker has heard it). The tab's
+   * input goes to the focused frame, as a keyboard's does.
+   */
+  async typeNote(note: string, keys = false): Promise<void> {
+    await this.clickNode("the note field, ready", async () => {
+      const node = await this.overlayNode({ cls: "note" });
+      if (!("data-ready" in attrs(node))) throw new Error("the note field is not ready");
+      return node;
+    });
+    // The frame is another process: the person sees the field focused before typing, or the keys go to the page.
+    await until("the note field focused", async () => (await this.overlayFocus()) === "note");
+    if (keys) await this.typeKeys(note);
+    else await this.send("Input.insertText", { text: note });
   }
 
   /** What the screen shows, as the person's own DevTools captures it (overlay included). */

@@ -17,6 +17,7 @@ import {
 } from "../control.ts";
 import { answerFromPage, approvalView, onApprovalChange } from "../approval/registry.ts";
 import { fromPage, hasHelp, helpView, onHelpChange, tabGone } from "../help/registry.ts";
+import { freshNote, installNoteFrame } from "../help/note-frame.ts";
 import { finishFromPage } from "../recording/recorder.ts";
 import { onRecordingChange, recordingOfTab, recordingsReady } from "../../session/recordings.ts";
 import { onCapture } from "../../page/screenshot.ts";
@@ -171,6 +172,13 @@ async function onPageMessage(msg: OverlayRequest, sender: Browser.runtime.Messag
       case "approval.answer":
         answerFromPage(sender, msg.approval_id, msg.allow === true);
         break;
+      case "help.done":
+      case "help.cancel":
+      case "help.completed":
+        // The request ends with the note field's text as it is now (its frame's last edit may still be on its way).
+        await freshNote(tabId);
+        fromPage(tabId, msg);
+        break;
       default:
         fromPage(tabId, msg);
     }
@@ -185,7 +193,6 @@ const PAGE_TYPES = new Set([
   "overlay.resume",
   "overlay.stop",
   "overlay.hidden",
-  "help.note",
   "help.done",
   "help.cancel",
   "help.completed",
@@ -195,6 +202,7 @@ const PAGE_TYPES = new Set([
 
 export function installOverlay(): void {
   installDebuggingCancelStop();
+  installNoteFrame();
   browser.runtime.onConnect.addListener((port) => {
     // Held open and never read; what else connects under its name is cut off.
     if (port.name === OVERLAY_LIFE_PORT && !lifePortFrom(port.sender, browser.runtime.id)) port.disconnect();
