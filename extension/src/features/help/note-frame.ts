@@ -17,8 +17,11 @@ interface NoteFrame {
   flushes: Map<number, () => void>;
 }
 
-/** The note frame of each tab (the newest one heard: a reload's new frame replaces the old). */
-const noteState = { frames: new Map<number, NoteFrame>(), nextFlush: 1 };
+/** How long an ended request waits for its note frame to go before it cleans the page up anyway. */
+const GONE_CAP_MS = 2000;
+
+/** The note frame of each tab (the newest one heard: a reload's new frame replaces the old), and who waits for it to go. */
+const noteState = { frames: new Map<number, NoteFrame>(), nextFlush: 1, goneWaiters: new Map<number, (() => void)[]>() };
 
 /** `note.html?help=<id>` of this extension, by its static or its per-session dynamic URL; the help id, or null. */
 function notePageHelpId(url: string | undefined): string | null {
@@ -67,7 +70,10 @@ function onConnect(port: Browser.runtime.Port): void {
   });
   port.onDisconnect.addListener(() => {
     settleFlushes(mine);
-    if (noteState.frames.get(tabId) === mine) noteState.frames.delete(tabId);
+    if (noteState.frames.get(tabId) !== mine) return;
+    noteState.frames.delete(tabId);
+    for (const gone of noteState.goneWaiters.get(tabId) ?? []) gone();
+    noteState.goneWaiters.delete(tabId);
   });
   port.postMessage({ type: "start", note: helpNote(tabId, mine.helpId) ?? "" } satisfies NoteToPage);
 }
@@ -91,6 +97,24 @@ export async function freshNote(tabId: number): Promise<void> {
     }
   });
   clearTimeout(timer);
+}
+
+/**
+ * Resolves once the tab's note frame is gone (at most GONE_CAP_MS): while it shows, the browser refuses bsk's debugger
+ * on the whole tab (its dynamic URL counts as another extension's page, cdp/debugger.ts), so an ended request cleans
+ * the page up after it.
+ */
+export function noteFrameGone(tabId: number): Promise<void> {
+  if (!noteState.frames.has(tabId)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, GONE_CAP_MS);
+    const waiters = noteState.goneWaiters.get(tabId) ?? [];
+    waiters.push(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    noteState.goneWaiters.set(tabId, waiters);
+  });
 }
 
 export function installNoteFrame(): void {
