@@ -6,6 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { ROOT, until, useWorld, type World } from "./harness.ts";
+import { marksInFrame, uploaderRefs } from "./files-frame.ts";
 import { PersonPage } from "./person-page.ts";
 
 let w: World;
@@ -75,13 +76,7 @@ describe("another extension's frame in the page", () => {
 
   test("a help request's marks in a cross-site frame are all taken off when the menu came and went while the person helped", () =>
     onPage("/files-frame.html", async (page) => {
-      const refOf = (text: string, line: string) => (line.includes(text) ? /@e\d+/.exec(line)?.[0] : undefined);
-      const { frame, button } = await until("the frame's button in a snapshot", async () => {
-        const lines = ((await w.ok(["snapshot", "--session", s])).text as string).split("\n");
-        const frame = lines.map((l) => refOf("Uploader", l)).find(Boolean);
-        const button = lines.map((l) => refOf("Choose files", l)).find(Boolean);
-        return frame && button ? { frame, button } : undefined;
-      });
+      const { frame, button } = await uploaderRefs(w, s);
       const asking = run(["request-help", "--prompt", "Pick the file", "--target", button, "--timeout", "20s"]);
       await page.waitOverlay("the frame highlighted", (o) => !!o?.panel && o.marks === 1);
       // The menu ends bsk's attachment: the session of the frame bsk marked is gone, the frame holds a new one.
@@ -91,14 +86,6 @@ describe("another extension's frame in the page", () => {
       expect((await asking).json?.result).toMatchObject({ outcome: "continued", targets: [{ target: button, found: true }] });
       await page.waitOverlay("no help panel", (o) => !o?.panel);
       expect(await page.evaluate(`document.querySelectorAll("[data-bsk-help-target]").length`)).toBe(0);
-      const inFrame = await w.ok([
-        "evaluate",
-        `document.querySelectorAll("[data-bsk-help-target]").length`,
-        "--frame",
-        frame,
-        "--session",
-        s,
-      ]);
-      expect(inFrame.value).toBe(0);
+      expect(await marksInFrame(w, s, frame)).toBe(0);
     }));
 });

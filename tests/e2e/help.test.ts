@@ -6,6 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { until, useWorld, type Run, type World } from "./harness.ts";
+import { marksInFrame, uploaderRefs } from "./files-frame.ts";
 import { PersonPage } from "./person-page.ts";
 
 let w: World;
@@ -204,14 +205,7 @@ describe("request-help", () => {
 
   test("a target inside a cross-site iframe is shown by the iframe that holds it; no mark is left behind", async () => {
     const page = await open("/files-frame.html");
-    // The frame's content arrives after load: its button shows up in a snapshot once the frame has loaded.
-    const refOf = (text: string, line: string) => (line.includes(text) ? /@e\d+/.exec(line)?.[0] : undefined);
-    const { frame, button } = await until("the frame's button in a snapshot", async () => {
-      const lines = ((await w.ok(["snapshot", "--session", s])).text as string).split("\n");
-      const frame = lines.map((l) => refOf("Uploader", l)).find(Boolean);
-      const button = lines.map((l) => refOf("Choose files", l)).find(Boolean);
-      return frame && button ? { frame, button } : undefined;
-    });
+    const { frame, button } = await uploaderRefs(w, s);
     const asking = help("--prompt", "Pick the file in the uploader", "--target", button, "--timeout", "20s");
     await page.waitOverlay("the frame highlighted", (o) => !!o?.panel && o.marks === 1);
     expect(await page.evaluate(`document.getElementById("other").hasAttribute("data-bsk-help-target")`)).toBe(true);
@@ -219,15 +213,7 @@ describe("request-help", () => {
     expect((await result(asking)).targets).toEqual([{ target: button, found: true, role: "button", name: "Choose files" }]);
     await panelGone(page);
     expect(await page.evaluate(`document.querySelectorAll("[data-bsk-help-target]").length`)).toBe(0);
-    const inFrame = await w.ok([
-      "evaluate",
-      `document.querySelectorAll("[data-bsk-help-target]").length`,
-      "--frame",
-      frame,
-      "--session",
-      s,
-    ]);
-    expect(inFrame.value).toBe(0);
+    expect(await marksInFrame(w, s, frame)).toBe(0);
     page.close();
   });
 
