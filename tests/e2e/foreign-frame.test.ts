@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { ROOT, until, useWorld, type World } from "./harness.ts";
+import { ROOT, refIn, until, useWorld, type World } from "./harness.ts";
 import { marksInFrame, uploaderRefs } from "./files-frame.ts";
 import { PersonPage } from "./person-page.ts";
 
@@ -72,6 +72,18 @@ describe("another extension's frame in the page", () => {
       expect((await w.ok(["snapshot", "--session", s])).text).toContain('button "Probe"');
       await w.ok(["click", "#probe", "--session", s]);
       expect(await page.evaluate("clicks")).toEqual(["probe"]);
+    }));
+
+  test("refs into a cross-site frame taken before the menu came and went still act on the same document", () =>
+    onPage("/files-frame.html", async (page) => {
+      await uploaderRefs(w, s);
+      const nothing = refIn((await w.ok(["snapshot", "--session", s])).text, "Does nothing");
+      // The menu ends bsk's attachment: the frame's session is a new one afterwards, its document the same.
+      await openMenu(page);
+      await closeMenu(page);
+      const r = await run(["click", nothing]);
+      expect(r.json?.error).toBeUndefined();
+      expect(r.json?.result).toMatchObject({ target: { ref: nothing, name: "Does nothing" } });
     }));
 
   test("a help request's marks in a cross-site frame are all taken off when the menu came and went while the person helped", () =>
