@@ -14,6 +14,7 @@ import { defineUnlistedScript } from "wxt/utils/define-unlisted-script";
 import { t } from "../src/shared/i18n.ts";
 import { OVERLAY_HOST_GLOBAL } from "../src/shared/messages/hands.ts";
 import { NOTE_PAGE } from "../src/shared/messages/note.ts";
+import { APPROVAL_TEXT_PAGE } from "../src/shared/messages/approval-text.ts";
 import { liveHere } from "../src/shared/messages/keepalive.ts";
 import { CriteriaWatch } from "../src/features/help/watch.ts";
 import { OVERLAY_LIFE_PORT, type OverlayPush, type OverlayRequest, type OverlayView } from "../src/shared/messages/overlay.ts";
@@ -166,7 +167,13 @@ export default defineUnlistedScript(() => {
     if (approval && approvalPanel) approvalPanel.update(approval);
     else if (approval) {
       const approvalId = approval.id;
-      approvalPanel = new ApprovalPanel(root, approval, (allow) => void send({ type: "approval.answer", approval_id: approvalId, allow }));
+      const textUrl = `${browser.runtime.getURL(APPROVAL_TEXT_PAGE)}?approval=${encodeURIComponent(approvalId)}`;
+      approvalPanel = new ApprovalPanel(
+        root,
+        approval,
+        textUrl,
+        (allow) => void send({ type: "approval.answer", approval_id: approvalId, allow }),
+      );
     }
 
     clearInterval(refresh);

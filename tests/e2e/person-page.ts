@@ -3,6 +3,7 @@
  * page target, not through bsk). It reads bsk's overlay through CDP's DOM domain, which pierces the closed shadow
  * root, and clicks its buttons with real mouse events at their on-screen position, as a person would.
  */
+import { evaluateInFrame } from "./devtools.ts";
 import { until } from "./harness.ts";
 
 interface DomNode {
@@ -68,6 +69,7 @@ export class PersonPage {
   private constructor(
     private readonly ws: WebSocket,
     readonly targetId: string,
+    private readonly cdpPort: number,
   ) {
     ws.onmessage = (ev) => {
       const msg = JSON.parse(String(ev.data));
@@ -102,7 +104,7 @@ export class PersonPage {
       ws.onopen = () => resolve();
       ws.onerror = () => reject(new Error(`could not attach to ${target.url}`));
     });
-    return new PersonPage(ws, target.id);
+    return new PersonPage(ws, target.id, cdpPort);
   }
 
   send(method: string, params: object = {}): Promise<any> {
@@ -187,10 +189,24 @@ export class PersonPage {
       buttons,
       disabled,
       panel: !!panel,
-      panelText: panel ? text(panel) : "",
+      panelText: panel ? [text(panel), ...(await this.framedTexts(panel))].join(" ") : "",
       marks: byClass("mark").length,
       dodge: attrs(host)["data-bsk-dodge"] ?? null,
     };
+  }
+
+  /**
+   * What bsk's own pages framed in a panel say (the approval panel's text), as the person sees it: each is another
+   * process, read through its own DevTools target. A frame not loaded yet says nothing.
+   */
+  private async framedTexts(panel: DomNode): Promise<string[]> {
+    const frames = findAll(panel, (n) => n.nodeName === "IFRAME" && (attrs(n).class ?? "") === "text");
+    // The browser lists the frame by the extension's own id, not by the dynamic URL the panel loaded it from.
+    const read = (src: string) => {
+      const u = new URL(src);
+      return evaluateInFrame(this.cdpPort, `${u.pathname}${u.search}`, "document.body.innerText").catch(() => "");
+    };
+    return (await Promise.all(frames.map((f) => read(attrs(f).src ?? "")))).map((t) => String(t).replace(/\s+/g, " ").trim());
   }
 
   /**

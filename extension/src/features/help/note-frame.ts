@@ -6,6 +6,7 @@
  */
 import { browser, type Browser } from "wxt/browser";
 import { NOTE_PAGE, NOTE_PORT, type NoteToPage, type NoteToWorker } from "../../shared/messages/note.ts";
+import { FramesByTab, framedPage } from "../overlay/own-frames.ts";
 import { helpNote, setHelpNote } from "./registry.ts";
 
 /** A frame that does not answer the last ask (busy, going) does not hold the request's end up longer than this. */
@@ -17,35 +18,18 @@ interface NoteFrame {
   flushes: Map<number, () => void>;
 }
 
-/** How long an ended request waits for its note frame to go before it cleans the page up anyway. */
-const GONE_CAP_MS = 2000;
-
-/** The note frame of each tab (the newest one heard: a reload's new frame replaces the old), and who waits for it to go. */
-const noteState = { frames: new Map<number, NoteFrame>(), nextFlush: 1, goneWaiters: new Map<number, (() => void)[]>() };
-
-/** `note.html?help=<id>` of this extension, by its static or its per-session dynamic URL; the help id, or null. */
-function notePageHelpId(url: string | undefined): string | null {
-  if (!url) return null;
-  const pages = [browser.runtime.getURL(NOTE_PAGE), `chrome-extension://${browser.runtime.id}${NOTE_PAGE}`];
-  if (!pages.some((page) => url.startsWith(`${page}?`))) return null;
-  return new URL(url).searchParams.get("help");
-}
+/** The note frame of each tab (the newest one heard: a reload's new frame replaces the old). */
+const noteState = { frames: new FramesByTab<NoteFrame>(), nextFlush: 1 };
 
 /**
  * Whether `port` is the note field of its tab's pending request: bsk's note page, in a frame (never a tab of its
- * own), naming the request's id, which only the worker and the overlay know. (webNavigation does not list extension
- * frames, so where in the tab the frame sits cannot be asked.)
+ * own), naming the request's id, which only the worker and the overlay know.
  */
 function accept(port: Browser.runtime.Port): NoteFrame | null {
-  const s = port.sender;
-  const tabId = s?.tab?.id;
-  const helpId = notePageHelpId(s?.url);
-  if (s?.id !== browser.runtime.id || tabId === undefined || s.frameId === undefined || s.frameId === 0 || !helpId) return null;
-  if (helpNote(tabId, helpId) === null) return null;
-  const mine: NoteFrame = { port, helpId, flushes: new Map() };
-  const before = noteState.frames.get(tabId);
-  noteState.frames.set(tabId, mine);
-  before?.port.disconnect();
+  const framed = framedPage(port, NOTE_PAGE, "help");
+  if (!framed || helpNote(framed.tabId, framed.value) === null) return null;
+  const mine: NoteFrame = { port, helpId: framed.value, flushes: new Map() };
+  const before = noteState.frames.set(framed.tabId, mine);
   if (before) settleFlushes(before);
   return mine;
 }
@@ -70,10 +54,7 @@ function onConnect(port: Browser.runtime.Port): void {
   });
   port.onDisconnect.addListener(() => {
     settleFlushes(mine);
-    if (noteState.frames.get(tabId) !== mine) return;
-    noteState.frames.delete(tabId);
-    for (const gone of noteState.goneWaiters.get(tabId) ?? []) gone();
-    noteState.goneWaiters.delete(tabId);
+    noteState.frames.drop(tabId, mine);
   });
   port.postMessage({ type: "start", note: helpNote(tabId, mine.helpId) ?? "" } satisfies NoteToPage);
 }
@@ -99,22 +80,9 @@ export async function freshNote(tabId: number): Promise<void> {
   clearTimeout(timer);
 }
 
-/**
- * Resolves once the tab's note frame is gone (at most GONE_CAP_MS): while it shows, the browser refuses bsk's debugger
- * on the whole tab (its dynamic URL counts as another extension's page, cdp/debugger.ts), so an ended request cleans
- * the page up after it.
- */
+/** Resolves once the tab's note frame is gone (see features/overlay/own-frames.ts why an ended request waits). */
 export function noteFrameGone(tabId: number): Promise<void> {
-  if (!noteState.frames.has(tabId)) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, GONE_CAP_MS);
-    const waiters = noteState.goneWaiters.get(tabId) ?? [];
-    waiters.push(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-    noteState.goneWaiters.set(tabId, waiters);
-  });
+  return noteState.frames.gone(tabId);
 }
 
 export function installNoteFrame(): void {

@@ -18,6 +18,7 @@ import {
 import { answerFromPage, approvalView, onApprovalChange } from "../approval/registry.ts";
 import { fromPage, hasHelp, helpView, onHelpChange, tabGone } from "../help/registry.ts";
 import { freshNote, installNoteFrame } from "../help/note-frame.ts";
+import { installApprovalText } from "../approval/text-frame.ts";
 import { finishFromPage } from "../recording/recorder.ts";
 import { onRecordingChange, recordingOfTab, recordingsReady } from "../../session/recordings.ts";
 import { onCapture } from "../../page/screenshot.ts";
@@ -203,6 +204,7 @@ const PAGE_TYPES = new Set([
 export function installOverlay(): void {
   installDebuggingCancelStop();
   installNoteFrame();
+  installApprovalText();
   browser.runtime.onConnect.addListener((port) => {
     // Held open and never read; what else connects under its name is cut off.
     if (port.name === OVERLAY_LIFE_PORT && !lifePortFrom(port.sender, browser.runtime.id)) port.disconnect();

@@ -50,7 +50,7 @@ iframe.note { display: block; width: 100%; height: 64px; border: 0; border-radiu
 
 .panel.approval { top: 16px; left: 50%; right: auto; transform: translateX(-50%); width: 360px; }
 .panel.approval .head { background: #d70015; cursor: default; }
-.panel.approval .what { font-weight: 600; }
+.panel.approval iframe.text { display: block; width: 100%; height: 84px; border: 0; background: #fff; color-scheme: light; }
 /* Never opacity: the browser would count a translucent Allow as not visible (approval-panel.ts), and it stays off. */
 .panel button:disabled { background: #d1d1d6; color: #8e8e93; cursor: default; }
 .panel button.primary:disabled { background: #9ec9ff; color: #fff; }
