@@ -2,8 +2,9 @@
  * A fake daemon for CLI tests: a Bun.listen unix server on $BSK_HOME's socket that records every frame it
  * receives and answers through a handler the test supplies (which may hold a reply until the test releases it).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { homePaths, type HomePaths } from "../../shared/home.ts";
+import { tempDir } from "../temp.ts";
 
 export interface Frame {
   id: string;
@@ -29,7 +30,7 @@ export interface FakeDaemon {
 }
 
 export function makeHome(): string {
-  return mkdtempSync("/tmp/bsk-cli-test-");
+  return tempDir("bsk-cli-test-");
 }
 
 function flush(s: { write(b: Uint8Array): number; data: { out: Uint8Array } }): void {
