@@ -32,6 +32,9 @@ export default defineConfig({
     ],
     host_permissions: ["<all_urls>"],
     action: { default_title: "__MSG_manifest_name__" },
+    // The help panel's note field (entrypoints/note/) and the approval panel's text (entrypoints/approval-text/),
+    // framed by the overlay in any page: only by the per-session dynamic URL, so no site can tell bsk is installed.
+    web_accessible_resources: [{ resources: ["note.html", "approval-text.html"], matches: ["<all_urls>"], use_dynamic_url: true }],
     // The overlay (entrypoints/overlay.ts): listed by hand, see there why it is not a WXT content script.
     // The hands (entrypoints/hands.ts): every frame, before the page's scripts, blank and opaque-origin frames too.
     // The page-world script (entrypoints/page-world/) goes only into the tabs bsk debugs, through their attachment (src/features/page-world-script.ts).

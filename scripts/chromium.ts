@@ -10,6 +10,8 @@ import { dirname } from "node:path";
 
 export interface LaunchOptions {
   extensionDir: string;
+  /** Other unpacked extensions loaded next to bsk (a test's stand-in for a password manager). */
+  extraExtensions?: string[];
   profileDir: string;
   urls?: string[];
   /** Default: headless unless HEADLESS=off or a DISPLAY is set and headless is false. */
@@ -78,7 +80,7 @@ export async function launchChromium(opts: LaunchOptions): Promise<Browser> {
     "--password-store=basic",
   ];
   if (branded) flags.push("--remote-debugging-pipe", "--enable-unsafe-extension-debugging");
-  else flags.push(`--load-extension=${opts.extensionDir}`);
+  else flags.push(`--load-extension=${[opts.extensionDir, ...(opts.extraExtensions ?? [])].join(",")}`);
   if (headless) flags.push("--headless=new", "--screen-info={1920x1080}");
   if (process.getuid?.() === 0) flags.push("--no-sandbox");
   if (opts.lang) flags.push(`--lang=${opts.lang}`);
@@ -98,7 +100,10 @@ export async function launchChromium(opts: LaunchOptions): Promise<Browser> {
       resolve();
     }),
   );
-  if (branded) await loadUnpackedOverPipe(child, opts.extensionDir);
+  if (branded) {
+    const dirs = [opts.extensionDir, ...(opts.extraExtensions ?? [])];
+    for (const [i, dir] of dirs.entries()) await loadUnpackedOverPipe(child, dir, i + 1);
+  }
   const browser: Browser = {
     pid: child.pid,
     binary,
@@ -147,25 +152,27 @@ async function readDevToolsPort(profileDir: string, exited: Promise<void>): Prom
 }
 
 /** CDP over fds 3 (to the browser) and 4 (from it): NUL-delimited JSON. */
-async function loadUnpackedOverPipe(child: ChildProcess, path: string): Promise<void> {
+async function loadUnpackedOverPipe(child: ChildProcess, path: string, id: number): Promise<void> {
   const toBrowser = child.stdio[3] as NodeJS.WritableStream;
   const fromBrowser = child.stdio[4] as NodeJS.ReadableStream;
-  toBrowser.write(`${JSON.stringify({ id: 1, method: "Extensions.loadUnpacked", params: { path } })}\0`);
+  toBrowser.write(`${JSON.stringify({ id, method: "Extensions.loadUnpacked", params: { path } })}\0`);
   await new Promise<void>((resolve, reject) => {
     let buf = "";
     const timer = setTimeout(() => reject(new Error("Extensions.loadUnpacked got no answer")), 15_000);
-    fromBrowser.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       buf += chunk.toString();
       let i: number;
       while ((i = buf.indexOf("\0")) >= 0) {
         const msg = JSON.parse(buf.slice(0, i));
         buf = buf.slice(i + 1);
-        if (msg.id === 1) {
+        if (msg.id === id) {
           clearTimeout(timer);
+          fromBrowser.off("data", onData);
           if (msg.error) reject(new Error(`Extensions.loadUnpacked: ${msg.error.message}`));
           else resolve();
         }
       }
-    });
+    };
+    fromBrowser.on("data", onData);
   });
 }

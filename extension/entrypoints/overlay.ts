@@ -13,6 +13,8 @@ import { browser, type Browser } from "wxt/browser";
 import { defineUnlistedScript } from "wxt/utils/define-unlisted-script";
 import { t } from "../src/shared/i18n.ts";
 import { OVERLAY_HOST_GLOBAL } from "../src/shared/messages/hands.ts";
+import { NOTE_PAGE } from "../src/shared/messages/note.ts";
+import { APPROVAL_TEXT_PAGE } from "../src/shared/messages/approval-text.ts";
 import { liveHere } from "../src/shared/messages/keepalive.ts";
 import { CriteriaWatch } from "../src/features/help/watch.ts";
 import {
@@ -138,16 +140,19 @@ export default defineUnlistedScript(() => {
     }
     if (help && !panel) {
       const helpId = help.id;
-      panel = new HelpPanel(root, help, {
-        done: (note) => void send({ type: "help.done", help_id: helpId, note }),
-        cancel: (note) => void send({ type: "help.cancel", help_id: helpId, note }),
-        note: (note) => void send({ type: "help.note", help_id: helpId, note }),
+      const note = {
+        url: `${browser.runtime.getURL(NOTE_PAGE)}?help=${encodeURIComponent(helpId)}`,
+        origin: `chrome-extension://${browser.runtime.id}`,
+      };
+      panel = new HelpPanel(root, help, note, {
+        done: () => void send({ type: "help.done", help_id: helpId }),
+        cancel: () => void send({ type: "help.cancel", help_id: helpId }),
       });
       if (help.until) {
         const until = help.until;
         watch = new CriteriaWatch(
           until,
-          () => void send({ type: "help.completed", help_id: helpId, note: currentNote() }),
+          () => void send({ type: "help.completed", help_id: helpId }),
           (message) => void send({ type: "help.invalid", help_id: helpId, message }),
         );
         watch.start();
@@ -170,7 +175,13 @@ export default defineUnlistedScript(() => {
     if (approval && approvalPanel) approvalPanel.update(approval);
     else if (approval) {
       const approvalId = approval.id;
-      approvalPanel = new ApprovalPanel(root, approval, (allow) => void send({ type: "approval.answer", approval_id: approvalId, allow }));
+      const textUrl = `${browser.runtime.getURL(APPROVAL_TEXT_PAGE)}?approval=${encodeURIComponent(approvalId)}`;
+      approvalPanel = new ApprovalPanel(
+        root,
+        approval,
+        textUrl,
+        (allow) => void send({ type: "approval.answer", approval_id: approvalId, allow }),
+      );
     }
 
     clearInterval(refresh);
@@ -191,8 +202,6 @@ export default defineUnlistedScript(() => {
     if (hidden && !document.title.startsWith(mark)) document.title = mark + document.title;
     else if (!hidden && document.title.startsWith(mark)) document.title = document.title.slice(mark.length);
   };
-
-  const currentNote = () => panel?.currentNote() ?? "";
 
   const hello = async () => render(((await send({ type: "overlay.hello" })) as OverlayView | null | undefined) ?? null);
 

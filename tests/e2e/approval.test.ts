@@ -8,7 +8,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
-import { evaluateInWorker } from "./devtools.ts";
+import { evaluateInContentScript, evaluateInWorker } from "./devtools.ts";
 import { refIn, until, useWorld, type Run, type World } from "./harness.ts";
 import { PersonPage, type OverlayLook } from "./person-page.ts";
 
@@ -195,6 +195,26 @@ describe("on an ask-first site", () => {
     await answer(page, "deny");
     await denied(going, "denied", "person");
     expect(await page.evaluate("location.pathname")).toBe("/approval.html");
+    page.close();
+    await w.ok(["session", "stop", s]);
+  });
+
+  test("attack: the page's find() and another extension's content script read nothing the panel says (the URL, its token)", async () => {
+    const { s, page } = await onFixture();
+    const away = w.fixtures.url("/overlay.html?token=tok-9f3k2q7z");
+    const going = run(s, ["navigate", away]);
+    await asking(page, `go to ${away}`);
+    // The person sees it (above); the page searching its own view for it finds nothing.
+    const finds = ["tok-9f3k2q7z", "go to", "asked to be asked first"].map((text) => `window.find(${JSON.stringify(text)})`);
+    expect(await page.evaluate(`[${finds.join(", ")}]`)).toEqual([false, false, false]);
+    // An extension's content script opens even a closed shadow root (bsk's own world stands in for another one's).
+    const read = `chrome.dom.openOrClosedShadowRoot(document.querySelector("bsk-overlay"))?.textContent ?? ""`;
+    const text = (await evaluateInContentScript(w.browser.cdpPort!, `approval.html?m=${marker}`, read)) as string;
+    expect(text).toContain("Allow");
+    expect(text).not.toContain("tok-9f3k2q7z");
+    expect(text).not.toContain("go to");
+    await answer(page, "deny");
+    await denied(going, "denied", "person");
     page.close();
     await w.ok(["session", "stop", s]);
   });

@@ -54,6 +54,19 @@ export async function evaluateInPage(port: number, marker: string, expression: s
   return r?.result?.value;
 }
 
+/** Run `expression` in the out-of-process frame whose URL contains `marker` (e.g. bsk's own page in a panel). */
+export async function evaluateInFrame(port: number, marker: string, expression: string): Promise<unknown> {
+  const r = await onPage(
+    port,
+    marker,
+    [["Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }]],
+    undefined,
+    "iframe",
+  );
+  if (r?.exceptionDetails) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
+  return r?.result?.value;
+}
+
 /**
  * Run `expression` in bsk's content-script world of the page whose URL contains `marker` (the top frame, or the frame
  * whose URL contains `frame`): what a renderer that a hostile page has taken over could run with our scripts'

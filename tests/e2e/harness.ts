@@ -63,6 +63,8 @@ export interface WorldOptions {
   browserEnv?: Record<string, string>;
   /** The browser's UI language (`--lang`), e.g. zh-CN for the extension's Chinese texts. */
   browserLang?: string;
+  /** Other unpacked extensions the browser loads next to bsk (e.g. tests/fixtures/foreign-extension). */
+  extraExtensions?: string[];
 }
 
 export async function startWorld(opts: WorldOptions = {}): Promise<World> {
@@ -131,6 +133,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     display: opts.display,
     ...(opts.browserEnv && { env: opts.browserEnv }),
     ...(opts.browserLang && { lang: opts.browserLang }),
+    ...(opts.extraExtensions && { extraExtensions: opts.extraExtensions }),
   });
   const person = await Person.connect(browser.cdpPort!);
   // Headless Chromium takes one start-up URL; the person's other tabs are opened afterwards.

@@ -6,6 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { until, useWorld, type Run, type World } from "./harness.ts";
+import { marksInFrame, uploaderRefs } from "./files-frame.ts";
 import { PersonPage } from "./person-page.ts";
 
 let w: World;
@@ -97,12 +98,61 @@ describe("request-help", () => {
     page.close();
   });
 
+  test("attack: a page listening on window for every key and edit logs nothing of the note the person types", async () => {
+    const page = await open("/overlay.html");
+    await page.evaluate(`(() => {
+      const log = (window.__keylog = []);
+      for (const type of ["keydown", "keypress", "keyup", "beforeinput", "input"])
+        addEventListener(type, (e) => log.push(type + " " + (e.key ?? e.data ?? "") + " " + (e.composedPath()[0]?.value ?? "")), true);
+      return true;
+    })()`);
+    const asking = help("--prompt", "Type the one-time code", "--timeout", "20s");
+    await panelShown(page);
+    await page.typeNote("OTP-551234 pw hunter2", true);
+    // Nor can it reach the field's frame (to navigate it to a look-alike): a frame in a shadow root is not in `frames`.
+    expect(await page.evaluate("frames.length")).toBe(0);
+    await page.clickOverlay("done");
+    expect(await result(asking)).toMatchObject({ outcome: "continued", note: "OTP-551234 pw hunter2" });
+    expect(await page.evaluate("window.__keylog")).toEqual([]);
+    await panelGone(page);
+    page.close();
+  });
+
+  test("a site cannot load the note page by the extension's own URL to learn bsk is installed", async () => {
+    const page = await open("/overlay.html");
+    const load = `fetch("chrome-extension://${EXTENSION_ID}/note.html").then(() => "loaded", () => "refused")`;
+    expect(await page.evaluate(load)).toBe("refused");
+    page.close();
+  });
+
+  test("the note field works in a page whose CSP allows no frames", async () => {
+    const page = await open("/strict-csp");
+    // The page's CSP is in force: a frame of its own is refused.
+    const refused = await page.evaluate(`new Promise((resolve) => {
+      document.addEventListener("securitypolicyviolation", (e) => resolve(e.effectiveDirective), { once: true });
+      document.body.append(Object.assign(document.createElement("iframe"), { src: "/echo-title/framed" }));
+    })`);
+    expect(refused).toBe("frame-src");
+    const asking = help("--prompt", "Leave a note", "--timeout", "20s");
+    await panelShown(page);
+    await page.typeNote("framed anyway");
+    await page.clickOverlay("done");
+    expect(await result(asking)).toMatchObject({ outcome: "continued", note: "framed anyway" });
+    await panelGone(page);
+    page.close();
+  });
+
   test("the person's own keys work in a panel they clicked into: the note, Tab, Tab, Enter is Done", async () => {
     const page = await open("/overlay.html");
     const asking = help("--prompt", "Type a note, then Done", "--timeout", "20s");
     await page.waitOverlay("Done armed", (o) => !!o?.panel && o.buttons.includes("done") && !o.disabled.includes("done"));
     await page.typeNote("by keyboard");
-    for (const key of ["Tab", "Tab", "Enter"] as const) await page.press(key);
+    // The person looks where the focus went before the next key: out of the note's frame it moves across processes.
+    for (const to of ["cancel", "done"]) {
+      await page.press("Tab");
+      await until(`the focus on ${to}`, async () => (await page.overlayFocus()) === to);
+    }
+    await page.press("Enter");
     expect(await result(asking)).toMatchObject({ outcome: "continued", note: "by keyboard" });
     await panelGone(page);
     page.close();
@@ -155,14 +205,7 @@ describe("request-help", () => {
 
   test("a target inside a cross-site iframe is shown by the iframe that holds it; no mark is left behind", async () => {
     const page = await open("/files-frame.html");
-    // The frame's content arrives after load: its button shows up in a snapshot once the frame has loaded.
-    const refOf = (text: string, line: string) => (line.includes(text) ? /@e\d+/.exec(line)?.[0] : undefined);
-    const { frame, button } = await until("the frame's button in a snapshot", async () => {
-      const lines = ((await w.ok(["snapshot", "--session", s])).text as string).split("\n");
-      const frame = lines.map((l) => refOf("Uploader", l)).find(Boolean);
-      const button = lines.map((l) => refOf("Choose files", l)).find(Boolean);
-      return frame && button ? { frame, button } : undefined;
-    });
+    const { frame, button } = await uploaderRefs(w, s);
     const asking = help("--prompt", "Pick the file in the uploader", "--target", button, "--timeout", "20s");
     await page.waitOverlay("the frame highlighted", (o) => !!o?.panel && o.marks === 1);
     expect(await page.evaluate(`document.getElementById("other").hasAttribute("data-bsk-help-target")`)).toBe(true);
@@ -170,15 +213,7 @@ describe("request-help", () => {
     expect((await result(asking)).targets).toEqual([{ target: button, found: true, role: "button", name: "Choose files" }]);
     await panelGone(page);
     expect(await page.evaluate(`document.querySelectorAll("[data-bsk-help-target]").length`)).toBe(0);
-    const inFrame = await w.ok([
-      "evaluate",
-      `document.querySelectorAll("[data-bsk-help-target]").length`,
-      "--frame",
-      frame,
-      "--session",
-      s,
-    ]);
-    expect(inFrame.value).toBe(0);
+    expect(await marksInFrame(w, s, frame)).toBe(0);
     page.close();
   });
 

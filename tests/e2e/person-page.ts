@@ -3,6 +3,7 @@
  * page target, not through bsk). It reads bsk's overlay through CDP's DOM domain, which pierces the closed shadow
  * root, and clicks its buttons with real mouse events at their on-screen position, as a person would.
  */
+import { evaluateInFrame } from "./devtools.ts";
 import { until } from "./harness.ts";
 
 interface DomNode {
@@ -69,6 +70,7 @@ export class PersonPage {
   private constructor(
     private readonly ws: WebSocket,
     readonly targetId: string,
+    private readonly cdpPort: number,
   ) {
     ws.onmessage = (ev) => {
       const msg = JSON.parse(String(ev.data));
@@ -103,7 +105,7 @@ export class PersonPage {
       ws.onopen = () => resolve();
       ws.onerror = () => reject(new Error(`could not attach to ${target.url}`));
     });
-    return new PersonPage(ws, target.id);
+    return new PersonPage(ws, target.id, cdpPort);
   }
 
   send(method: string, params: object = {}): Promise<any> {
@@ -189,10 +191,40 @@ export class PersonPage {
       buttons,
       disabled,
       panel: !!panel,
-      panelText: panel ? text(panel) : "",
+      panelText: panel ? [text(panel), ...(await this.framedTexts(panel))].join(" ") : "",
       marks: byClass("mark").length,
       dodge: attrs(host)["data-bsk-dodge"] ?? null,
     };
+  }
+
+  /**
+   * What bsk's own pages framed in a panel say (the approval panel's text), as the person sees it: each is another
+   * process, read through its own DevTools target. A frame not loaded yet says nothing.
+   */
+  private async framedTexts(panel: DomNode): Promise<string[]> {
+    const frames = findAll(panel, (n) => n.nodeName === "IFRAME" && (attrs(n).class ?? "") === "text");
+    // The browser lists the frame by the extension's own id, not by the dynamic URL the panel loaded it from.
+    const read = (src: string) => {
+      const u = new URL(src);
+      return evaluateInFrame(this.cdpPort, `${u.pathname}${u.search}`, "document.body.innerText").catch(() => "");
+    };
+    return (await Promise.all(frames.map((f) => read(attrs(f).src ?? "")))).map((t) => String(t).replace(/\s+/g, " ").trim());
+  }
+
+  /**
+   * Where the focus is inside the overlay: the focused element's data-action, else its class (the note field's frame
+   * is "note"); null when it is not in the overlay.
+   */
+  async overlayFocus(): Promise<string | null> {
+    const o = await this.overlayRoot();
+    if (!o) return null;
+    const { object } = await this.send("DOM.resolveNode", { nodeId: o.shadow.nodeId });
+    const r = await this.send("Runtime.callFunctionOn", {
+      objectId: object.objectId,
+      functionDeclaration: "function () { const a = this.activeElement; return a ? (a.dataset.action ?? a.className) : null; }",
+      returnByValue: true,
+    });
+    return r.result?.value ?? null;
   }
 
   /** Waits until the overlay looks as `pred` wants (polling the page through CDP, like the harness's `until`). */
@@ -408,10 +440,21 @@ export class PersonPage {
     await this.send("Input.dispatchMouseEvent", { type: "mouseWheel", x, y, deltaX: 0, deltaY });
   }
 
-  /** Clicks the help panel's note field and types into it. */
-  async typeNote(note: string): Promise<void> {
-    await this.clickNode("the note field", () => this.overlayNode({ tag: "TEXTAREA" }));
-    await this.send("Input.insertText", { text: note });
+  /**
+   * Clicks the help panel's note field (an extension page in a frame of the panel) and types into it: at once, or key
+   * by key (`keys`), once the field is ready (`data-ready`: its page has loaded and the worker has heard it). The tab's
+   * input goes to the focused frame, as a keyboard's does.
+   */
+  async typeNote(note: string, keys = false): Promise<void> {
+    await this.clickNode("the note field, ready", async () => {
+      const node = await this.overlayNode({ cls: "note" });
+      if (!("data-ready" in attrs(node))) throw new Error("the note field is not ready");
+      return node;
+    });
+    // The frame is another process: the person sees the field focused before typing, or the keys go to the page.
+    await until("the note field focused", async () => (await this.overlayFocus()) === "note");
+    if (keys) await this.typeKeys(note);
+    else await this.send("Input.insertText", { text: note });
   }
 
   /** What the screen shows, as the person's own DevTools captures it (overlay included). */

@@ -133,6 +133,7 @@ async function doAttach(tabId: number): Promise<void> {
   } catch (err) {
     if (attachError === null) await browser.debugger.detach({ tabId }).catch(() => undefined);
     const why = attachError ?? errorMessage(err);
+    if (EXTENSION_FRAME.test(why)) throw extensionFrameError(tabId, `cannot debug tab ${tabId}: ${why}`);
     throw new BskError("cdp_failed", `cannot debug tab ${tabId}: ${why}`, {
       hint: /already attached/i.test(why)
         ? "Another debugger (DevTools, another extension) holds this tab; close it and retry."
@@ -211,10 +212,28 @@ export async function sendTo<T = any>(target: CdpTarget, method: string, params?
   } catch (err) {
     if (err instanceof BskError) throw err;
     const message = cdpMessage(err);
+    if (EXTENSION_FRAME.test(message)) throw extensionFrameError(target.tabId, `${method} failed: ${message}`);
     const data: Record<string, unknown> = { method, cdp_message: message, tab_id: target.tabId };
     if (target.sessionId) data.cdp_session_id = target.sessionId;
     throw new BskError("cdp_failed", `${method} failed: ${message}`, { data });
   }
+}
+
+/**
+ * The browser refuses every chrome.debugger call on a tab (attach, command) while any frame in it shows another
+ * extension's page, and ends an attachment (`target_closed`) the moment such a frame starts loading: a password
+ * manager's menu, or bsk's own note field while the person helps (its per-session dynamic URL counts as another
+ * extension's). Nothing was sent to the page then; the tab is bsk's again once the frame is gone.
+ */
+const EXTENSION_FRAME = /chrome-extension:\/\/ URL of different extension/i;
+
+function extensionFrameError(tabId: number, message: string): BskError {
+  return new BskError("cdp_failed", message, {
+    hint:
+      "A frame of another extension (e.g. a password manager's menu) or bsk's own help panel shows in this tab, and the browser lets no " +
+      "extension act on a tab while it does; nothing was done. Once it is gone (the person closes it, or finishes helping), retry.",
+    data: { reason: "extension_frame", tab_id: tabId },
+  });
 }
 
 /** chrome.debugger rejects with the CDP error as JSON text ({"code":-32000,"message":"..."}). */

@@ -145,6 +145,15 @@ export async function listFrames(tabId: number, signal?: AbortSignal): Promise<F
   return order([...out.values()]);
 }
 
+/**
+ * The session holding a frame's document now, found by the frame's id: an out-of-process iframe's session is renewed
+ * when the tab is attached again (the browser ends an attachment while another extension's frame shows), its frame
+ * id stays. Null when the tab has no such frame any more.
+ */
+export async function frameTarget(tabId: number, frameId: string, signal?: AbortSignal): Promise<CdpTarget | null> {
+  return (await listFrames(tabId, signal)).find((f) => f.frameId === frameId)?.target ?? null;
+}
+
 function order(frames: FrameInfo[]): FrameInfo[] {
   const byParent = new Map<string | undefined, FrameInfo[]>();
   const ids = new Set(frames.map((f) => f.frameId));

@@ -41,6 +41,14 @@ export class Arming {
     });
   }
 
+  /**
+   * The person's own press landed in a frame of the panel (the help panel's note field), which the panel's listener
+   * cannot see: it counts as a press in the panel. The frame's focus is inside the panel, so Tab from there keeps it.
+   */
+  engage(): void {
+    this.engaged = true;
+  }
+
   /** Makes `b` one of the panel's buttons: `act` runs for the person's click or key on it while it is armed. */
   button(b: HTMLButtonElement, act: () => void): HTMLButtonElement {
     b.disabled = true;

@@ -9,8 +9,8 @@
 import { BskError } from "../../../../protocol/errors.ts";
 import { knownMainFrameId, mainFrameId, sendTo } from "../debugger.ts";
 import { callInWorld } from "../page-call.ts";
-import { childSessionAlive, dropWorld, frameOffset, isGoneError, worldOf } from "../frames.ts";
-import { lookupRef, targetOf, type RefEntry } from "./table.ts";
+import { childSessionAlive, dropWorld, frameOffset, frameTarget, isGoneError, worldOf } from "../frames.ts";
+import { lookupRef, targetOf, type RefEntry, type WorldRecord } from "./table.ts";
 import type { CdpTarget, ResolvedTarget, TabAhead } from "./target.ts";
 
 const REF = /^@?e(\d{1,9})$/;
@@ -158,6 +158,20 @@ interface Handoff {
   send: (cdp: CdpTarget, contextId: number) => void;
 }
 
+/**
+ * A ref's world in the session that holds its frame now: an out-of-process iframe's session is renewed when the tab is
+ * attached again (the browser ends an attachment while another extension's frame shows), its frame id stays, and the
+ * same document gives the same world back (same name, same token, which the page runtime checks). The recorded world
+ * when its session is alive or its frame is not found.
+ */
+async function currentWorld(w: WorldRecord, signal?: AbortSignal): Promise<WorldRecord> {
+  if (w.sessionId === undefined || childSessionAlive(w.tabId, w.sessionId)) return w;
+  const target = await frameTarget(w.tabId, w.frameId, signal).catch(() => null);
+  if (!target?.sessionId) return w;
+  const now = await worldOf(target, w.frameId, signal).catch(() => null);
+  return now && now.doc === w.doc ? { ...w, sessionId: target.sessionId, contextId: now.contextId } : w;
+}
+
 async function resolveRef(sessionId: string, tabId: number, n: number, signal?: AbortSignal, handoff?: Handoff): Promise<ResolvedTarget> {
   const ref = `@e${n}`;
   const { entry, stale: invalidated } = await lookupRef(sessionId, n);
@@ -175,7 +189,8 @@ async function resolveRef(sessionId: string, tabId: number, n: number, signal?: 
   }
   if (invalidated) throw stale(ref, entry, "refs from before the person took over are no longer trusted", "refs_invalidated");
 
-  const cdp = targetOf(entry.world);
+  const world = await currentWorld(entry.world, signal);
+  const cdp = targetOf(world);
   let reply: CallReply;
   try {
     const lookup = sendTo<CallReply>(
@@ -183,15 +198,15 @@ async function resolveRef(sessionId: string, tabId: number, n: number, signal?: 
       "Runtime.callFunctionOn",
       {
         functionDeclaration: RESOLVE_FN,
-        executionContextId: entry.world.contextId,
-        arguments: [{ value: sessionId }, { value: n }, { value: entry.world.doc }, { value: handoff?.key ?? null }],
+        executionContextId: world.contextId,
+        arguments: [{ value: sessionId }, { value: n }, { value: world.doc }, { value: handoff?.key ?? null }],
       },
       signal,
     );
-    handoff?.send(cdp, entry.world.contextId);
+    handoff?.send(cdp, world.contextId);
     reply = await lookup;
   } catch (err) {
-    const sessionGone = entry.world.sessionId !== undefined && !childSessionAlive(tabId, entry.world.sessionId);
+    const sessionGone = world.sessionId !== undefined && !childSessionAlive(tabId, world.sessionId);
     if (!isGoneError(err) && !sessionGone) throw err;
     const change = await documentChange(entry, signal);
     throw stale(ref, entry, change.what, "document_changed", change.url ? { url: change.url } : {});

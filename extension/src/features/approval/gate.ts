@@ -11,6 +11,7 @@ import type { SessionState } from "../../session/settings.ts";
 import type { CallContext } from "../../shared/handler.ts";
 import { describeCall } from "./describe.ts";
 import { askPerson } from "./registry.ts";
+import { approvalTextGone } from "./text-frame.ts";
 import { type AskWhy, whyAsk } from "./sites.ts";
 import { INPUT_METHODS } from "../../page/prompt-state.ts";
 import { listFrames } from "../../cdp/frames.ts";
@@ -90,7 +91,11 @@ export async function approvalGate(
   if (why.unshowable) throw approvalRequired(method, tabId, why, "no_panel_here");
   const text = await describeCall(method, params);
   const { record, release } = await askPerson({ tabId, text, ...why, callDeadline: ctx.deadline, signal: ctx.signal });
-  if (record.decision === "allowed") return { approved: { approval: record, release } };
+  if (record.decision === "allowed") {
+    // The panel has left the page; the call acts once its text's frame has gone too (text-frame.ts).
+    await approvalTextGone(tabId);
+    return { approved: { approval: record, release } };
+  }
   throw new BskError("approval_denied", `${method} was not done: ${ENDINGS[record.decision]} ("${text}")`, {
     data: { effect_state: "none", tab_id: tabId, approval: record },
   });

@@ -12,9 +12,13 @@ export type HelpOutcome = "completed" | "continued" | "cancelled" | "timed_out";
 interface ActiveHelp {
   view: HelpView;
   tabId: number;
+  /** What the person typed in the note field (its frame sends it here, note-frame.ts); never shown to the page. */
+  note: string;
   settle(outcome: HelpOutcome): void;
   fail(err: BskError): void;
 }
+
+const NOTE_MAX = 4000;
 
 const active = new Map<number, ActiveHelp>();
 const listeners: ((tabId: number) => void)[] = [];
@@ -34,6 +38,18 @@ export function helpView(tabId: number): HelpView | null {
 
 export function hasHelp(tabId: number): boolean {
   return active.has(tabId);
+}
+
+/** The note kept for the tab's request `helpId`; null when that request is not the tab's pending one. */
+export function helpNote(tabId: number, helpId: string): string | null {
+  const entry = active.get(tabId);
+  return entry && entry.view.id === helpId ? entry.note : null;
+}
+
+/** The note field of the tab's request `helpId` says what it holds now. */
+export function setHelpNote(tabId: number, helpId: string, note: string): void {
+  const entry = active.get(tabId);
+  if (entry && entry.view.id === helpId) entry.note = note.slice(0, NOTE_MAX);
 }
 
 export interface HelpRequest {
@@ -59,7 +75,6 @@ export function waitForPerson(req: HelpRequest, signal: AbortSignal): Promise<{ 
     const view: HelpView = {
       id: req.id,
       prompt: req.prompt,
-      note: "",
       targets: req.targets,
       ...(req.title !== undefined && { title: req.title }),
       ...(req.until !== undefined && { until: req.until }),
@@ -73,9 +88,10 @@ export function waitForPerson(req: HelpRequest, signal: AbortSignal): Promise<{ 
     const entry: ActiveHelp = {
       view,
       tabId: req.tabId,
+      note: "",
       settle: (outcome) => {
         end();
-        resolve({ outcome, note: view.note });
+        resolve({ outcome, note: entry.note });
       },
       fail: (err) => {
         end();
@@ -95,7 +111,6 @@ export function waitForPerson(req: HelpRequest, signal: AbortSignal): Promise<{ 
 export function fromPage(tabId: number, msg: OverlayRequest): void {
   const entry = active.get(tabId);
   if (!entry || !("help_id" in msg) || msg.help_id !== entry.view.id) return;
-  if ("note" in msg) entry.view.note = msg.note.slice(0, 4000);
   switch (msg.type) {
     case "help.done":
       return entry.settle("continued");

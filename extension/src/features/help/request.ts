@@ -7,7 +7,7 @@ import { browser } from "wxt/browser";
 import type { ParsedParams, Result } from "../../../../protocol/catalog.ts";
 import { BskError } from "../../../../protocol/errors.ts";
 import { mainFrameId, sendTo } from "../../cdp/debugger.ts";
-import { dropWorld, isGoneError, listFrames, worldOf } from "../../cdp/frames.ts";
+import { dropWorld, frameTarget, isGoneError, listFrames, worldOf } from "../../cdp/frames.ts";
 import { clearPrompt } from "../../page/prompt-state.ts";
 import { letPersonAnswer } from "../guard/prompts.ts";
 import { HELP_TARGET_ATTR } from "../../shared/messages/overlay.ts";
@@ -17,6 +17,7 @@ import { resolveTarget } from "../../cdp/refs/resolve.ts";
 import { resolveTab } from "../../session/sessions.ts";
 import { readSwitches } from "../../session/settings.ts";
 import { pageState } from "../../page/page-state.ts";
+import { noteFrameGone } from "./note-frame.ts";
 import { waitForPerson } from "./registry.ts";
 
 type Found = Result<"request_help">["targets"][number];
@@ -28,11 +29,16 @@ const MARK_FN = `function (attr, id, scroll) {
   return "true";
 }`;
 
-/** Runs `expression` in bsk's isolated world of the main frame; null when the document went away meanwhile. */
-async function inMainWorld(tabId: number, expression: string, signal: AbortSignal): Promise<unknown> {
-  const world = await worldOf({ tabId }, await mainFrameId(tabId, signal), signal);
+/**
+ * Runs `expression` in bsk's isolated world of a frame (the main frame when none is named), in whichever session holds
+ * the frame now; null when the document or the frame went away meanwhile.
+ */
+async function inWorld(tabId: number, expression: string, signal: AbortSignal, frameId?: string): Promise<unknown> {
+  const target = frameId === undefined ? { tabId } : await frameTarget(tabId, frameId, signal);
+  if (!target) return null;
+  const world = await worldOf(target, frameId ?? (await mainFrameId(tabId, signal)), signal);
   try {
-    const r = await sendTo({ tabId }, "Runtime.evaluate", { expression, contextId: world.contextId, returnByValue: true }, signal);
+    const r = await sendTo(target, "Runtime.evaluate", { expression, contextId: world.contextId, returnByValue: true }, signal);
     return r.result?.value;
   } catch (err) {
     if (!isGoneError(err)) throw err;
@@ -44,7 +50,7 @@ async function inMainWorld(tabId: number, expression: string, signal: AbortSigna
 /** A selector the page cannot parse would make the criteria fail forever: refuse it now. */
 async function checkSelectors(tabId: number, selectors: string[], signal: AbortSignal): Promise<void> {
   if (selectors.length === 0) return;
-  const bad = await inMainWorld(
+  const bad = await inWorld(
     tabId,
     `(${JSON.stringify(selectors)}).find((s) => { try { document.createDocumentFragment().querySelector(s); return false; } catch { return true; } }) ?? null`,
     signal,
@@ -55,8 +61,6 @@ async function checkSelectors(tabId: number, selectors: string[], signal: AbortS
     });
   }
 }
-
-const UNMARK_FN = `function (attr) { this.removeAttribute(attr); }`;
 
 /**
  * The overlay lives in the top document and highlights what it can see there: a target inside an iframe is shown
@@ -91,17 +95,16 @@ async function markFrameOwner(
   return true;
 }
 
-type Marked = Awaited<ReturnType<typeof resolveTarget>>;
-
 async function markTargets(
   sessionId: string,
   tabId: number,
   targets: string[],
   id: string,
   signal: AbortSignal,
-): Promise<{ found: Found[]; marked: number; inFrames: Marked[] }> {
+): Promise<{ found: Found[]; marked: number; inFrames: Set<string> }> {
   const found: Found[] = [];
-  const inFrames: Marked[] = [];
+  /** The ids of the frames (other than the main one) holding a marked target. */
+  const inFrames = new Set<string>();
   let marked = 0;
   const main = targets.length ? await mainFrameId(tabId, signal) : "";
   for (const target of targets) {
@@ -111,7 +114,7 @@ async function markTargets(
       await callOn(rt, MARK_FN, [HELP_TARGET_ATTR, id, first], signal);
       if (rt.frameId === main) marked++;
       else {
-        inFrames.push(rt);
+        inFrames.add(rt.frameId);
         if (await markFrameOwner(tabId, rt.frameId, main, id, first, signal).catch(() => false)) marked++;
       }
       found.push({ target, found: true, role: rt.role, name: rt.name });
@@ -123,9 +126,14 @@ async function markTargets(
   return { found, marked, inFrames };
 }
 
-async function unmark(tabId: number, id: string): Promise<void> {
+/**
+ * Takes the request's marks off the main frame's document and those of the frames holding targets (the mark scrolled
+ * them into view there), each frame found by its id: the session that marked it may have been renewed since.
+ */
+async function unmark(tabId: number, id: string, frameIds: Iterable<string>): Promise<void> {
   const expression = `document.querySelectorAll('[${HELP_TARGET_ATTR}="${id}"]').forEach((e) => e.removeAttribute("${HELP_TARGET_ATTR}"))`;
-  await inMainWorld(tabId, expression, AbortSignal.timeout(2000)).catch(() => undefined);
+  for (const frameId of [undefined, ...frameIds])
+    await inWorld(tabId, expression, AbortSignal.timeout(2000), frameId).catch(() => undefined);
 }
 
 async function bringToFront(tabId: number, windowId: number): Promise<void> {
@@ -174,8 +182,9 @@ export async function requestHelp(p: ParsedParams<"request_help">, signal: Abort
     return await answer(outcome, note, found);
   } finally {
     letPersonAnswer(tabId, false);
-    if (marked > 0 || found.some((f) => f.found)) await unmark(tabId, id);
-    // Targets inside iframes carry the mark in their own documents too (it scrolled them into view there).
-    for (const rt of inFrames) await callOn(rt, UNMARK_FN, [HELP_TARGET_ATTR], AbortSignal.timeout(2000)).catch(() => undefined);
+    if (marked > 0 || found.some((f) => f.found)) {
+      await noteFrameGone(tabId);
+      await unmark(tabId, id, inFrames);
+    }
   }
 }

@@ -17,6 +17,8 @@ import {
 } from "../control.ts";
 import { answerFromPage, approvalView, onApprovalChange } from "../approval/registry.ts";
 import { fromPage, hasHelp, helpView, onHelpChange, tabGone } from "../help/registry.ts";
+import { freshNote, installNoteFrame } from "../help/note-frame.ts";
+import { installApprovalText } from "../approval/text-frame.ts";
 import { finishFromPage } from "../recording/recorder.ts";
 import { onRecordingChange, recordingOfTab, recordingsReady } from "../../session/recordings.ts";
 import { onCapture } from "../../page/screenshot.ts";
@@ -171,6 +173,13 @@ async function onPageMessage(msg: OverlayRequest, sender: Browser.runtime.Messag
       case "approval.answer":
         answerFromPage(sender, msg.approval_id, msg.allow === true);
         break;
+      case "help.done":
+      case "help.cancel":
+      case "help.completed":
+        // The request ends with the note field's text as it is now (its frame's last edit may still be on its way).
+        await freshNote(tabId);
+        fromPage(tabId, msg);
+        break;
       default:
         fromPage(tabId, msg);
     }
@@ -185,7 +194,6 @@ const PAGE_TYPES = new Set([
   "overlay.resume",
   "overlay.stop",
   "overlay.hidden",
-  "help.note",
   "help.done",
   "help.cancel",
   "help.completed",
@@ -195,6 +203,8 @@ const PAGE_TYPES = new Set([
 
 export function installOverlay(): void {
   installDebuggingCancelStop();
+  installNoteFrame();
+  installApprovalText();
   browser.runtime.onConnect.addListener((port) => {
     // Held open and never read; what else connects under its name is cut off.
     if (port.name === OVERLAY_LIFE_PORT && !lifePortFrom(port.sender, browser.runtime.id)) port.disconnect();

@@ -37,8 +37,6 @@ export interface HelpView {
   id: string;
   title?: string;
   prompt: string;
-  /** The note typed so far (kept by the worker, so a reload does not lose it). */
-  note: string;
   until?: HelpCriteriaView;
   /** How many targets are marked in the page (attribute HELP_TARGET_ATTR = id). */
   targets: number;
@@ -97,11 +95,11 @@ export type OverlayRequest =
   | { type: "overlay.hidden"; hidden: boolean }
   /** The person's Finish in the record panel. */
   | { type: "record.panel_finish" }
-  | { type: "help.note"; help_id: string; note: string }
-  | { type: "help.done"; help_id: string; note: string }
-  | { type: "help.cancel"; help_id: string; note: string }
+  /** Done and Cancel: the note is the one the worker holds (the note field's frame sends it there, messages/note.ts). */
+  | { type: "help.done"; help_id: string }
+  | { type: "help.cancel"; help_id: string }
   /** The criteria held for stable_ms in this document. */
-  | { type: "help.completed"; help_id: string; note: string }
+  | { type: "help.completed"; help_id: string }
   /** The criteria cannot be checked here (e.g. an invalid selector). */
   | { type: "help.invalid"; help_id: string; message: string }
   /** The person's Allow or Deny in the approval panel (a trusted click). */

@@ -3,6 +3,11 @@
  * It says what is about to happen ("click button 'Pay now'"), why it asks, how long it waits, and offers Deny and
  * Allow. It lives in the overlay's closed shadow root (the page can neither read it nor reach its buttons), and its
  * buttons take the person's input only once they have been seen (shared/arming.ts).
+ *
+ * What it says about the call (the URL it names, with any token) and why it asks is not in this document: it is bsk's
+ * page in a frame (entrypoints/approval-text/), cross-origin to the page, which the worker tells the text. Text in the
+ * shadow root would still be found by the page's `window.find()` and read by other extensions' content scripts
+ * (`chrome.dom.openOrClosedShadowRoot`).
  */
 import { Arming } from "../../../shared/arming.ts";
 import { t } from "../../../shared/i18n.ts";
@@ -19,6 +24,8 @@ export class ApprovalPanel {
   constructor(
     parent: HTMLElement,
     private view: ApprovalView,
+    /** The panel's text page for this approval (the extension's per-session dynamic URL, `?approval=<id>`). */
+    textUrl: string,
     answer: (allow: boolean) => void,
   ) {
     this.id = view.id;
@@ -33,12 +40,10 @@ export class ApprovalPanel {
     const asks = document.createElement("div");
     asks.className = "hint";
     asks.textContent = t("approval.asks");
-    const what = document.createElement("div");
-    what.className = "prompt what";
-    what.textContent = view.text;
-    const why = document.createElement("div");
-    why.className = "hint why";
-    why.textContent = view.cause === "confirm_writes" ? t("approval.session") : t("approval.site", { origin: view.origin ?? "" });
+    const text = document.createElement("iframe");
+    text.className = "text";
+    text.title = t("approval.asks");
+    text.src = textUrl;
     this.queued.className = "hint queued";
     this.left.className = "hint left";
     const press = (allow: boolean) => () => {
@@ -51,7 +56,7 @@ export class ApprovalPanel {
     const actions = document.createElement("div");
     actions.className = "actions";
     actions.append(deny, allow);
-    body.append(asks, what, why, this.queued, this.left, actions);
+    body.append(asks, text, this.queued, this.left, actions);
     this.panel.append(head, body);
     parent.append(this.panel);
     this.tick = setInterval(() => this.showLeft(), 1000);

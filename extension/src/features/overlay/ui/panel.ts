@@ -2,40 +2,42 @@
  * The help panel: title, the agent's prompt, a note field, Done and Cancel; draggable by its header. It also draws
  * a box around each element the worker marked as a target (HELP_TARGET_ATTR), following scrolls and layout changes.
  * Done and Cancel take the person's input only once they have been seen (shared/arming.ts).
+ *
+ * The note field is not in this document: it is bsk's note page in a frame (entrypoints/note/), cross-origin to the
+ * page, whose every edit goes straight to the worker. Composed key and input events of a field in the shadow root
+ * would reach the page's own listeners on window before anything here could stop them.
  */
 import { Arming } from "../../../shared/arming.ts";
 import { t } from "../../../shared/i18n.ts";
+import { NOTE_PRESSED, NOTE_READY } from "../../../shared/messages/note.ts";
 import { HELP_TARGET_ATTR, type HelpView } from "../../../shared/messages/overlay.ts";
 
 export interface PanelActions {
-  done(note: string): void;
-  cancel(note: string): void;
-  note(note: string): void;
+  done(): void;
+  cancel(): void;
 }
-
-const NOTE_SAVE_MS = 300;
 
 export class HelpPanel {
   readonly id: string;
   private readonly panel = document.createElement("div");
-  private readonly note = document.createElement("textarea");
+  private readonly note = document.createElement("iframe");
+  /** The note frame tells of the person's press in it here (the press itself never reaches this document). */
+  private readonly noteTalk = new MessageChannel();
   private readonly marks = document.createElement("div");
   private readonly arming = new Arming(this.panel);
-  private noteTimer: ReturnType<typeof setTimeout> | undefined;
   private markQueued = false;
   private readonly observer: MutationObserver;
   private readonly resize: ResizeObserver;
   private readonly relayout = () => this.queueMarks();
-  private readonly flushNote = () => {
-    if (this.noteTimer === undefined) return;
-    clearTimeout(this.noteTimer);
-    this.noteTimer = undefined;
-    this.actions.note(this.note.value);
-  };
 
   constructor(
     parent: HTMLElement,
     view: HelpView,
+    /**
+     * The note page for this request: its URL (the extension's per-session dynamic URL, `?help=<id>`) and the origin
+     * its document has once loaded (the extension's own: the browser maps the dynamic URL to it).
+     */
+    note: { url: string; origin: string },
     private readonly actions: PanelActions,
   ) {
     this.id = view.id;
@@ -58,18 +60,18 @@ export class HelpPanel {
     const prompt = document.createElement("div");
     prompt.className = "prompt";
     prompt.textContent = view.prompt;
-    this.note.placeholder = t("help.note");
-    this.note.setAttribute("aria-label", t("help.note"));
-    this.note.value = view.note;
-    this.note.addEventListener("input", () => {
-      clearTimeout(this.noteTimer);
-      this.noteTimer = setTimeout(() => {
-        this.noteTimer = undefined;
-        this.actions.note(this.note.value);
-      }, NOTE_SAVE_MS);
+    this.note.className = "note";
+    this.note.title = t("help.note");
+    this.note.src = note.url;
+    // Handed to the note page once, on its first load, addressed to its origin only.
+    this.note.addEventListener("load", () => this.note.contentWindow?.postMessage(null, note.origin, [this.noteTalk.port2]), {
+      once: true,
     });
-    // A reload must not lose what the person typed: the worker keeps it and the next panel starts from it.
-    addEventListener("pagehide", this.flushNote);
+    this.noteTalk.port1.onmessage = (e) => {
+      if (e.data === NOTE_PRESSED) this.arming.engage();
+      // The field takes typing now (a test's person waits for this, as a person waits to see the field).
+      else if (e.data === NOTE_READY) this.note.dataset.ready = "";
+    };
     const actionsRow = document.createElement("div");
     actionsRow.className = "actions";
     actionsRow.append(this.button("cancel", t("help.cancel"), false), this.button("done", t("help.done"), true));
@@ -105,10 +107,7 @@ export class HelpPanel {
     b.textContent = text;
     b.dataset.action = action;
     if (primary) b.className = "primary";
-    return this.arming.button(b, () => {
-      clearTimeout(this.noteTimer);
-      (action === "done" ? this.actions.done : this.actions.cancel)(this.note.value);
-    });
+    return this.arming.button(b, () => (action === "done" ? this.actions.done : this.actions.cancel)());
   }
 
   private draggable(handle: HTMLElement): void {
@@ -161,18 +160,13 @@ export class HelpPanel {
     });
   }
 
-  currentNote(): string {
-    return this.note.value;
-  }
-
   dispose(): void {
-    clearTimeout(this.noteTimer);
+    this.noteTalk.port1.close();
     this.arming.dispose();
     this.observer.disconnect();
     this.resize.disconnect();
     removeEventListener("scroll", this.relayout, { capture: true });
     removeEventListener("resize", this.relayout);
-    removeEventListener("pagehide", this.flushNote);
     this.panel.remove();
     this.marks.remove();
   }

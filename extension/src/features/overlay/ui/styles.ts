@@ -37,7 +37,7 @@ button:focus-visible { outline: 2px solid #0a84ff; outline-offset: 2px; }
 .body { padding: 10px 12px 12px; display: flex; flex-direction: column; gap: 8px; }
 .prompt { white-space: pre-wrap; word-wrap: break-word; font-size: 14px; max-height: 40vh; overflow: auto; }
 .hint { color: #6e6e73; font-size: 12px; }
-textarea { width: 100%; min-height: 54px; resize: vertical; font: inherit; padding: 6px 8px; border: 1px solid #c7c7cc; border-radius: 8px; pointer-events: auto; color: #1d1d1f; background: #fff; }
+iframe.note { display: block; width: 100%; height: 64px; border: 0; border-radius: 8px; pointer-events: auto; background: #fff; color-scheme: light; }
 .actions { display: flex; justify-content: flex-end; gap: 8px; }
 .panel button { background: #e5e5ea; color: #1d1d1f; padding: 6px 14px; }
 .panel button.primary { background: #0a84ff; color: #fff; }
@@ -50,7 +50,7 @@ textarea { width: 100%; min-height: 54px; resize: vertical; font: inherit; paddi
 
 .panel.approval { top: 16px; left: 50%; right: auto; transform: translateX(-50%); width: 360px; }
 .panel.approval .head { background: #d70015; cursor: default; }
-.panel.approval .what { font-weight: 600; }
+.panel.approval iframe.text { display: block; width: 100%; height: 84px; border: 0; background: #fff; color-scheme: light; }
 /* Never opacity: the browser would count a translucent Allow as not visible (approval-panel.ts), and it stays off. */
 .panel button:disabled { background: #d1d1d6; color: #8e8e93; cursor: default; }
 .panel button.primary:disabled { background: #9ec9ff; color: #fff; }

@@ -1,0 +1,23 @@
+/**
+ * The help panel's note field ↔ service worker port (`runtime.connect({name: NOTE_PORT})`). The field is an extension
+ * page (`note.html?help=<id>`) in a frame of the overlay's panel, so what the person types never passes through the
+ * page's document: the worker holds the note per tab and ends the request with it.
+ */
+export const NOTE_PORT = "bsk-help-note";
+export const NOTE_PAGE = "/note.html";
+
+/** The field's whole text, on every edit; `flush` answers the worker's ask of the same number. */
+export type NoteToWorker = { type: "note"; help_id: string; note: string; flush?: number };
+
+export type NoteToPage =
+  /** The note kept so far (a reload of the tab does not lose it). */
+  | { type: "start"; note: string }
+  /** The request is ending: send the field's text now. */
+  | { type: "flush"; flush: number };
+
+/**
+ * What the note frame tells the overlay over the MessagePort the overlay hands it (never the text): the field is
+ * ready (the worker heard it and sent the kept note), the person pressed in the field.
+ */
+export const NOTE_READY = "ready";
+export const NOTE_PRESSED = "pressed";
