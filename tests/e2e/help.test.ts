@@ -54,6 +54,8 @@ describe("request-help", () => {
     const look = await panelShown(page);
     expect(look!.panelText).toContain("Please sign in to your account");
     expect(look!.panelText).toContain("Sign in");
+    // Issue 36 item 7: the agent's words to the person are drawn, not text the page's find() can spell out.
+    expect(await page.evaluate(`window.find("Please sign in to your account")`)).toBe(false);
     expect(look!.buttons).toEqual(["cancel", "done"]);
     expect(look!.pill).toBe(false);
 

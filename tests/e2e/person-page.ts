@@ -58,9 +58,11 @@ function findAll(n: DomNode, pred: (n: DomNode) => boolean, out: DomNode[] = [])
   return out;
 }
 
+/** What a node shows: its text, and what the panels' stylesheet draws from `data-said` (overlay/ui/said.ts). */
 function text(n: DomNode): string {
   if (n.nodeType === 3) return n.nodeValue ?? "";
-  return (n.children ?? []).map(text).join(" ").replace(/\s+/g, " ").trim();
+  const drawn = attrs(n)["data-said"];
+  return [...(drawn === undefined ? [] : [drawn]), ...(n.children ?? []).map(text)].join(" ").replace(/\s+/g, " ").trim();
 }
 
 export class PersonPage {

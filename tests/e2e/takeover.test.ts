@@ -58,6 +58,8 @@ describe("control pill", () => {
     expect(look).toMatchObject({ pill: true, buttons: ["takeover", "stop"], panel: false });
     expect(look!.pillText).toContain("Agent is working");
     expect(look!.pillText).toContain(s);
+    // Issue 36 item 7: the page cannot spell out the session's name with find(): the pill draws it, it is not text.
+    expect(await page.evaluate(`[window.find(${JSON.stringify(s)}), window.find("Agent is working")]`)).toEqual([false, true]);
 
     await w.person.openTab(w.fixtures.url("/overlay.html?person"));
     const mine = await PersonPage.find(w.browser.cdpPort!, "overlay.html?person");

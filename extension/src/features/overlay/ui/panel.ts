@@ -11,6 +11,7 @@ import { Arming } from "../../../shared/arming.ts";
 import { t } from "../../../shared/i18n.ts";
 import { NOTE_PRESSED, NOTE_READY } from "../../../shared/messages/note.ts";
 import { HELP_TARGET_ATTR, type HelpView } from "../../../shared/messages/overlay.ts";
+import { said } from "./said.ts";
 
 export interface PanelActions {
   done(): void;
@@ -47,7 +48,9 @@ export class HelpPanel {
 
     const head = document.createElement("div");
     head.className = "head";
-    head.textContent = view.title || t("help.title");
+    const title = document.createElement("span");
+    said(title, view.title || t("help.title"));
+    head.append(title);
     const grip = document.createElement("span");
     grip.className = "grip";
     grip.textContent = "⠿";
@@ -59,7 +62,7 @@ export class HelpPanel {
     body.className = "body";
     const prompt = document.createElement("div");
     prompt.className = "prompt";
-    prompt.textContent = view.prompt;
+    said(prompt, view.prompt);
     this.note.className = "note";
     this.note.title = t("help.note");
     this.note.src = note.url;

@@ -10,6 +10,7 @@
 import { watchVisible } from "../../../shared/visible.ts";
 import { t } from "../../../shared/i18n.ts";
 import type { OverlayView } from "../../../shared/messages/overlay.ts";
+import { said } from "./said.ts";
 
 export type PillAction = "takeover" | "resume" | "stop";
 
@@ -83,7 +84,7 @@ export class Pill {
       : view!.remote_host !== undefined
         ? t("pill.remote", { host: view!.remote_host })
         : t("pill.working");
-    this.name.textContent = `· ${view!.name || view!.session_id}`;
+    said(this.name, `· ${view!.name || view!.session_id}`);
     this.buttons.takeover.hidden = taken;
     this.buttons.resume.hidden = !taken;
   }

@@ -6,6 +6,7 @@
 import { Arming } from "../../../shared/arming.ts";
 import { t } from "../../../shared/i18n.ts";
 import type { RecordView } from "../../../shared/messages/overlay.ts";
+import { said } from "./said.ts";
 
 export class RecordPanel {
   private readonly panel = document.createElement("div");
@@ -26,7 +27,7 @@ export class RecordPanel {
     if (view.purpose) {
       const purpose = document.createElement("div");
       purpose.className = "prompt";
-      purpose.textContent = view.purpose;
+      said(purpose, view.purpose);
       body.append(purpose);
     }
     this.count.className = "hint steps";

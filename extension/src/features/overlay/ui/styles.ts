@@ -22,6 +22,7 @@ export const OVERLAY_CSS = `
 .pill.taken .dot { background: #34c759; animation: none; }
 @keyframes pulse { 50% { opacity: .35; } }
 .label { overflow: hidden; text-overflow: ellipsis; }
+[data-said]::before { content: attr(data-said); }
 .name { color: #c7c7cc; overflow: hidden; text-overflow: ellipsis; max-width: 180px; }
 button { pointer-events: auto; font: inherit; cursor: pointer; border: 0; border-radius: 999px; padding: 4px 11px; }
 .pill button { background: #3a3a3c; color: #fff; }
