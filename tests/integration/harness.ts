@@ -108,7 +108,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
     done,
     proc,
     async client() {
-      const c = await IpcClient.connect(paths.socket);
+      const c = await IpcClient.connect(paths);
       clients.push(c);
       return c;
     },
@@ -120,7 +120,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
     async stop() {
       for (const p of peers) p.close();
       try {
-        const c = await IpcClient.connect(paths.socket);
+        const c = await IpcClient.connect(paths);
         c.send({ id: "stop", method: "system.shutdown" });
       } catch {
         proc?.kill("SIGTERM");
