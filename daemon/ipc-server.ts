@@ -89,11 +89,13 @@ export function startIpcServer(opts: {
       error: toErrorBody(new BskError("protocol_error", message, reason ? { data: { reason } } : {})),
     });
 
-  /** One error frame, then the connection ends: left open (what it sends is dropped) until it hangs up or the linger
-   * ends, since closing at once, with its request unread, would reset the connection and lose the refusal. */
+  /** One error frame, then our side ends (FIN, the client reads it to its end); the socket is left open (what it
+   * sends is dropped) until it hangs up or the linger ends, since closing at once, with its request unread, would
+   * reset the connection and lose the refusal on its way. */
   const refuse = (sock: Sock, err: BskError) => {
     const c = sock.data;
     write(sock, { id: null, error: toErrorBody(err) });
+    if (!c.out.length) sock.shutdown();
     c.closed = true;
     clearTimeout(c.proofTimer);
     setTimeout(() => sock.end(), REFUSED_LINGER_MS).unref();

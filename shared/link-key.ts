@@ -17,10 +17,14 @@ export function ensureLinkKey(paths: HomePaths): Uint8Array {
   if (uid !== undefined) {
     const st = statSync(paths.linkKey);
     if (st.uid !== uid || st.mode & 0o077)
-      throw new BskError("permission_denied", `${paths.linkKey} is not this user's alone (uid ${st.uid}, mode ${(st.mode & 0o777).toString(8)})`, {
-        hint: `Remove ${paths.linkKey} (another user may have read it) and start the daemon again: it makes a new one.`,
-        data: { reason: "untrusted_link_key", path: paths.linkKey },
-      });
+      throw new BskError(
+        "permission_denied",
+        `${paths.linkKey} is not this user's alone (uid ${st.uid}, mode ${(st.mode & 0o777).toString(8)})`,
+        {
+          hint: `Remove ${paths.linkKey} (another user may have read it) and start the daemon again: it makes a new one.`,
+          data: { reason: "untrusted_link_key", path: paths.linkKey },
+        },
+      );
   }
   return bytes;
 }

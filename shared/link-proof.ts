@@ -119,7 +119,8 @@ export class LinkProofServer {
     const msg = parseLine(line);
     if (this.expected === undefined) {
       if (!msg || msg.link !== "hello") return { kind: "refused", why: "it sent a request before proving it holds this home's link key" };
-      if (msg.v !== LINK_PROOF_VERSION) return { kind: "refused", why: `it speaks link proof version ${String(msg.v)}, not ${LINK_PROOF_VERSION}` };
+      if (msg.v !== LINK_PROOF_VERSION)
+        return { kind: "refused", why: `it speaks link proof version ${String(msg.v)}, not ${LINK_PROOF_VERSION}` };
       if (!isNonce(msg.nonce)) return { kind: "refused", why: "its hello carries no valid nonce" };
       const mine = nonce();
       this.expected = linkMac(this.key, LINK_LABELS.cli, this.transport, msg.nonce, mine);

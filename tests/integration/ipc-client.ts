@@ -64,6 +64,7 @@ export class IpcClient {
       data: (_s: unknown, chunk: Uint8Array) => c.onData(decoder.decode(chunk, { stream: true })),
       drain: () => c.flush(),
       close: () => c.onClose(),
+      end: () => c.onClose(),
       error: () => c.onClose(),
     };
     c.sock = await ("unix" in to ? Bun.connect({ unix: to.unix, socket }) : Bun.connect({ hostname: "127.0.0.1", port: to.port, socket }));
