@@ -19,6 +19,7 @@ import { readLogTail, refusalSince } from "./doctor-log.ts";
 import { renderDoctor, type Check, type DoctorReport } from "./doctor-report.ts";
 import { fixSkill, nativeHostCheck, type Say } from "./doctor-fix.ts";
 import { skillCheck } from "./doctor-skill.ts";
+import { transportCheck } from "./doctor-transport.ts";
 import { failedCheck } from "../update/status-note.ts";
 
 type Env = Record<string, string | undefined>;
@@ -147,6 +148,7 @@ class Doctor {
       const check = skillCheck(this.env);
       return fixed.length ? { ...check, detail: `${check.detail} (fixed: ${fixed.join(", ")})` } : check;
     });
+    if (daemon) await this.hop("transport", () => transportCheck(this.paths, this.env));
     const failed = failedCheck(this.paths.home);
     // Only when the last update check failed: nothing to say otherwise, and the check list stays the same.
     if (failed)
