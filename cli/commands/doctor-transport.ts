@@ -2,7 +2,7 @@
  * doctor's transport check: which ways to the daemon work from this process (its Unix socket, its loopback TCP port),
  * each with the link proof, and what to allow when a sandbox blocks one (docs/install.md, agents in sandboxes).
  */
-import { asBskError } from "../../protocol/errors.ts";
+import { asBskError } from "../call-pipeline.ts";
 import type { DaemonInfo, HomePaths } from "../../shared/home.ts";
 import { readDaemonInfo, tryConnect } from "../daemon-client.ts";
 import type { Check } from "./doctor-report.ts";
