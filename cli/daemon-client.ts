@@ -13,6 +13,7 @@ import {
   LINK_HELLO_MAX_BYTES,
   LINK_PROOF_MS,
   tcpTransport,
+  unansweredProof,
   unixTransport,
   unprovenDaemon,
 } from "../shared/link-proof.ts";
@@ -89,13 +90,13 @@ async function proveLink(conn: Connection, paths: HomePaths, transport: string):
   }
   const hello = clientHello();
   const { promise, resolve, reject } = Promise.withResolvers<Connection>();
-  const timer = setTimeout(() => fail(`it did not prove itself within ${LINK_PROOF_MS / 1000} s`), LINK_PROOF_MS);
-  const fail = (why: string) => {
+  const timer = setTimeout(() => fail(unansweredProof(transport)), LINK_PROOF_MS);
+  const fail = (why: string | BskError) => {
     clearTimeout(timer);
     conn.onLine = () => {};
     conn.onClose = () => {};
     conn.close();
-    reject(unprovenDaemon(transport, why));
+    reject(typeof why === "string" ? unprovenDaemon(transport, why) : why);
   };
   conn.lineCap = LINK_HELLO_MAX_BYTES;
   conn.onClose = () => fail("it closed the connection before proving itself");

@@ -149,6 +149,18 @@ export function unprovenDaemon(transport: string, why: string): BskError {
   });
 }
 
+/** Something listens but proved nothing in time: a hung daemon (or a silent listener); only the hello went out. */
+export function unansweredProof(transport: string): BskError {
+  return new BskError(
+    "timeout",
+    `the bsk daemon at ${transport} did not prove itself within ${LINK_PROOF_MS / 1000} s; only a random nonce was sent`,
+    {
+      hint: "The daemon may be hung: bsk daemon stop (it is killed when it does not answer), then retry; bsk doctor --fix does both.",
+      data: { reason: "daemon_unresponsive", transport },
+    },
+  );
+}
+
 /** The CLI cannot read this home's link key, so it cannot prove itself (nor check the daemon). */
 export function linkKeyUnreadable(path: string, why: string): BskError {
   return new BskError("permission_denied", `cannot read the bsk link key ${path}: ${why}`, {

@@ -164,8 +164,16 @@ class Doctor {
 
   /** The daemon, reachable and of this version; with --fix one that does not answer or is another version is restarted. */
   private async daemon() {
-    this.conn = await reachDaemon(this.paths, this.env);
-    let status = await this.status();
+    let status: Awaited<ReturnType<Doctor["status"]>>;
+    try {
+      this.conn = await reachDaemon(this.paths, this.env);
+      status = await this.status();
+    } catch (e) {
+      // A daemon that takes the connection but never proves itself (hung): stale, as one that never answers status.
+      const err = asBskError(e);
+      if (err.code !== "timeout") throw err;
+      status = { error: err };
+    }
     let fixed = "";
     const stale = !("result" in status);
     const skewed = "result" in status && status.result.daemon.version !== APP_VERSION;
@@ -177,7 +185,7 @@ class Doctor {
             ? "fixing: restarting the daemon, which does not answer"
             : `fixing: restarting the daemon (bsk ${"result" in status ? status.result.daemon.version : "?"}) so it runs this bsk ${APP_VERSION}`,
         );
-        this.conn.close();
+        this.conn?.close();
         const { stopDaemon } = await import("../update/daemon.ts");
         await stopDaemon(this.paths, this.env, { unresponsive: stale });
         this.conn = await reachDaemon(this.paths, this.env);
