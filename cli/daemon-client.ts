@@ -6,7 +6,6 @@
  */
 import { cliTransport, type DaemonInfo, type HomePaths } from "../shared/home.ts";
 import { BskError, type ErrorBody } from "../protocol/errors.ts";
-import { readLinkKey } from "../shared/link-key.ts";
 import {
   answerDaemon,
   clientHello,
@@ -83,6 +82,7 @@ export async function tryConnect(paths: HomePaths, env: Record<string, string | 
 async function proveLink(conn: Connection, paths: HomePaths, transport: string): Promise<Connection> {
   let key: Uint8Array;
   try {
+    const { readLinkKey } = await import("../shared/link-key.ts");
     key = readLinkKey(paths.linkKey);
   } catch (err) {
     conn.close();

@@ -17,7 +17,7 @@ import { DAEMON_HANDLERS } from "./handlers/index.ts";
 import type { DaemonInfo, HomePaths } from "../shared/home.ts";
 import { IdleExit } from "./idle-exit.ts";
 import { startIpcServer } from "./ipc-server.ts";
-import { ensureLinkKey } from "../shared/link-key.ts";
+import { ensureLinkKey } from "../shared/key-file.ts";
 import type { Ledger } from "./ledger.ts";
 import { FileLedger } from "./ledger-file.ts";
 import { acquireLock } from "./lock.ts";

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homePaths, type HomePaths } from "../../shared/home.ts";
-import { ensureLinkKey } from "../../shared/link-key.ts";
+import { ensureLinkKey } from "../../shared/key-file.ts";
 import { LinkProofServer, unixTransport } from "../../shared/link-proof.ts";
 
 export interface Frame {
