@@ -81,8 +81,8 @@ export async function tryConnect(paths: HomePaths, env: Record<string, string | 
 /** The daemon serving this home's link key, proven both ways on `conn`; else conn is closed and a BskError thrown. */
 async function proveLink(conn: Connection, paths: HomePaths, transport: string): Promise<Connection> {
   let key: Uint8Array;
+  const { readLinkKey, forgetLinkKey } = await import("../shared/link-key.ts");
   try {
-    const { readLinkKey } = await import("../shared/link-key.ts");
     key = readLinkKey(paths.linkKey);
   } catch (err) {
     conn.close();
@@ -102,7 +102,10 @@ async function proveLink(conn: Connection, paths: HomePaths, transport: string):
   conn.onClose = () => fail("it closed the connection before proving itself");
   conn.onLine = (line) => {
     const answer = answerDaemon(key, transport, hello, line);
-    if (!answer.ok) return fail(answer.why);
+    if (!answer.ok) {
+      forgetLinkKey();
+      return fail(answer.why);
+    }
     clearTimeout(timer);
     conn.lineCap = undefined;
     conn.onLine = () => {};

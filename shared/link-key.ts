@@ -8,6 +8,12 @@ import { LINK_KEY_BYTES, linkKeyUnreadable } from "./link-proof.ts";
 
 let cached: { path: string; key: Uint8Array } | undefined;
 
+/** A daemon's proof did not match: a long-lived caller (bsk mcp) reads the key again next time (a new daemon may
+ * have made a new one). */
+export function forgetLinkKey(): void {
+  cached = undefined;
+}
+
 /** The CLI's: the key, read once per process (no base64 regular expression on the call's path). */
 export function readLinkKey(path: string): Uint8Array {
   if (cached?.path === path) return cached.key;

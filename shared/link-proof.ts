@@ -95,7 +95,7 @@ export function answerDaemon(
     const e = msg.error as { message?: unknown } | null;
     return { ok: false, why: `it answered the hello with an error (${typeof e?.message === "string" ? e.message : "no message"})` };
   }
-  if (!msg || msg.link !== "proof" || !isNonce(msg.nonce)) return { ok: false, why: "it did not answer with a proof" };
+  if (msg?.link !== "proof" || !isNonce(msg.nonce)) return { ok: false, why: "it did not answer with a proof" };
   if (!sameMac(msg.proof, linkMac(key, LINK_LABELS.daemon, transport, hello.nonce, msg.nonce)))
     return { ok: false, why: "its proof does not match this home's link key" };
   const proof = linkMac(key, LINK_LABELS.cli, transport, hello.nonce, msg.nonce);
@@ -118,7 +118,7 @@ export class LinkProofServer {
   take(line: string): ServerStep {
     const msg = parseLine(line);
     if (this.expected === undefined) {
-      if (!msg || msg.link !== "hello") return { kind: "refused", why: "it sent a request before proving it holds this home's link key" };
+      if (msg?.link !== "hello") return { kind: "refused", why: "it sent a request before proving it holds this home's link key" };
       if (msg.v !== LINK_PROOF_VERSION)
         return { kind: "refused", why: `it speaks link proof version ${String(msg.v)}, not ${LINK_PROOF_VERSION}` };
       if (!isNonce(msg.nonce)) return { kind: "refused", why: "its hello carries no valid nonce" };
@@ -127,7 +127,7 @@ export class LinkProofServer {
       const proof = linkMac(this.key, LINK_LABELS.daemon, this.transport, msg.nonce, mine);
       return { kind: "reply", line: `${JSON.stringify({ link: "proof", nonce: mine, proof })}\n` };
     }
-    if (!msg || msg.link !== "proof" || !sameMac(msg.proof, this.expected))
+    if (msg?.link !== "proof" || !sameMac(msg.proof, this.expected))
       return { kind: "refused", why: "its proof does not match this home's link key" };
     return { kind: "proven" };
   }
