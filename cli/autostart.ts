@@ -70,7 +70,7 @@ export async function waitForDaemon(paths: HomePaths, opts: { ms?: number; child
   const deadline = performance.now() + (opts.ms ?? START_WAIT_MS);
   let wake: () => void = () => {};
   const watchers: FSWatcher[] = [];
-  for (const dir of [paths.home, paths.runDir]) {
+  for (const dir of new Set([paths.home, paths.runDir])) {
     try {
       watchers.push(watch(dir, () => wake()));
     } catch {

@@ -4,17 +4,18 @@
  * runs but whose extension has not connected is not started twice: that is said instead, with what to check.
  * BSK_BROWSER_COMMAND names the executable to start instead of the ones found (a wrapper script, a portable build).
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { basename, delimiter, join } from "node:path";
 import { BskError } from "../protocol/errors.ts";
 import { readJsonFile } from "../shared/fs-util.ts";
+import { localAppData } from "../shared/home.ts";
 import type { DaemonContext } from "./context.ts";
 
 export interface Installed {
   name: string;
   command: string;
-  /** Process names (/proc/PID/comm on Linux, the app's name on macOS) of this browser once it runs. */
+  /** Process names (/proc/PID/comm on Linux, the executable's name in its .app on macOS) of this browser once it runs. */
   processNames: readonly string[];
 }
 
@@ -32,35 +33,102 @@ const MAC: readonly { name: string; app: string }[] = [
   { name: "Brave", app: "Brave Browser" },
 ];
 
-function onPath(bin: string, path: string): string | undefined {
-  if (bin.startsWith("/")) return existsSync(bin) ? bin : undefined;
-  for (const dir of path.split(delimiter)) if (dir && existsSync(join(dir, bin))) return join(dir, bin);
+type Env = Record<string, string | undefined>;
+type WinRoot = "ProgramFiles" | "ProgramFiles(x86)" | "LOCALAPPDATA";
+
+/** Where each browser installs on Windows: a folder under Program Files, Program Files (x86) or Local AppData. */
+const WINDOWS: readonly { name: string; dir: string; exe: string; roots: readonly WinRoot[] }[] = [
+  {
+    name: "Google Chrome",
+    dir: "Google\\Chrome\\Application",
+    exe: "chrome.exe",
+    roots: ["ProgramFiles", "ProgramFiles(x86)", "LOCALAPPDATA"],
+  },
+  { name: "Chromium", dir: "Chromium\\Application", exe: "chrome.exe", roots: ["LOCALAPPDATA", "ProgramFiles", "ProgramFiles(x86)"] },
+  {
+    name: "Microsoft Edge",
+    dir: "Microsoft\\Edge\\Application",
+    exe: "msedge.exe",
+    roots: ["ProgramFiles(x86)", "ProgramFiles", "LOCALAPPDATA"],
+  },
+  {
+    name: "Brave",
+    dir: "BraveSoftware\\Brave-Browser\\Application",
+    exe: "brave.exe",
+    roots: ["ProgramFiles", "ProgramFiles(x86)", "LOCALAPPDATA"],
+  },
+];
+
+/** Windows' process.env ignores the case of names; an injected one is read as written. */
+function winRoot(env: Env, root: WinRoot): string | undefined {
+  if (root === "LOCALAPPDATA") return localAppData(env);
+  return env[root] || (root === "ProgramFiles" ? "C:\\Program Files" : "C:\\Program Files (x86)");
+}
+
+/** The Windows executables of each browser, in the order they are tried (the same folder is tried once). */
+export function windowsCandidates(env: Env): { name: string; exe: string; paths: string[] }[] {
+  return WINDOWS.map((b) => {
+    const paths = b.roots.flatMap((r) => {
+      const root = winRoot(env, r)?.replace(/[\\/]+$/, "");
+      return root ? [`${root}\\${b.dir}\\${b.exe}`] : [];
+    });
+    return { name: b.name, exe: b.exe, paths: [...new Set(paths)] };
+  });
+}
+
+function onPath(bin: string, path: string, exists: (path: string) => boolean): string | undefined {
+  if (bin.startsWith("/")) return exists(bin) ? bin : undefined;
+  for (const dir of path.split(delimiter)) if (dir && exists(join(dir, bin))) return join(dir, bin);
   return undefined;
 }
 
-/** The browsers installed here, in the order they are preferred. */
-export function installedBrowsers(env: Record<string, string | undefined>, platform = process.platform): Installed[] {
+/**
+ * Where a macOS browser's executable may be, in order: the machine's /Applications, then the person's own
+ * ~/Applications (where an install without an administrator's password goes).
+ */
+export function macCommands(app: string, home: string | undefined): string[] {
+  const inside = `${app}.app/Contents/MacOS/${app}`;
+  return [`/Applications/${inside}`, ...(home ? [join(home, "Applications", inside)] : [])];
+}
+
+/** The browsers installed here, in the order they are preferred. `exists` is the file system's unless a test gives one. */
+export function installedBrowsers(env: Env, platform = process.platform, exists: (path: string) => boolean = existsSync): Installed[] {
   const override = env.BSK_BROWSER_COMMAND;
   if (override) return [{ name: "BSK_BROWSER_COMMAND", command: override, processNames: [] }];
+  if (platform === "win32") {
+    return windowsCandidates(env).flatMap((b) => {
+      const command = b.paths.find(exists);
+      return command ? [{ name: b.name, command, processNames: [b.exe] }] : [];
+    });
+  }
   if (platform === "darwin") {
     return MAC.flatMap((b) => {
-      const command = `/Applications/${b.app}.app/Contents/MacOS/${b.app}`;
-      return existsSync(command) ? [{ name: b.name, command, processNames: [b.app] }] : [];
+      const command = macCommands(b.app, env.HOME).find(exists);
+      return command ? [{ name: b.name, command, processNames: [b.app] }] : [];
     });
   }
   const path = env.PATH ?? "";
   return LINUX.flatMap((b) => {
     for (const bin of b.bins) {
-      const command = onPath(bin, path);
+      const command = onPath(bin, path, exists);
       if (command) return [{ name: b.name, command, processNames: b.processNames }];
     }
     return [];
   });
 }
 
-/** Whether a process of this browser runs for this user (Linux: /proc; elsewhere: not known, so not assumed). */
-export function isRunning(b: Installed, uid = process.getuid?.()): boolean {
-  if (!b.processNames.length || !existsSync("/proc")) return false;
+/**
+ * Whether a process of this browser runs for this user: Linux reads /proc, macOS (no /proc) asks /bin/ps; elsewhere
+ * it is not known, so not assumed.
+ */
+export function isRunning(b: Installed, uid = process.getuid?.(), platform = process.platform): boolean {
+  if (!b.processNames.length) return false;
+  if (platform === "darwin") {
+    // By its path: a PATH an agent's repo sets could name another ps.
+    const ps = spawnSync("/bin/ps", ["-axo", "uid=,comm="], { encoding: "utf8", env: { ...process.env, LC_ALL: "C" }, timeout: 5000 });
+    return ps.status === 0 && runsIn(ps.stdout, b, uid);
+  }
+  if (!existsSync("/proc")) return false;
   for (const pid of readdirSync("/proc")) {
     if (!/^\d+$/.test(pid)) continue;
     try {
@@ -71,6 +139,21 @@ export function isRunning(b: Installed, uid = process.getuid?.()): boolean {
     } catch {
       // gone meanwhile, or not ours to read
     }
+  }
+  return false;
+}
+
+/**
+ * Whether `ps -axo uid=,comm=` output lists this browser for `uid`. macOS's comm is the executable's path
+ * (`/Applications/Google Chrome.app/Contents/MacOS/Google Chrome`), Linux's its short name: either ends in one of
+ * the browser's process names.
+ */
+export function runsIn(psOutput: string, b: Installed, uid: number | undefined): boolean {
+  for (const line of psOutput.split("\n")) {
+    const m = /^\s*(\d+)\s+(.+)$/.exec(line);
+    if (!m || (uid !== undefined && Number(m[1]) !== uid)) continue;
+    const comm = m[2]!.trim();
+    if (comm === b.command || b.processNames.includes(basename(comm))) return true;
   }
   return false;
 }

@@ -30,7 +30,7 @@ export class Call {
   durable?: { promise: Promise<void>; done: boolean };
   /** Sent to the extension; after this a failure leaves the effect unknown. */
   dispatched = false;
-  /** The extension answered (with a result or an error). */
+  /** The extension answered (with a result or an error other than its answer to the call's deadline). */
   answered = false;
   /** Where the call is (daemon, queue, browser_wait, extension): named in a timeout. */
   stage = "daemon";

@@ -7,7 +7,7 @@
  */
 import { approvalOf } from "../protocol/approval.ts";
 import { EFFECTS, type MethodName } from "../protocol/catalog.ts";
-import { BskError, toErrorBody, type ErrorBody } from "../protocol/errors.ts";
+import { BROWSER_TIMEOUT_REPORT_MS, BskError, toErrorBody, type ErrorBody } from "../protocol/errors.ts";
 import { CALL_PROGRESS, type RequestFrame } from "../protocol/frames.ts";
 import { Call, mintTraceId, timeoutError } from "./call.ts";
 import type { ClientLink, DaemonContext } from "./context.ts";
@@ -93,7 +93,12 @@ export class Dispatcher {
       this.byId.set(key, call);
     }
     call.onProgress = ({ request_id: _, ...p }) => client.push({ event: CALL_PROGRESS, payload: p });
-    const timer = setTimeout(() => call.abort(timeoutError(call, call.stage)), call.budgetMs);
+    let timer = setTimeout(() => {
+      // The browser answers its own deadline, saying whether a script kept the page busy and what it did about that
+      // (BROWSER_TIMEOUT_REPORT_MS): given that long to, before the daemon answers without it.
+      if (call.stage === "extension") timer = setTimeout(() => call.abort(timeoutError(call, call.stage)), BROWSER_TIMEOUT_REPORT_MS + 500);
+      else call.abort(timeoutError(call, call.stage));
+    }, call.budgetMs);
     try {
       const work = this.stages(call, client);
       // If an abort wins the race, the stages still settle (they honour the signal); nobody awaits them.

@@ -3,7 +3,7 @@
  * before the deadline, and fold the extension's timings into the call's. If the browser is reconnecting
  * (a service-worker blip, a daemon restart) the call waits for it within its own deadline.
  */
-import { BskError } from "../protocol/errors.ts";
+import { BskError, type ErrorBody } from "../protocol/errors.ts";
 import type { ExtensionReply } from "./browsers.ts";
 import { timeoutError, type Call } from "./call.ts";
 import type { DaemonContext } from "./context.ts";
@@ -39,14 +39,22 @@ export async function forwardToBrowser(ctx: DaemonContext, call: Call, rt: Sessi
 
 /** Fold the extension's reply into the call: its hop timings, the relay time around them, its result or error. */
 export function settle<R>(call: Call, reply: ExtensionReply<R>): R | undefined {
-  call.answered = true;
+  const deadline = reply.error?.code === "timeout" && reply.error.data?.stage === "extension";
+  // An answer to the call's deadline still leaves it cut off mid-way (call.interrupted), as the daemon's own would.
+  call.answered = !deadline;
   for (const [hop, ms] of Object.entries(reply.timings)) {
     if (typeof ms === "number" && !(hop in call.timings)) call.timings[hop] = ms;
   }
   const ext = typeof reply.timings.extension === "number" ? reply.timings.extension : undefined;
   call.timings.relay = round(ext === undefined ? reply.rttMs : Math.max(0, reply.rttMs - ext));
-  if (reply.error) throw BskError.from(reply.error);
+  if (reply.error) throw deadline ? browserTimeout(call, reply.error) : BskError.from(reply.error);
   return reply.result;
+}
+
+/** The browser's answer to the call's deadline: the daemon's words for the deadline, the browser's for the page. */
+function browserTimeout(call: Call, error: ErrorBody): BskError {
+  const own = timeoutError(call, "extension");
+  return new BskError("timeout", own.message, { hint: error.hint ?? own.hint, data: { ...error.data, ...own.data } });
 }
 
 export function round(ms: number): number {

@@ -1,5 +1,5 @@
 /**
- * The CLI link: JSONL over a Unix socket and, unless BSK_TRANSPORT=unix, a loopback TCP port (for agents whose
+ * The CLI link: JSONL over a Unix socket (on Windows a named pipe, shared/home.ts) and, unless BSK_TRANSPORT=unix, a loopback TCP port (for agents whose
  * sandbox hides or blocks the socket). Any number of requests may be in flight on one connection; each reply is one
  * line written in one write (the rest queued only under backpressure). A connection that closes cancels its calls
  * still in flight. Before anything else a client proves it holds this home's link key and the daemon proves it back
@@ -15,7 +15,7 @@ import { cancelledError, type Call } from "./call.ts";
 import type { ClientLink } from "./context.ts";
 import type { Dispatcher } from "./dispatch.ts";
 import { removeFile } from "../shared/fs-util.ts";
-import type { HomePaths } from "../shared/home.ts";
+import { isPipe, type HomePaths } from "../shared/home.ts";
 import { LINK_HELLO_MAX_BYTES, LINK_PROOF_MS, LinkProofServer, tcpTransport, unixTransport, unprovenClient } from "../shared/link-proof.ts";
 import { LineReader } from "./jsonl.ts";
 import type { Logger } from "./log.ts";
@@ -62,8 +62,9 @@ export function startIpcServer(opts: {
   const { log, dispatcher } = opts;
   const socketPath = opts.paths.socket;
   const maxFrame = opts.maxFrameBytes ?? MAX_FRAME_BYTES;
+  const pipe = isPipe(socketPath);
   prepareSocketDir(opts.paths);
-  removeFile(socketPath);
+  if (!pipe) removeFile(socketPath);
   const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
   if (uid !== undefined && !peerCredAvailable()) log.warn("peer credentials unavailable; the socket's private folder is the only guard");
 
@@ -213,19 +214,21 @@ export function startIpcServer(opts: {
   const oldMask = process.umask(0o177);
   let listener: import("bun").UnixSocketListener<Conn>;
   try {
-    listener = Bun.listen<Conn>({ unix: socketPath, socket: handlers(() => unixTransport(socketPath), true) });
+    listener = Bun.listen<Conn>({ unix: socketPath, socket: handlers(() => unixTransport(socketPath), !pipe) });
+  } catch (err) {
+    throw listenFailed(socketPath, err);
   } finally {
     process.umask(oldMask);
   }
-  chmodSync(socketPath, 0o600);
+  if (!pipe) chmodSync(socketPath, 0o600);
   let tcp: import("bun").TCPSocketListener<Conn> | undefined;
   if (opts.tcp) {
     try {
       tcp = Bun.listen<Conn>({ hostname: "127.0.0.1", port: 0, socket: handlers(() => tcpTransport(tcp!.port), false) });
     } catch (err) {
       listener.stop(true);
-      removeFile(socketPath);
-      throw err;
+      if (!pipe) removeFile(socketPath);
+      throw listenFailed("127.0.0.1:0", err);
     }
   }
 
@@ -239,7 +242,7 @@ export function startIpcServer(opts: {
     stopAccepting() {
       listener.stop(false);
       tcp?.stop(false);
-      removeFile(socketPath);
+      if (!pipe) removeFile(socketPath);
     },
     close() {
       for (const sock of conns) sock.end();
@@ -253,5 +256,20 @@ function foreignPeer(peer: number, uid: number): BskError {
   return new BskError("permission_denied", `this bsk daemon serves only its own user (uid ${uid}); you are uid ${peer}`, {
     hint: "Run bsk as the user whose daemon this is, or use your own BSK_HOME (each user has their own daemon).",
     data: { reason: "foreign_peer" },
+  });
+}
+
+/** A listen that failed, said as what it is (not a frame error), with what to do about it. */
+export function listenFailed(address: string, err: unknown): BskError {
+  const why = err instanceof Error ? err.message : String(err);
+  const errno = (err as NodeJS.ErrnoException)?.code;
+  const hint = isPipe(address)
+    ? "Another program holds this named pipe: a daemon of this home still stopping (bsk daemon stop, then start again) " +
+      "or another program posing as it; or give bsk another home (BSK_HOME)."
+    : "Check that no other daemon of this home runs (bsk daemon status) and that the socket's folder is yours and " +
+      "writable; or give bsk a home in a folder of your own (BSK_HOME).";
+  return new BskError("unsupported", `the bsk daemon could not listen at ${address}: ${why}`, {
+    hint,
+    data: { reason: "listen_failed", address, ...(typeof errno === "string" ? { errno } : {}) },
   });
 }

@@ -7,22 +7,11 @@
  * `downloads` and written out by `downloads.save`, under the same caps). Everything of a session goes when the
  * session ends, and everything at daemon start-up.
  */
-import {
-  closeSync,
-  copyFileSync,
-  fsyncSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  renameSync,
-  rmdirSync,
-  rmSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, copyFileSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { BskError } from "../protocol/errors.ts";
 import { TRANSFER_CHUNK_BYTES } from "../protocol/methods/files.ts";
+import { removeTree } from "../shared/fs-util.ts";
 
 export interface TransferLimits {
   maxFileBytes: number;
@@ -105,7 +94,7 @@ export class TransferStore {
 
   /** At start-up: nothing staged by an earlier daemon survives it. */
   clearAll(): void {
-    rmSync(this.root, { recursive: true, force: true });
+    removeTree(this.root);
     mkdirSync(this.root, { recursive: true, mode: 0o700 });
   }
 
@@ -362,13 +351,13 @@ export class TransferStore {
       } catch {}
       e.fd = -1;
     }
-    rmSync(dirname(e.path), { recursive: true, force: true });
+    removeTree(dirname(e.path));
   }
 
   /** The session ended: its staged files and its (empty) download folders go. */
   dropSession(session: string): void {
     for (const e of this.sessionEntries(session)) this.drop(e);
-    rmSync(join(this.root, session), { recursive: true, force: true });
+    removeTree(join(this.root, session));
     for (const dir of this.browserDirs.get(session) ?? []) {
       try {
         rmdirSync(dir);

@@ -6,6 +6,7 @@ import type { z } from "zod";
 import { isMethodName, METHODS, type MethodName } from "../protocol/catalog.ts";
 import type { MethodDef } from "../protocol/define.ts";
 import { BskError } from "../protocol/errors.ts";
+import { APP_VERSION } from "../protocol/version.ts";
 import { rangeAt, rangeText } from "./param-range.ts";
 
 /** Not the extension's link methods, nor the daemon's own calls into the extension (session.open, record.begin, …). */
@@ -38,9 +39,28 @@ export function paramsSchema(name: MethodName): z.ZodType {
   return s;
 }
 
-/** Validated params with defaults applied, or invalid_params naming the first issue's path (and a number's range). */
+/** The top-level keys a closed object schema does not list (none for other schemas, or an open object's). */
+function unknownKeys(schema: z.ZodType, params: unknown): string[] {
+  const { shape, def } = schema as unknown as { shape?: Record<string, unknown>; def?: { type?: string; catchall?: unknown } };
+  if (def?.type !== "object" || !shape || def.catchall || !params || typeof params !== "object") return [];
+  return Object.keys(params).filter((k) => !Object.hasOwn(shape, k));
+}
+
+/**
+ * Validated params with defaults applied, or invalid_params naming the first issue's path (and a number's range).
+ * A key the method does not take is refused, never dropped: a newer client's safety flag (`--confirm-writes`) sent to
+ * an older daemon must not run as if it were not there.
+ */
 export function parseParams(name: MethodName, params: unknown): Record<string, unknown> {
   const schema = paramsSchema(name);
+  const unknown = unknownKeys(schema, params);
+  if (unknown.length) {
+    const list = unknown.join(", ");
+    throw new BskError("invalid_params", `${name}: params: does not take ${list}`, {
+      hint: `Leave out ${list}. If your bsk is newer than this daemon (bsk ${APP_VERSION}), restart the daemon: bsk daemon stop.`,
+      data: { method: name, path: unknown[0], params: unknown, daemon_version: APP_VERSION },
+    });
+  }
   const r = schema.safeParse(params ?? {});
   if (r.success) return r.data as Record<string, unknown>;
   const issue = r.error.issues[0];

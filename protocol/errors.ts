@@ -76,10 +76,20 @@ export function outcomeExitCode(method: string | undefined, result: unknown): nu
 export type ErrorCode = keyof typeof ERRORS;
 export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
 
-/** A call that ran out of time in the browser: what became of a page script it left running (extension/src/cdp/runaway.ts). */
+/**
+ * A call that ran out of time in the browser, and the browser did not say in time what became of the page: bsk stops a
+ * page script still running then (extension/src/cdp/runaway.ts), and the browser's own answer names what it found
+ * (data.reason page_script_stopped, hung_page_discarded, page_hung).
+ */
 export const BROWSER_TIMEOUT_HINT =
-  "It did not finish in time. A page script still running then (a busy loop, a handler that never returns) was stopped, " +
+  "It did not finish in time. A page script still running then (a busy loop, a handler that never returns) is stopped, " +
   "so the tab answers the next call; check the page state, then retry (with a longer --timeout if the page is only slow).";
+
+/**
+ * The browser answers a call that reached its deadline within this long after it, having checked whether a script
+ * kept the page busy (and stopped it); the daemon waits that long for the answer before giving its own.
+ */
+export const BROWSER_TIMEOUT_REPORT_MS = 3_500;
 
 /** Finer causes in `data.reason`, with a hint that beats the code's default. */
 export const REASON_HINTS: Record<string, string> = {
@@ -132,6 +142,12 @@ export const REASON_HINTS: Record<string, string> = {
     "The daemon stopped while this op was in flight, so it may or may not have run; check the page before acting again (this op id never runs again).",
   ledger_unavailable: "The operation ledger cannot be written, so no mutation runs; check the disk under $BSK_HOME/ledger.",
   renderer_crashed: "The tab's page crashed; reload it (bsk reload) or open it again, then re-observe.",
+  page_script_stopped:
+    "A script kept the page busy (a loop in the page's own code, or in yours) and was stopped by bsk, so the tab answers again; the page may be half-updated: re-observe, then navigate or retry (with a longer --timeout if your script only needed more time).",
+  hung_page_discarded:
+    "The page hung in its own script and could not be stopped (a navigation already waited on it), so bsk discarded it to free the tab, which now shows about:blank; if data.new_tab_id is set, the tab has that id now (a tab.replaced event says so too): use it. Navigate again to go on (a reload would load nothing useful; loading the hung page again may hang it again).",
+  page_hung:
+    "The page hung in a script bsk could not stop, and the tab may answer nothing more: close it (bsk tab close) and open the page in a new tab (bsk tab create).",
   file_input_not_activated: "The click did not open a file chooser; target the file input or its button.",
   out_exists: "Pass --overwrite to replace the file, or choose another --out.",
   no_download: "The click started no download; target the link or button that downloads.",

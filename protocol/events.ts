@@ -33,8 +33,22 @@ export const EVENTS = {
       asked: z.boolean(),
       lent_by_drag: z.boolean().optional(),
     }),
-  /** A tab the person dragged into the session's group was put back out, unread (`reason`: no_borrow, or a borrow rule's). */
-  "tab.lend_refused": () => z.object({ session_id: z.string(), tab_id: z.number().int(), reason: z.string() }),
+  /**
+   * A tab the person dragged into the session's group was refused, unread (`reason`: no_borrow, or a borrow rule's), and
+   * put back where the drag began (`back_to`: its window, index and group, -1 for none; `fallback`: that window was
+   * gone). `put_back: false`: it could not be moved out of the group (closed meanwhile, or the browser refused); it is
+   * still not the session's.
+   */
+  "tab.lend_refused": () =>
+    z.object({
+      session_id: z.string(),
+      tab_id: z.number().int(),
+      reason: z.string(),
+      put_back: z.boolean(),
+      back_to: z
+        .object({ window_id: z.number().int(), index: z.number().int(), group_id: z.number().int(), fallback: z.boolean() })
+        .optional(),
+    }),
   /** The person took a tab back from the session by dragging it out of its group: its calls ended user_aborted. */
   "tab.taken_back": () => z.object({ session_id: z.string(), tab_id: z.number().int(), reason: z.string() }),
   /** A borrowed tab went back to the person (tab.return or the session's end). */
@@ -92,6 +106,11 @@ export const EVENTS = {
       status: z.number().int().nullable(),
       error: z.string().optional(),
     }),
+  /**
+   * The browser gave one of the session's tabs a new id (it discarded the tab's page: bsk does so to a page hung in a
+   * script it could not stop, timeout reason hung_page_discarded). Calls use `tab_id` from now on.
+   */
+  "tab.replaced": () => z.object({ session_id: z.string(), tab_id: z.number().int(), replaced_tab_id: z.number().int() }),
   /** The tab's renderer crashed (the tab is still open, showing the browser's error page); its calls failed. */
   "tab.crashed": () => z.object({ session_id: z.string(), tab_id: z.number().int(), url: z.string().optional() }),
   /** Opt-in (--observe dom): what changed in the page's DOM during a frame, summarised. */

@@ -5,7 +5,8 @@
  * --remote-debugging-pipe --enable-unsafe-extension-debugging and load the extension with CDP Extensions.loadUnpacked.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
 
 export interface LaunchOptions {
   extensionDir: string;
@@ -91,7 +92,12 @@ export async function launchChromium(opts: LaunchOptions): Promise<Browser> {
   const child = spawn(binary, [...flags, ...(opts.urls ?? [])], { stdio, detached: false, env });
   if (!child.pid) throw new Error(`could not start ${binary}`);
 
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const exited = new Promise<void>((resolve) =>
+    child.once("exit", () => {
+      removeSingletonDir(opts.profileDir);
+      resolve();
+    }),
+  );
   if (branded) await loadUnpackedOverPipe(child, opts.extensionDir);
   const browser: Browser = {
     pid: child.pid,
@@ -107,6 +113,21 @@ export async function launchChromium(opts: LaunchOptions): Promise<Browser> {
   };
   if (opts.cdp) browser.cdpPort = await readDevToolsPort(opts.profileDir, exited);
   return browser;
+}
+
+/**
+ * Chromium keeps its profile's single-instance socket in a folder of the temp folder (org.chromium.Chromium.*,
+ * linked from <profile>/SingletonSocket) and leaves it behind when it is stopped; it goes with the browser.
+ */
+function removeSingletonDir(profileDir: string): void {
+  let target: string;
+  try {
+    target = readlinkSync(`${profileDir}/SingletonSocket`);
+  } catch {
+    return;
+  }
+  const dir = dirname(target);
+  if (/\/org\.chromium\.Chromium\.[^/]+$/.test(dir)) rmSync(dir, { recursive: true, force: true });
 }
 
 /** Chromium writes the chosen port to <profile>/DevToolsActivePort once it listens. */

@@ -1,6 +1,7 @@
 /**
  * npm run release [platform...]: cross-compile bsk for every platform (each target's Bun runtime is downloaded
- * once from the npm registry into ~/.bun/install/cache), pack the archives and the extension zip, and write
+ * once from the npm registry into ~/.bun/install/cache), ad-hoc sign the macOS binaries and verify their signatures
+ * (scripts/release/codesign.ts: the release fails when one does not verify), pack the archives and the extension zip, and write
  * SHA256SUMS, version.json and version.json.sig into dist/release/, plus install.sh pointing at the release host.
  *
  * Needs the release private key: BSK_RELEASE_KEY_FILE=/path/to/release-ed25519.pem (never in the repo).
@@ -26,7 +27,7 @@ import {
   type Platform,
 } from "../protocol/release.ts";
 import { APP_VERSION, PROTOCOL_VERSION } from "../protocol/version.ts";
-import { buildBinary } from "./build.ts";
+import { buildReleaseBinary } from "./release/build-target.ts";
 import { MANIFEST_VALID_DAYS, publicKeyOf, refreshManifest, signingFreshness, writeRelease } from "./release/pack.ts";
 
 const root = join(import.meta.dir, "..");
@@ -107,9 +108,15 @@ for (const platform of platforms) {
   const t = performance.now();
   const file = join(buildDir, platform, binaryName(platform));
   mkdirSync(join(buildDir, platform), { recursive: true });
-  await buildBinary(`bun-${platform}`, file, { BUILD_RELEASE_BASE_URL: baseUrl });
+  let signed = "";
+  try {
+    const { signature } = await buildReleaseBinary(platform, file, { BUILD_RELEASE_BASE_URL: baseUrl });
+    if (signature) signed = `, ad-hoc signed (${signature.pages} pages verified)`;
+  } catch (err) {
+    fail(`${platform}: ${(err as Error).message}`, "Nothing was released; fix the build or the signer (scripts/release/codesign.ts).");
+  }
   binaries[platform] = file;
-  console.log(`built ${platform} in ${Math.round(performance.now() - t)} ms`);
+  console.log(`built ${platform}${signed} in ${Math.round(performance.now() - t)} ms`);
 }
 
 const { files } = writeRelease({

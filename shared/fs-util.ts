@@ -1,5 +1,6 @@
 /** Private files and directories: dirs 0700, files 0600, whole-file replacement by rename. */
-import { chmodSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
 import { writeAtomic } from "./atomic-file.ts";
 
 export function ensurePrivateDir(path: string): void {
@@ -34,4 +35,26 @@ export function readJsonFile(path: string): unknown {
 
 export function removeFile(path: string): void {
   rmSync(path, { force: true });
+}
+
+/**
+ * Remove a folder and everything in it (nothing when it is missing). Wine 8 (Debian 12) fails Bun's recursive rm of
+ * any folder with EFAULT; there the tree is walked and removed entry by entry (links removed, never followed).
+ */
+export function removeTree(path: string): void {
+  try {
+    rmSync(path, { recursive: true, force: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EFAULT") throw err;
+    removeWalking(path);
+  }
+}
+
+function removeWalking(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) removeWalking(path);
+    else unlinkSync(path);
+  }
+  rmdirSync(dir);
 }

@@ -13,6 +13,8 @@
  * Linux Snap and Flatpak browsers keep their profile root in their sandbox's folder; it is registered only when it
  * exists (never created). The browser starts the host inside its sandbox, which may not see the launcher, the bsk
  * binary or $BSK_HOME: docs/install.md says what works (a pairing code always does).
+ *
+ * Windows: the registry instead of folders (native-host-windows.ts); the same manifest text.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -21,8 +23,9 @@ import { writeAtomic } from "./atomic-file.ts";
 import { isCompiled } from "./compiled.ts";
 import { ensurePrivateDir, readJsonFile } from "./fs-util.ts";
 import type { HomePaths } from "./home.ts";
+import { HOST_NAME, registerWindowsHost, unregisterWindowsHost, windowsLauncherPath } from "./native-host-windows.ts";
 
-export const HOST_NAME = "com.bsk.bridge";
+export { HOST_NAME };
 const MANIFEST_FILE = `${HOST_NAME}.json`;
 const LAUNCHER_FILE = "bsk-native-host";
 
@@ -71,6 +74,7 @@ export function defaultRoots(env: Env = process.env, platform = process.platform
       { browser: "chrome-beta", dir: join(base, "Google/Chrome Beta") },
       { browser: "brave", dir: join(base, "BraveSoftware/Brave-Browser") },
       { browser: "edge", dir: join(base, "Microsoft Edge") },
+      { browser: "vivaldi", dir: join(base, "Vivaldi") },
     ];
   }
   if (platform === "win32") return []; // the registry, not files: pair with a code there
@@ -91,6 +95,7 @@ export function manifestPath(root: string): string {
 }
 
 export function launcherPath(paths: HomePaths): string {
+  if (process.platform === "win32") return windowsLauncherPath(paths);
   return join(paths.nativeDir, LAUNCHER_FILE);
 }
 
@@ -155,12 +160,18 @@ export function registerNativeHost(opts: {
   explicitRoots?: string[];
   extensionIds?: readonly string[];
   env?: Env;
+  /** Whose places (defaultRoots): this OS unless a test says otherwise. */
+  platform?: NodeJS.Platform;
 }): Registration[] {
+  if ((opts.platform ?? process.platform) === "win32") {
+    const ids = opts.extensionIds ?? [];
+    return registerWindowsHost({ ...opts, command: bskCommand(), manifestText: (launcher) => manifestText(launcher, ids) });
+  }
   const launcher = writeLauncher(opts.paths);
   const text = manifestText(launcher, opts.extensionIds ?? []);
   const roots: (BrowserRoot & { force: boolean; create: boolean })[] = [];
   const onlyExplicit = opts.mode === "explicit" && (opts.explicitRoots?.length ?? 0) > 0;
-  for (const r of onlyExplicit ? [] : defaultRoots(opts.env)) {
+  for (const r of onlyExplicit ? [] : defaultRoots(opts.env, opts.platform)) {
     const always = opts.mode === "explicit" && !r.sandbox && (r.browser === "chromium" || r.browser === "chrome");
     if (always || existsSync(r.dir)) roots.push({ ...r, force: opts.mode === "explicit", create: always });
   }
@@ -199,10 +210,16 @@ export function registerNativeHost(opts: {
 }
 
 /** Removes the manifests that point at this home's launcher (default roots and `explicitRoots`), and the launcher. */
-export function unregisterNativeHost(opts: { paths: HomePaths; explicitRoots?: string[]; env?: Env }): string[] {
+export function unregisterNativeHost(opts: {
+  paths: HomePaths;
+  explicitRoots?: string[];
+  env?: Env;
+  platform?: NodeJS.Platform;
+}): string[] {
+  if ((opts.platform ?? process.platform) === "win32") return unregisterWindowsHost(opts);
   const launcher = launcherPath(opts.paths);
   const removed: string[] = [];
-  for (const dir of [...defaultRoots(opts.env).map((r) => r.dir), ...(opts.explicitRoots ?? [])]) {
+  for (const dir of [...defaultRoots(opts.env, opts.platform).map((r) => r.dir), ...(opts.explicitRoots ?? [])]) {
     const manifest = manifestPath(dir);
     const existing = readJsonFile(manifest) as { path?: unknown } | undefined;
     if (existing?.path !== launcher) continue;

@@ -1,4 +1,5 @@
 /** Is a process still there? Used for the daemon lock and for sessions bound to an owner process. */
+import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 
 export function pidAlive(pid: number): boolean {
@@ -39,8 +40,37 @@ function procState(pid: number): string | undefined {
 
 let bootMs: number | undefined;
 
-/** When the process started (ms since the epoch), where the OS tells (Linux); else undefined. */
-export function processStartMs(pid: number): number | undefined {
+/**
+ * When the process started (ms since the epoch), where the OS tells: Linux from /proc, macOS (no /proc) from ps,
+ * to the second; else undefined.
+ */
+export function processStartMs(pid: number, platform = process.platform): number | undefined {
+  if (platform === "darwin") return psStartMs(pid);
+  return procStartMs(pid);
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** `ps -o lstart=` in the C locale ("Sun Dec  6 17:05:35 2026", local time) as ms since the epoch. */
+export function parseLstart(text: string): number | undefined {
+  const m = /^[A-Z][a-z]{2} ([A-Z][a-z]{2}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/.exec(text.trim());
+  const month = m ? MONTHS.indexOf(m[1]!) : -1;
+  if (!m || month < 0) return undefined;
+  return new Date(Number(m[6]), month, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5])).getTime();
+}
+
+function psStartMs(pid: number): number | undefined {
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  // /bin/ps by its path: a PATH an agent's repo sets could name another ps.
+  const r = spawnSync("/bin/ps", ["-o", "lstart=", "-p", String(pid)], {
+    encoding: "utf8",
+    env: { ...process.env, LC_ALL: "C" },
+    timeout: 5000,
+  });
+  return r.status === 0 ? parseLstart(r.stdout) : undefined;
+}
+
+function procStartMs(pid: number): number | undefined {
   const fields = procStat(pid);
   // Field 22 of /proc/pid/stat (starttime, in clock ticks since boot); fields[0] is field 3.
   const ticks = Number(fields?.[19]);

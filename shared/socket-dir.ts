@@ -3,12 +3,13 @@
  * first, or listens at the socket's path, must never receive a request (typed secrets travel on it): the CLI
  * checks folder and socket before it connects, the daemon checks the folder before it listens (and every
  * connection's peer, peer-cred.ts). Shared by the CLI and the daemon; only node:fs and the error table.
+ * A Windows named pipe lives in no folder: there is nothing here to check for it.
  */
 import { lstatSync, mkdirSync, statSync, type Stats } from "node:fs";
 import { dirname } from "node:path";
 import { BskError } from "../protocol/errors.ts";
 import { ensurePrivateDir } from "./fs-util.ts";
-import type { HomePaths } from "./home.ts";
+import { isPipe, type HomePaths } from "./home.ts";
 
 export const UNTRUSTED_SOCKET = "untrusted_socket";
 
@@ -61,7 +62,7 @@ function plantedHint(path: string): string {
  */
 export function checkSocket(socket: string): boolean {
   const uid = myUid();
-  if (uid === undefined) return true;
+  if (uid === undefined || isPipe(socket)) return true;
   try {
     return checkOwned(socket, uid);
   } catch (err) {
@@ -89,6 +90,7 @@ function checkOwned(socket: string, uid: number): boolean {
  * passes the same checks as the CLI's.
  */
 export function prepareSocketDir(paths: HomePaths): void {
+  if (isPipe(paths.socket)) return;
   const uid = myUid();
   const inHome = paths.runDir === `${paths.home}/run`;
   if (inHome) ensurePrivateDir(paths.runDir);

@@ -8,7 +8,7 @@
  * method and checks the answers and events. The person's side (their own tabs, closing a window) goes through the
  * browser's DevTools port. Prints one line per check and exits non-zero on any failure.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ServerWebSocket } from "bun";
 import { getMethod } from "../protocol/catalog.ts";
@@ -20,6 +20,7 @@ import { daemonProof } from "../daemon/trust/proofs.ts";
 import { ensureSecret } from "../daemon/trust/secret.ts";
 import { startFixtureServer } from "../scripts/fixture-server.ts";
 import { Person } from "./e2e/person.ts";
+import { tempDir } from "./temp.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const EXT = process.env.EXT_DIR ?? join(ROOT, "extension/.output/chrome-mv3");
@@ -159,9 +160,9 @@ async function pageEval(urlPart: string, expression: string): Promise<unknown> {
 // ---- the run -----------------------------------------------------------------------------------------------
 const fixtures = startFixtureServer();
 const url = fixtures.url;
-const profile = mkdtempSync("/tmp/bsk-smoke-");
+const profile = tempDir("bsk-smoke-");
 // A home of its own whose secret the extension fetches through native messaging, registered for this profile only.
-const home = mkdtempSync("/tmp/bsk-smoke-home-");
+const home = tempDir("bsk-smoke-home-");
 const secret = ensureSecret(homePaths(home).secret, home);
 Bun.spawnSync([process.execPath, join(ROOT, "cli/main.ts"), "native", "install", "--profile-dir", profile], {
   env: { ...process.env, BSK_HOME: home },

@@ -14,6 +14,7 @@ import {
   registerNativeHost,
 } from "../../shared/native-host-register.ts";
 import { readJsonFile } from "../../shared/fs-util.ts";
+import { WINDOWS_HOST_KEYS, windowsUnregistered } from "../../shared/native-host-windows.ts";
 import { HARNESSES } from "../../skill/harnesses.ts";
 import { status } from "../../skill/install.ts";
 import type { Check } from "./doctor-report.ts";
@@ -35,10 +36,14 @@ function unregistered(paths: HomePaths, env: Env): { found: string[]; missing: s
   return { found: found.map((r) => r.browser), missing: missing.map((r) => r.browser) };
 }
 
+/** Windows: every browser with a registry key (Chrome, Chromium, Edge, Brave) is checked; none is "found" by folder. */
+function windowsUnregisteredNow(paths: HomePaths): { found: string[]; missing: string[] } {
+  return { found: WINDOWS_HOST_KEYS.map((k) => k.browser), missing: windowsUnregistered(paths) };
+}
+
 /** The native messaging host (how the extension pairs by itself): registered for every browser found? */
 export function nativeHostCheck(paths: HomePaths, env: Env, fix: Say | undefined): CheckResult {
-  if (process.platform === "win32") return { value: true, detail: "not registered on Windows: pair with bsk daemon pair" };
-  const before = unregistered(paths, env);
+  const before = process.platform === "win32" ? windowsUnregisteredNow(paths) : unregistered(paths, env);
   if (!before.found.length) {
     return {
       value: true,
@@ -58,7 +63,7 @@ export function nativeHostCheck(paths: HomePaths, env: Env, fix: Say | undefined
   }
   fix(`fixing: registering the native messaging host for ${before.missing.join(", ")} (as bsk native install does)`);
   registerNativeHost({ paths, mode: "explicit", extensionIds: new AllowList(paths.config).all(), env });
-  const after = unregistered(paths, env);
+  const after = process.platform === "win32" ? windowsUnregisteredNow(paths) : unregistered(paths, env);
   if (after.missing.length) {
     return {
       value: true,

@@ -2,7 +2,6 @@
 import type { HomePaths } from "../../shared/home.ts";
 import { AllowList } from "../../shared/allow-list.ts";
 import { HOST_NAME, launcherPath, registerNativeHost, unregisterNativeHost } from "../../shared/native-host-register.ts";
-import { BskError } from "../../protocol/errors.ts";
 import type { Outcome } from "../output.ts";
 import { absolutePath } from "../plan.ts";
 
@@ -20,11 +19,6 @@ function profileDirs({ params, env }: Ctx): string[] {
 }
 
 export async function nativeInstall(ctx: Ctx): Promise<Outcome> {
-  if (process.platform === "win32") {
-    throw new BskError("unsupported", "native messaging hosts are registered in the Windows registry, which bsk does not write yet", {
-      hint: "Pair the extension with a code instead: bsk daemon pair.",
-    });
-  }
   const { mkdirSync } = await import("node:fs");
   mkdirSync(ctx.paths.home, { recursive: true, mode: 0o700 });
   const registrations = registerNativeHost({

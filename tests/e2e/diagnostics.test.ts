@@ -3,9 +3,10 @@
  * Chromium. Synchronisation is by what the page reports (a promise evaluate awaits), never by sleeping.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { freePort, useWorld, type World } from "./harness.ts";
+import { tempDir } from "../temp.ts";
 
 let w: World;
 let s: string;
@@ -171,7 +172,7 @@ describe("emulation", () => {
 
 describe("screenshot files", () => {
   test("--out writes the file the CLI was given; without it a fresh file in $TMPDIR", async () => {
-    const dir = mkdtempSync("/tmp/bsk-e2e-shot-");
+    const dir = tempDir("bsk-e2e-shot-");
     try {
       const out = join(dir, "page.png");
       const r = await w.ok(inSession("screenshot", "--out", out));

@@ -1,11 +1,12 @@
 /** `bsk doctor`: green through the real browser with every hop listed; red with a precise hint when a part is missing. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { ensureSecret } from "../../daemon/trust/secret.ts";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { homePaths } from "../../shared/home.ts";
 import { Peer } from "../integration/peer.ts";
 import { BSK, freePort, startWorld, TEST_DURATIONS, type Run, type World } from "./harness.ts";
+import { tempDir } from "../temp.ts";
 
 const HOPS = [
   "daemon",
@@ -26,7 +27,7 @@ let w: World;
 const homes: string[] = [];
 
 function tempHome(): string {
-  const dir = mkdtempSync("/tmp/bsk-doctor-home-");
+  const dir = tempDir("bsk-doctor-home-");
   homes.push(dir);
   return dir;
 }

@@ -6,17 +6,18 @@
  * new mutation cannot skip it; one that dispatches outside `sending()` fails its "before" cell (no fault fires).
  */
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EFFECTS, type MethodName } from "../../protocol/catalog.ts";
 import { evaluateInWorker } from "./devtools.ts";
 import { until, useWorld, type World } from "./harness.ts";
+import { tempDir } from "../temp.ts";
 
 let w: World;
 let s: string;
 useWorld({ session: true }, (world, session) => ([w, s] = [world, session]));
 
-const dir = mkdtempSync("/tmp/bsk-fault-");
+const dir = tempDir("bsk-fault-");
 const upload = join(dir, "up.txt");
 writeFileSync(upload, "hello");
 let n = 0;

@@ -3,15 +3,17 @@
  * (navigate, tab create, the page's own navigation, a borrowed tab); with the person's popup switch on, allowed, but
  * never for a session with --allow-origin and never below $BSK_HOME, whose trust.key is the install's secret.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import { linkSync, lchownSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { linkSync, lchownSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { until, useWorld, type World } from "./harness.ts";
+import { tempDir as freshDir } from "../temp.ts";
 
 let w: World;
 useWorld({}, (world) => (w = world));
 
-const files = mkdtempSync("/tmp/bsk-files-");
+const files = freshDir("bsk-files-");
+afterAll(() => rmSync(files, { recursive: true, force: true }));
 writeFileSync(join(files, "note.html"), "<title>Note</title><p>LOCAL-NOTE-7731</p>");
 const note = `file://${files}/note.html`;
 writeFileSync(
@@ -41,7 +43,7 @@ async function refused(args: string[], rule: string): Promise<any> {
 /** Folders a test made, removed after it whatever its end. */
 const made: string[] = [];
 const tempDir = (prefix: string) => {
-  const dir = mkdtempSync(prefix);
+  const dir = freshDir(prefix);
   made.push(dir);
   return dir;
 };
@@ -132,7 +134,7 @@ describe("with the person's switch on", () => {
     await refused(["navigate", "file:///dev/stdin", "--session", s], "system_files");
 
     // A link someone (the agent) made: refused whatever it points at, a folder of the home's by inode in any case.
-    const links = tempDir("/tmp/bsk-links-");
+    const links = tempDir("bsk-links-");
     symlinkSync(w.home, join(links, "home"));
     symlinkSync(join(files, "note.html"), join(links, "note.html"));
     for (const l of ["home", "note.html"]) lchownSync(join(links, l), 65534, 65534);
@@ -178,7 +180,7 @@ describe("with the person's switch on", () => {
     const make = (id: string, href: string) =>
       `(() => { const a = document.createElement("a"); a.id = ${JSON.stringify(id)}; a.textContent = ${JSON.stringify(id)}; a.download = "x.bin"; a.href = ${JSON.stringify(href)}; document.body.append(a); return 1; })()`;
     await w.ok(["evaluate", make("secret", `file:///proc/self/root${w.home}/trust.key`), "--session", s]);
-    const out = join(tempDir("/tmp/bsk-file-dl-"), "key.bin");
+    const out = join(tempDir("bsk-file-dl-"), "key.bin");
     const r = await w.bsk(["download", "#secret", "--out", out, "--session", s, "--json"]);
     expect(r.json?.ok).toBe(false);
     expect(r.json.error.data).toMatchObject({ reason: "restricted_url", rule: "system_files" });

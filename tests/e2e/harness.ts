@@ -3,12 +3,13 @@
  * driven only through the compiled dist/bsk binary, as an agent would.
  */
 import { afterAll, beforeAll } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { launchChromium, type Browser } from "../../scripts/chromium.ts";
 import { startFixtureServer, type FixtureServer } from "../../scripts/fixture-server.ts";
 import { Person } from "./person.ts";
+import { tempDir } from "../temp.ts";
 
 export const ROOT = join(import.meta.dir, "../..");
 export const BSK = join(ROOT, "dist/bsk");
@@ -65,7 +66,7 @@ export interface WorldOptions {
 }
 
 export async function startWorld(opts: WorldOptions = {}): Promise<World> {
-  const home = mkdtempSync("/tmp/bsk-e2e-");
+  const home = tempDir("bsk-e2e-");
   const fixtures = startFixtureServer();
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),

@@ -99,3 +99,46 @@ describe("a runaway page script", () => {
     expect(await js("new Promise((r) => setTimeout(r, 300)).then(() => ticks)")).toBeGreaterThan(first);
   });
 });
+
+describe("a page whose own timer never returns", () => {
+  test("evaluate times out saying bsk stopped the page's hung script, and the next navigate works", async () => {
+    await ok(["navigate", w.fixtures.url("/runaway-timer.html")]);
+    // The page's timer fires 300 ms after load and never returns; this evaluate queues behind it.
+    const r = await run(["evaluate", "new Promise((r) => setTimeout(r, 1000)).then(() => document.title)", "--timeout", "3s"]);
+    expect(r.json.error.code).toBe("timeout");
+    expect(r.json.error.data).toMatchObject({ reason: "page_script_stopped", stage: "extension", timeout_ms: 3000 });
+    expect(r.json.error.hint).toContain("was stopped by bsk");
+    // Sent at once, while bsk may still be recovering the tab: it must not wedge it.
+    await ok(["navigate", w.fixtures.url("/runaway.html?after-timer")]);
+    expect(await js("location.search")).toBe("?after-timer");
+  });
+
+  test("a navigate sent to a page its own timer already hung: bsk discards the page, says so with the tab's id, and the next navigate works", async () => {
+    await ok(["navigate", w.fixtures.url("/runaway-timer.html?into")]);
+    const before = (await ok(["tab", "list"])).tabs.map((t: any) => t.tab_id);
+    await w.fixtures.seen("/echo-title/hanging-into");
+    // The navigation waits on the hung page, and CDP reaches neither page then: no pause, no crash, only the browser.
+    const r = await run(["navigate", w.fixtures.url("/runaway.html?into-hung"), "--timeout", "3s"]);
+    expect(r.json.error.code).toBe("timeout");
+    expect(r.json.error.data).toMatchObject({ reason: "hung_page_discarded", tab_id: before[0], stage: "extension" });
+    expect(r.json.error.hint).toContain("bsk discarded it");
+    const now = (await ok(["tab", "list"])).tabs.map((t: any) => t.tab_id);
+    expect(now).toHaveLength(1);
+    // Discarding may give the tab a new id: the reply and the session's events name it, and the session keeps the tab.
+    expect(r.json.error.data.new_tab_id ?? before[0]).toBe(now[0]);
+    if (now[0] !== before[0]) {
+      const events = (await ok(["events", "--limit", "1000"])).events as any[];
+      expect(events.find((e) => e.event === "tab.replaced")?.data).toMatchObject({ tab_id: now[0], replaced_tab_id: before[0] });
+    }
+    await ok(["navigate", w.fixtures.url("/runaway.html?after-hung")]);
+    expect(await js("location.search")).toBe("?after-hung");
+  });
+
+  test("a page showing alert() is held by the dialog, not hung: nothing stops the script that opened it", async () => {
+    await ok(["navigate", w.fixtures.url("/runaway.html?dialog")]);
+    const cut = await run(["evaluate", "alert('held'); window.afterAlert = 'ran'; 1"]);
+    expect(cut.json.error.code).toBe("dialog_pending");
+    expect(await ok(["dialog", "accept"])).toMatchObject({ accepted: true });
+    expect(await js("window.afterAlert")).toBe("ran");
+  });
+});

@@ -3,11 +3,12 @@ import { describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fixtureBytes } from "../../scripts/fixture-server.ts";
 import { CORE_TOOLS } from "../../cli/mcp/profiles.ts";
 import { minimalArgs } from "../mcp-args.ts";
 import { BSK, until, useWorld, type World } from "./harness.ts";
+import { tempDir } from "../temp.ts";
 
 let w: World;
 
@@ -195,7 +196,7 @@ describe("bsk mcp", () => {
   });
 
   test("upload and download move files through the server, with paths relative to its working directory", async () => {
-    const dir = mkdtempSync("/tmp/bsk-mcp-files-");
+    const dir = tempDir("bsk-mcp-files-");
     writeFileSync(`${dir}/cv.txt`, "hello cv\n");
     const { client } = await connect(dir);
     try {
@@ -220,7 +221,7 @@ describe("bsk mcp", () => {
   });
 
   test("record_start returns the trace and writes it to out; an existing out is refused before anything starts", async () => {
-    const dir = mkdtempSync("/tmp/bsk-mcp-rec-");
+    const dir = tempDir("bsk-mcp-rec-");
     const { client } = await connect(dir);
     try {
       const recording = callOk(client, "record_start", { url: w.fixtures.url("/record-start.html"), purpose: "mcp", out: "trace.json" });
@@ -244,7 +245,7 @@ describe("bsk mcp", () => {
   }, 60_000);
 
   test("every tool takes arguments that match its advertised input schema, and refuses the params it hides", async () => {
-    const dir = mkdtempSync("/tmp/bsk-mcp-schemas-");
+    const dir = tempDir("bsk-mcp-schemas-");
     writeFileSync(`${dir}/cv.txt`, "hello cv\n");
     const { client } = await connect(dir);
     const { tools } = await client.listTools();

@@ -8,13 +8,14 @@
  * from the person's Downloads. Nothing goes through the person's local daemon, and no file lands on their side.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fixtureBytes } from "../../scripts/fixture-server.ts";
 import { evaluateInWorker } from "./devtools.ts";
 import { BSK, until, type World } from "./harness.ts";
 import { decodePng } from "./png.ts";
 import { certutil, startRemoteWorld, type RemoteWorld, type Server } from "./remote-world.ts";
+import { tempDir } from "../temp.ts";
 
 if (!certutil) console.log("remote-files.test.ts skipped: certutil is missing (apt-get install libnss3-tools)");
 const maybe = certutil ? describe : describe.skip;
@@ -69,7 +70,7 @@ maybe("files over a remote link", () => {
     ({ server, w } = rw);
     await rw.pairWith(server);
     sid = (await server.ok(["session", "start", "--no-focus"])).session_id;
-    agentDir = mkdtempSync("/tmp/bsk-e2e-agent-");
+    agentDir = tempDir("bsk-e2e-agent-");
   }, 120_000);
 
   afterAll(async () => {
@@ -236,7 +237,7 @@ maybe("files over a remote link", () => {
 
   test("attack: a remote session never opens the person's local files, whatever the popup's switch says", async () => {
     // The switch is for agents on the person's computer; an agent on a server gets none of their files.
-    const dir = mkdtempSync("/tmp/bsk-remote-local-");
+    const dir = tempDir("bsk-remote-local-");
     writeFileSync(join(dir, "mine.html"), "<title>Mine</title><p>PERSONS-FILE-5521</p>");
     const file = `file://${dir}/mine.html`;
     await w.person.asExtension("chrome.storage.local.set({ allow_file_urls: true })");

@@ -6,10 +6,11 @@
  * snapshots, clicks, uploads and downloads; revoke closes the link within a second. nginx's log holds no secret.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { nginx } from "../tls/nginx.ts";
 import { certutil, startRemoteWorld, type RemoteWorld } from "./remote-world.ts";
+import { tempDir } from "../temp.ts";
 
 const missing = !certutil ? "certutil (libnss3-tools)" : !nginx ? "nginx" : undefined;
 if (missing) console.log(`remote-proxy.test.ts skipped: ${missing} is missing`);
@@ -21,7 +22,7 @@ let agentDir: string;
 maybe("remote mode behind nginx (docs/remote.md's configuration)", () => {
   beforeAll(async () => {
     rw = await startRemoteWorld({ proxy: true });
-    agentDir = mkdtempSync("/tmp/bsk-e2e-agent-");
+    agentDir = tempDir("bsk-e2e-agent-");
   }, 120_000);
 
   afterAll(async () => {

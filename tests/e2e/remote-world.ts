@@ -4,7 +4,7 @@
  * off; a world (harness.ts) whose browser pairs with the server through the real popup.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { makeChain, type Chain } from "../tls/chain.ts";
@@ -12,6 +12,7 @@ import { PROXY_ADDRESS, startProxy, type NginxProxy } from "../tls/nginx.ts";
 import { serverModeArgs } from "../tls/server-args.ts";
 import { BSK, freePort, startWorld, TEST_DURATIONS, until, type Run, type World, type WorldOptions } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
+import { tempDir } from "../temp.ts";
 
 /** The path of certutil, or undefined (the caller skips, saying why). */
 export const certutil = spawnSync("sh", ["-c", "command -v certutil"]).stdout?.toString().trim() || undefined;
@@ -39,7 +40,7 @@ export async function startServer(
   again?: { home: string; port: number },
   opts: { proxy?: boolean } = {},
 ): Promise<Server> {
-  const home = again?.home ?? mkdtempSync("/tmp/bsk-e2e-server-");
+  const home = again?.home ?? tempDir("bsk-e2e-server-");
   const port = again?.port ?? (await freePort());
   const leaf = chain.leaf(`server-${port}`, ["localhost"]);
   const publicPort = opts.proxy ? await freePort() : port;
@@ -116,7 +117,7 @@ export async function startRemoteWorld(
 ): Promise<RemoteWorld> {
   if (!certutil) throw new Error("certutil is missing (apt-get install libnss3-tools)");
   const chain = makeChain();
-  const browserHome = mkdtempSync("/tmp/bsk-e2e-home-");
+  const browserHome = tempDir("bsk-e2e-home-");
   const nssdb = join(browserHome, ".pki/nssdb");
   mkdirSync(nssdb, { recursive: true });
   execFileSync(certutil, ["-d", `sql:${nssdb}`, "-N", "--empty-password"]);

@@ -5,6 +5,7 @@
  * borrow.test.ts moves tabs; the last describe drags by real X input in a headed browser (tab-strip.ts).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { serviceWorker, stopServiceWorker } from "./devtools.ts";
 import { startWorld, until, useWorld, type Run, type World } from "./harness.ts";
 import { canDrag, dragInStrip, findTab, FIRST_TAB_X, TAB_PITCH, type Strip } from "./tab-strip.ts";
@@ -52,6 +53,39 @@ async function drag(tabId: number, groupId: number | null): Promise<void> {
 
 async function events(s: string, type: string): Promise<any[]> {
   return (await w.ok(["events", "--session", s, "--type", type])).events;
+}
+
+let popups = 0;
+/** What the popup (opened as a page of the person's) says under session `s` about a tab it refused. */
+async function refusalNotice(world: World, s: string): Promise<string> {
+  const marker = `popup.html?group-${++popups}`;
+  await world.person.openTab(`chrome-extension://${EXTENSION_ID}/${marker}`);
+  const page = await PersonPage.find(world.browser.cdpPort!, marker);
+  try {
+    const notice = JSON.stringify(`li[data-session="${s}"] [data-notice="lend_refused"]`);
+    await page.waitFor(`document.querySelector(${notice}) !== null`);
+    return await page.evaluate(`document.querySelector(${notice}).textContent`);
+  } finally {
+    page.close();
+    await world.person.closePagesMatching(marker);
+  }
+}
+
+const debugged = (tabId: number) => `chrome.debugger.getTargets().then((ts) => ts.some((t) => t.tabId === ${tabId} && t.attached))`;
+
+/**
+ * The person drags a tab into the group, which refuses it: the tab is back where it was, out of the group, and nothing
+ * of it was read (the debugger never attached, the session lent nothing). The refusal event's data.
+ */
+async function dragRefused(s: string, group: number, tabId: number): Promise<any> {
+  const before = (await tabState(tabId))!;
+  await drag(tabId, group);
+  const refused = await until("the refusal", async () => (await events(s, "tab.lend_refused")).find((e) => e.data.tab_id === tabId));
+  expect(await tabState(tabId)).toEqual(before);
+  expect(refused.data.back_to).toEqual({ window_id: before.windowId, index: before.index, group_id: before.groupId, fallback: false });
+  expect(await chrome(debugged(tabId))).toBe(false);
+  expect(await events(s, "tab.borrowed")).toEqual([]);
+  return refused.data;
 }
 
 async function startGroup(extra: string[] = []): Promise<{ s: string; group: number; tab: number }> {
@@ -219,27 +253,46 @@ describe("the group's last tab", () => {
     // moves the tab out before it deletes the emptied group, so the take-back is done when the group's end comes.)
     expect(await tabState(tab)).toMatchObject({ groupId: -1 });
     expect(await chrome(`chrome.tabs.get(${tab}).then((t) => t.url)`)).toContain("last-out");
-    const debugged = `chrome.debugger.getTargets().then((ts) => ts.some((t) => t.tabId === ${tab} && t.attached))`;
-    await until("the debugger to leave the tab", async () => (await chrome(debugged)) === false);
+    await until("the debugger to leave the tab", async () => (await chrome(debugged(tab))) === false);
     await chrome(`chrome.tabs.remove(${tab})`);
   });
 });
 
 describe("attacks", () => {
-  test("--no-borrow: a tab dragged into the group is put back out unread; tab borrow is refused", async () => {
-    const { s, group } = await startGroup(["--no-borrow"]);
+  test("--no-borrow: a tab dragged into the group is put back where it was, unread, and the person told; tab borrow is refused", async () => {
     const mine = await personTab("no-borrow");
-    await drag(mine, group);
-    const refused = await until("the refusal", async () => (await events(s, "tab.lend_refused"))[0]);
-    expect(refused.data).toEqual({ tab_id: mine, reason: "no_borrow" });
-    await until("the tab out of the group", async () => (await tabState(mine))?.groupId === -1);
-    // Nothing was read: the tab is not the session's, and the debugger never attached to it.
+    const other = await personTab("no-borrow-other");
+    const { s, group } = await startGroup(["--no-borrow"]);
+    // [connect page] [mine] [other] [the group]: joining the group moves it past the other tab.
+    expect(await dragRefused(s, group, mine)).toMatchObject({ tab_id: mine, reason: "no_borrow", put_back: true });
     await fails(run(s, ["snapshot", "--tab", String(mine)]), "permission_denied");
-    expect(await chrome(`chrome.debugger.getTargets().then((ts) => ts.some((t) => t.tabId === ${mine} && t.attached))`)).toBe(false);
-    expect(await events(s, "tab.borrowed")).toEqual([]);
+    const told = await refusalNotice(w, s);
+    expect(told).toContain("--no-borrow");
+    expect(told).toContain("It is back where it was.");
     const err = await fails(run(s, ["tab", "borrow", String(mine)]), "permission_denied", "borrow_denied");
     expect(err.data.detail).toBe("no_borrow");
-    await chrome(`chrome.tabs.remove(${mine})`);
+    await chrome(`chrome.tabs.remove([${mine}, ${other}])`);
+  });
+
+  test("a browser page dragged into the group is put back where it was, unread, and the person told why", async () => {
+    const page = await w.person.openInOwnWindow("chrome://version/");
+    const other = await personTab("browser-page-other");
+    const { s, group } = await startGroup();
+    expect(await dragRefused(s, group, page)).toMatchObject({ tab_id: page, reason: "restricted_url", put_back: true });
+    expect(await refusalNotice(w, s)).toContain("it shows a browser page");
+    await chrome(`chrome.tabs.remove([${page}, ${other}])`);
+  });
+
+  test("a tab dragged in from a group of the person's goes back into that group, where it was", async () => {
+    const mine = await personTab("from-group");
+    const sibling = await personTab("from-group-sibling");
+    const other = await personTab("from-group-other");
+    const theirs: number = await chrome(`chrome.tabs.group({ tabIds: [${mine}, ${sibling}] })`);
+    const { s, group } = await startGroup(["--no-borrow"]);
+    const before = await tabState(mine);
+    expect(before?.groupId).toBe(theirs);
+    expect(await dragRefused(s, group, mine)).toMatchObject({ tab_id: mine, reason: "no_borrow", put_back: true });
+    await chrome(`chrome.tabs.remove([${mine}, ${sibling}, ${other}])`);
   });
 
   test("a group with the session's title made by someone else is not the session's", async () => {
@@ -297,13 +350,18 @@ describe.skipIf(!canDrag())("by real input: the person drags tabs in the tab str
     await x?.stop();
   });
 
-  test("drag a tab into the group: lent; drag it out: a running call ends user_aborted and the tab is the person's", async () => {
+  /** The person's hands, their window (placed where tab-strip.ts expects it) and its tab strip. */
+  async function personStrip(): Promise<{ hands: (e: string) => Promise<any>; home: { id: number; windowId: number }; strip: Strip }> {
     const hands = (e: string) => h.person.asExtension(e);
     const home: { id: number; windowId: number } = await hands(
       `chrome.tabs.query({ url: "chrome-extension://*/connect.html*" }).then((t) => ({ id: t[0].id, windowId: t[0].windowId }))`,
     );
     await hands(`chrome.windows.update(${home.windowId}, { left: 0, top: 0, width: 1200, height: 800, focused: true })`);
-    const strip: Strip = { chrome: hands, display: x.display, windowId: home.windowId, homeTab: home.id };
+    return { hands, home, strip: { chrome: hands, display: x.display, windowId: home.windowId, homeTab: home.id } };
+  }
+
+  test("drag a tab into the group: lent; drag it out: a running call ends user_aborted and the tab is the person's", async () => {
+    const { hands, home, strip } = await personStrip();
     // The strip: [connect page] [the person's tab] [group header] [the agent's tab].
     const mine = await h.person.openInOwnWindow(h.fixtures.url("/borrow-form.html?real-drag"));
     const r = await h.ok(["session", "start", "--where", "group", "--name", "drag"]);
@@ -359,5 +417,48 @@ describe.skipIf(!canDrag())("by real input: the person drags tabs in the tab str
     expect(back.map((e: any) => e.data)).toEqual([{ tab_id: mine, reason: "dragged_out" }]);
     page.close();
     await h.ok(["session", "stop", r.session_id]);
+    // The next test finds tabs by clicking along the strip: none of this one's may be left in the way.
+    await hands(`chrome.tabs.remove(${mine})`);
+  }, 90_000);
+
+  test("a linked tab dragged into the group is refused and put back where it was, out of the group; the person is told", async () => {
+    const { hands, home, strip } = await personStrip();
+    // The person's page A opens K (a click of theirs): their pages can reach each other, so K is never lent.
+    const opener = await h.person.openInOwnWindow(h.fixtures.url("/borrow-linked.html?drag-opener"));
+    const a = await h.person.waitForPage("drag-opener");
+    await h.person.evaluateIn(a.targetId, `void window.open(${JSON.stringify(h.fixtures.url("/borrow-linked.html?drag-linked"))}, "k")`, {
+      userGesture: true,
+    });
+    await h.person.waitForPage("drag-linked");
+    const linked: number = await until("the opened tab", () =>
+      hands(`chrome.tabs.query({}).then((ts) => ts.find((t) => (t.url || t.pendingUrl || "").includes("drag-linked"))?.id)`),
+    );
+    const r = await h.ok(["session", "start", "--where", "group", "--name", "linked"]);
+    // The strip: [connect page] [K] [A] [group header] [the agent's tab] (A opened K next to the active tab).
+    const before = await hands(`chrome.tabs.get(${linked}).then((t) => ({ windowId: t.windowId, index: t.index, groupId: t.groupId }))`);
+    expect(before).toEqual({ windowId: home.windowId, index: 1, groupId: -1 });
+    const linkedX = await findTab(strip, linked, FIRST_TAB_X + TAB_PITCH + 10);
+    const openerX = await findTab(strip, opener, linkedX + TAB_PITCH - 3);
+    const agentX = await findTab(strip, r.tab_id, openerX + TAB_PITCH - 3);
+    // Dropped on the left half of the agent's tab: it lands in the group, which refuses it.
+    await dragInStrip(strip, linked, linkedX + 60, agentX + 30);
+    const refused = await until("the refusal", async () =>
+      (await h.ok(["events", "--session", r.session_id, "--type", "tab.lend_refused"])).events.find((e: any) => e.data.tab_id === linked),
+    );
+    expect(await hands(`chrome.tabs.get(${linked}).then((t) => ({ windowId: t.windowId, index: t.index, groupId: t.groupId }))`)).toEqual(
+      before,
+    );
+    expect(refused.data).toEqual({
+      tab_id: linked,
+      reason: "linked_tabs",
+      put_back: true,
+      back_to: { window_id: home.windowId, index: 1, group_id: -1, fallback: false },
+    });
+    // Nothing of it was read or lent.
+    expect(await hands(debugged(linked))).toBe(false);
+    expect((await h.ok(["events", "--session", r.session_id, "--type", "tab.borrowed"])).events).toEqual([]);
+    expect(await refusalNotice(h, r.session_id)).toContain("it is linked to another tab of yours");
+    await h.ok(["session", "stop", r.session_id]);
+    await hands(`chrome.tabs.remove([${opener}, ${linked}])`);
   }, 90_000);
 });

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { installedBrowsers, isRunning, startBrowser } from "../../daemon/browser-launch.ts";
+import { installedBrowsers, isRunning, runsIn, startBrowser } from "../../daemon/browser-launch.ts";
 import { startDaemon, tempHome, type TestDaemon } from "./harness.ts";
 
 const daemons: TestDaemon[] = [];
@@ -106,6 +106,26 @@ describe("which browser, and whether it runs", () => {
     expect(installedBrowsers({ PATH: tempHome() }, "linux")).toEqual([]);
   });
 
+  test("macOS: /Applications first, then the person's ~/Applications; Chrome, Chromium, Edge and Brave", () => {
+    const app = (dir: string, name: string) => `${dir}/${name}.app/Contents/MacOS/${name}`;
+    const there = new Set([
+      app("/Users/p/Applications", "Google Chrome"),
+      app("/Applications", "Microsoft Edge"),
+      app("/Users/p/Applications", "Microsoft Edge"),
+      app("/Users/p/Applications", "Brave Browser"),
+      app("/Applications", "Chromium"),
+    ]);
+    expect(installedBrowsers({ HOME: "/Users/p", PATH: "/usr/bin" }, "darwin", (p) => there.has(p))).toEqual([
+      { name: "Google Chrome", command: app("/Users/p/Applications", "Google Chrome"), processNames: ["Google Chrome"] },
+      { name: "Chromium", command: app("/Applications", "Chromium"), processNames: ["Chromium"] },
+      { name: "Microsoft Edge", command: app("/Applications", "Microsoft Edge"), processNames: ["Microsoft Edge"] },
+      { name: "Brave", command: app("/Users/p/Applications", "Brave Browser"), processNames: ["Brave Browser"] },
+    ]);
+    expect(installedBrowsers({ HOME: "/Users/p" }, "darwin", () => false)).toEqual([]);
+    // Linux places are never looked at on macOS, nor macOS places on Linux.
+    expect(installedBrowsers({ HOME: "/Users/p", PATH: "/usr/bin" }, "linux", (p) => there.has(p))).toEqual([]);
+  });
+
   test("a browser process counts only when it is this user's", () => {
     // This test's own process stands in for the browser: its name is read from /proc like a browser's would be.
     const own = readFileSync("/proc/self/comm", "utf8").trim();
@@ -113,5 +133,24 @@ describe("which browser, and whether it runs", () => {
     expect(isRunning(b)).toBe(true);
     expect(isRunning(b, 4242)).toBe(false);
     expect(isRunning({ ...b, processNames: ["no-such-process-name"] })).toBe(false);
+  });
+
+  test("macOS: whether it runs comes from /bin/ps (no /proc), also only when it is this user's", () => {
+    const chrome = "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome";
+    const b = { name: "Google Chrome", command: chrome, processNames: ["Google Chrome"] };
+    const ps = [
+      `  501 ${chrome}`,
+      "  501 /Applications/Google Chrome.app/Contents/Frameworks/Google Chrome Framework.framework/Helpers/Google Chrome Helper.app/Contents/MacOS/Google Chrome Helper",
+      "    0 /sbin/launchd",
+    ].join("\n");
+    expect(runsIn(ps, b, 501)).toBe(true);
+    expect(runsIn(ps, b, 502)).toBe(false);
+    expect(runsIn(ps.split("\n").slice(1).join("\n"), b, 501)).toBe(false); // a helper alone is not the browser
+    // The real /bin/ps, asked the macOS way (procps answers it too): this test's own process stands in.
+    const own = readFileSync("/proc/self/comm", "utf8").trim();
+    const self = { name: "x", command: "x", processNames: [own] };
+    expect(isRunning(self, process.getuid!(), "darwin")).toBe(true);
+    expect(isRunning(self, 4242, "darwin")).toBe(false);
+    expect(isRunning({ ...self, processNames: ["no-such-process-name"] }, process.getuid!(), "darwin")).toBe(false);
   });
 });

@@ -3,13 +3,14 @@
  * (runDaemon) by default; as a `bun daemon/main.ts` subprocess where a test kills or restarts it.
  */
 import type { DiskSync } from "../../daemon/ledger.ts";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { homePaths, type DaemonInfo, type HomePaths } from "../../shared/home.ts";
 import { runDaemon, type RunOutcome } from "../../daemon/main.ts";
 import { ensureSecret } from "../../daemon/trust/secret.ts";
 import { IpcClient } from "./ipc-client.ts";
 import { Peer, type PeerOptions } from "./peer.ts";
+import { tempDir } from "../temp.ts";
 
 export const ROOT = join(import.meta.dir, "../..");
 
@@ -36,7 +37,7 @@ export function peakRss(pid: number): number {
 export { freePort } from "../ports.ts";
 
 export function tempHome(): string {
-  return mkdtempSync("/tmp/bsk-it-");
+  return tempDir("bsk-it-");
 }
 
 export interface TestDaemon {

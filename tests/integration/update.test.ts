@@ -17,13 +17,14 @@ import { PROTOCOL_VERSION } from "../../protocol/version.ts";
 import { buildBinary } from "../../scripts/build.ts";
 import { packBinary, publicKeyOf, sha256Hex, signBytes, writeRelease } from "../../scripts/release/pack.ts";
 import { freePort, peakRss, ROOT } from "./harness.ts";
+import { tempDir } from "../temp.ts";
 
 const OLD = "0.1.0-test";
 const NEW = "0.1.1-test";
 /** Each case starts daemons and moves ~100 MB binaries around. */
 const T = 30_000;
 const platform = currentPlatform()!;
-const work = mkdtempSync("/tmp/bsk-upd-");
+const work = tempDir("bsk-upd-");
 const relDir = join(work, "rel");
 
 function keyPair() {

@@ -3,8 +3,9 @@
  * asked (DNS names and IP addresses). Nothing is trusted system-wide; a test hands the CA to whoever must trust it.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../temp.ts";
 
 export interface Leaf {
   cert: string;
@@ -24,7 +25,7 @@ function openssl(args: string[], cwd: string): void {
   execFileSync("openssl", args, { cwd, stdio: ["ignore", "ignore", "pipe"] });
 }
 
-export function makeChain(dir = mkdtempSync("/tmp/bsk-tls-")): Chain {
+export function makeChain(dir = tempDir("bsk-tls-")): Chain {
   openssl(
     [
       "req",

@@ -4,13 +4,14 @@
  * each decision across a restart. The browser path is tests/e2e/approval.test.ts.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { FileLedger } from "../../daemon/ledger-file.ts";
 import { MemoryLedger, type OpOutcome } from "../../daemon/ledger.ts";
 import { askFirstOrigin } from "../../extension/src/features/approval/sites.ts";
 import { approvalOf, ASKED_EFFECTS, type ApprovalRecord } from "../../protocol/approval.ts";
 import { EFFECTS, METHOD_NAMES, METHODS } from "../../protocol/catalog.ts";
 import { ERRORS } from "../../protocol/errors.ts";
+import { tempDir } from "../temp.ts";
 
 const homes: string[] = [];
 afterEach(() => {
@@ -91,7 +92,7 @@ describe("the ledger keeps each decision", () => {
   });
 
   test("on disk, across a restart", async () => {
-    const d = `${mkdtempSync("/tmp/bsk-approval-")}`;
+    const d = `${tempDir("bsk-approval-")}`;
     homes.push(d);
     const a = await FileLedger.open(`${d}/ledger`);
     await a.reserve(reservation(a));

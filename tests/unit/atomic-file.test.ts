@@ -11,7 +11,6 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
@@ -27,6 +26,7 @@ import { saveJsonFile } from "../../cli/json-file.ts";
 import { stage } from "../../cli/update/swap.ts";
 import { BskError } from "../../protocol/errors.ts";
 import { localAttacker, sharedFolder } from "../local-attacker.ts";
+import { tempDir as freshDir } from "../temp.ts";
 
 const { attacker, skipReason } = localAttacker();
 
@@ -36,7 +36,7 @@ afterEach(() => {
 });
 
 function tempDir(): string {
-  const dir = mkdtempSync("/tmp/bsk-atomic-");
+  const dir = freshDir("bsk-atomic-");
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }

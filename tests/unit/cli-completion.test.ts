@@ -1,8 +1,9 @@
 import { expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync, chmodSync } from "node:fs";
+import { rmSync, writeFileSync, chmodSync } from "node:fs";
 import { join } from "node:path";
 import { COMMANDS } from "../../cli/commands-table.ts";
 import { complete, completionScript } from "../../cli/completion.ts";
+import { tempDir } from "../temp.ts";
 
 test("completes command words, flags and enum values from the catalog", () => {
   expect(complete(["ta"])).toEqual(["tab"]);
@@ -27,7 +28,7 @@ test("every command is reachable by completion, word by word", () => {
 });
 
 test("the bash script completes through `bsk __complete`", async () => {
-  const dir = mkdtempSync("/tmp/bsk-compl-");
+  const dir = tempDir("bsk-compl-");
   try {
     const main = join(import.meta.dir, "../../cli/main.ts");
     writeFileSync(join(dir, "bsk"), `#!/bin/sh\nexec "${process.execPath}" "${main}" "$@"\n`);

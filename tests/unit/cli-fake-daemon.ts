@@ -3,10 +3,11 @@
  * daemon does (shared/link-proof.ts), records every frame it receives after that and answers through a handler the
  * test supplies (which may hold a reply until the test releases it).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { homePaths, type HomePaths } from "../../shared/home.ts";
 import { ensureLinkKey } from "../../shared/key-file.ts";
 import { LinkProofServer, unixTransport } from "../../shared/link-proof.ts";
+import { tempDir } from "../temp.ts";
 
 export interface Frame {
   id: string;
@@ -32,7 +33,7 @@ export interface FakeDaemon {
 }
 
 export function makeHome(): string {
-  return mkdtempSync("/tmp/bsk-cli-test-");
+  return tempDir("bsk-cli-test-");
 }
 
 function flush(s: { write(b: Uint8Array): number; data: { out: Uint8Array } }): void {

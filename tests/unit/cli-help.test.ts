@@ -60,12 +60,18 @@ describe("suggestions", () => {
     expect(hintOf(["open", "https://example.com"])).toContain("bsk navigate?");
     expect(hintOf(["goto", "https://example.com"])).toContain("bsk navigate?");
     expect(hintOf(["screenshot", "--fullpage", "--session", "k7qm"])).toContain("bsk screenshot full-page?");
-    const home = (await import("node:fs")).mkdtempSync(`${(await import("node:os")).tmpdir()}/bsk-help-`);
-    const r = Bun.spawnSync(["bun", "cli/main.ts", "install-skill", "--harness", "claude-cod"], {
-      env: { ...process.env, HOME: home, BSK_HOME: `${home}/.bsk`, BSK_AUTO_START: "0" },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const { mkdtempSync, rmSync } = await import("node:fs");
+    const home = mkdtempSync(`${(await import("node:os")).tmpdir()}/bsk-help-`);
+    let r: { exitCode: number; stderr: Buffer };
+    try {
+      r = Bun.spawnSync(["bun", "cli/main.ts", "install-skill", "--harness", "claude-cod"], {
+        env: { ...process.env, HOME: home, BSK_HOME: `${home}/.bsk`, BSK_AUTO_START: "0" },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
     expect(r.exitCode).toBe(1);
     expect(r.stderr.toString()).toContain("Did you mean --harness claude-code?");
   });

@@ -4,11 +4,12 @@
  * the path; --json carries path and bytes, never the data. Real CLI entry against a fake daemon.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defaultPath, saveFileResult } from "../../cli/file-result.ts";
 import { absolutePath, plan } from "../../cli/plan.ts";
 import { fakeDaemon, type FakeDaemon } from "./cli-fake-daemon.ts";
+import { tempDir as freshDir } from "../temp.ts";
 
 const MAIN = join(import.meta.dir, "../../cli/main.ts");
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
@@ -20,7 +21,7 @@ afterEach(() => {
 });
 
 function tempDir(): string {
-  const dir = mkdtempSync("/tmp/bsk-file-result-");
+  const dir = freshDir("bsk-file-result-");
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }

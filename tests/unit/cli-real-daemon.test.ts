@@ -3,14 +3,15 @@
  * detached in its own session; daemon status/stop then manage it. Skipped until daemon/main.ts exists.
  */
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { pidAlive } from "../../shared/pid.ts";
 import { freePort } from "../ports.ts";
+import { tempDir } from "../temp.ts";
 
 const MAIN = join(import.meta.dir, "../../cli/main.ts");
 const hasDaemon = existsSync(join(import.meta.dir, "../../daemon/main.ts"));
-const home = mkdtempSync("/tmp/bsk-cli-real-");
+const home = tempDir("bsk-cli-real-");
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 async function bsk(args: string[], env: Record<string, string>) {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { AllowList } from "../../shared/allow-list.ts";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { tempDir } from "../temp.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -10,7 +11,7 @@ afterEach(() => {
 const OTHER = "abcdefghijklmnopabcdefghijklmnop";
 
 function configPath() {
-  const d = mkdtempSync("/tmp/bsk-allow-");
+  const d = tempDir("bsk-allow-");
   dirs.push(d);
   return `${d}/config.json`;
 }

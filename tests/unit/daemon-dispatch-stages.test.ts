@@ -62,6 +62,21 @@ describe("method and params stages", () => {
     }
   });
 
+  test("a key the method does not take is refused, not dropped (a newer client's safety flag on an older daemon)", () => {
+    let caught: unknown;
+    try {
+      parseParams("navigate", { session_id: "abcd", url: "https://x.example", confirm_writez: true });
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toMatchObject({ code: "invalid_params", data: { params: ["confirm_writez"] } });
+    expect(String((caught as Error).message)).toContain("does not take confirm_writez");
+    // Every client-callable method's schema still takes what it lists.
+    expect(parseParams("navigate", { session_id: "abcd", url: "https://x.example", wait_until: "load" })).toMatchObject({
+      url: "https://x.example",
+    });
+  });
+
   test("every daemon-owned method a client may call has a handler", () => {
     const daemonOwned = METHOD_NAMES.filter((m) => isClientCallable(m) && METHODS[m].owner === "daemon");
     expect(daemonOwned).toContain("session.start");

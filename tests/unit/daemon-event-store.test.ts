@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { FileEventLog } from "../../daemon/event-store.ts";
+import { tempDir } from "../temp.ts";
 
 const homes: string[] = [];
 afterEach(() => {
@@ -8,7 +9,7 @@ afterEach(() => {
 });
 
 function dir(): string {
-  const d = mkdtempSync("/tmp/bsk-events-");
+  const d = tempDir("bsk-events-");
   homes.push(d);
   return `${d}/events`;
 }

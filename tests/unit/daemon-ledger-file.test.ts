@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { FileLedger } from "../../daemon/ledger-file.ts";
 import type { OpOutcome } from "../../daemon/ledger.ts";
 import { storedReply } from "../../daemon/ledger-reply.ts";
+import { tempDir } from "../temp.ts";
 
 const homes: string[] = [];
 
@@ -16,7 +17,7 @@ afterEach(() => {
 });
 
 function dir(): string {
-  const d = mkdtempSync("/tmp/bsk-ledger-");
+  const d = tempDir("bsk-ledger-");
   homes.push(d);
   return `${d}/ledger`;
 }

@@ -3,13 +3,14 @@
  * OS would open (every component walked, shared/path-walk.ts), and never for a link of a remote device.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { lchownSync, linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { lchownSync, linkSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { answerFileUrl, judgeFileUrl } from "../../daemon/local-files.ts";
 import { homePaths } from "../../shared/home.ts";
 import { WalkRefused, walkPath } from "../../shared/path-walk.ts";
+import { tempDir } from "../temp.ts";
 
-const root = mkdtempSync("/tmp/bsk-local-files-");
+const root = tempDir("bsk-local-files-");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const home = join(root, "home");
 mkdirSync(join(home, "ledger"), { recursive: true });

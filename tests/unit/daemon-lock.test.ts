@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { homePaths } from "../../shared/home.ts";
 import { acquireLock } from "../../daemon/lock.ts";
 import { pidAlive } from "../../shared/pid.ts";
+import { tempDir } from "../temp.ts";
 
 const homes: string[] = [];
 afterEach(() => {
@@ -10,7 +11,7 @@ afterEach(() => {
 });
 
 function home() {
-  const h = mkdtempSync("/tmp/bsk-lock-");
+  const h = tempDir("bsk-lock-");
   homes.push(h);
   return homePaths(h);
 }

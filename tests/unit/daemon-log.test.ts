@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { openLog } from "../../daemon/log.ts";
+import { tempDir } from "../temp.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -9,7 +10,7 @@ afterEach(() => {
 
 describe("daemon log", () => {
   test("writes one JSON object per line with ts, level and msg, in a private file", () => {
-    const dir = mkdtempSync("/tmp/bsk-log-");
+    const dir = tempDir("bsk-log-");
     dirs.push(dir);
     const log = openLog(`${dir}/daemon.log`);
     log.info("call", { method: "system.status", timings: { daemon: 0.1 } });
@@ -26,7 +27,7 @@ describe("daemon log", () => {
   });
 
   test("rotates to daemon.log.1 past its size", () => {
-    const dir = mkdtempSync("/tmp/bsk-log-");
+    const dir = tempDir("bsk-log-");
     dirs.push(dir);
     const log = openLog(`${dir}/daemon.log`, { rotateBytes: 200 });
     for (let i = 0; i < 5; i++) log.info("x".repeat(50));

@@ -1,11 +1,12 @@
 /** The session registry without sockets: persistence, ends, re-adoption decisions. */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { BrowserRegistry } from "../../daemon/browsers.ts";
 import { resolveConfig } from "../../daemon/config.ts";
 import { MemoryEventLog } from "../../daemon/event-log.ts";
 import type { Logger } from "../../daemon/log.ts";
 import { SessionRegistry } from "../../daemon/sessions.ts";
+import { tempDir } from "../temp.ts";
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, flush() {}, close() {} };
 const homes: string[] = [];
@@ -16,7 +17,7 @@ afterEach(() => {
   for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true });
 });
 
-function setup(home = mkdtempSync("/tmp/bsk-reg-"), env: Record<string, string> = {}) {
+function setup(home = tempDir("bsk-reg-"), env: Record<string, string> = {}) {
   homes.push(home);
   mkdirSync(`${home}/state`, { recursive: true });
   const config = resolveConfig({ home, env: { BSK_READOPT_WAIT_MS: "60000", ...env } });
@@ -125,7 +126,7 @@ describe("SessionRegistry", () => {
   });
 
   test("an unreadable sessions.json is moved aside, never overwritten", () => {
-    const home = mkdtempSync("/tmp/bsk-reg-");
+    const home = tempDir("bsk-reg-");
     mkdirSync(`${home}/state`);
     writeFileSync(`${home}/state/sessions.json`, "{torn");
     const { reg } = setup(home);

@@ -38,6 +38,29 @@ describe("README.md is for a newcomer", () => {
     expect(readme).not.toContain("<!-- generated:");
   });
 
+  test("names every package the tests need, the same list .ci/run installs", () => {
+    const ci = readFileSync(join(root, ".ci/run"), "utf8").match(/^TEST_PACKAGES="([^"]+)"$/m)?.[1];
+    const line = readme.match(/^sudo apt-get install -y (.+)$/m)?.[1];
+    expect(ci).toBeTruthy();
+    expect(line?.split(/\s+/).sort()).toEqual(ci!.split(/\s+/).sort());
+  });
+
+  test("the Node it names is package.json's engines minimum, and every locked package runs on it (no EBADENGINE)", () => {
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { engines: { node: string } };
+    const min = pkg.engines.node.match(/^>=(\d+)\.(\d+)$/);
+    expect(min).toBeTruthy();
+    expect(readme).toContain(`Node ${min![1]}.${min![2]}+`);
+    const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
+      packages: Record<string, { engines?: { node?: string } | string[] }>;
+    };
+    const node = `${min![1]}.${min![2]}.0`;
+    const refusing = Object.entries(lock.packages)
+      .map(([path, p]) => [path, !Array.isArray(p.engines) && p.engines?.node] as const)
+      .filter(([, range]) => range && !Bun.semver.satisfies(node, range))
+      .map(([path, range]) => `${path} wants node ${range}`);
+    expect(refusing).toEqual([]);
+  });
+
   test("every page of docs/ is reachable from it", () => {
     const pages = readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md"));
     expect(pages.filter((p) => !linked(readme).includes(`docs/${p}`))).toEqual([]);

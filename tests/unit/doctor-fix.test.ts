@@ -1,6 +1,6 @@
 /** `bsk doctor --fix`: each repair said before it is made, made in a temp HOME, and not made again once done. */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { homePaths } from "../../shared/home.ts";
 import { launcherPath, manifestPath } from "../../shared/native-host-register.ts";
 import { HARNESSES } from "../../skill/harnesses.ts";
@@ -8,6 +8,7 @@ import { status } from "../../skill/install.ts";
 import { fixSkill, nativeHostCheck } from "../../cli/commands/doctor-fix.ts";
 import { doctor } from "../../cli/commands/doctor.ts";
 import { fakeDaemon } from "./cli-fake-daemon.ts";
+import { tempDir } from "../temp.ts";
 
 const homes: string[] = [];
 afterEach(() => {
@@ -15,7 +16,7 @@ afterEach(() => {
 });
 
 function tempHome() {
-  const home = mkdtempSync("/tmp/bsk-doctor-fix-");
+  const home = tempDir("bsk-doctor-fix-");
   homes.push(home);
   const env = { HOME: home, PATH: "", BSK_HOME: `${home}/.bsk`, XDG_CONFIG_HOME: "" };
   return { home, env, paths: homePaths(`${home}/.bsk`, env) };

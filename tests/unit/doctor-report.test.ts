@@ -1,11 +1,12 @@
 /** doctor's human report and its skill check (the round trip itself is in tests/e2e/doctor.test.ts). */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { refusalSince } from "../../cli/commands/doctor-log.ts";
 import { renderDoctor } from "../../cli/commands/doctor-report.ts";
 import { skillCheck } from "../../cli/commands/doctor-skill.ts";
 import { findHarness } from "../../skill/harnesses.ts";
 import { install, skillPath } from "../../skill/install.ts";
+import { tempDir } from "../temp.ts";
 
 const homes: string[] = [];
 afterAll(() => {
@@ -14,7 +15,7 @@ afterAll(() => {
 
 /** A HOME where only Claude Code is detected (its ~/.claude exists) and nothing is on PATH. */
 function claudeHome(): Record<string, string> {
-  const home = mkdtempSync("/tmp/bsk-doctor-unit-");
+  const home = tempDir("bsk-doctor-unit-");
   homes.push(home);
   mkdirSync(`${home}/.claude`);
   return { HOME: home, PATH: "" };
@@ -59,7 +60,7 @@ test("the skill check warns until the skill is installed and current, and names 
 });
 
 test("with no harness found, the hint says where to look", () => {
-  const home = mkdtempSync("/tmp/bsk-doctor-unit-");
+  const home = tempDir("bsk-doctor-unit-");
   homes.push(home);
   expect(skillCheck({ HOME: home, PATH: "" })).toMatchObject({ status: "warn", detail: "not installed, and no agent harness detected" });
 });

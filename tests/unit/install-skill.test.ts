@@ -1,13 +1,14 @@
 import { afterEach, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { installInto } from "../../cli/commands/install-skill.ts";
 import { SKILL_FILES } from "../../skill/bundle.ts";
 import { findHarness, HARNESSES } from "../../skill/harnesses.ts";
 import { BASELINE_FILE, skillPath, status, syncInstalled } from "../../skill/install.ts";
+import { tempDir } from "../temp.ts";
 
 const homes: string[] = [];
 function tempHome(): Record<string, string> {
-  const HOME = mkdtempSync("/tmp/bsk-skill-");
+  const HOME = tempDir("bsk-skill-");
   homes.push(HOME);
   return { HOME, PATH: "" };
 }

@@ -1,6 +1,6 @@
 /** The native messaging host: Chrome's framing, who gets an answer, and the manifests bsk registers. */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AllowList } from "../../shared/allow-list.ts";
 import { homePaths } from "../../shared/home.ts";
@@ -9,9 +9,10 @@ import { watchDaemon } from "../../daemon/native-host/watch.ts";
 import { HOST_NAME, launcherPath, manifestPath, registerNativeHost, unregisterNativeHost } from "../../shared/native-host-register.ts";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { fromBase64url } from "../../protocol/trust.ts";
+import { tempDir } from "../temp.ts";
 
 function tmp(): string {
-  return mkdtempSync("/tmp/bsk-native-");
+  return tempDir("bsk-native-");
 }
 
 describe("framing", () => {
@@ -238,6 +239,40 @@ describe("registration", () => {
       const removed = unregisterNativeHost({ paths: homePaths(home), env });
       for (const d of [snapChromium, flatChrome, flatBrave]) expect(removed).toContain(manifestPath(d));
       for (const d of [snapChromium, flatChrome, flatBrave]) expect(existsSync(manifestPath(d))).toBe(false);
+    } finally {
+      for (const d of [home, fakeHome]) rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  test("macOS: Chrome, Chromium, Edge and Brave under ~/Library/Application Support; uninstall removes them", () => {
+    const home = tmp();
+    const fakeHome = tmp();
+    try {
+      const env = { HOME: fakeHome, XDG_CONFIG_HOME: join(fakeHome, ".config") };
+      const base = join(fakeHome, "Library/Application Support");
+      const roots = {
+        chromium: join(base, "Chromium"),
+        chrome: join(base, "Google/Chrome"),
+        edge: join(base, "Microsoft Edge"),
+        brave: join(base, "BraveSoftware/Brave-Browser"),
+      };
+      mkdirSync(roots.edge, { recursive: true });
+      mkdirSync(roots.brave, { recursive: true });
+      const done = registerNativeHost({ paths: homePaths(home), mode: "explicit", env, platform: "darwin" });
+      // Chrome and Chromium even before their first start; Edge and Brave because they are there.
+      expect(done.map((r) => [r.browser, r.manifest, r.state])).toEqual([
+        ["chromium", manifestPath(roots.chromium), "written"],
+        ["chrome", manifestPath(roots.chrome), "written"],
+        ["brave", manifestPath(roots.brave), "written"],
+        ["edge", manifestPath(roots.edge), "written"],
+      ]);
+      for (const dir of Object.values(roots)) {
+        expect(JSON.parse(readFileSync(manifestPath(dir), "utf8"))).toMatchObject({ name: HOST_NAME, path: launcherPath(homePaths(home)) });
+      }
+      expect(existsSync(join(fakeHome, ".config"))).toBe(false);
+      const removed = unregisterNativeHost({ paths: homePaths(home), env, platform: "darwin" });
+      expect(removed.sort()).toEqual(Object.values(roots).map(manifestPath).sort());
+      for (const dir of Object.values(roots)) expect(existsSync(manifestPath(dir))).toBe(false);
     } finally {
       for (const d of [home, fakeHome]) rmSync(d, { recursive: true, force: true });
     }

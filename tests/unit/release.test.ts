@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { generateKeyPairSync } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fromTarGz, fromZip } from "../../cli/update/extract.ts";
 import { RELEASE_PUBLIC_KEY } from "../../protocol/release-key.ts";
@@ -24,6 +24,7 @@ import {
 } from "../../protocol/release.ts";
 import { tarGz, zip } from "../../scripts/release/archive.ts";
 import { publicKeyOf, signBytes, signingFreshness } from "../../scripts/release/pack.ts";
+import { tempDir } from "../temp.ts";
 
 const root = join(import.meta.dir, "../..");
 
@@ -75,7 +76,7 @@ describe("archives", () => {
     expect(fromTarGz(archive, "bsk")).toEqual(data);
     expect(() => fromTarGz(archive, "other")).toThrow(/no other/);
     expect(() => fromTarGz(new Uint8Array([1, 2, 3]), "bsk")).toThrow(/not gzip/);
-    const dir = mkdtempSync("/tmp/bsk-rel-");
+    const dir = tempDir("bsk-rel-");
     try {
       writeFileSync(join(dir, "a.tar.gz"), archive);
       const listing = Bun.spawnSync(["tar", "-tvzf", join(dir, "a.tar.gz")]).stdout.toString();
@@ -96,7 +97,7 @@ describe("archives", () => {
     expect(fromZip(archive, "dir/x.txt")).toEqual(text);
     expect(() => fromZip(archive, "other")).toThrow(/no other/);
     expect(() => fromZip(archive.slice(0, archive.length - 40), "bsk.exe")).toThrow(/not a readable zip/);
-    const dir = mkdtempSync("/tmp/bsk-rel-");
+    const dir = tempDir("bsk-rel-");
     try {
       writeFileSync(join(dir, "a.zip"), archive);
       const listing = Bun.spawnSync(["unzip", "-Z", join(dir, "a.zip")]);
@@ -107,7 +108,7 @@ describe("archives", () => {
   });
 
   test("entries named ../bsk or /bsk are not bsk: refused, nothing is written anywhere", () => {
-    const dir = mkdtempSync("/tmp/bsk-rel-");
+    const dir = tempDir("bsk-rel-");
     try {
       const outside = ["../bsk", "/bsk", `${dir}/bsk`, "./../bsk"];
       const entries = outside.map((name) => ({ name, data, mode: 0o755 }));

@@ -1,6 +1,6 @@
 /** The link proofs: the daemon (node:crypto) and the extension (WebCrypto) compute the same MACs over the same transcripts. */
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GLOBAL_BURST, GLOBAL_STEP, PairingCodes, randomCode } from "../../daemon/trust/pairing-codes.ts";
 import {
@@ -29,6 +29,7 @@ import {
   verifyHmac,
   xorBytes,
 } from "../../protocol/trust.ts";
+import { tempDir } from "../temp.ts";
 
 const secret = crypto.getRandomValues(new Uint8Array(32));
 const n = { port: 52800, nonceE: randomBase64url(32), nonceD: randomBase64url(32) };
@@ -183,7 +184,7 @@ describe("pairing", () => {
 
 describe("install secret", () => {
   test("made once (0600), then read back; two first users agree; a damaged file is an error, never replaced", () => {
-    const home = mkdtempSync("/tmp/bsk-secret-");
+    const home = tempDir("bsk-secret-");
     try {
       const path = join(home, "trust.key");
       const first = ensureSecret(path, home);

@@ -9,6 +9,7 @@ import { createStore, reconcile } from "solid-js/store";
 import { browser } from "wxt/browser";
 import { parseBrowser } from "../../src/shared/browser-info.ts";
 import { t, type MessageKey } from "../../src/shared/i18n.ts";
+import type { LendRefusedNotice } from "../../src/shared/lend-refused.ts";
 import {
   DEFAULT_SWITCHES,
   LOCAL,
@@ -124,12 +125,13 @@ export function App() {
   const [takenOver, setTakenOver] = createSignal<string[]>([]);
   const [recording, setRecording] = createSignal<string[]>([]);
   const [pillHidden, setPillHidden] = createSignal<string[]>([]);
+  const [lendRefused, setLendRefused] = createSignal<Record<string, LendRefusedNotice>>({});
   const [settings, setSettings] = createSignal<Settings>();
   const [switches, setSwitches] = createSignal<SwitchValues>(DEFAULT_SWITCHES);
   const defaultLabel = parseBrowser(navigator.userAgent).name.toLowerCase();
 
   const refresh = async () => {
-    const [c, s, st, sw, control, recs, rem, hiding] = await Promise.all([
+    const [c, s, st, sw, control, recs, rem, hiding, refused] = await Promise.all([
       readConnectionStatus(),
       readSessions(),
       loadSettings(defaultLabel),
@@ -138,6 +140,7 @@ export function App() {
       browser.storage.session.get(SESSION.recordings),
       browser.storage.session.get(SESSION.remote),
       browser.storage.session.get(SESSION.pillHidden),
+      browser.storage.session.get(SESSION.lendRefused),
     ]);
     steady("app", () => {
       setRemote((rem[SESSION.remote] as RemoteStatus | undefined) ?? undefined);
@@ -149,6 +152,7 @@ export function App() {
       const live = Object.values((recs[SESSION.recordings] ?? {}) as Record<string, { session_id: string; ended?: unknown }>);
       setRecording(live.filter((r) => !r.ended).map((r) => r.session_id));
       setPillHidden(Array.isArray(hiding[SESSION.pillHidden]) ? (hiding[SESSION.pillHidden] as string[]) : []);
+      setLendRefused((refused[SESSION.lendRefused] ?? {}) as Record<string, LendRefusedNotice>);
     });
   };
   const onChange = () => void refresh();
@@ -182,7 +186,7 @@ export function App() {
       </h1>
       <StateHint conn={conn()} port={settings()?.port} />
       <Pairing conn={conn()} />
-      <Sessions sessions={sessions} takenOver={takenOver()} recording={recording()} pillHidden={pillHidden()} />
+      <Sessions sessions={sessions} takenOver={takenOver()} recording={recording()} pillHidden={pillHidden()} lendRefused={lendRefused()} />
       <Switches values={switches()} />
       <AskFirst />
       <details class="details">

@@ -1,14 +1,24 @@
-/** Live sessions: id, name, tabs, and Take over / Resume / Stop for each; a page that hides bsk's pill is named here. */
+/**
+ * Live sessions: id, name, tabs, and Take over / Resume / Stop for each; a page that hides bsk's pill is named here,
+ * and so is the last tab the person dragged into a session's group that was not lent.
+ */
 import { For, Show } from "solid-js";
 import { browser } from "wxt/browser";
 import { t } from "../../src/shared/i18n.ts";
+import { lendRefusedText, type LendRefusedNotice } from "../../src/shared/lend-refused.ts";
 import type { PageMessage, SessionState } from "../../src/session/settings.ts";
 
 function tell(msg: PageMessage): void {
   void browser.runtime.sendMessage(msg);
 }
 
-export function Sessions(props: { sessions: SessionState[]; takenOver: string[]; recording: string[]; pillHidden: string[] }) {
+export function Sessions(props: {
+  sessions: SessionState[];
+  takenOver: string[];
+  recording: string[];
+  pillHidden: string[];
+  lendRefused: Record<string, LendRefusedNotice>;
+}) {
   return (
     <section class="sessions">
       <h2>{t("popup.sessions")}</h2>
@@ -55,6 +65,13 @@ export function Sessions(props: { sessions: SessionState[]; takenOver: string[];
                         </span>
                       </Show>
                     </div>
+                    <Show when={props.lendRefused[s.session_id]}>
+                      {(n) => (
+                        <div class="notice" data-notice="lend_refused">
+                          {lendRefusedText(n())}
+                        </div>
+                      )}
+                    </Show>
                   </div>
                   <Show
                     when={taken() || recording()}

@@ -6,7 +6,7 @@ import { browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import { errorMessage, raceAbort } from "../shared/abort.ts";
 import type { CdpTarget } from "./refs/target.ts";
-import { enableDebugger, stopRunawayScript } from "./runaway.ts";
+import { enableDebugger, runawayChecked, stopRunawayScript } from "./runaway.ts";
 
 const PROTOCOL = "1.3";
 
@@ -143,14 +143,24 @@ async function doAttach(tabId: number): Promise<void> {
 }
 
 async function rawSend(tabId: number, method: string, params?: object, sessionId?: string): Promise<any> {
-  return browser.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params ?? {});
+  return browser.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, (params ?? {}) as Record<string, unknown>);
+}
+
+const sendToTarget = (t: CdpTarget, method: string, params?: object) => rawSend(t.tabId, method, params, t.sessionId);
+
+/**
+ * A call on the tab ran out of time (`cause`: its abort reason), whatever it waited for (a command, or events such as a
+ * navigation's load): the page is checked for a script keeping it busy, which a later call would queue behind.
+ */
+export function checkPageAfter(tabId: number, cause: unknown): void {
+  if (attachments.has(tabId)) void stopRunawayScript({ tabId }, sendToTarget, cause);
 }
 
 /** A call that ends while its command is still unanswered may leave a page script running: runaway.ts checks. */
 function stopScriptIfLeftRunning(target: CdpTarget, sent: Promise<unknown>, signal: AbortSignal): void {
   let answered = false;
   const onAbort = () => {
-    if (!answered) void stopRunawayScript(target, (t, m, p) => rawSend(t.tabId, m, p, t.sessionId));
+    if (!answered) void stopRunawayScript(target, sendToTarget, signal.reason);
   };
   signal.addEventListener("abort", onAbort, { once: true });
   const settled = () => {
@@ -191,6 +201,9 @@ function sendWatched(target: CdpTarget, method: string, params?: object): Promis
 /** send() to a tab's own session or to one of its child sessions (an out-of-process iframe). */
 export async function sendTo<T = any>(target: CdpTarget, method: string, params?: object, signal?: AbortSignal): Promise<T> {
   await raceAbort(attach(target.tabId), signal);
+  // Behind a check for a script that kept the page busy (an earlier call ended on it), not alongside it.
+  const checking = runawayChecked(target.tabId);
+  if (checking) await raceAbort(checking, signal);
   const sent = sendWatched(target, method, params);
   if (signal) stopScriptIfLeftRunning(target, sent, signal);
   try {

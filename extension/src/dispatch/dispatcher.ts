@@ -6,7 +6,8 @@
 import type { ExtensionMethodName } from "../../../protocol/catalog.ts";
 import { EFFECTS, getMethod, isMethodName, METHODS } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
-import { raceAbort } from "../shared/abort.ts";
+import { abortError, raceAbort } from "../shared/abort.ts";
+import { checkPageAfter } from "../cdp/debugger.ts";
 import { beginCall } from "../features/control.ts";
 import { crashGuard } from "../page/crash.ts";
 import { dialogGuard } from "../page/dialogs.ts";
@@ -127,9 +128,16 @@ async function guarded(
   let guard = crashGuard(tabId, dialogGuard(tabId, ctx.signal), method);
   // A page the browser holds paused (printing) would hang input calls until their timeout.
   if (sent && INPUT_METHODS.has(method)) guard = pausedPageGuard(tabId, guard, sent);
+  // Out of time, whatever it waited for: a script keeping the page busy is stopped (runaway.ts), and the answer says so.
+  const { signal } = guard;
+  const onAbort = () => {
+    if (abortError(signal).code === "timeout") checkPageAfter(tabId, signal.reason);
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
   try {
-    return await handler(params as never, { ...ctx, signal: guard.signal });
+    return await handler(params as never, { ...ctx, signal });
   } finally {
+    signal.removeEventListener("abort", onAbort);
     guard.dispose();
   }
 }

@@ -3,10 +3,11 @@
  * and its reply, progress notes and cancel go back on that same socket. Every link keeps its own in-flight map, so
  * a cancel from one daemon never reaches a call of another.
  */
-import { BROWSER_TIMEOUT_HINT, BskError, toErrorBody, type ErrorBody } from "../../../protocol/errors.ts";
+import { BROWSER_TIMEOUT_REPORT_MS, BskError, toErrorBody, type ErrorBody } from "../../../protocol/errors.ts";
 import { CALL_PROGRESS, encodeFrame, MAX_FRAME_BYTES, type RequestFrame } from "../../../protocol/frames.ts";
 import { framePieces } from "../../../protocol/pieces.ts";
 import { errorMessage, raceAbort } from "../shared/abort.ts";
+import { timeoutOnPage } from "../cdp/runaway.ts";
 import { dispatch } from "../dispatch/dispatcher.ts";
 import type { CallContext, Progress } from "../shared/handler.ts";
 import { sessionsReady } from "../session/sessions.ts";
@@ -75,13 +76,10 @@ export async function serveRequest(
   const sessionId = (frame.params as { session_id?: unknown } | null)?.session_id;
   const untrack = trackSessionCall(typeof sessionId === "string" ? sessionId : undefined, frame.method, ac);
   const timeoutMs = frame.meta?.timeout_ms;
-  const timer =
-    timeoutMs === undefined
-      ? undefined
-      : setTimeout(
-          () => ac.abort(new BskError("timeout", `${frame.method} did not finish within ${timeoutMs} ms`, { hint: BROWSER_TIMEOUT_HINT })),
-          timeoutMs,
-        );
+  const timedOut = new BskError("timeout", `${frame.method} did not finish within ${timeoutMs} ms`, {
+    data: { timeout_ms: timeoutMs, stage: "extension" },
+  });
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => ac.abort(timedOut), timeoutMs);
   try {
     await sessionsReady();
     const ctx: CallContext = {
@@ -97,7 +95,9 @@ export async function serveRequest(
     reply({ result });
   } catch (err) {
     // A chrome.* API that throws is the browser refusing; our own errors are already BskErrors.
-    const bsk = err instanceof BskError ? err : new BskError("cdp_failed", `${frame.method}: ${errorMessage(err)}`);
+    let bsk = err instanceof BskError ? err : new BskError("cdp_failed", `${frame.method}: ${errorMessage(err)}`);
+    // Its own deadline: the answer says whether a script kept the page busy, and what bsk did about it.
+    if (bsk === timedOut) bsk = await timeoutOnPage(timedOut, BROWSER_TIMEOUT_REPORT_MS);
     await eventsHandedOver();
     reply({ error: toErrorBody(bsk) });
   } finally {

@@ -7,6 +7,7 @@
 import { browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import { onAttach, tapCdp } from "../cdp/debugger.ts";
+import { heldBy } from "../cdp/runaway.ts";
 import { emit } from "../ports/outbox.ts";
 import { ownerOfTab } from "../session/sessions.ts";
 
@@ -34,6 +35,8 @@ async function onCrash(tabId: number): Promise<void> {
 
 export function installCrashWatch(): void {
   onAttach((_tabId, send) => send("Inspector.enable"));
+  // A crashed renderer runs no script: runaway.ts has nothing to stop there.
+  heldBy((tabId) => crashed.has(tabId));
   tapCdp({
     onEvent(source, method) {
       if (source.sessionId) return; // an out-of-process iframe's renderer is not the tab's

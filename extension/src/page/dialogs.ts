@@ -7,6 +7,7 @@
  */
 import { BskError } from "../../../protocol/errors.ts";
 import { tapCdp } from "../cdp/debugger.ts";
+import { heldBy } from "../cdp/runaway.ts";
 import { emit } from "../ports/outbox.ts";
 import type { CdpTarget } from "../cdp/refs/target.ts";
 import { ownerOfTab } from "../session/sessions.ts";
@@ -32,6 +33,8 @@ function asType(t: unknown): DialogType {
 }
 
 export function installDialogTracking(): void {
+  // A page showing a dialog is held by it, not by a loop: runaway.ts never pauses or crashes it.
+  heldBy((tabId) => open.has(tabId));
   tapCdp({
     onEvent(source, method, p) {
       if (method === "Page.javascriptDialogOpening") {

@@ -9,6 +9,8 @@
  */
 import { browser, type Browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
+import { putBack, type Placed } from "./place.ts";
+import type { BorrowOrigin } from "./settings.ts";
 
 const COLORS = ["blue", "cyan", "green", "orange", "pink", "purple", "red", "yellow", "grey"] as const;
 const TITLE_MAX = 28;
@@ -95,9 +97,42 @@ export async function leaveGroup(tabId: number): Promise<void> {
   await ourMove(tabId, () => browser.tabs.ungroup(tabId));
 }
 
+/**
+ * A tab leaves the session's group for where it came from (a lent tab going back, a refused drag). Moving it within
+ * the strip may drop it back in, so it is taken out again if so. A step the browser refuses because the person is
+ * still dragging a tab is tried again once the drag is over; any other failure is thrown.
+ */
+export function outOfGroup(
+  groupId: number,
+  tabId: number,
+  origin: BorrowOrigin,
+  isAgentWindow: (windowId: number) => boolean,
+): Promise<Placed> {
+  return ourMove(tabId, async () => {
+    await afterDrag(groupId, () => leaveGroup(tabId));
+    const placed = await afterDrag(groupId, () => putBack(tabId, origin, isAgentWindow));
+    if ((await browser.tabs.get(tabId)).groupId === groupId) await afterDrag(groupId, () => leaveGroup(tabId));
+    return placed;
+  });
+}
+
 const DRAGGING = /dragging/i;
 const SETTLE_STEP_MS = 100;
 const SETTLE_MAX_MS = 30_000;
+/** A refused edit is tried again after this many drags at most: a person does not drag without end. */
+const AFTER_DRAG_TRIES = 3;
+
+/** Runs a tab-strip edit; refused while the person drags a tab ("user may be dragging a tab"), again once it is over. */
+async function afterDrag<T>(groupId: number, edit: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await edit();
+    } catch (err) {
+      if (!DRAGGING.test(String(err)) || tries >= AFTER_DRAG_TRIES) throw err;
+      await dragSettled(groupId);
+    }
+  }
+}
 
 /**
  * Resolves once the person is not dragging a tab in the group's window any more. While a drag is under way Chrome

@@ -3,6 +3,7 @@
  * - a tab opened by an owned tab's page (window.open, target=_blank, OAuth popups) joins that tab's session as
  *   "opened", in whatever window it is;
  * - an owned tab that closes leaves its session (tab.closed); its main-frame navigations are reported (navigation);
+ * - an owned tab the browser gives a new id (a discarded page: cdp/runaway.ts) stays the session's (tab.replaced);
  * - an Agent Window closed by the person ends its session (session.ended, reason window_closed); so does a group
  *   session's group (reason group_closed: its last tab closed) or the window that holds it;
  * - a group session's popups join its group; its group moving to another window moves the session with it.
@@ -92,6 +93,7 @@ async function onTabReplaced(addedId: number, removedId: number): Promise<void> 
   adoptTab(owned.session, addedId, owned.ownership, owned.session.borrowed?.[String(removedId)]);
   dropTab(owned.session, removedId);
   if (wasCurrent) setCurrent(owned.session, addedId);
+  emit("tab.replaced", { session_id: owned.session.session_id, tab_id: addedId, replaced_tab_id: removedId });
 }
 
 async function onWindowRemoved(windowId: number): Promise<void> {

@@ -9,7 +9,7 @@ import { browser, type Browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import { putBack, type Placed } from "./place.ts";
 import { endSessionCalls } from "./session-calls.ts";
-import { groupWindow, leaveGroup, ourMove } from "./groups.ts";
+import { groupWindow, outOfGroup } from "./groups.ts";
 import { detach } from "../cdp/debugger.ts";
 import { emit } from "../ports/outbox.ts";
 import { forgetSession as forgetRefs } from "../cdp/refs/table.ts";
@@ -285,16 +285,6 @@ export async function giveBack(s: SessionState, tabId: number): Promise<Placed> 
   emit("tab.returned", { session_id: s.session_id, tab_id: tabId, window_id: placed.window_id, fallback: placed.fallback });
   await detach(tabId);
   return placed;
-}
-
-/** A lent tab leaves the session's group for where it came from (moving it within the strip may drop it back in). */
-function outOfGroup(groupId: number, tabId: number, origin: BorrowOrigin, isAgentWindow: (windowId: number) => boolean): Promise<Placed> {
-  return ourMove(tabId, async () => {
-    await leaveGroup(tabId);
-    const placed = await putBack(tabId, origin, isAgentWindow);
-    if ((await browser.tabs.get(tabId)).groupId === groupId) await leaveGroup(tabId);
-    return placed;
-  });
 }
 
 /**

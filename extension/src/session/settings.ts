@@ -84,6 +84,7 @@ export async function readSwitches(): Promise<Switches> {
 /** `control`: ids of the sessions the person has taken over (control.ts). */
 /** `remote`: the remote link's RemoteStatus. */
 /** `pill_hidden`: ids of the sessions one of whose tabs' page hides bsk's pill (features/overlay/hub.ts). */
+/** `lend_refused`: session id → the last tab dragged into its group and refused (shared/lend-refused.ts). */
 export const SESSION = {
   connection: "connection",
   sessions: "sessions",
@@ -91,6 +92,7 @@ export const SESSION = {
   recordings: "recordings",
   remote: "remote_connection",
   pillHidden: "pill_hidden",
+  lendRefused: "lend_refused",
 } as const;
 
 /**

@@ -150,7 +150,8 @@ function siteOf(tab: Browser.tabs.Tab): string {
   }
 }
 
-function isAgentWindow(windowId: number): boolean {
+/** Whether the window is a session's Agent Window (never where a tab of the person's goes back to). */
+export function isAgentWindow(windowId: number): boolean {
   return sessionByWindow(windowId) !== undefined;
 }
 

@@ -1,0 +1,292 @@
+/**
+ * The windows-x64 lane: bsk.exe proves itself under Wine on this Linux machine. Wine comes from
+ * scripts/platform/setup-wine.sh (Debian 12's Wine 8 with a stand-in bcryptprimitives.dll; idempotent, run here
+ * when the prefix is not ready). Each step runs the real bsk.exe in a dedicated Wine prefix, headless, with its
+ * default home (%LOCALAPPDATA%\bsk), and throws naming what failed. The Wine processes of that prefix are ended
+ * before (leftovers of a run that crashed) and after.
+ *
+ * Run on its own: bun scripts/platform/windows-x64.ts [path/to/bsk.exe] (default: builds dist/windows-x64/bsk.exe).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { removeTree } from "../../shared/fs-util.ts";
+
+export interface LaneContext {
+  root: string;
+  bin: string;
+  log: (line: string) => void;
+}
+
+interface Wine {
+  /** wine64 itself. */
+  wine: string;
+  wineserver: string;
+  prefix: string;
+  env: Record<string, string>;
+  /** Where each step's stderr is written (removed at the end). */
+  scratch: string;
+}
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** No step takes this long unless it hangs; a hung step is killed and named. */
+const STEP_LIMIT_MS = 60_000;
+
+function wineBinary(name: string): string {
+  const found = Bun.which(name) ?? `/usr/lib/wine/${name}`;
+  if (!existsSync(found)) throw new Error(`${name} is missing after setup-wine.sh`);
+  return found;
+}
+
+function setupWine(root: string, log: (line: string) => void): Wine {
+  const t0 = performance.now();
+  const setup = Bun.spawnSync(["bash", join(root, "scripts/platform/setup-wine.sh")], { stdout: "pipe", stderr: "pipe" });
+  if (setup.exitCode !== 0)
+    throw new Error(`scripts/platform/setup-wine.sh exited ${setup.exitCode}:\n${setup.stderr.toString()}${setup.stdout.toString()}`);
+  const prefix = setup.stdout.toString().trim().split("\n").at(-1)!;
+  log(`wine ready in ${Math.round(performance.now() - t0)} ms (prefix ${prefix})`);
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("BSK_") && k !== "DISPLAY") env[k] = v;
+  Object.assign(env, {
+    WINEPREFIX: prefix,
+    WINEDEBUG: "-all",
+    WINEDLLOVERRIDES: "mscoree,mshtml=",
+    // The kernel picks the daemon's port; no native host registration or update check from the lane.
+    BSK_PORT: "0",
+    BSK_NATIVE_HOST: "off",
+    BSK_AUTO_UPDATE: "off",
+  });
+  const scratch = mkdtempSync(join(tmpdir(), "bsk-wine-lane-"));
+  return { wine: wineBinary("wine64"), wineserver: wineBinary("wineserver"), prefix, env, scratch };
+}
+
+/**
+ * Run bsk.exe under Wine; stdout is a pipe read to EOF (a detached daemon holding it would hang this step), stderr
+ * goes to a file: Wine starts every process with the Unix stderr of the one that created it (its debug channel), so
+ * a daemon the CLI spawns would hold a stderr pipe open until it exits: Wine's doing, not bsk's, and not on Windows.
+ */
+async function bsk(w: Wine, bin: string, args: string[]): Promise<Ran> {
+  const errFile = join(w.scratch, `stderr-${++runs}.txt`);
+  const proc = Bun.spawn([w.wine, bin, ...args], { env: w.env, stdin: "ignore", stdout: "pipe", stderr: Bun.file(errFile) });
+  const limit = setTimeout(() => proc.kill("SIGKILL"), STEP_LIMIT_MS);
+  try {
+    const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    return { code, stdout, stderr: existsSync(errFile) ? readFileSync(errFile, "utf8") : "" };
+  } finally {
+    clearTimeout(limit);
+  }
+}
+let runs = 0;
+
+function json(step: string, ran: Ran): any {
+  try {
+    return JSON.parse(ran.stdout);
+  } catch {
+    throw new Error(`${step}: exit ${ran.code}, not JSON:\n${ran.stdout}${ran.stderr}`);
+  }
+}
+
+async function ok(w: Wine, bin: string, step: string, args: string[]): Promise<any> {
+  const ran = await bsk(w, bin, [...args, "--json"]);
+  const out = json(step, ran);
+  if (ran.code !== 0 || !out.ok) throw new Error(`${step}: exit ${ran.code}:\n${ran.stdout}${ran.stderr}`);
+  return out.result;
+}
+
+function expectThat(step: string, good: boolean, what: string, got: unknown): void {
+  if (!good) throw new Error(`${step}: expected ${what}, got ${JSON.stringify(got)}`);
+}
+
+/** End every Wine process of the lane's prefix (and so any daemon a failed run left) and wait for them. */
+function endWine(w: Wine): void {
+  Bun.spawnSync([w.wineserver, "-k"], { env: w.env });
+  Bun.spawnSync([w.wineserver, "-w"], { env: w.env });
+}
+
+/** The bsk homes of the prefix's Windows users, as Linux paths (drive_c/users/<user>/AppData/Local/bsk). */
+function homesInPrefix(prefix: string): string[] {
+  const users = join(prefix, "drive_c/users");
+  if (!existsSync(users)) return [];
+  return readdirSync(users)
+    .map((u) => join(users, u, "AppData/Local/bsk"))
+    .filter((h) => existsSync(h));
+}
+
+/** C:\users\root\AppData\Local\bsk → <prefix>/drive_c/users/root/AppData/Local/bsk. */
+function linuxPath(prefix: string, windows: string): string {
+  const m = /^[Cc]:\\(.*)$/.exec(windows);
+  if (!m) throw new Error(`${windows} is not on drive C:`);
+  return join(prefix, "drive_c", ...m[1]!.split("\\"));
+}
+
+/** The registry keys bsk native install writes (shared/native-host-windows.ts), read back with Wine's own reg.exe. */
+const HOST_KEYS = ["Google\\Chrome", "Chromium", "Microsoft\\Edge", "BraveSoftware\\Brave-Browser"].map(
+  (vendor) => `HKCU\\Software\\${vendor}\\NativeMessagingHosts\\com.bsk.bridge`,
+);
+
+function regValue(w: Wine, key: string): string | undefined {
+  const r = Bun.spawnSync([w.wine, "reg", "query", key, "/ve"], { env: w.env, stdout: "pipe", stderr: "ignore" });
+  return r.exitCode === 0 ? /REG_SZ[ \t]+(.+?)[ \t]*$/m.exec(r.stdout.toString())?.[1] : undefined;
+}
+
+/** Chrome's framing: a 4-byte little-endian length, then the JSON. */
+function nativeFrame(value: unknown): Uint8Array {
+  const body = new TextEncoder().encode(JSON.stringify(value));
+  const frame = new Uint8Array(4 + body.length);
+  new DataView(frame.buffer).setUint32(0, body.length, true);
+  frame.set(body, 4);
+  return frame;
+}
+
+/** native install writes the four keys, each naming the manifest whose launcher runs bsk.exe; uninstall removes them. */
+async function proveRegistry(w: Wine, bin: string, homeDir: string, step: (line: string) => void): Promise<void> {
+  const installed = await ok(w, bin, "native install", ["native", "install"]);
+  const states = (installed.registrations as { state: string }[]).map((r) => r.state);
+  expectThat("native install", states.length === HOST_KEYS.length && states.every((s) => s === "written"), "4 keys written", installed);
+  const manifests = HOST_KEYS.map((key) => regValue(w, key));
+  const manifest = manifests[0];
+  expectThat("native install", !!manifest && manifests.every((m) => m === manifest), "every key naming one manifest", manifests);
+  const text = JSON.parse(readFileSync(linuxPath(w.prefix, manifest!), "utf8"));
+  expectThat(
+    "native install",
+    text.name === "com.bsk.bridge" && text.path === installed.launcher,
+    `a manifest naming ${installed.launcher}`,
+    text,
+  );
+
+  // What Chrome does with the registration: run the manifest's launcher with the caller's origin, talk on stdio.
+  const origin = "chrome-extension://mmgjjcpeaknlocpgodfmbngemnnhomck/";
+  const host = Bun.spawn([w.wine, "cmd", "/c", text.path, origin], {
+    env: w.env,
+    stdin: nativeFrame({ type: "ping" }),
+    stdout: "pipe",
+    stderr: Bun.file(join(w.scratch, "native-host.txt")),
+  });
+  const limit = setTimeout(() => host.kill("SIGKILL"), STEP_LIMIT_MS);
+  const answer = new Uint8Array(await new Response(host.stdout).arrayBuffer());
+  await host.exited;
+  clearTimeout(limit);
+  const reply = answer.length > 4 ? JSON.parse(new TextDecoder().decode(answer.subarray(4))) : undefined;
+  expectThat("native host", reply?.ok === true && typeof reply.version === "string", "a framed {ok, version}", reply);
+  step(
+    `native install: ${HOST_KEYS.length} HKCU NativeMessagingHosts keys (Chrome, Chromium, Edge, Brave) → ${manifest}; its host (bsk.exe through the launcher) answers a ping`,
+  );
+
+  const removed = await ok(w, bin, "native uninstall", ["native", "uninstall"]);
+  expectThat("native uninstall", removed.removed?.length === HOST_KEYS.length, "4 keys removed", removed);
+  const left = HOST_KEYS.filter((key) => regValue(w, key) !== undefined);
+  expectThat("native uninstall", left.length === 0, "no key left", left);
+  expectThat(
+    "native uninstall",
+    readdirSync(join(homeDir, "native")).length === 0,
+    "the manifest and the launcher removed",
+    readdirSync(join(homeDir, "native")),
+  );
+  step("native uninstall: the 4 registry keys, the manifest and the launcher removed");
+}
+
+export async function prove(ctx: LaneContext): Promise<string[]> {
+  const { bin, log } = ctx;
+  if (!existsSync(bin)) throw new Error(`${bin} does not exist (build it: bun build --compile --target=bun-windows-x64)`);
+  const w = setupWine(ctx.root, log);
+  const proven: string[] = [];
+  const step = (line: string) => {
+    proven.push(line);
+    log(line);
+  };
+  endWine(w);
+  for (const home of homesInPrefix(w.prefix)) removeTree(home);
+  for (const key of HOST_KEYS) Bun.spawnSync([w.wine, "reg", "delete", key, "/f"], { env: w.env, stdout: "ignore", stderr: "ignore" });
+  try {
+    const version = await bsk(w, bin, ["version"]);
+    expectThat("version", version.code === 0 && /^bsk \d+\.\d+\.\d+/.test(version.stdout), "bsk <version>", version);
+    step(`version: ${version.stdout.trim()}`);
+
+    // Started the way an agent's harness does: its output read to EOF through a pipe. The daemon must hold none
+    // of it, so this returns while the daemon still runs (checked next, over the pipe). (stderr: see bsk().)
+    const started = await ok(w, bin, "daemon start", ["daemon", "start"]);
+    const pipe = String(started.socket);
+    expectThat("daemon start", /^\\\\\.\\pipe\\bsk-[0-9a-f]{16}$/.test(pipe), "a named pipe \\\\.\\pipe\\bsk-<hash>", started);
+    const home = String(started.log).replace(/\\logs\\daemon\.log$/, "");
+    expectThat(
+      "daemon start",
+      /^C:\\users\\[^\\/]+\\AppData\\Local\\bsk$/.test(home),
+      "the home %LOCALAPPDATA%\\bsk, backslashes only",
+      home,
+    );
+    const homeDir = linuxPath(w.prefix, home);
+
+    const status = await ok(w, bin, "daemon status", ["daemon", "status"]);
+    expectThat(
+      "daemon status",
+      status.daemon?.socket === pipe && status.daemon?.pid === started.pid,
+      `pid ${started.pid} on ${pipe}`,
+      status,
+    );
+    expectThat("daemon status", status.daemon?.home === home, `home ${home}`, status.daemon);
+    step(`daemon on named pipe ${pipe} (pid ${started.pid}), home ${home}; status round trip over the pipe`);
+    step("bsk daemon start's stdout read through a pipe to EOF while the daemon runs: the detached daemon holds none of it");
+
+    // A second daemon of the same home finds the lock's pid alive (process.kill(pid, 0)) and the first answering.
+    const second = await ok(w, bin, "second daemon", ["daemon", "start", "--foreground"]);
+    expectThat(
+      "second daemon",
+      second.already_running === true && second.pid === started.pid,
+      `already running (pid ${started.pid})`,
+      second,
+    );
+    step(`a second daemon of the home defers to the first: lock pid ${started.pid} alive, answering on the pipe`);
+
+    const stopped = await ok(w, bin, "daemon stop", ["daemon", "stop"]);
+    expectThat("daemon stop", stopped.stopped === true && stopped.killed === false, "stopped over the pipe, not killed", stopped);
+    const after = await bsk(w, bin, ["daemon", "status", "--json"]);
+    expectThat(
+      "status after stop",
+      after.code !== 0 && json("status after stop", after).error?.data?.reason === "daemon_not_running",
+      "daemon_not_running",
+      after,
+    );
+    for (const file of ["daemon.json", "daemon.lock"])
+      expectThat("daemon stop", !existsSync(join(homeDir, file)), `${file} removed`, readdirSync(homeDir));
+    const logText = readFileSync(join(homeDir, "logs/daemon.log"), "utf8");
+    expectThat(
+      "daemon stop",
+      logText.includes('"reason":"system.shutdown"'),
+      "the daemon log to say it stopped on system.shutdown",
+      logText.slice(-400),
+    );
+    step(`daemon stop over the pipe (system.shutdown, no signal): pid ${started.pid} gone, lock and daemon.json removed`);
+
+    await proveRegistry(w, bin, homeDir, step);
+    return proven;
+  } finally {
+    endWine(w);
+    removeTree(w.scratch);
+  }
+}
+
+if (import.meta.main) {
+  const root = join(import.meta.dir, "../..");
+  let bin = process.argv[2];
+  if (!bin) {
+    const { buildBinary } = await import("../build.ts");
+    bin = join(root, "dist/windows-x64/bsk.exe");
+    mkdirSync(join(root, "dist/windows-x64"), { recursive: true });
+    const t0 = performance.now();
+    await buildBinary("bun-windows-x64", bin);
+    console.log(`built ${bin} in ${Math.round(performance.now() - t0)} ms`);
+  }
+  const t0 = performance.now();
+  try {
+    const proven = await prove({ root, bin, log: (line) => console.log(`  ${line}`) });
+    console.log(`windows-x64: ${proven.length} proven under Wine in ${Math.round((performance.now() - t0) / 1000)} s`);
+  } catch (err) {
+    console.error(`windows-x64: FAILED: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
+}
