@@ -1,10 +1,21 @@
 /**
- * Talking to the daemon: find its socket (daemon.json, else the conventional path), open one UDS
- * connection per invocation with Bun.connect, send one request line, read lines until the reply with our id.
- * Ctrl-C sends `cancel` on the same connection and waits briefly for the daemon to confirm.
+ * Talking to the daemon: find its socket (daemon.json, else the conventional path) or, when a sandbox hides or blocks
+ * the socket, its loopback TCP port (daemon.json's cli_port); open one connection per invocation with Bun.connect;
+ * prove the link key both ways (shared/link-proof.ts) before anything else; send one request line, read lines until
+ * the reply with our id. Ctrl-C sends `cancel` on the same connection and waits briefly for the daemon to confirm.
  */
-import type { DaemonInfo, HomePaths } from "../shared/home.ts";
+import { cliTransport, type DaemonInfo, type HomePaths } from "../shared/home.ts";
 import { BskError, type ErrorBody } from "../protocol/errors.ts";
+import {
+  answerDaemon,
+  clientHello,
+  LINK_HELLO_MAX_BYTES,
+  LINK_PROOF_MS,
+  tcpTransport,
+  unansweredProof,
+  unixTransport,
+  unprovenDaemon,
+} from "../shared/link-proof.ts";
 
 export interface Connection {
   write(line: string): void;
@@ -12,6 +23,8 @@ export interface Connection {
   onLine: (line: string) => void;
   /** Called once when the daemon closes the connection (or it breaks). */
   onClose: () => void;
+  /** While set, a line longer than this ends the connection (onClose): a peer yet to prove itself sends no more. */
+  lineCap?: number;
   close(): void;
 }
 
@@ -26,31 +39,96 @@ export async function readDaemonInfo(paths: HomePaths): Promise<DaemonInfo | nul
 
 /**
  * Connect to the running daemon, or null. The socket's place follows from $BSK_HOME (homePaths, shared with
- * the daemon), so that is tried first; daemon.json is read (~0.5 ms) only when it does not answer.
+ * the daemon), so that is tried first; daemon.json is read (~0.5 ms) only when it does not answer. A socket that is
+ * missing or that this process may not reach (ENOENT, EACCES, EPERM: a sandbox) sends it to daemon.json's loopback
+ * TCP port (BSK_TRANSPORT=auto, the default); BSK_TRANSPORT=unix never tries TCP, =tcp only TCP.
  * A socket, or socket folder, that is not this user's alone is refused before anything is sent (a BskError,
- * reason untrusted_socket): another local user could be listening there.
+ * reason untrusted_socket): another local user could be listening there. A listener that does not prove this home's
+ * link key is refused after the hello (reason unproven_daemon): it got a random nonce and nothing else.
  */
-export async function tryConnect(paths: HomePaths): Promise<Connection | null> {
+export async function tryConnect(paths: HomePaths, env: Record<string, string | undefined> = process.env): Promise<Connection | null> {
   // Loaded here, not at start-up: commands that never reach the daemon (version, help) do not pay for node:fs.
   const { checkSocket } = await import("../shared/socket-dir.ts");
-  try {
-    if (checkSocket(paths.socket)) return await connectUnix(paths.socket);
-  } catch (err) {
-    if (err instanceof BskError) throw err;
+  const mode = cliTransport(env);
+  const unix = async (path: string): Promise<Connection | "absent" | "stale"> => {
+    if (!checkSocket(path)) return "absent";
+    try {
+      return await connectUnix(path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      return code === "ENOENT" || code === "EACCES" || code === "EPERM" ? "absent" : "stale";
+    }
+  };
+  let reached: Connection | "absent" | "stale" = "absent";
+  if (mode !== "tcp") {
+    reached = await unix(paths.socket);
+    if (typeof reached === "object") return proveLink(reached, paths, unixTransport(paths.socket));
   }
-  const listed = await socketPath(paths);
-  if (listed === paths.socket || !checkSocket(listed)) return null;
-  return connectUnix(listed).catch(() => null);
-}
-
-/** The socket the daemon serves on: what daemon.json says, else where it would be. */
-export async function socketPath(paths: HomePaths): Promise<string> {
   const info = await readDaemonInfo(paths);
-  return typeof info?.socket === "string" && info.socket ? info.socket : paths.socket;
+  if (mode !== "tcp") {
+    const listed = typeof info?.socket === "string" && info.socket ? info.socket : paths.socket;
+    if (listed !== paths.socket) reached = await unix(listed);
+    if (typeof reached === "object") return proveLink(reached, paths, unixTransport(listed));
+    // A socket nothing listens on (the daemon is gone), or the socket only: not running.
+    if (reached === "stale" || mode === "unix") return null;
+  }
+  const port = info?.cli_port;
+  if (typeof port !== "number") return null;
+  const conn = await connectTcp(port).catch(() => null);
+  return conn && proveLink(conn, paths, tcpTransport(port));
 }
 
-/** Open a JSONL connection; rejects when nothing listens there. */
-export async function connectUnix(path: string): Promise<Connection> {
+/** The daemon serving this home's link key, proven both ways on `conn`; else conn is closed and a BskError thrown. */
+async function proveLink(conn: Connection, paths: HomePaths, transport: string): Promise<Connection> {
+  let key: Uint8Array;
+  const { readLinkKey, forgetLinkKey } = await import("../shared/link-key.ts");
+  try {
+    key = readLinkKey(paths.linkKey);
+  } catch (err) {
+    conn.close();
+    throw err;
+  }
+  const hello = clientHello();
+  const { promise, resolve, reject } = Promise.withResolvers<Connection>();
+  const timer = setTimeout(() => fail(unansweredProof(transport)), LINK_PROOF_MS);
+  const fail = (why: string | BskError) => {
+    clearTimeout(timer);
+    conn.onLine = () => {};
+    conn.onClose = () => {};
+    conn.close();
+    reject(typeof why === "string" ? unprovenDaemon(transport, why) : why);
+  };
+  conn.lineCap = LINK_HELLO_MAX_BYTES;
+  conn.onClose = () => fail("it closed the connection before proving itself");
+  conn.onLine = (line) => {
+    const answer = answerDaemon(key, transport, hello, line);
+    if (!answer.ok) {
+      forgetLinkKey();
+      return fail(answer.why);
+    }
+    clearTimeout(timer);
+    conn.lineCap = undefined;
+    conn.onLine = () => {};
+    conn.onClose = () => {};
+    // Our proof goes out now, and the caller's first request right behind it: no second round trip.
+    conn.write(answer.line);
+    resolve(conn);
+  };
+  conn.write(hello.line);
+  return promise;
+}
+
+/** Open a JSONL connection on a Unix socket; rejects when nothing listens there. */
+export function connectUnix(path: string): Promise<Connection> {
+  return connectJsonl({ unix: path });
+}
+
+/** Open a JSONL connection to the daemon's loopback TCP port; rejects when nothing listens there. */
+export function connectTcp(port: number): Promise<Connection> {
+  return connectJsonl({ hostname: "127.0.0.1", port });
+}
+
+async function connectJsonl(to: { unix: string } | { hostname: string; port: number }): Promise<Connection> {
   const decoder = new TextDecoder();
   let buffered = "";
   /** Bytes not yet taken by the socket (a large request may be written in parts). */
@@ -84,28 +162,27 @@ export async function connectUnix(path: string): Promise<Connection> {
     const n = socket.write(pending);
     if (n > 0) pending = pending.subarray(n);
   };
-  const socket = await Bun.connect({
-    unix: path,
-    socket: {
-      data(_s, chunk) {
-        const text = decoder.decode(chunk, { stream: true });
-        const scanFrom = buffered.length;
-        buffered += text;
-        // Most chunks of a large reply hold no newline: skip rescanning what was already searched.
-        let nl = text.includes("\n") ? buffered.indexOf("\n", scanFrom) : -1;
-        while (nl !== -1) {
-          const line = buffered.slice(0, nl);
-          buffered = buffered.slice(nl + 1);
-          if (line.trim()) conn.onLine(line);
-          nl = buffered.indexOf("\n");
-        }
-      },
-      drain: () => flush(),
-      close: finish,
-      end: finish,
-      error: finish,
+  const handlers: import("bun").SocketHandler = {
+    data(_s, chunk) {
+      const text = decoder.decode(chunk, { stream: true });
+      const scanFrom = buffered.length;
+      buffered += text;
+      // Most chunks of a large reply hold no newline: skip rescanning what was already searched.
+      let nl = text.includes("\n") ? buffered.indexOf("\n", scanFrom) : -1;
+      while (nl !== -1) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        if (line.trim()) conn.onLine(line);
+        nl = buffered.indexOf("\n");
+      }
+      if (conn.lineCap !== undefined && buffered.length > conn.lineCap) finish();
     },
-  });
+    drain: () => flush(),
+    close: finish,
+    end: finish,
+    error: finish,
+  };
+  const socket = await ("unix" in to ? Bun.connect({ ...to, socket: handlers }) : Bun.connect({ ...to, socket: handlers }));
   return conn;
 }
 

@@ -12,7 +12,7 @@ export function daemonNotRunning(): BskError {
  * BSK_AUTO_START=0 or `autoStart` is false (then: unsupported, reason daemon_not_running).
  */
 export async function reachDaemon(paths: HomePaths, env: Record<string, string | undefined>, autoStart = true): Promise<Connection> {
-  const conn = await tryConnect(paths);
+  const conn = await tryConnect(paths, env);
   if (conn) return conn;
   // not running (no daemon.json, stale pid, refused): start one
   if (!autoStart || env.BSK_AUTO_START === "0") throw daemonNotRunning();

@@ -4,7 +4,7 @@
  */
 import { parseDuration } from "../protocol/duration.ts";
 import { DEVICE_GRANT_MS, DEVICE_RENEW_MS } from "../protocol/remote.ts";
-import { bskHome, DEFAULT_PORT, homePaths, type DaemonInfo, type HomePaths } from "../shared/home.ts";
+import { bskHome, cliTransport, DEFAULT_PORT, homePaths, type DaemonInfo, type HomePaths } from "../shared/home.ts";
 import type { DiskSync } from "./ledger.ts";
 import { resolveServerMode, type ServerMode, type ServerModeOptions } from "./remote/server-options.ts";
 
@@ -30,6 +30,8 @@ export interface DaemonOptions {
 export interface DaemonConfig {
   paths: HomePaths;
   port: number;
+  /** The CLI link also on a loopback TCP port (unless BSK_TRANSPORT=unix). */
+  cliTcp: boolean;
   sessionIdleMs: number;
   daemonIdleMs: number;
   handshakeMs: number;
@@ -99,6 +101,7 @@ export function resolveConfig(opts: DaemonOptions = {}): DaemonConfig {
   return {
     paths: homePaths(home, env),
     port: opts.port ?? envInt(env, "BSK_PORT", DEFAULT_PORT),
+    cliTcp: cliTransport(env) !== "unix",
     sessionIdleMs: opts.sessionIdleMs ?? envMs(env, "BSK_SESSION_IDLE_MS", DEFAULTS.sessionIdleMs),
     daemonIdleMs: opts.daemonIdleMs ?? envMs(env, "BSK_DAEMON_IDLE_MS", DEFAULTS.daemonIdleMs),
     handshakeMs: envMs(env, "BSK_HANDSHAKE_MS", DEFAULTS.handshakeMs),

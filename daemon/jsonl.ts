@@ -11,7 +11,8 @@ export class LineReader {
   private readonly decoder = new TextDecoder();
 
   constructor(
-    private readonly maxBytes: number,
+    /** May change between lines (the CLI link reads at most a small line until the peer proved its key). */
+    public maxBytes: number,
     private readonly onLine: (line: string) => void,
     private readonly onOverflow: () => void,
   ) {}

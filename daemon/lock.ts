@@ -7,6 +7,8 @@ import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unli
 import { BskError } from "../protocol/errors.ts";
 import { readDaemonJson } from "./daemon-json.ts";
 import type { DaemonInfo, HomePaths } from "../shared/home.ts";
+import { readLinkKey } from "../shared/link-key.ts";
+import { answerDaemon, clientHello, unixTransport } from "../shared/link-proof.ts";
 import { pidAlive, processStartMs } from "../shared/pid.ts";
 
 export type LockResult = { kind: "acquired"; release(): void } | { kind: "held"; info: DaemonInfo };
@@ -94,25 +96,36 @@ async function waitForAnswer(paths: HomePaths, pid: number, waitMs: number): Pro
   const deadline = Date.now() + waitMs;
   for (;;) {
     const info = readDaemonJson(paths);
-    if (info?.pid === pid && (await probeSocket(info.socket, Math.max(100, deadline - Date.now())))) return info;
+    if (info?.pid === pid && (await probeSocket(info.socket, paths.linkKey, Math.max(100, deadline - Date.now())))) return info;
     if (Date.now() >= deadline || !pidAlive(pid)) return undefined;
     await Bun.sleep(50);
   }
 }
 
-/** Does a daemon answer a `system.status` request on this socket? */
-export async function probeSocket(socketPath: string, timeoutMs = 1000): Promise<boolean> {
+/** Does a daemon of this home's link key answer a `system.status` request on this socket (after the link proof)? */
+export async function probeSocket(socketPath: string, linkKeyPath: string, timeoutMs = 1000): Promise<boolean> {
   const { promise, resolve } = Promise.withResolvers<boolean>();
   const timer = setTimeout(() => resolve(false), timeoutMs);
   let sock: Awaited<ReturnType<typeof Bun.connect>> | undefined;
   let buf = "";
+  let proven = false;
   try {
+    const key = readLinkKey(linkKeyPath);
+    const hello = clientHello();
+    const transport = unixTransport(socketPath);
     sock = await Bun.connect({
       unix: socketPath,
       socket: {
-        data(_s, chunk) {
+        data(s, chunk) {
           buf += chunk.toString();
-          if (buf.includes("\n")) resolve(buf.includes('"id":"probe"'));
+          const nl = buf.indexOf("\n");
+          if (nl === -1) return;
+          if (proven) return resolve(buf.includes('"id":"probe"'));
+          const answer = answerDaemon(key, transport, hello, buf.slice(0, nl));
+          buf = buf.slice(nl + 1);
+          if (!answer.ok) return resolve(false);
+          proven = true;
+          s.write(`${answer.line}${JSON.stringify({ id: "probe", method: "system.status", params: {} })}\n`);
         },
         close() {
           resolve(false);
@@ -122,7 +135,7 @@ export async function probeSocket(socketPath: string, timeoutMs = 1000): Promise
         },
       },
     });
-    sock.write(`${JSON.stringify({ id: "probe", method: "system.status", params: {} })}\n`);
+    sock.write(hello.line);
   } catch {
     resolve(false);
   }

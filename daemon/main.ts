@@ -17,6 +17,7 @@ import { DAEMON_HANDLERS } from "./handlers/index.ts";
 import type { DaemonInfo, HomePaths } from "../shared/home.ts";
 import { IdleExit } from "./idle-exit.ts";
 import { startIpcServer } from "./ipc-server.ts";
+import { ensureLinkKey } from "../shared/key-file.ts";
 import type { Ledger } from "./ledger.ts";
 import { FileLedger } from "./ledger-file.ts";
 import { acquireLock } from "./lock.ts";
@@ -153,12 +154,20 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
   info.ws_port = gateway.port;
   let ipc: ReturnType<typeof startIpcServer>;
   try {
-    ipc = startIpcServer({ paths, log, dispatcher: new Dispatcher(ctx, DAEMON_HANDLERS), onChange });
+    ipc = startIpcServer({
+      paths,
+      log,
+      dispatcher: new Dispatcher(ctx, DAEMON_HANDLERS),
+      onChange,
+      linkKey: ensureLinkKey(paths),
+      tcp: config.cliTcp,
+    });
   } catch (err) {
     gateway.stop();
     sessions.dispose();
     throw err;
   }
+  if (ipc.tcpPort !== undefined) info.cli_port = ipc.tcpPort;
   writeDaemonJson(paths, info);
 
   // A server waits for browsers that dial in at any time: it never stops for being idle.

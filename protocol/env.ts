@@ -25,6 +25,13 @@ export const ENV_VARS: EnvVar[] = [
     description: "0 = never start the daemon implicitly; commands then fail naming `bsk daemon start`.",
   },
   {
+    name: "BSK_TRANSPORT",
+    default: "auto",
+    read_by: "cli+daemon",
+    description:
+      "How the CLI reaches the daemon. auto: its Unix socket, else (a sandbox hides or blocks it) its loopback TCP port from daemon.json; tcp: only TCP; unix: only the socket (a daemon started with unix opens no TCP port). Both ways carry the same link proof (docs/security.md).",
+  },
+  {
     name: "BSK_PORT",
     default: "52800",
     read_by: "cli+daemon",

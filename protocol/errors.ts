@@ -188,6 +188,12 @@ export const REASON_HINTS: Record<string, string> = {
   update_in_progress: "Another update is running; wait for it, then check bsk version.",
   install_dir_not_writable:
     "bsk cannot write where it is installed; run the update as that directory's owner, or reinstall with install.sh into a BSK_INSTALL_DIR you own.",
+  unproven_client:
+    "Only a bsk CLI that reads this home's $BSK_HOME/link.key may use the daemon, and only after proving it: use the bsk binary of the daemon's release (after an update, bsk daemon stop, then any command starts the new daemon).",
+  unproven_daemon:
+    "Whatever answered there is not this home's bsk daemon (or is an older one that proves nothing); only a random nonce was sent to it. If it is an older bsk daemon, end it (its pid is in $BSK_HOME/daemon.json) and retry; otherwise something else is listening in bsk's place: tell the person, and do not work around it.",
+  no_link_key:
+    "The CLI must read $BSK_HOME/link.key to reach the daemon: in a sandbox, allow reading $BSK_HOME (docs/install.md, agents in sandboxes); otherwise bsk daemon start makes it.",
   update_rolled_back: "The new daemon did not serve, so the previous bsk was put back; see bsk logs and report it.",
 };
 

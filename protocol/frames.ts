@@ -1,5 +1,6 @@
 /**
- * Frames: the same three shapes on both links (CLI↔daemon JSONL, daemon↔extension WebSocket text).
+ * Frames: the same three shapes on both links (CLI↔daemon JSONL, after the link proof of shared/link-proof.ts;
+ * daemon↔extension WebSocket text).
  *   request  {id, method, params?, meta?}
  *   response {id, result, meta?} | {id, error:{code,message,hint?,data?}, meta?}
  *   event    {event, payload, seq?}

@@ -2,7 +2,7 @@
  * Where state lives. Shared by the CLI and the daemon (one binary), so kept free of heavy imports.
  *
  * $BSK_HOME (default ~/.bsk; on Windows %LOCALAPPDATA%\bsk, every path with backslashes), dirs 0700, files 0600:
- *   daemon.json        pid, socket, ws port, version, start time (written atomically)
+ *   daemon.json        pid, socket, CLI TCP port, ws port, version, start time (written atomically)
  *   daemon.lock        single-instance lock (holds the daemon's pid)
  *   daemon.starting    held by the one CLI that is starting a daemon (its pid), while it waits for the answer
  *   daemon.start-error.json  why the last daemon that failed to start failed (its pid, code, message, hint)
@@ -12,6 +12,7 @@
  *   logs/daemon.log    structured JSON log lines (rotated to daemon.log.1)
  *   config.json        extra allowed extension ids
  *   trust.key          this install's secret (base64url); the extension gets it once (native messaging or pairing)
+ *   link.key           the CLI link's key (base64url): CLI and daemon prove it to each other on connect (link-proof.ts)
  *   native/            the native messaging host launcher Chrome runs (bsk native install)
  *   state/sessions.json the session registry (for re-adoption after a restart; ids never reused)
  *   ledger/            the operation ledger (ops-NNNNNN.jsonl, fsync'd) and its HMAC key
@@ -72,6 +73,8 @@ export interface HomePaths {
   log: string;
   config: string;
   secret: string;
+  /** The CLI link's key (link-key.ts). */
+  linkKey: string;
   nativeDir: string;
   stateDir: string;
   sessions: string;
@@ -94,6 +97,7 @@ export function homePaths(home = bskHome(), env: Env = process.env, platform: No
     log: at("logs/daemon.log"),
     config: at("config.json"),
     secret: at("trust.key"),
+    linkKey: at("link.key"),
     nativeDir: at("native"),
     stateDir: at("state"),
     sessions: at("state/sessions.json"),
@@ -140,10 +144,23 @@ export function socketPlace(home: string, env: Env, platform: NodeJS.Platform = 
   return { runDir, socket: `${runDir}/${name}` };
 }
 
+/**
+ * BSK_TRANSPORT: how the CLI reaches the daemon. auto (default): the socket, else (hidden or blocked by a sandbox)
+ * the daemon's loopback TCP port; unix: the socket only (a daemon started so opens no TCP port); tcp: TCP only.
+ */
+export type CliTransport = "auto" | "unix" | "tcp";
+
+export function cliTransport(env: Record<string, string | undefined>): CliTransport {
+  const v = env.BSK_TRANSPORT;
+  return v === "unix" || v === "tcp" ? v : "auto";
+}
+
 /** Contents of daemon.json. */
 export interface DaemonInfo {
   pid: number;
   socket: string;
+  /** The loopback TCP port of the CLI link (the same proof as on the socket), absent when BSK_TRANSPORT=unix. */
+  cli_port?: number;
   ws_port: number;
   version: string;
   protocol_version: string;

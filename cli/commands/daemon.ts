@@ -124,13 +124,17 @@ async function waitGone(pid: number, ms: number): Promise<boolean> {
  * daemon would make the person wait twice): it gets SIGTERM, then SIGKILL.
  */
 export async function daemonStop({ paths }: LocalContext, opts: { unresponsive?: boolean } = {}): Promise<Outcome> {
-  const conn = await tryConnect(paths);
+  // A daemon that takes the connection but never proves itself is hung: stopped by signal, as an unresponsive one.
+  const conn = await tryConnect(paths).catch((e) => {
+    if (e instanceof BskError && e.code === "timeout") return "hung" as const;
+    throw e;
+  });
   if (!conn) return { ok: true, format: "daemon.stop", result: { stopped: false, running: false } };
   const info = await readDaemonInfo(paths);
   let result: { pid: number; ended_sessions?: string[] } | undefined;
   let traceId: string | undefined;
-  if (opts.unresponsive) {
-    conn.close();
+  if (opts.unresponsive || conn === "hung") {
+    if (conn !== "hung") conn.close();
     signal(info?.pid, "SIGTERM");
   } else {
     const sent = await request(conn, "system.shutdown");
@@ -143,7 +147,7 @@ export async function daemonStop({ paths }: LocalContext, opts: { unresponsive?:
   }
   const pid = result?.pid ?? info?.pid;
   let killed = false;
-  if (pid && !(await waitGone(pid, opts.unresponsive ? 2_000 : STOP_WAIT_MS))) {
+  if (pid && !(await waitGone(pid, opts.unresponsive || conn === "hung" ? 2_000 : STOP_WAIT_MS))) {
     signal(pid, "SIGKILL");
     killed = true;
     await waitGone(pid, 1_000);

@@ -19,6 +19,7 @@ import { readLogTail, refusalSince } from "./doctor-log.ts";
 import { renderDoctor, type Check, type DoctorReport } from "./doctor-report.ts";
 import { fixSkill, nativeHostCheck, type Say } from "./doctor-fix.ts";
 import { skillCheck } from "./doctor-skill.ts";
+import { transportCheck } from "./doctor-transport.ts";
 import { failedCheck } from "../update/status-note.ts";
 
 type Env = Record<string, string | undefined>;
@@ -147,6 +148,7 @@ class Doctor {
       const check = skillCheck(this.env);
       return fixed.length ? { ...check, detail: `${check.detail} (fixed: ${fixed.join(", ")})` } : check;
     });
+    if (daemon) await this.hop("transport", () => transportCheck(this.paths, this.env));
     const failed = failedCheck(this.paths.home);
     // Only when the last update check failed: nothing to say otherwise, and the check list stays the same.
     if (failed)
@@ -162,8 +164,16 @@ class Doctor {
 
   /** The daemon, reachable and of this version; with --fix one that does not answer or is another version is restarted. */
   private async daemon() {
-    this.conn = await reachDaemon(this.paths, this.env);
-    let status = await this.status();
+    let status: Awaited<ReturnType<Doctor["status"]>>;
+    try {
+      this.conn = await reachDaemon(this.paths, this.env);
+      status = await this.status();
+    } catch (e) {
+      // A daemon that takes the connection but never proves itself (hung): stale, as one that never answers status.
+      const err = asBskError(e);
+      if (err.code !== "timeout") throw err;
+      status = { error: err };
+    }
     let fixed = "";
     const stale = !("result" in status);
     const skewed = "result" in status && status.result.daemon.version !== APP_VERSION;
@@ -175,7 +185,7 @@ class Doctor {
             ? "fixing: restarting the daemon, which does not answer"
             : `fixing: restarting the daemon (bsk ${"result" in status ? status.result.daemon.version : "?"}) so it runs this bsk ${APP_VERSION}`,
         );
-        this.conn.close();
+        this.conn?.close();
         const { stopDaemon } = await import("../update/daemon.ts");
         await stopDaemon(this.paths, this.env, { unresponsive: stale });
         this.conn = await reachDaemon(this.paths, this.env);

@@ -24,6 +24,7 @@ const status: DaemonHandler<"system.status"> = async ({ ctx }) => {
       uptime_ms: Date.now() - Date.parse(info.started_at),
       home: config.paths.home,
       socket: info.socket,
+      ...(info.cli_port !== undefined && { cli_port: info.cli_port }),
       ws_port: info.ws_port,
       key_id: ctx.trust.secret.keyId,
     },

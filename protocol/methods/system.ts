@@ -47,6 +47,8 @@ export const systemMethods = {
           uptime_ms: z.number(),
           home: z.string(),
           socket: z.string(),
+          /** The loopback TCP port of the CLI link (BSK_TRANSPORT=tcp, or a sandbox that hides the socket); absent when off. */
+          cli_port: z.number().int().optional(),
           ws_port: z.number().int(),
           /** Public name of this install's secret; the popup of a paired extension shows the same. */
           key_id: z.string(),

@@ -14,6 +14,7 @@ const HOPS = [
   "protocol",
   "native host",
   "skill",
+  "transport",
   "session_start",
   "navigate",
   "snapshot",
@@ -118,6 +119,7 @@ describe("doctor when something is missing", () => {
         ["browser", "fail"],
         ["native host", "warn"],
         ["skill", "warn"],
+        ["transport", "ok"],
       ]);
       const browser = json.checks[1];
       expect(browser.detail).toBe("no browser connected within 0.3 s");

@@ -94,7 +94,7 @@ describe("stopping", () => {
 
   test("a connected client keeps the daemon from idling out", async () => {
     const d = await startDaemon({ env: { BSK_DAEMON_IDLE_MS: "100" } });
-    const c = await IpcClient.connect(d.paths.socket);
+    const c = await IpcClient.connect(d.paths);
     let stopped = false;
     void d.done.then(() => (stopped = true));
     // Not a synchronisation: time passes to show the daemon stays.

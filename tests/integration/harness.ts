@@ -109,7 +109,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
     done,
     proc,
     async client() {
-      const c = await IpcClient.connect(paths.socket);
+      const c = await IpcClient.connect(paths);
       clients.push(c);
       return c;
     },
@@ -121,7 +121,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
     async stop() {
       for (const p of peers) p.close();
       try {
-        const c = await IpcClient.connect(paths.socket);
+        const c = await IpcClient.connect(paths);
         c.send({ id: "stop", method: "system.shutdown" });
       } catch {
         proc?.kill("SIGTERM");

@@ -1,5 +1,17 @@
-/** A tiny JSONL client for the daemon's Unix socket: many requests in flight, replies matched by id. */
+/**
+ * A tiny JSONL client for the daemon's CLI link (its Unix socket, or its loopback TCP port): it proves the link key
+ * as the CLI does (shared/link-proof.ts), then many requests in flight, replies matched by id. `connectRaw` skips
+ * the proof (a client without the key).
+ */
+import { readLinkKey } from "../../shared/link-key.ts";
+import { answerDaemon, clientHello, tcpTransport, unixTransport } from "../../shared/link-proof.ts";
 import { AsyncQueue } from "./async-queue.ts";
+
+/** Where a client dials: the daemon's home paths (socket and link key), optionally its TCP port instead. */
+export interface LinkTarget {
+  socket: string;
+  linkKey: string;
+}
 
 export interface Reply {
   id: string | number | null;
@@ -25,21 +37,42 @@ export class IpcClient {
 
   private onClose: () => void;
 
-  static async connect(socketPath: string): Promise<IpcClient> {
+  /** Connected and proven both ways (throws when the daemon's proof does not check out). */
+  static async connect(target: LinkTarget, opts: { tcpPort?: number } = {}): Promise<IpcClient> {
+    const c = await IpcClient.connectRaw(opts.tcpPort === undefined ? { unix: target.socket } : { port: opts.tcpPort });
+    const transport = opts.tcpPort === undefined ? unixTransport(target.socket) : tcpTransport(opts.tcpPort);
+    const hello = clientHello();
+    const { promise, resolve, reject } = Promise.withResolvers<void>();
+    c.onFirstLine = (line) => {
+      const answer = answerDaemon(readLinkKey(target.linkKey), transport, hello, line);
+      if (!answer.ok) return reject(new Error(`the daemon did not prove itself: ${answer.why}`));
+      c.sendRaw(answer.line.trimEnd());
+      resolve();
+    };
+    c.closed.then(() => reject(new Error("closed before the daemon proved itself")));
+    c.sendRaw(hello.line.trimEnd());
+    await promise;
+    return c;
+  }
+
+  /** Connected, nothing sent: the caller speaks (or skips) the proof itself. */
+  static async connectRaw(to: { unix: string } | { port: number }): Promise<IpcClient> {
     const c = new IpcClient();
     // A multi-byte character may be split between two chunks.
     const decoder = new TextDecoder();
-    c.sock = await Bun.connect({
-      unix: socketPath,
-      socket: {
-        data: (_s, chunk) => c.onData(decoder.decode(chunk, { stream: true })),
-        drain: () => c.flush(),
-        close: () => c.onClose(),
-        error: () => c.onClose(),
-      },
-    });
+    const socket = {
+      data: (_s: unknown, chunk: Uint8Array) => c.onData(decoder.decode(chunk, { stream: true })),
+      drain: () => c.flush(),
+      close: () => c.onClose(),
+      end: () => c.onClose(),
+      error: () => c.onClose(),
+    };
+    c.sock = await ("unix" in to ? Bun.connect({ unix: to.unix, socket }) : Bun.connect({ hostname: "127.0.0.1", port: to.port, socket }));
     return c;
   }
+
+  /** Set by connect until the daemon's proof line came: it takes that line instead of the reply queues. */
+  private onFirstLine: ((line: string) => void) | undefined;
 
   private onData(text: string): void {
     this.buf += text;
@@ -47,6 +80,12 @@ export class IpcClient {
     while ((nl = this.buf.indexOf("\n")) >= 0) {
       const line = this.buf.slice(0, nl);
       this.buf = this.buf.slice(nl + 1);
+      const first = this.onFirstLine;
+      if (first) {
+        this.onFirstLine = undefined;
+        first(line);
+        continue;
+      }
       const reply = JSON.parse(line) as Reply;
       const key = reply.id === null ? undefined : String(reply.id);
       const w = key === undefined ? undefined : this.waiting.get(key);

@@ -53,7 +53,7 @@ describe.skipIf(!nginx)("server mode behind nginx (docs/remote.md's configuratio
     });
     const first = await Promise.race([promise, done]);
     if ("kind" in first) throw new Error("server did not start");
-    client = await IpcClient.connect(homePaths(home, { ...process.env, ...TEST_ENV }).socket);
+    client = await IpcClient.connect(homePaths(home, { ...process.env, ...TEST_ENV }));
 
     proxy = await startProxy({ dir, port, daemonPort, cert: leaf.cert, key: leaf.key });
   });

@@ -59,7 +59,7 @@ async function startServer(env: Record<string, string> = {}, config?: object): P
   });
   const first = await Promise.race([promise, done]);
   if ("kind" in first) throw new Error(`server did not start: ${JSON.stringify(first)}`);
-  const client = await IpcClient.connect(homePaths(home, { ...process.env, ...TEST_ENV }).socket);
+  const client = await IpcClient.connect(homePaths(home, { ...process.env, ...TEST_ENV }));
   const call = async (method: string, params: Record<string, unknown> = {}) => client.request(method, params);
   return {
     home,
@@ -538,7 +538,7 @@ describe("bsk daemon start --mode server (the CLI, as a supervisor runs it)", ()
     const lines = jsonLines(proc.stdout as ReadableStream<Uint8Array>);
     try {
       expect((await lines.until((l) => l.msg === "daemon started")).ws_port).toBe(port);
-      const client = await IpcClient.connect(homePaths(home, { ...process.env, ...TEST_ENV }).socket);
+      const client = await IpcClient.connect(homePaths(home, { ...process.env, ...TEST_ENV }));
       const code = await client.request("system.pairing_code", {});
       const parsed = parsePairingLink(code.result.link);
       if (!parsed.ok) throw new Error(parsed.why);

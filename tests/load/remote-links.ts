@@ -65,7 +65,7 @@ export async function remoteLinks(n = 500): Promise<RemoteLinksResult> {
     void (async () => {
       while (!(await reader.read()).done);
     })();
-    const client = await IpcClient.connect(homePaths(home, env).socket);
+    const client = await IpcClient.connect(homePaths(home, env));
     const rssBefore = rssBytes(daemon.pid);
 
     // Pair each device through the real flow (one code at a time, as a person would).

@@ -1,9 +1,12 @@
 /**
- * A fake daemon for CLI tests: a Bun.listen unix server on $BSK_HOME's socket that records every frame it
- * receives and answers through a handler the test supplies (which may hold a reply until the test releases it).
+ * A fake daemon for CLI tests: a Bun.listen unix server on $BSK_HOME's socket that proves the home's link key as the
+ * daemon does (shared/link-proof.ts), records every frame it receives after that and answers through a handler the
+ * test supplies (which may hold a reply until the test releases it).
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { homePaths, type HomePaths } from "../../shared/home.ts";
+import { ensureLinkKey } from "../../shared/key-file.ts";
+import { LinkProofServer, unixTransport } from "../../shared/link-proof.ts";
 import { tempDir } from "../temp.ts";
 
 export interface Frame {
@@ -47,7 +50,8 @@ export function fakeDaemon(handler: (f: Frame) => Answer | Promise<Answer> | nul
   type Client = { send(line: string): void };
   const clients = new Set<Client>();
   const encoder = new TextEncoder();
-  const server = Bun.listen<{ buf: string; decoder: TextDecoder; out: Uint8Array; client: Client }>({
+  const linkKey = ensureLinkKey(paths);
+  const server = Bun.listen<{ buf: string; decoder: TextDecoder; out: Uint8Array; client: Client; proof?: LinkProofServer }>({
     unix: paths.socket,
     socket: {
       open(s) {
@@ -60,7 +64,13 @@ export function fakeDaemon(handler: (f: Frame) => Answer | Promise<Answer> | nul
           s.data.out = out;
           flush(s);
         };
-        s.data = { buf: "", decoder: new TextDecoder(), out: new Uint8Array(0), client: { send } };
+        s.data = {
+          buf: "",
+          decoder: new TextDecoder(),
+          out: new Uint8Array(0),
+          client: { send },
+          proof: new LinkProofServer(linkKey, unixTransport(paths.socket)),
+        };
         clients.add(s.data.client);
       },
       drain: (s) => flush(s),
@@ -73,6 +83,13 @@ export function fakeDaemon(handler: (f: Frame) => Answer | Promise<Answer> | nul
         while ((nl = s.data.buf.indexOf("\n")) !== -1) {
           const line = s.data.buf.slice(0, nl);
           s.data.buf = s.data.buf.slice(nl + 1);
+          if (s.data.proof) {
+            const step = s.data.proof.take(line);
+            if (step.kind === "reply") s.data.client.send(step.line);
+            else if (step.kind === "proven") s.data.proof = undefined;
+            else s.end();
+            continue;
+          }
           const f = JSON.parse(line) as Frame;
           frames.push(f);
           for (const w of waiters.filter((x) => x.method === f.method)) {
