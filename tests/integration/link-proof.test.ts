@@ -5,7 +5,8 @@
  * and never a typed secret; and a CLI in a bubblewrap sandbox without the socket's folder reaches the daemon over TCP.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { tempDir } from "../temp.ts";
 import { join } from "node:path";
 import { homePaths, type DaemonInfo, type HomePaths } from "../../shared/home.ts";
 import { readLinkKey } from "../../shared/link-key.ts";
@@ -49,7 +50,7 @@ async function stillServes(): Promise<void> {
 }
 
 beforeAll(async () => {
-  home = mkdtempSync("/tmp/bsk-link-");
+  home = tempDir("bsk-link-");
   env = { ...(process.env as Record<string, string>), ...TEST_ENV, BSK_HOME: home, BSK_PORT: "0" };
   paths = homePaths(home, env);
   const started = await bsk(["daemon", "start"]);

@@ -5,7 +5,8 @@
  * reg.exe under Wine is the windows-x64 lane.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { tempDir } from "../temp.ts";
 import { removeTree } from "../../shared/fs-util.ts";
 import { homePaths } from "../../shared/home.ts";
 import {
@@ -48,7 +49,7 @@ afterEach(() => {
   for (const h of homes.splice(0)) removeTree(h);
 });
 function paths() {
-  const home = mkdtempSync("/tmp/bsk-native-win-");
+  const home = tempDir("bsk-native-win-");
   homes.push(home);
   return homePaths(home, {});
 }

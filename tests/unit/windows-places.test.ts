@@ -4,7 +4,8 @@
  * listen said as what it is, and where Chrome, Chromium, Edge and Brave install. The run under Wine itself is the windows-x64 lane (scripts/platform/windows-x64.ts).
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { tempDir } from "../temp.ts";
 import { join } from "node:path";
 import { installedBrowsers, windowsCandidates } from "../../daemon/browser-launch.ts";
 import { listenFailed } from "../../daemon/ipc-server.ts";
@@ -55,7 +56,7 @@ describe("the home on Windows", () => {
 
 describe("a pipe has no folder", () => {
   test("the daemon prepares no socket folder and the CLI checks none for a pipe", () => {
-    const home = mkdtempSync("/tmp/bsk-win-home-");
+    const home = tempDir("bsk-win-home-");
     try {
       const paths = { ...homePaths(home, {}), socket: pipeName("C:\\x\\bsk"), runDir: join(home, "not-made") };
       prepareSocketDir(paths);
@@ -83,8 +84,8 @@ describe("a failed listen", () => {
 
 describe("removeTree", () => {
   test("removes a folder and what is in it, removing links without following them; a missing one is no error", () => {
-    const base = mkdtempSync("/tmp/bsk-tree-");
-    const outside = mkdtempSync("/tmp/bsk-tree-keep-");
+    const base = tempDir("bsk-tree-");
+    const outside = tempDir("bsk-tree-keep-");
     try {
       mkdirSync(join(base, "a/b"), { recursive: true });
       writeFileSync(join(base, "a/b/f"), "x");
