@@ -79,7 +79,7 @@ export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
 /**
  * A call that ran out of time in the browser, and the browser did not say in time what became of the page: bsk stops a
  * page script still running then (extension/src/cdp/runaway.ts), and the browser's own answer names what it found
- * (data.reason page_script_stopped, hung_page_discarded, page_hung).
+ * (data.reason page_script_stopped, hung_page_discarded, page_hung, borrowed_page_hung).
  */
 export const BROWSER_TIMEOUT_HINT =
   "It did not finish in time. A page script still running then (a busy loop, a handler that never returns) is stopped, " +
@@ -146,6 +146,8 @@ export const REASON_HINTS: Record<string, string> = {
     "A script kept the page busy (a loop in the page's own code, or in yours) and was stopped by bsk, so the tab answers again; the page may be half-updated: re-observe, then navigate or retry (with a longer --timeout if your script only needed more time).",
   hung_page_discarded:
     "The page hung in its own script and could not be stopped (a navigation already waited on it), so bsk discarded it to free the tab, which now shows about:blank; if data.new_tab_id is set, the tab has that id now (a tab.replaced event says so too): use it. Navigate again to go on (a reload would load nothing useful; loading the hung page again may hang it again).",
+  borrowed_page_hung:
+    "The person's own page (a borrowed tab) hung in its own script; bsk does not discard what is theirs. Give the tab back (bsk tab return) and tell the person; do not close it.",
   page_hung:
     "The page hung in a script bsk could not stop, and the tab may answer nothing more: close it (bsk tab close) and open the page in a new tab (bsk tab create).",
   file_input_not_activated: "The click did not open a file chooser; target the file input or its button.",

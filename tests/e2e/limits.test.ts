@@ -134,6 +134,29 @@ describe("a page whose own timer never returns", () => {
     expect(await js("location.search")).toBe("?after-hung");
   });
 
+  test("the person's own page (a borrowed tab) hung the same way is never discarded: borrowed_page_hung, same tab, same page", async () => {
+    const chrome = (expression: string) => w.person.asExtension(expression);
+    const tabId = await w.person.openInOwnWindow(w.fixtures.url("/runaway.html?lent"));
+    try {
+      await chrome("chrome.storage.local.set({ confirm_borrow: false })");
+      await ok(["tab", "borrow", String(tabId)]);
+      // The lent tab shows a page whose own timer hangs it, and a navigation then waits on it (as in the test above).
+      await ok(["navigate", w.fixtures.url("/runaway-timer.html?lent"), "--tab", String(tabId)]);
+      await w.fixtures.seen("/echo-title/hanging-lent");
+      const r = await run(["navigate", w.fixtures.url("/runaway.html?into-lent"), "--tab", String(tabId), "--timeout", "3s"]);
+      expect(r.json.error.code).toBe("timeout");
+      expect(r.json.error.data).toMatchObject({ reason: "borrowed_page_hung", tab_id: tabId });
+      expect(r.json.error.hint).toContain("bsk tab return");
+      // Still the person's tab with their page in it: not discarded, not replaced.
+      const tab = await chrome(`chrome.tabs.get(${tabId}).then((t) => ({ discarded: t.discarded, url: t.url }))`);
+      expect(tab).toMatchObject({ discarded: false });
+      expect(tab.url).toContain("runaway-timer.html?lent");
+    } finally {
+      await chrome("chrome.storage.local.set({ confirm_borrow: true })");
+      await chrome(`chrome.tabs.remove(${tabId}).catch(() => {})`);
+    }
+  });
+
   test("a page showing alert() is held by the dialog, not hung: nothing stops the script that opened it", async () => {
     await ok(["navigate", w.fixtures.url("/runaway.html?dialog")]);
     const cut = await run(["evaluate", "alert('held'); window.afterAlert = 'ran'; 1"]);

@@ -34,7 +34,7 @@ const CHECK_MAX_MS = BUSY_MS + 2 * PAUSE_MS + 3000;
  * was stopped; the renderer took no pause and its page was discarded (`tabId`: the tab's id since); or none of that
  * worked.
  */
-export type PageVerdict = { found: "answered" | "held" | "stopped" | "hung" } | { found: "discarded"; tabId: number };
+export type PageVerdict = { found: "answered" | "held" | "stopped" | "hung" | "spared" } | { found: "discarded"; tabId: number };
 
 type Send = (target: CdpTarget, method: string, params?: object) => Promise<unknown>;
 
@@ -49,6 +49,13 @@ export function heldBy(hold: (tabId: number) => boolean): void {
 }
 
 const held = (tabId: number) => holds.some((hold) => hold(tabId));
+
+const keeps: ((tabId: number) => boolean)[] = [];
+
+/** A page that is the person's (a borrowed tab: ownership.ts): bsk may stop a script in it, never discard it. */
+export function sparedFromDiscard(keep: (tabId: number) => boolean): void {
+  keeps.push(keep);
+}
 
 /**
  * Resolves with what the check found. Concurrent calls for one target share the check; `cause` (the abort reason of
@@ -88,6 +95,10 @@ const FOUND = {
     what: "the page hung in a script that took no pause; bsk discarded it (the tab shows about:blank)",
   },
   hung: { reason: "page_hung", what: "the page hung in a script that bsk could not stop" },
+  spared: {
+    reason: "borrowed_page_hung",
+    what: "the person's page (a borrowed tab) hung in its own script; bsk left it as it is, as it is theirs",
+  },
 } as const;
 
 /**
@@ -100,7 +111,9 @@ export async function timeoutOnPage(timedOut: BskError, ms: number): Promise<Bsk
   const started = startedBy.get(timedOut);
   if (!started?.length) return timedOut;
   const verdicts = await Promise.all(started.map(({ verdict }) => settledWithin(verdict, ms)));
-  const at = (["hung", "discarded", "stopped"] as const).map((f) => verdicts.findIndex((v) => v?.found === f)).find((i) => i >= 0);
+  const at = (["hung", "spared", "discarded", "stopped"] as const)
+    .map((f) => verdicts.findIndex((v) => v?.found === f))
+    .find((i) => i >= 0);
   const verdict = at === undefined ? undefined : verdicts[at];
   if (at === undefined || !verdict || !(verdict.found in FOUND)) {
     if (!verdicts.includes(undefined)) return timedOut;
@@ -164,6 +177,11 @@ async function check(target: CdpTarget, send: Send, mayDiscard: boolean): Promis
   if (stopped) {
     console.warn(`bsk: stopped a page script that kept tab ${target.tabId} busy after its call ended`);
     return { found: "stopped" };
+  }
+  // The person's own page keeps what they had in it (a form half filled): it is left hung, and the reply says so.
+  if (mayDiscard && !target.sessionId && keeps.some((keep) => keep(target.tabId))) {
+    await turnOver(target, send);
+    return { found: "spared" };
   }
   // Only the tab's own page is discarded (an out-of-process iframe's renderer is not the tab's).
   const discarded = !mayDiscard || held(target.tabId) || target.sessionId ? undefined : await discard(target.tabId);

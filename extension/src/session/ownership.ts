@@ -12,6 +12,7 @@
  */
 import { browser } from "wxt/browser";
 import { requestReason, transitionOf } from "../cdp/nav-reasons.ts";
+import { sparedFromDiscard } from "../cdp/runaway.ts";
 import { emit, emitBurst } from "../ports/outbox.ts";
 import { joinGroup } from "./groups.ts";
 import {
@@ -32,6 +33,8 @@ import {
 const lostWithWindow = new Map<number, number[]>();
 
 export function installOwnershipListeners(): void {
+  // A hung page of the person's is never discarded to free the tab (runaway.ts): what they had in it stays.
+  sparedFromDiscard((tabId) => ownerOfTab(tabId)?.ownership === "borrowed");
   // Only a page can create a navigation target (window.open, target=_blank, a link opened in a new tab), so this
   // is the evidence. tabs.onCreated's openerTabId is not: Chromium also sets it for a tab the person opens next
   // to the active one (Ctrl-T, DevTools Target.createTarget), which must stay the person's.
