@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeTree } from "../../shared/fs-util.ts";
+import { waitForFile } from "./run.ts";
 
 export interface LaneContext {
   root: string;
@@ -70,9 +71,9 @@ function setupWine(root: string, log: (line: string) => void): Wine {
  * goes to a file: Wine starts every process with the Unix stderr of the one that created it (its debug channel), so
  * a daemon the CLI spawns would hold a stderr pipe open until it exits: Wine's doing, not bsk's, and not on Windows.
  */
-async function bsk(w: Wine, bin: string, args: string[]): Promise<Ran> {
+async function bsk(w: Wine, bin: string, args: string[], env: Record<string, string> = {}): Promise<Ran> {
   const errFile = join(w.scratch, `stderr-${++runs}.txt`);
-  const proc = Bun.spawn([w.wine, bin, ...args], { env: w.env, stdin: "ignore", stdout: "pipe", stderr: Bun.file(errFile) });
+  const proc = Bun.spawn([w.wine, bin, ...args], { env: { ...w.env, ...env }, stdin: "ignore", stdout: "pipe", stderr: Bun.file(errFile) });
   const limit = setTimeout(() => proc.kill("SIGKILL"), STEP_LIMIT_MS);
   try {
     const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
@@ -132,6 +133,72 @@ const HOST_KEYS = ["Google\\Chrome", "Chromium", "Microsoft\\Edge", "BraveSoftwa
 function regValue(w: Wine, key: string): string | undefined {
   const r = Bun.spawnSync([w.wine, "reg", "query", key, "/ve"], { env: w.env, stdout: "pipe", stderr: "ignore" });
   return r.exitCode === 0 ? /REG_SZ[ \t]+(.+?)[ \t]*$/m.exec(r.stdout.toString())?.[1] : undefined;
+}
+
+/** A Linux path as Wine's programs see it, through drive Z: (the Linux root). */
+function winePath(linux: string): string {
+  return `Z:${linux.replaceAll("/", "\\")}`;
+}
+
+/** scripts/platform/pipe-peer.ts compiled for windows-x64: a peer on the pipe that holds no link key. */
+async function buildPipePeer(root: string, scratch: string): Promise<string> {
+  const exe = join(scratch, "pipe-peer.exe");
+  const args = ["build", "--compile", "--target=bun-windows-x64", join(root, "scripts/platform/pipe-peer.ts"), "--outfile", exe];
+  const proc = Bun.spawn([process.execPath, ...args], { cwd: root, stdout: "pipe", stderr: "pipe" });
+  if ((await proc.exited) !== 0) throw new Error(`building pipe-peer.exe failed:\n${await new Response(proc.stderr).text()}`);
+  return exe;
+}
+
+/** A client without the link key sends system.shutdown first: refused (unproven_client); the daemon serves on. */
+async function proveKeylessClient(w: Wine, bin: string, peer: string, pipe: string, pid: number, step: (line: string) => void) {
+  const sent = await bsk(w, peer, ["send", pipe, JSON.stringify({ id: "k1", method: "system.shutdown" })]);
+  const lines = sent.stdout.trim().split("\n").filter(Boolean);
+  const reply = lines.length === 1 ? JSON.parse(lines[0]!) : undefined;
+  expectThat(
+    "keyless client",
+    sent.code === 0 && reply?.id === null && reply.error?.code === "permission_denied" && reply.error.data?.reason === "unproven_client",
+    "one permission_denied frame (unproven_client), then the pipe closed",
+    sent,
+  );
+  const status = await ok(w, bin, "status after the keyless client", ["daemon", "status"]);
+  expectThat("keyless client", status.daemon?.pid === pid, `the daemon (pid ${pid}) still serving`, status);
+  step(`a keyless client's system.shutdown on the pipe refused (permission_denied, unproven_client); pid ${pid} still answers status`);
+}
+
+/**
+ * A listener on the daemon's pipe name while no daemon runs (on Windows another user can take the name first):
+ * bsk.exe type refuses it (unproven_daemon) and the impostor receives the hello and nothing else.
+ */
+async function proveImpostor(w: Wine, bin: string, peer: string, pipe: string, step: (line: string) => void) {
+  const log = join(w.scratch, "impostor.log");
+  const impostor = Bun.spawn([w.wine, peer, "listen", pipe, winePath(log)], {
+    env: w.env,
+    stdin: "ignore",
+    stdout: Bun.file(join(w.scratch, "impostor-out.txt")),
+    stderr: Bun.file(join(w.scratch, "impostor-err.txt")),
+  });
+  try {
+    await waitForFile(`${log}.ready`, impostor.exited, STEP_LIMIT_MS);
+    const secret = "hunter2-typed-secret";
+    const typed = await bsk(w, bin, ["type", secret, "--session", "s-1", "--json"], { BSK_AUTO_START: "0" });
+    const error = json("type to the impostor", typed).error;
+    expectThat(
+      "impostor",
+      typed.code !== 0 && error?.code === "permission_denied" && error.data?.reason === "unproven_daemon",
+      "permission_denied (unproven_daemon)",
+      typed,
+    );
+    const got = readFileSync(log, "utf8");
+    const keys = got
+      .trim()
+      .split("\n")
+      .map((l) => Object.keys(JSON.parse(l)).sort().join(","));
+    expectThat("impostor", !got.includes(secret) && keys.length === 1 && keys[0] === "link,nonce,v", "only the hello", got);
+    step(`an impostor listening on ${pipe}: bsk.exe type refused it (unproven_daemon); it received only the hello ${got.trim()}`);
+  } finally {
+    impostor.kill("SIGKILL");
+    await impostor.exited;
+  }
 }
 
 /** Chrome's framing: a 4-byte little-endian length, then the JSON. */
@@ -203,6 +270,7 @@ export async function prove(ctx: LaneContext): Promise<string[]> {
   for (const home of homesInPrefix(w.prefix)) removeTree(home);
   for (const key of HOST_KEYS) Bun.spawnSync([w.wine, "reg", "delete", key, "/f"], { env: w.env, stdout: "ignore", stderr: "ignore" });
   try {
+    const peer = await buildPipePeer(ctx.root, w.scratch);
     const version = await bsk(w, bin, ["version"]);
     expectThat("version", version.code === 0 && /^bsk \d+\.\d+\.\d+/.test(version.stdout), "bsk <version>", version);
     step(`version: ${version.stdout.trim()}`);
@@ -241,6 +309,7 @@ export async function prove(ctx: LaneContext): Promise<string[]> {
       second,
     );
     step(`a second daemon of the home defers to the first: lock pid ${started.pid} alive, answering on the pipe`);
+    await proveKeylessClient(w, bin, peer, pipe, started.pid, step);
 
     const stopped = await ok(w, bin, "daemon stop", ["daemon", "stop"]);
     expectThat("daemon stop", stopped.stopped === true && stopped.killed === false, "stopped over the pipe, not killed", stopped);
@@ -261,6 +330,7 @@ export async function prove(ctx: LaneContext): Promise<string[]> {
       logText.slice(-400),
     );
     step(`daemon stop over the pipe (system.shutdown, no signal): pid ${started.pid} gone, lock and daemon.json removed`);
+    await proveImpostor(w, bin, peer, pipe, step);
 
     await proveRegistry(w, bin, homeDir, step);
     return proven;
