@@ -16,7 +16,7 @@ export async function reachDaemon(paths: HomePaths, env: Record<string, string |
   const conn = await tryConnect(paths, env);
   if (conn) return conn;
   // In WSL, the person's Windows daemon (its browser) before a Linux one: wsl-daemon.ts, loaded only then.
-  if (env.BSK_WSL !== "off" && (env.WSL_DISTRO_NAME || env.WSL_INTEROP)) {
+  if (env.BSK_WSL === "windows" || (env.BSK_WSL !== "off" && (env.WSL_DISTRO_NAME || env.WSL_INTEROP))) {
     const { reachWindowsDaemon } = await import("./wsl-daemon.ts");
     const windows = await reachWindowsDaemon(env);
     if (windows) return windows;

@@ -7,7 +7,15 @@
 import { readFileSync } from "node:fs";
 import { BskError } from "../protocol/errors.ts";
 import { homePaths, type HomePaths } from "../shared/home.ts";
-import { detectWsl, windowsHomeInWsl, windowsLocalAppData, wslChoice, wslToWindows, type InteropRunner, type WslFacts } from "../shared/wsl.ts";
+import {
+  detectWsl,
+  windowsHomeInWsl,
+  windowsLocalAppData,
+  wslChoice,
+  wslToWindows,
+  type InteropRunner,
+  type WslFacts,
+} from "../shared/wsl.ts";
 import { readDaemonInfo, tryConnect, type Connection } from "./daemon-client.ts";
 
 type Env = Record<string, string | undefined>;
@@ -46,10 +54,13 @@ export interface WindowsHome {
   found: boolean;
 }
 
-/** The Windows user's bsk home seen from WSL, or null (not WSL, BSK_WSL=off, interop gives no %LOCALAPPDATA%). */
+/**
+ * The Windows user's bsk home seen from WSL, or null (not WSL, BSK_WSL=off, interop gives no %LOCALAPPDATA%). The
+ * kernel is asked only when the environment hints WSL, or with `probe` (doctor) or BSK_WSL=windows.
+ */
 export function windowsHome(env: Env, deps: WslDeps = realWslDeps, probe = false): WindowsHome | null {
   if (wslChoice(env) === "off") return null;
-  const facts = detectWsl(env, deps, probe);
+  const facts = detectWsl(env, deps, probe || wslChoice(env) === "windows");
   if (!facts) return null;
   const local = windowsLocalAppData(deps.run);
   const home = local && windowsHomeInWsl(local, facts.root);
@@ -73,7 +84,7 @@ export function loopbackNote(facts: WslFacts): string {
 export async function reachWindowsDaemon(env: Env, deps: WslDeps = realWslDeps): Promise<Connection | null> {
   const win = windowsHome(env, deps);
   const forced = wslChoice(env) === "windows";
-  if (!win || !win.found) {
+  if (!win?.found) {
     if (!forced) return null;
     throw new BskError("unsupported", "BSK_WSL=windows, but no Windows bsk home was found from WSL", {
       hint: win

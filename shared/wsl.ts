@@ -53,29 +53,39 @@ export function detectWsl(env: Env, io: WslReaders, probe = false): WslFacts | n
   return { version, root: automountRoot(io.read("/etc/wsl.conf") ?? "") };
 }
 
-/** The [automount] root= of /etc/wsl.conf, with one trailing slash; /mnt/ when unset. */
-export function automountRoot(wslConf: string): string {
-  let section = "";
-  for (const raw of wslConf.split(/\r?\n/)) {
+/** A key's value in an INI file (wsl.conf, .wslconfig): section and key match in any case; comments and quotes off. */
+export function iniValue(text: string, section: string, key: string): string | undefined {
+  let current = "";
+  let found: string | undefined;
+  for (const raw of text.split(/\r?\n/)) {
     const line = raw.replace(/[#;].*$/, "").trim();
     const head = /^\[(.+)\]$/.exec(line);
-    if (head) {
-      section = head[1]!.trim().toLowerCase();
-      continue;
-    }
-    const kv = /^([^=]+)=(.*)$/.exec(line);
-    if (section !== "automount" || !kv || kv[1]!.trim().toLowerCase() !== "root") continue;
-    const value = kv[2]!.trim().replace(/^"(.*)"$/, "$1");
-    if (value.startsWith("/")) return `${value.replace(/\/+$/, "")}/`;
+    if (head) current = head[1]!.trim().toLowerCase();
+    const kv = head ? null : /^([^=]+)=(.*)$/.exec(line);
+    if (kv && current === section && kv[1]!.trim().toLowerCase() === key.toLowerCase()) found = kv[2]!.trim().replace(/^"(.*)"$/, "$1");
   }
-  return "/mnt/";
+  return found;
+}
+
+/** The [automount] root= of /etc/wsl.conf, with one trailing slash; /mnt/ when unset. */
+export function automountRoot(wslConf: string): string {
+  const value = iniValue(wslConf, "automount", "root");
+  return value?.startsWith("/") ? `${value.replace(/\/+$/, "")}/` : "/mnt/";
+}
+
+/** WSL 2's networking mode from %USERPROFILE%\.wslconfig ([wsl2] networkingMode=), nat when unset. */
+export function networkingMode(wslConfig: string): string {
+  return (iniValue(wslConfig, "wsl2", "networkingMode") ?? "nat").toLowerCase();
 }
 
 /** C:\Users\ann → /mnt/c/Users/ann (the drive letter lowered, as WSL mounts it); null for a path with no drive. */
 export function windowsToWsl(winPath: string, root = "/mnt/"): string | null {
   const m = /^([A-Za-z]):(?:[\\/](.*))?$/.exec(winPath.trim());
   if (!m) return null;
-  const rest = (m[2] ?? "").split(/[\\/]+/).filter(Boolean).join("/");
+  const rest = (m[2] ?? "")
+    .split(/[\\/]+/)
+    .filter(Boolean)
+    .join("/");
   return `${root}${m[1]!.toLowerCase()}${rest ? `/${rest}` : ""}`;
 }
 
@@ -92,13 +102,21 @@ export function wslToWindows(path: string, root = "/mnt/"): string | null {
 export type InteropRunner = (argv: string[]) => string | undefined;
 
 /**
- * The Windows user's %LOCALAPPDATA% (e.g. C:\Users\ann\AppData\Local), asked of cmd.exe through interop. An answer
- * that is not a drive path (interop off: cmd.exe missing; the variable unset: cmd echoes "%LOCALAPPDATA%") is none.
+ * A Windows user's environment variable holding a path (LOCALAPPDATA, USERPROFILE), asked of cmd.exe through interop.
+ * An answer that is not a drive path (interop off: cmd.exe missing; the variable unset: cmd echoes "%NAME%") is none.
  */
-export function windowsLocalAppData(run: InteropRunner): string | undefined {
-  const out = run(["cmd.exe", "/d", "/c", "echo %LOCALAPPDATA%"]);
-  const line = out?.split(/\r?\n/).find((l) => l.trim())?.trim();
+export function windowsPathVar(run: InteropRunner, name: "LOCALAPPDATA" | "USERPROFILE"): string | undefined {
+  const out = run(["cmd.exe", "/d", "/c", `echo %${name}%`]);
+  const line = out
+    ?.split(/\r?\n/)
+    .find((l) => l.trim())
+    ?.trim();
   return line && /^[A-Za-z]:\\/.test(line) ? line : undefined;
+}
+
+/** The Windows user's %LOCALAPPDATA% (e.g. C:\Users\ann\AppData\Local), where the Windows bsk home is. */
+export function windowsLocalAppData(run: InteropRunner): string | undefined {
+  return windowsPathVar(run, "LOCALAPPDATA");
 }
 
 /** The Windows daemon's bsk home as WSL sees it: %LOCALAPPDATA%\bsk under the automount root (shared/home.ts). */

@@ -15,7 +15,13 @@ import {
 /** A reader over a fixed set of files, recording what was read. */
 function files(map: Record<string, string>) {
   const read: string[] = [];
-  return { read: (path: string) => (read.push(path), map[path]), reads: read };
+  return {
+    read(path: string) {
+      read.push(path);
+      return map[path];
+    },
+    reads: read,
+  };
 }
 
 describe("detection", () => {
@@ -102,7 +108,10 @@ describe("path mapping", () => {
 describe("%LOCALAPPDATA% through interop", () => {
   test("asks cmd.exe, takes its first line", () => {
     const asked: string[][] = [];
-    const run = (argv: string[]) => (asked.push(argv), "C:\\Users\\ann\\AppData\\Local\r\n");
+    const run = (argv: string[]) => {
+      asked.push(argv);
+      return "C:\\Users\\ann\\AppData\\Local\r\n";
+    };
     expect(windowsLocalAppData(run)).toBe("C:\\Users\\ann\\AppData\\Local");
     expect(asked[0]?.[0]).toBe("cmd.exe");
   });
