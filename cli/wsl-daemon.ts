@@ -100,8 +100,8 @@ export async function reachWindowsDaemon(env: Env, deps: WslDeps = realWslDeps):
   const where = typeof port === "number" ? `on 127.0.0.1:${port}` : "(its daemon.json names no TCP port)";
   throw new BskError("unsupported", `the Windows bsk daemon of ${win.windows} did not answer ${where}`, {
     hint:
-      `Start it on Windows (bsk daemon start in PowerShell; not with BSK_TRANSPORT=unix). ${loopbackNote(win.facts)}. ` +
-      "BSK_WSL=off uses a Linux daemon and a Linux browser instead.",
+      `Ask the person to start it on Windows (bsk daemon start in PowerShell; not with BSK_TRANSPORT=unix). ${loopbackNote(win.facts)}. ` +
+      "(BSK_WSL=off would use a Linux daemon and a Linux browser, without the person's logins.)",
     data: { reason: "windows_daemon_unreachable", home: win.windows, wsl: win.facts.version },
   });
 }
