@@ -4,14 +4,14 @@
  * with the WSL environment injected, finding that home from cmd.exe's %LOCALAPPDATA% and reaching it over TCP with
  * the link proof; a Windows home whose daemon does not answer is an error naming what to do, not a Linux daemon.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../temp.ts";
 import { BskError } from "../../protocol/errors.ts";
 import { call, nextRequestId } from "../../cli/daemon-client.ts";
 import { realWslDeps, reachWindowsDaemon, windowsHome, type WslDeps } from "../../cli/wsl-daemon.ts";
-import { startDaemon, type TestDaemon } from "./harness.ts";
+import { ROOT, startDaemon, TEST_ENV, type TestDaemon } from "./harness.ts";
 
 const LOCAL = "C:\\Users\\ann\\AppData\\Local";
 const WSL_ENV = { WSL_DISTRO_NAME: "Ubuntu", WSL_INTEROP: "/run/WSL/1_interop" };
@@ -93,4 +93,55 @@ test("a Windows home whose daemon does not answer is an error with what to do, a
   const v1 = await reachWindowsDaemon(WSL_ENV, wsl("E:\\Users\\bob\\AppData\\Local", "4.4.0-19041-Microsoft")).catch((e) => e);
   expect(v1.hint).toContain("WSL 1 shares Windows' loopback");
   expect(() => readFileSync(join(other, "daemon.json"))).toThrow();
+});
+
+describe("the compiled CLI, with a stand-in cmd.exe on PATH", () => {
+  let bin: string;
+  let linuxHome: string;
+  let marker: string;
+
+  beforeAll(() => {
+    bin = join(root, "bin");
+    linuxHome = join(root, "linux-home");
+    marker = join(root, "cmd-ran");
+    mkdirSync(bin);
+    // What interop's cmd.exe answers to `echo %LOCALAPPDATA%`, and a trace that it was asked.
+    writeFileSync(join(bin, "cmd.exe"), `#!/bin/sh\ntouch '${marker}'\nprintf 'D:\\\\Nobody\\\\AppData\\\\Local\\r\\n'\n`, { mode: 0o755 });
+  });
+
+  async function bsk(extra: Record<string, string>) {
+    rmSync(marker, { force: true });
+    const env: Record<string, string> = {
+      ...(process.env as Record<string, string>),
+      ...TEST_ENV,
+      BSK_HOME: linuxHome,
+      PATH: `${bin}:${process.env.PATH}`,
+      ...extra,
+    };
+    for (const name of ["WSL_DISTRO_NAME", "WSL_INTEROP", "BSK_WSL"]) if (!(name in extra)) delete env[name];
+    const proc = Bun.spawn([join(ROOT, "dist/bsk"), "session", "list", "--json"], { env, stdout: "pipe", stderr: "pipe" });
+    const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    return { code, json: JSON.parse(stdout), asked: existsSync(marker) };
+  }
+
+  test("BSK_WSL=windows: the Windows home is looked for through cmd.exe, and no Linux daemon is started", async () => {
+    const r = await bsk({ WSL_DISTRO_NAME: "Ubuntu", BSK_WSL: "windows" });
+    expect(r.code).toBe(1);
+    expect(r.json.error.data.reason).toBe("windows_daemon_not_found");
+    expect(r.json.error.hint).toContain("D:\\Nobody\\AppData\\Local\\bsk (/mnt/d/Nobody/AppData/Local/bsk)");
+    expect(r.asked).toBe(true);
+    expect(existsSync(join(linuxHome, "daemon.json"))).toBe(false);
+  });
+
+  test("WSL without a Windows home goes on as on Linux; plain Linux and BSK_WSL=off never ask cmd.exe", async () => {
+    const wslNoHome = await bsk({ WSL_DISTRO_NAME: "Ubuntu", BSK_AUTO_START: "0" });
+    expect(wslNoHome.json.error.data.reason).toBe("daemon_not_running");
+    expect(wslNoHome.asked).toBe(true);
+    const plain = await bsk({ BSK_AUTO_START: "0" });
+    expect(plain.json.error.data.reason).toBe("daemon_not_running");
+    expect(plain.asked).toBe(false);
+    const off = await bsk({ WSL_DISTRO_NAME: "Ubuntu", BSK_WSL: "off", BSK_AUTO_START: "0" });
+    expect(off.json.error.data.reason).toBe("daemon_not_running");
+    expect(off.asked).toBe(false);
+  });
 });
