@@ -8,12 +8,19 @@ export function daemonNotRunning(): BskError {
 }
 
 /**
- * A connection to this $BSK_HOME's daemon, starting one (detached) when none answers, unless
+ * A connection to this $BSK_HOME's daemon; in WSL with none, the Windows daemon (wsl-daemon.ts); else starting one
+ * (detached), unless
  * BSK_AUTO_START=0 or `autoStart` is false (then: unsupported, reason daemon_not_running).
  */
 export async function reachDaemon(paths: HomePaths, env: Record<string, string | undefined>, autoStart = true): Promise<Connection> {
   const conn = await tryConnect(paths, env);
   if (conn) return conn;
+  // In WSL, the person's Windows daemon (its browser) before a Linux one: wsl-daemon.ts, loaded only then.
+  if (env.BSK_WSL === "windows" || (env.BSK_WSL !== "off" && (env.WSL_DISTRO_NAME || env.WSL_INTEROP))) {
+    const { reachWindowsDaemon } = await import("./wsl-daemon.ts");
+    const windows = await reachWindowsDaemon(env);
+    if (windows) return windows;
+  }
   // not running (no daemon.json, stale pid, refused): start one
   if (!autoStart || env.BSK_AUTO_START === "0") throw daemonNotRunning();
   const { startDaemon } = await import("./autostart.ts");

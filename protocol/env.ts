@@ -32,6 +32,13 @@ export const ENV_VARS: EnvVar[] = [
       "How the CLI reaches the daemon. auto: its Unix socket, else (a sandbox hides or blocks it) its loopback TCP port from daemon.json; tcp: only TCP; unix: only the socket (a daemon started with unix opens no TCP port). Both ways carry the same link proof (docs/security.md).",
   },
   {
+    name: "BSK_WSL",
+    default: "auto",
+    read_by: "cli",
+    description:
+      "In WSL, with no Linux daemon answering: auto uses the person's Windows daemon (its home %LOCALAPPDATA%\\bsk read through /mnt/c, reached over loopback TCP) when a Windows bsk home is found, else goes on as on Linux; windows: only the Windows daemon; off: never (docs/install.md, WSL).",
+  },
+  {
     name: "BSK_PORT",
     default: "52800",
     read_by: "cli+daemon",

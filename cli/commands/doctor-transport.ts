@@ -10,7 +10,7 @@ import type { Check } from "./doctor-report.ts";
 type Env = Record<string, string | undefined>;
 
 /** "ok", or why this way does not reach the daemon. */
-async function probe(paths: HomePaths, env: Env, transport: "unix" | "tcp"): Promise<string> {
+export async function probe(paths: HomePaths, env: Env, transport: "unix" | "tcp"): Promise<string> {
   try {
     const conn = await tryConnect(paths, { ...env, BSK_TRANSPORT: transport });
     if (!conn) return "not reachable from here";

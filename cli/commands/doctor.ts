@@ -20,6 +20,7 @@ import { renderDoctor, type Check, type DoctorReport } from "./doctor-report.ts"
 import { fixSkill, nativeHostCheck, type Say } from "./doctor-fix.ts";
 import { skillCheck } from "./doctor-skill.ts";
 import { transportCheck } from "./doctor-transport.ts";
+import { windowsTransportCheck, wslCheck } from "./doctor-wsl.ts";
 import { failedCheck } from "../update/status-note.ts";
 
 type Env = Record<string, string | undefined>;
@@ -148,7 +149,12 @@ class Doctor {
       const check = skillCheck(this.env);
       return fixed.length ? { ...check, detail: `${check.detail} (fixed: ${fixed.join(", ")})` } : check;
     });
-    if (daemon) await this.hop("transport", () => transportCheck(this.paths, this.env));
+    const wsl = wslCheck(this.env);
+    if (wsl) await this.hop("wsl", async () => wsl);
+    // Reached the Windows daemon from WSL (wsl-daemon.ts): its home is not ours, and TCP is its one way.
+    const windows = daemon && daemon.home !== this.paths.home ? wsl?.value : undefined;
+    if (daemon)
+      await this.hop("transport", () => (windows ? windowsTransportCheck(windows, this.env) : transportCheck(this.paths, this.env)));
     const failed = failedCheck(this.paths.home);
     // Only when the last update check failed: nothing to say otherwise, and the check list stays the same.
     if (failed)
