@@ -2,7 +2,8 @@
  * npm test (after npm run build): every suite, then one closing line `N passed, N failed` that CI reads.
  * Unit and integration tests run first; e2e tests need Chromium and the built dist/.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findChromium } from "./chromium.ts";
 
@@ -26,6 +27,26 @@ if (suites.some((s) => s.includes("e2e"))) {
   }
 }
 
+/**
+ * The run's own temp folder: every test world, daemon and browser the tests start inherits it as TMPDIR, so what a
+ * test leaves behind is found here at the end (and counted as a failure) instead of piling up in the system's.
+ */
+const runTmp = mkdtempSync(join(tmpdir(), "bsk-test-run-"));
+// Open to be passed through (not listed): the second local user of the attack tests reaches the folders made for it.
+chmodSync(runTmp, 0o711);
+const LEFT_CLEAN = "temp folder left clean";
+
+/** What the tests left in the run's temp folder, counted as one check; the folder goes either way. */
+function leftBehind(): Counts {
+  const left = readdirSync(runTmp);
+  rmSync(runTmp, { recursive: true, force: true });
+  if (!left.length) return { passed: 1, failed: 0, skipped: 0 };
+  console.error(
+    `left behind in the temp folder by the tests (each test world removes what it made):\n${left.map((f) => `  ${f}`).join("\n")}`,
+  );
+  return { passed: 0, failed: 1, skipped: 0 };
+}
+
 /** Runs bun test on `paths`, writing a JUnit report; resolves with the exit code. */
 async function runTests(paths: string[], outfile: string): Promise<number> {
   const proc = Bun.spawn(["bun", "test", ...paths, "--timeout=30000", "--reporter=junit", `--reporter-outfile=${outfile}`], {
@@ -33,7 +54,7 @@ async function runTests(paths: string[], outfile: string): Promise<number> {
     stdout: "inherit",
     stderr: "inherit",
     // Daemons the tests start must not register bsk's native messaging host with this machine's real browsers.
-    env: { ...process.env, FORCE_COLOR: "0", BSK_NATIVE_HOST: "off" },
+    env: { ...process.env, FORCE_COLOR: "0", BSK_NATIVE_HOST: "off", TMPDIR: runTmp },
   });
   return proc.exited;
 }
@@ -106,6 +127,7 @@ const CHECKS: [name: string, argv: string[], failHint: string][] = [
 
 const code = await runTests(suites, report);
 const { byFile: results, failures } = readReport(report);
+results.set(LEFT_CLEAN, leftBehind());
 if (LINT_IN_NPM_TEST && !filters.length) for (const [name, argv, hint] of CHECKS) results.set(name, await check(argv, hint));
 
 let passed = 0;
@@ -118,7 +140,7 @@ for (const c of results.values()) {
 }
 // Repeated last, above the closing line, so a CI log cut to its tail still names what failed.
 if (failures.length) console.log(`\nfailed:\n${failures.map((f) => `  ${f}`).join("\n")}`);
-for (const [name] of CHECKS) if (results.get(name)?.failed) console.log(`failed: ${name}`);
+for (const name of [...CHECKS.map(([n]) => n), LEFT_CLEAN]) if (results.get(name)?.failed) console.log(`failed: ${name}`);
 // A crash outside any test (e.g. in beforeAll) must not look green.
 if (code !== 0 && failed === 0) failed = 1;
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);

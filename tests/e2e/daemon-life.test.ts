@@ -1,6 +1,6 @@
 /** The daemon's life with a real browser: auto-start, detachment, restart with re-adoption. */
 import { expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { alive, daemonPid as pidOf } from "./daemon-process.ts";
@@ -54,20 +54,24 @@ test("a hostile working directory: neither the CLI nor the daemon it starts read
   writeFileSync(join(dir, "evil.js"), `require("node:fs").writeFileSync(${JSON.stringify(marker)}, String(process.pid));`);
   writeFileSync(join(dir, "bunfig.toml"), `preload = ["./evil.js"]\n[run]\npreload = ["./evil.js"]\n`);
   writeFileSync(join(dir, ".env"), `BSK_HOME=${join(dir, "home")}\nBSK_AUTO_START=0\n`);
-  await w.bsk(["daemon", "stop"]);
-  const inDir = async (args: string[]) => {
-    const proc = Bun.spawn([BSK, ...args], { cwd: dir, env: w.env, stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-    return { out, err, code };
-  };
-  expect((await inDir(["--version"])).code).toBe(0);
-  // The daemon is started from here too (auto-start), and answers from the test's own home.
-  const status = await inDir(["status", "--json"]);
-  expect({ code: status.code, err: status.err }).toEqual({ code: 0, err: "" });
-  const daemon = JSON.parse(status.out).result.daemon;
-  expect(daemon.home).toBe(w.home);
-  // Nor does the daemon keep that directory as its own.
-  expect(readlinkSync(`/proc/${daemon.pid}/cwd`)).toBe(w.home);
-  expect(existsSync(marker)).toBe(false);
-  expect(existsSync(join(dir, "home"))).toBe(false);
+  try {
+    await w.bsk(["daemon", "stop"]);
+    const inDir = async (args: string[]) => {
+      const proc = Bun.spawn([BSK, ...args], { cwd: dir, env: w.env, stdout: "pipe", stderr: "pipe" });
+      const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+      return { out, err, code };
+    };
+    expect((await inDir(["--version"])).code).toBe(0);
+    // The daemon is started from here too (auto-start), and answers from the test's own home.
+    const status = await inDir(["status", "--json"]);
+    expect({ code: status.code, err: status.err }).toEqual({ code: 0, err: "" });
+    const daemon = JSON.parse(status.out).result.daemon;
+    expect(daemon.home).toBe(w.home);
+    // Nor does the daemon keep that directory as its own.
+    expect(readlinkSync(`/proc/${daemon.pid}/cwd`)).toBe(w.home);
+    expect(existsSync(marker)).toBe(false);
+    expect(existsSync(join(dir, "home"))).toBe(false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -5,8 +5,8 @@
  * `not_executed` only before anything was sent, `unknown` after. A method without a row here fails the test, so a
  * new mutation cannot skip it; one that dispatches outside `sending()` fails its "before" cell (no fault fires).
  */
-import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { afterAll, describe, expect, test } from "bun:test";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EFFECTS, type MethodName } from "../../protocol/catalog.ts";
 import { evaluateInWorker } from "./devtools.ts";
@@ -18,6 +18,7 @@ let s: string;
 useWorld({ session: true }, (world, session) => ([w, s] = [world, session]));
 
 const dir = tempDir("bsk-fault-");
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const upload = join(dir, "up.txt");
 writeFileSync(upload, "hello");
 let n = 0;
