@@ -178,7 +178,11 @@ async function proveImpostor(w: Wine, bin: string, peer: string, pipe: string, s
     stderr: Bun.file(join(w.scratch, "impostor-err.txt")),
   });
   try {
-    await waitForFile(`${log}.ready`, impostor.exited, STEP_LIMIT_MS);
+    await waitForFile(`${log}.ready`, impostor.exited, STEP_LIMIT_MS).catch(async (err: Error) => {
+      const code = await Promise.race([impostor.exited, Bun.sleep(0).then(() => "running")]);
+      const said = ["out", "err"].map((f) => readIfThere(join(w.scratch, `impostor-${f}.txt`)).trim()).filter(Boolean);
+      throw new Error(`${err.message} (pipe-peer listen exit ${code}${said.length ? `: ${said.join(" | ")}` : ""})`);
+    });
     const secret = "hunter2-typed-secret";
     const typed = await bsk(w, bin, ["type", secret, "--session", "s-1", "--json"], { BSK_AUTO_START: "0" });
     const error = json("type to the impostor", typed).error;
@@ -199,6 +203,10 @@ async function proveImpostor(w: Wine, bin: string, peer: string, pipe: string, s
     impostor.kill("SIGKILL");
     await impostor.exited;
   }
+}
+
+function readIfThere(path: string): string {
+  return existsSync(path) ? readFileSync(path, "utf8") : "";
 }
 
 /** Chrome's framing: a 4-byte little-endian length, then the JSON. */
@@ -267,6 +275,10 @@ export async function prove(ctx: LaneContext): Promise<string[]> {
     log(line);
   };
   endWine(w);
+  // One wineserver for the whole lane. Without -p it exits a few seconds after the prefix's last process, and a
+  // step whose Wine process starts while it is going down dies before running a line (seen in CI: the impostor
+  // "ended first" right after the daemon stopped, the prefix's last process).
+  Bun.spawnSync([w.wineserver, "-p"], { env: w.env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
   for (const home of homesInPrefix(w.prefix)) removeTree(home);
   for (const key of HOST_KEYS) Bun.spawnSync([w.wine, "reg", "delete", key, "/f"], { env: w.env, stdout: "ignore", stderr: "ignore" });
   try {
