@@ -89,6 +89,10 @@ export function factsOf(el: Element, role: string, maxOptions = MAX_OPTIONS): st
     const level = attr("aria-level") ?? /^h([1-6])$/.exec(el.localName)?.[1] ?? null;
     if (level) out.push(`level=${level}`);
   }
+  // A textarea (implicitly) or a textbox marked so takes several lines: "the textarea" is not "the text field".
+  if (role === "textbox" && attr("aria-multiline") !== "false" && (el.localName === "textarea" || attr("aria-multiline") === "true")) {
+    out.push("multiline");
+  }
   valueFacts(el, out, maxOptions);
   if (RANGE_ROLES.has(role)) {
     const v = attr("aria-valuetext") ?? attr("aria-valuenow") ?? ((el as HTMLInputElement).value || null);
