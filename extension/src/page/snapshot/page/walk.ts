@@ -288,8 +288,18 @@ export class Walker {
     const shown = shownText(sub);
     const holdsControls = sub.some(holdsRef);
     let name: string;
-    if (byText) name = clip(shown, CLICKABLE_NAME_MAX) || (el.getAttribute("title") ?? "");
-    else if (holdsControls && NAME_FROM_CONTENT.has(role) && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby")) {
+    /** Its children, when naming it already took one of them. */
+    let kids: SNode[] | null = null;
+    if (byText) {
+      name = shown;
+      if (shown.length > CLICKABLE_NAME_MAX) {
+        // Too long for a name (a mail in a list, a card): its first line names it, the rest stays below, said once.
+        kids = merge(sub);
+        const first = kids.findIndex((k) => k.role === "text");
+        name = first >= 0 && kids[first]!.name.length <= CLICKABLE_NAME_MAX ? kids.splice(first, 1)[0]!.name : "";
+      }
+      name ||= el.getAttribute("title") ?? "";
+    } else if (holdsControls && NAME_FROM_CONTENT.has(role) && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby")) {
       // An open tree folder, a menu item holding its submenu: its own words, not the names of the refs inside.
       name = shown || (el.getAttribute("title") ?? "");
     } else name = nameOf(el);
@@ -304,7 +314,8 @@ export class Walker {
       // What Chromium's accessibility tree calls the button of an unlabelled file input.
       node.name = (el as HTMLInputElement).multiple ? "Choose Files" : "Choose File";
     }
-    if (role === "clickable" && (VISUAL.test(el.localName) || !node.name)) {
+    const hint = !node.name && !shown && !holdsControls && !/^(canvas|video)$/.test(el.localName) ? hintOf(el) : "";
+    if (role === "clickable" && (VISUAL.test(el.localName) || (!node.name && !hint))) {
       // A picture, a canvas or an unnamed box: its kind and size say what it is.
       node.role = el.localName;
       const box = el.getBoundingClientRect();
@@ -314,15 +325,12 @@ export class Walker {
       currentChoice(el, node);
     }
     if (drop) node.facts.push("drop");
-    if (!node.name && !shown && !holdsControls && !/^(canvas|video)$/.test(el.localName)) {
-      // A surface (a canvas, a video) is said by its kind and size; a hint is for icons.
-      const hint = hintOf(el);
-      if (hint) node.facts.push(`hint: ${hint}`);
-    }
-    this.refs[entry] = [n, node.role, node.name || node.size || ""];
+    // A hint is for icons; a surface (a canvas, a video) is said by its kind and size.
+    if (hint) node.facts.push(`hint: ${hint}`);
+    this.refs[entry] = [n, node.role, node.name || node.size || hint];
     const contentIsName =
       NAME_FROM_CONTENT.has(role) || (byText && shown.length <= CLICKABLE_NAME_MAX) || node.facts[0]?.startsWith("value=");
-    node.children = merge(contentIsName || role === "textbox" ? sub.filter((i) => i && !isText(i)) : sub);
+    node.children = kids ?? merge(contentIsName || role === "textbox" ? sub.filter((i) => i && !isText(i)) : sub);
     return node;
   }
 
