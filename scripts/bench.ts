@@ -30,7 +30,7 @@ import { againstLane, buildRef, type AgainstRow } from "./bench/against.ts";
 import { hops } from "./bench/hops.ts";
 import { ledgerCost } from "./bench/ledger.ts";
 import { peerLane, printPeer } from "./bench/peer.ts";
-import { printSizes, snapshotSizes, type SizeRow } from "./bench/snapshot-size.ts";
+import { printSizes, snapshotSizes, type SizeRow, unseenSizes } from "./bench/snapshot-size.ts";
 import { printRows, row, RUNS, series, type Row } from "./bench/timing.ts";
 import { NO_AUTOLOAD } from "./build.ts";
 import { findChromium, launchChromium } from "./chromium.ts";
@@ -171,6 +171,7 @@ async function runPeerLane(): Promise<void> {
 
 const rows: Row[] = [];
 let sizes: SizeRow[] = [];
+let unseen: SizeRow[] = [];
 const world = await privateWorld("bsk-bench");
 try {
   const floor = await floorBinary();
@@ -211,6 +212,7 @@ try {
   );
   rows.push(...(await actionLatency({ bsk, env: world.env, run: world.run, session, url: world.fixtures.url })));
   sizes = await snapshotSizes({ run: world.run, session, chromium: browser.binary, urls: sizePages().map(world.fixtures.url) });
+  unseen = await unseenSizes({ run: world.run, session, chromium: browser.binary });
   rows.push(row("bsk session start", starts.slice(1), 500, "first start excluded (browser warm-up)"));
   await world.run(["session", "stop", session]);
 
@@ -240,6 +242,7 @@ const results = {
   runs: RUNS,
   rows,
   snapshot_sizes: sizes,
+  snapshot_sizes_unseen: unseen,
 };
 mkdirSync(join(ROOT, "bench"), { recursive: true });
 writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
@@ -255,4 +258,6 @@ if ((await load.exited) !== 0) throw new Error("the remote-links load test faile
 printRows(rows);
 console.log("\nsnapshot size, o200k tokens (bsk vs Playwright ariaSnapshot mode ai; controls = actionable DOM elements)");
 printSizes(sizes);
+console.log("\nsnapshot size on unseen pages (bench/unseen, never tuned on; ref coverage = controls with a ref / all)");
+printSizes(unseen);
 console.log("written to bench/results.json");

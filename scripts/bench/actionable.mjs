@@ -35,8 +35,14 @@ export const ACTIONABLE_SELECTOR = [
   '[tabindex]:not([tabindex="-1"])',
 ].join(", ");
 
-/** A function source for page.evaluate / Runtime.evaluate: → [{tag, key}] of this frame's actionable controls. */
-export const COLLECT_ACTIONABLE = `(() => {
+/** The attribute MARK_ACTIONABLE numbers each control with (its index in the returned list). */
+export const MARK_ATTRIBUTE = "data-bench-k";
+
+/**
+ * A function source for page.evaluate / Runtime.evaluate: → [{tag, key}] of this frame's actionable controls;
+ * with `mark`, each control also gets MARK_ATTRIBUTE = its index, so a snapshot's refs can be traced back to them.
+ */
+const collect = (mark) => `(() => {
   const selector = ${JSON.stringify(ACTIONABLE_SELECTOR)};
   const out = [];
   // A wrapping label's own words, without the text of the control inside it (a select's options).
@@ -54,11 +60,15 @@ export const COLLECT_ACTIONABLE = `(() => {
       if (el.shadowRoot) walk(el.shadowRoot);
       if (!el.matches(selector) || el.matches(":disabled") || el.closest("[inert]")) continue;
       if (!el.checkVisibility({ visibilityProperty: true })) continue;
+      ${mark ? `el.setAttribute("${MARK_ATTRIBUTE}", String(out.length));` : ""}
       out.push({ tag: el.tagName.toLowerCase(), key: keyOf(el) });
     }
   };
-  // Under a modal dialog (showModal) the rest of the page is inert: not actionable.
-  const modal = document.querySelector(":modal");
+  // Under a modal dialog (showModal, or a shown aria-modal one over a backdrop) the rest of the page is not actionable.
+  const modal = document.querySelector(":modal") ?? [...document.querySelectorAll("[aria-modal=true]")].find((d) => d.checkVisibility());
   walk(modal ?? document);
   return out;
 })()`;
+
+export const COLLECT_ACTIONABLE = collect(false);
+export const MARK_ACTIONABLE = collect(true);

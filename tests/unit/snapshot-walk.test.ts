@@ -81,7 +81,7 @@ line two</textarea>
       'searchbox "Search" @e8 [empty]',
       'checkbox "Remember me" @e9 [checked]',
       'combobox "Size" @e10 [value="M", options=["S","M"]]',
-      'textbox "Bio" @e11 [value="Line one line two", default]',
+      'textbox "Bio" @e11 [multiline, value="Line one line two", default]',
       'checkbox "All" @e12 [mixed]',
       'button "Menu" @e13 [collapsed, haspopup=menu]',
     ]);

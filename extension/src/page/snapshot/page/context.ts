@@ -96,7 +96,8 @@ export function contexts(els: readonly Element[], names: readonly string[]): str
 export function disambiguate(nodes: SNode[]): void {
   const groups = new Map<string, SNode[]>();
   for (const n of nodes) {
-    const key = `${n.role}\u0000${n.name}\u0000${n.size ?? ""}`;
+    // A hint (hint.ts) tells unnamed icons apart as well as a name does.
+    const key = `${n.role}\u0000${n.name}\u0000${n.size ?? ""}\u0000${n.facts.find((f) => f.startsWith("hint: ")) ?? ""}`;
     const g = groups.get(key);
     if (g) g.push(n);
     else groups.set(key, [n]);

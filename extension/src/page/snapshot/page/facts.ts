@@ -41,7 +41,7 @@ function optionsFact(select: HTMLSelectElement, max: number): string {
   return `options=[${list.join(",")}]`;
 }
 
-function valueFacts(el: Element, out: string[], maxOptions: number): void {
+function valueFacts(el: Element, role: string, out: string[], maxOptions: number): void {
   const tag = el.localName;
   if (tag === "input" && (el as HTMLInputElement).type === "file") {
     const input = el as HTMLInputElement;
@@ -73,7 +73,7 @@ function valueFacts(el: Element, out: string[], maxOptions: number): void {
     out.push(optionsFact(select, maxOptions));
     return;
   }
-  if ((el as HTMLElement).isContentEditable) {
+  if (role === "textbox" && (el as HTMLElement).isContentEditable) {
     const text = ((el as HTMLElement).innerText ?? el.textContent ?? "").replace(/\s+/g, " ").trim();
     out.push(text ? `value=${quote(clip(text, MAX_VALUE))}` : "empty");
   }
@@ -89,7 +89,11 @@ export function factsOf(el: Element, role: string, maxOptions = MAX_OPTIONS): st
     const level = attr("aria-level") ?? /^h([1-6])$/.exec(el.localName)?.[1] ?? null;
     if (level) out.push(`level=${level}`);
   }
-  valueFacts(el, out, maxOptions);
+  // A textarea (implicitly) or a textbox marked so takes several lines: "the textarea" is not "the text field".
+  if (role === "textbox" && attr("aria-multiline") !== "false" && (el.localName === "textarea" || attr("aria-multiline") === "true")) {
+    out.push("multiline");
+  }
+  valueFacts(el, role, out, maxOptions);
   if (RANGE_ROLES.has(role)) {
     const v = attr("aria-valuetext") ?? attr("aria-valuenow") ?? ((el as HTMLInputElement).value || null);
     if (v !== null && !out.some((f) => f.startsWith("value="))) out.push(`value=${quote(clip(v, MAX_VALUE))}`);

@@ -5,6 +5,7 @@
  */
 import { nameOf, normalize, roleOf } from "./aria.ts";
 import { clip, factsOf, quote } from "./facts.ts";
+import { hintOf } from "./hint.ts";
 import type { RefRegistry } from "./identity.ts";
 
 export interface SNode {
@@ -275,11 +276,35 @@ export class Walker {
     // Named by its text like a clickable: a drop target the page gave no role.
     const byText =
       role === "clickable" || (drop && !ACTIONABLE.has(role) && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby"));
+    const node = this.node(el, role, vis, "");
+    // The ref first, so a container's number comes before its content's, as in document order.
+    const n = this.opts.registry.assign(el);
+    node.ref = n;
+    const entry = this.refs.push([n, role, ""]) - 1;
+    this.actionable.push(node);
+    const sub: Item[] = [];
+    this.children(el, sub, vis, cursor);
+    // What is shown of it: hidden content says nothing, blocks are words apart, controls inside name themselves.
+    const shown = shownText(sub);
+    const holdsControls = sub.some(holdsRef);
     let name: string;
-    if (byText) name = clip(normalize(el.textContent ?? ""), CLICKABLE_NAME_MAX) || (el.getAttribute("title") ?? "");
-    else name = nameOf(el);
-    if (!name && role === "clickable") name = nameOf(el);
-    const node = this.node(el, role, vis, name);
+    /** Its children, when naming it already took one of them. */
+    let kids: SNode[] | null = null;
+    if (byText) {
+      name = shown;
+      if (shown.length > CLICKABLE_NAME_MAX) {
+        // Too long for a name (a mail in a list, a card): its first line names it, the rest stays below, said once.
+        kids = merge(sub);
+        const first = kids.findIndex((k) => k.role === "text");
+        name = first >= 0 && kids[first]!.name.length <= CLICKABLE_NAME_MAX ? kids.splice(first, 1)[0]!.name : "";
+      }
+      name ||= el.getAttribute("title") ?? "";
+    } else if (holdsControls && NAME_FROM_CONTENT.has(role) && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby")) {
+      // An open tree folder, a menu item holding its submenu: its own words, not the names of the refs inside.
+      name = shown || (el.getAttribute("title") ?? "");
+    } else name = nameOf(el);
+    if (!name && role === "clickable" && !holdsControls) name = nameOf(el);
+    node.name = clip(name, 120);
     const placeholder = el.getAttribute("placeholder")?.trim();
     if (placeholder && (!node.name || node.name === placeholder)) {
       node.name = clip(placeholder, 120);
@@ -289,7 +314,8 @@ export class Walker {
       // What Chromium's accessibility tree calls the button of an unlabelled file input.
       node.name = (el as HTMLInputElement).multiple ? "Choose Files" : "Choose File";
     }
-    if (role === "clickable" && (VISUAL.test(el.localName) || !node.name)) {
+    const hint = !node.name && !shown && !holdsControls && !/^(canvas|video)$/.test(el.localName) ? hintOf(el) : "";
+    if (role === "clickable" && (VISUAL.test(el.localName) || (!node.name && !hint))) {
       // A picture, a canvas or an unnamed box: its kind and size say what it is.
       node.role = el.localName;
       const box = el.getBoundingClientRect();
@@ -299,15 +325,12 @@ export class Walker {
       currentChoice(el, node);
     }
     if (drop) node.facts.push("drop");
-    const n = this.opts.registry.assign(el);
-    node.ref = n;
-    this.refs.push([n, node.role, node.name || node.size || ""]);
-    this.actionable.push(node);
-    const sub: Item[] = [];
-    this.children(el, sub, vis, cursor);
+    // A hint is for icons; a surface (a canvas, a video) is said by its kind and size.
+    if (hint) node.facts.push(`hint: ${hint}`);
+    this.refs[entry] = [n, node.role, node.name || node.size || hint];
     const contentIsName =
-      NAME_FROM_CONTENT.has(role) || (byText && (el.textContent ?? "").length <= CLICKABLE_NAME_MAX) || node.facts[0]?.startsWith("value=");
-    node.children = merge(contentIsName || role === "textbox" ? sub.filter((i) => i && !isText(i)) : sub);
+      NAME_FROM_CONTENT.has(role) || (byText && shown.length <= CLICKABLE_NAME_MAX) || node.facts[0]?.startsWith("value=");
+    node.children = kids ?? merge(contentIsName || role === "textbox" ? sub.filter((i) => i && !isText(i)) : sub);
     return node;
   }
 
@@ -373,6 +396,28 @@ function hasBox(el: Element): boolean {
 
 function labelsAControl(el: Element): boolean {
   return el.localName === "label" && (el as HTMLLabelElement).control != null;
+}
+
+/** The text an element shows around the controls inside it: hidden text is not in `items`, blocks are words apart. */
+function shownText(items: Item[]): string {
+  let out = "";
+  for (const i of items) {
+    if (i === null) out += " ";
+    else if (isText(i)) out += i.t;
+    else out += ` ${nodeText(i)} `;
+  }
+  return normalize(out);
+}
+
+function nodeText(n: SNode): string {
+  if (n.ref !== undefined) return "";
+  if (n.role === "text") return n.name;
+  const inner = normalize(n.children.map(nodeText).join(" "));
+  return inner.startsWith(n.name) ? inner : `${n.name} ${inner}`;
+}
+
+function holdsRef(i: Item): boolean {
+  return i !== null && !isText(i) && (i.ref !== undefined || i.children.some(holdsRef));
 }
 
 /** A table row's text: its cells' text, ` | ` between cells. */
