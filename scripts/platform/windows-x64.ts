@@ -3,7 +3,9 @@
  * scripts/platform/setup-wine.sh (Debian 12's Wine 8 with a stand-in bcryptprimitives.dll; idempotent, run here
  * when the prefix is not ready). Each step runs the real bsk.exe in a dedicated Wine prefix, headless, with its
  * default home (%LOCALAPPDATA%\bsk), and throws naming what failed. The Wine processes of that prefix are ended
- * before (leftovers of a run that crashed) and after.
+ * before (leftovers of a run that crashed) and after. The last two steps have files of their own: a real session
+ * with this machine's Chromium (windows-session.ts; needs dist/extension from npm run build) and the update swap
+ * of a running bsk.exe (windows-update.ts); wine.ts runs bsk.exe in the prefix.
  *
  * Run on its own: bun scripts/platform/windows-x64.ts [path/to/bsk.exe] (default: builds dist/windows-x64/bsk.exe).
  */
