@@ -21,7 +21,6 @@ import {
   existsSync,
   fdatasync,
   fstatSync,
-  fsyncSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -33,6 +32,7 @@ import {
 } from "node:fs";
 import { BskError, type ErrorBody } from "../protocol/errors.ts";
 import { ensurePrivateDir } from "../shared/fs-util.ts";
+import { fsyncDir } from "../shared/fsync-dir.ts";
 import {
   type DiskSync,
   keyedParamsHash,
@@ -380,12 +380,7 @@ export class FileLedger implements Ledger {
     const n = (seg?.n ?? 0) + 1;
     this.fd = openSync(this.segmentPath(n), "a", 0o600);
     // The new file's name must survive a crash too.
-    const dirFd = openSync(this.dir, "r");
-    try {
-      fsyncSync(dirFd);
-    } finally {
-      closeSync(dirFd);
-    }
+    fsyncDir(this.dir);
     seg = { n, bytes: fstatSync(this.fd).size, lastAt: this.opts.now() };
     this.segments.push(seg);
     this.prune();

@@ -35,6 +35,8 @@ import { ensureSecret, type InstallSecret } from "./trust/secret.ts";
 import { TransferStore, transferLimits } from "./transfers.ts";
 import { startUpdateCheck, type UpdateCheck } from "./update-check.ts";
 import { warmUp } from "./warm-up.ts";
+import { isCompiled } from "../shared/compiled.ts";
+import { removeSwappedOut } from "../shared/swapped-out.ts";
 
 export type { DaemonOptions } from "./config.ts";
 export type { DaemonInfo } from "../shared/home.ts";
@@ -97,6 +99,13 @@ async function syncSkills(log: Logger): Promise<void> {
   } catch (err) {
     log.warn("could not check installed skills", { error: err });
   }
+}
+
+/** What a Windows update moved aside (shared/swapped-out.ts) goes at this start; one still running stays for a later one. */
+function sweepSwappedOut(log: Logger): void {
+  if (!isCompiled()) return;
+  const { removed, kept } = removeSwappedOut(process.execPath);
+  if (removed.length || kept.length) log.info("binaries an update moved aside", { removed, kept });
 }
 
 async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseLock: () => void, onReady?: (info: DaemonInfo) => void) {
@@ -224,6 +233,8 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
     }
   }
 
+  // Before it answers: whoever started it finds the sweep done.
+  sweepSwappedOut(log);
   log.info("daemon started", { ...info, home: paths.home });
   onReady?.(info);
   await stopped.promise;

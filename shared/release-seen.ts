@@ -3,10 +3,11 @@
  * with a lower serial is a rollback and is refused (protocol/release.ts checkFreshness). Written by `bsk update` and
  * the daemon's periodic check through the atomic-file helper; install.sh reads it (one line, `"serial": N`).
  */
+import { inHome } from "./home.ts";
 import { ensurePrivateDir, readJsonFile, writeFileAtomic } from "./fs-util.ts";
 
 export function releaseSeenPath(home: string): string {
-  return `${home}/release-seen.json`;
+  return inHome(home, "release-seen.json");
 }
 
 /** The newest serial seen, or 0 when none was recorded. */

@@ -2,6 +2,7 @@
  * $BSK_HOME/update-state.json: what the last update check or install found. The daemon's periodic check and
  * `bsk update` write it; `bsk status` reads it (one small file, no network).
  */
+import { inHome } from "./home.ts";
 import { readJsonFile, writeFileAtomic } from "./fs-util.ts";
 
 export type UpdateStateName =
@@ -32,7 +33,7 @@ export interface UpdateState {
 }
 
 export function updateStatePath(home: string): string {
-  return `${home}/update-state.json`;
+  return inHome(home, "update-state.json");
 }
 
 export function readUpdateState(home: string): UpdateState | undefined {

@@ -3,7 +3,8 @@
  *
  * Order: signed manifest → newer? → installed binary (not `bun cli/main.ts`) → no live session → confirmation →
  * lock → download with SHA-256 → unpack → the new binary runs and reports its version → no live session (again)
- * → atomic swap keeping `<bin>.previous` → daemon restarted and proven to serve the new version within 20 s,
+ * → atomic swap keeping `<bin>.previous` (Windows: the running exe renamed aside to `<bin>.old-<n>`, removed at the
+ * next start) → daemon restarted and proven to serve the new version within 20 s,
  * else the previous binary and its daemon are put back. Every refusal leaves the binary untouched.
  */
 import { realpathSync } from "node:fs";
@@ -28,7 +29,8 @@ import { runningDaemon, startAndVerify, stopDaemon, type RunningDaemon } from ".
 import { download } from "../update/download.ts";
 import { extractBinary } from "../update/extract.ts";
 import { acquireUpdateLock } from "../update/lock.ts";
-import { checkReportsVersion, previousPath, restorePrevious, stage, swapIn } from "../update/swap.ts";
+import { checkReportsVersion, restorePrevious, stage, swapIn } from "../update/swap.ts";
+import { removeSwappedOut } from "../../shared/swapped-out.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -135,6 +137,8 @@ export async function update({ paths, env, params, json }: Options): Promise<Out
   await confirm(manifest, Boolean(params.yes), json);
 
   const release = acquireUpdateLock(bin);
+  // What earlier Windows updates moved aside goes first, so the names do not pile up.
+  removeSwappedOut(bin);
   try {
     const result = await install(paths, env, manifest, url, bin, json);
     state(paths, { latest: manifest.version, state: "updated", error: null });
@@ -176,10 +180,10 @@ async function install(paths: HomePaths, env: Env, m: ReleaseManifest, url: stri
     const before = await runningDaemon(paths);
     if (before?.sessions.length) throw sessionsLive(before.sessions, m.version);
     // Swapped first: the old daemon keeps running from the old file until it is stopped, and a failed swap leaves it be.
-    swapIn(bin, staged);
+    const previous = swapIn(bin, staged);
     swapped = true;
-    const daemon = await restartOrRollBack(paths, env, bin, m.version, before);
-    return { binary: bin, previous: previousPath(bin), daemon };
+    const daemon = await restartOrRollBack(paths, env, bin, previous, m.version, before);
+    return { binary: bin, previous, daemon };
   } finally {
     if (!swapped) (await import("node:fs")).rmSync(staged, { force: true });
   }
@@ -189,14 +193,14 @@ async function install(paths: HomePaths, env: Env, m: ReleaseManifest, url: stri
  * Prove the new binary's daemon serves. A daemon that was running is replaced by the new one; when none was,
  * the new one is started only to prove it, then stopped. On failure the previous binary (and its daemon) come back.
  */
-async function restartOrRollBack(paths: HomePaths, env: Env, bin: string, version: string, before: RunningDaemon | null) {
+async function restartOrRollBack(paths: HomePaths, env: Env, bin: string, previous: string, version: string, before: RunningDaemon | null) {
   const port = before?.port ?? Number(env.BSK_PORT || 52800);
   let pid: number;
   try {
     if (before) await stopDaemon(paths, env);
     pid = await startAndVerify(paths, env, bin, port, version, serveTimeoutMs(env));
   } catch (err) {
-    restorePrevious(bin);
+    restorePrevious(bin, previous);
     let restored: string;
     if (before) {
       await stopDaemon(paths, env).catch(() => undefined);

@@ -1,25 +1,28 @@
 /**
  * Replacing the installed binary: the new one is written to a random, exclusively created temp file (0755) in the
- * same directory (shared/atomic-file.ts), must run and report the expected version, then is renamed over `<bin>`
- * (atomic on Unix) while the old one is kept as `<bin>.previous` for rollback. Windows cannot replace a running
- * .exe but can rename it aside first.
+ * same directory (shared/atomic-file.ts), must run and report the expected version, then is put in place of `<bin>`.
+ * Unix: renamed over it (atomic) while the old one is kept as `<bin>.previous` for rollback. Windows cannot
+ * replace or delete a running .exe (the `bsk update` doing this runs from it) but can rename it: the old one is
+ * moved aside to a free `<bin>.old-<n>`, which the next start removes (shared/swapped-out.ts). The platform is a
+ * parameter so the Windows order is tested on Linux too.
  */
-import { closeSync, constants, copyFileSync, fsyncSync, linkSync, openSync, renameSync, rmSync } from "node:fs";
+import { closeSync, constants, copyFileSync, existsSync, fsyncSync, linkSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
+import { fsyncDir } from "../../shared/fsync-dir.ts";
 import { openTemp, placeTemp, removeQuietly, writeAll } from "../../shared/atomic-file.ts";
+import { swappedOutPath } from "../../shared/swapped-out.ts";
 import { BskError } from "../../protocol/errors.ts";
 
 export const previousPath = (bin: string) => `${bin}.previous`;
 
-function fsyncDir(path: string): void {
-  if (process.platform === "win32") return;
+/** The first `<bin>.old-<n>` not taken (one still running from an earlier update keeps its name until it exits). */
+function freeAside(bin: string): string {
+  for (let n = 1; ; n++) if (!existsSync(swappedOutPath(bin, n))) return swappedOutPath(bin, n);
+}
+
+function syncFolderOf(path: string): void {
   try {
-    const fd = openSync(dirname(path), "r");
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    fsyncDir(dirname(path));
   } catch {
     // Best effort: some file systems refuse to fsync a directory.
   }
@@ -66,30 +69,38 @@ export async function checkReportsVersion(staged: string, expected: string, time
   });
 }
 
-/** Put `staged` in place of `bin`, keeping the old one as `<bin>.previous`. */
-export function swapIn(bin: string, staged: string): string {
+/** Put `staged` in place of `bin`; returns where the old one is kept (`<bin>.previous`, on Windows `<bin>.old-<n>`). */
+export function swapIn(bin: string, staged: string, platform: NodeJS.Platform = process.platform): string {
+  if (platform === "win32") {
+    const aside = freeAside(bin);
+    renameSync(bin, aside);
+    try {
+      renameSync(staged, bin);
+    } catch (err) {
+      renameSync(aside, bin);
+      throw err;
+    }
+    return aside;
+  }
   const previous = previousPath(bin);
   rmSync(previous, { force: true });
-  if (process.platform === "win32") {
-    renameSync(bin, previous);
-    renameSync(staged, bin);
-  } else {
-    try {
-      linkSync(bin, previous);
-    } catch {
-      // EXCL: whatever appeared at <bin>.previous since the rm (a planted link) is not written through.
-      copyFileSync(bin, previous, constants.COPYFILE_EXCL);
-    }
-    placeTemp(staged, bin, true);
+  try {
+    linkSync(bin, previous);
+  } catch {
+    // EXCL: whatever appeared at <bin>.previous since the rm (a planted link) is not written through.
+    copyFileSync(bin, previous, constants.COPYFILE_EXCL);
   }
-  fsyncDir(bin);
+  placeTemp(staged, bin, true);
+  syncFolderOf(bin);
   return previous;
 }
 
-/** Put `<bin>.previous` back in place of `bin`. */
-export function restorePrevious(bin: string): void {
-  const previous = previousPath(bin);
-  if (process.platform === "win32") rmSync(bin, { force: true });
+/**
+ * Put `previous` (what swapIn returned) back in place of `bin`. On Windows the refused new binary is moved aside
+ * too, not deleted: a daemon of it that was just killed may still hold its file.
+ */
+export function restorePrevious(bin: string, previous: string, platform: NodeJS.Platform = process.platform): void {
+  if (platform === "win32") renameSync(bin, freeAside(bin));
   renameSync(previous, bin);
-  fsyncDir(bin);
+  syncFolderOf(bin);
 }

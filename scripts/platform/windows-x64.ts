@@ -3,126 +3,37 @@
  * scripts/platform/setup-wine.sh (Debian 12's Wine 8 with a stand-in bcryptprimitives.dll; idempotent, run here
  * when the prefix is not ready). Each step runs the real bsk.exe in a dedicated Wine prefix, headless, with its
  * default home (%LOCALAPPDATA%\bsk), and throws naming what failed. The Wine processes of that prefix are ended
- * before (leftovers of a run that crashed) and after.
+ * before (leftovers of a run that crashed) and after. The last two steps have files of their own: a real session
+ * with this machine's Chromium (windows-session.ts; needs dist/extension from npm run build) and the update swap
+ * of a running bsk.exe (windows-update.ts); wine.ts runs bsk.exe in the prefix.
  *
  * Run on its own: bun scripts/platform/windows-x64.ts [path/to/bsk.exe] (default: builds dist/windows-x64/bsk.exe).
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { removeTree } from "../../shared/fs-util.ts";
 import { waitForFile } from "./run.ts";
+import {
+  bsk,
+  endWine,
+  expectThat,
+  homesInPrefix,
+  json,
+  linuxPath,
+  ok,
+  readIfThere,
+  setupWine,
+  STEP_LIMIT_MS,
+  winePath,
+  type Wine,
+} from "./wine.ts";
+import { proveSession } from "./windows-session.ts";
+import { buildUpdateBinaries, proveUpdate } from "./windows-update.ts";
 
 export interface LaneContext {
   root: string;
   bin: string;
   log: (line: string) => void;
-}
-
-interface Wine {
-  /** wine64 itself. */
-  wine: string;
-  wineserver: string;
-  prefix: string;
-  env: Record<string, string>;
-  /** Where each step's stderr is written (removed at the end). */
-  scratch: string;
-}
-
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** No step takes this long unless it hangs; a hung step is killed and named. */
-const STEP_LIMIT_MS = 60_000;
-
-function wineBinary(name: string): string {
-  const found = Bun.which(name) ?? `/usr/lib/wine/${name}`;
-  if (!existsSync(found)) throw new Error(`${name} is missing after setup-wine.sh`);
-  return found;
-}
-
-function setupWine(root: string, log: (line: string) => void): Wine {
-  const t0 = performance.now();
-  const setup = Bun.spawnSync(["bash", join(root, "scripts/platform/setup-wine.sh")], { stdout: "pipe", stderr: "pipe" });
-  if (setup.exitCode !== 0)
-    throw new Error(`scripts/platform/setup-wine.sh exited ${setup.exitCode}:\n${setup.stderr.toString()}${setup.stdout.toString()}`);
-  const prefix = setup.stdout.toString().trim().split("\n").at(-1)!;
-  log(`wine ready in ${Math.round(performance.now() - t0)} ms (prefix ${prefix})`);
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("BSK_") && k !== "DISPLAY") env[k] = v;
-  Object.assign(env, {
-    WINEPREFIX: prefix,
-    WINEDEBUG: "-all",
-    WINEDLLOVERRIDES: "mscoree,mshtml=",
-    // The kernel picks the daemon's port; no native host registration or update check from the lane.
-    BSK_PORT: "0",
-    BSK_NATIVE_HOST: "off",
-    BSK_AUTO_UPDATE: "off",
-  });
-  const scratch = mkdtempSync(join(tmpdir(), "bsk-wine-lane-"));
-  return { wine: wineBinary("wine64"), wineserver: wineBinary("wineserver"), prefix, env, scratch };
-}
-
-/**
- * Run bsk.exe under Wine; stdout is a pipe read to EOF (a detached daemon holding it would hang this step), stderr
- * goes to a file: Wine starts every process with the Unix stderr of the one that created it (its debug channel), so
- * a daemon the CLI spawns would hold a stderr pipe open until it exits: Wine's doing, not bsk's, and not on Windows.
- */
-async function bsk(w: Wine, bin: string, args: string[], env: Record<string, string> = {}): Promise<Ran> {
-  const errFile = join(w.scratch, `stderr-${++runs}.txt`);
-  const proc = Bun.spawn([w.wine, bin, ...args], { env: { ...w.env, ...env }, stdin: "ignore", stdout: "pipe", stderr: Bun.file(errFile) });
-  const limit = setTimeout(() => proc.kill("SIGKILL"), STEP_LIMIT_MS);
-  try {
-    const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
-    return { code, stdout, stderr: existsSync(errFile) ? readFileSync(errFile, "utf8") : "" };
-  } finally {
-    clearTimeout(limit);
-  }
-}
-let runs = 0;
-
-function json(step: string, ran: Ran): any {
-  try {
-    return JSON.parse(ran.stdout);
-  } catch {
-    throw new Error(`${step}: exit ${ran.code}, not JSON:\n${ran.stdout}${ran.stderr}`);
-  }
-}
-
-async function ok(w: Wine, bin: string, step: string, args: string[]): Promise<any> {
-  const ran = await bsk(w, bin, [...args, "--json"]);
-  const out = json(step, ran);
-  if (ran.code !== 0 || !out.ok) throw new Error(`${step}: exit ${ran.code}:\n${ran.stdout}${ran.stderr}`);
-  return out.result;
-}
-
-function expectThat(step: string, good: boolean, what: string, got: unknown): void {
-  if (!good) throw new Error(`${step}: expected ${what}, got ${JSON.stringify(got)}`);
-}
-
-/** End every Wine process of the lane's prefix (and so any daemon a failed run left) and wait for them. */
-function endWine(w: Wine): void {
-  Bun.spawnSync([w.wineserver, "-k"], { env: w.env });
-  Bun.spawnSync([w.wineserver, "-w"], { env: w.env });
-}
-
-/** The bsk homes of the prefix's Windows users, as Linux paths (drive_c/users/<user>/AppData/Local/bsk). */
-function homesInPrefix(prefix: string): string[] {
-  const users = join(prefix, "drive_c/users");
-  if (!existsSync(users)) return [];
-  return readdirSync(users)
-    .map((u) => join(users, u, "AppData/Local/bsk"))
-    .filter((h) => existsSync(h));
-}
-
-/** C:\users\root\AppData\Local\bsk → <prefix>/drive_c/users/root/AppData/Local/bsk. */
-function linuxPath(prefix: string, windows: string): string {
-  const m = /^[Cc]:\\(.*)$/.exec(windows);
-  if (!m) throw new Error(`${windows} is not on drive C:`);
-  return join(prefix, "drive_c", ...m[1]!.split("\\"));
 }
 
 /** The registry keys bsk native install writes (shared/native-host-windows.ts), read back with Wine's own reg.exe. */
@@ -133,11 +44,6 @@ const HOST_KEYS = ["Google\\Chrome", "Chromium", "Microsoft\\Edge", "BraveSoftwa
 function regValue(w: Wine, key: string): string | undefined {
   const r = Bun.spawnSync([w.wine, "reg", "query", key, "/ve"], { env: w.env, stdout: "pipe", stderr: "ignore" });
   return r.exitCode === 0 ? /REG_SZ[ \t]+(.+?)[ \t]*$/m.exec(r.stdout.toString())?.[1] : undefined;
-}
-
-/** A Linux path as Wine's programs see it, through drive Z: (the Linux root). */
-function winePath(linux: string): string {
-  return `Z:${linux.replaceAll("/", "\\")}`;
 }
 
 /** scripts/platform/pipe-peer.ts compiled for windows-x64: a peer on the pipe that holds no link key. */
@@ -203,10 +109,6 @@ async function proveImpostor(w: Wine, bin: string, peer: string, pipe: string, s
     impostor.kill("SIGKILL");
     await impostor.exited;
   }
-}
-
-function readIfThere(path: string): string {
-  return existsSync(path) ? readFileSync(path, "utf8") : "";
 }
 
 /** Chrome's framing: a 4-byte little-endian length, then the JSON. */
@@ -281,6 +183,9 @@ export async function prove(ctx: LaneContext): Promise<string[]> {
   Bun.spawnSync([w.wineserver, "-p"], { env: w.env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
   for (const home of homesInPrefix(w.prefix)) removeTree(home);
   for (const key of HOST_KEYS) Bun.spawnSync([w.wine, "reg", "delete", key, "/f"], { env: w.env, stdout: "ignore", stderr: "ignore" });
+  // Built while the steps before the update run; awaited (settled) before the scratch folder goes.
+  const updateBuild = buildUpdateBinaries(w.scratch);
+  updateBuild.catch(() => undefined);
   try {
     const peer = await buildPipePeer(ctx.root, w.scratch);
     const version = await bsk(w, bin, ["version"]);
@@ -345,8 +250,11 @@ export async function prove(ctx: LaneContext): Promise<string[]> {
     await proveImpostor(w, bin, peer, pipe, step);
 
     await proveRegistry(w, bin, homeDir, step);
+    await proveSession(w, ctx.root, bin, step);
+    await proveUpdate(w, updateBuild, step);
     return proven;
   } finally {
+    await updateBuild.catch(() => undefined);
     endWine(w);
     removeTree(w.scratch);
   }

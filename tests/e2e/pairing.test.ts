@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { startWorld, until, type World } from "./harness.ts";
-import { evalInPage } from "./page-eval.ts";
+import { enterPairingCode, evalInPage } from "./page-eval.ts";
 
 let w: World;
 beforeAll(async () => {
@@ -23,22 +23,7 @@ const inPage = (marker: string, expression: string) => evalInPage(w.browser.cdpP
 const state = () => inPage("/connect.html", "chrome.storage.session.get('connection').then((r) => r.connection)").catch(() => undefined);
 
 /** Types a code into the popup's Pairing field and presses Pair; resolves with the line the popup shows. */
-function enterCode(code: string): Promise<{ text: string; error: boolean }> {
-  return inPage(
-    "/popup.html",
-    `new Promise((resolve) => {
-      const input = document.getElementById("pairing-code");
-      input.value = ${JSON.stringify(code)};
-      input.form.requestSubmit();
-      const look = () => {
-        const out = document.querySelector(".pairing-result");
-        if (!out) return void setTimeout(look, 20);
-        resolve({ text: out.textContent, error: out.classList.contains("error") });
-      };
-      look();
-    })`,
-  );
-}
+const enterCode = (code: string) => enterPairingCode(w.browser.cdpPort!, code);
 
 test("without native messaging the browser is not paired; a code from bsk daemon pair pairs it through the popup", async () => {
   await until("connected through native messaging first", async () => (await state())?.state === "connected");
