@@ -2,10 +2,11 @@
  * npm test (after npm run build): every suite, then one closing line `N passed, N failed` that CI reads.
  * Unit and integration tests run first; e2e tests need Chromium and the built dist/.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findChromium } from "./chromium.ts";
+import { checkLeftovers, LEFT_CLEAN, leftoverReport } from "./test-leftovers.ts";
 
 const root = join(import.meta.dir, "..");
 const report = join(root, ".tmp/junit.xml");
@@ -34,16 +35,6 @@ if (suites.some((s) => s.includes("e2e"))) {
 const runTmp = mkdtempSync(join(tmpdir(), "bsk-test-run-"));
 // Open to be passed through (not listed): the second local user of the attack tests reaches the folders made for it.
 chmodSync(runTmp, 0o711);
-
-/**
- * What the tests left in the run's temp folder; the folder goes either way. Listed, not yet counted as a failure:
- * some test worlds still leave folders and default-named screenshots and traces (issue 39 item 10 lists them).
- */
-function leftBehind(): void {
-  const left = readdirSync(runTmp);
-  rmSync(runTmp, { recursive: true, force: true });
-  if (left.length) console.error(`left behind in the temp folder by the tests (${left.length}):\n${left.map((f) => `  ${f}`).join("\n")}`);
-}
 
 /** Runs bun test on `paths`, writing a JUnit report; resolves with the exit code. */
 async function runTests(paths: string[], outfile: string): Promise<number> {
@@ -125,7 +116,9 @@ const CHECKS: [name: string, argv: string[], failHint: string][] = [
 
 const code = await runTests(suites, report);
 const { byFile: results, failures } = readReport(report);
-leftBehind();
+const { left, ...leftClean } = checkLeftovers(runTmp);
+if (left.length) console.error(leftoverReport(left));
+results.set(LEFT_CLEAN, leftClean);
 if (LINT_IN_NPM_TEST && !filters.length) for (const [name, argv, hint] of CHECKS) results.set(name, await check(argv, hint));
 
 let passed = 0;
@@ -138,7 +131,7 @@ for (const c of results.values()) {
 }
 // Repeated last, above the closing line, so a CI log cut to its tail still names what failed.
 if (failures.length) console.log(`\nfailed:\n${failures.map((f) => `  ${f}`).join("\n")}`);
-for (const [name] of CHECKS) if (results.get(name)?.failed) console.log(`failed: ${name}`);
+for (const name of [...CHECKS.map(([n]) => n), LEFT_CLEAN]) if (results.get(name)?.failed) console.log(`failed: ${name}`);
 // A crash outside any test (e.g. in beforeAll) must not look green.
 if (code !== 0 && failed === 0) failed = 1;
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);

@@ -67,7 +67,7 @@ describe("image coordinates", () => {
 
   test("screenshot --ref gives a capture; click --capture maps its pixel to the element", async () => {
     await page("act-picture.html");
-    const shot = await ok(["screenshot", "--ref", await canvasRef()]);
+    const shot = await ok(["screenshot", "--ref", await canvasRef(), "--out", w.out]);
     expect(shot).toMatchObject({ width: 300, height: 200 });
     expect(shot.capture_id).toMatch(/^c[0-9a-f]{8}$/);
     const r = await ok(["click", "--capture", shot.capture_id, "--image-x", "30", "--image-y", "40"]);
@@ -95,7 +95,7 @@ describe("image coordinates", () => {
   test("a capture whose element moved, resized or left is refused, nothing clicked", async () => {
     await page("act-picture.html");
     const ref = await canvasRef();
-    const id = async () => (await ok(["screenshot", "--ref", ref])).capture_id as string;
+    const id = async () => (await ok(["screenshot", "--ref", ref, "--out", w.out])).capture_id as string;
     const at = (capture: string) => ["click", "--capture", capture, "--image-x", "10", "--image-y", "10"];
 
     const resized = await id();
@@ -112,7 +112,7 @@ describe("image coordinates", () => {
 
   test("a capture id is this session's only, and its pixels stop at the image's edge", async () => {
     await page("act-picture.html");
-    const shot = await ok(["screenshot", "--ref", await canvasRef()]);
+    const shot = await ok(["screenshot", "--ref", await canvasRef(), "--out", w.out]);
     const edge = await fails(["click", "--capture", shot.capture_id, "--image-x", "301", "--image-y", "10"], "invalid_params");
     expect(edge.data).toMatchObject({ reason: "outside_image", image: { width: 300, height: 200 } });
     expect((await fails(["click", "--capture", "c00000000", "--image-x", "1", "--image-y", "1"], "not_found")).data.reason).toBe(

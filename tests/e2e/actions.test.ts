@@ -143,7 +143,7 @@ describe("forms", () => {
     const before = (await ok(["tab", "list"])).current_tab_id;
     expect((await ok(["click", "#blank"])).effect).toMatchObject({ kind: "new_tab" });
     await until("the new tab in front of it", async () => (await js("document.visibilityState")) === "hidden" || undefined);
-    const shot = await ok(["screenshot"]);
+    const shot = await ok(["screenshot", "--out", w.out]);
     expect(shot.width).toBeGreaterThan(0);
     expect(await js("document.visibilityState")).toBe("visible");
     const tabs = await ok(["tab", "list"]);
@@ -186,7 +186,7 @@ describe("forms", () => {
       const more: [string[], string, string | undefined][] = [
         [["wheel", "--dy", "100"], "the wheel turn", "unknown"],
         [["drag", "#plain", "#now"], "the drag", "unknown"],
-        [["screenshot"], "the screenshot", undefined],
+        [["screenshot", "--out", w.out], "the screenshot", undefined],
         [["mouse", "move", "--x", "40", "--y", "40", "--steps", "3"], "the pointer move", undefined],
       ];
       for (const [args, what, effectState] of more) {
@@ -209,7 +209,7 @@ describe("forms", () => {
       await state("normal");
     }
     await visibility("visible");
-    expect((await ok(["screenshot"])).width).toBeGreaterThan(0);
+    expect((await ok(["screenshot", "--out", w.out])).width).toBeGreaterThan(0);
     await until(
       "the frame callback to run once shown",
       async () => (await js(`document.getElementById("frame").value`)) === "MIN2" || undefined,

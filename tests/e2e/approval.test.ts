@@ -116,7 +116,7 @@ describe("on an ask-first site", () => {
     await setList([origin()]);
     const { s, page, snap } = await onFixture();
     // Reads run without the person (a short --timeout: one that asked could not answer in time).
-    await w.ok(["screenshot", "--session", s, "--timeout", "5s"]);
+    await w.ok(["screenshot", "--session", s, "--timeout", "5s", "--out", w.out]);
     await w.ok(["get-html", "--session", s, "--timeout", "5s"]);
     expect((await page.overlay())?.buttons ?? []).not.toContain("allow");
 

@@ -5,29 +5,14 @@
  * nothing (trust.test.ts); here: the host runs exactly while it is needed, and only for this world's home.
  */
 import { expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
-import { until, useWorld, type World } from "./harness.ts";
+import { processesOf, until, useWorld, type World } from "./harness.ts";
 
 let w: World;
 
 useWorld({}, (world) => (w = world));
 
-/** Pids of `bsk native-host` processes whose BSK_HOME is this world's. */
-function hostsOfThisHome(): number[] {
-  const pids: number[] = [];
-  for (const d of readdirSync("/proc")) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0");
-      if (!cmd.includes("native-host")) continue;
-      const env = readFileSync(`/proc/${d}/environ`, "utf8").split("\0");
-      if (env.includes(`BSK_HOME=${w.home}`)) pids.push(Number(d));
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return pids;
-}
+/** Pids of `bsk native-host` processes of this world's home. */
+const hostsOfThisHome = () => processesOf(w.home, "native-host");
 
 test("a host watches while the link is down, rings the new daemon in and exits once connected", async () => {
   await w.ok(["browsers"]);

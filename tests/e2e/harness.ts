@@ -3,13 +3,14 @@
  * driven only through the compiled dist/bsk binary, as an agent would.
  */
 import { afterAll, beforeAll } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { launchChromium, type Browser } from "../../scripts/chromium.ts";
 import { startFixtureServer, type FixtureServer } from "../../scripts/fixture-server.ts";
 import { Person } from "./person.ts";
 import { tempDir } from "../temp.ts";
+import { tearDown } from "../teardown.ts";
 
 export const ROOT = join(import.meta.dir, "../..");
 export const BSK = join(ROOT, "dist/bsk");
@@ -25,6 +26,8 @@ export interface Run {
 
 export interface World {
   home: string;
+  /** The world's folder for what a test has bsk write (`--out` it: a default-named file lands in it); goes with the world. */
+  out: string;
   port: number;
   env: Record<string, string>;
   fixtures: FixtureServer;
@@ -69,6 +72,7 @@ export interface WorldOptions {
 
 export async function startWorld(opts: WorldOptions = {}): Promise<World> {
   const home = tempDir("bsk-e2e-");
+  const out = tempDir("bsk-e2e-out-");
   const fixtures = startFixtureServer();
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
@@ -109,58 +113,93 @@ export async function startWorld(opts: WorldOptions = {}): Promise<World> {
     return r.json.result;
   };
 
-  // The kernel picks the daemon's port (a port probed free and bound later can be taken meanwhile, e.g. by the
-  // browser's own outgoing connections); a daemon this world restarts later binds the same one again (BSK_PORT).
-  const started = await bsk(["daemon", "start", "--port", "0", "--json"]);
-  if (started.code !== 0) throw new Error(`daemon start failed: ${started.stderr}`);
-  const port = (started.json as { result: { ws_port: number } }).result.ws_port;
-  env.BSK_PORT = String(port);
-  // Trust is bootstrapped for real: the extension fetches this home's secret through native messaging.
-  const profileDir = join(home, "profile");
-  const native = await bsk(["native", "install", "--profile-dir", profileDir]);
-  if (native.code !== 0) throw new Error(`native install failed: ${native.stderr}`);
+  let browser: Browser | undefined;
+  let person: Person | undefined;
+  // What the world started is stopped and its home removed, also when it fails to start (nothing else would).
+  const stop = () =>
+    tearDown([
+      () => person?.close(),
+      () => bsk(["daemon", "stop"]),
+      () => browser?.close(),
+      () => fixtures.stop(),
+      // A native host Chromium started just before it closed can still write the home's trust.key (and so make the
+      // folder again) after it is removed: the home goes once nothing runs for it any more.
+      () => until("the processes of this world's home to end", () => processesOf(home).length === 0 || undefined),
+      () => rmSync(home, { recursive: true, force: true }),
+      () => rmSync(out, { recursive: true, force: true }),
+    ]);
+  try {
+    // The kernel picks the daemon's port (a port probed free and bound later can be taken meanwhile, e.g. by the
+    // browser's own outgoing connections); a daemon this world restarts later binds the same one again (BSK_PORT).
+    const started = await bsk(["daemon", "start", "--port", "0", "--json"]);
+    if (started.code !== 0) throw new Error(`daemon start failed: ${started.stderr}`);
+    const port = (started.json as { result: { ws_port: number } }).result.ws_port;
+    env.BSK_PORT = String(port);
+    // Trust is bootstrapped for real: the extension fetches this home's secret through native messaging.
+    const profileDir = join(home, "profile");
+    const native = await bsk(["native", "install", "--profile-dir", profileDir]);
+    if (native.code !== 0) throw new Error(`native install failed: ${native.stderr}`);
 
-  if (opts.prefs) {
-    mkdirSync(join(home, "profile/Default"), { recursive: true });
-    writeFileSync(join(home, "profile/Default/Preferences"), JSON.stringify(opts.prefs(home)));
+    if (opts.prefs) {
+      mkdirSync(join(home, "profile/Default"), { recursive: true });
+      writeFileSync(join(home, "profile/Default/Preferences"), JSON.stringify(opts.prefs(home)));
+    }
+    const connectUrl = `chrome-extension://${EXTENSION_ID}/connect.html?port=${port}&label=e2e`;
+    browser = await launchChromium({
+      extensionDir: EXTENSION_DIR,
+      profileDir,
+      urls: [connectUrl],
+      cdp: true,
+      display: opts.display,
+      ...(opts.browserEnv && { env: opts.browserEnv }),
+      ...(opts.browserLang && { lang: opts.browserLang }),
+      ...(opts.extraExtensions && { extraExtensions: opts.extraExtensions }),
+    });
+    person = await Person.connect(browser.cdpPort!);
+    // Headless Chromium takes one start-up URL; the person's other tabs are opened afterwards.
+    for (const url of opts.browserUrls?.(fixtures) ?? []) await person.openTab(url);
+
+    return {
+      home,
+      out,
+      port,
+      env,
+      fixtures,
+      browser,
+      person,
+      bsk,
+      ok,
+      async startSession(extra = []) {
+        const r = await ok(["session", "start", "--no-focus", ...extra]);
+        return r.session_id as string;
+      },
+      stop,
+    };
+  } catch (e) {
+    await stop().catch(() => {});
+    throw e;
   }
-  const connectUrl = `chrome-extension://${EXTENSION_ID}/connect.html?port=${port}&label=e2e`;
-  const browser = await launchChromium({
-    extensionDir: EXTENSION_DIR,
-    profileDir,
-    urls: [connectUrl],
-    cdp: true,
-    display: opts.display,
-    ...(opts.browserEnv && { env: opts.browserEnv }),
-    ...(opts.browserLang && { lang: opts.browserLang }),
-    ...(opts.extraExtensions && { extraExtensions: opts.extraExtensions }),
-  });
-  const person = await Person.connect(browser.cdpPort!);
-  // Headless Chromium takes one start-up URL; the person's other tabs are opened afterwards.
-  for (const url of opts.browserUrls?.(fixtures) ?? []) await person.openTab(url);
+}
 
-  const world: World = {
-    home,
-    port,
-    env,
-    fixtures,
-    browser,
-    person,
-    bsk,
-    ok,
-    async startSession(extra = []) {
-      const r = await ok(["session", "start", "--no-focus", ...extra]);
-      return r.session_id as string;
-    },
-    async stop() {
-      person.close();
-      await bsk(["daemon", "stop"]);
-      await browser.close();
-      fixtures.stop();
-      rmSync(home, { recursive: true, force: true });
-    },
-  };
-  return world;
+/**
+ * Pids of the processes that run for `home`: its daemon and `bsk native-host` processes (BSK_HOME is the home) and
+ * Chromium's (its profile is in the home). `only`: those with this word in their command line (e.g. "native-host").
+ */
+export function processesOf(home: string, only?: string): number[] {
+  const pids: number[] = [];
+  if (!existsSync("/proc")) return pids;
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0");
+      if (only && !cmd.includes(only)) continue;
+      const env = readFileSync(`/proc/${d}/environ`, "utf8").split("\0");
+      if (env.includes(`BSK_HOME=${home}`) || cmd.some((a) => a.includes(`${home}/`))) pids.push(Number(d));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return pids;
 }
 
 /** The daemon log's last `lines` lines (it is written in batches: the last moments may not be there yet). */

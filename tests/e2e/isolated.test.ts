@@ -143,7 +143,7 @@ describe("isolated sessions", () => {
     const contexts = new Set([...(await contextsOf("/popup-opener.html?iso")), ...(await contextsOf("Blank%20child"))]);
     expect(contexts.size).toBe(1);
     expect([...contexts][0]).not.toBe((await contextsOf("/account"))[0]);
-    const shot = await w.ok(["screenshot", "--session", s]);
+    const shot = await w.ok(["screenshot", "--session", s, "--out", w.out]);
     expect(shot.path ?? shot.file ?? "").not.toBe("");
     await w.ok(["session", "stop", s]);
   });

@@ -11,6 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startWorld, until, type World } from "./harness.ts";
+import { tearDown } from "../teardown.ts";
 
 let w: World;
 let s: string;
@@ -18,10 +19,7 @@ beforeAll(async () => {
   w = await startWorld();
   s = await w.startSession();
 });
-afterAll(async () => {
-  await w.ok(["session", "stop", s]);
-  await w.stop();
-});
+afterAll(() => tearDown([() => w.ok(["session", "stop", s]), () => w.stop()]));
 
 const frames = async () => (await w.ok(["evaluate", "document.querySelectorAll('iframe').length", "--session", s])).value as number;
 

@@ -20,8 +20,9 @@ let w: World;
 
 useWorld({}, (world) => (w = world));
 
+/** Without an --out of the test's own, the trace goes into the world's folder (not the temp folder). */
 function recordStart(args: string[]): Promise<Run> {
-  return w.bsk(["record", "start", ...args, "--json"]);
+  return w.bsk(["record", "start", ...args, ...(args.includes("--out") ? [] : ["--out", w.out]), "--json"]);
 }
 
 async function finished(r: Promise<Run>, page?: PersonPage): Promise<any> {
@@ -65,7 +66,7 @@ function filesUnder(dir: string): string[] {
 
 describe("record", () => {
   test("human output lists the steps as bsk commands", async () => {
-    const recording = w.bsk(["record", "start", "--url", w.fixtures.url("/record-start.html")]);
+    const recording = w.bsk(["record", "start", "--url", w.fixtures.url("/record-start.html"), "--out", w.out]);
     const page = await PersonPage.find(w.browser.cdpPort!, "/record-start.html", 20_000);
     await panelAt(page, 0);
     await page.clickSelector("#to-login");

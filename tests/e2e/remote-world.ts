@@ -13,6 +13,7 @@ import { serverModeArgs } from "../tls/server-args.ts";
 import { BSK, freePort, startWorld, TEST_DURATIONS, until, type Run, type World, type WorldOptions } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
 import { tempDir } from "../temp.ts";
+import { tearDown } from "../teardown.ts";
 
 /** The path of certutil, or undefined (the caller skips, saying why). */
 export const certutil = spawnSync("sh", ["-c", "command -v certutil"]).stdout?.toString().trim() || undefined;
@@ -72,26 +73,27 @@ export async function startServer(
     if (r.code !== 0 || !r.json?.ok) throw new Error(`server: bsk ${args.join(" ")} failed (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
     return r.json.result;
   };
-  // Ready once its socket answers (the daemon writes nothing we wait on).
-  await until("the server daemon to answer", async () => (await bsk(["daemon", "devices", "--json"])).json?.ok === true, 20_000);
-  const proxy = opts.proxy
-    ? await startProxy({ dir: join(home, "nginx"), port: publicPort, daemonPort: port, cert: leaf.cert, key: leaf.key })
-    : undefined;
-  return {
-    home,
-    port,
-    env: fullEnv,
-    proc,
-    proxy,
-    bsk,
-    ok,
-    async stop(keepHome = false, signal: NodeJS.Signals = "SIGTERM") {
-      await proxy?.stop();
-      proc.kill(signal);
-      await proc.exited;
-      if (!keepHome) rmSync(home, { recursive: true, force: true });
-    },
-  };
+  let proxy: NginxProxy | undefined;
+  const stop = (keepHome = false, signal: NodeJS.Signals = "SIGTERM") =>
+    tearDown([
+      () => proxy?.stop(),
+      () => {
+        proc.kill(signal);
+        return proc.exited;
+      },
+      () => keepHome || rmSync(home, { recursive: true, force: true }),
+    ]);
+  try {
+    // Ready once its socket answers (the daemon writes nothing we wait on).
+    await until("the server daemon to answer", async () => (await bsk(["daemon", "devices", "--json"])).json?.ok === true, 20_000);
+    if (opts.proxy)
+      proxy = await startProxy({ dir: join(home, "nginx"), port: publicPort, daemonPort: port, cert: leaf.cert, key: leaf.key });
+  } catch (e) {
+    // No test gets this server to stop; a home handed in for a restart goes too (its test has failed).
+    await stop().catch(() => {});
+    throw e;
+  }
+  return { home, port, env: fullEnv, proc, proxy, bsk, ok, stop };
 }
 
 export interface RemoteWorld {
@@ -118,26 +120,49 @@ export async function startRemoteWorld(
   if (!certutil) throw new Error("certutil is missing (apt-get install libnss3-tools)");
   const chain = makeChain();
   const browserHome = tempDir("bsk-e2e-home-");
-  const nssdb = join(browserHome, ".pki/nssdb");
-  mkdirSync(nssdb, { recursive: true });
-  execFileSync(certutil, ["-d", `sql:${nssdb}`, "-N", "--empty-password"]);
-  execFileSync(certutil, ["-d", `sql:${nssdb}`, "-A", "-t", "C,,", "-n", "bsk-test-ca", "-i", chain.caCert]);
-  const server = await startServer(chain, opts.serverEnv, undefined, { proxy: opts.proxy });
-  const w = await startWorld({ ...opts.world, browserEnv: { ...opts.world?.browserEnv, HOME: browserHome } });
+  let server: Server | undefined;
+  let w: World | undefined;
+  let popup: PersonPage | undefined;
+  // What was started goes, and the folders made here with it, also when the world fails to start.
+  const stop = () =>
+    tearDown([
+      () => popup?.close(),
+      () => w?.stop(),
+      () => server?.stop(),
+      () => rmSync(browserHome, { recursive: true, force: true }),
+      () => rmSync(chain.dir, { recursive: true, force: true }),
+    ]);
+  try {
+    const nssdb = join(browserHome, ".pki/nssdb");
+    mkdirSync(nssdb, { recursive: true });
+    execFileSync(certutil, ["-d", `sql:${nssdb}`, "-N", "--empty-password"]);
+    execFileSync(certutil, ["-d", `sql:${nssdb}`, "-A", "-t", "C,,", "-n", "bsk-test-ca", "-i", chain.caCert]);
+    server = await startServer(chain, opts.serverEnv, undefined, { proxy: opts.proxy });
+    w = await startWorld({ ...opts.world, browserEnv: { ...opts.world?.browserEnv, HOME: browserHome } });
+    popup = await openPopup(w);
+  } catch (e) {
+    await stop().catch(() => {});
+    throw e;
+  }
+  return remoteWorld(chain, server, w, popup, stop);
+}
 
-  const popup = await (async () => {
-    const url = `chrome-extension://${EXTENSION_ID}/popup.html?n=1`;
-    await w.person.openTab(url);
-    const page = await PersonPage.find(w.browser.cdpPort!, "popup.html?n=1");
-    await page.waitFor(`document.querySelector("section.remote") !== null`);
-    // The popup lays itself out again as the local link settles (the state line, its hint, pairing): a control
-    // found before that may have moved by the press. A person waits for the popup to settle, so does the test.
-    await page.waitFor(`document.querySelector("main")?.className === "connected"`);
-    // Remote pairing and the links sit under the popup's folded connection details: the person unfolds them.
-    await page.evaluate(`document.querySelector("details.details").open = true`);
-    return page;
-  })();
+/** The popup of the world's extension, open on its remote pairing controls. */
+async function openPopup(w: World): Promise<PersonPage> {
+  const url = `chrome-extension://${EXTENSION_ID}/popup.html?n=1`;
+  await w.person.openTab(url);
+  const page = await PersonPage.find(w.browser.cdpPort!, "popup.html?n=1");
+  await page.waitFor(`document.querySelector("section.remote") !== null`);
+  // The popup lays itself out again as the local link settles (the state line, its hint, pairing): a control
+  // found before that may have moved by the press. A person waits for the popup to settle, so does the test.
+  await page.waitFor(`document.querySelector("main")?.className === "connected"`);
+  // Remote pairing and the links sit under the popup's folded connection details: the person unfolds them.
+  await page.evaluate(`document.querySelector("details.details").open = true`);
+  return page;
+}
 
+/** The person's moves in the popup, over a started remote world. */
+function remoteWorld(chain: Chain, server: Server, w: World, popup: PersonPage, stop: () => Promise<void>): RemoteWorld {
   const pasteAndCheck = async (link: string) => {
     await popup.evaluate(`(() => { const i = document.querySelector("#remote-link"); i.value = ""; return true; })()`);
     await popup.clickSelector("#remote-link");
@@ -185,12 +210,6 @@ export async function startRemoteWorld(
     confirmAndWait,
     pairWith,
     forget,
-    async stop() {
-      popup.close();
-      await w.stop();
-      await server.stop();
-      rmSync(browserHome, { recursive: true, force: true });
-      rmSync(chain.dir, { recursive: true, force: true });
-    },
+    stop,
   };
 }

@@ -129,7 +129,7 @@ describe("snapshot", () => {
       expect((await w.ok(["evaluate", "document.body.dataset.clicked", "--frame", frame, "--session", s])).value).toBe("1");
     }
     // An element screenshot of the cross-site frame's button: its box is found through the frame's offset.
-    const shot = await w.ok(["screenshot", "--ref", inner[1]!, "--session", s]);
+    const shot = await w.ok(["screenshot", "--ref", inner[1]!, "--session", s, "--out", w.out]);
     expect(shot.width).toBeGreaterThan(20);
     expect(shot.width).toBeLessThan(200);
 
@@ -319,7 +319,7 @@ describe("screenshot", () => {
 
   test("viewport PNG and element JPEG", async () => {
     await open("snap-table.html");
-    const png = await w.ok(["screenshot", "--session", s]);
+    const png = await w.ok(["screenshot", "--session", s, "--out", w.out]);
     const p = bytesOf(png);
     expect([...p.slice(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     expect(png).toMatchObject({ format: "png", bytes: p.length });
@@ -336,6 +336,8 @@ describe("screenshot", () => {
       "70",
       "--session",
       s,
+      "--out",
+      w.out,
     ]);
     const j = bytesOf(jpeg);
     expect([...j.slice(0, 3)]).toEqual([0xff, 0xd8, 0xff]);

@@ -204,7 +204,7 @@ describe("the pill stays out of the agent's way", () => {
     const { pill, mine, png } = await until("the captures at a settled layout", async () => {
       const before = await page.overlayBox({ cls: "pill" });
       const mine = decodePng(await page.screenshot());
-      const shot = await w.ok(["screenshot", "--session", s]);
+      const shot = await w.ok(["screenshot", "--session", s, "--out", w.out]);
       const png = decodePng(new Uint8Array(await Bun.file(shot.path).arrayBuffer()));
       return same(before, await page.overlayBox({ cls: "pill" })) && mine.height === png.height && { pill: before, mine, png };
     });

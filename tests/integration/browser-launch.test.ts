@@ -7,12 +7,24 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { installedBrowsers, isRunning, runsIn, startBrowser } from "../../daemon/browser-launch.ts";
-import { startDaemon, tempHome, type TestDaemon } from "./harness.ts";
+import { removeHome, startDaemon, tempHome, type TestDaemon } from "./harness.ts";
 
 const daemons: TestDaemon[] = [];
+const dirs: string[] = [];
 afterEach(async () => {
-  for (const d of daemons.splice(0)) await d.stop();
+  for (const d of daemons.splice(0)) {
+    await d.stop();
+    removeHome(d.home);
+  }
+  for (const dir of dirs.splice(0)) removeHome(dir);
 });
+
+/** A fresh folder, removed after the test. */
+function dir(): string {
+  const made = tempHome();
+  dirs.push(made);
+  return made;
+}
 
 /** A stand-in browser: starting it leaves `mark`. */
 function fakeBrowser(dir: string): { command: string; mark: string } {
@@ -55,8 +67,7 @@ describe("session start with no browser connected", () => {
   });
 
   test("--launch starts the browser (BSK_BROWSER_COMMAND) and the session opens once its extension links", async () => {
-    const dir = tempHome();
-    const fake = fakeBrowser(dir);
+    const fake = fakeBrowser(dir());
     const d = await startDaemon({ env: { BSK_BROWSER_COMMAND: fake.command, BSK_BROWSER_WAIT_MS: "20000" } });
     daemons.push(d);
     const c = await d.client();
@@ -75,8 +86,8 @@ describe("session start with no browser connected", () => {
   });
 
   test("config.json launch_browser: true launches without the flag; bsk browser launch starts it on demand", async () => {
-    const home = tempHome();
-    const fake = fakeBrowser(tempHome());
+    const home = dir();
+    const fake = fakeBrowser(dir());
     writeFileSync(join(home, "config.json"), JSON.stringify({ launch_browser: true }));
     const d = await startDaemon({ home, env: { BSK_BROWSER_COMMAND: fake.command, BSK_BROWSER_WAIT_MS: "20000" } });
     daemons.push(d);
@@ -93,7 +104,7 @@ describe("session start with no browser connected", () => {
 
 describe("which browser, and whether it runs", () => {
   test("a server-mode daemon refuses to start a browser, whatever BSK_BROWSER_COMMAND says", () => {
-    const fake = fakeBrowser(tempHome());
+    const fake = fakeBrowser(dir());
     const config = { server: {}, env: { BSK_BROWSER_COMMAND: fake.command } } as unknown as Parameters<typeof startBrowser>[0]["config"];
     expect(() => startBrowser({ config })).toThrow(/starts no browser/);
     expect(existsSync(fake.mark)).toBe(false);
@@ -103,7 +114,7 @@ describe("which browser, and whether it runs", () => {
     expect(installedBrowsers({ BSK_BROWSER_COMMAND: "/opt/b/chrome" })).toEqual([
       { name: "BSK_BROWSER_COMMAND", command: "/opt/b/chrome", processNames: [] },
     ]);
-    expect(installedBrowsers({ PATH: tempHome() }, "linux")).toEqual([]);
+    expect(installedBrowsers({ PATH: dir() }, "linux")).toEqual([]);
   });
 
   test("macOS: /Applications first, then the person's ~/Applications; Chrome, Chromium, Edge and Brave", () => {

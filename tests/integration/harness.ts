@@ -80,29 +80,37 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
   let info: DaemonInfo;
   let done: Promise<RunOutcome | number>;
   let proc: ReturnType<typeof Bun.spawn> | undefined;
-  if (opts.subprocess) {
-    proc = Bun.spawn([process.execPath, join(ROOT, "daemon/main.ts")], {
-      cwd: ROOT,
-      env: { ...process.env, ...env, BSK_HOME: home, BSK_PORT: String(port) },
-      stdout: "pipe",
-      stderr: "inherit",
-    });
-    const line = await firstLine(proc.stdout as ReadableStream<Uint8Array>);
-    const ready = JSON.parse(line);
-    if (!ready.ready) throw new Error(`daemon did not start: ${line}`);
-    info = ready;
-    done = proc.exited;
-  } else {
-    const { promise, resolve } = Promise.withResolvers<DaemonInfo>();
-    const onReady = (ready: DaemonInfo) => {
-      opts.onReady?.(ready);
-      resolve(ready);
-    };
-    const run = runDaemon({ home, port, env, onReady, ...(opts.ledgerSync && { ledgerSync: opts.ledgerSync }) });
-    done = run;
-    const first = await Promise.race([promise, run]);
-    if ("kind" in first) throw new Error(`daemon did not start: ${JSON.stringify(first)}`);
-    info = first;
+  try {
+    if (opts.subprocess) {
+      proc = Bun.spawn([process.execPath, join(ROOT, "daemon/main.ts")], {
+        cwd: ROOT,
+        env: { ...process.env, ...env, BSK_HOME: home, BSK_PORT: String(port) },
+        stdout: "pipe",
+        stderr: "inherit",
+      });
+      const line = await firstLine(proc.stdout as ReadableStream<Uint8Array>);
+      const ready = JSON.parse(line);
+      if (!ready.ready) throw new Error(`daemon did not start: ${line}`);
+      info = ready;
+      done = proc.exited;
+    } else {
+      const { promise, resolve } = Promise.withResolvers<DaemonInfo>();
+      const onReady = (ready: DaemonInfo) => {
+        opts.onReady?.(ready);
+        resolve(ready);
+      };
+      const run = runDaemon({ home, port, env, onReady, ...(opts.ledgerSync && { ledgerSync: opts.ledgerSync }) });
+      done = run;
+      const first = await Promise.race([promise, run]);
+      if ("kind" in first) throw new Error(`daemon did not start: ${JSON.stringify(first)}`);
+      info = first;
+    }
+  } catch (e) {
+    // No test gets this daemon to stop: a subprocess that did not start is ended here, and a home made here goes.
+    proc?.kill("SIGKILL");
+    await proc?.exited;
+    if (!opts.home) removeHome(home);
+    throw e;
   }
 
   const secret = ensureSecret(paths.secret, home).bytes;

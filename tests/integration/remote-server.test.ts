@@ -6,7 +6,7 @@
  * the code or any device secret.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { homePaths } from "../../shared/home.ts";
 import { runDaemon, type DaemonInfo, type RunOutcome } from "../../daemon/main.ts";
@@ -41,6 +41,14 @@ interface Server {
 
 const secretsSeen: string[] = [];
 const homes: string[] = [];
+/** Daemons a test started as processes: one that times out never reaches its own finally. */
+const procs: ReturnType<typeof Bun.spawn>[] = [];
+afterAll(async () => {
+  for (const p of procs) p.kill("SIGKILL");
+  await Promise.all(procs.map((p) => p.exited));
+  for (const h of homes) removeHome(h);
+  if (chain) removeHome(chain.dir);
+});
 
 async function startServer(env: Record<string, string> = {}, config?: object): Promise<Server> {
   const home = tempHome();
@@ -518,9 +526,6 @@ describe("nothing about a credential is logged or stored", () => {
       }
     }
   });
-  afterAll(() => {
-    for (const h of homes) removeHome(h);
-  });
 });
 
 describe("bsk daemon start --mode server (the CLI, as a supervisor runs it)", () => {
@@ -535,6 +540,7 @@ describe("bsk daemon start --mode server (the CLI, as a supervisor runs it)", ()
       stdout: "pipe",
       stderr: "pipe",
     });
+    procs.push(proc);
     const lines = jsonLines(proc.stdout as ReadableStream<Uint8Array>);
     try {
       expect((await lines.until((l) => l.msg === "daemon started")).ws_port).toBe(port);
@@ -549,7 +555,7 @@ describe("bsk daemon start --mode server (the CLI, as a supervisor runs it)", ()
       expect((await peer.handshake()).error).toBeUndefined();
 
       // A new certificate from another CA, written over the old files, then SIGHUP.
-      const other = makeChain();
+      const other = makeChain(mkdtempSync(join(home, "other-ca-")));
       const next = other.leaf("next", ["localhost"]);
       writeFileSync(leaf.cert, readFileSync(next.cert));
       writeFileSync(leaf.key, readFileSync(next.key));

@@ -12,7 +12,7 @@ import { runDaemon } from "../../daemon/main.ts";
 import { localAttacker, sharedFolder } from "../local-attacker.ts";
 
 const { attacker, skipReason } = localAttacker();
-import { freePort, ROOT, startDaemon, TEST_ENV } from "./harness.ts";
+import { freePort, removeHome, ROOT, startDaemon, TEST_ENV } from "./harness.ts";
 
 const MAIN = join(ROOT, "cli/main.ts");
 const made: string[] = [];
@@ -205,6 +205,7 @@ sock.write(JSON.stringify({ id: "x1", method: "session.start", params: { name: "
       expect((await c.call("session.list")).sessions).toEqual([]);
     } finally {
       await d.stop();
+      removeHome(d.home);
     }
   });
 });
