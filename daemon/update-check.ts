@@ -8,7 +8,7 @@
  */
 import { closeSync, openSync } from "node:fs";
 import { BskError } from "../protocol/errors.ts";
-import { compareVersions, latestManifestUrl, RELEASE_HOST_KNOWN } from "../protocol/release.ts";
+import { compareVersions, installedByNpm, latestManifestUrl, RELEASE_HOST_KNOWN } from "../protocol/release.ts";
 import { APP_VERSION, parseProtocolVersion, PROTOCOL_VERSION } from "../protocol/version.ts";
 import { isCompiled } from "../shared/compiled.ts";
 import type { DaemonConfig } from "./config.ts";
@@ -159,8 +159,13 @@ export function startUpdateCheck(
 ): UpdateCheck | undefined {
   if (!config.autoUpdate) return undefined;
   const url = checkUrl(env);
-  if (!isCompiled() || !url) {
-    log.info("no automatic updates", { reason: url ? "not an installed binary" : "this build knows no release host" });
+  if (!isCompiled() || !url || installedByNpm(process.execPath)) {
+    const reason = !url
+      ? "this build knows no release host"
+      : isCompiled()
+        ? "installed with npm, which updates it"
+        : "not an installed binary";
+    log.info("no automatic updates", { reason });
     return undefined;
   }
   const check = new UpdateCheck(

@@ -185,6 +185,7 @@ export const REASON_HINTS: Record<string, string> = {
   no_asset_for_platform: "This release has no build for this OS and CPU; build from source (npm run build).",
   no_release_host: "Set BSK_UPDATE_MANIFEST_URL to a release's version.json, or install a released bsk with install.sh.",
   not_installed_binary: "Run the installed bsk's update instead; a source checkout updates with git pull && npm run build.",
+  npm_install: "npm installed this bsk, so npm updates it: npm i -g @bsk-dev/bsk@latest.",
   sessions_live: "Sessions must end first (bsk session list, bsk session stop <id>), then run bsk update again; --yes does not skip this.",
   confirmation_required: "Run bsk update --yes to install without a prompt, or bsk update --check to only look.",
   update_in_progress: "Another update is running; wait for it, then check bsk version.",

@@ -48,6 +48,20 @@ export function npmPlatformPackage(platform: Platform): string {
   return `${NPM_PACKAGE}-${platform}`;
 }
 
+/** Is this binary (its real path) one npm installed, inside a platform package? Then npm, not bsk update, updates it. */
+export function installedByNpm(binary: string): boolean {
+  const parts = binary.split(/[\\/]/);
+  const at = parts.lastIndexOf("node_modules");
+  return (
+    at >= 0 &&
+    parts
+      .slice(at + 1, at + 3)
+      .join("/")
+      .startsWith(`${NPM_PACKAGE}-`) &&
+    parts[at + 3] === "bin"
+  );
+}
+
 /** The executable's name inside an archive. */
 export function binaryName(platform: Platform): string {
   return platform.startsWith("windows-") ? "bsk.exe" : "bsk";

@@ -15,6 +15,8 @@ import { BskError } from "../../protocol/errors.ts";
 import {
   compareVersions,
   currentPlatform,
+  installedByNpm,
+  NPM_PACKAGE,
   binaryName,
   isSha256,
   latestManifestUrl,
@@ -108,6 +110,12 @@ export async function update({ paths, env, params, json }: Options): Promise<Out
   if (!params.check && !isCompiled()) {
     throw new BskError("unsupported", "bsk update replaces the installed bsk binary; this bsk runs from source", {
       data: { reason: "not_installed_binary" },
+    });
+  }
+  if (!params.check && installedByNpm(realpathSync(process.execPath))) {
+    throw new BskError("unsupported", "this bsk was installed with npm, so npm updates it", {
+      hint: `npm i -g ${NPM_PACKAGE}@latest (bsk update --check still says whether a newer release exists).`,
+      data: { reason: "npm_install" },
     });
   }
   const url = manifestUrl(env);

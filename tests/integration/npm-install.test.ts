@@ -123,6 +123,11 @@ describe("npm i -g from a registry", () => {
       const report = JSON.parse(doctor.stdout);
       expect(report.checks.find((c: { name: string }) => c.name === "daemon").status).toBe("ok");
       expect(report.checks.some((c: { name: string }) => c.name === "install")).toBe(false);
+      // npm, not bsk update, replaces what npm installed.
+      const upd = await bsk(["update", "--yes", "--json"]);
+      expect(upd.code).not.toBe(0);
+      expect(JSON.parse(upd.stdout).error).toMatchObject({ code: "unsupported", data: { reason: "npm_install" } });
+      expect(JSON.parse(upd.stdout).error.hint).toContain(`npm i -g ${NPM_PACKAGE}@latest`);
     },
     T,
   );

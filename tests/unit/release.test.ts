@@ -6,6 +6,7 @@ import { fromTarGz, fromZip } from "../../cli/update/extract.ts";
 import { RELEASE_PUBLIC_KEY } from "../../protocol/release-key.ts";
 import type { BskError } from "../../protocol/errors.ts";
 import {
+  installedByNpm,
   assetName,
   assetUrl,
   checkFreshness,
@@ -243,4 +244,17 @@ describe("the repository is declared once and everything follows from it", () =>
     const files = ["install.sh", "README.md", "docs/install.md", "docs/development.md", "protocol/release.ts", "scripts/release.ts"];
     expect(files.filter((f) => /example\.com\/bsk|<owner>/.test(readFileSync(join(root, f), "utf8")))).toEqual([]);
   });
+});
+
+test("installedByNpm: a binary inside one of bsk's platform packages, on any OS's separators", () => {
+  expect(installedByNpm("/usr/lib/node_modules/@bsk-dev/bsk/node_modules/@bsk-dev/bsk-linux-x64/bin/bsk")).toBe(true);
+  expect(installedByNpm("/usr/local/lib/node_modules/@bsk-dev/bsk-darwin-arm64/bin/bsk")).toBe(true);
+  expect(
+    installedByNpm(
+      "C:\\Users\\ann\\AppData\\Roaming\\npm\\node_modules\\@bsk-dev\\bsk\\node_modules\\@bsk-dev\\bsk-windows-x64\\bin\\bsk.exe",
+    ),
+  ).toBe(true);
+  expect(installedByNpm("/home/ann/.local/bin/bsk")).toBe(false);
+  expect(installedByNpm("/home/ann/node_modules/other/bin/bsk")).toBe(false);
+  expect(installedByNpm("/home/ann/node_modules/@bsk-dev/bsk-linux-x64/lib/bsk")).toBe(false);
 });
