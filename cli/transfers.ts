@@ -106,6 +106,10 @@ export async function beforeCall(conn: Connection, spec: TransferSpec, params: R
       throw new BskError("invalid_params", "give --out PATH: where to save the download", { hint: "For example: --out ./report.pdf" });
     }
     if (typeof out === "string") checkOutPath(out);
+    if (dl.tilesParam && params[dl.tilesParam] === true) {
+      const { checkFirstTile } = await import("./tile-files.ts");
+      return checkFirstTile(dl, params);
+    }
     if (typeof out === "string" && existsSync(out)) {
       if (statSync(out).isDirectory() && !dl.outRequired) return;
       checkReplaceable(out);
@@ -138,6 +142,13 @@ export async function afterCall(
   const id = result.transfer_id;
   if (!dl || typeof id !== "string") return result;
   const sessionId = String(params.session_id);
+  if (dl.tilesParam && params[dl.tilesParam] === true) {
+    const { writeTiles } = await import("./tile-files.ts");
+    const images = await writeTiles(conn, sessionId, id, dl, params, result, env);
+    await daemonCall(conn, "transfer.release", { session_id: sessionId, transfer_id: id }).catch(() => undefined);
+    const { transfer_id: _id, sha256: _sha, ...rest } = result;
+    return { ...rest, images };
+  }
   const path = destination(dl, params, env);
   const overwrite = params[dl.overwriteParam] === true;
   const size = Number(result.size ?? result.bytes);
@@ -147,6 +158,45 @@ export async function afterCall(
   return { ...rest, path };
 }
 
+/**
+ * Reads a staged transfer from its start, handing each piece of bytes to `take` in order, and checks what was read
+ * against the size and SHA-256 the reply gave.
+ */
+export async function readTransfer(
+  conn: Connection,
+  sessionId: string,
+  id: string,
+  want: { size: number; sha256: string },
+  label: string,
+  take: (bytes: Uint8Array) => void,
+): Promise<void> {
+  const h = new Bun.CryptoHasher("sha256");
+  const bar = progress(label);
+  let written = 0;
+  try {
+    for (;;) {
+      const r = await daemonCall(conn, "transfer.read", { session_id: sessionId, transfer_id: id, offset: written });
+      const bytes = Uint8Array.fromBase64(r.data as string);
+      if (bytes.length) {
+        h.update(bytes);
+        take(bytes);
+        written += bytes.length;
+        bar.update(written, Number(r.size));
+      }
+      if (r.eof) break;
+      if (!bytes.length) throw new BskError("protocol_error", `transfer ${id} returned no bytes before its end`);
+    }
+  } finally {
+    bar.end();
+  }
+  const sha = h.digest("hex");
+  if (written !== want.size || sha !== want.sha256) {
+    throw new BskError("protocol_error", `the bytes read back (${written} B, sha256 ${sha.slice(0, 12)}…) are not what was staged`, {
+      data: { reason: "checksum_mismatch", size: written, sha256: sha, expected_size: want.size, expected_sha256: want.sha256 },
+    });
+  }
+}
+
 async function fetchTo(
   conn: Connection,
   sessionId: string,
@@ -154,8 +204,6 @@ async function fetchTo(
   path: string,
   want: { overwrite: boolean; size: number; sha256: string },
 ): Promise<void> {
-  const h = new Bun.CryptoHasher("sha256");
-  const bar = progress(`writing ${basename(path)}`);
   let file: AtomicFile;
   try {
     // A download without --overwrite is linked into place at the end: a file that appeared meanwhile is kept.
@@ -164,33 +212,13 @@ async function fetchTo(
     throw notWritten(path, err);
   }
   let committed = false;
-  let written = 0;
   try {
-    for (;;) {
-      const r = await daemonCall(conn, "transfer.read", { session_id: sessionId, transfer_id: id, offset: written });
-      const bytes = Uint8Array.fromBase64(r.data as string);
-      if (bytes.length) {
-        h.update(bytes);
-        file.write(bytes);
-        written += bytes.length;
-        bar.update(written, Number(r.size));
-      }
-      if (r.eof) break;
-      if (!bytes.length) throw new BskError("protocol_error", `transfer ${id} returned no bytes before its end`);
-    }
-    const sha = h.digest("hex");
-    if (written !== want.size || sha !== want.sha256) {
-      throw new BskError("protocol_error", `the bytes read back (${written} B, sha256 ${sha.slice(0, 12)}…) are not what was staged`, {
-        data: { reason: "checksum_mismatch", size: written, sha256: sha, expected_size: want.size, expected_sha256: want.sha256 },
-      });
-    }
+    await readTransfer(conn, sessionId, id, want, `writing ${basename(path)}`, (bytes) => file.write(bytes));
     committed = true;
     file.commit();
   } catch (err) {
     if (!committed) file.abort();
     if ((err as NodeJS.ErrnoException).code === "EEXIST") throw outExists(path);
     throw notWritten(path, err);
-  } finally {
-    bar.end();
   }
 }

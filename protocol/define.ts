@@ -156,6 +156,8 @@ export interface TransferSpec {
     ext?: string;
     /** The daemon keeps the staged bytes after the CLI wrote them (a kept download can be saved again). */
     keep?: boolean;
+    /** With this param true the bytes are several files (the result's `images`), named after the path (cli/tile-files.ts). */
+    tilesParam?: string;
   };
 }
 
@@ -192,7 +194,7 @@ export const sessionParam = () => ({
 /** Params every tab-scoped method carries. */
 export const tabParams = () => ({
   ...sessionParam(),
-  tab_id: z.number().int().optional().describe("Browser tab id; default: the session's current tab"),
+  tab_id: z.number().int().optional().describe("Default: the current tab"),
 });
 
 export const WaitUntil = () => z.enum(["commit", "domcontentloaded", "load", "networkidle"]).describe("Navigation milestone to wait for");
@@ -263,8 +265,7 @@ export const BrowserInfo = () =>
   });
 
 /** A target: a ref from a snapshot (`@e12` or `e12`) or a CSS selector that must match exactly one element. */
-export const Target = () =>
-  z.string().min(1).max(4096).describe("A ref from the last snapshot (@e12) or a CSS selector matching exactly one element");
+export const Target = () => z.string().min(1).max(4096).describe("A ref from the last snapshot (@e12) or a CSS selector for one element");
 
 /** What an action acted on, echoed in its result. */
 export const ActedOn = () =>

@@ -10,6 +10,7 @@
  *   cold start     `bsk session start` with no daemon running while the extension retries at its backoff ceiling
  * Targets (issue 2): tab list p50 ≤ 15 ms, evaluate p50 ≤ 20 ms, session start p50 ≤ 500 ms, cold start ≤ 3 s.
  * See-and-act (scripts/bench/actions.ts) and snapshot size against Playwright (scripts/bench/snapshot-size.ts).
+ * The MCP listing's size on the wire against its 4,000-token goal (scripts/bench/mcp.ts).
  * The operation ledger's fsync per mutation, in-process, against the in-memory floor (scripts/bench/ledger.ts).
  * Server mode with 500 scripted remote links: memory per idle link, calls per second (tests/load/remote-links.ts).
  *
@@ -29,6 +30,7 @@ import { actionLatency } from "./bench/actions.ts";
 import { againstLane, buildRef, type AgainstRow } from "./bench/against.ts";
 import { hops } from "./bench/hops.ts";
 import { ledgerCost } from "./bench/ledger.ts";
+import { type McpListing, mcpListing, printListing } from "./bench/mcp.ts";
 import { peerLane, printPeer } from "./bench/peer.ts";
 import { printSizes, snapshotSizes, type SizeRow, unseenSizes } from "./bench/snapshot-size.ts";
 import { printRows, row, RUNS, series, type Row } from "./bench/timing.ts";
@@ -172,6 +174,7 @@ async function runPeerLane(): Promise<void> {
 const rows: Row[] = [];
 let sizes: SizeRow[] = [];
 let unseen: SizeRow[] = [];
+let listing: McpListing | undefined;
 const world = await privateWorld("bsk-bench");
 try {
   const floor = await floorBinary();
@@ -211,6 +214,7 @@ try {
     ),
   );
   rows.push(...(await actionLatency({ bsk, env: world.env, run: world.run, session, url: world.fixtures.url })));
+  listing = await mcpListing(world.env);
   sizes = await snapshotSizes({ run: world.run, session, chromium: browser.binary, urls: sizePages().map(world.fixtures.url) });
   unseen = await unseenSizes({ run: world.run, session, chromium: browser.binary });
   rows.push(row("bsk session start", starts.slice(1), 500, "first start excluded (browser warm-up)"));
@@ -243,6 +247,7 @@ const results = {
   rows,
   snapshot_sizes: sizes,
   snapshot_sizes_unseen: unseen,
+  mcp_listing: listing,
 };
 mkdirSync(join(ROOT, "bench"), { recursive: true });
 writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
@@ -260,4 +265,5 @@ console.log("\nsnapshot size, o200k tokens (bsk vs Playwright ariaSnapshot mode 
 printSizes(sizes);
 console.log("\nsnapshot size on unseen pages (bench/unseen, never tuned on; ref coverage = controls with a ref / all)");
 printSizes(unseen);
+if (listing) printListing(listing);
 console.log("written to bench/results.json");

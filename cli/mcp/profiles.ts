@@ -6,7 +6,7 @@ import { BskError } from "../../protocol/errors.ts";
 import { closest } from "../suggest.ts";
 import type { McpTool } from "./tools.ts";
 
-/** A whole session: start, navigate, see, act, tabs, dialogs, the person's help, stop (a unit test keeps it under 5k tokens). */
+/** A whole session: start, navigate, see, act, tabs, dialogs, the person's help, stop (a unit test keeps its whole tools/list reply ≤ 4,000 tokens). */
 export const CORE_TOOLS: readonly string[] = [
   "session_start",
   "session_stop",

@@ -23,7 +23,7 @@ import { DEFAULT_TIMEOUT_MS, request } from "../request.ts";
 import { instructions } from "./instructions.ts";
 import { MAX_INLINE_IMAGE_BYTES, toolError, toolResult, type OpFacts, type ToolResult } from "./results.ts";
 import { selectTools, type ToolSelection } from "./profiles.ts";
-import { mcpTools, OP_ID_PARAM, type McpTool } from "./tools.ts";
+import { listedTool, mcpTools, OP_ID_PARAM, type McpTool } from "./tools.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -139,20 +139,23 @@ async function imageBytes(path: string): Promise<Uint8Array | undefined> {
   return new Uint8Array(await file.arrayBuffer());
 }
 
-/** Serve until stdin closes or a signal; returns the exit code. */
-export async function serveMcp(env: Env, selection: ToolSelection, of: number): Promise<number> {
-  const bridge = new McpBridge(homePaths(bskHome(env), env), env, selection.tools);
-  const offered = { profile: selection.profile, of };
+/** The MCP server over a bridge: its instructions, tools/list and tools/call (connected to a transport by the caller). */
+export function mcpServer(bridge: McpBridge, offered: { profile: string; of: number }): Server {
   const server = new Server(
     { name: "bsk", version: APP_VERSION },
     { capabilities: { tools: {} }, instructions: instructions(new Set(bridge.tools.map((t) => t.name)), offered) },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: bridge.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: bridge.tools.map(listedTool) }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) =>
     bridge.callTool(req.params.name, req.params.arguments, extra.signal),
   );
+  return server;
+}
+
+/** Serve until stdin closes or a signal; returns the exit code. */
+export async function serveMcp(env: Env, selection: ToolSelection, of: number): Promise<number> {
+  const bridge = new McpBridge(homePaths(bskHome(env), env), env, selection.tools);
+  const server = mcpServer(bridge, { profile: selection.profile, of });
 
   let done: (code: number) => void = () => {};
   const finished = new Promise<number>((resolve) => (done = resolve));

@@ -102,16 +102,30 @@ export function mcpWording(text: string, own: CliShape | undefined, index: Comma
 
 const SAFE_INT = Number.MAX_SAFE_INTEGER;
 
-/** Rewrites descriptions and drops bounds that only restate "an integer" (±2^53), which cost every client tokens. */
+/** Lengths a model never comes near; the daemon still enforces them (invalid_params). */
+const LONG_STRING = 32;
+
+/**
+ * What a model gains nothing from but pays for in every listing: bounds that only restate "an integer" (±2^53),
+ * "non-empty" and string lengths it never comes near, and defaults that are the absent value (false, []).
+ */
+function unsaid(k: string, v: unknown): boolean {
+  if ((k === "minimum" && v === -SAFE_INT) || (k === "maximum" && v === SAFE_INT)) return true;
+  if ((k === "minLength" && v === 1) || (k === "maxLength" && typeof v === "number" && v >= LONG_STRING)) return true;
+  return k === "default" && (v === false || (Array.isArray(v) && v.length === 0));
+}
+
+/** Rewrites descriptions and drops what `unsaid` names, and an array item's description under the array's own. */
 function tidy(node: unknown, reword: (s: string) => string): unknown {
   if (Array.isArray(node)) return node.map((n) => tidy(n, reword));
   if (!node || typeof node !== "object") return node;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
-    if (k === "$schema") continue;
-    if ((k === "minimum" && v === -SAFE_INT) || (k === "maximum" && v === SAFE_INT)) continue;
+    if (k === "$schema" || unsaid(k, v)) continue;
     out[k] = k === "description" && typeof v === "string" ? reword(v) : tidy(v, reword);
   }
+  const items = out.items as Record<string, unknown> | undefined;
+  if (out.description && items && typeof items === "object" && "description" in items) delete items.description;
   return out;
 }
 
@@ -119,13 +133,11 @@ function tidy(node: unknown, reword: (s: string) => string): unknown {
 export const OP_ID_PARAM = "op_id";
 const OP_ID_SCHEMA = {
   type: "string",
-  minLength: 1,
-  maxLength: 128,
-  description: "Your own id for this operation: calling again with the same op_id returns its recorded outcome instead of acting twice",
+  description: "Idempotency key for safe retries",
 };
 
 /** Where a path the server reads or writes is taken from. */
-const LOCAL_PATH = "a path on this server's machine (relative to its working directory; ~ is the home directory)";
+const LOCAL_PATH = "a path on this server's machine (relative to its working directory; ~ for home)";
 
 /**
  * The file params as this server takes them (server.ts): local paths it reads or writes itself, where the wire
@@ -190,6 +202,25 @@ function resultNote(def: MethodDef): string {
   if (def.transfer?.download) return " Returns the path of the file written (the image itself too when it is small).";
   if (def.jsonFile) return ` Returns the ${def.jsonFile.data} (also written to \`${def.jsonFile.pathParam}\` when given).`;
   return "";
+}
+
+/**
+ * A tool as tools/list sends it. Annotations leave out what the MCP spec's defaults already say (openWorldHint true,
+ * idempotentHint false), the hints it calls meaningless for a read-only tool, and the title, which only repeats the
+ * name for a person's eyes (clients show the name).
+ */
+export function listedTool(t: McpTool) {
+  const a = t.annotations;
+  return {
+    name: t.name,
+    description: t.description,
+    inputSchema: t.inputSchema,
+    annotations: {
+      readOnlyHint: a.readOnlyHint,
+      ...(!a.readOnlyHint && { destructiveHint: a.destructiveHint, ...(a.idempotentHint && { idempotentHint: true }) }),
+      ...(!a.openWorldHint && { openWorldHint: false }),
+    },
+  };
 }
 
 export function mcpTools(): McpTool[] {

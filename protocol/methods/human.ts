@@ -47,10 +47,9 @@ export const humanMethods = {
     runsUnderDialog: true,
     scope: "tab",
     description:
-      "Ask the person for help in the tab (log in, solve a captcha, confirm a payment): brings the tab to the front, highlights " +
-      "the targets and shows a panel with the prompt, a note field, Done and Cancel. Waits for the outcome: completed (the " +
-      "--until criteria held), continued (Done), cancelled, timed_out, or disabled (the person turned help requests off). " +
-      "Reloads and SPA route changes do not end it.",
+      "Ask the person for help in the tab (log in, solve a captcha, confirm a payment): fronts it, highlights the targets, " +
+      "shows the prompt with Done and Cancel, and waits: completed (--until held), continued (Done), cancelled, timed_out, or " +
+      "disabled (help requests off). Reloads do not end it.",
     params: () =>
       z.object({
         ...tabParams(),

@@ -159,7 +159,7 @@ export const interactionMethods = {
     owner: "extension",
     effect: "BrowserMutation",
     scope: "tab",
-    description: "Press a key or chord (Enter, Tab, Escape, ArrowDown, Ctrl+A, Shift+Tab, Meta+Enter, a), optionally on a target.",
+    description: "Press a key or chord (Enter, Escape, ArrowDown, Ctrl+A, Shift+Tab, a), optionally on a target.",
     params: () =>
       z.object({
         ...tabParams(),

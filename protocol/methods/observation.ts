@@ -1,5 +1,15 @@
 import { z } from "zod";
 import { method, Target, tabParams } from "../define.ts";
+import { CLAUDE_LONG_EDGE } from "../image-tokens.ts";
+
+/** A long-edge limit in image px: models take at most 8000 px a side (2000 when sent many) and shrink past 1568. */
+const MaxEdge = () => z.number().int().min(64).max(16_384);
+
+/** What an image is and costs, for an agent that must not send one its model rejects. */
+const imageFacts = {
+  scale: z.number().describe("Image px per CSS px (device pixel ratio × the max_edge scaling)"),
+  claude_tokens: z.number().int().describe("Estimated Claude input tokens of the image (after its downscale to ≤ 1568 px)"),
+};
 
 const snapshotParams = () => ({
   ...tabParams(),
@@ -105,10 +115,10 @@ export const observationMethods = {
     effect: "PassiveRead",
     scope: "tab",
     description:
-      "Capture the viewport or one element (--ref) as PNG or JPEG into a file; prints its path. --full-page: the whole page (bsk screenshot full-page).",
+      "Capture the viewport or one element (--ref) as PNG or JPEG into a file; prints its path, size and estimated Claude tokens. --full-page: the whole page (bsk screenshot full-page).",
     mcp: {
       hidden: [],
-      description: "Capture the viewport or one element (target) as PNG or JPEG; bsk screenshot full-page captures the whole page.",
+      description: "Capture the viewport or one element (target) as PNG or JPEG; bsk screenshot full-page: the whole page.",
     },
     params: () =>
       z.object({
@@ -116,6 +126,7 @@ export const observationMethods = {
         target: Target().optional(),
         format: z.enum(["png", "jpeg"]).default("png").describe("Image format"),
         quality: z.number().int().min(1).max(100).optional().describe("JPEG quality"),
+        max_edge: MaxEdge().optional().describe("Scale down so no side is over this many px"),
         out: z.string().optional().describe("File to write (the CLI writes it; default in the temp dir)"),
         overwrite: z.boolean().default(false).describe("Replace out if it exists"),
       }),
@@ -126,6 +137,7 @@ export const observationMethods = {
         width: z.number().int(),
         height: z.number().int(),
         bytes: z.number().int(),
+        ...imageFacts,
         /** Base64 image; the CLI writes it to `path` and drops it from its output. */
         data: z.string().optional(),
         path: z.string().optional(),
@@ -141,11 +153,16 @@ export const observationMethods = {
         ref: { param: "target", description: "Capture only this element (@eN or selector)" },
         format: { description: "Image format" },
         quality: { description: "JPEG quality 1-100" },
+        "max-edge": { description: "Scale the image down so no side is over this many px (e.g. 1568)" },
         out: { description: "File to write (a directory: a new file in it)" },
         overwrite: { description: "Replace --out if it exists" },
       },
       variants: { "full-page": ["screenshot", "full-page"] },
-      examples: ["bsk screenshot --out page.png --session $S", "bsk screenshot --ref @e12 --format jpeg --quality 80 --session $S"],
+      examples: [
+        "bsk screenshot --out page.png --session $S",
+        "bsk screenshot --ref @e12 --format jpeg --quality 80 --session $S",
+        "bsk screenshot --max-edge 1568 --session $S",
+      ],
     },
   }),
 
@@ -154,7 +171,7 @@ export const observationMethods = {
     effect: "TransientInput",
     scope: "tab",
     description:
-      "Capture the whole page top to bottom as one PNG, scrolling through it (follow: keep going while the page grows, up to --max-height). Aborted, leaving no file, if the tab navigates, closes, is deactivated or leaves the session.",
+      "Capture the whole page top to bottom as one PNG, scrolling through it (follow: keep going while the page grows, up to --max-height); --max-edge scales it, --tiles cuts it into model-sized PNGs with their page offsets. Aborted, leaving no file, if the tab navigates, closes, is deactivated or leaves the session.",
     params: () =>
       z.object({
         ...tabParams(),
@@ -164,6 +181,11 @@ export const observationMethods = {
           .describe("current: the height at the start; follow: keep capturing as the page grows"),
         max_height: z.number().int().min(1).max(200_000).default(100_000).describe("Tallest image in CSS px"),
         quiet_ms: z.number().int().min(100).max(30_000).default(1500).describe("follow: stop once the page has not grown for this long"),
+        max_edge: MaxEdge().optional().describe("Scale down so no side (with tiles: of a tile) is over this many px"),
+        tiles: z
+          .boolean()
+          .default(false)
+          .describe(`Split into images of at most max_edge px (default ${CLAUDE_LONG_EDGE}) with their page offsets`),
         out: z.string().optional().describe("File to write (the CLI writes it; default in the temp dir)"),
         overwrite: z.boolean().default(false).describe("Replace out if it exists"),
       }),
@@ -176,24 +198,53 @@ export const observationMethods = {
         bytes: z.number().int(),
         sha256: z.string(),
         tiles: z.number().int(),
-        /** Why capturing stopped: the page's end, --max-height, or (follow) no growth for quiet_ms. */
-        stopped: z.enum(["end", "max_height"]),
+        ...imageFacts,
+        /** Why capturing stopped: the page's end, --max-height, the --max-edge image height, or (follow) no growth for quiet_ms. */
+        stopped: z.enum(["end", "max_height", "max_edge"]),
+        /**
+         * --tiles: the images, top to bottom, each a PNG of its own. On the wire `offset` and `bytes` say where it is in
+         * the staged transfer; the CLI writes each to its own file and gives its `path` instead.
+         */
+        images: z
+          .array(
+            z.object({
+              offset: z.number().int().optional(),
+              bytes: z.number().int(),
+              path: z.string().optional(),
+              x: z.number().int().describe("Page x of the image's left edge, CSS px"),
+              y: z.number().int().describe("Page y of the image's top edge, CSS px"),
+              width: z.number().int(),
+              height: z.number().int(),
+              claude_tokens: z.number().int(),
+            }),
+          )
+          .optional(),
         /** Staged PNG the CLI writes to `path` (dropped from its output). */
         transfer_id: z.string().optional(),
         path: z.string().optional(),
       }),
-    transfer: { download: { pathParam: "out", overwriteParam: "overwrite", defaultName: "bsk-screenshot", ext: "png" } },
+    transfer: {
+      download: { pathParam: "out", overwriteParam: "overwrite", defaultName: "bsk-screenshot", ext: "png", tilesParam: "tiles" },
+    },
     cli: {
       words: ["screenshot", "full-page"],
       flags: {
         scope: { description: "follow: keep capturing while the page grows" },
         "max-height": {},
         quiet: { param: "quiet_ms", type: "duration", description: "follow: stop after the page has not grown this long" },
+        "max-edge": { description: "Scale down so no side (with --tiles: of a tile) is over this many px" },
+        tiles: {
+          description: `Split into PNGs of at most --max-edge px (default ${CLAUDE_LONG_EDGE}) a side: --out is their folder or name prefix`,
+        },
         out: { description: "File to write (a directory: a new file in it)" },
         overwrite: { description: "Replace --out if it exists" },
       },
       defaultTimeoutMs: 120_000,
-      examples: ["bsk screenshot --full-page --out page.png --session $S", "bsk screenshot --full-page --scope follow --session $S"],
+      examples: [
+        "bsk screenshot --full-page --out page.png --session $S",
+        "bsk screenshot --full-page --scope follow --session $S",
+        "bsk screenshot --full-page --tiles --out shots/page --session $S",
+      ],
     },
   }),
 

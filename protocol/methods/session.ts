@@ -14,7 +14,7 @@ export const sessionMethods = {
     effect: "ControlPlane",
     scope: "none",
     description:
-      "Open an Agent Window (or, with --where group, a tab group in the person's window) and start a session; the result is its session id.",
+      "Start a session in a new Agent Window (or, with --where group, a tab group in the person's window); returns its session id.",
     params: () =>
       z.object({
         browser: z.string().optional().describe("Browser instance id or label (bsk browsers)"),
@@ -33,10 +33,10 @@ export const sessionMethods = {
           .min(1000, "is shorter than 1s")
           .max(LEASE_MAX_MS, "is longer than 1h: a session whose agent vanished must not outlive it by more")
           .optional()
-          .describe("End the session if no call renews it within this time (replaces the idle timeout; at most 1h)"),
+          .describe("End the session if no call renews it within this time (replaces the idle timeout)"),
         observe: ObserveKinds()
           .default([])
-          .describe("Richer event streams: DOM mutation summaries, the page's WebSockets, visibility changes, performance entries"),
+          .describe("Extra event streams: DOM mutation summaries, WebSockets, visibility changes, performance entries"),
         allow_origins: z
           .array(z.string().refine((o) => normalizeOrigin(o) !== null, "an origin is scheme://host[:port], e.g. https://example.com"))
           .max(64)
@@ -49,25 +49,20 @@ export const sessionMethods = {
         isolated: z
           .boolean()
           .default(false)
-          .describe("Run in an incognito window of its own: none of the person's cookies, storage or logins; all discarded at the end"),
+          .describe("An incognito window of its own: none of the person's cookies or logins; all discarded at the end"),
         where: SessionWhere()
           .default("window")
-          .describe("window: an Agent Window of its own; group: a named, coloured tab group in the person's last-focused window"),
-        borrow: z
-          .boolean()
-          .default(true)
-          .describe("The person may lend the session tabs (tab borrow, dragging a tab into its group); false refuses every lend"),
+          .describe("group: a named tab group in the person's last-focused window instead of an Agent Window"),
+        borrow: z.boolean().default(true).describe("false: refuse every tab the person lends the session"),
         confirm_writes: z
           .boolean()
           .default(false)
-          .describe("Every page-changing call on every site waits for the person's Allow in the pill (reads are not asked)"),
+          .describe("Every page-changing call waits for the person's Allow in the pill (reads are not asked)"),
         url: z
           .string()
           .min(1)
           .optional()
-          .describe(
-            "Open this page in the session's first tab, as navigate does (waits for load); if it does not load, the session is ended and the navigation's error returned",
-          ),
+          .describe("Open this page in the first tab, as navigate does; if it does not load, the session ends with the navigation's error"),
       }),
     result: () =>
       z.object({

@@ -1,5 +1,7 @@
 /** The catalog → MCP tool derivation (cli/mcp/tools.ts) and the shapes of tool results (cli/mcp/results.ts). */
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020.js";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { z } from "zod";
@@ -11,9 +13,12 @@ import { minimalArgs } from "../mcp-args.ts";
 import { fakeDaemon } from "./cli-fake-daemon.ts";
 import { instructions } from "../../cli/mcp/instructions.ts";
 import { toolError, toolResult } from "../../cli/mcp/results.ts";
-import { McpBridge, timeoutFor } from "../../cli/mcp/server.ts";
+import { McpBridge, mcpServer, timeoutFor } from "../../cli/mcp/server.ts";
 import { CORE_TOOLS, selectTools } from "../../cli/mcp/profiles.ts";
-import { mcpTools, toolName } from "../../cli/mcp/tools.ts";
+import { type McpTool, mcpTools, toolName } from "../../cli/mcp/tools.ts";
+import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 const tools = mcpTools();
 const byName = new Map(tools.map((t) => [t.name, t]));
@@ -202,6 +207,18 @@ describe("catalog → tools", () => {
   });
 });
 
+/** The whole tools/list reply as `bsk mcp` writes it: the server's JSON-RPC message, serialized as its stdio transport does. */
+async function listingOnTheWire(offered: McpTool[]): Promise<string> {
+  const server = mcpServer(new McpBridge(homePaths("/nonexistent/bsk-mcp-unit"), {}, offered), { profile: "core", of: tools.length });
+  const { promise, resolve } = Promise.withResolvers<JSONRPCMessage>();
+  const transport: Transport = { start: async () => {}, close: async () => {}, send: async (m) => resolve(m) };
+  await server.connect(transport);
+  transport.onmessage?.({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+  const line = serializeMessage(await promise);
+  await server.close();
+  return line;
+}
+
 /** What a client's tools/list costs: each tool's name, description and input schema, as the listing carries them. */
 const listingTokens = (list: typeof tools) =>
   countTokens(JSON.stringify(list.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))));
@@ -239,6 +256,34 @@ describe("profiles and words", () => {
     const tokens = listingTokens(core);
     expect(tokens).toBeLessThanOrEqual(5_000);
     expect(listingTokens(tools)).toBeGreaterThan(tokens);
+  });
+
+  test("the whole tools/list reply of the default profile, as sent, is at most 4,000 o200k tokens", async () => {
+    const core = selectTools(undefined, tools).tools;
+    const sent = await listingOnTheWire(core);
+    expect(JSON.parse(sent).result.tools.map((t: { name: string }) => t.name)).toEqual(core.map((t) => t.name));
+    expect(countTokens(sent)).toBeLessThanOrEqual(4_000);
+    // The README quotes the measured figure.
+    const readme = readFileSync(join(import.meta.dir, "../../README.md"), "utf8");
+    const quoted = readme.match(/tools\/list reply is ([\d,]+) o200k tokens/)?.[1];
+    expect(Number(quoted?.replace(/,/g, ""))).toBe(countTokens(sent));
+  });
+
+  test("the listing leaves out only what the MCP spec's defaults say; the server still checks what the schema drops", async () => {
+    const listed = JSON.parse(await listingOnTheWire(tools)).result.tools as { name: string; annotations: object }[];
+    const annotations = new Map(listed.map((t) => [t.name, t.annotations]));
+    expect(annotations.get("snapshot")).toEqual({ readOnlyHint: true });
+    expect(annotations.get("click")).toEqual({ readOnlyHint: false, destructiveHint: true });
+    expect(annotations.get("hover")).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+    expect(annotations.get("session_start")).toEqual({
+      readOnlyHint: false,
+      destructiveHint: false,
+      openWorldHint: false,
+    });
+    // A bound the listing leaves out is still the daemon's: the catalog's schema refuses it.
+    const listedHelp = listed.find((t) => t.name === "request_help") as unknown as { inputSchema: { properties: { prompt: object } } };
+    expect(listedHelp.inputSchema.properties.prompt).not.toHaveProperty("maxLength");
+    expect(METHODS.request_help.params().safeParse({ session_id: "s1", prompt: "x".repeat(2001) }).success).toBe(false);
   });
 
   test("the default is core; all is every tool; a list names tools and may add to core", () => {

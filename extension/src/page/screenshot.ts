@@ -3,8 +3,9 @@ import type { Result } from "../../../protocol/catalog.ts";
 import { painted } from "./painted.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import { fromBase64 } from "../shared/base64.ts";
-import { send, sendTo } from "../cdp/debugger.ts";
-import { frameOffset } from "../cdp/frames.ts";
+import { mainFrameId, send, sendTo } from "../cdp/debugger.ts";
+import { frameOffset, worldOf } from "../cdp/frames.ts";
+import { claudeImageTokens, fitScale } from "../../../protocol/image-tokens.ts";
 import type { ResolvedTarget } from "../cdp/refs/target.ts";
 import type { Box } from "./actionability.ts";
 import { keepCapture } from "./captures.ts";
@@ -95,22 +96,48 @@ async function elementClip(t: ResolvedTarget, signal?: AbortSignal): Promise<Ele
   return { clip: { ...view, x: left + vv.pageX, y: top + vv.pageY }, view, box: { x: x!, y: y!, width: w, height: h }, offset };
 }
 
+/** The tab's device pixel ratio, read in bsk's isolated world (where the page cannot redefine it). */
+export async function pixelRatio(tabId: number, signal?: AbortSignal): Promise<number> {
+  const world = await worldOf({ tabId }, await mainFrameId(tabId, signal), signal);
+  const r = await sendTo(
+    world.target,
+    "Runtime.evaluate",
+    { expression: "devicePixelRatio", contextId: world.contextId, returnByValue: true },
+    signal,
+  );
+  return Number(r.result?.value) || 1;
+}
+
+/**
+ * The area to capture scaled to a long-edge limit: the element's clip, or the viewport's (a scale needs a clip, and
+ * the viewport's leaves out the scrollbars an unclipped capture has, which no limit could account for).
+ */
+async function limitedClip(tabId: number, clip: Box | undefined, maxEdge: number, signal?: AbortSignal) {
+  let area = clip;
+  if (!area) {
+    const metrics = await send(tabId, "Page.getLayoutMetrics", {}, signal);
+    const vv = metrics.cssVisualViewport as { pageX: number; pageY: number; clientWidth: number; clientHeight: number };
+    area = { x: vv.pageX, y: vv.pageY, width: vv.clientWidth, height: vv.clientHeight };
+  }
+  return { ...area, scale: fitScale(area.width, area.height, await pixelRatio(tabId, signal), maxEdge) };
+}
+
 export async function screenshot(
   tabId: number,
   target: ResolvedTarget | null,
-  format: "png" | "jpeg",
-  quality: number | undefined,
+  p: { format: "png" | "jpeg"; quality?: number; max_edge?: number },
   signal?: AbortSignal,
   keep?: { sessionId: string; target: string },
 ): Promise<Result<"screenshot">> {
+  const { format } = p;
   const el = target ? await elementClip(target, signal) : null;
-  const clip = el?.clip;
+  const clip = p.max_edge ? await limitedClip(tabId, el?.clip, p.max_edge, signal) : el && { ...el.clip, scale: 1 };
   await Promise.all(hiders.map((h) => h.hide(tabId)));
   let data: string;
   try {
     const params: Record<string, unknown> = { format, fromSurface: true };
-    if (format === "jpeg") params.quality = quality ?? 80;
-    if (clip) params.clip = { ...clip, scale: 1 };
+    if (format === "jpeg") params.quality = p.quality ?? 80;
+    if (clip) params.clip = clip;
     data = (await painted(tabId, "the screenshot", send<{ data: string }>(tabId, "Page.captureScreenshot", params, signal), signal)).data;
   } finally {
     await Promise.all(hiders.map((h) => h.show(tabId)));
@@ -130,5 +157,17 @@ export async function screenshot(
           image: { width, height },
         })
       : undefined;
-  return { tab_id: tabId, format, width, height, bytes: bytes.length, data, ...(capture_id && { capture_id }) };
+  // Image px per CSS px: what came out of the clip, or (nothing clipped) the device pixel ratio.
+  const scale = clip ? width / clip.width : await pixelRatio(tabId, signal);
+  return {
+    tab_id: tabId,
+    format,
+    width,
+    height,
+    bytes: bytes.length,
+    scale: Math.round(scale * 1000) / 1000,
+    claude_tokens: claudeImageTokens(width, height),
+    data,
+    ...(capture_id && { capture_id }),
+  };
 }

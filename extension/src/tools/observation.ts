@@ -72,7 +72,7 @@ export const observationHandlers: FamilyHandlers<typeof observationMethods> = {
     // A page in a background tab paints nothing (a link the page opened in a new tab covers it).
     const { tabId } = await frontTab(p);
     const target = p.target ? await resolveTarget(p.session_id, tabId, p.target, signal) : null;
-    return screenshot(tabId, target, p.format, p.quality, signal, p.target ? { sessionId: p.session_id, target: p.target } : undefined);
+    return screenshot(tabId, target, p, signal, p.target ? { sessionId: p.session_id, target: p.target } : undefined);
   },
 
   "screenshot.full_page": (p, { signal, progress }) => fullPage(p, signal, progress),

@@ -5,6 +5,9 @@
  * the bottom comes into view) until it stays the same for quiet_ms, or max_height. Navigating, closing or
  * deactivating the tab, leaving the session, or a cancel aborts the capture and drops what was staged: never a
  * partial image. The scroll position is restored afterwards.
+ * --max-edge scales the capture (CDP's clip scale) so no side of the image is over it; the width alone with --tiles,
+ * which cuts the image into PNGs of at most that many rows (tiles.ts). Without tiles, `follow` stops once the image
+ * is that tall.
  */
 import { browser } from "wxt/browser";
 import type { ParsedParams, Result } from "../../../../protocol/catalog.ts";
@@ -18,6 +21,8 @@ import { resolveTab } from "../../session/sessions.ts";
 import { TransferOut } from "../files/transfer-out.ts";
 import type { Progress } from "../../shared/handler.ts";
 import { PNG_END, PNG_HEAD_BYTES, pngHead, RowEncoder } from "./png.ts";
+import { TiledPng } from "./tiles.ts";
+import { CLAUDE_LONG_EDGE, claudeImageTokens, fitScale } from "../../../../protocol/image-tokens.ts";
 
 type Params = ParsedParams<"screenshot.full_page">;
 
@@ -27,11 +32,12 @@ interface Metrics {
   width: number;
   viewHeight: number;
   height: number;
+  dpr: number;
 }
 
 const MEASURE = `(() => {
   const el = document.scrollingElement || document.documentElement;
-  return JSON.stringify({ x: scrollX, y: scrollY, width: document.documentElement.clientWidth, viewHeight: innerHeight, height: el.scrollHeight });
+  return JSON.stringify({ x: scrollX, y: scrollY, width: document.documentElement.clientWidth, viewHeight: innerHeight, height: el.scrollHeight, dpr: devicePixelRatio });
 })()`;
 
 /** Scrolls (instantly, whatever the page's scroll-behavior) and waits two frames for it to be painted. */
@@ -135,15 +141,15 @@ async function evalJson<T>(world: World, expression: string, signal: AbortSignal
   return (typeof v === "string" ? JSON.parse(v) : v) as T;
 }
 
-/** Rows [top, top+height) of the page (CSS px, in the viewport now) as RGBA pixels. */
-async function captureRows(tabId: number, m: Metrics, top: number, height: number, signal: AbortSignal) {
+/** Rows [top, top+height) of the page (CSS px, in the viewport now) as RGBA pixels, at `scale` (CDP clip scale). */
+async function captureRows(tabId: number, m: Metrics, top: number, height: number, scale: number, signal: AbortSignal) {
   const shot = await painted(
     tabId,
     "the full-page screenshot",
     send<{ data: string }>(
       tabId,
       "Page.captureScreenshot",
-      { format: "png", fromSurface: true, clip: { x: m.x, y: top, width: m.width, height, scale: 1 } },
+      { format: "png", fromSurface: true, clip: { x: m.x, y: top, width: m.width, height, scale } },
       signal,
     ),
     signal,
@@ -169,12 +175,18 @@ export async function fullPage(p: Params, callSignal: AbortSignal, progress?: Pr
   const world = await worldOf({ tabId }, mainFrame, signal);
   const start = await evalJson<Metrics>(world, MEASURE, signal);
   const showOverlays = await hideOverlays(tabId);
+  const dpr = start.dpr || 1;
+  const edge = p.tiles ? (p.max_edge ?? CLAUDE_LONG_EDGE) : p.max_edge;
+  const fit = fitScale(start.width, p.tiles ? 0 : Math.min(start.height, p.max_height), dpr, edge);
+  // Without tiles the image's height is bounded too: `follow` stops at the CSS height that makes it that tall.
+  const edgeHeight = edge && !p.tiles ? Math.floor(edge / (dpr * fit)) : Number.POSITIVE_INFINITY;
+  const cap = Math.min(p.max_height, edgeHeight);
   let out: TransferOut | null = null;
-  let encoder: RowEncoder | null = null;
+  let encoder: RowEncoder | TiledPng | null = null;
   try {
     out = await TransferOut.begin(p.session_id, "full-page.png", "image/png", signal);
-    await out.push(new Uint8Array(PNG_HEAD_BYTES));
-    const limit = Math.min(p.max_height, p.scope === "current" ? start.height : p.max_height);
+    if (!p.tiles) await out.push(new Uint8Array(PNG_HEAD_BYTES));
+    const limit = Math.min(cap, p.scope === "current" ? start.height : cap);
     let height = start.height;
     let captured = 0;
     let tiles = 0;
@@ -189,10 +201,10 @@ export async function fullPage(p: Params, callSignal: AbortSignal, progress?: Pr
         // The page cannot scroll to where the next rows are (it shrank, or scrolls inside an element): stop there,
         // unless (follow) it grows.
         if (at.y > captured || bottom <= captured) break;
-        const tile = await captureRows(tabId, start, captured, bottom - captured, signal);
+        const tile = await captureRows(tabId, start, captured, bottom - captured, fit, signal);
         if (!encoder) {
           scale = tile.width / start.width;
-          encoder = new RowEncoder(tile.width, (b) => out!.push(b));
+          encoder = p.tiles ? new TiledPng(tile.width, edge!, out) : new RowEncoder(tile.width, (b) => out!.push(b));
         }
         if (tile.width !== encoder.width) {
           throw new BskError("cdp_failed", "the page's width changed during the full-page capture; no image was written", {
@@ -205,7 +217,7 @@ export async function fullPage(p: Params, callSignal: AbortSignal, progress?: Pr
         tiles++;
         progress?.({ done: captured, ...(p.scope === "current" && { total: limit }), unit: "px", label: "capturing" });
       }
-      if (p.scope !== "follow" || captured >= p.max_height) break;
+      if (p.scope !== "follow" || captured >= cap) break;
       const next = await raceAbort(
         sendTo(
           world.target,
@@ -222,9 +234,10 @@ export async function fullPage(p: Params, callSignal: AbortSignal, progress?: Pr
     await guard.check();
     if (!encoder) throw new BskError("unsupported", "the page has nothing to capture (zero height)", { data: { reason: "no_box" } });
     await encoder.end();
-    await out.push(PNG_END);
     const width = encoder.width;
-    const finished = await out.finish(pngHead(width, encoder.rows));
+    if (!p.tiles) await out.push(PNG_END);
+    const finished = await out.finish(p.tiles ? undefined : pngHead(width, encoder.rows));
+    const images = encoder instanceof TiledPng ? encoder.tiles : undefined;
     return {
       tab_id: tabId,
       format: "png",
@@ -233,7 +246,12 @@ export async function fullPage(p: Params, callSignal: AbortSignal, progress?: Pr
       bytes: finished.size,
       sha256: finished.sha256,
       tiles,
-      stopped: captured >= p.max_height ? "max_height" : "end",
+      scale: Math.round(scale * 1000) / 1000,
+      claude_tokens: images ? images.reduce((n, t) => n + t.claude_tokens, 0) : claudeImageTokens(width, encoder.rows),
+      stopped: captured >= p.max_height ? "max_height" : captured >= edgeHeight && captured < height ? "max_edge" : "end",
+      ...(images && {
+        images: images.map(({ row, ...t }) => ({ ...t, x: Math.round(start.x), y: Math.round(row / scale) })),
+      }),
       transfer_id: out.transferId,
     };
   } catch (err) {
