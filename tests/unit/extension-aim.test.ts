@@ -6,13 +6,10 @@
  * process of its own with a fake browser (tests/unit/worker/aim-check.ts).
  */
 import { expect, test } from "bun:test";
-import { join } from "node:path";
+import { workerAnswer } from "../run.ts";
 
 test("a focus check that throws or answers nothing readable stops the keys: input_diverted, reason focus_unknown", async () => {
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "worker/aim-check.ts")], { stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (code !== 0) throw new Error(`the probe failed (exit ${code}):\n${out}${err}`);
-  const r = JSON.parse(out.trim().split("\n").at(-1)!);
+  const r = await workerAnswer(import.meta.dir, "worker/aim-check.ts");
   expect(r.checks).toBe(4);
   for (const name of ["threw", "no_value", "unreadable"]) {
     expect(r[name].code).toBe("input_diverted");
