@@ -182,6 +182,7 @@ function statusText(r: any): string {
     `home: ${d.home}`,
     `socket: ${d.socket}`,
     `port: ${d.ws_port}`,
+    ...(d.cli_port !== undefined ? [`cli port: ${d.cli_port} (the CLI's loopback TCP link)`] : []),
     ...(d.key_id ? [`trust key: ${d.key_id} (the extension's popup shows the same when paired)`] : []),
     `browsers: ${r.browsers?.length ?? 0}`,
     ...(r.browsers ?? []).map((b: any) => `  ${browserLine(b)}`),

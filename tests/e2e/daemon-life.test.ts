@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { alive, daemonPid as pidOf } from "./daemon-process.ts";
 import { BSK, until, useWorld, type World } from "./harness.ts";
+import { runProcess } from "../run.ts";
 
 let w: World;
 
@@ -37,8 +38,7 @@ test("a killed daemon is replaced by the next command, and the live session is r
 test("a harness reading the CLI's output to EOF is not held by the auto-started daemon", async () => {
   await w.bsk(["daemon", "stop"]);
   // Like a harness: run through a shell, capture stdout and stderr through pipes, read both to EOF.
-  const proc = Bun.spawn(["sh", "-c", `"${BSK}" status --json`], { env: w.env, stdout: "pipe", stderr: "pipe" });
-  const [out] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const { stdout: out } = await runProcess(["sh", "-c", `"${BSK}" status --json`], { env: w.env });
   expect(JSON.parse(out).ok).toBe(true);
   const pid = daemonPid();
   expect(alive(pid)).toBe(true);
@@ -57,8 +57,7 @@ test("a hostile working directory: neither the CLI nor the daemon it starts read
   try {
     await w.bsk(["daemon", "stop"]);
     const inDir = async (args: string[]) => {
-      const proc = Bun.spawn([BSK, ...args], { cwd: dir, env: w.env, stdout: "pipe", stderr: "pipe" });
-      const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+      const { stdout: out, stderr: err, code } = await runProcess([BSK, ...args], { cwd: dir, env: w.env });
       return { out, err, code };
     };
     expect((await inDir(["--version"])).code).toBe(0);

@@ -20,6 +20,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { BSK, ROOT, useWorld, type World } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
+import { runProcess, type Ran } from "../run.ts";
 
 const EXAMPLE_SESSION = "k7qm";
 const PERSON_TAB = "1234";
@@ -131,15 +132,8 @@ async function personPart(command: string): Promise<void> {
 }
 
 /** One line in a shell of its own, as a harness runs it; bsk is found on PATH like an installed one. */
-async function runLine(line: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn(["bash", "-c", line], {
-    env: { ...w.env, PATH: `${dirname(BSK)}:${w.env.PATH ?? "/usr/bin:/bin"}` },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
+function runLine(line: string): Promise<Ran> {
+  return runProcess(["bash", "-c", line], { env: { ...w.env, PATH: `${dirname(BSK)}:${w.env.PATH ?? "/usr/bin:/bin"}` } });
 }
 
 async function runCommand(command: string): Promise<void> {

@@ -7,6 +7,7 @@ import { homePaths } from "../../shared/home.ts";
 import { Peer } from "../integration/peer.ts";
 import { BSK, freePort, startWorld, TEST_DURATIONS, type Run, type World } from "./harness.ts";
 import { tempDir } from "../temp.ts";
+import { runProcess } from "../run.ts";
 
 const HOPS = [
   "daemon",
@@ -41,16 +42,8 @@ afterAll(async () => {
   for (const dir of homes) rmSync(dir, { recursive: true, force: true });
 });
 
-async function run(args: string[], env: Record<string, string>): Promise<Run> {
-  const proc = Bun.spawn([BSK, ...args], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  let json: unknown;
-  try {
-    json = JSON.parse(stdout);
-  } catch {
-    json = undefined;
-  }
-  return { code, stdout, stderr, json };
+function run(args: string[], env: Record<string, string>): Promise<Run> {
+  return runProcess([BSK, ...args], { env });
 }
 
 describe("doctor in a working setup", () => {

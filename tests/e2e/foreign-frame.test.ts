@@ -74,6 +74,28 @@ describe("another extension's frame in the page", () => {
       expect(await page.evaluate("clicks")).toEqual(["probe"]);
     }));
 
+  test("a menu that opens while navigate waits for the load: the reply says an extension's frame ended the debugging, not that the tab went away", async () => {
+    const key = `menu-at-load-${++marker}`;
+    const path = `/held-load.html?foreign-frame&key=${key}`;
+    const navigating = run(["navigate", w.fixtures.url(path)]);
+    let page: PersonPage | undefined;
+    try {
+      await w.fixtures.seen(`/hold/${key}`);
+      const err = (await navigating).json?.error;
+      expect(err).toMatchObject({ code: "cdp_failed", data: { reason: "extension_frame" } });
+      expect(err.message).not.toContain("went away");
+      expect(err.message).toContain("another extension's page");
+      expect(err.hint).toContain("the next call attaches again");
+      page = await PersonPage.find(w.browser.cdpPort!, path);
+      await closeMenu(page);
+      expect((await w.ok(["snapshot", "--session", s])).text).toContain("Held load");
+    } finally {
+      w.fixtures.release(key);
+      if (page) await closeMenu(page);
+      page?.close();
+    }
+  });
+
   test("refs into a cross-site frame taken before the menu came and went still act on the same document", () =>
     onPage("/files-frame.html", async (page) => {
       await uploaderRefs(w, s);

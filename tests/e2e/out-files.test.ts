@@ -15,6 +15,7 @@ import { localAttacker, sharedFolder } from "../local-attacker.ts";
 const { attacker, skipReason } = localAttacker();
 import { BSK, startWorld, until, type Run, type World } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
+import { outputOf } from "../run.ts";
 
 let w: World;
 let s: string;
@@ -53,14 +54,7 @@ async function runHeld(args: string[], before: (pid: number) => void): Promise<R
   before(proc.pid);
   proc.stdin.write("go\n");
   proc.stdin.end();
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  let json: any;
-  try {
-    json = JSON.parse(stdout);
-  } catch {
-    json = undefined;
-  }
-  return { code, stdout, stderr, json };
+  return outputOf(proc);
 }
 
 function result(r: Run): any {

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tempDir } from "../temp.ts";
+import { runProcess } from "../run.ts";
 import { join } from "node:path";
 import { homePaths, type DaemonInfo, type HomePaths } from "../../shared/home.ts";
 import { readLinkKey } from "../../shared/link-key.ts";
@@ -20,16 +21,8 @@ let paths: HomePaths;
 let env: Record<string, string>;
 let info: DaemonInfo;
 
-async function bsk(args: string[], extra: Record<string, string> = {}, argv0: string[] = []) {
-  const proc = Bun.spawn([...argv0, BSK, ...args, "--json"], { env: { ...env, ...extra }, stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  let json: any;
-  try {
-    json = JSON.parse(stdout);
-  } catch {
-    json = undefined;
-  }
-  return { code, stdout, stderr, json };
+function bsk(args: string[], extra: Record<string, string> = {}, argv0: string[] = []) {
+  return runProcess([...argv0, BSK, ...args, "--json"], { env: { ...env, ...extra } });
 }
 
 /** One reply, and the connection's end: what a refused client gets. */

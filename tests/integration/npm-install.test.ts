@@ -12,6 +12,7 @@ import { APP_VERSION } from "../../protocol/version.ts";
 import { removeTree } from "../../shared/fs-util.ts";
 import { writeNpmPackages } from "../../scripts/release/npm.ts";
 import { ROOT } from "./harness.ts";
+import { runProcess } from "../run.ts";
 import { tempDir } from "../temp.ts";
 
 /** npm packs, publishes and installs a ~110 MB binary: minutes on a loaded 2-core machine. */
@@ -36,10 +37,8 @@ function npmEnv(extra: Record<string, string> = {}): Record<string, string> {
   };
 }
 
-async function run(cmd: string[], env: Record<string, string> = npmEnv()) {
-  const proc = Bun.spawn(cmd, { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
+function run(cmd: string[], env: Record<string, string> = npmEnv()) {
+  return runProcess(cmd, { env });
 }
 
 async function npm(args: string[]) {

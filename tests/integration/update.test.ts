@@ -17,6 +17,7 @@ import { PROTOCOL_VERSION } from "../../protocol/version.ts";
 import { buildBinary } from "../../scripts/build.ts";
 import { packBinary, publicKeyOf, sha256Hex, signBytes, writeRelease } from "../../scripts/release/pack.ts";
 import { freePort, peakRss, ROOT } from "./harness.ts";
+import { runProcess } from "../run.ts";
 import { tempDir } from "../temp.ts";
 
 const OLD = "0.1.0-test";
@@ -223,16 +224,8 @@ async function install(extraEnv: Record<string, string> = {}): Promise<Installed
     bin,
     home,
     env,
-    async run(args, more = {}) {
-      const proc = Bun.spawn([bin, ...args], { env: { ...env, ...more }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-      const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-      let json: any;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      return { code, json, stdout, stderr };
+    run(args, more = {}) {
+      return runProcess([bin, ...args], { env: { ...env, ...more } });
     },
   };
   installs.push(inst);
@@ -667,13 +660,9 @@ describe("a hostile release host: every body is cut at its cap while it streams"
 describe("bsk doctor --fix and a daemon that is not this bsk's", () => {
   /** This bsk (NEW) runs doctor --fix in the old install's home, where the old bsk's daemon runs. */
   async function doctorFix(i: Installed) {
-    const proc = Bun.spawn([newBin, "doctor", "--fix", "--json"], {
+    const { stdout, stderr } = await runProcess([newBin, "doctor", "--fix", "--json"], {
       env: { ...i.env, BSK_DOCTOR_BROWSER_WAIT_MS: "1" },
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
     });
-    const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     const checks: { name: string; detail: string }[] = JSON.parse(stdout).checks;
     const daemon = checks.find((c) => c.name === "daemon");
     return { stderr, daemon };

@@ -8,6 +8,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { call, type Connection } from "../../cli/daemon-client.ts";
 import { fakeDaemon, makeHome as newHome, type FakeDaemon, type Frame } from "./cli-fake-daemon.ts";
+import { outputOf } from "../run.ts";
 
 const MAIN = join(import.meta.dir, "../../cli/main.ts");
 const cleanups: (() => void)[] = [];
@@ -39,10 +40,8 @@ function spawnCli(args: string[], home: string, extra: Record<string, string> = 
   return Bun.spawn([process.execPath, MAIN, ...args], { env: cleanEnv(home, extra), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
 }
 
-async function run(args: string[], home: string, extra: Record<string, string> = {}) {
-  const proc = spawnCli(args, home, extra);
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { stdout, stderr, code };
+function run(args: string[], home: string, extra: Record<string, string> = {}) {
+  return outputOf(spawnCli(args, home, extra));
 }
 
 const TABS = {
@@ -115,7 +114,7 @@ describe("with a daemon", () => {
       f.method === "tab.list" ? { result: TABS, meta: { trace_id: f.meta!.trace_id, timings: { daemon: 0.3 } } } : null,
     );
     const proc = spawnCli(["tab", "list", "--session", "s1", "--json"], d.home);
-    const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    const { stdout, code } = await outputOf(proc);
     expect(code).toBe(0);
     const f = d.frames[0]!;
     expect(d.frames).toHaveLength(1);
@@ -137,7 +136,7 @@ describe("with a daemon", () => {
       return { result: TABS };
     });
     const r = await run(["tab", "list", "--session", "s1"], d.home);
-    expect(r).toEqual({ code: 0, stdout: "* 12  [session] Example — https://example.com/\n", stderr: "" });
+    expect(r).toEqual({ code: 0, stdout: "* 12  [session] Example — https://example.com/\n", stderr: "", json: undefined });
   });
 
   test("mutations carry an op id: --op-id, and it is echoed in --json", async () => {
@@ -191,13 +190,13 @@ describe("with a daemon", () => {
       return null;
     });
     const proc = spawnCli(["evaluate", "new Promise(() => {})", "--session", "s1"], d.home);
-    const out = Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+    const out = outputOf(proc);
     const req = await d.received("evaluate");
     proc.kill("SIGINT");
     const cancel = await d.received("cancel");
     expect(cancel).toEqual({ id: `${req.id}.cancel`, method: "cancel", params: { id: req.id } });
     expect(await proc.exited).toBe(2);
-    const [stdout, stderr] = await out;
+    const { stdout, stderr } = await out;
     expect(stdout).toBe("");
     expect(stderr).toContain(`error: cancelled by ${req.id}.cancel`);
   });

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { defaultPath, saveFileResult } from "../../cli/file-result.ts";
 import { absolutePath, plan } from "../../cli/plan.ts";
 import { fakeDaemon, type FakeDaemon } from "./cli-fake-daemon.ts";
+import { runProcess } from "../run.ts";
 import { tempDir as freshDir } from "../temp.ts";
 
 const MAIN = join(import.meta.dir, "../../cli/main.ts");
@@ -43,9 +44,7 @@ async function run(args: string[], d: FakeDaemon, opts: { cwd: string; tmpdir: s
     TMPDIR: opts.tmpdir,
   };
   delete env.BSK_SESSION;
-  const proc = Bun.spawn([process.execPath, MAIN, ...args], { cwd: opts.cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { stdout, stderr, code };
+  return runProcess([process.execPath, MAIN, ...args], { cwd: opts.cwd, env });
 }
 
 describe("paths", () => {

@@ -93,6 +93,24 @@ describe("human mode", () => {
     expect(lines).toContain('  k3x9  live  tab 5  "task"  browser b1');
   });
 
+  test("status: the CLI's loopback TCP port when the daemon has one, no line when it has none", () => {
+    const daemon = {
+      pid: 42,
+      version: "0.1.0",
+      protocol_version: "1.0",
+      started_at: "x",
+      uptime_ms: 1,
+      home: "/h",
+      socket: "/s",
+      ws_port: 52800,
+    };
+    const withTcp = human("system.status", { daemon: { ...daemon, cli_port: 35901 }, browsers: [], sessions: [] }).stdout!.split("\n");
+    expect(withTcp).toContain("port: 52800");
+    expect(withTcp).toContain("cli port: 35901 (the CLI's loopback TCP link)");
+    const without = human("system.status", { daemon, browsers: [], sessions: [] }).stdout!;
+    expect(without).not.toContain("cli port");
+  });
+
   test("navigate prints URL and status; evaluate prints strings raw, other values as JSON", () => {
     expect(human("navigate", { tab_id: 1, url: "https://a.example/", title: "A", status: 200, navigated: true }).stdout).toBe(
       "https://a.example/  200",

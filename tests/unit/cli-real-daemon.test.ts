@@ -8,16 +8,15 @@ import { join } from "node:path";
 import { pidAlive } from "../../shared/pid.ts";
 import { freePort } from "../ports.ts";
 import { tempDir } from "../temp.ts";
+import { runProcess } from "../run.ts";
 
 const MAIN = join(import.meta.dir, "../../cli/main.ts");
 const hasDaemon = existsSync(join(import.meta.dir, "../../daemon/main.ts"));
 const home = tempDir("bsk-cli-real-");
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-async function bsk(args: string[], env: Record<string, string>) {
-  const proc = Bun.spawn([process.execPath, MAIN, ...args], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { stdout, stderr, code };
+function bsk(args: string[], env: Record<string, string>) {
+  return runProcess([process.execPath, MAIN, ...args], { env });
 }
 
 test.skipIf(!hasDaemon)(

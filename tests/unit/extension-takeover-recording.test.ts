@@ -5,13 +5,11 @@
  * under load). Run in a process of its own with a fake browser (tests/unit/worker/takeover-recording.ts).
  */
 import { expect, test } from "bun:test";
-import { join } from "node:path";
+import { workerAnswer } from "../run.ts";
 
 test("no takeover while recording, nor after it ended until its trace is collected; the wait is not cut off", async () => {
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "worker/takeover-recording.ts")], { stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (code !== 0) throw new Error(`the probe failed (exit ${code}):\n${out}${err}`);
-  expect(JSON.parse(out.trim().split("\n").at(-1)!)).toEqual({
+  const answer = await workerAnswer(import.meta.dir, "worker/takeover-recording.ts");
+  expect(answer).toEqual({
     while_recording: false,
     ended_not_collected: false,
     wait_cut_off: false,

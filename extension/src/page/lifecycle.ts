@@ -3,6 +3,7 @@
  * A NavigationWatch records the main frame's commits and lifecycle events from the moment it is created,
  * so a caller creates it *before* starting the navigation and nothing is missed.
  */
+import { browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import { raceAbort } from "../shared/abort.ts";
 import { subscribe } from "../cdp/debugger.ts";
@@ -85,12 +86,32 @@ export class NavigationWatch {
   }
 
   private async next(signal: AbortSignal): Promise<void> {
-    if (this.detachReason) {
-      throw new BskError("cdp_failed", `tab ${this.tabId} went away while waiting (${this.detachReason})`, {
+    if (this.detachReason) throw await this.detached(this.detachReason);
+    await raceAbort(new Promise<void>((resolve) => (this.wake = resolve)), signal);
+  }
+
+  /**
+   * Why the attachment ended. The browser ends it (`target_closed`) both when the tab closes and, with the tab still
+   * open, the moment a frame in it starts showing another extension's page (debugger.ts EXTENSION_FRAME).
+   */
+  private async detached(reason: string): Promise<BskError> {
+    const open = reason === "target_closed" && !!(await browser.tabs.get(this.tabId).catch(() => undefined));
+    if (!open) {
+      return new BskError("cdp_failed", `tab ${this.tabId} went away while waiting (${reason})`, {
         data: { reason: "tab_detached", tab_id: this.tabId },
       });
     }
-    await raceAbort(new Promise<void>((resolve) => (this.wake = resolve)), signal);
+    return new BskError(
+      "cdp_failed",
+      `the browser ended bsk's debugging of tab ${this.tabId} while waiting (the tab is still open): a frame in it shows another extension's page`,
+      {
+        hint:
+          "A frame of another extension (e.g. a password manager's menu) or bsk's own help panel shows in this tab, and the browser lets no " +
+          "extension debug a tab while it does; what the page did since is not known. Once it is gone (the person closes it, or finishes " +
+          "helping), the next call attaches again: re-observe before acting.",
+        data: { reason: "extension_frame", tab_id: this.tabId },
+      },
+    );
   }
 
   /**

@@ -6,7 +6,8 @@
  * or, with no target (`type`, `press`), still in the document that had it, not gone into a frame or another document.
  * When it is not, delivery stops there, and the reply says how much went where: `input_diverted` or
  * `navigated_during_input`, `effect_state` committed (some input reached the page). At most the batch sent while
- * the focus moved can have gone elsewhere; the reply says so.
+ * the focus moved can have gone elsewhere; the reply says so. The check fails closed: one that throws in the page or
+ * answers nothing readable means "not aimed" (`input_diverted`, reason `focus_unknown`), never "go on".
  */
 import { BskError } from "../../../../protocol/errors.ts";
 import { sendTo } from "../../cdp/debugger.ts";
@@ -38,8 +39,11 @@ function focusInPage(this: unknown, anywhere: boolean): string {
 }
 const FOCUS_FN = focusInPage.toString();
 
-/** Where the focus went instead; null while it is where the keys were aimed. */
-type Moved = { role: string; name: string; frame: boolean } | { navigated: true };
+/**
+ * Where the focus went instead; null while it is where the keys were aimed. `unknown`: the check itself failed (it
+ * threw in the page, or answered nothing readable), so the keys are not known to be aimed any more (fail closed).
+ */
+type Moved = { role: string; name: string; frame: boolean } | { navigated: true } | { unknown: string };
 
 async function movedFrom(aim: Aim, anywhere: boolean, signal?: AbortSignal): Promise<Moved | null> {
   try {
@@ -51,10 +55,12 @@ async function movedFrom(aim: Aim, anywhere: boolean, signal?: AbortSignal): Pro
       { ...on, functionDeclaration: FOCUS_FN, arguments: [{ value: anywhere }], returnByValue: true },
       signal,
     );
-    if (r.exceptionDetails || typeof r.result?.value !== "string") return null;
-    const said = JSON.parse(r.result.value) as 1 | Exclude<Moved, { navigated: true }>;
+    if (r.exceptionDetails) return { unknown: "the focus check threw in the page" };
+    if (typeof r.result?.value !== "string") return { unknown: "the focus check gave no answer" };
+    const said = JSON.parse(r.result.value) as 1 | { role: string; name: string; frame: boolean };
     return said === 1 ? null : said;
   } catch (err) {
+    if (err instanceof SyntaxError) return { unknown: "the focus check gave no readable answer" };
     // The aimed-at document is gone: the page navigated (or the frame went) while keys were going in.
     if (isGoneError(err)) return { navigated: true };
     throw err;
@@ -80,6 +86,16 @@ export function bindKeys(tabId: number, aim: Aim, what: string, unit: string, to
           "navigated_during_input",
           `the page navigated while keys went into ${what}: ${sure} of ${total} ${unit} went in before it, the next may have gone to the new page, and bsk sent no more`,
           { data },
+        );
+      }
+      if ("unknown" in moved) {
+        throw new BskError(
+          "input_diverted",
+          `bsk could not see where the focus is while keys went into ${what} (${moved.unknown}), so it took them as no longer aimed there: ${sure} of ${total} ${unit} went to ${what}, the next may have gone elsewhere, and bsk sent no more`,
+          {
+            hint: "bsk could not confirm the focus was still on the target, so it stopped: data says how many went in (delivered) and that one may have gone elsewhere. Re-observe; check the field before typing the rest.",
+            data: { ...data, reason: "focus_unknown" },
+          },
         );
       }
       const to = moved.frame
