@@ -19,7 +19,11 @@ export function pidAlive(pid: number, platform: string = process.platform): bool
 
 /** The first letter of `ps -o stat=` (R, S, Z, …), undefined when ps cannot tell. */
 export function psState(pid: number): string | undefined {
-  const r = spawnSync("/bin/ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8", env: { ...process.env, LC_ALL: "C" }, timeout: 5000 });
+  const r = spawnSync("/bin/ps", ["-o", "stat=", "-p", String(pid)], {
+    encoding: "utf8",
+    env: { ...process.env, LC_ALL: "C" },
+    timeout: 5000,
+  });
   return r.status === 0 ? r.stdout.trim()[0] : undefined;
 }
 
