@@ -20,7 +20,7 @@ const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
 export function niceMax(max: number): number {
   if (!(max > 0)) return 1;
   const step = 10 ** Math.floor(Math.log10(max));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * step >= max) return m * step;
+  for (const m of [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (m * step >= max) return m * step;
   return 10 * step;
 }
 
@@ -82,7 +82,8 @@ function panel(
 
 /** The picture of one run: `memory` as sampled, `faults` as injected (the ones that failed to inject are left out). */
 export function soakSvg(report: SoakReport, memory: MemorySample[], faults: FaultRecord[]): string {
-  const seconds = report.minutes * 60;
+  // The axis covers the run and what ran past its end (the last calls, the sessions' stop).
+  const seconds = Math.max(report.minutes * 60, ...report.latency_per_minute.map((m) => m.minute * 60 + 60), ...memory.map((m) => m.t));
   const kinds = [...new Set(faults.map((f) => f.kind))].sort();
   const colourOf = (k: string) => PALETTE[kinds.indexOf(k) % PALETTE.length]!;
   const latency: Series[] = [

@@ -153,9 +153,11 @@ test("the report names each broken check, and counts faults injected apart from 
 describe("the picture", () => {
   test("an axis ends on a round number at or above the data", () => {
     expect(niceMax(0)).toBe(1);
-    expect(niceMax(7)).toBe(10);
+    expect(niceMax(7)).toBe(8);
+    expect(niceMax(9)).toBe(10);
     expect(niceMax(180)).toBe(200);
     expect(niceMax(2400)).toBe(2500);
+    expect(niceMax(27_964)).toBe(30_000);
   });
 
   test("a well-formed SVG with both panels, every series and each fault marked, text escaped", () => {

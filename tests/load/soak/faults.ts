@@ -55,7 +55,7 @@ export const FAULTS: Record<string, (ctx: FaultContext) => Promise<unknown>> = {
   },
   async network_off(ctx) {
     const { session } = someSession(ctx);
-    const page = await PersonPage.find(ctx.w.browser.cdpPort!, marker(session), 2000);
+    const page = await PersonPage.find(ctx.w.browser.cdpPort!, marker(session), 10_000);
     const offline = (on: boolean) =>
       page.send("Network.emulateNetworkConditions", { offline: on, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     try {
@@ -71,7 +71,7 @@ export const FAULTS: Record<string, (ctx: FaultContext) => Promise<unknown>> = {
     const { session } = someSession(ctx);
     // The person's hands reach the page afresh for each click: the agent may have navigated it meanwhile.
     const click = async (action: string) => {
-      const page = await PersonPage.find(ctx.w.browser.cdpPort!, marker(session), 2000);
+      const page = await PersonPage.find(ctx.w.browser.cdpPort!, marker(session), 10_000);
       try {
         await page.clickOverlay(action);
       } finally {
