@@ -10,7 +10,10 @@ export interface CallRecord {
   slot: number;
   session: string;
   method: string;
+  /** Wall time of the bsk process, as the agent waits for it. */
   ms: number;
+  /** The CLI's own clock at its reply (`timings.cli`: from its process start); absent when it printed none. */
+  cli_ms?: number;
   timeout_ms: number;
   ok: boolean;
   code?: string;
@@ -89,4 +92,6 @@ export interface SoakRun {
   /** The person's probe: one DevTools round trip a second; ms null when it got no answer at all. */
   probe: { t: number; ms: number | null }[];
   memory: MemorySample[];
+  /** Live sessions at the end that no agent knew of (e.g. opened by a session start whose call timed out). */
+  unknown_live_sessions?: string[];
 }

@@ -10,7 +10,8 @@
  *
  *   bun tests/load/soak.ts --minutes N --sessions M --out FILE
  */
-import { rmSync, writeFileSync } from "node:fs";
+import { cpSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { SoakRun } from "../../scripts/soak/run.ts";
 import { evaluateInPage } from "../e2e/devtools.ts";
@@ -102,9 +103,19 @@ try {
     }
     run.clicks.push({ session, executed, unknown, received: Number(stored[`c:${session}:click`] ?? 0) });
   }
+  // Sessions still live that no agent knows of (a session start that timed out may have gone on to open one).
+  const known = new Set(slots.map((s) => s.session));
+  const listed = (await w.bsk(["session", "list", "--json"])).json?.result?.sessions ?? [];
+  run.unknown_live_sessions = listed
+    .filter(
+      (s: { session_id: string; state?: string; ended_at?: string }) => !s.ended_at && s.state !== "ended" && !known.has(s.session_id),
+    )
+    .map((s: { session_id: string }) => s.session_id);
   writeFileSync(values.out, JSON.stringify(run));
   log(`wrote ${values.out}`);
 } finally {
+  // The daemon's log goes next to the raw run: what to read when a check broke.
+  cpSync(join(w.home, "logs"), `${values.out}.logs`, { recursive: true });
   await w.bsk(["session", "stop", "--all"]);
   await w.bsk(["daemon", "stop"]);
   try {

@@ -120,7 +120,11 @@ function run(over: Partial<SoakRun> = {}): SoakRun {
     sessions: 1,
     started: "2026-12-06T20:00:00.000Z",
     warm_s: 30,
-    calls: [call({ t: 1, effect_state: "committed" }), call({ t: 70, ms: 12_000, method: "navigate" })],
+    calls: [
+      call({ t: 1, effect_state: "committed" }),
+      call({ t: 70, ms: 12_000, cli_ms: 11_500, method: "navigate" }),
+      call({ t: 80, ms: 14_000, cli_ms: 10_400, method: "click" }),
+    ],
     ops: [],
     clicks: [],
     events: [{ session: "s1", seqs: [1, 2, 4], last: 4, lost: 0 }],
@@ -142,7 +146,9 @@ test("the report names each broken check, and counts faults injected apart from 
   const r = summarise(run());
   expect(r.passed).toBe(false);
   expect(r.event_gaps).toBe(1);
-  expect(r.calls_over_timeout).toBe(1);
+  expect(r.calls_over_timeout).toBe(2);
+  // The click ran over only while its process started (the machine), not by bsk's own clock.
+  expect(r.calls_over_timeout_by_cli_clock).toBe(1);
   expect(r.faults).toEqual({ daemon_killed: 1 });
   expect(r.faults_failed_to_inject).toEqual({ disk_full: 1 });
   expect(r.failures.some((f) => f.startsWith("event gaps in s1"))).toBe(true);

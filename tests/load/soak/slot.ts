@@ -78,6 +78,7 @@ export class Slot {
       session,
       method,
       ms,
+      ...(typeof json?.timings?.cli === "number" && { cli_ms: json.timings.cli }),
       timeout_ms: CALL_TIMEOUT_MS,
       ok: json?.ok === true,
       ...(json?.error?.code && { code: json.error.code, message: String(json.error.message).slice(0, 200) }),
