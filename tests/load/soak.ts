@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import type { SoakRun } from "../../scripts/soak/run.ts";
 import { evaluateInPage } from "../e2e/devtools.ts";
 import { DEVELOPER_MODE, onExtensionsPage } from "../e2e/extensions-page.ts";
-import { startWorld } from "../e2e/harness.ts";
+import { startWorld, until } from "../e2e/harness.ts";
 import { tempDir } from "../temp.ts";
 import { FAULTS, injectFaults } from "./soak/faults.ts";
 import { type LedgerDisk, ledgerOnTmpfs } from "./soak/ledger-disk.ts";
@@ -86,7 +86,19 @@ try {
     for (const op of r.json?.result?.ops ?? []) ledger.set(op.op_id, op.state);
   }
   await w.person.openTab(w.fixtures.url("/soak.html?reader"));
-  const stored = JSON.parse(String(await evaluateInPage(w.browser.cdpPort!, "soak.html?reader", "JSON.stringify({ ...localStorage })")));
+  // Read once the page has its document (before, the tab's initial empty document may not read the origin's storage).
+  const stored = JSON.parse(
+    await until("the reader page's storage", () =>
+      evaluateInPage(
+        w.browser.cdpPort!,
+        "soak.html?reader",
+        `document.readyState === "complete" && JSON.stringify({ ...localStorage })`,
+      ).then(
+        (v) => (typeof v === "string" ? v : undefined),
+        () => undefined,
+      ),
+    ),
+  );
   for (const op of sh.ops) {
     const state = ledger.get(op.op_id);
     if (state) op.ledger = state;
