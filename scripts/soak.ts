@@ -1,0 +1,59 @@
+/**
+ * The soak (issue #40): `npm run soak -- --minutes N [--sessions M] [--report bench/soak.json]`. Runs
+ * tests/load/soak.ts as its own process (it drives a real Chromium with the real extension through dist/bsk, with
+ * faults injected, and records the raw run), then judges the run (scripts/soak/figures.ts) and writes the report
+ * (bench/soak.json) and its picture (bench/soak.svg, next to the report). Exits 1 when a figure broke its bar.
+ * Not part of npm test.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { tmpdir } from "node:os";
+import { parseArgs } from "node:util";
+import { summarise } from "./soak/figures.ts";
+import type { SoakRun } from "./soak/run.ts";
+import { soakSvg } from "./soak/svg.ts";
+
+const ROOT = join(import.meta.dir, "..");
+const { values } = parseArgs({
+  options: {
+    minutes: { type: "string", default: "3" },
+    sessions: { type: "string", default: "4" },
+    report: { type: "string", default: join(ROOT, "bench/soak.json") },
+    /** Judge an earlier raw run again (no new run). */
+    raw: { type: "string" },
+  },
+});
+
+let rawPath = values.raw;
+if (!rawPath) {
+  rawPath = join(tmpdir(), `bsk-soak-${process.pid}.raw.json`);
+  const driver = Bun.spawn(
+    [process.execPath, join(ROOT, "tests/load/soak.ts"), "--minutes", values.minutes!, "--sessions", values.sessions!, "--out", rawPath],
+    { stdout: "inherit", stderr: "inherit", stdin: "ignore" },
+  );
+  if ((await driver.exited) !== 0) throw new Error("the soak's run failed before it could be judged (see above)");
+}
+const run = JSON.parse(readFileSync(rawPath, "utf8")) as SoakRun;
+const report = summarise(run);
+const reportPath = values.report!;
+mkdirSync(dirname(reportPath), { recursive: true });
+writeFileSync(reportPath, `${JSON.stringify(report, null, 2)}\n`);
+writeFileSync(
+  reportPath.replace(/\.json$/, ".svg"),
+  soakSvg(
+    report,
+    run.memory,
+    run.faults.filter((f) => f.injected),
+  ),
+);
+// The raw run goes with the report: what each figure was computed from.
+writeFileSync(reportPath.replace(/\.json$/, ".raw.json"), JSON.stringify(run));
+if (!values.raw) rmSync(rawPath, { force: true });
+
+const { latency_per_minute: _, failures, ...figures } = report;
+console.log(JSON.stringify(figures, null, 2));
+if (failures.length) {
+  console.log(`\n${failures.length} check(s) broken:\n${failures.map((f) => `  ${f}`).join("\n")}`);
+  process.exit(1);
+}
+console.log("\nevery figure at its bar");

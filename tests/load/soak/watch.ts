@@ -1,0 +1,199 @@
+/**
+ * What the soak watches while it runs: the person's probe (one DevTools round trip a second, timed), memory and the
+ * size of bsk's home every 10 s, and each session's event stream as an agent following it would see it.
+ */
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { EventStream, MemorySample } from "../../../scripts/soak/run.ts";
+import { BSK, type World } from "../../e2e/harness.ts";
+import { daemonPid } from "../../e2e/daemon-process.ts";
+import { serviceWorker } from "../../e2e/devtools.ts";
+import { FILLER } from "./ledger-disk.ts";
+
+/** Runs `tick` every `everyMs` (from the start of the last one, never two at once) until `done()`. */
+export async function every(everyMs: number, done: () => boolean, tick: () => Promise<void>): Promise<void> {
+  while (!done()) {
+    const start = performance.now();
+    await tick();
+    const rest = everyMs - (performance.now() - start);
+    if (rest > 0 && !done()) await Bun.sleep(rest);
+  }
+}
+
+/** The person's side asks the browser something once a second; how long each answer took. */
+export function personProbe(w: World, now: () => number, done: () => boolean, out: { t: number; ms: number | null }[]): Promise<void> {
+  return every(1000, done, async () => {
+    const t = now();
+    const start = performance.now();
+    try {
+      await w.person.send("Target.getTargets");
+      out.push({ t, ms: performance.now() - start });
+    } catch {
+      out.push({ t, ms: null });
+    }
+  });
+}
+
+/** Bytes under `dir`, the browser's profile and the disk-full fault's filler left out (neither is bsk's). */
+export function homeBytes(dir: string, skip = new Set(["profile", FILLER])): number {
+  let total = 0;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    if (skip.has(name)) continue;
+    const path = join(dir, name);
+    try {
+      const st = lstatSync(path);
+      total += st.isDirectory() ? homeBytes(path, new Set([FILLER])) : st.size;
+    } catch {
+      /* gone meanwhile (rotated) */
+    }
+  }
+  return total;
+}
+
+function rssMb(pid: number): number | undefined {
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return kb === undefined ? undefined : Number(kb) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The extension's service worker's used JS heap (Runtime.getHeapUsage on its target), if it runs. */
+async function workerHeap(w: World): Promise<{ worker: string; mb: number } | undefined> {
+  const sw = await serviceWorker(w.person).catch(() => undefined);
+  if (!sw) return undefined;
+  try {
+    const { sessionId } = await w.person.send("Target.attachToTarget", { targetId: sw.targetId, flatten: true });
+    try {
+      const { usedSize } = await w.person.send("Runtime.getHeapUsage", {}, sessionId);
+      return { worker: sw.targetId, mb: usedSize / 2 ** 20 };
+    } finally {
+      await w.person.send("Target.detachFromTarget", { sessionId }).catch(() => undefined);
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+export function memorySampler(w: World, now: () => number, done: () => boolean, out: MemorySample[]): Promise<void> {
+  return every(10_000, done, async () => {
+    const t = now();
+    let pid: number | undefined;
+    try {
+      pid = daemonPid(w.home);
+    } catch {
+      pid = undefined;
+    }
+    const rss = pid === undefined ? undefined : rssMb(pid);
+    const heap = await workerHeap(w);
+    // What the machine alone costs a call: a bsk process that asks nobody anything.
+    const start = performance.now();
+    await w.bsk(["version"]);
+    const floor = performance.now() - start;
+    out.push({
+      t,
+      cli_floor_ms: floor,
+      ...(rss !== undefined && { daemon_pid: pid, daemon_rss_mb: rss }),
+      ...(heap && { worker: heap.worker, worker_heap_mb: heap.mb }),
+      home_bytes: homeBytes(w.home),
+    });
+  });
+}
+
+/**
+ * Follows one session's events as an agent would (`bsk events --follow`), and follows again from the last seq it
+ * saw whenever the stream ends early (the daemon was killed, a timeout). `stop()` ends it; `catchUp()` then reads
+ * what came after the last delivered seq, which is what a follower coming back would read.
+ */
+export class Follower {
+  readonly stream: EventStream;
+  private proc?: ReturnType<typeof Bun.spawn>;
+  private stopped = false;
+  readonly done: Promise<void>;
+
+  constructor(
+    private readonly w: World,
+    session: string,
+  ) {
+    this.stream = { session, seqs: [], last: 0, lost: 0 };
+    this.done = this.loop();
+  }
+
+  private take(e: { seq?: number; event?: string; data?: { count?: number } }): void {
+    if (typeof e.seq !== "number") return;
+    this.stream.seqs.push(e.seq);
+    this.stream.last = Math.max(this.stream.last, e.seq);
+    if (e.event === "events.lost") this.stream.lost += e.data?.count ?? 0;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      const args = [
+        "events",
+        "--follow",
+        "--session",
+        this.stream.session,
+        "--since",
+        String(this.stream.last),
+        "--timeout",
+        "30m",
+        "--json",
+      ];
+      const proc = Bun.spawn([BSK, ...args], { env: this.w.env, stdin: "ignore", stdout: "pipe", stderr: "ignore" });
+      this.proc = proc;
+      let buf = "";
+      const decoder = new TextDecoder();
+      const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += decoder.decode(value, { stream: true });
+        let i: number;
+        while ((i = buf.indexOf("\n")) >= 0) {
+          const line = buf.slice(0, i);
+          buf = buf.slice(i + 1);
+          try {
+            this.take(JSON.parse(line));
+          } catch {
+            /* not an event line (a final error object) */
+          }
+        }
+      }
+      await proc.exited;
+      // Not a busy loop: a stream that ended (the daemon restarting) is followed again a moment later.
+      if (!this.stopped) await Bun.sleep(500);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.proc?.kill();
+    await this.done;
+  }
+
+  /** Reads, page by page, every event after the last one delivered. */
+  async catchUp(): Promise<EventStream> {
+    for (;;) {
+      const r = await this.w.bsk([
+        "events",
+        "--session",
+        this.stream.session,
+        "--since",
+        String(this.stream.last),
+        "--limit",
+        "1000",
+        "--json",
+      ]);
+      const events: { seq?: number }[] = r.json?.result?.events ?? [];
+      for (const e of events) this.take(e);
+      if (events.length === 0) return this.stream;
+    }
+  }
+}
