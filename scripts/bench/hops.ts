@@ -5,7 +5,7 @@
  * API call started (ms after a mark set just before the request goes out) and how long it took, and when each frame
  * to the daemon left the worker (the call's reply among them). The
  * wrappers cost a little each, so read the shape (what runs one after another, what overlaps), not the totals.
- * Nothing is written to bench/results.json.
+ * A full `npm run bench` keeps what it printed as the `hops` section of bench/results.json.
  */
 import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
@@ -55,6 +55,13 @@ const INSTALL = `(() => {
 
 type Hop = [what: string, at: number, took: number];
 
+/** One call as the last round saw it: its time through `bsk mcp` and its hops, [what, started at ms, took ms]. */
+export interface HopCall {
+  tool: string;
+  ms: number;
+  hops: Hop[];
+}
+
 class ServiceWorker {
   private nextId = 0;
   private readonly pending = new Map<number, (v: any) => void>();
@@ -89,7 +96,8 @@ class ServiceWorker {
   }
 }
 
-export async function hops(): Promise<void> {
+export async function hops(): Promise<HopCall[]> {
+  const out: HopCall[] = [];
   const world = await privateWorld("bsk-bench-hops");
   try {
     await world.startDaemon();
@@ -138,6 +146,8 @@ export async function hops(): Promise<void> {
           const ms = await lane.time({ tool, args: () => (tool === "session_start" ? args : { session_id: session, ...args }) }, 0);
           const seen = ((await sw.evaluate("__bskHops")) as Hop[]).sort((a, b) => a[1] - b[1]);
           if (round < 3) continue;
+          const r1 = (x: number) => +x.toFixed(1);
+          out.push({ tool, ms: r1(ms), hops: seen.map(([what, at, took]) => [what, r1(at), r1(took)]) });
           console.log(`\n${tool}: ${ms.toFixed(1)} ms through bsk mcp`);
           for (const [what, at, took] of seen)
             console.log(`  +${at.toFixed(1).padStart(6)} ms  ${took.toFixed(1).padStart(6)} ms  ${what}`);
@@ -149,4 +159,5 @@ export async function hops(): Promise<void> {
   } finally {
     await world.dispose();
   }
+  return out;
 }
