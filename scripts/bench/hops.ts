@@ -3,7 +3,8 @@
  * wraps, in bsk's service worker, every chrome.* API the call path awaits (chrome.debugger.sendCommand with its CDP
  * method, tabs, windows, scripting, storage), then runs each call through a long-lived `bsk mcp` and prints when each
  * API call started (ms after a mark set just before the request goes out) and how long it took, and when each frame
- * to the daemon left the worker (the call's reply among them). The
+ * to the daemon left the worker (the call's reply among them), and the worker's own waits it tells of
+ * (extension/src/shared/hop-mark.ts: an action held until the daemon's ledger has synced its op). The
  * wrappers cost a little each, so read the shape (what runs one after another, what overlaps), not the totals.
  * A full `npm run bench` keeps what it printed as the `hops` section of bench/results.json.
  */
