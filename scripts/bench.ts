@@ -14,7 +14,8 @@
  *   hops           where each call's time goes inside the extension (./bench/hops.ts)
  *   remote_links   server mode with 500 scripted remote links (tests/load/remote-links.ts, its own process)
  *
- * One part alone, printed and not written: `--floor`, `--peer agent-browser`, `--cold`, `--hops`.
+ * One part alone, printed and not written: `--floor`, `--peer agent-browser`, `--cold`, `--hops`. `--quote`: the
+ * latest bench/results.json as the markdown README and docs/development.md quote (./bench/quote.ts).
  * `--against REF`: this checkout against REF built in a temporary worktree, interleaved, written whole to
  * bench/against.json (./bench/against.ts).
  */
@@ -30,6 +31,7 @@ import { hops } from "./bench/hops.ts";
 import { ledgerCost } from "./bench/ledger.ts";
 import { ended, machineFacts } from "./bench/machine.ts";
 import { peerLane, printPeer } from "./bench/peer.ts";
+import { quote } from "./bench/quote.ts";
 import { printSizes, snapshotSizes, type SizeRow } from "./bench/snapshot-size.ts";
 import { TARGETS } from "./bench/targets.ts";
 import { printRows, row, RUNS, type Row } from "./bench/timing.ts";
@@ -171,6 +173,7 @@ const against = flag("--against");
 const peerName = flag("--peer");
 if (against !== undefined) await againstRun(against);
 else if (process.argv.includes("--hops")) await hops();
+else if (process.argv.includes("--quote")) quote();
 else if (process.argv.includes("--floor")) await part("floor");
 else if (process.argv.includes("--cold")) await part("cold");
 else if (peerName !== undefined) {
