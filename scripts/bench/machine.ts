@@ -24,7 +24,10 @@ const round = (xs: number[]) => xs.map((x) => +x.toFixed(2));
 
 export function machineFacts(chromium: string, peer?: string): Machine {
   const out = (cmd: string, args: string[], cwd?: string) => spawnSync(cmd, args, { encoding: "utf8", cwd }).stdout?.trim() ?? "";
-  const dirty = out("git", ["status", "--porcelain", "--untracked-files=no"], ROOT) ? " (with uncommitted changes)" : "";
+  // Changes to the prose or the results themselves change nothing measured.
+  const dirty = out("git", ["status", "--porcelain", "--untracked-files=no", "--", ".", ":!*.md", ":!bench/"], ROOT)
+    ? " (with uncommitted changes)"
+    : "";
   return {
     cores: navigator.hardwareConcurrency,
     cpu: cpus()[0]?.model ?? "unknown",
