@@ -109,7 +109,9 @@ export async function hops(): Promise<HopCall[]> {
       urls: [`chrome-extension://${EXTENSION_ID}/connect.html?port=${world.port}&label=hops`],
       cdp: true,
     });
-    const session = (await world.run(["session", "start", "--no-focus"])).stdout.trim();
+    const started = await world.run(["session", "start", "--no-focus"]);
+    if (started.code !== 0) throw new Error(`hops: session start failed: ${started.stderr || started.stdout}`);
+    const session = started.stdout.trim();
     await world.run(["navigate", world.fixtures.url("/bench-peer-small.html"), "--session", session]);
     const text = JSON.parse((await world.run(["snapshot", "--json", "--session", session])).stdout).result.text as string;
     const ref = (re: RegExp) =>
