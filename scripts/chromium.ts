@@ -53,7 +53,7 @@ export function findChromium(): string | null {
   return CANDIDATES.find((p) => existsSync(p)) ?? null;
 }
 
-function isBranded(binary: string): boolean {
+export function isBranded(binary: string): boolean {
   return /google-chrome|Google Chrome|\/chrome$/.test(binary) && !/chromium/i.test(binary);
 }
 
@@ -64,27 +64,7 @@ export async function launchChromium(opts: LaunchOptions): Promise<Browser> {
   }
   const branded = isBranded(binary);
   mkdirSync(opts.profileDir, { recursive: true });
-  const headless = opts.display
-    ? false
-    : (opts.headless ?? (process.env.HEADLESS !== "off" && !(process.env.DISPLAY && process.env.HEADLESS === "auto")));
-  const flags = [
-    `--user-data-dir=${opts.profileDir}`,
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-quic",
-    "--password-store=basic",
-  ];
-  if (branded) flags.push("--remote-debugging-pipe", "--enable-unsafe-extension-debugging");
-  else flags.push(`--load-extension=${[opts.extensionDir, ...(opts.extraExtensions ?? [])].join(",")}`);
-  if (headless) flags.push("--headless=new", "--screen-info={1920x1080}");
-  if (process.getuid?.() === 0) flags.push("--no-sandbox");
-  if (opts.lang) flags.push(`--lang=${opts.lang}`);
-  if (opts.cdp) flags.push("--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1");
+  const flags = chromiumFlags(opts, branded);
 
   const log = opts.logFile ?? `${opts.profileDir}/chromium.log`;
   const logFd = (await import("node:fs")).openSync(log, "a");
@@ -120,11 +100,37 @@ export async function launchChromium(opts: LaunchOptions): Promise<Browser> {
   return browser;
 }
 
+/** The command-line flags launchChromium starts a browser with (the profile, the extension, headless or not). */
+export function chromiumFlags(opts: LaunchOptions, branded: boolean): string[] {
+  const headless = opts.display
+    ? false
+    : (opts.headless ?? (process.env.HEADLESS !== "off" && !(process.env.DISPLAY && process.env.HEADLESS === "auto")));
+  const flags = [
+    `--user-data-dir=${opts.profileDir}`,
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--password-store=basic",
+  ];
+  if (branded) flags.push("--remote-debugging-pipe", "--enable-unsafe-extension-debugging");
+  else flags.push(`--load-extension=${[opts.extensionDir, ...(opts.extraExtensions ?? [])].join(",")}`);
+  if (headless) flags.push("--headless=new", "--screen-info={1920x1080}");
+  if (process.getuid?.() === 0) flags.push("--no-sandbox");
+  if (opts.lang) flags.push(`--lang=${opts.lang}`);
+  if (opts.cdp) flags.push("--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1");
+  return flags;
+}
+
 /**
  * Chromium keeps its profile's single-instance socket in a folder of the temp folder (org.chromium.Chromium.*,
  * linked from <profile>/SingletonSocket) and leaves it behind when it is stopped; it goes with the browser.
  */
-function removeSingletonDir(profileDir: string): void {
+export function removeSingletonDir(profileDir: string): void {
   let target: string;
   try {
     target = readlinkSync(`${profileDir}/SingletonSocket`);

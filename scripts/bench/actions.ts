@@ -1,9 +1,9 @@
 /**
  * Latency of seeing and acting through dist/bsk (whole CLI processes): snapshot of a typical page (~300 elements)
  * and of a 10,000-element page, click with effect detection, fill, and evaluate while the page floods the console
- * and network (what console/network capture costs). Targets: typical snapshot p50 ≤ 40 ms, 10,000 elements
- * ≤ 400 ms, click p50 ≤ 30 ms.
+ * and network (what console/network capture costs). Targets: ./targets.ts (`local`).
  */
+import { TARGETS } from "./targets.ts";
 import { RUNS, row, series, unmeasured, type Row } from "./timing.ts";
 
 type Run = (args: string[]) => Promise<{ code: number; stdout: string; stderr: string }>;
@@ -42,15 +42,31 @@ async function open(c: Ctx, path: string): Promise<void> {
 export async function actionLatency(c: Ctx): Promise<Row[]> {
   const rows: Row[] = [];
   await open(c, "/bench-typical.html");
-  rows.push(await measure(c, "bsk snapshot (typical page, ~300 elements)", ["snapshot"], 40));
+  rows.push(
+    await measure(
+      c,
+      "bsk snapshot (typical page, ~300 elements)",
+      ["snapshot"],
+      TARGETS.local["bsk snapshot (typical page, ~300 elements)"],
+    ),
+  );
 
   // Click and fill settle on the page's next frame: sampled at random moments (see series), and back to back.
   const FRAME = 17;
+  const clickTarget = TARGETS.local["bsk click (button, effect: dom changed)"];
   const button = await refOf(c, /button "Add note"/);
   rows.push(
     button
-      ? await measure(c, `bsk click ${button} (button, effect: dom changed)`, ["click", button], 30, RUNS, "calls at random moments", FRAME)
-      : unmeasured("bsk click (button, effect: dom changed)", "no ref for the Add note button in bsk snapshot", 30),
+      ? await measure(
+          c,
+          `bsk click ${button} (button, effect: dom changed)`,
+          ["click", button],
+          clickTarget,
+          RUNS,
+          "calls at random moments",
+          FRAME,
+        )
+      : unmeasured("bsk click (button, effect: dom changed)", "no ref for the Add note button in bsk snapshot", clickTarget),
   );
   if (button)
     rows.push(await measure(c, `bsk click ${button} back to back`, ["click", button], undefined, RUNS, "phase-locked to the frame clock"));
@@ -70,7 +86,15 @@ export async function actionLatency(c: Ctx): Promise<Row[]> {
   );
 
   await open(c, "/bench-10k.html");
-  rows.push(await measure(c, "bsk snapshot (10,000 elements, default budget)", ["snapshot"], 400, 10));
+  rows.push(
+    await measure(
+      c,
+      "bsk snapshot (10,000 elements, default budget)",
+      ["snapshot"],
+      TARGETS.local["bsk snapshot (10,000 elements, default budget)"],
+      10,
+    ),
+  );
   rows.push(await measure(c, "bsk snapshot (10,000 elements, --max-tokens 200000)", ["snapshot", "--max-tokens", "200000"], undefined, 10));
 
   // Console and network capture cost: evaluate while the page logs and fetches every 20 ms.
@@ -78,7 +102,14 @@ export async function actionLatency(c: Ctx): Promise<Row[]> {
   const flood =
     "window.flood = setInterval(() => { console.log('tick', Date.now()); fetch('/echo-title/x').then((r) => r.text()); }, 20); 1";
   await c.run(["evaluate", flood, "--session", c.session]);
-  rows.push(await measure(c, "bsk evaluate 1+1 (page logs + fetches 50×/s)", ["evaluate", "1+1"], 20));
+  rows.push(
+    await measure(
+      c,
+      "bsk evaluate 1+1 (page logs + fetches 50×/s)",
+      ["evaluate", "1+1"],
+      TARGETS.local["bsk evaluate 1+1 (page logs + fetches 50×/s)"],
+    ),
+  );
   await c.run(["evaluate", "clearInterval(window.flood); 1", "--session", c.session]);
   return rows;
 }

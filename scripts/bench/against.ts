@@ -2,7 +2,8 @@
  * The A/B lane (`npm run bench -- --against REF`): this checkout's dist against a git ref built in a temporary
  * worktree, each in its own private world (daemon, Chromium with its own extension, fixture site), calls interleaved
  * pair by pair so the machine's drift hits both alike. It answers "did this change make local calls slower?" with
- * ratios, which survive a noisy machine; comparing absolute times with an older results file does not.
+ * ratios, which survive a noisy machine; comparing absolute times with an older results file does not. Written whole
+ * to bench/against.json by scripts/bench.ts.
  */
 import { existsSync, mkdtempSync, rmSync, symlinkSync, cpSync } from "node:fs";
 import { join } from "node:path";
@@ -10,15 +11,16 @@ import { $ } from "bun";
 import { ROOT, type PrivateWorld } from "../world.ts";
 import { McpLane } from "./mcp.ts";
 import { interleaved, refIn, type Argv } from "./peer.ts";
-import { pct, RUNS } from "./timing.ts";
+import { pct, RUNS, spread } from "./timing.ts";
 
 export interface AgainstRow {
   name: string;
   pairs: number;
   this_p50_ms: number;
   ref_p50_ms: number;
-  /** The median of this/ref pair by pair: 1.00 is unchanged. */
+  /** The median of this/ref pair by pair (1.00 is unchanged), and their middle half (p25, p75). */
   pair_ratio_p50: number;
+  pair_ratio_spread: [number, number];
 }
 
 interface Side {
@@ -74,15 +76,14 @@ export async function againstLane(a: PrivateWorld, b: PrivateWorld, refRoot: str
   const B = await side(b, refRoot);
   const rows: AgainstRow[] = [];
   const add = (name: string, as: number[], bs: number[]) => {
-    const r = {
+    const ratios = as.map((x, i) => x / bs[i]!);
+    const r: AgainstRow = {
       name,
       pairs: as.length,
       this_p50_ms: pct(as, 50),
       ref_p50_ms: pct(bs, 50),
-      pair_ratio_p50: pct(
-        as.map((x, i) => x / bs[i]!),
-        50,
-      ),
+      pair_ratio_p50: pct(ratios, 50),
+      pair_ratio_spread: spread(ratios),
     };
     rows.push(r);
     console.log(`  ${name}: this ${r.this_p50_ms} ms, ref ${r.ref_p50_ms} ms, ratio ${r.pair_ratio_p50}`);

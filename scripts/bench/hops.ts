@@ -3,9 +3,10 @@
  * wraps, in bsk's service worker, every chrome.* API the call path awaits (chrome.debugger.sendCommand with its CDP
  * method, tabs, windows, scripting, storage), then runs each call through a long-lived `bsk mcp` and prints when each
  * API call started (ms after a mark set just before the request goes out) and how long it took, and when each frame
- * to the daemon left the worker (the call's reply among them). The
+ * to the daemon left the worker (the call's reply among them), and the worker's own waits it tells of
+ * (extension/src/shared/hop-mark.ts: an action held until the daemon's ledger has synced its op). The
  * wrappers cost a little each, so read the shape (what runs one after another, what overlaps), not the totals.
- * Nothing is written to bench/results.json.
+ * A full `npm run bench` keeps what it printed as the `hops` section of bench/results.json.
  */
 import { join } from "node:path";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
@@ -55,6 +56,13 @@ const INSTALL = `(() => {
 
 type Hop = [what: string, at: number, took: number];
 
+/** One call as the last round saw it: its time through `bsk mcp` and its hops, [what, started at ms, took ms]. */
+export interface HopCall {
+  tool: string;
+  ms: number;
+  hops: Hop[];
+}
+
 class ServiceWorker {
   private nextId = 0;
   private readonly pending = new Map<number, (v: any) => void>();
@@ -89,7 +97,8 @@ class ServiceWorker {
   }
 }
 
-export async function hops(): Promise<void> {
+export async function hops(): Promise<HopCall[]> {
+  const out: HopCall[] = [];
   const world = await privateWorld("bsk-bench-hops");
   try {
     await world.startDaemon();
@@ -100,7 +109,9 @@ export async function hops(): Promise<void> {
       urls: [`chrome-extension://${EXTENSION_ID}/connect.html?port=${world.port}&label=hops`],
       cdp: true,
     });
-    const session = (await world.run(["session", "start", "--no-focus"])).stdout.trim();
+    const started = await world.run(["session", "start", "--no-focus"]);
+    if (started.code !== 0) throw new Error(`hops: session start failed: ${started.stderr || started.stdout}`);
+    const session = started.stdout.trim();
     await world.run(["navigate", world.fixtures.url("/bench-peer-small.html"), "--session", session]);
     const text = JSON.parse((await world.run(["snapshot", "--json", "--session", session])).stdout).result.text as string;
     const ref = (re: RegExp) =>
@@ -138,6 +149,8 @@ export async function hops(): Promise<void> {
           const ms = await lane.time({ tool, args: () => (tool === "session_start" ? args : { session_id: session, ...args }) }, 0);
           const seen = ((await sw.evaluate("__bskHops")) as Hop[]).sort((a, b) => a[1] - b[1]);
           if (round < 3) continue;
+          const r1 = (x: number) => +x.toFixed(1);
+          out.push({ tool, ms: r1(ms), hops: seen.map(([what, at, took]) => [what, r1(at), r1(took)]) });
           console.log(`\n${tool}: ${ms.toFixed(1)} ms through bsk mcp`);
           for (const [what, at, took] of seen)
             console.log(`  +${at.toFixed(1).padStart(6)} ms  ${took.toFixed(1).padStart(6)} ms  ${what}`);
@@ -149,4 +162,5 @@ export async function hops(): Promise<void> {
   } finally {
     await world.dispose();
   }
+  return out;
 }

@@ -2,8 +2,7 @@
  * The peer lane (`npm run bench -- --peer agent-browser`): bsk against agent-browser on the same fixture pages, in one
  * run, calls interleaved pair by pair (bsk, peer, bsk, peer …) so the machine's drift hits both alike. Every call is a
  * whole process, as an agent's shell runs it. The ratio is bsk's p50 over the peer's p50 (the median of the pair ratios
- * is kept too). Targets (issue 14): actions and snapshot ≤ 1.0×, evaluate ≤ 1.2×, warm reads ≤ 1.3×, and cold start
- * (no daemon, browser running → first navigated page) ≤ 500 ms.
+ * is kept too, with its middle half). Targets: ./targets.ts. Cold start is ./cold-start.ts.
  *
  * A third column times the same call through a long-lived `bsk mcp` (./mcp.ts), interleaved with the other two: the
  * round trip an MCP client sees, with no process start per call.
@@ -11,7 +10,8 @@
 import { BSK, type PrivateWorld } from "../world.ts";
 import type { Peer } from "./agent-browser.ts";
 import { type McpCall, McpLane } from "./mcp.ts";
-import { pct, RUNS, timeProcess } from "./timing.ts";
+import { type PeerKind, TARGETS } from "./targets.ts";
+import { pct, RUNS, spread, timeProcess } from "./timing.ts";
 
 export interface PeerRow {
   name: string;
@@ -22,13 +22,16 @@ export interface PeerRow {
   peer_p50_ms: number;
   /** bsk p50 / peer p50 */
   ratio: number;
-  /** The median of the ratios pair by pair. */
+  /** The median of the ratios pair by pair, and their middle half (p25, p75). */
   pair_ratio_p50: number;
+  pair_ratio_spread: [number, number];
   target_ratio?: number;
-  target_ms?: number;
-  /** The same call through a long-lived `bsk mcp`: p50, and its ratio to the peer's p50. */
+  /** The same call through a long-lived `bsk mcp`: p50, its ratio to the peer's p50, the pairwise ratios' p50 and middle half. */
   mcp_p50_ms?: number;
   mcp_ratio?: number;
+  mcp_pair_ratio_p50?: number;
+  mcp_pair_ratio_spread?: [number, number];
+  target_mcp_ratio?: number;
   note?: string;
 }
 
@@ -37,6 +40,8 @@ export type Argv = (i: number) => string[];
 export interface Side {
   argv: Argv;
   env: Record<string, string>;
+  /** The exit code every call must end with (0 unless the call measures a refusal). */
+  expect?: number;
 }
 
 /** Optional third side of a pair: the same call through `bsk mcp`. */
@@ -57,8 +62,8 @@ export async function interleaved(
   const cs: number[] = [];
   for (let i = 0; i < warmup + runs; i++) {
     const keep = i >= warmup;
-    const ta = await timeProcess(a.argv(i), a.env);
-    const tb = await timeProcess(b.argv(i), b.env);
+    const ta = await timeProcess(a.argv(i), a.env, a.expect);
+    const tb = await timeProcess(b.argv(i), b.env, b.expect);
     const tc = c ? await c.lane.time(c.call, i) : undefined;
     if (!keep) continue;
     as.push(ta);
@@ -68,17 +73,18 @@ export async function interleaved(
   return { as, bs, cs };
 }
 
-function peerRow(
+export function peerRow(
   name: string,
   bsk: string,
   peer: string,
   as: number[],
   bs: number[],
-  target: { ratio?: number; ms?: number },
+  target: { cli?: number; mcp?: number },
   note?: string,
   cs: number[] = [],
 ): PeerRow {
   const ratios = as.map((a, i) => a / bs[i]!);
+  const mcpRatios = cs.map((c, i) => c / bs[i]!);
   const bskP50 = pct(as, 50);
   const peerP50 = pct(bs, 50);
   const mcpP50 = cs.length ? pct(cs, 50) : undefined;
@@ -91,9 +97,15 @@ function peerRow(
     peer_p50_ms: peerP50,
     ratio: +(bskP50 / peerP50).toFixed(2),
     pair_ratio_p50: pct(ratios, 50),
-    target_ratio: target.ratio,
-    target_ms: target.ms,
-    ...(mcpP50 !== undefined && { mcp_p50_ms: mcpP50, mcp_ratio: +(mcpP50 / peerP50).toFixed(2) }),
+    pair_ratio_spread: spread(ratios),
+    target_ratio: target.cli,
+    ...(mcpP50 !== undefined && {
+      mcp_p50_ms: mcpP50,
+      mcp_ratio: +(mcpP50 / peerP50).toFixed(2),
+      mcp_pair_ratio_p50: pct(mcpRatios, 50),
+      mcp_pair_ratio_spread: spread(mcpRatios),
+      target_mcp_ratio: target.mcp,
+    }),
     note,
   };
 }
@@ -121,17 +133,11 @@ export async function peerLane(world: PrivateWorld, session: string, peer: Peer,
     args: (i) => ({ session_id: session, ...args(i) }),
   });
   /** One row: bsk's CLI against the peer, and (with `mcp`) the same call through `bsk mcp`, all interleaved. */
-  const pair = async (
-    name: string,
-    b: Argv,
-    p: Argv,
-    target: { ratio?: number; ms?: number },
-    extra: { note?: string; mcp?: McpCall } = {},
-  ) => {
+  const pair = async (name: string, b: Argv, p: Argv, kind: PeerKind | undefined, extra: { note?: string; mcp?: McpCall } = {}) => {
     const { note, mcp: call } = extra;
     const c = call && { lane, call };
     const { as, bs, cs } = await interleaved({ argv: b, env: world.env }, { argv: p, env: peer.env }, RUNS, 3, c);
-    rows.push(peerRow(name, b(0).slice(1).join(" "), p(0).slice(1).join(" "), as, bs, target, note, cs));
+    rows.push(peerRow(name, b(0).slice(1).join(" "), p(0).slice(1).join(" "), as, bs, kind ? TARGETS.peer[kind] : {}, note, cs));
     const r = rows.at(-1)!;
     console.log(`  ${name}: bsk ${r.bsk_p50_ms} ms, ${peerName} ${r.peer_p50_ms} ms${r.mcp_p50_ms ? `, bsk mcp ${r.mcp_p50_ms} ms` : ""}`);
   };
@@ -140,7 +146,6 @@ export async function peerLane(world: PrivateWorld, session: string, peer: Peer,
   } finally {
     await lane.close();
   }
-  rows.push(await coldStart(world, session, peer, world.fixtures.url("/bench-peer-small.html")));
   return rows;
 
   async function calls(): Promise<void> {
@@ -154,35 +159,35 @@ export async function peerLane(world: PrivateWorld, session: string, peer: Peer,
       "floor: empty Bun binary / --version",
       () => [floor],
       () => peer.argv(["--version"]),
-      {},
+      undefined,
       { note: "the runtime's start-up alone, before any bsk code" },
     );
     await pair(
       "warm read: tab list",
       () => bsk(["tab", "list"]),
       () => peer.argv(["get", "url"]),
-      { ratio: 1.3 },
+      "read",
       { mcp: mcp("tab_list") },
     );
     await pair(
       "warm read: status",
       () => [BSK, "status"],
       () => peer.argv(["get", "url"]),
-      { ratio: 1.3 },
+      "read",
       { mcp: { tool: "system_status", args: () => ({}) } },
     );
     await pair(
       "evaluate 1+1",
       () => bsk(["evaluate", "1+1"]),
       () => peer.argv(["eval", "1+1"]),
-      { ratio: 1.2 },
+      "evaluate",
       { mcp: mcp("evaluate", () => ({ expression: "1+1" })) },
     );
     await pair(
       "snapshot, small page",
       () => bsk(["snapshot"]),
       () => peer.argv(["snapshot"]),
-      { ratio: 1.0 },
+      "snapshot",
       { mcp: mcp("snapshot") },
     );
 
@@ -199,28 +204,28 @@ export async function peerLane(world: PrivateWorld, session: string, peer: Peer,
       "click (button, DOM changes)",
       () => bsk(["click", add.bsk]),
       () => peer.argv(["click", add.peer]),
-      { ratio: 1.0 },
+      "action",
       { mcp: mcp("click", () => ({ target: add.bsk })) },
     );
     await pair(
       "fill (text input)",
       () => bsk(["fill", name.bsk, "Ada Lovelace"]),
       () => peer.argv(["fill", name.peer, "Ada Lovelace"]),
-      { ratio: 1.0 },
+      "action",
       { mcp: mcp("fill", () => ({ target: name.bsk, value: "Ada Lovelace" })) },
     );
     await pair(
       "type 3 keys",
       () => bsk(["type", "abc", "--target", notes.bsk]),
       () => peer.argv(["type", notes.peer, "abc"]),
-      { ratio: 1.0 },
+      "action",
       { mcp: mcp("type", () => ({ text: "abc", target: notes.bsk })) },
     );
     await pair(
       "press End (focused field)",
       () => bsk(["press", "End"]),
       () => peer.argv(["press", "End"]),
-      { ratio: 1.0 },
+      "action",
       { mcp: mcp("press", () => ({ key: "End" })) },
     );
     // The peer alternates; bsk's CLI and MCP calls alternate between them (the CLI one value, MCP the other), so every
@@ -230,7 +235,7 @@ export async function peerLane(world: PrivateWorld, session: string, peer: Peer,
       "select (alternating value)",
       () => bsk(["select", plan.bsk, "team"]),
       (i) => peer.argv(["select", plan.peer, planValue(i)]),
-      { ratio: 1.0 },
+      "action",
       { mcp: mcp("select", () => ({ target: plan.bsk, values: ["pro"] })) },
     );
     const toggle = (i: number) => (i % 2 ? "uncheck" : "check");
@@ -238,14 +243,14 @@ export async function peerLane(world: PrivateWorld, session: string, peer: Peer,
       "check / uncheck (alternating)",
       () => bsk(["check", news.bsk]),
       (i) => peer.argv([toggle(i), news.peer]),
-      { ratio: 1.0 },
+      "action",
       { mcp: mcp("uncheck", () => ({ target: news.bsk })) },
     );
     await pair(
       "hover (button)",
       () => bsk(["hover", more.bsk]),
       () => peer.argv(["hover", more.peer]),
-      { ratio: 1.0 },
+      "action",
       { mcp: mcp("hover", () => ({ target: more.bsk })) },
     );
 
@@ -255,57 +260,24 @@ export async function peerLane(world: PrivateWorld, session: string, peer: Peer,
       "snapshot, 100 controls",
       () => bsk(["snapshot"]),
       () => peer.argv(["snapshot"]),
-      { ratio: 1.0 },
+      "snapshot",
       { mcp: mcp("snapshot") },
     );
   }
 }
 
-/**
- * Cold start: no daemon, the browser running → the first navigated page. bsk: `session start URL` (which starts the
- * daemon, opens the Agent Window and loads the page in one call), after the extension has waited long enough for any
- * reconnect back-off to reach its ceiling. The peer: a new session attaching to its running Chromium over CDP
- * (`--cdp`), `open`.
- */
-async function coldStart(world: PrivateWorld, session: string, peer: Peer, url: string): Promise<PeerRow> {
-  const cdp = (await must(peer.run(["get", "cdp-url"]), "agent-browser get cdp-url")).trim();
-  await world.run(["session", "stop", session]);
-  const as: number[] = [];
-  const bs: number[] = [];
-  const runs = Math.max(3, Math.min(5, RUNS));
-  const coldEnv = { ...peer.env, AGENT_BROWSER_SESSION: "cold" };
-  for (let i = 0; i < runs; i++) {
-    await world.run(["daemon", "stop"]);
-    await Bun.sleep(6000);
-    const t0 = performance.now();
-    const s = (await must(world.run(["session", "start", url, "--no-focus"]), "cold bsk session start URL")).trim();
-    as.push(performance.now() - t0);
-    await world.run(["session", "stop", s]);
-
-    bs.push(await timeProcess(peer.argv(["--cdp", cdp, "open", url]), coldEnv));
-    await timeProcess(peer.argv(["close"]), coldEnv);
-  }
-  return peerRow(
-    "cold start → first navigated page",
-    "session start URL (no daemon)",
-    "--cdp URL open (new session)",
-    as,
-    bs,
-    { ms: 500 },
-    "bsk waits 6 s with its daemon down before each run",
-  );
-}
+const verdict = (ratio: number | undefined, target: number | undefined) =>
+  ratio === undefined || target === undefined ? "" : `≤ ${target} ${ratio <= target ? "ok" : "MISSED"}`;
 
 export function printPeer(rows: PeerRow[], peerName: string): void {
   const pad = (s: string | number, n: number) => String(s).padEnd(n);
+  const range = (x?: [number, number]) => (x ? `${x[0]}–${x[1]}` : "");
   console.log(
-    `\n${pad(`bsk vs ${peerName} (p50, interleaved)`, 36)} ${pad("bsk ms", 8)} ${pad("peer ms", 8)} ${pad("ratio", 6)} ${pad("pairwise", 9)} ${pad("target", 16)} ${pad("mcp ms", 8)} mcp ratio`,
+    `\n${pad(`bsk vs ${peerName} (p50, interleaved)`, 36)} ${pad("bsk ms", 8)} ${pad("peer ms", 8)} ${pad("ratio", 6)} ${pad("p25–p75", 10)} ${pad("target", 12)} ${pad("mcp ms", 8)} ${pad("ratio", 6)} ${pad("p25–p75", 10)} target`,
   );
   for (const r of rows) {
-    const ok = r.target_ms !== undefined ? r.bsk_p50_ms <= r.target_ms : r.target_ratio === undefined || r.ratio <= r.target_ratio;
-    const target = r.target_ms !== undefined ? `≤ ${r.target_ms} ms` : r.target_ratio !== undefined ? `≤ ${r.target_ratio}×` : "";
     console.log(
-      `${pad(r.name, 36)} ${pad(r.bsk_p50_ms, 8)} ${pad(r.peer_p50_ms, 8)} ${pad(r.ratio, 6)} ${pad(r.pair_ratio_p50, 9)} ${pad(target ? `${target} ${ok ? "ok" : "MISSED"}` : "", 16)} ${pad(r.mcp_p50_ms ?? "", 8)} ${r.mcp_ratio ?? ""}`,
+      `${pad(r.name, 36)} ${pad(r.bsk_p50_ms, 8)} ${pad(r.peer_p50_ms, 8)} ${pad(r.ratio, 6)} ${pad(range(r.pair_ratio_spread), 10)} ${pad(verdict(r.ratio, r.target_ratio), 12)} ${pad(r.mcp_p50_ms ?? "", 8)} ${pad(r.mcp_ratio ?? "", 6)} ${pad(range(r.mcp_pair_ratio_spread), 10)} ${verdict(r.mcp_ratio, r.target_mcp_ratio)}`,
     );
   }
 }

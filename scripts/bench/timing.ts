@@ -15,6 +15,11 @@ export function pct(xs: number[], p: number): number {
   return +s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!.toFixed(2);
 }
 
+/** The middle half of a series (p25 and p75): the spread every ratio and difference is written with. */
+export function spread(xs: number[]): [number, number] {
+  return [pct(xs, 25), pct(xs, 75)];
+}
+
 export function row(name: string, xs: number[], target?: number, note?: string): Row {
   return { name, runs: xs.length, p50_ms: pct(xs, 50), p95_ms: pct(xs, 95), target_ms: target, note };
 }
@@ -24,11 +29,12 @@ export function unmeasured(name: string, why: string, target?: number): Row {
   return { name, runs: 0, p50_ms: NaN, p95_ms: NaN, target_ms: target, note: `not measured: ${why}` };
 }
 
-export async function timeProcess(argv: string[], env: Record<string, string>): Promise<number> {
+/** One whole process, in ms; an exit code other than `expect` is a failed bench, never a fast sample. */
+export async function timeProcess(argv: string[], env: Record<string, string>, expect = 0): Promise<number> {
   const t0 = performance.now();
   const proc = Bun.spawn(argv, { env, stdout: "ignore", stderr: "pipe", stdin: "ignore" });
   const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
-  if (code !== 0) throw new Error(`${argv.slice(1).join(" ")} exited ${code}: ${stderr.split("\n")[0]}`);
+  if (code !== expect) throw new Error(`${argv.slice(1).join(" ")} exited ${code}: ${stderr.split("\n")[0]}`);
   return performance.now() - t0;
 }
 

@@ -17,6 +17,7 @@
 import { browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import { errorMessage } from "../shared/abort.ts";
+import { hopMark } from "../shared/hop-mark.ts";
 import { ownerOfTab } from "./sessions.ts";
 import { localStorageLocked } from "./storage-lock.ts";
 
@@ -110,7 +111,11 @@ export function faultPoint(mark: { method: string } | undefined, stage: FaultSta
  */
 export async function sending<T>(who: Who, act: () => Promise<T>): Promise<T> {
   const mark = markOf(who);
-  if (mark?.held) await mark.held;
+  const t0 = performance.now();
+  if (mark?.held) {
+    await mark.held;
+    hopMark("wait op.durable (the daemon's ledger sync)", t0);
+  }
   if (mark?.check) await mark.check();
   faultPoint(mark, "before_dispatch");
   if (mark) mark.sent = true;
