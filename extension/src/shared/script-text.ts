@@ -6,7 +6,9 @@ const texts = new Map<string, Promise<string>>();
 export function scriptText(path: string): Promise<string> {
   let text = texts.get(path);
   if (!text) {
-    text = fetch(browser.runtime.getURL(path as any)).then((r) => r.text());
+    // Typed by hand: WXT's PublicPath types exist only in the extension's own project, and tests type-check this too.
+    const runtime = browser.runtime as unknown as { getURL(path: string): string };
+    text = fetch(runtime.getURL(path)).then((r) => r.text());
     texts.set(path, text);
     text.catch(() => {
       if (texts.get(path) === text) texts.delete(path);
