@@ -6,8 +6,7 @@
 import type { FlagSpec } from "../protocol/define.ts";
 import { parseDuration } from "../protocol/duration.ts";
 import { BskError } from "../protocol/errors.ts";
-import type { CommandSpec } from "./command-spec.ts";
-import { commandName } from "./commands-table.ts";
+import { type CommandSpec, commandName } from "./command-spec.ts";
 import { isFlagToken } from "./router.ts";
 import { closest } from "./suggest.ts";
 

@@ -1,7 +1,7 @@
 /**
  * Every command the CLI knows: the catalog's methods (inlined at build time by a macro, no zod at run time)
- * plus the CLI-only commands (daemon start|stop|status, logs, version, …), each one entry: its shape and what it runs
- * (its module loaded only then). The router walks it.
+ * plus the CLI-only commands (daemon start|stop|status, logs, version, …), each one entry: its shape. What a CLI-only
+ * command runs is local-commands.ts, above this table, so the commands may use the table without a circle.
  */
 import { catalogCommands } from "./catalog-table.ts" with { type: "macro" };
 import type { CommandSpec } from "./command-spec.ts";
@@ -13,7 +13,6 @@ const LOCAL: CommandSpec[] = [
     words: ["daemon", "start"],
     description: "Start the daemon detached (prints pid, socket and port); --foreground runs it in this process.",
     local: "daemon.start",
-    run: async (c) => (await import("./commands/daemon.ts")).daemonStart(c),
     scope: "none",
     positionals: [],
     flags: {
@@ -58,7 +57,6 @@ const LOCAL: CommandSpec[] = [
     words: ["daemon", "stop"],
     description: "Stop the daemon (live sessions end); waits up to 5 s for it to exit. Not running is fine.",
     local: "daemon.stop",
-    run: async (c) => (await import("./commands/daemon.ts")).daemonStop(c),
     scope: "none",
     positionals: [],
     flags: {},
@@ -68,7 +66,6 @@ const LOCAL: CommandSpec[] = [
     words: ["daemon", "status"],
     description: "Like bsk status, but never starts the daemon: says not running (exit 1) when there is none.",
     local: "daemon.status",
-    run: async (c) => (await import("./commands/daemon.ts")).daemonStatus(c),
     scope: "none",
     positionals: [],
     flags: {},
@@ -79,10 +76,6 @@ const LOCAL: CommandSpec[] = [
     description:
       "Print the daemon's log ($BSK_HOME/logs/daemon.log) as readable lines (--json: the raw JSON lines); -f follows it. Works without a daemon.",
     local: "logs",
-    run: async (c) => {
-      const { printLogLine } = await import("./output.ts");
-      return (await import("./commands/logs.ts")).logs({ ...c, print: (l) => printLogLine(l, c.json) });
-    },
     scope: "none",
     positionals: [],
     flags: {
@@ -96,7 +89,6 @@ const LOCAL: CommandSpec[] = [
     description:
       "Install the bsk skill (SKILL.md + references) into agent harnesses: Claude Code, Codex, Cursor, OpenClaw, CodeBuddy, WorkBuddy, Pi, Hermes, Kimi Code, …",
     local: "install-skill",
-    run: async (c) => (await import("./commands/install-skill.ts")).installSkill(c),
     scope: "none",
     positionals: [],
     flags: {
@@ -112,10 +104,6 @@ const LOCAL: CommandSpec[] = [
     description:
       "Prove the whole path works: daemon, browser, protocol, skill, then a session that opens a built-in page, snapshots it, clicks a button and stops, each hop timed; exit 1 with the fix when a step fails.",
     local: "doctor",
-    run: async (c) => {
-      const { writeStderr } = await import("./output.ts");
-      return (await import("./commands/doctor.ts")).doctor({ ...c, say: writeStderr });
-    },
     scope: "none",
     positionals: [],
     flags: {
@@ -134,7 +122,6 @@ const LOCAL: CommandSpec[] = [
     description:
       "Serve the catalog as an MCP stdio server (tools such as session_start, navigate, snapshot, click, screenshot); its sessions end when it exits.",
     local: "mcp",
-    run: async (c) => (await import("./mcp/server.ts")).mcpCommand(c),
     scope: "none",
     positionals: [],
     flags: {
@@ -154,7 +141,6 @@ const LOCAL: CommandSpec[] = [
     description:
       "Register bsk's native messaging host (com.bsk.bridge) with Chromium and Chrome, so the extension fetches this install's secret by itself (daemon start also does it for browsers it finds).",
     local: "native.install",
-    run: async (c) => (await import("./commands/native.ts")).nativeInstall(c),
     scope: "none",
     positionals: [],
     flags: {
@@ -170,7 +156,6 @@ const LOCAL: CommandSpec[] = [
     words: ["native", "uninstall"],
     description: "Remove the native messaging host registrations that point at this $BSK_HOME (pair with a code afterwards).",
     local: "native.uninstall",
-    run: async (c) => (await import("./commands/native.ts")).nativeUninstall(c),
     scope: "none",
     positionals: [],
     flags: {
@@ -182,7 +167,6 @@ const LOCAL: CommandSpec[] = [
     words: ["completion"],
     description: "Print the shell completion script for bash, zsh or fish (commands and flags come from the catalog).",
     local: "completion",
-    run: async (c) => (await import("./completion.ts")).completionCommand(String(c.params.shell)),
     scope: "none",
     positionals: [{ param: "shell", description: "bash, zsh or fish", required: true }],
     flags: {},
@@ -193,7 +177,6 @@ const LOCAL: CommandSpec[] = [
     description:
       "Install the newest signed release: SHA-256 and signature checked, binary swapped atomically (the old one kept as <bin>.previous), daemon restarted, rolled back if it does not serve within 20 s. Waits while sessions are live.",
     local: "update",
-    run: async (c) => (await import("./commands/update.ts")).update(c),
     scope: "none",
     positionals: [],
     flags: {
@@ -206,7 +189,6 @@ const LOCAL: CommandSpec[] = [
     words: ["version"],
     description: "Print bsk's version and protocol version.",
     local: "version",
-    run: async () => (await import("./commands/version.ts")).version(),
     scope: "none",
     positionals: [],
     flags: {},
@@ -215,8 +197,3 @@ const LOCAL: CommandSpec[] = [
 ];
 
 export const COMMANDS: readonly CommandSpec[] = [...CATALOG, ...LOCAL];
-
-/** `bsk <words>` as shown in help and errors. */
-export function commandName(cmd: CommandSpec): string {
-  return `bsk ${cmd.words.join(" ")}`;
-}

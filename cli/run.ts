@@ -6,6 +6,7 @@ import { bskHome, homePaths } from "../shared/home.ts";
 import { asBskError, callThrough } from "./call-pipeline.ts";
 import { CallProgressView, PROGRESS_EVENT } from "./call-progress.ts";
 import { call, nextRequestId, type Connection } from "./daemon-client.ts";
+import { LOCAL_RUNS } from "./local-commands.ts";
 import { emit, printStreamed, render, type Outcome } from "./output.ts";
 import { plan, wantsJson, type Plan } from "./plan.ts";
 
@@ -95,7 +96,7 @@ export async function main(argv: string[], env: Env): Promise<number> {
         return emit(render((await import("./commands/version.ts")).version(), p.json));
       case "local":
         json = p.json;
-        return emit(render(await p.cmd.run!({ paths: homePaths(bskHome(env), env), env, params: p.params, json }), json));
+        return emit(render(await LOCAL_RUNS[p.action]!({ paths: homePaths(bskHome(env), env), env, params: p.params, json }), json));
       case "call":
         json = p.json;
         return emit(render(await runCall(p, env), json));

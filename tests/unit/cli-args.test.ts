@@ -293,7 +293,8 @@ describe("flag types the catalog may use (synthetic shape)", () => {
 });
 
 describe("--session on every command (each command may run in a shell of its own)", () => {
-  const { COMMANDS: ALL, commandName } = require("../../cli/commands-table.ts") as typeof import("../../cli/commands-table.ts");
+  const { COMMANDS: ALL } = require("../../cli/commands-table.ts") as typeof import("../../cli/commands-table.ts");
+  const { commandName } = require("../../cli/command-spec.ts") as typeof import("../../cli/command-spec.ts");
   // bsk mcp takes only its own flags: an MCP client's configuration runs it, not an agent's habits (cli-help.test.ts).
   const COMMANDS = ALL.filter((c) => !c.ownFlagsOnly);
   /** The words and any required positional, so the command parses. */

@@ -4,6 +4,7 @@ import { flagsFor } from "../../cli/args.ts";
 import { catalogCommands } from "../../cli/catalog-table.ts";
 import { COMMANDS } from "../../cli/commands-table.ts";
 import { helpFor } from "../../cli/help.ts";
+import { LOCAL_RUNS } from "../../cli/local-commands.ts";
 import { plan } from "../../cli/plan.ts";
 import { cliMethods, EFFECTS, METHODS } from "../../protocol/catalog.ts";
 
@@ -25,6 +26,11 @@ describe("the CLI table is the catalog", () => {
       expect(c.effect).toBe(EFFECTS[m]);
       expect(c.scope).toBe(METHODS[m].scope);
     }
+  });
+
+  test("every CLI-only command has what it runs, and nothing else is run", () => {
+    const locals = COMMANDS.flatMap((c) => (c.local ? [c.local] : []));
+    expect(Object.keys(LOCAL_RUNS).sort()).toEqual(locals.sort());
   });
 
   test("command words are unique, including the CLI-only commands", () => {
