@@ -2,6 +2,7 @@
  * bsk after main.ts: plan the call from argv, connect to the daemon's socket, one request, print; the exit code is
  * main.ts's. Everything else (help, auto-start, daemon lifecycle, logs) is imported only when used.
  */
+import { APP_VERSION } from "../protocol/version.ts";
 import { bskHome, homePaths } from "../shared/home.ts";
 import { asBskError, callThrough } from "./call-pipeline.ts";
 import { CallProgressView, PROGRESS_EVENT } from "./call-progress.ts";
@@ -53,12 +54,7 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
   }
   if (piped.stage === "after") return { ok: false, error: piped.error, traceId: trace, timings: timings(), opId };
   let result = piped.result;
-  if (p.method === "system.status" && result && typeof result === "object") {
-    const { failedCheck, updateNote } = await import("./update/status-note.ts");
-    const update = updateNote(bskHome(env));
-    const failed = failedCheck(bskHome(env));
-    if (update || failed?.refused) result = { ...result, ...(update && { update }), ...(failed?.refused && { update_refused: failed }) };
-  }
+  if (p.method === "system.status" && result && typeof result === "object") result = await withUpdateNotes(result, env);
   return {
     ok: true,
     result,
@@ -71,6 +67,19 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
     ...effect,
     streamed,
   };
+}
+
+/**
+ * `bsk status` with a pending update or a refused update check (update/status-note.ts). update-state.json is read
+ * without fs-util, and the note's module (with the release code) is loaded only when the file has something to say:
+ * a release other than this one, or a failed check.
+ */
+async function withUpdateNotes(result: object, env: Env): Promise<object> {
+  const state = (await Bun.file(homePaths(bskHome(env), env).updateState)
+    .json()
+    .catch(() => undefined)) as { latest?: unknown; state?: unknown } | undefined;
+  if (!state || (state.state !== "failed" && (!state.latest || state.latest === APP_VERSION))) return result;
+  return { ...result, ...(await import("./update/status-note.ts")).statusNotes(state) };
 }
 
 export async function main(argv: string[], env: Env): Promise<number> {

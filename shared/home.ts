@@ -75,6 +75,8 @@ export interface HomePaths {
   secret: string;
   /** The CLI link's key (link-key.ts). */
   linkKey: string;
+  /** What the last update check found (update-state.ts). */
+  updateState: string;
   nativeDir: string;
   stateDir: string;
   sessions: string;
@@ -98,6 +100,7 @@ export function homePaths(home = bskHome(), env: Env = process.env, platform: No
     config: at("config.json"),
     secret: at("trust.key"),
     linkKey: at("link.key"),
+    updateState: at("update-state.json"),
     nativeDir: at("native"),
     stateDir: at("state"),
     sessions: at("state/sessions.json"),
