@@ -9,7 +9,7 @@ import { CallProgressView, PROGRESS_EVENT } from "./call-progress.ts";
 import { call, nextRequestId, type Connection } from "./daemon-client.ts";
 import { LOCAL_RUNS } from "./local-commands.ts";
 import { emit, printStreamed, render, type Outcome } from "./output.ts";
-import { plan, wantsJson, type Plan } from "./plan.ts";
+import { quickPlan, wantsJson, type Plan } from "./plan.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -96,7 +96,7 @@ export async function main(argv: string[], env: Env): Promise<number> {
   }
   let json = wantsJson(argv);
   try {
-    const p = plan(argv, env);
+    const p = (await quickPlan(argv, env)) ?? (await import("./router.ts")).plan(argv, env);
     switch (p.kind) {
       case "help":
         console.log((await import("./help.ts")).helpFor(p.words));

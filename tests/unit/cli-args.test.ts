@@ -2,7 +2,8 @@
 import { describe, expect, test } from "bun:test";
 import { BskError } from "../../protocol/errors.ts";
 import { parseArgs } from "../../cli/args.ts";
-import { GRACE_MS, plan, type Ids, type Plan } from "../../cli/plan.ts";
+import { plan } from "../../cli/router.ts";
+import { GRACE_MS, type Ids, type Plan } from "../../cli/plan.ts";
 
 const ids: Ids = { traceId: "0badcafe", opId: () => "op-fixed" };
 const S = { BSK_SESSION: "s1" };

@@ -7,7 +7,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defaultPath, saveFileResult } from "../../cli/file-result.ts";
-import { absolutePath, plan } from "../../cli/plan.ts";
+import { absolutePath } from "../../cli/plan.ts";
+import { plan } from "../../cli/router.ts";
 import { fakeDaemon, type FakeDaemon } from "./cli-fake-daemon.ts";
 import { tempDir as freshDir } from "../temp.ts";
 
