@@ -18,7 +18,7 @@ export async function reachDaemon(paths: HomePaths, env: Record<string, string |
   // In WSL, the person's Windows daemon (its browser) before a Linux one: wsl-daemon.ts, loaded only then.
   if (env.BSK_WSL === "windows" || (env.BSK_WSL !== "off" && (env.WSL_DISTRO_NAME || env.WSL_INTEROP))) {
     const { reachWindowsDaemon } = await import("./wsl-daemon.ts");
-    const windows = await reachWindowsDaemon(env);
+    const windows = await reachWindowsDaemon(env, undefined, paths.wslCache);
     if (windows) return windows;
   }
   // not running (no daemon.json, stale pid, refused): start one

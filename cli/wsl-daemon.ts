@@ -4,7 +4,7 @@
  * Loaded only when the environment says WSL and nothing answered at $BSK_HOME (reach-daemon.ts): plain Linux never
  * pays for it. When a Windows bsk home is found, a Linux daemon is never started in its place.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { BskError } from "../protocol/errors.ts";
 import { homePaths, type HomePaths } from "../shared/home.ts";
 import {
@@ -23,6 +23,8 @@ type Env = Record<string, string | undefined>;
 export interface WslDeps {
   read(path: string): string | undefined;
   run: InteropRunner;
+  /** Best effort; a cache that cannot be written is asked again next time. */
+  write?(path: string, text: string): void;
 }
 
 const INTEROP_MS = 5_000;
@@ -33,6 +35,13 @@ export const realWslDeps: WslDeps = {
       return readFileSync(path, "utf8");
     } catch {
       return undefined;
+    }
+  },
+  write(path, text) {
+    try {
+      writeFileSync(path, text, { mode: 0o600 });
+    } catch {
+      // the next call asks Windows again
     }
   },
   run(argv) {
@@ -58,15 +67,24 @@ export interface WindowsHome {
  * The Windows user's bsk home seen from WSL, or null (not WSL, BSK_WSL=off, interop gives no %LOCALAPPDATA%). The
  * kernel is asked only when the environment hints WSL, or with `probe` (doctor) or BSK_WSL=windows.
  */
-export function windowsHome(env: Env, deps: WslDeps = realWslDeps, probe = false): WindowsHome | null {
+export function windowsHome(env: Env, deps: WslDeps = realWslDeps, probe = false, cache?: string): WindowsHome | null {
   if (wslChoice(env) === "off") return null;
   const facts = detectWsl(env, deps, probe || wslChoice(env) === "windows");
   if (!facts) return null;
+  const at = (local: string | undefined) => {
+    const home = local && windowsHomeInWsl(local, facts.root);
+    if (!home) return null;
+    const paths = homePaths(home, env, "linux");
+    return { facts, windows: wslToWindows(home, facts.root) ?? home, paths, found: deps.read(paths.linkKey) !== undefined };
+  };
+  // %LOCALAPPDATA% costs a cmd.exe through interop (a tenth of a second or more): once found, it is kept in this
+  // user's private Linux home and used while the Windows home it names still holds a bsk install.
+  const kept = cache ? at(deps.read(cache)?.trim()) : null;
+  if (kept?.found) return kept;
   const local = windowsLocalAppData(deps.run);
-  const home = local && windowsHomeInWsl(local, facts.root);
-  if (!home) return null;
-  const paths = homePaths(home, env, "linux");
-  return { facts, windows: wslToWindows(home, facts.root) ?? home, paths, found: deps.read(paths.linkKey) !== undefined };
+  const found = at(local);
+  if (found?.found && cache && local) deps.write?.(cache, local);
+  return found;
 }
 
 /** What WSL needs to reach Windows' 127.0.0.1 (the daemon listens there only). */
@@ -81,8 +99,8 @@ export function loopbackNote(facts: WslFacts): string {
  * as on Linux). A Windows home that is there but does not answer is an error naming what to do on Windows, never a
  * Linux daemon started instead (it would drive no browser of the person's).
  */
-export async function reachWindowsDaemon(env: Env, deps: WslDeps = realWslDeps): Promise<Connection | null> {
-  const win = windowsHome(env, deps);
+export async function reachWindowsDaemon(env: Env, deps: WslDeps = realWslDeps, cache?: string): Promise<Connection | null> {
+  const win = windowsHome(env, deps, false, cache);
   const forced = wslChoice(env) === "windows";
   if (!win?.found) {
     if (!forced) return null;

@@ -34,7 +34,7 @@ import { PairingCodes } from "./trust/pairing-codes.ts";
 import { ensureSecret, type InstallSecret } from "./trust/secret.ts";
 import { TransferStore, transferLimits } from "./transfers.ts";
 import { startUpdateCheck, type UpdateCheck } from "./update-check.ts";
-import { warmSchemas } from "./validate.ts";
+import { warmUp } from "./warm-up.ts";
 
 export type { DaemonOptions } from "./config.ts";
 export type { DaemonInfo } from "../shared/home.ts";
@@ -143,6 +143,9 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
     shutdown: (reason) => (stopping ??= stop(reason)),
   };
 
+  // Start-up work is done before anything listens: run after ready, it held up the first calls (warm-up.ts).
+  await syncSkills(log);
+  warmUp();
   let gateway: ReturnType<typeof startGateway>;
   try {
     gateway = startGateway({ ...ctx, onChange, server: server?.gateway });
@@ -223,8 +226,6 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
 
   log.info("daemon started", { ...info, home: paths.home });
   onReady?.(info);
-  setTimeout(warmSchemas, 0);
-  setTimeout(() => void syncSkills(log), 0);
   await stopped.promise;
 }
 

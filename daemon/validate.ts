@@ -80,7 +80,29 @@ export function parseParams(name: MethodName, params: unknown): Record<string, u
   });
 }
 
-/** Build every client-callable method's schema ahead of the first call (off the request path). */
+/** Methods whose schema is built and whose parser zod has compiled (warmSchemas). */
+const warmed = new Set<MethodName>();
+
+/**
+ * Builds every client-callable method's schema and has zod compile its parser (an object schema's parser is generated
+ * with `new Function` on its first parse, whatever the input), so no call pays for either. Start-up work
+ * (daemon/warm-up.ts): run while nothing waits on the event loop, never after the daemon serves.
+ */
 export function warmSchemas(): void {
-  for (const name of Object.keys(METHODS) as MethodName[]) if (isClientCallable(name)) paramsSchema(name);
+  for (const name of Object.keys(METHODS) as MethodName[]) {
+    if (!isClientCallable(name) || warmed.has(name)) continue;
+    paramsSchema(name).safeParse({});
+    warmed.add(name);
+  }
+}
+
+/** The client-callable methods a call would still build or compile a schema for. */
+export function unwarmedMethods(): MethodName[] {
+  return (Object.keys(METHODS) as MethodName[]).filter((n) => isClientCallable(n) && !warmed.has(n));
+}
+
+/** Tests only: as in a fresh process, no schema built yet. */
+export function forgetSchemas(): void {
+  schemas.clear();
+  warmed.clear();
 }

@@ -39,6 +39,13 @@ export const ENV_VARS: EnvVar[] = [
       "In WSL, with no Linux daemon answering: auto uses the person's Windows daemon (its home %LOCALAPPDATA%\\bsk read through /mnt/c, reached over loopback TCP) when a Windows bsk home is found, else goes on as on Linux; windows: only the Windows daemon; off: never (docs/install.md, WSL).",
   },
   {
+    name: "BSK_NODE_SHIM",
+    default: "—",
+    read_by: "cli",
+    description:
+      "Set by the npm package's Node entry when it, not the native binary, is what the `bsk` command runs (npm skipped the install script, or Windows, where npm links commands through Node); bsk doctor then says what each call pays and how to skip it (docs/install.md, npm).",
+  },
+  {
     name: "BSK_PORT",
     default: "52800",
     read_by: "cli+daemon",

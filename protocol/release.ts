@@ -40,6 +40,14 @@ export function currentPlatform(platform: string = process.platform, arch: strin
   return (PLATFORMS as readonly string[]).includes(name) ? (name as Platform) : null;
 }
 
+/** The npm package that installs bsk (`npm i -g @bsk-dev/bsk`); each platform's binary is its own package. */
+export const NPM_PACKAGE = `@${REPOSITORY.split("/")[0]}/bsk`;
+
+/** `@bsk-dev/bsk-linux-x64`: an optional dependency of NPM_PACKAGE that npm installs only on its os and cpu. */
+export function npmPlatformPackage(platform: Platform): string {
+  return `${NPM_PACKAGE}-${platform}`;
+}
+
 /** The executable's name inside an archive. */
 export function binaryName(platform: Platform): string {
   return platform.startsWith("windows-") ? "bsk.exe" : "bsk";

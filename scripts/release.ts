@@ -2,7 +2,8 @@
  * npm run release [platform...]: cross-compile bsk for every platform (each target's Bun runtime is downloaded
  * once from the npm registry into ~/.bun/install/cache), ad-hoc sign the macOS binaries and verify their signatures
  * (scripts/release/codesign.ts: the release fails when one does not verify), pack the archives and the extension zip, and write
- * SHA256SUMS, version.json and version.json.sig into dist/release/, plus install.sh pointing at the release host.
+ * SHA256SUMS, version.json and version.json.sig into dist/release/, plus install.sh pointing at the release host, and
+ * the npm packages (scripts/release/npm.ts) into dist/release/npm/.
  *
  * Needs the release private key: BSK_RELEASE_KEY_FILE=/path/to/release-ed25519.pem (never in the repo).
  * Releases are GitHub releases of REPOSITORY (package.json `repository`); BSK_RELEASE_BASE_URL publishes elsewhere
@@ -15,7 +16,7 @@
  * run it before the latest release's manifest expires, or every bsk refuses it (manifest_expired).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { RELEASE_PUBLIC_KEY } from "../protocol/release-key.ts";
 import {
   binaryName,
@@ -28,6 +29,7 @@ import {
 } from "../protocol/release.ts";
 import { APP_VERSION, PROTOCOL_VERSION } from "../protocol/version.ts";
 import { buildReleaseBinary } from "./release/build-target.ts";
+import { writeNpmPackages } from "./release/npm.ts";
 import { MANIFEST_VALID_DAYS, publicKeyOf, refreshManifest, signingFreshness, writeRelease } from "./release/pack.ts";
 
 const root = join(import.meta.dir, "..");
@@ -130,6 +132,8 @@ const { files } = writeRelease({
   serial: fresh.serial,
   expiresAt: fresh.expires_at,
 });
+// The npm packages hold the same signed binaries (not release assets: npm publishes them, below).
+const npmDirs = writeNpmPackages({ version: APP_VERSION, out: join(out, "npm"), binaries });
 rmSync(buildDir, { recursive: true, force: true });
 
 const installer = readFileSync(join(root, "install.sh"), "utf8");
@@ -140,6 +144,11 @@ files["install.sh"] = Buffer.byteLength(installer);
 
 console.log(`\nrelease ${APP_VERSION} (protocol ${PROTOCOL_VERSION}) in dist/release/, ${Math.round((performance.now() - t0) / 1000)} s:`);
 for (const [name, size] of Object.entries(files)) console.log(`  ${name.padEnd(36)} ${(size / 1e6).toFixed(1).padStart(7)} MB`);
+
+console.log(
+  `\nnpm packages in dist/release/npm/ (${npmDirs.length}); publish each in this order, the platform ones first:\n` +
+    npmDirs.map((d) => `  npm publish ${relative(root, d)} --access public`).join("\n"),
+);
 
 if (baseUrl !== GITHUB_RELEASES_URL) {
   console.log(`\nPublish every file under ${baseUrl}/download/v${APP_VERSION}/ and mark it latest (${latestManifestUrl(baseUrl)}).`);

@@ -77,6 +77,8 @@ export interface HomePaths {
   linkKey: string;
   /** What the last update check found (update-state.ts). */
   updateState: string;
+  /** In WSL: the Windows %LOCALAPPDATA% once found through interop (cli/wsl-daemon.ts). */
+  wslCache: string;
   nativeDir: string;
   stateDir: string;
   sessions: string;
@@ -101,6 +103,7 @@ export function homePaths(home = bskHome(), env: Env = process.env, platform: No
     secret: at("trust.key"),
     linkKey: at("link.key"),
     updateState: at("update-state.json"),
+    wslCache: at("wsl-windows-home"),
     nativeDir: at("native"),
     stateDir: at("state"),
     sessions: at("state/sessions.json"),

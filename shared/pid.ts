@@ -2,7 +2,7 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 
-export function pidAlive(pid: number): boolean {
+export function pidAlive(pid: number, platform: string = process.platform): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
@@ -10,9 +10,17 @@ export function pidAlive(pid: number): boolean {
     // EPERM: it exists but belongs to someone else.
     return (err as NodeJS.ErrnoException).code === "EPERM";
   }
-  // A zombie still answers kill(0) until its parent reaps it, but it has exited — unless it is the leader of threads
-  // that are still exiting: they hold its open files (a daemon's listening socket) until the last one is gone.
+  // A zombie still answers kill(0) until its parent reaps it, but it has exited. On Linux, unless it is the leader of
+  // threads that are still exiting: they hold its open files (a daemon's listening socket) until the last one is gone.
+  // macOS has no /proc: ps says (a zombie there has closed its files).
+  if (platform === "darwin") return psState(pid) !== "Z";
   return procState(pid) !== "Z" || threadsLeft(pid) > 1;
+}
+
+/** The first letter of `ps -o stat=` (R, S, Z, …), undefined when ps cannot tell. */
+export function psState(pid: number): string | undefined {
+  const r = spawnSync("/bin/ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8", env: { ...process.env, LC_ALL: "C" }, timeout: 5000 });
+  return r.status === 0 ? r.stdout.trim()[0] : undefined;
 }
 
 function threadsLeft(pid: number): number {

@@ -18,6 +18,7 @@ import { request } from "../request.ts";
 import { readLogTail, refusalSince } from "./doctor-log.ts";
 import { renderDoctor, type Check, type DoctorReport } from "./doctor-report.ts";
 import { fixSkill, nativeHostCheck, type Say } from "./doctor-fix.ts";
+import { installCheck } from "./doctor-install.ts";
 import { skillCheck } from "./doctor-skill.ts";
 import { transportCheck } from "./doctor-transport.ts";
 import { windowsTransportCheck, wslCheck } from "./doctor-wsl.ts";
@@ -150,6 +151,8 @@ class Doctor {
       const check = skillCheck(this.env);
       return fixed.length ? { ...check, detail: `${check.detail} (fixed: ${fixed.join(", ")})` } : check;
     });
+    const install = installCheck(this.env);
+    if (install) await this.hop("install", async () => install);
     const wsl = wslCheck(this.env);
     if (wsl) await this.hop("wsl", async () => wsl);
     // Reached the Windows daemon from WSL (wsl-daemon.ts): its home is not ours, and TCP is its one way.

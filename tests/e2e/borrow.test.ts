@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
+import { evaluateInFrame, serviceWorker, stopServiceWorker } from "./devtools.ts";
 import { BSK, until, useWorld, type Run, type World } from "./harness.ts";
 import { PersonPage } from "./person-page.ts";
 
@@ -359,6 +360,37 @@ describe("giving tabs back", () => {
     });
     expect(ended.end_reason).toBe("window_closed");
     expect(ended.lost_tab_ids).toEqual([tabId]);
+  });
+});
+
+describe("a lent tab across a worker restart", () => {
+  // Issue 40: with the page-world script run at once (runImmediately) in a lent tab, this hung the whole browser once.
+  test("tab return after the worker restarted: the tab and its out-of-process frame go back, the browser keeps answering", async () => {
+    const s = await w.startSession();
+    const tabId = await w.person.openInOwnWindow(w.fixtures.url("/snap-frames.html?lent-restart"));
+    const { targetId } = await w.person.waitForPage("snap-frames.html?lent-restart");
+    try {
+      await setConfirm(false);
+      expect((await borrow(s, tabId)).code).toBe(0);
+      expect((await w.ok(["snapshot", "--session", s])).text).toContain('button "Inner button"');
+      const old = await stopServiceWorker(w.person);
+      await until("the worker to come back", async () => {
+        const sw = await serviceWorker(w.person);
+        return sw && sw.targetId !== old;
+      });
+      await until("the session to be usable again", async () => (await w.bsk(["tab", "list", "--session", s])).code === 0);
+      // The restarted worker takes the surviving attachment over; its iframe is reported again, attached paused.
+      expect((await w.ok(["snapshot", "--session", s])).text).toContain('button "Inner button"');
+      await w.ok(["tab", "return", String(tabId), "--session", s]);
+      // The person's own DevTools connection: the browser answers (Person.send fails a command unanswered for 20 s),
+      // and so do the page and its cross-site frame (neither left paused).
+      const { targetInfos } = await w.person.send("Target.getTargets");
+      expect(targetInfos.some((t: any) => t.targetId === targetId)).toBe(true);
+      expect(await w.person.evaluateIn(targetId, "document.title")).toBe("Snap Frames");
+      expect(await evaluateInFrame(w.browser.cdpPort!, "snap-frame-inner.html?cross", "location.search")).toBe("?cross");
+    } finally {
+      await chrome(`chrome.tabs.remove(${tabId})`);
+    }
   });
 });
 

@@ -7,6 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { EXTENSION_ID } from "../../protocol/extension-identity.ts";
 import { until, useWorld, type Run, type World } from "./harness.ts";
 import { marksInFrame, uploaderRefs } from "./files-frame.ts";
+import { evaluateInContentScript } from "./devtools.ts";
 import { PersonPage } from "./person-page.ts";
 
 let w: World;
@@ -51,11 +52,20 @@ describe("request-help", () => {
       "--timeout",
       "20s",
     );
-    const look = await panelShown(page);
+    // The words come into the panel's frame from the worker once the frame has loaded, as a person sees them.
+    const look = await page.waitOverlay("the help panel with the agent's words", (o) => !!o?.panelText.includes("Please sign in"));
     expect(look!.panelText).toContain("Please sign in to your account");
     expect(look!.panelText).toContain("Sign in");
-    // Issue 36 item 7: the agent's words to the person are drawn, not text the page's find() can spell out.
+    // Issue 36 item 7: the agent's words to the person are in bsk's frame, out of the page's document: its find()
+    // cannot spell them out, and another extension's content script, which opens even a closed shadow root (bsk's
+    // own world stands in for another one's), reads neither the prompt nor the title in text or attributes.
     expect(await page.evaluate(`window.find("Please sign in to your account")`)).toBe(false);
+    const read = `(() => { const r = chrome.dom.openOrClosedShadowRoot(document.querySelector("bsk-overlay")); if (!r) return "";
+      return r.textContent + [...r.querySelectorAll("*")].flatMap((e) => [...e.attributes].map((a) => a.value)).join(" "); })()`;
+    const inRoot = (await evaluateInContentScript(w.browser.cdpPort!, "/account", read)) as string;
+    expect(inRoot).toContain("Cancel");
+    expect(inRoot).not.toContain("Please sign in");
+    expect(inRoot).not.toContain("Sign in");
     expect(look!.buttons).toEqual(["cancel", "done"]);
     expect(look!.pill).toBe(false);
 

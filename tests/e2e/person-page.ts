@@ -200,11 +200,11 @@ export class PersonPage {
   }
 
   /**
-   * What bsk's own pages framed in a panel say (the approval panel's text), as the person sees it: each is another
+   * What bsk's own pages framed in a panel say (the approval panel's text, the help panel's words), as the person sees it: each is another
    * process, read through its own DevTools target. A frame not loaded yet says nothing.
    */
   private async framedTexts(panel: DomNode): Promise<string[]> {
-    const frames = findAll(panel, (n) => n.nodeName === "IFRAME" && (attrs(n).class ?? "") === "text");
+    const frames = findAll(panel, (n) => n.nodeName === "IFRAME" && ["text", "note"].includes(attrs(n).class ?? ""));
     // The browser lists the frame by the extension's own id, not by the dynamic URL the panel loaded it from.
     const read = (src: string) => {
       const u = new URL(src);

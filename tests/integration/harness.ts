@@ -64,6 +64,8 @@ export interface StartOptions {
   subprocess?: boolean;
   /** In-process only: the ledger's disk sync (fault injection, tests/integration/sync-gate.ts). */
   ledgerSync?: DiskSync;
+  /** In-process only: called in the daemon's own ready callback, before anything it scheduled for later runs. */
+  onReady?: (info: DaemonInfo) => void;
 }
 
 export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> {
@@ -92,7 +94,11 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
     done = proc.exited;
   } else {
     const { promise, resolve } = Promise.withResolvers<DaemonInfo>();
-    const run = runDaemon({ home, port, env, onReady: resolve, ...(opts.ledgerSync && { ledgerSync: opts.ledgerSync }) });
+    const onReady = (ready: DaemonInfo) => {
+      opts.onReady?.(ready);
+      resolve(ready);
+    };
+    const run = runDaemon({ home, port, env, onReady, ...(opts.ledgerSync && { ledgerSync: opts.ledgerSync }) });
     done = run;
     const first = await Promise.race([promise, run]);
     if ("kind" in first) throw new Error(`daemon did not start: ${JSON.stringify(first)}`);

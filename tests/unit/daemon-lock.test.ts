@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { homePaths } from "../../shared/home.ts";
 import { acquireLock } from "../../daemon/lock.ts";
-import { pidAlive } from "../../shared/pid.ts";
+import { pidAlive, psState } from "../../shared/pid.ts";
 import { tempDir } from "../temp.ts";
 
 const homes: string[] = [];
@@ -79,6 +79,10 @@ describe("pidAlive", () => {
       while (!readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z ") && Date.now() < deadline) await Bun.sleep(10);
       expect(readFileSync(`/proc/${pid}/stat`, "utf8")).toContain(") Z ");
       expect(pidAlive(pid)).toBe(false);
+      // macOS's way (no /proc: ps's state), run here with the same /bin/ps on the same zombie.
+      expect(psState(pid)).toBe("Z");
+      expect(pidAlive(pid, "darwin")).toBe(false);
+      expect(pidAlive(process.pid, "darwin")).toBe(true);
     } finally {
       parent.kill();
     }

@@ -1,7 +1,7 @@
 /** doctor's WSL line (issue #37 item 9): none on plain Linux; in WSL, the Windows home and whether loopback reaches it. */
 import { expect, test } from "bun:test";
 import { wslCheck } from "../../cli/commands/doctor-wsl.ts";
-import type { WslDeps } from "../../cli/wsl-daemon.ts";
+import { windowsHome, type WslDeps } from "../../cli/wsl-daemon.ts";
 
 const HOME = "/mnt/c/Users/ann/AppData/Local/bsk";
 
@@ -48,4 +48,34 @@ test("no Windows home, or BSK_WSL=off: said, and nothing to use", () => {
   const off = wslCheck({ WSL_DISTRO_NAME: "Ubuntu", BSK_WSL: "off" }, box("5.15.0-microsoft-standard-WSL2", { [`${HOME}/link.key`]: "k" }));
   expect(off?.detail).toContain("BSK_WSL=off");
   expect(off?.value).toBeNull();
+});
+
+test("interop is asked once: the Windows home it found is kept, and asked again only when that home is gone", () => {
+  const files: Record<string, string> = { [`${HOME}/link.key`]: "k" };
+  let asked = 0;
+  const base = box("5.15.0-microsoft-standard-WSL2", files);
+  const deps: WslDeps = {
+    ...base,
+    run: (argv) => {
+      asked++;
+      return base.run(argv);
+    },
+    write: (path, text) => void (files[path] = text),
+  };
+  const env = { WSL_DISTRO_NAME: "Ubuntu" };
+  const cache = "/home/ann/.bsk/wsl-windows-home";
+  expect(windowsHome(env, deps, false, cache)?.found).toBe(true);
+  expect(asked).toBe(1);
+  expect(files[cache]).toBe("C:\\Users\\ann\\AppData\\Local");
+  expect(windowsHome(env, deps, false, cache)?.paths.home).toBe(HOME);
+  expect(asked).toBe(1);
+  // The kept home lost its install (bsk removed on Windows): Windows is asked again, nothing stale is used.
+  delete files[`${HOME}/link.key`];
+  expect(windowsHome(env, deps, false, cache)?.found).toBe(false);
+  expect(asked).toBe(2);
+  // A kept value that is not a Windows path (edited by hand) is never used as one.
+  files[cache] = "/etc";
+  files[`${HOME}/link.key`] = "k";
+  expect(windowsHome(env, deps, false, cache)?.paths.home).toBe(HOME);
+  expect(asked).toBe(3);
 });

@@ -6,7 +6,8 @@
  * new document of the tab and of its out-of-process iframes (attached paused) gets it before the page's own scripts.
  * The document showing when a tab is attached (a lent tab's) gets it with its next one; until then its snapshot shows
  * only the drop attributes the snapshot reads itself, and each action's effect waits for the frame after its input.
- * (Running it at once, `runImmediately`, in a lent tab hung the whole browser after a worker restart in e2e.) The
+ * (Running it at once, `runImmediately`, in a lent tab once hung the whole browser after a worker restart in e2e;
+ * not reproduced since, features/README.md.) The
  * person's other tabs never have it, session or not. A tab given back is detached, which ends the registration; its
  * current document keeps the wrappers until it is left.
  *

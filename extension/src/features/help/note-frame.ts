@@ -7,7 +7,7 @@
 import { browser, type Browser } from "wxt/browser";
 import { NOTE_PAGE, NOTE_PORT, type NoteToPage, type NoteToWorker } from "../../shared/messages/note.ts";
 import { FramesByTab, framedPage } from "../overlay/own-frames.ts";
-import { helpNote, setHelpNote } from "./registry.ts";
+import { helpNote, helpWords, setHelpNote } from "./registry.ts";
 
 /** A frame that does not answer the last ask (busy, going) does not hold the request's end up longer than this. */
 const FLUSH_CAP_MS = 1000;
@@ -56,7 +56,8 @@ function onConnect(port: Browser.runtime.Port): void {
     settleFlushes(mine);
     noteState.frames.drop(tabId, mine);
   });
-  port.postMessage({ type: "start", note: helpNote(tabId, mine.helpId) ?? "" } satisfies NoteToPage);
+  const words = helpWords(tabId, mine.helpId) ?? { prompt: "" };
+  port.postMessage({ type: "start", note: helpNote(tabId, mine.helpId) ?? "", ...words } satisfies NoteToPage);
 }
 
 /** Asks the tab's note field for its text now and waits (at most FLUSH_CAP_MS) until the worker holds it. */

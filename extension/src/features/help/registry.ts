@@ -46,6 +46,13 @@ export function helpNote(tabId: number, helpId: string): string | null {
   return entry && entry.view.id === helpId ? entry.note : null;
 }
 
+/** What the tab's request `helpId` asks (for the note frame, which shows it); null when it is not the pending one. */
+export function helpWords(tabId: number, helpId: string): { prompt: string; title?: string } | null {
+  const entry = active.get(tabId);
+  if (!entry || entry.view.id !== helpId) return null;
+  return { prompt: entry.view.prompt, ...(entry.view.title !== undefined && { title: entry.view.title }) };
+}
+
 /** The note field of the tab's request `helpId` says what it holds now. */
 export function setHelpNote(tabId: number, helpId: string, note: string): void {
   const entry = active.get(tabId);

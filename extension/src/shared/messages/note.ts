@@ -1,5 +1,5 @@
 /**
- * The help panel's note field ↔ service worker port (`runtime.connect({name: NOTE_PORT})`). The field is an extension
+ * The help panel's words and note field ↔ service worker port (`runtime.connect({name: NOTE_PORT})`). The field is an extension
  * page (`note.html?help=<id>`) in a frame of the overlay's panel, so what the person types never passes through the
  * page's document: the worker holds the note per tab and ends the request with it.
  */
@@ -10,8 +10,11 @@ export const NOTE_PAGE = "/note.html";
 export type NoteToWorker = { type: "note"; help_id: string; note: string; flush?: number };
 
 export type NoteToPage =
-  /** The note kept so far (a reload of the tab does not lose it). */
-  | { type: "start"; note: string }
+  /**
+   * The note kept so far (a reload of the tab does not lose it), and what the agent asks: its title and prompt are
+   * shown here, in the frame, never in the page's document.
+   */
+  | { type: "start"; note: string; prompt: string; title?: string }
   /** The request is ending: send the field's text now. */
   | { type: "flush"; flush: number };
 
@@ -21,3 +24,5 @@ export type NoteToPage =
  */
 export const NOTE_READY = "ready";
 export const NOTE_PRESSED = "pressed";
+/** The frame's content height in CSS px, so the panel sizes the frame to the agent's words (`{ height }`). */
+export type NoteSize = { height: number };

@@ -1,17 +1,22 @@
 /**
- * The help panel: title, the agent's prompt, a note field, Done and Cancel; draggable by its header. It also draws
+ * The help panel: a header, the agent's title and prompt with a note field (in a frame, below), Done and Cancel;
+ * draggable by its header. It also draws
  * a box around each element the worker marked as a target (HELP_TARGET_ATTR), following scrolls and layout changes.
  * Done and Cancel take the person's input only once they have been seen (shared/arming.ts).
  *
- * The note field is not in this document: it is bsk's note page in a frame (entrypoints/note/), cross-origin to the
- * page, whose every edit goes straight to the worker. Composed key and input events of a field in the shadow root
+ * The agent's words and the note field are not in this document: they are bsk's note page in a frame
+ * (entrypoints/note/), cross-origin to the page (its find() and other extensions' content scripts do not reach it),
+ * whose every edit goes straight to the worker. Composed key and input events of a field in the shadow root
  * would reach the page's own listeners on window before anything here could stop them.
  */
 import { Arming } from "../../../shared/arming.ts";
 import { t } from "../../../shared/i18n.ts";
-import { NOTE_PRESSED, NOTE_READY } from "../../../shared/messages/note.ts";
+import { NOTE_PRESSED, NOTE_READY, type NoteSize } from "../../../shared/messages/note.ts";
 import { HELP_TARGET_ATTR, type HelpView } from "../../../shared/messages/overlay.ts";
 import { said } from "./said.ts";
+
+/** The note frame before it has said its height: the field alone. */
+const NOTE_MIN_PX = 64;
 
 export interface PanelActions {
   done(): void;
@@ -44,12 +49,12 @@ export class HelpPanel {
     this.id = view.id;
     this.panel.className = "panel";
     this.panel.setAttribute("role", "dialog");
-    this.panel.setAttribute("aria-label", view.title || t("help.title"));
+    this.panel.setAttribute("aria-label", t("help.title"));
 
     const head = document.createElement("div");
     head.className = "head";
     const title = document.createElement("span");
-    said(title, view.title || t("help.title"));
+    said(title, t("help.title"));
     head.append(title);
     const grip = document.createElement("span");
     grip.className = "grip";
@@ -60,9 +65,6 @@ export class HelpPanel {
 
     const body = document.createElement("div");
     body.className = "body";
-    const prompt = document.createElement("div");
-    prompt.className = "prompt";
-    said(prompt, view.prompt);
     this.note.className = "note";
     this.note.title = t("help.note");
     this.note.src = note.url;
@@ -74,18 +76,20 @@ export class HelpPanel {
       if (e.data === NOTE_PRESSED) this.arming.engage();
       // The field takes typing now (a test's person waits for this, as a person waits to see the field).
       else if (e.data === NOTE_READY) this.note.dataset.ready = "";
+      else if (typeof (e.data as NoteSize | null)?.height === "number")
+        this.note.style.height = `${Math.min(Math.max((e.data as NoteSize).height, NOTE_MIN_PX), innerHeight * 0.6)}px`;
     };
     const actionsRow = document.createElement("div");
     actionsRow.className = "actions";
     actionsRow.append(this.button("cancel", t("help.cancel"), false), this.button("done", t("help.done"), true));
-    body.append(prompt);
+    body.append(this.note);
     if (view.until) {
       const hint = document.createElement("div");
       hint.className = "hint";
       hint.textContent = t("help.waiting");
       body.append(hint);
     }
-    body.append(this.note, actionsRow);
+    body.append(actionsRow);
     this.panel.append(head, body);
     parent.append(this.marks, this.panel);
 
