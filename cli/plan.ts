@@ -1,14 +1,13 @@
 /**
  * A command and its arguments + env → what this invocation does: a request to the daemon ({method, params, meta}),
  * a CLI-only command, help or the version. Pure (no I/O), so every CLI shape is unit-tested through it (router.ts's
- * `plan` routes with the whole table; `quickPlan`, the call path, with the command index and one catalog part).
+ * `plan` routes with the whole table; quick-plan.ts, the call path, with the command index and one catalog part).
  */
 import type { RequestMeta } from "../protocol/frames.ts";
 import { MAX_CALL_MS } from "../protocol/duration.ts";
 import { BskError } from "../protocol/errors.ts";
 import { outParam } from "./call-pipeline.ts";
 import { defaultIo, parseArgs, type ArgsIo, type ParsedArgs } from "./args.ts";
-import { catalogCommand, splitWords, wantsHelp } from "./command-index.ts";
 import type { CommandSpec } from "./command-spec.ts";
 
 type Env = Record<string, string | undefined>;
@@ -67,19 +66,6 @@ export function outputPath(path: string, cwd: string, home?: string): string {
     });
   }
   return absolutePath(path, cwd, home);
-}
-
-/**
- * The call path's plan: a catalog command found through the index, its part loaded alone. undefined for anything
- * else (help, a CLI-only command, a variant flag, words that name nothing): router.ts's `plan` with the whole table
- * answers those, the same way.
- */
-export async function quickPlan(argv: readonly string[], env: Env): Promise<Plan | undefined> {
-  if (wantsHelp(argv)) return undefined;
-  const { words, rest } = splitWords(argv);
-  const cmd = words.length ? await catalogCommand(words) : undefined;
-  if (!cmd || (cmd.variants && Object.keys(cmd.variants).some((flag) => rest.includes(`--${flag}`)))) return undefined;
-  return planCommand(cmd, rest, env);
 }
 
 export function planCommand(

@@ -1,13 +1,13 @@
 /**
  * argv → which command, with the whole table (commands-table.ts): help, errors with suggestions, CLI-only commands,
  * and `plan` for callers that have no daemon call to hurry (tests, `bsk mcp`). The words are split as the call path
- * splits them (command-index.ts, splitWords); a call to the daemon goes through plan.ts's quickPlan instead.
+ * splits them (command-index.ts, splitWords); a call to the daemon goes through quick-plan.ts instead.
  */
 import { BskError } from "../protocol/errors.ts";
 import type { ArgsIo } from "./args.ts";
 import type { CommandSpec } from "./command-spec.ts";
 import { COMMANDS } from "./commands-table.ts";
-import { splitWords, wantsHelp, isFlagToken } from "./command-index.ts";
+import { isFlagToken, splitWords, wantsHelp } from "./argv-words.ts";
 import { type Ids, type Plan, planCommand, randomIds, wantsJson } from "./plan.ts";
 import { closest, COMMAND_SYNONYMS } from "./suggest.ts";
 
@@ -45,7 +45,7 @@ export function variantOf(cmd: CommandSpec, args: string[]): Route {
 
 export function route(argv: readonly string[]): Route {
   if (argv[0] === "help") return { kind: "help", words: argv.slice(1).filter((t) => !isFlagToken(t)) };
-  const { words, rest, at: i } = splitWords(argv);
+  const { words, rest, at: i } = splitWords(argv, (w) => commandsUnder(w).length > 0);
   if (wantsHelp(argv)) return { kind: "help", words };
   const cmd = findCommand(words);
   if (cmd) return variantOf(cmd, rest);

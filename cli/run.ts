@@ -9,9 +9,12 @@ import { CallProgressView, PROGRESS_EVENT } from "./call-progress.ts";
 import { call, nextRequestId, type Connection } from "./daemon-client.ts";
 import { LOCAL_RUNS } from "./local-commands.ts";
 import { emit, printStreamed, render, type Outcome } from "./output.ts";
-import { quickPlan, wantsJson, type Plan } from "./plan.ts";
+import { wantsJson, type Plan } from "./plan.ts";
 
 type Env = Record<string, string | undefined>;
+
+/** `bun cli/main.ts` (tests, a checkout): there the index's macros would build the catalog on every start. */
+const FROM_SOURCE = import.meta.path.endsWith(".ts");
 
 async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Outcome> {
   const traceId = p.meta.trace_id;
@@ -96,7 +99,9 @@ export async function main(argv: string[], env: Env): Promise<number> {
   }
   let json = wantsJson(argv);
   try {
-    const p = (await quickPlan(argv, env)) ?? (await import("./router.ts")).plan(argv, env);
+    // The bundle's call path: the command index and one catalog part (quick-plan.ts); from source, the whole table.
+    const quick = FROM_SOURCE ? undefined : await (await import("./quick-plan.ts")).quickPlan(argv, env);
+    const p = quick ?? (await import("./router.ts")).plan(argv, env);
     switch (p.kind) {
       case "help":
         console.log((await import("./help.ts")).helpFor(p.words));

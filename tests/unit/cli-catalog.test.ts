@@ -6,7 +6,7 @@ import { catalogCommand, startsCommand } from "../../cli/command-index.ts";
 import { COMMANDS } from "../../cli/commands-table.ts";
 import { helpFor } from "../../cli/help.ts";
 import { LOCAL_RUNS } from "../../cli/local-commands.ts";
-import { quickPlan } from "../../cli/plan.ts";
+import { quickPlan } from "../../cli/quick-plan.ts";
 import { plan } from "../../cli/router.ts";
 import { cliMethods, EFFECTS, METHODS } from "../../protocol/catalog.ts";
 
