@@ -6,9 +6,8 @@
 import type { FlagSpec } from "../protocol/define.ts";
 import { parseDuration } from "../protocol/duration.ts";
 import { BskError } from "../protocol/errors.ts";
-import type { CommandSpec } from "./command-spec.ts";
-import { commandName } from "./commands-table.ts";
-import { isFlagToken } from "./router.ts";
+import { type CommandSpec, commandName } from "./command-spec.ts";
+import { isFlagToken } from "./argv-words.ts";
 import { closest } from "./suggest.ts";
 
 export const DEFAULT_TIMEOUT_MS = 30_000;

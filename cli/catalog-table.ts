@@ -11,6 +11,7 @@ import type { z } from "zod";
 import { cliMethods } from "../protocol/catalog.ts";
 import { type CliFlag, type CliShape, flagParam, type FlagSpec } from "../protocol/define.ts";
 import type { CommandSpec } from "./command-spec.ts";
+import { LOCAL_COMMANDS } from "./local-table.ts";
 
 /** zod's internals, as far as a flag reads them. */
 interface ZodDef {
@@ -109,4 +110,28 @@ export function catalogCommands(): CommandSpec[] {
     // JSON round trip: drops undefined fields, so the inlined literal is exactly what a test compares.
     return JSON.parse(JSON.stringify(cmd)) as CommandSpec;
   });
+}
+
+/**
+ * How many parts the catalog's commands are cut into for the call path (cli/specs/part-N.ts, one module each): a
+ * call loads the index and its command's part, never the whole table. Parts follow the catalog's order, so a
+ * command's neighbours (tab list, tab new, …) travel together.
+ */
+export const CATALOG_PARTS = 6;
+
+/** Part `n` of the catalog's commands (0-based). */
+export function catalogPart(n: number): CommandSpec[] {
+  const all = catalogCommands();
+  return all.filter((_, i) => Math.floor((i * CATALOG_PARTS) / all.length) === n);
+}
+
+/** Which part holds each command, by its words ("tab list"); a CLI-only command is -1 (the whole table). */
+export function commandIndex(): Record<string, number> {
+  const all = catalogCommands();
+  const index: Record<string, number> = {};
+  all.forEach((c, i) => {
+    index[c.words.join(" ")] = Math.floor((i * CATALOG_PARTS) / all.length);
+  });
+  for (const c of LOCAL_COMMANDS) index[c.words.join(" ")] = -1;
+  return index;
 }

@@ -1,10 +1,9 @@
 /**
  * The one shape of a CLI command: the catalog's (cli/catalog-table.ts, inlined at build time) and the CLI's own
- * (cli/commands-table.ts) alike. Types only.
+ * (cli/commands-table.ts) alike: types, and the name a command goes by.
  */
 import type { HomePaths } from "../shared/home.ts";
 import type { Effect, FileResultSpec, FlagSpec, JsonFileSpec, PositionalSpec, Scope, TransferSpec } from "../protocol/define.ts";
-import type { Outcome } from "./output.ts";
 
 export interface CommandSpec {
   /** Command words after `bsk`, e.g. ["tab", "list"]. */
@@ -30,9 +29,13 @@ export interface CommandSpec {
   variants?: Record<string, string[]>;
   /** Only its own flags and --help: the common ones (--session, --json) would do nothing there (`bsk mcp`). */
   ownFlagsOnly?: boolean;
-  /** A CLI-only command: its name (the human formatter's key) and what it runs. */
+  /** A CLI-only command: its name (the human formatter's key, and its runner in local-commands.ts). */
   local?: string;
-  run?: (ctx: LocalContext) => Promise<Outcome>;
+}
+
+/** `bsk <words>` as shown in help and errors. */
+export function commandName(cmd: Pick<CommandSpec, "words">): string {
+  return `bsk ${cmd.words.join(" ")}`;
 }
 
 /** What a CLI-only command is given. */

@@ -6,7 +6,8 @@ import { BskError } from "../protocol/errors.ts";
 import type { HomePaths } from "../shared/home.ts";
 import { flagsFor } from "./args.ts";
 import type { Outcome } from "./output.ts";
-import { findCommand, isFlagToken, nextWords } from "./router.ts";
+import { isFlagToken } from "./argv-words.ts";
+import { findCommand, nextWords } from "./router.ts";
 
 /** Candidates for the last of `words` (the word being typed; may be ""). */
 export function complete(words: readonly string[]): string[] {

@@ -48,7 +48,7 @@ export async function readDaemonInfo(paths: HomePaths): Promise<DaemonInfo | nul
  */
 export async function tryConnect(paths: HomePaths, env: Record<string, string | undefined> = process.env): Promise<Connection | null> {
   // Loaded here, not at start-up: commands that never reach the daemon (version, help) do not pay for node:fs.
-  const { checkSocket } = await import("../shared/socket-dir.ts");
+  const { checkSocket } = await import("../shared/socket-check.ts");
   const mode = cliTransport(env);
   const unix = async (path: string): Promise<Connection | "absent" | "stale"> => {
     if (!checkSocket(path)) return "absent";

@@ -2,8 +2,7 @@
 import { BskError } from "../protocol/errors.ts";
 import { APP_VERSION, PROTOCOL_VERSION } from "../protocol/version.ts";
 import { flagsFor, usageLine, type FlagDef } from "./args.ts";
-import type { CommandSpec } from "./command-spec.ts";
-import { commandName } from "./commands-table.ts";
+import { type CommandSpec, commandName } from "./command-spec.ts";
 import { HELP_GROUPS } from "./help-groups.ts";
 import { commandsUnder, findCommand, nextWords } from "./router.ts";
 import { closest } from "./suggest.ts";

@@ -9,6 +9,7 @@ import { eventLine, HISTORY_FORMATTERS } from "./format-history.ts";
 import { TRACE_FORMATTERS } from "./format-trace.ts";
 import { readableLogLine } from "./log-line.ts";
 import { visible } from "./visible-text.ts";
+import { versionLine } from "./commands/version.ts";
 
 export type Timings = Record<string, number>;
 
@@ -278,7 +279,7 @@ const LOCAL_FORMATTERS: Record<string, Formatter> = {
   "native.uninstall": (r) => (r.removed ?? []).map((m: string) => `removed ${m}`).join("\n") || "nothing was registered",
   none: () => "",
   text: (r) => String(r.text ?? "").replace(/\n$/, ""),
-  version: (r) => `bsk ${r.version} (protocol ${r.protocol_version})`,
+  version: versionLine,
   update: (r) => {
     const note = r.extension_note ? `note: ${r.extension_note}` : undefined;
     if (r.updated) {

@@ -1,6 +1,7 @@
 /**
- * argv + env → what this invocation does: a request to the daemon ({method, params, meta}), a CLI-only
- * command, help or the version. Pure (no I/O), so every CLI shape is unit-tested through it.
+ * A command and its arguments + env → what this invocation does: a request to the daemon ({method, params, meta}),
+ * a CLI-only command, help or the version. Pure (no I/O), so every CLI shape is unit-tested through it (router.ts's
+ * `plan` routes with the whole table; quick-plan.ts, the call path, with the command index and one catalog part).
  */
 import type { RequestMeta } from "../protocol/frames.ts";
 import { MAX_CALL_MS } from "../protocol/duration.ts";
@@ -8,7 +9,6 @@ import { BskError } from "../protocol/errors.ts";
 import { outParam } from "./call-pipeline.ts";
 import { defaultIo, parseArgs, type ArgsIo, type ParsedArgs } from "./args.ts";
 import type { CommandSpec } from "./command-spec.ts";
-import { route } from "./router.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -68,19 +68,16 @@ export function outputPath(path: string, cwd: string, home?: string): string {
   return absolutePath(path, cwd, home);
 }
 
-export function plan(
-  argv: readonly string[],
+export function planCommand(
+  cmd: CommandSpec,
+  args: string[],
   env: Env,
   ids: Ids = randomIds(),
   pid = process.pid,
   cwd = process.cwd(),
   io: ArgsIo = defaultIo,
 ): Plan {
-  const r = route(argv);
-  if (r.kind === "help") return r;
-  if (r.kind === "version") return { kind: "version", json: wantsJson(argv) };
-  const { cmd } = r;
-  const parsed: ParsedArgs = parseArgs(cmd, r.args, env, io);
+  const parsed: ParsedArgs = parseArgs(cmd, args, env, io);
   if (cmd.local) return { kind: "local", cmd, action: cmd.local, params: parsed.params, json: parsed.json };
   if (parsed.timeoutMs <= 0 || parsed.timeoutMs > MAX_CALL_MS) {
     throw new BskError("invalid_params", "--timeout must be between 1ms and 24h", { hint: "For example: --timeout 30s" });

@@ -1,11 +1,14 @@
 /**
- * argv → which command. Command words come first (global flags may sit among them, e.g.
- * `bsk --json tab list`); the longest run of words naming a command wins, so `navigate back` is
- * navigate.back while `navigate https://…` is navigate with a URL. Nothing is built for commands not chosen.
+ * argv → which command, with the whole table (commands-table.ts): help, errors with suggestions, CLI-only commands,
+ * and `plan` for callers that have no daemon call to hurry (tests, `bsk mcp`). The words are split as the call path
+ * splits them (command-index.ts, splitWords); a call to the daemon goes through quick-plan.ts instead.
  */
 import { BskError } from "../protocol/errors.ts";
+import type { ArgsIo } from "./args.ts";
 import type { CommandSpec } from "./command-spec.ts";
 import { COMMANDS } from "./commands-table.ts";
+import { isFlagToken, splitWords, wantsHelp } from "./argv-words.ts";
+import { type Ids, type Plan, planCommand, randomIds, wantsJson } from "./plan.ts";
 import { closest, COMMAND_SYNONYMS } from "./suggest.ts";
 
 export type Route =
@@ -13,13 +16,6 @@ export type Route =
   /** Help for the command or group named by `words` ([] = everything). */
   | { kind: "help"; words: string[] }
   | { kind: "version" };
-
-/** Flags every command may take before its words that consume the next token as their value. */
-const VALUE_FLAGS = new Set(["--session", "--tab", "--timeout", "--op-id"]);
-
-export function isFlagToken(tok: string): boolean {
-  return tok.length > 1 && tok.startsWith("-") && !/^-\d/.test(tok);
-}
 
 export function findCommand(words: readonly string[]): CommandSpec | undefined {
   return COMMANDS.find((c) => c.words.length === words.length && c.words.every((w, i) => w === words[i]));
@@ -37,16 +33,8 @@ export function nextWords(prefix: readonly string[]): string[] {
   return [...out];
 }
 
-export function wantsHelp(argv: readonly string[]): boolean {
-  for (const tok of argv) {
-    if (tok === "--") return false;
-    if (tok === "--help" || tok === "-h") return true;
-  }
-  return false;
-}
-
 /** `bsk screenshot --full-page …` is `bsk screenshot full-page …`: a variant flag picks another command. */
-function variantOf(cmd: CommandSpec, args: string[]): Route {
+export function variantOf(cmd: CommandSpec, args: string[]): Route {
   for (const [flag, words] of Object.entries(cmd.variants ?? {})) {
     const at = args.indexOf(`--${flag}`);
     const variant = at === -1 ? undefined : findCommand(words);
@@ -57,21 +45,7 @@ function variantOf(cmd: CommandSpec, args: string[]): Route {
 
 export function route(argv: readonly string[]): Route {
   if (argv[0] === "help") return { kind: "help", words: argv.slice(1).filter((t) => !isFlagToken(t)) };
-  const words: string[] = [];
-  const flags: string[] = [];
-  let i = 0;
-  for (; i < argv.length; i++) {
-    const tok = argv[i]!;
-    if (tok === "--") break;
-    if (isFlagToken(tok)) {
-      flags.push(tok);
-      if (VALUE_FLAGS.has(tok) && i + 1 < argv.length) flags.push(argv[++i]!);
-      continue;
-    }
-    if (commandsUnder([...words, tok]).length === 0) break;
-    words.push(tok);
-  }
-  const rest = [...flags, ...argv.slice(i)];
+  const { words, rest, at: i } = splitWords(argv, (w) => commandsUnder(w).length > 0);
   if (wantsHelp(argv)) return { kind: "help", words };
   const cmd = findCommand(words);
   if (cmd) return variantOf(cmd, rest);
@@ -92,4 +66,19 @@ export function route(argv: readonly string[]): Route {
     hint: guess ? `Did you mean: ${here} ${guess}? (${here} --help lists commands)` : `${here} --help lists the commands.`,
     data: { reason: "unknown_command" },
   });
+}
+
+/** argv + env → what this invocation does (plan.ts), routed with the whole table. Pure (no I/O). */
+export function plan(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+  ids: Ids = randomIds(),
+  pid = process.pid,
+  cwd = process.cwd(),
+  io?: ArgsIo,
+): Plan {
+  const r = route(argv);
+  if (r.kind === "help") return r;
+  if (r.kind === "version") return { kind: "version", json: wantsJson(argv) };
+  return planCommand(r.cmd, r.args, env, ids, pid, cwd, io);
 }

@@ -75,6 +75,8 @@ export interface HomePaths {
   secret: string;
   /** The CLI link's key (link-key.ts). */
   linkKey: string;
+  /** What the last update check found (update-state.ts). */
+  updateState: string;
   /** In WSL: the Windows %LOCALAPPDATA% once found through interop (cli/wsl-daemon.ts). */
   wslCache: string;
   nativeDir: string;
@@ -100,6 +102,7 @@ export function homePaths(home = bskHome(), env: Env = process.env, platform: No
     config: at("config.json"),
     secret: at("trust.key"),
     linkKey: at("link.key"),
+    updateState: at("update-state.json"),
     wslCache: at("wsl-windows-home"),
     nativeDir: at("native"),
     stateDir: at("state"),

@@ -1,88 +1,12 @@
 /**
- * The CLI ↔ daemon socket and its folder belong to this user alone. Another local user who creates the folder
- * first, or listens at the socket's path, must never receive a request (typed secrets travel on it): the CLI
- * checks folder and socket before it connects, the daemon checks the folder before it listens (and every
- * connection's peer, peer-cred.ts). Shared by the CLI and the daemon; only node:fs and the error table.
- * A Windows named pipe lives in no folder: there is nothing here to check for it.
+ * The CLI ↔ daemon socket's folder, the daemon's side: made (or accepted) only when it is this user's alone, before
+ * the daemon listens (and every connection's peer is checked, peer-cred.ts). The CLI's check before it connects is
+ * socket-check.ts, with the same rules. A Windows named pipe lives in no folder: there is nothing here to check for it.
  */
-import { lstatSync, mkdirSync, statSync, type Stats } from "node:fs";
-import { dirname } from "node:path";
-import { BskError } from "../protocol/errors.ts";
+import { lstatSync, mkdirSync } from "node:fs";
 import { ensurePrivateDir } from "./fs-util.ts";
 import { isPipe, type HomePaths } from "./home.ts";
-
-export const UNTRUSTED_SOCKET = "untrusted_socket";
-
-/** undefined where the OS has no uids (Windows): no socket folder to check there. */
-function myUid(): number | undefined {
-  return typeof process.getuid === "function" ? process.getuid() : undefined;
-}
-
-function lstatOrNone(path: string): Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
-}
-
-/** Why `dir` is not a folder only `uid` can enter, or undefined when it is. */
-function folderProblem(dir: string, st: Stats, uid: number): string | undefined {
-  if (st.isSymbolicLink()) return `${dir} is a symbolic link, not a folder`;
-  if (!st.isDirectory()) return `${dir} is not a folder`;
-  if (st.uid !== uid) return `${dir} belongs to uid ${st.uid}, not to you (uid ${uid})`;
-  if (st.mode & 0o077) return `${dir} is open to other users (mode ${(st.mode & 0o777).toString(8)})`;
-  const parent = dirname(dir);
-  const p = statSync(parent);
-  // Whoever may rename entries of the parent could swap the folder after our check.
-  if (p.uid !== uid && p.uid !== 0) return `${parent} (holding ${dir}) belongs to uid ${p.uid}, not to you (uid ${uid})`;
-  if (p.mode & 0o022 && !(p.mode & 0o1000))
-    return `${parent} (holding ${dir}) lets other users replace it (mode ${(p.mode & 0o777).toString(8)}, not sticky)`;
-  return undefined;
-}
-
-function untrusted(path: string, why: string, hint: string): BskError {
-  return new BskError("permission_denied", `refusing the bsk daemon socket: ${why}`, {
-    hint,
-    data: { reason: UNTRUSTED_SOCKET, path },
-  });
-}
-
-function plantedHint(path: string): string {
-  return (
-    `Another local user may be posing as the bsk daemon; nothing was sent. Have ${path} removed (it is not yours), ` +
-    "or point XDG_RUNTIME_DIR at your own runtime folder, or use a shorter BSK_HOME (the socket then lives in $BSK_HOME/run)."
-  );
-}
-
-/**
- * Before the CLI connects: false when there is no socket (no daemon), true when folder and socket are this user's;
- * a BskError (permission_denied, reason untrusted_socket) when either belongs to someone else or is open to them.
- */
-export function checkSocket(socket: string): boolean {
-  const uid = myUid();
-  if (uid === undefined || isPipe(socket)) return true;
-  try {
-    return checkOwned(socket, uid);
-  } catch (err) {
-    if (err instanceof BskError) throw err;
-    throw untrusted(socket, `cannot check ${socket}: ${(err as Error).message}`, plantedHint(dirname(socket)));
-  }
-}
-
-function checkOwned(socket: string, uid: number): boolean {
-  const dir = dirname(socket);
-  const d = lstatOrNone(dir);
-  if (!d) return false;
-  const problem = folderProblem(dir, d, uid);
-  if (problem) throw untrusted(dir, problem, plantedHint(dir));
-  const s = lstatOrNone(socket);
-  if (!s) return false;
-  if (!s.isSocket()) throw untrusted(socket, `${socket} is not a socket`, plantedHint(socket));
-  if (s.uid !== uid) throw untrusted(socket, `${socket} belongs to uid ${s.uid}, not to you (uid ${uid})`, plantedHint(socket));
-  return true;
-}
+import { folderProblem, myUid, plantedHint, untrusted } from "./socket-check.ts";
 
 /**
  * Before the daemon listens: the socket's folder exists, is this user's and no one else's. $BSK_HOME/run is ours

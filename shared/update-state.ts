@@ -37,7 +37,11 @@ export function updateStatePath(home: string): string {
 }
 
 export function readUpdateState(home: string): UpdateState | undefined {
-  const raw = readJsonFile(updateStatePath(home));
+  return parseUpdateState(readJsonFile(updateStatePath(home)));
+}
+
+/** The file's JSON as an UpdateState, or undefined when it is not one. */
+export function parseUpdateState(raw: unknown): UpdateState | undefined {
   if (!raw || typeof raw !== "object") return undefined;
   const s = raw as Partial<UpdateState>;
   return typeof s.checked_at === "string" && typeof s.state === "string" ? (s as UpdateState) : undefined;

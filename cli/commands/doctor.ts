@@ -22,6 +22,7 @@ import { installCheck } from "./doctor-install.ts";
 import { skillCheck } from "./doctor-skill.ts";
 import { transportCheck } from "./doctor-transport.ts";
 import { windowsTransportCheck, wslCheck } from "./doctor-wsl.ts";
+import { readUpdateState } from "../../shared/update-state.ts";
 import { failedCheck } from "../update/status-note.ts";
 
 type Env = Record<string, string | undefined>;
@@ -158,7 +159,7 @@ class Doctor {
     const windows = daemon && daemon.home !== this.paths.home ? wsl?.value : undefined;
     if (daemon)
       await this.hop("transport", () => (windows ? windowsTransportCheck(windows, this.env) : transportCheck(this.paths, this.env)));
-    const failed = failedCheck(this.paths.home);
+    const failed = failedCheck(readUpdateState(this.paths.home));
     // Only when the last update check failed: nothing to say otherwise, and the check list stays the same.
     if (failed)
       await this.hop("updates", async () => ({

@@ -1,7 +1,17 @@
-/** `bsk version` (and `--version`): bsk's version and protocol version. */
+/** `bsk version` (and `--version`): bsk's version and protocol version. No imports but the versions: main.ts answers with it before anything else loads. */
 import { APP_VERSION, PROTOCOL_VERSION } from "../../protocol/version.ts";
-import type { Outcome } from "../output.ts";
 
-export async function version(): Promise<Outcome> {
-  return { ok: true, format: "version", result: { version: APP_VERSION, protocol_version: PROTOCOL_VERSION } };
+export interface VersionResult {
+  version: string;
+  protocol_version: string;
+}
+
+export function version() {
+  const result: VersionResult = { version: APP_VERSION, protocol_version: PROTOCOL_VERSION };
+  return { ok: true as const, format: "version", result };
+}
+
+/** The human line (output.ts's `version` formatter, and main.ts's answer). */
+export function versionLine(r: VersionResult): string {
+  return `bsk ${r.version} (protocol ${r.protocol_version})`;
 }

@@ -1,8 +1,9 @@
 /**
  * What the last update check recorded in update-state.json, for `bsk status` and `bsk doctor`: a newer release, or
  * a check that failed (one whose manifest was refused as expired, rolled back or unsigned is a warning of its own).
+ * `bsk status` loads this only when the file may have something to say (run.ts).
  */
-import { readUpdateState } from "../../shared/update-state.ts";
+import { parseUpdateState, type UpdateState } from "../../shared/update-state.ts";
 import { REASON_HINTS } from "../../protocol/errors.ts";
 import { compareVersions } from "../../protocol/release.ts";
 import { APP_VERSION } from "../../protocol/version.ts";
@@ -26,8 +27,7 @@ export interface FailedCheck {
   hint: string;
 }
 
-export function updateNote(home: string): UpdateNote | undefined {
-  const s = readUpdateState(home);
+export function updateNote(s: UpdateState | undefined): UpdateNote | undefined {
   if (!s?.latest) return undefined;
   try {
     if (compareVersions(s.latest, APP_VERSION) <= 0) return undefined;
@@ -38,8 +38,7 @@ export function updateNote(home: string): UpdateNote | undefined {
 }
 
 /** The last check, when it failed. */
-export function failedCheck(home: string): FailedCheck | undefined {
-  const s = readUpdateState(home);
+export function failedCheck(s: UpdateState | undefined): FailedCheck | undefined {
   if (s?.state !== "failed" || !s.error) return undefined;
   const refused = s.reason !== undefined && REFUSED.has(s.reason);
   return {
@@ -49,4 +48,12 @@ export function failedCheck(home: string): FailedCheck | undefined {
     refused,
     hint: (s.reason && REASON_HINTS[s.reason]) || "The daemon checks again within 6 h; bsk update --check checks now.",
   };
+}
+
+/** What `bsk status` adds from update-state.json's JSON: a newer release, a refused check. */
+export function statusNotes(raw: unknown): { update?: UpdateNote; update_refused?: FailedCheck } {
+  const s = parseUpdateState(raw);
+  const update = updateNote(s);
+  const failed = failedCheck(s);
+  return { ...(update && { update }), ...(failed?.refused && { update_refused: failed }) };
 }

@@ -2,7 +2,8 @@
 import { describe, expect, test } from "bun:test";
 import { parseArgs, type ArgsIo } from "../../cli/args.ts";
 import type { CommandSpec } from "../../cli/command-spec.ts";
-import { GRACE_MS, plan, type Ids, type Plan } from "../../cli/plan.ts";
+import { plan } from "../../cli/router.ts";
+import { GRACE_MS, type Ids, type Plan } from "../../cli/plan.ts";
 import { BskError } from "../../protocol/errors.ts";
 
 const ids: Ids = { traceId: "0badcafe", opId: () => "op-fixed" };

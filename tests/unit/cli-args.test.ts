@@ -2,7 +2,8 @@
 import { describe, expect, test } from "bun:test";
 import { BskError } from "../../protocol/errors.ts";
 import { parseArgs } from "../../cli/args.ts";
-import { GRACE_MS, plan, type Ids, type Plan } from "../../cli/plan.ts";
+import { plan } from "../../cli/router.ts";
+import { GRACE_MS, type Ids, type Plan } from "../../cli/plan.ts";
 
 const ids: Ids = { traceId: "0badcafe", opId: () => "op-fixed" };
 const S = { BSK_SESSION: "s1" };
@@ -293,7 +294,8 @@ describe("flag types the catalog may use (synthetic shape)", () => {
 });
 
 describe("--session on every command (each command may run in a shell of its own)", () => {
-  const { COMMANDS: ALL, commandName } = require("../../cli/commands-table.ts") as typeof import("../../cli/commands-table.ts");
+  const { COMMANDS: ALL } = require("../../cli/commands-table.ts") as typeof import("../../cli/commands-table.ts");
+  const { commandName } = require("../../cli/command-spec.ts") as typeof import("../../cli/command-spec.ts");
   // bsk mcp takes only its own flags: an MCP client's configuration runs it, not an agent's habits (cli-help.test.ts).
   const COMMANDS = ALL.filter((c) => !c.ownFlagsOnly);
   /** The words and any required positional, so the command parses. */

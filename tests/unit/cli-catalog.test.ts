@@ -1,10 +1,13 @@
 /** Drift: the CLI's inlined command table is the catalog, every CLI method is reachable, and --help lists every flag. */
 import { describe, expect, test } from "bun:test";
 import { flagsFor } from "../../cli/args.ts";
-import { catalogCommands } from "../../cli/catalog-table.ts";
+import { CATALOG_PARTS, catalogCommands, catalogPart } from "../../cli/catalog-table.ts";
+import { catalogCommand, startsCommand } from "../../cli/command-index.ts";
 import { COMMANDS } from "../../cli/commands-table.ts";
 import { helpFor } from "../../cli/help.ts";
-import { plan } from "../../cli/plan.ts";
+import { LOCAL_RUNS } from "../../cli/local-commands.ts";
+import { quickPlan } from "../../cli/quick-plan.ts";
+import { plan } from "../../cli/router.ts";
 import { cliMethods, EFFECTS, METHODS } from "../../protocol/catalog.ts";
 
 const catalogSpecs = COMMANDS.filter((c) => c.method);
@@ -27,6 +30,19 @@ describe("the CLI table is the catalog", () => {
     }
   });
 
+  test("the catalog parts are the catalog, each command in the part the index names", async () => {
+    const parts = await Promise.all(Array.from({ length: CATALOG_PARTS }, (_, n) => catalogCommand(catalogPart(n)[0]!.words)));
+    expect(parts.every(Boolean)).toBe(true);
+    expect(Array.from({ length: CATALOG_PARTS }, (_, n) => catalogPart(n)).flat()).toEqual(catalogSpecs as never);
+    for (const c of COMMANDS) expect(startsCommand(c.words)).toBe(true);
+    for (const c of COMMANDS.filter((c) => c.local)) expect(await catalogCommand(c.words)).toBeUndefined();
+  });
+
+  test("every CLI-only command has what it runs, and nothing else is run", () => {
+    const locals = COMMANDS.flatMap((c) => (c.local ? [c.local] : []));
+    expect(Object.keys(LOCAL_RUNS).sort()).toEqual(locals.sort());
+  });
+
   test("command words are unique, including the CLI-only commands", () => {
     const keys = COMMANDS.map((c) => c.words.join(" "));
     expect(new Set(keys).size).toBe(keys.length);
@@ -43,7 +59,7 @@ describe("the CLI table is the catalog", () => {
 
 describe("every catalog command is reachable", () => {
   for (const c of catalogSpecs) {
-    test(`bsk ${c.words.join(" ")} → ${c.method}`, () => {
+    test(`bsk ${c.words.join(" ")} → ${c.method}, the same through the command index`, async () => {
       const argv = [...c.words];
       const params: Record<string, unknown> = {};
       for (const p of c.positionals) {
@@ -59,6 +75,9 @@ describe("every catalog command is reachable", () => {
       const p = plan([...argv, "--json"], {});
       expect(p).toMatchObject({ kind: "call", method: c.method, json: true, params });
       if (p.kind === "call") expect(p.meta.op_id !== undefined).toBe(c.effect === "BrowserMutation");
+      // The call path finds the same command, with the same shape, in its catalog part.
+      const quick = await quickPlan([...argv, "--json"], {});
+      expect(quick).toMatchObject({ kind: "call", cmd: c, method: c.method, json: true, params });
     });
   }
 });

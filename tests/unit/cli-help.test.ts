@@ -47,7 +47,7 @@ describe("suggestions", () => {
   });
 
   test("open and goto point at navigate, --fullpage at screenshot full-page, a near harness id at the harness", async () => {
-    const { plan } = await import("../../cli/plan.ts");
+    const { plan } = await import("../../cli/router.ts");
     const hintOf = (argv: string[]) => {
       try {
         plan(argv, {});
@@ -79,7 +79,7 @@ describe("suggestions", () => {
   test("bsk mcp --help lists only the flags that do something there; the others are refused", async () => {
     const { commandHelp } = await import("../../cli/help.ts");
     const { findCommand } = await import("../../cli/router.ts");
-    const { plan } = await import("../../cli/plan.ts");
+    const { plan } = await import("../../cli/router.ts");
     const help = commandHelp(findCommand(["mcp"])!);
     const flags = [...help.matchAll(/^ {2}(?:-\w, )?(--[a-z-]+)/gm)].map((m) => m[1]);
     expect(flags).toEqual(["--tools", "--help"]);

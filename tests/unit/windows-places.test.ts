@@ -11,7 +11,8 @@ import { installedBrowsers, windowsCandidates } from "../../daemon/browser-launc
 import { listenFailed } from "../../daemon/ipc-server.ts";
 import { removeTree } from "../../shared/fs-util.ts";
 import { bskHome, homePaths, isPipe, pipeName, winPath } from "../../shared/home.ts";
-import { checkSocket, prepareSocketDir } from "../../shared/socket-dir.ts";
+import { checkSocket } from "../../shared/socket-check.ts";
+import { prepareSocketDir } from "../../shared/socket-dir.ts";
 
 const WIN = "win32" as const;
 
