@@ -131,9 +131,13 @@ async function personPart(command: string): Promise<void> {
   }
 }
 
-/** One line in a shell of its own, as a harness runs it; bsk is found on PATH like an installed one. */
+/**
+ * One line in a shell of its own, as a harness runs it; bsk is found on PATH like an installed one. Its temp folder is
+ * the world's own, so what the docs' commands write by default (a screenshot's PNG) goes with the world.
+ */
 function runLine(line: string): Promise<Ran> {
-  return runProcess(["bash", "-c", line], { env: { ...w.env, PATH: `${dirname(BSK)}:${w.env.PATH ?? "/usr/bin:/bin"}` } });
+  const env = { ...w.env, PATH: `${dirname(BSK)}:${w.env.PATH ?? "/usr/bin:/bin"}`, TMPDIR: w.out };
+  return runProcess(["bash", "-c", line], { env });
 }
 
 async function runCommand(command: string): Promise<void> {
