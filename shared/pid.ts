@@ -19,12 +19,18 @@ export function pidAlive(pid: number, platform: string = process.platform): bool
 
 /** The first letter of `ps -o stat=` (R, S, Z, …), undefined when ps cannot tell. */
 export function psState(pid: number): string | undefined {
-  const r = spawnSync("/bin/ps", ["-o", "stat=", "-p", String(pid)], {
+  return psField(pid, "stat")?.trim()[0];
+}
+
+/** One `ps -o <field>=` column of a process in the C locale; undefined when ps cannot tell. */
+function psField(pid: number, field: string): string | undefined {
+  // /bin/ps by its path: a PATH an agent's repo sets could name another ps.
+  const r = spawnSync("/bin/ps", ["-o", `${field}=`, "-p", String(pid)], {
     encoding: "utf8",
     env: { ...process.env, LC_ALL: "C" },
     timeout: 5000,
   });
-  return r.status === 0 ? r.stdout.trim()[0] : undefined;
+  return r.status === 0 ? r.stdout : undefined;
 }
 
 function threadsLeft(pid: number): number {
@@ -73,13 +79,8 @@ export function parseLstart(text: string): number | undefined {
 
 function psStartMs(pid: number): number | undefined {
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  // /bin/ps by its path: a PATH an agent's repo sets could name another ps.
-  const r = spawnSync("/bin/ps", ["-o", "lstart=", "-p", String(pid)], {
-    encoding: "utf8",
-    env: { ...process.env, LC_ALL: "C" },
-    timeout: 5000,
-  });
-  return r.status === 0 ? parseLstart(r.stdout) : undefined;
+  const text = psField(pid, "lstart");
+  return text === undefined ? undefined : parseLstart(text);
 }
 
 function procStartMs(pid: number): number | undefined {
