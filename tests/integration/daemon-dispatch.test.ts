@@ -215,7 +215,7 @@ describe("deadlines and lost browsers", () => {
     const r = await call;
     expect(r.error).toMatchObject({ code: "timeout", data: { stage: "extension", timeout_ms: 150 } });
     // By the daemon's own clock (issue #40's bar: no call outlives its timeout by a second); it waits for the
-    // browser's verdict at most BROWSER_TIMEOUT_REPORT_MS + 300 ms (800 ms) past the deadline.
+    // browser's verdict at most BROWSER_TIMEOUT_FALLBACK_MS (800 ms) past the deadline.
     expect(r.meta?.timings?.daemon).toBeLessThan(150 + 1000);
     await peer.nextCancel(req.id);
     await c.call("session.stop", { session_id: s });
