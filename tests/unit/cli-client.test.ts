@@ -320,7 +320,7 @@ describe("call() without a process", () => {
     const late = { ...fakeConn(), spentMs: 12_000 };
     const r = await call(late, { id: "2-1", method: "session.start", params: {}, meta: { timeout_ms: 10_000 } }, { giveUpMs: 15_000 });
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.error).toMatchObject({ code: "timeout", data: { timeout_ms: 10_000, reason: "daemon_start_slow" } });
+    if (!r.ok) expect(r.error).toMatchObject({ code: "timeout", data: { timeout_ms: 10_000, stage: "daemon_start" } });
     expect(late.written).toEqual([]);
   });
 
