@@ -55,7 +55,8 @@ export function present(cap: Capture, o: PresentOptions): SnapshotResult {
     ...(o.otherTab ? { showTab: true } : {}),
     ...(o.fullUrl ? { fullUrl: true } : {}),
   };
-  const full = cap.lines.map(indent);
+  // Kept for --diff and find, whose lines are read without the tree around them: each with its label.
+  const full = cap.lines.map((l) => indent(l.alone ? { ...l, text: l.alone } : l));
   const previous = getLast(o.sessionId, cap.tabId);
   setLast(o.sessionId, cap.tabId, { meta, lines: full, at: Date.now() });
 
