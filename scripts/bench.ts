@@ -162,7 +162,7 @@ async function part(which: "floor" | "peer" | "cold" | "sizes"): Promise<void> {
       printFloor(await floorTable(world, session, floor.path));
     } else if (which === "sizes") {
       printSizes(await snapshotSizes({ run: world.run, session, chromium, urls: sizePages().map(world.fixtures.url) }));
-      printSizes(await unseenSizes({ run: world.run, session, chromium }));
+      printSizes(await unseenSizes({ run: world.run, chromium }));
     } else if (which === "peer") printPeer(await peerLane(world, session, ab!, PEER, floor.path), PEER);
     else {
       const cdp = await peerCdp(ab!, world.fixtures.url("/bench-peer-small.html"));
@@ -229,7 +229,7 @@ async function fullRun(): Promise<void> {
     local.push(...(await actionLatency({ bsk, env: world.env, run: world.run, session, url: world.fixtures.url })));
     listing = await mcpListing(world.env);
     sizes = await snapshotSizes({ run: world.run, session, chromium, urls: sizePages().map(world.fixtures.url) });
-    unseen = await unseenSizes({ run: world.run, session, chromium });
+    unseen = await unseenSizes({ run: world.run, chromium });
     local.push(row("bsk session start", starts.slice(1), TARGETS.local["bsk session start"], "first start excluded (browser warm-up)"));
     peerRows = await peerLane(world, session, peer, PEER, floor.path);
     const cdp = await peerCdp(peer, world.fixtures.url("/bench-peer-small.html"));
