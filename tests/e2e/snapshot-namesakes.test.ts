@@ -93,6 +93,24 @@ describe("snapshot: same-named controls told apart", () => {
     for (const [ref, id] of expected) expect({ ref, id: await clicked(ref) }).toEqual({ ref, id });
   });
 
+  test("cut into parts or put in --viewport order, where a line can be apart from its parent line, every namesake is labelled", async () => {
+    await w.ok(["navigate", w.fixtures.url("/namesakes.html"), "--session", s]);
+    const unlabelled = (text: string) => text.split("\n").filter((l) => /"(Refund|Archive|Buy|Edit|Remove)" @e\d+$/.test(l));
+    const first = await w.ok(["snapshot", "--max-tokens", "200", "--session", s]);
+    const parts = [first.text as string];
+    for (let p = first; p.cursor; ) {
+      p = await w.ok(["snapshot", "--cursor", p.cursor, "--session", s]);
+      parts.push(p.text as string);
+    }
+    expect(parts.length).toBeGreaterThan(1);
+    const body = parts.flatMap((t) => t.split("\n").slice(1));
+    expect(body.filter((l) => /"(Refund|Archive|Buy|Edit|Remove)" @e\d+ \[(in: |nth=)/.test(l))).toHaveLength(12);
+    expect(unlabelled(body.join("\n"))).toEqual([]);
+    const viewport = (await w.ok(["snapshot", "--viewport", "--session", s])).text as string;
+    expect(viewport).toContain('button "Refund"');
+    expect(unlabelled(viewport)).toEqual([]);
+  });
+
   test("find: each namesake's line comes labelled, as it reads alone", async () => {
     await w.ok(["navigate", w.fixtures.url("/namesakes.html"), "--session", s]);
     await w.ok(["snapshot", "--session", s]);
