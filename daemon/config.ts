@@ -19,6 +19,8 @@ export interface DaemonOptions {
   env?: Record<string, string | undefined>;
   /** Called once the daemon serves both links and daemon.json is written. */
   onReady?: (info: DaemonInfo) => void;
+  /** Called once both links listen and daemon.json is written, before the schema warm-up that precedes ready. */
+  onListening?: () => void;
   /** Server mode (remote browsers over TLS, daemon/remote/): never idle-exits, logs JSON lines to stdout/stderr too. */
   server?: ServerModeOptions;
   /** Server mode writes its log lines to stdout/stderr too (default); tests running it in-process turn that off. */

@@ -59,14 +59,14 @@ export async function runDaemon(opts: DaemonOptions = {}): Promise<RunOutcome> {
     opts.onReady?.(info);
   };
   try {
-    return await start(config, onReady);
+    return await start(config, onReady, opts.onListening);
   } catch (err) {
     if (!ready) recordStartError(config.paths, err);
     throw err;
   }
 }
 
-async function start(config: DaemonConfig, onReady: (info: DaemonInfo) => void): Promise<RunOutcome> {
+async function start(config: DaemonConfig, onReady: (info: DaemonInfo) => void, onListening?: () => void): Promise<RunOutcome> {
   const { paths } = config;
   for (const dir of [paths.home, paths.logsDir, paths.stateDir]) ensurePrivateDir(dir);
   const lock = await acquireLock(paths);
@@ -77,7 +77,7 @@ async function start(config: DaemonConfig, onReady: (info: DaemonInfo) => void):
     log = openLog(paths.log, { mirror: config.mirrorLog });
     const warn = log.warn;
     ledger = await FileLedger.open(paths.ledgerDir, { onWarn: (msg, fields) => warn(msg, fields), sync: config.ledgerSync });
-    await serve(config, log, ledger, lock.release, onReady);
+    await serve(config, log, ledger, lock.release, onReady, onListening);
     return { kind: "stopped" };
   } catch (err) {
     log?.error("daemon failed", { error: err });
@@ -108,7 +108,14 @@ function sweepSwappedOut(log: Logger): void {
   if (removed.length || kept.length) log.info("binaries an update moved aside", { removed, kept });
 }
 
-async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseLock: () => void, onReady?: (info: DaemonInfo) => void) {
+async function serve(
+  config: DaemonConfig,
+  log: Logger,
+  ledger: Ledger,
+  releaseLock: () => void,
+  onReady?: (info: DaemonInfo) => void,
+  onListening?: () => void,
+) {
   const { paths } = config;
   const info: DaemonInfo = {
     pid: process.pid,
@@ -152,9 +159,8 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
     shutdown: (reason) => (stopping ??= stop(reason)),
   };
 
-  // Start-up work is done before anything listens: run after ready, it held up the first calls (warm-up.ts).
+  // Start-up work is done before ready: run after it, it held up the first calls (warm-up.ts).
   await syncSkills(log);
-  warmUp();
   let gateway: ReturnType<typeof startGateway>;
   try {
     gateway = startGateway({ ...ctx, onChange, server: server?.gateway });
@@ -232,6 +238,11 @@ async function serve(config: DaemonConfig, log: Logger, ledger: Ledger, releaseL
       stopped.resolve();
     }
   }
+
+  // Listening, daemon.json written: the browser's link and a first call overlap the warm-up; ready waits for it.
+  onListening?.();
+  await warmUp(() => stopping !== undefined);
+  if (stopping) return stopped.promise;
 
   // Before it answers: whoever started it finds the sweep done.
   sweepSwappedOut(log);

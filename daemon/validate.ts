@@ -84,16 +84,19 @@ export function parseParams(name: MethodName, params: unknown): Record<string, u
 const warmed = new Set<MethodName>();
 
 /**
- * Builds every client-callable method's schema and has zod compile its parser (an object schema's parser is generated
- * with `new Function` on its first parse, whatever the input), so no call pays for either. Start-up work
- * (daemon/warm-up.ts): run while nothing waits on the event loop, never after the daemon serves.
+ * Builds client-callable methods' schemas and has zod compile their parsers (an object schema's parser is generated
+ * with `new Function` on its first parse, whatever the input), so no call pays for either: at most `limit` methods,
+ * and says whether any is left. Start-up work (daemon/warm-up.ts), done in slices before the daemon says ready.
  */
-export function warmSchemas(): void {
+export function warmSchemas(limit = Number.POSITIVE_INFINITY): boolean {
+  let built = 0;
   for (const name of Object.keys(METHODS) as MethodName[]) {
     if (!isClientCallable(name) || warmed.has(name)) continue;
+    if (built++ >= limit) return true;
     paramsSchema(name).safeParse({});
     warmed.add(name);
   }
+  return false;
 }
 
 /** The client-callable methods a call would still build or compile a schema for. */

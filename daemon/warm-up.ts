@@ -1,10 +1,12 @@
 /**
- * What a daemon does before it listens so that its first calls wait for nothing. zod builds a method's schema on
+ * What a daemon does before it says ready so that its first calls wait for nothing. zod builds a method's schema on
  * first use and compiles each object schema's parser on its first parse; together, for every method and the frame
  * shapes, that is ~100–200 ms of one thread. Run after the daemon said ready (a `setTimeout`, as it once was), it held
  * up the calls that arrived meanwhile, and a call's own first parses came on top: a fresh daemon answered its first
- * calls ~100–150 ms late (docs/development.md, "A fresh daemon's first calls"). Before listening, it is part of the
- * start-up, which a CLI that starts the daemon waits for anyway.
+ * calls ~100–150 ms late (docs/development.md, "A fresh daemon's first calls"). Run before listening, it was the
+ * longest wait of a cold start: the browser's link (rung in by daemon.json) and the Agent Window's opening waited
+ * for it. So it runs once both links listen, in slices that let a frame in between (the extension's handshake, a
+ * first call that already came), and ready is said when it is done.
  */
 import { parseFrame } from "../protocol/frames.ts";
 import { warmSchemas } from "./validate.ts";
@@ -17,7 +19,11 @@ const SAMPLE_FRAMES = [
   { event: "warm-up", payload: {}, seq: 1 },
 ];
 
-export function warmUp(): void {
-  warmSchemas();
+/** Methods built between two turns of the event loop: a frame that arrives waits for one method's build at most. */
+const SLICE = 1;
+
+/** Warms every frame shape, then every method in slices; stops early when `stopping` says so. */
+export async function warmUp(stopping: () => boolean = () => false): Promise<void> {
   for (const frame of SAMPLE_FRAMES) parseFrame(JSON.stringify(frame));
+  while (!stopping() && warmSchemas(SLICE)) await new Promise<void>((resolve) => setImmediate(resolve));
 }

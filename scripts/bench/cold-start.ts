@@ -4,7 +4,11 @@
  *   (a) browser running: the browser runs (bsk's with its extension; for the peer a Chromium it attaches to over CDP)
  *       and neither tool's daemon does. bsk: `session start URL` (starts the daemon, opens the Agent Window, loads the
  *       page); the peer: `--cdp URL open` in a session whose daemon has never run (it loads the page in that browser's
- *       open tab).
+ *       open tab). bsk's extension is trusted through native messaging (`bsk native install` for the profile), so
+ *       while the daemon is down its doorbell port to the native host is open and keeps the service worker awake, as
+ *       it does in a person's browser with the host registered: (a) covers an awake worker connecting on the
+ *       doorbell, not a worker the browser had stopped (paired by code only, no host: its start and the link's
+ *       back-off or alarm come on top).
  *   (b) nothing running: no daemon, no browser. bsk: `session start URL --launch` (the daemon starts the browser with
  *       BSK_BROWSER_COMMAND: the same Chromium, profile and extension as (a)); the peer: `open` in a new session (it
  *       starts its own Chromium, the same binary, headless).

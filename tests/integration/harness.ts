@@ -66,6 +66,8 @@ export interface StartOptions {
   ledgerSync?: DiskSync;
   /** In-process only: called in the daemon's own ready callback, before anything it scheduled for later runs. */
   onReady?: (info: DaemonInfo) => void;
+  /** In-process only: called once the daemon listens, before its warm-up and ready. */
+  onListening?: () => void;
 }
 
 export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> {
@@ -99,7 +101,14 @@ export async function startDaemon(opts: StartOptions = {}): Promise<TestDaemon> 
         opts.onReady?.(ready);
         resolve(ready);
       };
-      const run = runDaemon({ home, port, env, onReady, ...(opts.ledgerSync && { ledgerSync: opts.ledgerSync }) });
+      const run = runDaemon({
+        home,
+        port,
+        env,
+        onReady,
+        ...(opts.onListening && { onListening: opts.onListening }),
+        ...(opts.ledgerSync && { ledgerSync: opts.ledgerSync }),
+      });
       done = run;
       const first = await Promise.race([promise, run]);
       if ("kind" in first) throw new Error(`daemon did not start: ${JSON.stringify(first)}`);

@@ -21,6 +21,18 @@ function attachAhead(tabId: number): void {
   attach(tabId).catch(() => undefined);
 }
 
+/**
+ * The blocking rules cover the session's first tab before session.open answers, so before the agent can navigate it.
+ * The attach needs no rules (it loads nothing): it starts once the attach hooks can see what the session observes,
+ * and runs beside the rules' update instead of after it.
+ */
+async function rulesAndAttach(p: ParsedParams<"session.open">, tabId: number): Promise<void> {
+  const rules = rulesInStep();
+  await observeSession(p.session_id, p.observe);
+  attachAhead(tabId);
+  await rules;
+}
+
 export const sessionHandlers: FamilyHandlers<typeof sessionWireMethods> = {
   "session.open": (p, ctx) => whileOpening(() => openSession(p, ctx)),
 
@@ -64,9 +76,7 @@ async function openSession(p: ParsedParams<"session.open">, ctx: CallContext): P
       isAgentWindow: (id) => sessionByWindow(id) !== undefined,
     });
     addSession({ ...common, window_id: g.window_id, tab_id: g.tab_id, group_id: g.group_id });
-    await rulesInStep();
-    await observeSession(p.session_id, p.observe);
-    attachAhead(g.tab_id);
+    await rulesAndAttach(p, g.tab_id);
     return g;
   }
   const win = p.isolated
@@ -83,9 +93,6 @@ async function openSession(p: ParsedParams<"session.open">, ctx: CallContext): P
     throw new BskError("cdp_failed", "the browser did not open a window", { data: { reason: "window_create_failed" } });
   }
   addSession({ ...common, window_id: win.id, tab_id: tabId, isolated: p.isolated });
-  // The blocking rules cover the Agent Window's first tab before the agent can navigate it.
-  await rulesInStep();
-  await observeSession(p.session_id, p.observe);
-  attachAhead(tabId);
+  await rulesAndAttach(p, tabId);
   return { window_id: win.id, tab_id: tabId };
 }
