@@ -8,7 +8,7 @@ import { asBskError, callThrough } from "./call-pipeline.ts";
 import { CallProgressView, PROGRESS_EVENT } from "./call-progress.ts";
 import { call, nextRequestId, type Connection } from "./daemon-client.ts";
 import { LOCAL_RUNS } from "./local-commands.ts";
-import { emit, printStreamed, render, type Outcome } from "./output.ts";
+import { present, printStreamed, type Outcome } from "./output.ts";
 import { wantsJson, type Plan } from "./plan.ts";
 
 type Env = Record<string, string | undefined>;
@@ -20,6 +20,8 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
   const traceId = p.meta.trace_id;
   const opId = p.meta.op_id;
   let streamed = false;
+  /** Streamed events print in order, the first one after its line's module has loaded. */
+  let printed: Promise<void> = Promise.resolve();
   const progress = new CallProgressView(p.json);
   const send = (conn: Connection) =>
     call(
@@ -31,7 +33,7 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
         onEvent: (frame) => {
           if (frame.event === PROGRESS_EVENT) return progress.show(frame.payload);
           streamed = true;
-          printStreamed(frame, p.json);
+          printed = printed.then(() => printStreamed(frame, p.json));
         },
         dropHint: opId
           ? `The daemon went away mid-call, so it may or may not have run; see bsk logs, then retry with --op-id ${opId} so it never runs twice.`
@@ -39,6 +41,7 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
       },
     ).finally(() => progress.clear());
   const piped = await callThrough(p.cmd, p.params, { paths: homePaths(bskHome(env), env), env, save: "always", send });
+  await printed;
   if (piped.stage === "before") return { ok: false, error: piped.error, traceId, opId };
   const { reply } = piped;
   const trace = reply.meta?.trace_id ?? traceId;
@@ -78,11 +81,21 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
  * a release other than this one, or a failed check.
  */
 async function withUpdateNotes(result: object, env: Env): Promise<object> {
-  const state = (await Bun.file(homePaths(bskHome(env), env).updateState)
-    .json()
-    .catch(() => undefined)) as { latest?: unknown; state?: unknown } | undefined;
+  const state = readUpdateState(homePaths(bskHome(env), env).updateState);
   if (!state || (state.state !== "failed" && (!state.latest || state.latest === APP_VERSION))) return result;
   return { ...result, ...(await import("./update/status-note.ts")).statusNotes(state) };
+}
+
+/**
+ * The file as JSON, or undefined. node:fs's synchronous read: the socket check has loaded node:fs already, and
+ * Bun.file's first asynchronous read costs ~2 ms more (its I/O threads start), a third of a status call's own time.
+ */
+function readUpdateState(path: string): { latest?: unknown; state?: unknown } | undefined {
+  try {
+    return JSON.parse((require("node:fs") as typeof import("node:fs")).readFileSync(path, "utf8"));
+  } catch {
+    return undefined;
+  }
 }
 
 export async function main(argv: string[], env: Env): Promise<number> {
@@ -107,15 +120,15 @@ export async function main(argv: string[], env: Env): Promise<number> {
         console.log((await import("./help.ts")).helpFor(p.words));
         return 0;
       case "version":
-        return emit(render((await import("./commands/version.ts")).version(), p.json));
+        return present((await import("./commands/version.ts")).version(), p.json);
       case "local":
         json = p.json;
-        return emit(render(await LOCAL_RUNS[p.action]!({ paths: homePaths(bskHome(env), env), env, params: p.params, json }), json));
+        return present(await LOCAL_RUNS[p.action]!({ paths: homePaths(bskHome(env), env), env, params: p.params, json }), json);
       case "call":
         json = p.json;
-        return emit(render(await runCall(p, env), json));
+        return present(await runCall(p, env), json);
     }
   } catch (e) {
-    return emit(render({ ok: false, error: asBskError(e) }, json));
+    return present({ ok: false, error: asBskError(e) }, json);
   }
 }
