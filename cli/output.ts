@@ -421,7 +421,7 @@ export function printLogLine(line: string, json: boolean): void {
 
 /** Render an outcome, its formatter loaded first, and print it; returns its exit code. */
 export async function present(o: Outcome, json: boolean): Promise<number> {
-  if (o.ok && !json) await loadFormatters(o.format);
+  if (o.ok && !json && o.format !== undefined) await loadFormatters(o.format);
   return emit(render(o, json));
 }
 

@@ -4,6 +4,7 @@
  */
 import { APP_VERSION } from "../protocol/version.ts";
 import { bskHome, homePaths } from "../shared/home.ts";
+import { readJsonFile } from "../shared/read-json.ts";
 import { asBskError, callThrough } from "./call-pipeline.ts";
 import { CallProgressView, PROGRESS_EVENT } from "./call-progress.ts";
 import { call, nextRequestId, type Connection } from "./daemon-client.ts";
@@ -77,25 +78,13 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
 
 /**
  * `bsk status` with a pending update or a refused update check (update/status-note.ts). update-state.json is read
- * without fs-util, and the note's module (with the release code) is loaded only when the file has something to say:
+ * with read-json.ts (no fs-util, no node:path), and the note's module (with the release code) is loaded only when the file has something to say:
  * a release other than this one, or a failed check.
  */
 async function withUpdateNotes(result: object, env: Env): Promise<object> {
-  const state = readUpdateState(homePaths(bskHome(env), env).updateState);
+  const state = readJsonFile(homePaths(bskHome(env), env).updateState) as { latest?: unknown; state?: unknown } | undefined;
   if (!state || (state.state !== "failed" && (!state.latest || state.latest === APP_VERSION))) return result;
   return { ...result, ...(await import("./update/status-note.ts")).statusNotes(state) };
-}
-
-/**
- * The file as JSON, or undefined. node:fs's synchronous read: the socket check has loaded node:fs already, and
- * Bun.file's first asynchronous read costs ~2 ms more (its I/O threads start), a third of a status call's own time.
- */
-function readUpdateState(path: string): { latest?: unknown; state?: unknown } | undefined {
-  try {
-    return JSON.parse((require("node:fs") as typeof import("node:fs")).readFileSync(path, "utf8"));
-  } catch {
-    return undefined;
-  }
 }
 
 export async function main(argv: string[], env: Env): Promise<number> {
