@@ -158,7 +158,7 @@ async function part(which: "floor" | "peer" | "cold"): Promise<void> {
   try {
     if (which === "floor") {
       await world.run(["navigate", world.fixtures.url("/bench-peer-small.html"), "--session", session]);
-      printFloor(await floorTable(world, session, floor.path));
+      printFloor(await floorTable(world, session, floor.path, floor.bare));
     } else if (which === "peer") printPeer(await peerLane(world, session, ab!, PEER, floor.path), PEER);
     else {
       const cdp = await peerCdp(ab!, world.fixtures.url("/bench-peer-small.html"));
@@ -212,7 +212,7 @@ async function fullRun(): Promise<void> {
       session = r.stdout.trim();
     }
     await world.run(["navigate", world.fixtures.url("/bench-peer-small.html"), "--session", session]);
-    floorRows = await floorTable(world, session, floor.path);
+    floorRows = await floorTable(world, session, floor.path, floor.bare);
     await world.run(["navigate", world.fixtures.url("/shop.html"), "--session", session]);
     const bsk = join(ROOT, "dist/bsk");
     local.push(
