@@ -26,6 +26,11 @@ export interface Connection {
   onClose: () => void;
   /** While set, a line longer than this ends the connection (onClose): a peer yet to prove itself sends no more. */
   lineCap?: number;
+  /**
+   * How long reaching the daemon took beyond a connect (starting one: reach-daemon.ts). The next call's timeout counts
+   * it, so `--timeout` holds by the CLI's own clock; counted once.
+   */
+  spentMs?: number;
   close(): void;
 }
 
@@ -224,7 +229,26 @@ export interface CallOptions {
 }
 
 /** Send one request and wait for its reply. Never rejects: failures come back as BskError replies. */
-export function call(conn: Connection, frame: RequestFrameOut, opts: CallOptions): Promise<Reply> {
+export function call(conn: Connection, given: RequestFrameOut, givenOpts: CallOptions): Promise<Reply> {
+  const spent = conn.spentMs ?? 0;
+  conn.spentMs = undefined;
+  const timeoutMs = given.meta.timeout_ms;
+  if (spent > 0 && typeof timeoutMs === "number") {
+    const left = Math.round(timeoutMs - spent);
+    if (left <= 0) return Promise.resolve({ ok: false, interrupted: false, error: startAteTimeout(given.method, timeoutMs, spent) });
+    return callAs(conn, { ...given, meta: { ...given.meta, timeout_ms: left } }, { ...givenOpts, giveUpMs: givenOpts.giveUpMs - spent });
+  }
+  return callAs(conn, given, givenOpts);
+}
+
+function startAteTimeout(method: string, timeoutMs: number, spent: number): BskError {
+  return new BskError("timeout", `${method} did not start within ${timeoutMs} ms: starting the daemon took ${Math.round(spent)} ms`, {
+    hint: "Nothing was sent. The daemon is up now: retry (with a longer --timeout if the machine is busy).",
+    data: { timeout_ms: timeoutMs, stage: "daemon_start" },
+  });
+}
+
+function callAs(conn: Connection, frame: RequestFrameOut, opts: CallOptions): Promise<Reply> {
   return new Promise<Reply>((resolve) => {
     let done = false;
     let interrupts = 0;

@@ -15,6 +15,14 @@ export function daemonNotRunning(): BskError {
 export async function reachDaemon(paths: HomePaths, env: Record<string, string | undefined>, autoStart = true): Promise<Connection> {
   const conn = await tryConnect(paths, env);
   if (conn) return conn;
+  const t0 = performance.now();
+  const reached = await reachOrStart(paths, env, autoStart);
+  // Counted against the call's timeout (daemon-client.ts call): --timeout holds by the CLI's own clock.
+  reached.spentMs = performance.now() - t0;
+  return reached;
+}
+
+async function reachOrStart(paths: HomePaths, env: Record<string, string | undefined>, autoStart: boolean): Promise<Connection> {
   // In WSL, the person's Windows daemon (its browser) before a Linux one: wsl-daemon.ts, loaded only then.
   if (env.BSK_WSL === "windows" || (env.BSK_WSL !== "off" && (env.WSL_DISTRO_NAME || env.WSL_INTEROP))) {
     const { reachWindowsDaemon } = await import("./wsl-daemon.ts");

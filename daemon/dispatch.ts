@@ -7,7 +7,7 @@
  */
 import { approvalOf } from "../protocol/approval.ts";
 import { EFFECTS, type MethodName } from "../protocol/catalog.ts";
-import { BROWSER_TIMEOUT_REPORT_MS, BskError, toErrorBody, type ErrorBody } from "../protocol/errors.ts";
+import { BROWSER_TIMEOUT_FALLBACK_MS, BskError, toErrorBody, type ErrorBody } from "../protocol/errors.ts";
 import { CALL_PROGRESS, type RequestFrame } from "../protocol/frames.ts";
 import { Call, mintTraceId, timeoutError } from "./call.ts";
 import type { ClientLink, DaemonContext } from "./context.ts";
@@ -95,8 +95,8 @@ export class Dispatcher {
     call.onProgress = ({ request_id: _, ...p }) => client.push({ event: CALL_PROGRESS, payload: p });
     let timer = setTimeout(() => {
       // The browser answers its own deadline, saying whether a script kept the page busy and what it did about that
-      // (BROWSER_TIMEOUT_REPORT_MS): given that long to, before the daemon answers without it.
-      if (call.stage === "extension") timer = setTimeout(() => call.abort(timeoutError(call, call.stage)), BROWSER_TIMEOUT_REPORT_MS + 500);
+      // (BROWSER_TIMEOUT_REPORT_MS): given that long and a margin, before the daemon answers without it.
+      if (call.stage === "extension") timer = setTimeout(() => call.abort(timeoutError(call, call.stage)), BROWSER_TIMEOUT_FALLBACK_MS);
       else call.abort(timeoutError(call, call.stage));
     }, call.budgetMs);
     try {

@@ -16,7 +16,8 @@
  *   hops           where each call's time goes inside the extension (./bench/hops.ts)
  *   remote_links   server mode with 500 scripted remote links (tests/load/remote-links.ts, its own process)
  *
- * One part alone, printed and not written: `--floor`, `--peer agent-browser`, `--cold`, `--hops`. `--quote`: the
+ * One part alone, printed and not written: `--floor`, `--peer agent-browser`, `--cold`, `--hops`, `--sizes` (both
+ * snapshot-size tables). `--quote`: the
  * latest bench/results.json as the markdown README and docs/development.md quote (./bench/quote.ts).
  * `--against REF`: this checkout against REF built in a temporary worktree, interleaved, written whole to
  * bench/against.json (./bench/against.ts).
@@ -148,10 +149,10 @@ async function againstRun(ref: string): Promise<void> {
     );
 }
 
-/** One part alone, printed: the floor table, the peer lane or the cold start. */
-async function part(which: "floor" | "peer" | "cold"): Promise<void> {
+/** One part alone, printed: the floor table, the peer lane, the cold start or the snapshot sizes. */
+async function part(which: "floor" | "peer" | "cold" | "sizes"): Promise<void> {
   const chromium = chromiumPath();
-  const bin = which === "floor" ? undefined : await installAgentBrowser();
+  const bin = which === "floor" || which === "sizes" ? undefined : await installAgentBrowser();
   const { world, session } = await liveWorld(`bsk-bench-${which}`);
   const floor = await floorBinary();
   const ab = bin ? agentBrowser(bin, join(world.home, "peer-home"), chromium) : undefined;
@@ -159,6 +160,9 @@ async function part(which: "floor" | "peer" | "cold"): Promise<void> {
     if (which === "floor") {
       await world.run(["navigate", world.fixtures.url("/bench-peer-small.html"), "--session", session]);
       printFloor(await floorTable(world, session, floor.path, floor.bare));
+    } else if (which === "sizes") {
+      printSizes(await snapshotSizes({ run: world.run, session, chromium, urls: sizePages().map(world.fixtures.url) }));
+      printSizes(await unseenSizes({ run: world.run, chromium }));
     } else if (which === "peer") printPeer(await peerLane(world, session, ab!, PEER, floor.path), PEER);
     else {
       const cdp = await peerCdp(ab!, world.fixtures.url("/bench-peer-small.html"));
@@ -179,6 +183,7 @@ else if (process.argv.includes("--hops")) await hops();
 else if (process.argv.includes("--quote")) quote();
 else if (process.argv.includes("--floor")) await part("floor");
 else if (process.argv.includes("--cold")) await part("cold");
+else if (process.argv.includes("--sizes")) await part("sizes");
 else if (peerName !== undefined) {
   if (peerName !== "agent-browser") throw new Error(`--peer: the only peer is agent-browser (got ${peerName || "nothing"})`);
   await part("peer");
@@ -224,7 +229,7 @@ async function fullRun(): Promise<void> {
     local.push(...(await actionLatency({ bsk, env: world.env, run: world.run, session, url: world.fixtures.url })));
     listing = await mcpListing(world.env);
     sizes = await snapshotSizes({ run: world.run, session, chromium, urls: sizePages().map(world.fixtures.url) });
-    unseen = await unseenSizes({ run: world.run, session, chromium });
+    unseen = await unseenSizes({ run: world.run, chromium });
     local.push(row("bsk session start", starts.slice(1), TARGETS.local["bsk session start"], "first start excluded (browser warm-up)"));
     peerRows = await peerLane(world, session, peer, PEER, floor.path);
     const cdp = await peerCdp(peer, world.fixtures.url("/bench-peer-small.html"));

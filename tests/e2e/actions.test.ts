@@ -352,7 +352,9 @@ describe("targets", () => {
     expect(byCss).toMatchObject({ target: { role: "button", name: "View" }, effect: { kind: "dom_changed", dom_changed: true } });
     expect(await js(`document.getElementById("opened").textContent`)).toBe("Opened: Grace");
 
-    const ref = await refFor(`[in: row "Linus"]`);
+    // The snapshot shows the button under Linus's row; find gives the line alone, labelled with its row.
+    await ok(["snapshot"]);
+    const ref = (await ok(["find", `"View"`])).matches.find((m: { line: string }) => m.line.endsWith(`[in: row "Linus"]`)).ref;
     const byRef = await ok(["click", ref]);
     expect(byRef.target).toEqual({ ref, role: "button", name: "View" });
     expect(await js(`document.getElementById("opened").textContent`)).toBe("Opened: Linus");

@@ -208,6 +208,19 @@ describe("deadlines and lost browsers", () => {
     await c.call("session.stop", { session_id: s });
   });
 
+  test("a browser that never answers its deadline: the daemon's own answer leaves well within a second after it", async () => {
+    const s = await startSession(c);
+    const call = evaluate(s, "never", { timeout_ms: 150 });
+    const req = await peer.next("evaluate");
+    const r = await call;
+    expect(r.error).toMatchObject({ code: "timeout", data: { stage: "extension", timeout_ms: 150 } });
+    // By the daemon's own clock (issue #40's bar: no call outlives its timeout by a second); it waits for the
+    // browser's verdict at most BROWSER_TIMEOUT_FALLBACK_MS (800 ms) past the deadline.
+    expect(r.meta?.timings?.daemon).toBeLessThan(150 + 1000);
+    await peer.nextCancel(req.id);
+    await c.call("session.stop", { session_id: s });
+  });
+
   test("time waiting in the queue counts against the deadline", async () => {
     const s = await startSession(c);
     const first = evaluate(s, "first");

@@ -321,6 +321,25 @@ describe("call() without a process", () => {
     expect(conn.written).toEqual(['{"id":"1-1","method":"status","params":{},"meta":{}}\n']);
   });
 
+  test("the time spent starting the daemon counts against the call's timeout: the daemon is told only what is left", async () => {
+    const conn = { ...fakeConn(), spentMs: 3_000 };
+    const first = call(conn, { id: "1-1", method: "session.start", params: {}, meta: { timeout_ms: 10_000 } }, { giveUpMs: 15_000 });
+    conn.onLine('{"id":"1-1","result":{}}');
+    expect((await first).ok).toBe(true);
+    expect(JSON.parse(conn.written[0]!).meta.timeout_ms).toBe(7_000);
+    // Counted once: the connection's next call has its own whole budget.
+    const next = call(conn, { id: "1-2", method: "status", params: {}, meta: { timeout_ms: 10_000 } }, { giveUpMs: 15_000 });
+    conn.onLine('{"id":"1-2","result":{}}');
+    await next;
+    expect(JSON.parse(conn.written[1]!).meta.timeout_ms).toBe(10_000);
+    // A start that took the whole budget leaves the call a timeout at once, not a fresh budget.
+    const late = { ...fakeConn(), spentMs: 12_000 };
+    const r = await call(late, { id: "2-1", method: "session.start", params: {}, meta: { timeout_ms: 10_000 } }, { giveUpMs: 15_000 });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error).toMatchObject({ code: "timeout", data: { timeout_ms: 10_000, stage: "daemon_start" } });
+    expect(late.written).toEqual([]);
+  });
+
   test("a protocol_error with id null answers our request", async () => {
     const conn = fakeConn();
     const p = call(conn, { id: "1-1", method: "status", params: {}, meta: {} }, { giveUpMs: 10_000 });

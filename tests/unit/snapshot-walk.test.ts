@@ -97,7 +97,7 @@ line two</textarea>
   });
 
   test("duplicates get the nearest distinguishing context, else an ordinal", () => {
-    const { text } = snap(
+    const { text, walk } = snap(
       page(`<table><tr><th>Name</th><th></th></tr>
           <tr><td>Zhang San</td><td><button>View</button></td></tr>
           <tr><td>Li Si</td><td><button>View</button></td></tr></table>
@@ -106,13 +106,19 @@ line two</textarea>
         <fieldset><legend>Billing</legend><button>Edit</button></fieldset><fieldset><legend>Shipping</legend><button>Edit</button></fieldset>
         <button>Help</button><button>Help</button><button>Solo</button>`),
     );
-    expect(text).toContain('row "Zhang San"\n    button "View" @e1 [in: row "Zhang San"]');
-    expect(text).toContain('button "View" @e2 [in: row "Li Si"]');
+    // Rows and groups printed as lines of their own tell their buttons apart: the label is left to the line alone.
+    expect(text).toContain('row "Zhang San"\n    button "View" @e1\n  row "Li Si"\n    button "View" @e2\n');
+    expect(text).toContain('group "Billing"\n  button "Edit" @e7\ngroup "Shipping"\n  button "Edit" @e8\n');
+    const alone = (ref: string) => walk.lines.find(([, t]) => new RegExp(`${ref}\\b`).test(t))?.[4];
+    expect(alone("@e1")).toBe('button "View" @e1 [in: row "Zhang San"]');
+    expect(alone("@e2")).toBe('button "View" @e2 [in: row "Li Si"]');
+    expect(alone("@e8")).toBe('button "Edit" @e8 [in: group "Shipping"]');
+    // Cards and list items are not lines: their buttons carry the label in the tree too.
     expect(text).toContain('button "Buy" @e3 [in: "Widget"]');
     expect(text).toContain('button "Buy" @e4 [in: "Gadget"]');
     expect(text).toContain('button "Remove" @e5 [in: item "Apples"]');
-    expect(text).toContain('button "Edit" @e8 [in: group "Shipping"]');
     expect(text).toContain('button "Help" @e9 [nth=1]\nbutton "Help" @e10 [nth=2]\nbutton "Solo" @e11');
+    expect(alone("@e3")).toBeUndefined();
   });
 
   test("hidden content is skipped; custom controls are recovered", () => {

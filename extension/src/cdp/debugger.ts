@@ -6,7 +6,7 @@ import { browser } from "wxt/browser";
 import { BskError } from "../../../protocol/errors.ts";
 import { errorMessage, raceAbort } from "../shared/abort.ts";
 import type { CdpTarget } from "./refs/target.ts";
-import { enableDebugger, runawayChecked, stopRunawayScript } from "./runaway.ts";
+import { enableDebugger, navigationWaitsOn, runawayChecked, stopRunawayScript, watchAhead } from "./runaway.ts";
 
 const PROTOCOL = "1.3";
 
@@ -40,6 +40,23 @@ export function onAttach(hook: AttachHook): void {
 /** Every attachment turns the Debugger domain on, so a runaway script can be paused later (runaway.ts). */
 export function installRunawayStop(): void {
   onAttach((_tabId, send) => enableDebugger(send));
+  navigationWaitsOn((tabId) => uncommitted.has(tabId));
+}
+
+/**
+ * Tabs bsk sent a navigation that has not committed yet (no main-frame Page.frameNavigated since, nor an answer saying
+ * it failed or became a download): a busy page such a navigation waits on takes no pause (runaway.ts).
+ */
+const uncommitted = new Set<number>();
+const NAVIGATIONS = new Set(["Page.navigate", "Page.reload", "Page.navigateToHistoryEntry"]);
+
+function navigationSent(tabId: number, sent: Promise<unknown>): void {
+  uncommitted.add(tabId);
+  const failed = () => uncommitted.delete(tabId);
+  void sent.then((answer) => {
+    const { errorText, isDownload } = (answer ?? {}) as { errorText?: string; isDownload?: boolean };
+    if (errorText || isDownload) failed();
+  }, failed);
 }
 
 /** Sees every event of every attached tab, child sessions (out-of-process iframes) included, and every detach. */
@@ -60,6 +77,9 @@ export function installCdpListeners(): void {
     const target: CdpTarget = source.sessionId ? { tabId: source.tabId, sessionId: source.sessionId } : { tabId: source.tabId };
     for (const t of taps) t.onEvent(target, method, (params ?? {}) as Record<string, any>);
     if (source.sessionId) return;
+    if (method === "Page.frameNavigated" && !(params as { frame?: { parentId?: string } } | undefined)?.frame?.parentId) {
+      uncommitted.delete(source.tabId);
+    }
     const subs = subscribers.get(source.tabId);
     if (!subs) return;
     for (const s of subs) s.onEvent(method, (params ?? {}) as Record<string, any>);
@@ -86,6 +106,7 @@ export function onDebuggingCancelled(listener: (tabId: number) => void): void {
 
 function forget(tabId: number): void {
   attachments.delete(tabId);
+  uncommitted.delete(tabId);
   mainFrames.delete(tabId);
 }
 
@@ -157,6 +178,14 @@ export function checkPageAfter(tabId: number, cause: unknown): void {
   if (attachments.has(tabId)) void stopRunawayScript({ tabId }, sendToTarget, cause);
 }
 
+/**
+ * A call on the tab with a deadline: from shortly before it, and while the call runs (the returned function ends
+ * that), the page is asked whether it answers, so a check at the deadline need not wait to know it is busy.
+ */
+export function watchPageAhead(tabId: number, deadline: number): () => void {
+  return watchAhead({ tabId }, sendToTarget, deadline, () => attachments.has(tabId));
+}
+
 /** A call that ends while its command is still unanswered may leave a page script running: runaway.ts checks. */
 function stopScriptIfLeftRunning(target: CdpTarget, sent: Promise<unknown>, signal: AbortSignal): void {
   let answered = false;
@@ -206,6 +235,7 @@ export async function sendTo<T = any>(target: CdpTarget, method: string, params?
   const checking = runawayChecked(target.tabId);
   if (checking) await raceAbort(checking, signal);
   const sent = sendWatched(target, method, params);
+  if (!target.sessionId && NAVIGATIONS.has(method)) navigationSent(target.tabId, sent);
   if (signal) stopScriptIfLeftRunning(target, sent, signal);
   try {
     return (await raceAbort(sent, signal)) as T;

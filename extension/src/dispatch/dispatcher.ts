@@ -7,7 +7,7 @@ import type { ExtensionMethodName } from "../../../protocol/catalog.ts";
 import { EFFECTS, getMethod, isMethodName, METHODS } from "../../../protocol/catalog.ts";
 import { BskError } from "../../../protocol/errors.ts";
 import { abortError, raceAbort } from "../shared/abort.ts";
-import { checkPageAfter } from "../cdp/debugger.ts";
+import { checkPageAfter, watchPageAhead } from "../cdp/debugger.ts";
 import { beginCall } from "../features/control.ts";
 import { crashGuard } from "../page/crash.ts";
 import { dialogGuard } from "../page/dialogs.ts";
@@ -134,9 +134,11 @@ async function guarded(
     if (abortError(signal).code === "timeout") checkPageAfter(tabId, signal.reason);
   };
   signal.addEventListener("abort", onAbort, { once: true });
+  const unwatch = ctx.deadline === undefined ? undefined : watchPageAhead(tabId, ctx.deadline);
   try {
     return await handler(params as never, { ...ctx, signal });
   } finally {
+    unwatch?.();
     signal.removeEventListener("abort", onAbort);
     guard.dispose();
   }

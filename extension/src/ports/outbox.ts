@@ -58,6 +58,8 @@ interface OutboxState {
   early: { event: string; payload: unknown; at: number; link: LinkId | undefined }[];
   loading: Promise<void> | null;
   persistQueued: boolean;
+  /** The storage write out now (settled when none is): the next write waits for it. */
+  writing: Promise<void>;
   /** Frames given to deliver() so far, and of those handed to a socket (or left to a newer socket's resend). */
   frames: { given: number; done: number };
   /** Woken as frames are done: [the count each waits for, its resolve]. */
@@ -74,6 +76,7 @@ const outboxState: OutboxState = {
   early: [],
   loading: null,
   persistQueued: false,
+  writing: Promise.resolve(),
   frames: { given: 0, done: 0 },
   waiters: [],
 };
@@ -132,27 +135,30 @@ async function loadedQueue(link: LinkId): Promise<EventQueue> {
   return outboxState.streams[link].queue!;
 }
 
+/**
+ * One write at a time: what changes while a write is out goes into the next one, so a page flooding events costs one
+ * write per storage round trip, not one per event (a backlog of writes would hold every reply behind its events).
+ */
 function persist(): void {
   if (outboxState.persistQueued || !outboxState.streams.local.queue) return;
   outboxState.persistQueued = true;
-  queueMicrotask(() => {
-    outboxState.persistQueued = false;
-    const kept: Record<string, unknown> = { [FOLDED_KEY]: coalescer.pending(), [MARKS_KEY]: outboxState.marks };
-    for (const [link, s] of Object.entries(outboxState.streams)) if (s.queue) kept[streamKey(link as LinkId)] = s.queue.state;
-    const batches = Object.values(outboxState.streams)
-      .filter((s) => s.unsent.length)
-      .map((s) => ({ s, frames: s.unsent.splice(0) }));
-    const written = browser.storage.session.set(kept).catch((err: unknown) => console.warn("bsk: could not keep events", err));
-    if (!batches.length) return;
-    // Writes end in the order they were made, so frames go out in the order they were numbered. A socket replaced
-    // meanwhile gets them from its own resend (setSink), never twice from here.
-    void written.then(() => {
-      for (const { s, frames } of batches) {
-        for (const { token, frame } of frames) if (s.sink && s.sinkToken === token) s.sink(frame);
-        framesDone(frames.length);
-      }
-    });
-  });
+  outboxState.writing = outboxState.writing.then(writeKept);
+}
+
+async function writeKept(): Promise<void> {
+  outboxState.persistQueued = false;
+  const kept: Record<string, unknown> = { [FOLDED_KEY]: coalescer.pending(), [MARKS_KEY]: outboxState.marks };
+  for (const [link, s] of Object.entries(outboxState.streams)) if (s.queue) kept[streamKey(link as LinkId)] = s.queue.state;
+  const batches = Object.values(outboxState.streams)
+    .filter((s) => s.unsent.length)
+    .map((s) => ({ s, frames: s.unsent.splice(0) }));
+  await browser.storage.session.set(kept).catch((err: unknown) => console.warn("bsk: could not keep events", err));
+  // Writes end in the order they were made, so frames go out in the order they were numbered. A socket replaced
+  // meanwhile gets them from its own resend (setSink), never twice from here.
+  for (const { s, frames } of batches) {
+    for (const { token, frame } of frames) if (s.sink && s.sinkToken === token) s.sink(frame);
+    framesDone(frames.length);
+  }
 }
 
 /** Hands `frame` to the stream's socket once kept (see the module comment). */

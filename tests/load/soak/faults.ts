@@ -32,6 +32,20 @@ function someSession(ctx: FaultContext): { slot: Slot; session: string } {
 /** The slot's own tab: its URL carries s=<session>. */
 const marker = (session: string) => `soak.html?s=${session}`;
 
+/**
+ * A live session whose page is on the soak page right now (not on a detour, a person's borrowed tab or between
+ * navigations), for the faults that act on that page; at random among those.
+ */
+async function sessionOnItsPage(ctx: FaultContext): Promise<string> {
+  const list = (await (await fetch(`http://127.0.0.1:${ctx.w.browser.cdpPort!}/json/list`)).json()) as { type: string; url: string }[];
+  const on = ctx.slots
+    .map((s) => s.session)
+    .filter((s): s is string => !!s && list.some((t) => t.type === "page" && t.url.includes(marker(s))));
+  const session = on[Math.floor(Math.random() * on.length)];
+  if (!session) throw new Error("no session is on its soak page right now");
+  return session;
+}
+
 /** Each fault; what it resolves with, when a string, is the session it hit. */
 export const FAULTS: Record<string, (ctx: FaultContext) => Promise<unknown>> = {
   async worker_stopped(ctx) {
@@ -44,17 +58,17 @@ export const FAULTS: Record<string, (ctx: FaultContext) => Promise<unknown>> = {
     process.kill(daemonPid(ctx.w.home), "SIGKILL");
   },
   async renderer_crashed(ctx) {
-    const { session } = someSession(ctx);
+    const session = await sessionOnItsPage(ctx);
     await crashPage(ctx.w.browser.cdpPort!, marker(session));
     return session;
   },
   async tab_closed_by_person(ctx) {
-    const { session } = someSession(ctx);
+    const session = await sessionOnItsPage(ctx);
     if ((await ctx.w.person.closePagesMatching(marker(session))) === 0) throw new Error(`no tab of ${session} open`);
     return session;
   },
   async network_off(ctx) {
-    const { session } = someSession(ctx);
+    const session = await sessionOnItsPage(ctx);
     const page = await PersonPage.find(ctx.w.browser.cdpPort!, marker(session), 10_000);
     const offline = (on: boolean) =>
       page.send("Network.emulateNetworkConditions", { offline: on, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
@@ -68,7 +82,7 @@ export const FAULTS: Record<string, (ctx: FaultContext) => Promise<unknown>> = {
     return session;
   },
   async person_took_over(ctx) {
-    const { session } = someSession(ctx);
+    const session = await sessionOnItsPage(ctx);
     // The person's hands reach the page afresh for each click: the agent may have navigated it meanwhile.
     const click = async (action: string) => {
       const page = await PersonPage.find(ctx.w.browser.cdpPort!, marker(session), 10_000);

@@ -113,8 +113,8 @@ export async function capture(
         if (slots[i]! >= 0) hosted.set(slots[i]!, c);
       });
     }
-    for (const [d, text, v, slot] of walk.lines) {
-      out.push({ depth: depth + d, text, vis: vis && v === 1 });
+    for (const [d, text, v, slot, alone] of walk.lines) {
+      out.push({ depth: depth + d, text, vis: vis && v === 1, ...(alone && { alone }) });
       const child = slot >= 0 ? hosted.get(slot) : undefined;
       if (!child) continue;
       try {

@@ -5,7 +5,7 @@
 import type { Result } from "../../../../protocol/catalog.ts";
 import type { Capture } from "./capture.ts";
 import { diffLines } from "./diff.ts";
-import { bodyLines, headerReserve, indent, lineCosts, partEnds, renderPart, type CaptureMeta } from "./render.ts";
+import { bodyLines, type CaptureMeta, type CapturedLine, headerReserve, indent, lineCosts, partEnds, renderPart } from "./render.ts";
 import { cursorFor, fromCursor, getLast, keepPaged, setLast, type PagedCapture } from "./store.ts";
 
 type SnapshotResult = Result<"snapshot">;
@@ -55,38 +55,44 @@ export function present(cap: Capture, o: PresentOptions): SnapshotResult {
     ...(o.otherTab ? { showTab: true } : {}),
     ...(o.fullUrl ? { fullUrl: true } : {}),
   };
-  const full = cap.lines.map(indent);
+  // Lines as they read alone, each namesake with its label: what --diff and find show, read without the tree
+  // around them; and the body wherever a line can be apart from its parent line (--viewport order, parts).
+  const labelled = cap.lines.map((l) => (l.alone ? { ...l, text: l.alone } : l));
+  const full = labelled.map(indent);
   const previous = getLast(o.sessionId, cap.tabId);
   setLast(o.sessionId, cap.tabId, { meta, lines: full, at: Date.now() });
 
+  const tail = o.appendix ?? [];
+  const tree = (lines: CapturedLine[]) => [
+    ...bodyLines(lines, { viewport: o.viewport, maxDepth: o.maxDepth, covered: cap.covered }),
+    ...tail,
+  ];
   let body: string[];
   const extra: string[] = [...(o.marks ?? [])];
   let diff = false;
   if (o.diff && previous) {
     const d = diffLines(previous.lines, full);
     diff = true;
-    body = d.lines;
+    body = [...d.lines, ...tail];
     extra.push(
       d.added || d.removed
         ? `diff vs snapshot ${ago(Date.now() - previous.at)}: +${d.added} -${d.removed}`
         : `no change since the snapshot ${ago(Date.now() - previous.at)}`,
     );
   } else {
-    body = bodyLines(cap.lines, { viewport: o.viewport, maxDepth: o.maxDepth, covered: cap.covered });
+    body = tree(o.viewport ? labelled : cap.lines);
     if (o.diff) extra.push("no earlier snapshot of this tab: full snapshot");
   }
-  if (o.appendix?.length) body.push(...o.appendix);
-  const costs = lineCosts(body);
-  const paged = keepPaged({
-    sessionId: o.sessionId,
-    tabId: cap.tabId,
-    meta,
-    body,
-    costs,
-    extra,
-    diff,
-    ends: partEnds(costs, o.maxTokens, headerReserve(meta, extra)),
-  });
+  let costs = lineCosts(body);
+  const reserve = headerReserve(meta, extra);
+  let ends = partEnds(costs, o.maxTokens, reserve);
+  if (ends.length > 1 && !diff && !o.viewport) {
+    // Cut into parts: a part can start under a row whose line ends the part before.
+    body = tree(labelled);
+    costs = lineCosts(body);
+    ends = partEnds(costs, o.maxTokens, reserve);
+  }
+  const paged = keepPaged({ sessionId: o.sessionId, tabId: cap.tabId, meta, body, costs, extra, diff, ends });
   return part(paged, 1);
 }
 

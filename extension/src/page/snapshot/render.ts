@@ -9,6 +9,8 @@ export interface CapturedLine {
   text: string;
   /** Intersects the viewport (computed only for --viewport). */
   vis: boolean;
+  /** The line as it reads alone, with the `in:`/`nth=` label its place in the tree made unneeded (find, --diff). */
+  alone?: string;
 }
 
 export interface CaptureMeta {
@@ -63,8 +65,9 @@ export function shownUrl(url: string, full = false): string {
   return `${url.slice(0, q)}?…${hash >= 0 ? url.slice(hash) : ""}`;
 }
 
-export function header(meta: CaptureMeta, tokens: number, extra: string[] = []): string {
-  const parts = [meta.title || "(untitled)", shownUrl(meta.url, meta.fullUrl), ...extra, `~${tokens} tokens`];
+/** Where the snapshot is from, and which part: its size is the result's `tokens` (`--json`), not said every time. */
+export function header(meta: CaptureMeta, extra: string[] = []): string {
+  const parts = [meta.title || "(untitled)", shownUrl(meta.url, meta.fullUrl), ...extra];
   return `# ${meta.showTab ? `tab ${meta.tabId} · ` : ""}${parts.join(" · ")}`;
 }
 
@@ -76,9 +79,9 @@ export function lineCosts(body: readonly string[]): number[] {
   return body.map((l) => tokenWeight(l) + (l.startsWith("  ") ? 1 : 0) + (/[\p{L}\p{N}]$/u.test(l) ? 1 : 0));
 }
 
-/** What the header can cost at most (widest part marker and token count): kept out of each part's budget. */
+/** What the header can cost at most (widest part marker): kept out of each part's budget. */
 export function headerReserve(meta: CaptureMeta, extra: string[] = []): number {
-  return estimateTokens(header(meta, 999_999, [...extra, "part 999/999"])) + 1;
+  return estimateTokens(header(meta, [...extra, "part 999/999"])) + 1;
 }
 
 /** End (exclusive) of the part starting at `start`: as many lines as fit the budget, at least one. */
@@ -118,8 +121,9 @@ export function renderPart(
   let weight = 0;
   for (let i = start; i < end; i++) weight += costs[i]!;
   const marks = ends.length > 1 ? [...extra, `part ${partNo}/${ends.length}`] : extra;
-  const tokens = Math.ceil(weight) + estimateTokens(header(meta, 0, marks)) + 1;
-  const text = [header(meta, tokens, marks), ...slice].join("\n");
+  const head = header(meta, marks);
+  const tokens = Math.ceil(weight) + estimateTokens(head) + 1;
+  const text = [head, ...slice].join("\n");
   let refs = 0;
   for (const l of slice) refs += (l.match(/@e\d+/g) ?? []).length;
   return { text, tokens, refs };

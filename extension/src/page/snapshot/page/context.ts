@@ -108,7 +108,10 @@ export function disambiguate(nodes: SNode[]): void {
       group.map((n) => n.el!),
       group.map((n) => n.name),
     );
-    group.forEach((n, i) => n.facts.push(labels[i] ? `in: ${labels[i]}` : `nth=${i + 1}`));
+    group.forEach((n, i) => {
+      n.facts.push(labels[i] ? `in: ${labels[i]}` : `nth=${i + 1}`);
+      n.namesakes = group;
+    });
   }
 }
 

@@ -2,8 +2,8 @@
 import { quote } from "./facts.ts";
 import type { SNode } from "./walk.ts";
 
-/** [depth, text, in viewport (1/0), iframe index or -1] */
-export type Line = [number, string, number, number];
+/** [depth, text, in viewport (1/0), iframe index or -1, the line as it reads alone when the tree made its label unneeded] */
+export type Line = [number, string, number, number, string?];
 
 const SHORT_TEXT = 80;
 
@@ -36,19 +36,53 @@ function simplify(n: SNode): SNode | null {
   return n;
 }
 
+/** What a line says of its node without its ref and facts: `row "Li Si"`. */
+const kindOf = (n: SNode) => lineOf({ ...n, ref: undefined, facts: [] });
+
+const LABEL = /^(in: |nth=\d+$)/;
+
+/**
+ * A namesake (context.ts) whose parent line reads unlike every other namesake's parent line is already told apart
+ * by the tree: its `in:`/`nth=` label is left off the snapshot and kept on the line as it reads alone (find, --diff).
+ */
+function untangle(roots: SNode[]): void {
+  const parent = new Map<SNode, SNode>();
+  const groups = new Set<SNode[]>();
+  const visit = (n: SNode) => {
+    if (n.namesakes) groups.add(n.namesakes);
+    for (const c of n.children) {
+      parent.set(c, n);
+      visit(c);
+    }
+  };
+  roots.forEach(visit);
+  for (const group of groups) {
+    const above = group.map((m) => {
+      const p = parent.get(m);
+      return p ? kindOf(p) : null;
+    });
+    group.forEach((m, i) => {
+      const p = above[i];
+      if (p === null || above.some((q, j) => j !== i && q === p)) return;
+      m.alone = lineOf(m);
+      m.facts = m.facts.filter((f) => !LABEL.test(f));
+    });
+  }
+}
+
 export function emit(nodes: SNode[]): Line[] {
   const out: Line[] = [];
-  write(
-    nodes.map(simplify).filter((n): n is SNode => n !== null),
-    0,
-    out,
-  );
+  const roots = nodes.map(simplify).filter((n): n is SNode => n !== null);
+  untangle(roots);
+  write(roots, 0, out);
   return out;
 }
 
 function write(nodes: SNode[], depth: number, out: Line[]): void {
   for (const n of nodes) {
-    out.push([depth, lineOf(n), n.vis ? 1 : 0, n.frame ?? -1]);
+    const line: Line = [depth, lineOf(n), n.vis ? 1 : 0, n.frame ?? -1];
+    if (n.alone) line.push(n.alone);
+    out.push(line);
     write(n.children, depth + 1, out);
   }
 }

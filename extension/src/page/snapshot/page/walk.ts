@@ -22,6 +22,10 @@ export interface SNode {
   frame?: number;
   /** Printed bare after the role (a visual control's size, `640×480`). */
   size?: string;
+  /** The controls sharing this one's role and name, itself included (context.ts), when there are others. */
+  namesakes?: SNode[];
+  /** The line as it reads alone (with the `in:`/`nth=` label the tree made unneeded): for find and --diff. */
+  alone?: string;
 }
 
 /** Roles an agent acts on: they get refs. */
