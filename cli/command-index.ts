@@ -10,22 +10,16 @@ import type { CommandSpec } from "./command-spec.ts";
 /** words → the catalog part that holds the command (-1: a CLI-only command, in the whole table). */
 const INDEX: Record<string, number> = commandIndex();
 
-let prefixes: Set<string> | undefined;
-
-/** Whether some command's words start with `words` (["tab"] does: tab list, tab new, …). */
+/**
+ * Whether some command's words start with `words` (["tab"] does: tab list, tab new, …). A scan, not a set of every
+ * prefix: a call asks this once or twice, and building the set cost more than the scans (~0.4 ms a call).
+ */
 export function startsCommand(words: readonly string[]): boolean {
-  if (!prefixes) {
-    prefixes = new Set();
-    for (const key of Object.keys(INDEX)) {
-      let at = key.indexOf(" ");
-      while (at !== -1) {
-        prefixes.add(key.slice(0, at));
-        at = key.indexOf(" ", at + 1);
-      }
-      prefixes.add(key);
-    }
-  }
-  return prefixes.has(words.join(" "));
+  const key = words.join(" ");
+  if (Object.hasOwn(INDEX, key)) return true;
+  const start = `${key} `;
+  for (const k in INDEX) if (k.startsWith(start)) return true;
+  return false;
 }
 
 /**

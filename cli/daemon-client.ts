@@ -6,6 +6,7 @@
  */
 import { cliTransport, type DaemonInfo, type HomePaths } from "../shared/home.ts";
 import { BskError, type ErrorBody } from "../protocol/errors.ts";
+import { readJsonFile } from "../shared/read-json.ts";
 import {
   answerDaemon,
   clientHello,
@@ -33,13 +34,10 @@ export interface Connection {
   close(): void;
 }
 
+/** daemon.json, read synchronously (shared/read-json.ts): no daemon's home pays no asynchronous file read. */
 export async function readDaemonInfo(paths: HomePaths): Promise<DaemonInfo | null> {
-  try {
-    const info = (await Bun.file(paths.daemonJson).json()) as DaemonInfo;
-    return info && typeof info === "object" ? info : null;
-  } catch {
-    return null;
-  }
+  const info = readJsonFile(paths.daemonJson) as DaemonInfo | undefined;
+  return info && typeof info === "object" ? info : null;
 }
 
 /**

@@ -2,11 +2,11 @@
  * The one module that formats. Commands return an Outcome (data or a BskError); this turns it into text:
  * human mode (short, grep-friendly, errors as `error:`/`hint:` on stderr) or `--json` (exactly one object on
  * stdout). Writes go through console.log/console.error only (process.stdout costs ~7 ms to load).
+ * The see-and-act, history and trace formatters (format-page.ts, format-history.ts, format-trace.ts) load only for
+ * an outcome that needs one (`loadFormatters`, `present`): a round trip such as `bsk status` does not load them.
  */
 import { type BskError, exitCodeFor, hintFor, outcomeExitCode } from "../protocol/errors.ts";
-import { type MethodFormatters, PAGE_FORMATTERS } from "./format-page.ts";
-import { eventLine, HISTORY_FORMATTERS } from "./format-history.ts";
-import { TRACE_FORMATTERS } from "./format-trace.ts";
+import type { MethodFormatters } from "./format-page.ts";
 import { readableLogLine } from "./log-line.ts";
 import { visible } from "./visible-text.ts";
 import { versionLine } from "./commands/version.ts";
@@ -308,13 +308,37 @@ const LOCAL_FORMATTERS: Record<string, Formatter> = {
   },
 };
 
-const FORMATTERS: Partial<Record<string, Formatter>> = {
-  ...METHOD_FORMATTERS,
-  ...PAGE_FORMATTERS,
-  ...HISTORY_FORMATTERS,
-  ...TRACE_FORMATTERS,
-  ...LOCAL_FORMATTERS,
-};
+/** The formatters output.ts holds itself: status, sessions, tabs, navigation and the CLI-only commands. */
+const FORMATTERS: Partial<Record<string, Formatter>> = { ...METHOD_FORMATTERS, ...LOCAL_FORMATTERS };
+
+/** The other modules' formatters and the streamed event's line, once loadFormatters has run. */
+let loaded: { formatters: Partial<Record<string, Formatter>>; eventLine: (e: unknown) => string } | undefined;
+
+/**
+ * Loads the see-and-act, history and trace formatters when `format` is none of output.ts's own (all three at once:
+ * they are small, and only the calls that show a page or a history need them). Before render.
+ */
+export async function loadFormatters(format?: string): Promise<void> {
+  if (loaded || (format !== undefined && Object.hasOwn(FORMATTERS, format))) return;
+  const [page, history, trace] = await Promise.all([
+    import("./format-page.ts"),
+    import("./format-history.ts"),
+    import("./format-trace.ts"),
+  ]);
+  const formatters: Partial<Record<string, Formatter>> = {
+    ...page.PAGE_FORMATTERS,
+    ...history.HISTORY_FORMATTERS,
+    ...trace.TRACE_FORMATTERS,
+  };
+  loaded = { formatters, eventLine: history.eventLine };
+}
+
+function formatterFor(format: string): Formatter | undefined {
+  if (Object.hasOwn(FORMATTERS, format)) return FORMATTERS[format];
+  // A missing load would print an outline where a formatter exists: a bug to show, never to hide.
+  if (!loaded) throw new Error(`the formatter for ${format} was not loaded (loadFormatters)`);
+  return loaded.formatters[format];
+}
 
 /**
  * An outline for results without a formatter: `key: value` lines, nested values indented below their key,
@@ -347,7 +371,7 @@ export function humanSuccess(
   params: Record<string, unknown> = {},
   redactKeys: readonly string[] = [],
 ): { stdout: string; stderr?: string } {
-  const f = format ? FORMATTERS[format] : undefined;
+  const f = format ? formatterFor(format) : undefined;
   const out = f ? f(result, redact(params, redactKeys)) : toOutline(result);
   return typeof out === "string" ? { stdout: out } : out;
 }
@@ -379,14 +403,26 @@ export function render(o: Outcome, json: boolean): Rendered {
   return { stdout: visible(h.stdout), stderr: stderr && visible(stderr), exitCode };
 }
 
-/** One event of `events --follow`, printed as it arrives: a JSON object per line, or the human event line. */
-export function printStreamed(frame: { event: string; payload: unknown }, json: boolean): void {
-  if (frame.event === "session.event") console.log(json ? JSON.stringify(frame.payload) : visible(eventLine(frame.payload)));
+/**
+ * One event of `events --follow`, printed as it arrives: a JSON object per line, or the human event line (its
+ * module loaded by the first event: a caller chains the calls to keep their order).
+ */
+export function printStreamed(frame: { event: string; payload: unknown }, json: boolean): void | Promise<void> {
+  if (frame.event !== "session.event") return;
+  if (json) return console.log(JSON.stringify(frame.payload));
+  if (loaded) return console.log(visible(loaded.eventLine(frame.payload)));
+  return loadFormatters().then(() => printStreamed(frame, json));
 }
 
 /** A line of `bsk logs --follow` (the daemon's log, which quotes page and agent text): raw with --json. */
 export function printLogLine(line: string, json: boolean): void {
   console.log(json ? line : visible(readableLogLine(line)));
+}
+
+/** Render an outcome, its formatter loaded first, and print it; returns its exit code. */
+export async function present(o: Outcome, json: boolean): Promise<number> {
+  if (o.ok && !json && o.format !== undefined) await loadFormatters(o.format);
+  return emit(render(o, json));
 }
 
 /** Print a rendered outcome; returns its exit code. */

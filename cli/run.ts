@@ -4,11 +4,12 @@
  */
 import { APP_VERSION } from "../protocol/version.ts";
 import { bskHome, homePaths } from "../shared/home.ts";
+import { readJsonFile } from "../shared/read-json.ts";
 import { asBskError, callThrough } from "./call-pipeline.ts";
 import { CallProgressView, PROGRESS_EVENT } from "./call-progress.ts";
 import { call, nextRequestId, type Connection } from "./daemon-client.ts";
 import { LOCAL_RUNS } from "./local-commands.ts";
-import { emit, printStreamed, render, type Outcome } from "./output.ts";
+import { present, printStreamed, type Outcome } from "./output.ts";
 import { wantsJson, type Plan } from "./plan.ts";
 
 type Env = Record<string, string | undefined>;
@@ -20,6 +21,8 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
   const traceId = p.meta.trace_id;
   const opId = p.meta.op_id;
   let streamed = false;
+  /** Streamed events print in order, the first one after its line's module has loaded. */
+  let printed: Promise<void> = Promise.resolve();
   const progress = new CallProgressView(p.json);
   const send = (conn: Connection) =>
     call(
@@ -31,7 +34,7 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
         onEvent: (frame) => {
           if (frame.event === PROGRESS_EVENT) return progress.show(frame.payload);
           streamed = true;
-          printStreamed(frame, p.json);
+          printed = printed.then(() => printStreamed(frame, p.json));
         },
         dropHint: opId
           ? `The daemon went away mid-call, so it may or may not have run; see bsk logs, then retry with --op-id ${opId} so it never runs twice.`
@@ -39,6 +42,7 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
       },
     ).finally(() => progress.clear());
   const piped = await callThrough(p.cmd, p.params, { paths: homePaths(bskHome(env), env), env, save: "always", send });
+  await printed;
   if (piped.stage === "before") return { ok: false, error: piped.error, traceId, opId };
   const { reply } = piped;
   const trace = reply.meta?.trace_id ?? traceId;
@@ -74,13 +78,11 @@ async function runCall(p: Extract<Plan, { kind: "call" }>, env: Env): Promise<Ou
 
 /**
  * `bsk status` with a pending update or a refused update check (update/status-note.ts). update-state.json is read
- * without fs-util, and the note's module (with the release code) is loaded only when the file has something to say:
+ * with read-json.ts (no fs-util, no node:path), and the note's module (with the release code) is loaded only when the file has something to say:
  * a release other than this one, or a failed check.
  */
 async function withUpdateNotes(result: object, env: Env): Promise<object> {
-  const state = (await Bun.file(homePaths(bskHome(env), env).updateState)
-    .json()
-    .catch(() => undefined)) as { latest?: unknown; state?: unknown } | undefined;
+  const state = readJsonFile(homePaths(bskHome(env), env).updateState) as { latest?: unknown; state?: unknown } | undefined;
   if (!state || (state.state !== "failed" && (!state.latest || state.latest === APP_VERSION))) return result;
   return { ...result, ...(await import("./update/status-note.ts")).statusNotes(state) };
 }
@@ -107,15 +109,15 @@ export async function main(argv: string[], env: Env): Promise<number> {
         console.log((await import("./help.ts")).helpFor(p.words));
         return 0;
       case "version":
-        return emit(render((await import("./commands/version.ts")).version(), p.json));
+        return present((await import("./commands/version.ts")).version(), p.json);
       case "local":
         json = p.json;
-        return emit(render(await LOCAL_RUNS[p.action]!({ paths: homePaths(bskHome(env), env), env, params: p.params, json }), json));
+        return present(await LOCAL_RUNS[p.action]!({ paths: homePaths(bskHome(env), env), env, params: p.params, json }), json);
       case "call":
         json = p.json;
-        return emit(render(await runCall(p, env), json));
+        return present(await runCall(p, env), json);
     }
   } catch (e) {
-    return emit(render({ ok: false, error: asBskError(e) }, json));
+    return present({ ok: false, error: asBskError(e) }, json);
   }
 }

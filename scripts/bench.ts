@@ -159,7 +159,7 @@ async function part(which: "floor" | "peer" | "cold" | "sizes"): Promise<void> {
   try {
     if (which === "floor") {
       await world.run(["navigate", world.fixtures.url("/bench-peer-small.html"), "--session", session]);
-      printFloor(await floorTable(world, session, floor.path));
+      printFloor(await floorTable(world, session, floor.path, floor.bare));
     } else if (which === "sizes") {
       printSizes(await snapshotSizes({ run: world.run, session, chromium, urls: sizePages().map(world.fixtures.url) }));
       printSizes(await unseenSizes({ run: world.run, chromium }));
@@ -217,7 +217,7 @@ async function fullRun(): Promise<void> {
       session = r.stdout.trim();
     }
     await world.run(["navigate", world.fixtures.url("/bench-peer-small.html"), "--session", session]);
-    floorRows = await floorTable(world, session, floor.path);
+    floorRows = await floorTable(world, session, floor.path, floor.bare);
     await world.run(["navigate", world.fixtures.url("/shop.html"), "--session", session]);
     const bsk = join(ROOT, "dist/bsk");
     local.push(

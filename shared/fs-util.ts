@@ -1,5 +1,5 @@
 /** Private files and directories: dirs 0700, files 0600, whole-file replacement by rename. */
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { writeAtomic } from "./atomic-file.ts";
 
@@ -18,20 +18,7 @@ export function writeFileAtomic(path: string, data: string): void {
   writeAtomic(path, data, { mode: 0o600, replace: true, fsync: false });
 }
 
-/** Parsed JSON of a file, or undefined when it is missing or unreadable. */
-export function readJsonFile(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
+export { readJsonFile } from "./read-json.ts";
 
 export function removeFile(path: string): void {
   rmSync(path, { force: true });

@@ -43,7 +43,7 @@ export function linkMac(key: Uint8Array, label: string, transport: string, nonce
 }
 
 function nonce(): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(NONCE_BYTES))).toString("base64url");
+  return crypto.getRandomValues(new Uint8Array(NONCE_BYTES)).toBase64({ alphabet: "base64url", omitPadding: true });
 }
 
 /** Same string, compared in time that does not depend on where they differ. */

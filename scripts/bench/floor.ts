@@ -2,7 +2,8 @@
  * `npm run bench -- --floor`: bsk's own cost per CLI call on this machine. Each command is paired with an empty
  * program compiled with the same `bun build --compile` flags as dist/bsk, timed alternately (empty, bsk, empty, bsk …)
  * so the machine's drift hits both alike; what bsk adds is the median of the pairwise differences, with its middle
- * half. The floor itself is the runtime's start-up, which no bsk code can win back.
+ * half. The floor itself is the runtime's start-up, which no bsk code can win back. One more row times
+ * ./bare-round-trip.ts, compiled the same way: a round trip with bsk's safety checks and nothing else.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -23,33 +24,47 @@ export interface FloorRow {
   target_own_ms?: number;
 }
 
-/** An empty program built as scripts/build.ts builds dist/bsk; `remove()` deletes it. */
-export async function floorBinary(): Promise<{ path: string; remove(): void }> {
-  const dir = mkdtempSync("/tmp/bsk-bench-floor-");
-  writeFileSync(join(dir, "empty.ts"), "");
-  const out = join(dir, "empty");
-  const args = ["build", "--compile", "--minify", "--bytecode", "--format=esm", ...NO_AUTOLOAD, join(dir, "empty.ts"), "--outfile", out];
+async function compile(entry: string, out: string): Promise<void> {
+  const args = ["build", "--compile", "--minify", "--bytecode", "--format=esm", ...NO_AUTOLOAD, entry, "--outfile", out];
   const p = Bun.spawn(["bun", ...args], { stdout: "ignore", stderr: "inherit" });
-  if ((await p.exited) !== 0) throw new Error("could not compile the empty floor binary");
-  return { path: out, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  if ((await p.exited) !== 0) throw new Error(`could not compile ${entry} for the floor`);
 }
 
-/** The floor table; `world` has its daemon running and a session open on a page. */
-export async function floorTable(world: PrivateWorld, session: string, empty: string): Promise<FloorRow[]> {
+/**
+ * An empty program built as scripts/build.ts builds dist/bsk, and the bare round trip (`bare`) built the same way;
+ * `remove()` deletes both.
+ */
+export async function floorBinary(): Promise<{ path: string; bare: string; remove(): void }> {
+  const dir = mkdtempSync("/tmp/bsk-bench-floor-");
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    writeFileSync(join(dir, "empty.ts"), "");
+    await compile(join(dir, "empty.ts"), join(dir, "empty"));
+    await compile(join(import.meta.dir, "bare-round-trip.ts"), join(dir, "bare"));
+  } catch (e) {
+    remove();
+    throw e;
+  }
+  return { path: join(dir, "empty"), bare: join(dir, "bare"), remove };
+}
+
+/** The floor table; `world` has its daemon running and a session open on a page; `bare` is floorBinary's. */
+export async function floorTable(world: PrivateWorld, session: string, empty: string, bare?: string): Promise<FloorRow[]> {
   const idle = mkdtempSync("/tmp/bsk-bench-idle-");
   // A home no daemon serves, with automatic start off: the CLI's whole path to its refusal.
   const noDaemon = { ...world.env, BSK_HOME: idle, BSK_AUTO_START: "0" };
-  const cases: [name: string, args: string[], env: Record<string, string>, expect: number][] = [
-    ["bsk version", ["version"], world.env, 0],
-    ["bsk status (no daemon, BSK_AUTO_START=0)", ["status"], noDaemon, 1],
-    ["bsk status (warm)", ["status"], world.env, 0],
-    ["bsk tab list (warm)", ["tab", "list", "--session", session], world.env, 0],
-    ["bsk evaluate 1+1 (warm)", ["evaluate", "1+1", "--session", session], world.env, 0],
+  const cases: [name: string, argv: string[], env: Record<string, string>, expect: number][] = [
+    ["bsk version", [BSK, "version"], world.env, 0],
+    ["bsk status (no daemon, BSK_AUTO_START=0)", [BSK, "status"], noDaemon, 1],
+    ["bsk status (warm)", [BSK, "status"], world.env, 0],
+    ["bsk tab list (warm)", [BSK, "tab", "list", "--session", session], world.env, 0],
+    ["bsk evaluate 1+1 (warm)", [BSK, "evaluate", "1+1", "--session", session], world.env, 0],
   ];
+  if (bare) cases.push(["bare round trip: socket check, link proof, status", [bare], world.env, 0]);
   const rows: FloorRow[] = [];
   try {
-    for (const [name, args, env, expect] of cases) {
-      const { as: es, bs } = await interleaved({ argv: () => [empty], env }, { argv: () => [BSK, ...args], env, expect }, RUNS, 5);
+    for (const [name, argv, env, expect] of cases) {
+      const { as: es, bs } = await interleaved({ argv: () => [empty], env }, { argv: () => argv, env, expect }, RUNS, 5);
       const own = bs.map((b, i) => b - es[i]!);
       const r: FloorRow = {
         name,

@@ -4,7 +4,8 @@
  * and a preload records every chunk it loads; the bundle's metafile says which source files each chunk holds and
  * what they import. A round trip must not load zod, consola, the whole command table (commands-table.ts) or a
  * module that imports node:path or node:fs at load, except the two that must read the disk before the first request:
- * the socket's folder check (shared/socket-check.ts, docs/security.md) and the link key (shared/link-key.ts).
+ * the socket's folder check (shared/socket-check.ts, docs/security.md) and the link key (shared/link-key.ts); nor the
+ * formatters of other methods (format-page.ts, format-history.ts, format-trace.ts: output.ts holds the round trips').
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -14,6 +15,9 @@ import { ROOT, startDaemon, type TestDaemon } from "./harness.ts";
 
 /** Source files a round trip may load although they import node:fs at load: each reads the disk before the call. */
 const MAY_READ_DISK = new Set(["shared/socket-check.ts", "shared/link-key.ts"]);
+
+/** Formatters output.ts loads only for an outcome that needs one (a page, a history, a trace). */
+const ON_DEMAND_FORMATTERS = ["cli/format-page.ts", "cli/format-history.ts", "cli/format-trace.ts"];
 
 const ROUND_TRIPS = [
   ["status"],
@@ -97,8 +101,16 @@ describe("a round trip loads only what its call needs", () => {
       expect(files.filter((f) => importsAtLoad(f, "node:path"))).toEqual([]);
       expect(files.filter((f) => importsAtLoad(f, "node:fs") && !MAY_READ_DISK.has(f))).toEqual([]);
       expect(files).toContain("cli/command-index.ts");
+      expect(files.filter((f) => ON_DEMAND_FORMATTERS.includes(f))).toEqual([]);
     });
   }
+
+  test("a method whose human output is in another module loads it: bsk ops", async () => {
+    const { files, code, stderr } = await loaded(["ops"]);
+    expect(code).toBe(0);
+    expect(stderr).toContain("no ops");
+    expect(files).toEqual(expect.arrayContaining(ON_DEMAND_FORMATTERS));
+  });
 
   test("the whole table is still there for what needs it: help, a typo's suggestion", async () => {
     expect((await loaded(["tab", "--help"])).files).toContain("cli/commands-table.ts");

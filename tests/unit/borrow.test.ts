@@ -1,10 +1,13 @@
 /** tab borrow / tab return: the CLI's shape and wait, the borrow rule (pure), the human output. */
 import { describe, expect, test } from "bun:test";
-import { humanSuccess } from "../../cli/output.ts";
+import { humanSuccess, loadFormatters } from "../../cli/output.ts";
 import { plan } from "../../cli/router.ts";
 import { GRACE_MS, type Ids, type Plan } from "../../cli/plan.ts";
 import { linkedTo, prune, renamed } from "../../extension/src/features/borrow/link-graph.ts";
 import { borrowRefusal, type BorrowCandidate } from "../../extension/src/features/borrow/rules.ts";
+
+// The see-and-act, history and trace formatters load on demand (cli/output.ts); these tests render them directly.
+await loadFormatters();
 
 const ids: Ids = { traceId: "0badcafe", opId: () => "op-fixed" };
 

@@ -139,6 +139,22 @@ describe("with a daemon", () => {
     expect(r).toEqual({ code: 0, stdout: "* 12  [session] Example — https://example.com/\n", stderr: "", json: undefined });
   });
 
+  test("events --follow in human mode: each streamed event is its line, in order (the line's module loads on the first)", async () => {
+    let d: FakeDaemon;
+    const event = (seq: number, text: string) =>
+      JSON.stringify({ event: "session.event", payload: { seq, ts: "2030-01-01T10:00:00.123Z", event: "console.log", data: { text } } });
+    d = daemon(() => {
+      for (let seq = 1; seq <= 3; seq++) d.broadcast(event(seq, `line ${seq}`));
+      return { result: { events: [], next_since: 3, ended: true } };
+    });
+    const r = await run(["events", "--session", "s1", "--follow"], d.home);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      '1  10:00:00.123  console.log  text="line 1"\n2  10:00:00.123  console.log  text="line 2"\n3  10:00:00.123  console.log  text="line 3"\n',
+    );
+    expect(r.stderr).toBe("-- next: --since 3\n-- the session has ended\n");
+  });
+
   test("mutations carry an op id: --op-id, and it is echoed in --json", async () => {
     const d = daemon(() => ({ result: { tab_id: 1, type: "number", value: 2 } }));
     const r = await run(["evaluate", "1", "+", "1", "--session", "s1", "--op-id", "retry-7", "--timeout", "5s", "--json"], d.home);

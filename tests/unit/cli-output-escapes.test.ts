@@ -5,9 +5,12 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { progressLine } from "../../cli/call-progress.ts";
-import { printStreamed, render, writeStderr } from "../../cli/output.ts";
+import { loadFormatters, printStreamed, render, writeStderr } from "../../cli/output.ts";
 import { visible } from "../../cli/visible-text.ts";
 import { BskError } from "../../protocol/errors.ts";
+
+// The see-and-act, history and trace formatters load on demand (cli/output.ts); these tests render them directly.
+await loadFormatters();
 
 /** OSC set-title … BEL, CSI clear screen, a C1 CSI, a right-to-left override, the isolates, CR, NUL, DEL. */
 const HOSTILE = "\x1b]0;pwned\x07\x1b[2J\u009b31m\u202eevil\u2066a\u2067b\u2068c\u2069\r\0\x7f end";

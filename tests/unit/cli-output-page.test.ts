@@ -1,7 +1,7 @@
 /** Human output of the see-and-act commands: one short line per action, listings one entry per line. */
 import { describe, expect, test } from "bun:test";
 import { COMMANDS } from "../../cli/commands-table.ts";
-import { humanSuccess, render } from "../../cli/output.ts";
+import { humanSuccess, loadFormatters, render } from "../../cli/output.ts";
 import { PAGE_FORMATTERS } from "../../cli/format-page.ts";
 import { diagnosticsMethods } from "../../protocol/methods/diagnostics.ts";
 import { dialogMethods } from "../../protocol/methods/dialogs.ts";
@@ -9,6 +9,9 @@ import { emulationMethods } from "../../protocol/methods/emulation.ts";
 import { interactionMethods } from "../../protocol/methods/interaction.ts";
 import { observationMethods } from "../../protocol/methods/observation.ts";
 import { waitMethods } from "../../protocol/methods/waits.ts";
+
+// The see-and-act, history and trace formatters load on demand (cli/output.ts); these tests render them directly.
+await loadFormatters();
 
 function human(format: string, result: unknown, params: Record<string, unknown> = {}, redact?: string[]) {
   return render({ ok: true, format, result, params, redact }, false);

@@ -1,8 +1,11 @@
 /** Output: human mode (short, grep-friendly), --json (one object), errors (stderr / json), redaction. */
 import { describe, expect, test } from "bun:test";
 import { redactLine } from "../../cli/commands/logs.ts";
-import { REDACTED, redact, render, toOutline } from "../../cli/output.ts";
+import { loadFormatters, REDACTED, redact, render, toOutline } from "../../cli/output.ts";
 import { BskError } from "../../protocol/errors.ts";
+
+// The see-and-act, history and trace formatters load on demand (cli/output.ts); these tests render them directly.
+await loadFormatters();
 
 const tab = (over: Record<string, unknown>) => ({
   tab_id: 1,
