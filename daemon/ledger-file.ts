@@ -241,18 +241,18 @@ export class FileLedger implements Ledger {
   }
 
   list(q: LedgerQuery = {}): { ops: OpRecord[]; total: number } {
-    const matching: { ms: number; opId: string; entry?: Entry }[] = [];
+    const matching: ({ ms: number; entry: Entry } | { ms: number; table: SettledOps; row: number })[] = [];
     for (const e of this.entries.values()) {
       if (q.session_id !== undefined && e.session_id !== q.session_id) continue;
       if (q.state !== undefined && e.state !== q.state) continue;
-      matching.push({ ms: Date.parse(e.reserved_at), opId: e.op_id, entry: e });
+      matching.push({ ms: Date.parse(e.reserved_at), entry: e });
     }
     for (const table of this.settled.values())
-      for (const { opId, reservedMs } of table.matching(q)) matching.push({ ms: reservedMs, opId });
+      for (const { row, reservedMs } of table.matching(q)) matching.push({ ms: reservedMs, table, row });
     matching.sort((a, b) => a.ms - b.ms);
     const limit = q.limit ?? matching.length;
     const newest = matching.slice(Math.max(0, matching.length - limit));
-    return { ops: newest.map((m) => publicRecord(m.entry ?? this.find(m.opId)!)), total: matching.length };
+    return { ops: newest.map((m) => publicRecord("entry" in m ? m.entry : this.readBack(m.table, m.row))), total: matching.length };
   }
 
   /** How many ops the index holds in full and compact (what bounds its memory). */
@@ -316,7 +316,7 @@ export class FileLedger implements Ledger {
   private replayLine(line: Line, where: Where): void {
     if (line.e === "reserved") {
       const { e: _, at, ...op } = line;
-      if (!this.entries.has(op.op_id) && !this.compactHolder(op.op_id)) {
+      if (!this.known(op.op_id)) {
         this.entries.set(op.op_id, { ...op, state: "reserved", reserved_at: at, seg: where.seg, reservedAt: where });
       }
       return;
@@ -472,29 +472,45 @@ export class FileLedger implements Ledger {
     this.entries.delete(opId);
   }
 
-  private compactHolder(opId: string): SettledOps | undefined {
-    for (const table of this.settled.values()) if (table.has(opId)) return table;
-    return undefined;
-  }
-
   /** The op's full record: held, or read back from its segment (fails closed when it cannot be). */
   private find(opId: string): Entry | undefined {
     const held = this.entries.get(opId);
     if (held) return held;
-    const table = this.compactHolder(opId);
-    const at = table?.lines(opId);
-    if (!table || !at) return undefined;
+    for (const table of this.settled.values()) {
+      for (const row of table.candidates(opId)) {
+        const entry = this.readBack(table, row, opId);
+        // Another op id with the same hash: keep looking.
+        if (entry.op_id === opId) return entry;
+      }
+    }
+    return undefined;
+  }
+
+  /** Whether the op id is remembered; one that cannot be read back counts as remembered (it must not run again). */
+  private known(opId: string): boolean {
+    try {
+      return this.find(opId) !== undefined;
+    } catch {
+      return true;
+    }
+  }
+
+  /** A compact op's record, read back from its segment; refused when its lines there are not a ledger op's. */
+  private readBack(table: SettledOps, row: number, opId?: string): Entry {
+    const at = table.lines(row);
+    const path = this.segmentPath(table.seg);
     let lines: (Line | undefined)[] = [];
     try {
       lines = this.readLines(table.seg, [at.reserved, at.outcome]);
     } catch (err) {
-      this.opts.onWarn?.("a ledger segment could not be read back", { segment: this.segmentPath(table.seg), error: String(err) });
+      this.opts.onWarn?.("a ledger segment could not be read back", { segment: path, error: String(err) });
     }
     const [r, o] = lines;
-    if (r?.e !== "reserved" || o?.e !== "outcome" || r.op_id !== opId || o.op_id !== opId) {
-      throw new BskError("unsupported", `the operation ledger could not read back op ${opId}, so it was not run`, {
-        hint: "Its segment under $BSK_HOME/ledger was changed or removed. Check the page, then act again under a new op id if still needed.",
-        data: { reason: "ledger_unavailable", op_id: opId, effect_state: "none", path: this.segmentPath(table.seg) },
+    if (r?.e !== "reserved" || o?.e !== "outcome" || r.op_id !== o.op_id) {
+      const what = opId === undefined ? "an op" : `op ${opId}`;
+      throw new BskError("unsupported", `the operation ledger could not read back ${what} from ${path}; nothing was run`, {
+        hint: "The ledger segment was changed or removed. Check the page, then act again under a new op id if still needed.",
+        data: { reason: "ledger_unavailable", ...(opId !== undefined && { op_id: opId }), effect_state: "none", path },
       });
     }
     const { e: _r, at: reservedAt, ...op } = r;

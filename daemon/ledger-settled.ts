@@ -1,8 +1,9 @@
 /**
- * The compact in-memory form of settled ops, one table per ledger segment (dropped with it): for each op id only where
- * its `reserved` and `outcome` lines are in that segment, its state, its session (interned) and when it was reserved,
- * in typed columns: about a fifth of a full record. Everything else (method, params hash, reply) is read back from
- * the segment on the rare retry or listing of such an op (ledger-file.ts).
+ * The compact in-memory form of settled ops, one table per ledger segment (dropped with it), all in typed arrays: per
+ * op a 64-bit hash of its op id, where its `reserved` and `outcome` lines are in the segment, its session (interned),
+ * its state and when it was reserved; about 60 bytes instead of a full record's ~550. No op id string is kept: a
+ * row whose hash matches is only a candidate, confirmed by reading its line back (ledger-file.ts), as is everything
+ * else about the op (method, params hash, reply) on the rare retry or listing of it.
  */
 import type { OpState } from "./ledger.ts";
 
@@ -21,13 +22,16 @@ export interface SettledOp {
 }
 
 const STATES = ["executed", "not_executed", "unknown"] as const;
-/** Offsets and lengths of both lines, then the session's index and the state. */
+/** Per row: offsets and lengths of both lines, then the session's index and the state. */
 const U32_COLS = 6;
 
 export class SettledOps {
-  private readonly ids = new Map<string, number>();
+  private rows = 0;
+  private hashes = new BigUint64Array(64);
   private u32 = new Uint32Array(U32_COLS * 64);
   private reservedMs = new Float64Array(64);
+  /** Open addressing over `hashes`: row + 1, 0 for a free slot; at most half full. */
+  private slots = new Int32Array(128);
   private readonly sessionIds = new Map<string, number>();
   /** Index 0: no session. */
   private readonly sessionNames: (string | undefined)[] = [undefined];
@@ -35,39 +39,50 @@ export class SettledOps {
   constructor(readonly seg: number) {}
 
   get size(): number {
-    return this.ids.size;
-  }
-
-  has(opId: string): boolean {
-    return this.ids.has(opId);
+    return this.rows;
   }
 
   add(opId: string, op: SettledOp): void {
-    const i = this.ids.size;
-    if (i === this.reservedMs.length) this.grow();
+    if (this.rows === this.hashes.length) this.grow();
+    const row = this.rows++;
     let s = 0;
     if (op.session_id !== undefined) {
       s = this.sessionIds.get(op.session_id) ?? this.sessionNames.push(op.session_id) - 1;
       this.sessionIds.set(op.session_id, s);
     }
-    this.u32.set([op.reserved.offset, op.reserved.length, op.outcome.offset, op.outcome.length, s, STATES.indexOf(op.state)], i * U32_COLS);
-    this.reservedMs[i] = op.reservedMs;
-    this.ids.set(opId, i);
+    const c = row * U32_COLS;
+    this.u32[c] = op.reserved.offset;
+    this.u32[c + 1] = op.reserved.length;
+    this.u32[c + 2] = op.outcome.offset;
+    this.u32[c + 3] = op.outcome.length;
+    this.u32[c + 4] = s;
+    this.u32[c + 5] = STATES.indexOf(op.state);
+    this.reservedMs[row] = op.reservedMs;
+    this.hashes[row] = hashOf(opId);
+    this.place(row);
   }
 
-  /** Where the op's two lines are, if this segment holds it. */
-  lines(opId: string): { reserved: Span; outcome: Span } | undefined {
-    const i = this.ids.get(opId);
-    if (i === undefined) return undefined;
-    const c = i * U32_COLS;
+  /** Rows whose op id hashes like `opId`: the op itself if this segment holds it (confirm by its reserved line). */
+  *candidates(opId: string): Generator<number> {
+    const h = hashOf(opId);
+    const mask = this.slots.length - 1;
+    for (let i = Number(h & BigInt(mask)); this.slots[i] !== 0; i = (i + 1) & mask) {
+      const row = this.slots[i]! - 1;
+      if (this.hashes[row] === h) yield row;
+    }
+  }
+
+  /** Where the row's two lines are. */
+  lines(row: number): { reserved: Span; outcome: Span } {
+    const c = row * U32_COLS;
     return {
       reserved: { offset: this.u32[c]!, length: this.u32[c + 1]! },
       outcome: { offset: this.u32[c + 2]!, length: this.u32[c + 3]! },
     };
   }
 
-  /** The op ids matching a listing's filters, with when each was reserved. */
-  *matching(q: { session_id?: string; state?: OpState }): Generator<{ opId: string; reservedMs: number }> {
+  /** The rows matching a listing's filters, with when each was reserved. */
+  *matching(q: { session_id?: string; state?: OpState }): Generator<{ row: number; reservedMs: number }> {
     let session: number | undefined;
     if (q.session_id !== undefined) {
       session = this.sessionIds.get(q.session_id);
@@ -75,20 +90,37 @@ export class SettledOps {
     }
     const state = q.state === undefined ? undefined : STATES.indexOf(q.state as (typeof STATES)[number]);
     if (state === -1) return;
-    for (const [opId, i] of this.ids) {
-      const c = i * U32_COLS;
+    for (let row = 0; row < this.rows; row++) {
+      const c = row * U32_COLS;
       if (session !== undefined && this.u32[c + 4] !== session) continue;
       if (state !== undefined && this.u32[c + 5] !== state) continue;
-      yield { opId, reservedMs: this.reservedMs[i]! };
+      yield { row, reservedMs: this.reservedMs[row]! };
     }
   }
 
+  private place(row: number): void {
+    const mask = this.slots.length - 1;
+    let i = Number(this.hashes[row]! & BigInt(mask));
+    while (this.slots[i] !== 0) i = (i + 1) & mask;
+    this.slots[i] = row + 1;
+  }
+
   private grow(): void {
-    const u32 = new Uint32Array(this.u32.length * 2);
+    const n = this.hashes.length * 2;
+    const hashes = new BigUint64Array(n);
+    hashes.set(this.hashes);
+    this.hashes = hashes;
+    const u32 = new Uint32Array(n * U32_COLS);
     u32.set(this.u32);
     this.u32 = u32;
-    const ms = new Float64Array(this.reservedMs.length * 2);
+    const ms = new Float64Array(n);
     ms.set(this.reservedMs);
     this.reservedMs = ms;
+    this.slots = new Int32Array(n * 2);
+    for (let row = 0; row < this.rows; row++) this.place(row);
   }
+}
+
+function hashOf(opId: string): bigint {
+  return BigInt.asUintN(64, BigInt(Bun.hash.wyhash(opId)));
 }
