@@ -17,7 +17,7 @@
  * its outcome line back from disk.
  *
  * Memory: the index holds a full record only for ops in flight and the newest `fullRecords` (256) settled ones. An
- * older settled op is kept compact (ledger-settled.ts: where its two lines are, its state, session and time), and its
+ * older settled op is kept compact (ledger-settled.ts: a hash of its op id, where its two lines are, its state, session, time), and its
  * record is read back from its segment when a retry or `bsk ops` needs it. An op whose lines lie in two segments (in
  * flight at a rotation) or whose reserved line was never written stays full. A compact record that cannot be read
  * back fails closed: the retry is refused (ledger_unavailable), never run.
