@@ -17,10 +17,10 @@
  * its outcome line back from disk.
  *
  * Memory: the index holds a full record only for ops in flight and the newest `fullRecords` (256) settled ones. An
- * older settled op is kept compact (ledger-settled.ts: a hash of its op id, where its two lines are, its state, session, time), and its
- * record is read back from its segment when a retry or `bsk ops` needs it. An op whose lines lie in two segments (in
- * flight at a rotation) or whose reserved line was never written stays full. A compact record that cannot be read
- * back fails closed: the retry is refused (ledger_unavailable), never run.
+ * older settled op is kept compact (ledger-settled.ts: a hash of its op id, where its two lines are, its state,
+ * session, time), and its record is read back from its segment when a retry or `bsk ops` needs it. An op whose lines
+ * lie in two segments (in flight at a rotation) or whose reserved line was never written stays full. A compact record
+ * that cannot be read back fails closed: the retry is refused (ledger_unavailable), never run.
  */
 import {
   closeSync,
@@ -64,6 +64,8 @@ export interface FileLedgerOptions {
   onWarn?: (msg: string, fields: Record<string, unknown>) => void;
   /** The disk sync of a written batch (default fdatasync); tests hold it up or fail it (fault injection). */
   sync?: DiskSync;
+  /** The compact form's op id hash (default wyhash); tests make op ids collide (fault injection). */
+  opIdHash?: (opId: string) => bigint;
 }
 
 export const LEDGER_DEFAULTS = {
@@ -130,7 +132,8 @@ export class FileLedger implements Ledger {
   private readonly waiters = new Map<string, PromiseWithResolvers<OpRecord>>();
   private readonly segments: Segment[] = [];
   private readonly key: Buffer;
-  private readonly opts: Required<Omit<FileLedgerOptions, "onWarn" | "sync">> & Pick<FileLedgerOptions, "onWarn" | "sync">;
+  private readonly opts: Required<Omit<FileLedgerOptions, "onWarn" | "sync" | "opIdHash">> &
+    Pick<FileLedgerOptions, "onWarn" | "sync" | "opIdHash">;
   private fd = -1;
   private queue: Pending[] = [];
   private writing = false;
@@ -459,7 +462,7 @@ export class FileLedger implements Ledger {
     if (!table) {
       // Its segment was dropped meanwhile: so is the op.
       if (!this.segments.some((s) => s.n === seg)) return;
-      table = new SettledOps(seg);
+      table = new SettledOps(seg, this.opts.opIdHash);
       this.settled.set(seg, table);
     }
     table.add(opId, {

@@ -36,7 +36,10 @@ export class SettledOps {
   /** Index 0: no session. */
   private readonly sessionNames: (string | undefined)[] = [undefined];
 
-  constructor(readonly seg: number) {}
+  constructor(
+    readonly seg: number,
+    private readonly hashOf: (opId: string) => bigint = opIdHash,
+  ) {}
 
   get size(): number {
     return this.rows;
@@ -58,13 +61,13 @@ export class SettledOps {
     this.u32[c + 4] = s;
     this.u32[c + 5] = STATES.indexOf(op.state);
     this.reservedMs[row] = op.reservedMs;
-    this.hashes[row] = hashOf(opId);
+    this.hashes[row] = this.hashOf(opId);
     this.place(row);
   }
 
   /** Rows whose op id hashes like `opId`: the op itself if this segment holds it (confirm by its reserved line). */
   *candidates(opId: string): Generator<number> {
-    const h = hashOf(opId);
+    const h = this.hashOf(opId);
     const mask = this.slots.length - 1;
     for (let i = Number(h & BigInt(mask)); this.slots[i] !== 0; i = (i + 1) & mask) {
       const row = this.slots[i]! - 1;
@@ -121,6 +124,7 @@ export class SettledOps {
   }
 }
 
-function hashOf(opId: string): bigint {
+/** A 64-bit hash of an op id (wyhash). */
+export function opIdHash(opId: string): bigint {
   return BigInt.asUintN(64, BigInt(Bun.hash.wyhash(opId)));
 }

@@ -397,6 +397,25 @@ describe("FileLedger memory: settled ops beyond the newest fullRecords are held 
     await l.close();
   });
 
+  test("op ids whose hashes collide are told apart by the op id read back: each replays its own reply, a new one runs", async () => {
+    const d = dir();
+    const l = await FileLedger.open(d, { fullRecords: 0, opIdHash: () => 7n });
+    await settle(l, ids.slice(0, 10));
+    for (const [i, id] of ids.slice(0, 10).entries()) {
+      const r = await l.reserve({ ...op(l, id, { session_id: "abcd", target: id }), session_id: i % 2 ? "abcd" : "efgh" });
+      expect(r.kind === "replay" && r.record.op_id).toBe(id);
+      expect(r.kind === "replay" && r.record.outcome?.reply).toEqual(
+        i % 3 ? { result: { i } } : { error: { code: "timeout", message: `t${i}` } },
+      );
+    }
+    await expect(l.reserve(op(l, "k4", { session_id: "abcd", target: "k5" }))).rejects.toMatchObject({
+      data: { reason: "op_id_reused", op_id: "k4" },
+    });
+    expect(l.get("k99")).toBeUndefined();
+    expect(await l.reserve(op(l, "k99"))).toEqual({ kind: "fresh" });
+    await l.close();
+  });
+
   test("an op whose lines lie in two segments (in flight at a rotation) stays full and replays", async () => {
     const d = dir();
     const l = await FileLedger.open(d, { fullRecords: 0, segmentBytes: 1 });
