@@ -129,6 +129,8 @@ export class FileLedger implements Ledger {
   private readonly settled = new Map<number, SettledOps>();
   /** Settled ops still held in full, oldest first: beyond `fullRecords` they are made compact. */
   private readonly recent = new Set<string>();
+  /** While a listing reads records back: each segment's file, opened once. */
+  private listing: Map<number, number> | undefined;
   private readonly waiters = new Map<string, PromiseWithResolvers<OpRecord>>();
   private readonly segments: Segment[] = [];
   private readonly key: Buffer;
@@ -250,12 +252,17 @@ export class FileLedger implements Ledger {
       if (q.state !== undefined && e.state !== q.state) continue;
       matching.push({ ms: Date.parse(e.reserved_at), entry: e });
     }
-    for (const table of this.settled.values())
-      for (const { row, reservedMs } of table.matching(q)) matching.push({ ms: reservedMs, table, row });
+    for (const table of this.settled.values()) table.eachMatching(q, (row, ms) => matching.push({ ms, table, row }));
     matching.sort((a, b) => a.ms - b.ms);
     const limit = q.limit ?? matching.length;
     const newest = matching.slice(Math.max(0, matching.length - limit));
-    return { ops: newest.map((m) => publicRecord("entry" in m ? m.entry : this.readBack(m.table, m.row))), total: matching.length };
+    this.listing = new Map();
+    try {
+      return { ops: newest.map((m) => publicRecord("entry" in m ? m.entry : this.readBack(m.table, m.row))), total: matching.length };
+    } finally {
+      for (const fd of this.listing.values()) closeSync(fd);
+      this.listing = undefined;
+    }
   }
 
   /** How many ops the index holds in full and compact (what bounds its memory). */
@@ -556,7 +563,8 @@ export class FileLedger implements Ledger {
 
   /** Lines of one segment read back (undefined: not a ledger line); throws when the segment cannot be read. */
   private readLines(seg: number, spans: Span[]): (Line | undefined)[] {
-    const fd = openSync(this.segmentPath(seg), "r");
+    const kept = this.listing?.get(seg);
+    const fd = kept ?? openSync(this.segmentPath(seg), "r");
     try {
       return spans.map(({ offset, length }) => {
         const buf = Buffer.alloc(length);
@@ -564,7 +572,8 @@ export class FileLedger implements Ledger {
         return parseLine(buf.toString("utf8", 0, n));
       });
     } finally {
-      closeSync(fd);
+      if (kept === undefined && this.listing) this.listing.set(seg, fd);
+      else if (kept === undefined) closeSync(fd);
     }
   }
 

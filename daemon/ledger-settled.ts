@@ -66,13 +66,15 @@ export class SettledOps {
   }
 
   /** Rows whose op id hashes like `opId`: the op itself if this segment holds it (confirm by its reserved line). */
-  *candidates(opId: string): Generator<number> {
+  candidates(opId: string): number[] {
+    const rows: number[] = [];
     const h = this.hashOf(opId);
     const mask = this.slots.length - 1;
     for (let i = Number(h & BigInt(mask)); this.slots[i] !== 0; i = (i + 1) & mask) {
       const row = this.slots[i]! - 1;
-      if (this.hashes[row] === h) yield row;
+      if (this.hashes[row] === h) rows.push(row);
     }
+    return rows;
   }
 
   /** Where the row's two lines are. */
@@ -84,8 +86,8 @@ export class SettledOps {
     };
   }
 
-  /** The rows matching a listing's filters, with when each was reserved. */
-  *matching(q: { session_id?: string; state?: OpState }): Generator<{ row: number; reservedMs: number }> {
+  /** Each row matching a listing's filters, with when it was reserved. */
+  eachMatching(q: { session_id?: string; state?: OpState }, fn: (row: number, reservedMs: number) => void): void {
     let session: number | undefined;
     if (q.session_id !== undefined) {
       session = this.sessionIds.get(q.session_id);
@@ -97,7 +99,7 @@ export class SettledOps {
       const c = row * U32_COLS;
       if (session !== undefined && this.u32[c + 4] !== session) continue;
       if (state !== undefined && this.u32[c + 5] !== state) continue;
-      yield { row, reservedMs: this.reservedMs[row]! };
+      fn(row, this.reservedMs[row]!);
     }
   }
 
