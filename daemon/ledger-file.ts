@@ -247,12 +247,13 @@ export class FileLedger implements Ledger {
 
   list(q: LedgerQuery = {}): { ops: OpRecord[]; total: number } {
     const matching: ({ ms: number; entry: Entry } | { ms: number; table: SettledOps; row: number })[] = [];
+    // Compact ops first: they are the older, so in the same millisecond they stay before the ops held in full.
+    for (const table of this.settled.values()) table.eachMatching(q, (row, ms) => matching.push({ ms, table, row }));
     for (const e of this.entries.values()) {
       if (q.session_id !== undefined && e.session_id !== q.session_id) continue;
       if (q.state !== undefined && e.state !== q.state) continue;
       matching.push({ ms: Date.parse(e.reserved_at), entry: e });
     }
-    for (const table of this.settled.values()) table.eachMatching(q, (row, ms) => matching.push({ ms, table, row }));
     matching.sort((a, b) => a.ms - b.ms);
     const limit = q.limit ?? matching.length;
     const newest = matching.slice(Math.max(0, matching.length - limit));

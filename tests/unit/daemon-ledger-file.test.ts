@@ -383,6 +383,15 @@ describe("FileLedger memory: settled ops beyond the newest fullRecords are held 
     await compact.close();
   });
 
+  test("ops reserved in the same millisecond list in the order they were reserved, compact or full", async () => {
+    const l = await FileLedger.open(dir(), { fullRecords: 3, now: () => Date.parse("2030-01-01T00:00:00Z") });
+    await settle(l, ids.slice(0, 10));
+    expect(l.held()).toEqual({ full: 3, compact: 7 });
+    expect(l.list().ops.map((o) => o.op_id)).toEqual(ids.slice(0, 10));
+    expect(l.list({ limit: 4 }).ops.map((o) => o.op_id)).toEqual(ids.slice(6, 10));
+    await l.close();
+  });
+
   test("an old op whose segment was changed is refused, not run: its record cannot be read back", async () => {
     const d = dir();
     const l = await FileLedger.open(d, { fullRecords: 0 });
