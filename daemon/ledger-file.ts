@@ -15,6 +15,12 @@
  * their last entry is `minKeepMs` (24 h) old. So an op id is remembered at least 24 h after its outcome (longer than
  * any call's deadline, 24 h at most), usually 30 days. Only the index (no replies) is held in memory; a replay reads
  * its outcome line back from disk.
+ *
+ * Memory: the index holds a full record only for ops in flight and the newest `fullRecords` (256) settled ones. An
+ * older settled op is kept compact (ledger-settled.ts: a hash of its op id, where its two lines are, its state,
+ * session, time), and its record is read back from its segment when a retry or `bsk ops` needs it. An op whose lines
+ * lie in two segments (in flight at a rotation) or whose reserved line was never written stays full. A compact record
+ * that cannot be read back fails closed: the retry is refused (ledger_unavailable), never run.
  */
 import {
   closeSync,
@@ -33,6 +39,7 @@ import {
 import { BskError, type ErrorBody } from "../protocol/errors.ts";
 import { ensurePrivateDir } from "../shared/fs-util.ts";
 import { fsyncDir } from "../shared/fsync-dir.ts";
+import { SettledOps, type Span } from "./ledger-settled.ts";
 import {
   type DiskSync,
   keyedParamsHash,
@@ -51,10 +58,14 @@ export interface FileLedgerOptions {
   maxTotalBytes?: number;
   minKeepMs?: number;
   maxAgeMs?: number;
+  /** Settled ops kept as full records (the newest); older ones are kept compact and read back from disk. */
+  fullRecords?: number;
   now?: () => number;
   onWarn?: (msg: string, fields: Record<string, unknown>) => void;
   /** The disk sync of a written batch (default fdatasync); tests hold it up or fail it (fault injection). */
   sync?: DiskSync;
+  /** The compact form's op id hash (default wyhash); tests make op ids collide (fault injection). */
+  opIdHash?: (opId: string) => bigint;
 }
 
 export const LEDGER_DEFAULTS = {
@@ -62,6 +73,7 @@ export const LEDGER_DEFAULTS = {
   maxTotalBytes: 32 * 1024 * 1024,
   minKeepMs: 24 * 3600_000,
   maxAgeMs: 30 * 24 * 3600_000,
+  fullRecords: 256,
 };
 
 const SEGMENT = /^ops-(\d{6})\.jsonl$/;
@@ -76,6 +88,8 @@ interface Where {
 interface Entry extends OpRecord {
   /** Segment of the op's latest line: the op is forgotten with that segment. */
   seg: number;
+  /** Where its reserved line is, once written: what a compact form reads the op back from. */
+  reservedAt?: Where;
   /** Where its outcome line is, to read the recorded reply back for a replay. */
   outcomeAt?: Where;
   /** The reply until its outcome line is on disk (a retry may come before that). */
@@ -109,11 +123,19 @@ type Line =
     };
 
 export class FileLedger implements Ledger {
+  /** Full records: ops in flight, the newest settled ones, and those that cannot be kept compact. */
   private readonly entries = new Map<string, Entry>();
+  /** Older settled ops, compact, per segment (gone with it). */
+  private readonly settled = new Map<number, SettledOps>();
+  /** Settled ops still held in full, oldest first: beyond `fullRecords` they are made compact. */
+  private readonly recent = new Set<string>();
+  /** While a listing reads records back: each segment's file, opened once. */
+  private listing: Map<number, number> | undefined;
   private readonly waiters = new Map<string, PromiseWithResolvers<OpRecord>>();
   private readonly segments: Segment[] = [];
   private readonly key: Buffer;
-  private readonly opts: Required<Omit<FileLedgerOptions, "onWarn" | "sync">> & Pick<FileLedgerOptions, "onWarn" | "sync">;
+  private readonly opts: Required<Omit<FileLedgerOptions, "onWarn" | "sync" | "opIdHash">> &
+    Pick<FileLedgerOptions, "onWarn" | "sync" | "opIdHash">;
   private fd = -1;
   private queue: Pending[] = [];
   private writing = false;
@@ -143,7 +165,7 @@ export class FileLedger implements Ledger {
   }
 
   async reserve(op: OpReservation, opts: ReserveOptions = {}): Promise<ReserveResult> {
-    const prior = this.entries.get(op.op_id);
+    const prior = this.find(op.op_id);
     if (prior) {
       if (prior.method !== op.method || prior.params_hash !== op.params_hash) throw opIdReused(op.op_id, prior.method);
       if (prior.state === "reserved") return { kind: "pending", settled: this.waiterFor(op.op_id).promise };
@@ -159,6 +181,7 @@ export class FileLedger implements Ledger {
       // after the caller's turn, once the op is on its way.
       this.append(line, true).then(
         (where) => {
+          entry.reservedAt = where;
           if (entry.outcomeAt === undefined) entry.seg = where.seg;
         },
         (err: unknown) => this.opts.onWarn?.("a ledger line could not be written", { op_id: op.op_id, error: String(err) }),
@@ -167,6 +190,7 @@ export class FileLedger implements Ledger {
     }
     const written = this.append(line).then(
       (where) => {
+        entry.reservedAt = where;
         if (entry.outcomeAt === undefined) entry.seg = where.seg;
       },
       (err: unknown) => {
@@ -213,23 +237,40 @@ export class FileLedger implements Ledger {
     entry.seg = where.seg;
     entry.outcomeAt = where;
     delete entry.reply;
+    this.settle(opId);
   }
 
   get(opId: string): OpRecord | undefined {
-    const e = this.entries.get(opId);
+    const e = this.find(opId);
     return e && publicRecord(e);
   }
 
   list(q: LedgerQuery = {}): { ops: OpRecord[]; total: number } {
-    const matching: Entry[] = [];
+    const matching: ({ ms: number; entry: Entry } | { ms: number; table: SettledOps; row: number })[] = [];
+    // Compact ops first: they are the older, so in the same millisecond they stay before the ops held in full.
+    for (const table of this.settled.values()) table.eachMatching(q, (row, ms) => matching.push({ ms, table, row }));
     for (const e of this.entries.values()) {
       if (q.session_id !== undefined && e.session_id !== q.session_id) continue;
       if (q.state !== undefined && e.state !== q.state) continue;
-      matching.push(e);
+      matching.push({ ms: Date.parse(e.reserved_at), entry: e });
     }
-    matching.sort((a, b) => a.reserved_at.localeCompare(b.reserved_at));
+    matching.sort((a, b) => a.ms - b.ms);
     const limit = q.limit ?? matching.length;
-    return { ops: matching.slice(Math.max(0, matching.length - limit)).map(publicRecord), total: matching.length };
+    const newest = matching.slice(Math.max(0, matching.length - limit));
+    this.listing = new Map();
+    try {
+      return { ops: newest.map((m) => publicRecord("entry" in m ? m.entry : this.readBack(m.table, m.row))), total: matching.length };
+    } finally {
+      for (const fd of this.listing.values()) closeSync(fd);
+      this.listing = undefined;
+    }
+  }
+
+  /** How many ops the index holds in full and compact (what bounds its memory). */
+  held(): { full: number; compact: number } {
+    let compact = 0;
+    for (const table of this.settled.values()) compact += table.size;
+    return { full: this.entries.size, compact };
   }
 
   /** Waits for queued lines to reach the disk, then closes the file. */
@@ -286,11 +327,13 @@ export class FileLedger implements Ledger {
   private replayLine(line: Line, where: Where): void {
     if (line.e === "reserved") {
       const { e: _, at, ...op } = line;
-      if (!this.entries.has(op.op_id)) this.entries.set(op.op_id, { ...op, state: "reserved", reserved_at: at, seg: where.seg });
+      if (!this.known(op.op_id)) {
+        this.entries.set(op.op_id, { ...op, state: "reserved", reserved_at: at, seg: where.seg, reservedAt: where });
+      }
       return;
     }
     const entry = this.entries.get(line.op_id);
-    if (!entry) return;
+    if (entry?.state !== "reserved") return;
     entry.state = line.state;
     entry.effect_state = line.effect_state;
     if (line.reason !== undefined) entry.reason = line.reason;
@@ -298,6 +341,7 @@ export class FileLedger implements Ledger {
     entry.settled_at = line.at;
     entry.seg = where.seg;
     entry.outcomeAt = where;
+    this.settle(line.op_id);
   }
 
   /** Ops that were in flight when the daemon stopped: their effect is unknown and they never run again. */
@@ -400,8 +444,95 @@ export class FileLedger implements Ledger {
       this.segments.shift();
       total -= oldest.bytes;
       rmSync(this.segmentPath(oldest.n), { force: true });
+      this.settled.delete(oldest.n);
       for (const [id, e] of this.entries) if (e.seg === oldest.n && e.state !== "reserved") this.entries.delete(id);
     }
+  }
+
+  // ------------------------------------------------------------------ compact form
+
+  /** A settled op joins the newest full records; the oldest of them beyond `fullRecords` is made compact. */
+  private settle(opId: string): void {
+    this.recent.delete(opId);
+    this.recent.add(opId);
+    for (const id of this.recent) {
+      if (this.recent.size <= this.opts.fullRecords) break;
+      this.recent.delete(id);
+      this.compact(id);
+    }
+  }
+
+  private compact(opId: string): void {
+    const e = this.entries.get(opId);
+    if (!e || e.state === "reserved" || !e.reservedAt || !e.outcomeAt || e.reservedAt.seg !== e.outcomeAt.seg) return;
+    const seg = e.outcomeAt.seg;
+    let table = this.settled.get(seg);
+    if (!table) {
+      // Its segment was dropped meanwhile: so is the op.
+      if (!this.segments.some((s) => s.n === seg)) return;
+      table = new SettledOps(seg, this.opts.opIdHash);
+      this.settled.set(seg, table);
+    }
+    table.add(opId, {
+      reserved: e.reservedAt,
+      outcome: e.outcomeAt,
+      reservedMs: Date.parse(e.reserved_at),
+      session_id: e.session_id,
+      state: e.state,
+    });
+    this.entries.delete(opId);
+  }
+
+  /** The op's full record: held, or read back from its segment (fails closed when it cannot be). */
+  private find(opId: string): Entry | undefined {
+    const held = this.entries.get(opId);
+    if (held) return held;
+    for (const table of this.settled.values()) {
+      for (const row of table.candidates(opId)) {
+        const entry = this.readBack(table, row, opId);
+        // Another op id with the same hash: keep looking.
+        if (entry.op_id === opId) return entry;
+      }
+    }
+    return undefined;
+  }
+
+  /** Whether the op id is remembered; one that cannot be read back counts as remembered (it must not run again). */
+  private known(opId: string): boolean {
+    try {
+      return this.find(opId) !== undefined;
+    } catch {
+      return true;
+    }
+  }
+
+  /** A compact op's record, read back from its segment; refused when its lines there are not a ledger op's. */
+  private readBack(table: SettledOps, row: number, opId?: string): Entry {
+    const at = table.lines(row);
+    const path = this.segmentPath(table.seg);
+    let lines: (Line | undefined)[] = [];
+    try {
+      lines = this.readLines(table.seg, [at.reserved, at.outcome]);
+    } catch (err) {
+      this.opts.onWarn?.("a ledger segment could not be read back", { segment: path, error: String(err) });
+    }
+    const [r, o] = lines;
+    if (r?.e !== "reserved" || o?.e !== "outcome" || r.op_id !== o.op_id) {
+      const what = opId === undefined ? "an op" : `op ${opId}`;
+      throw new BskError("unsupported", `the operation ledger could not read back ${what} from ${path}; nothing was run`, {
+        hint: "The ledger segment was changed or removed. Check the page, then act again under a new op id if still needed.",
+        data: { reason: "ledger_unavailable", ...(opId !== undefined && { op_id: opId }), effect_state: "none", path },
+      });
+    }
+    const { e: _r, at: reservedAt, ...op } = r;
+    const entry: Entry = { ...op, state: o.state, effect_state: o.effect_state, reserved_at: reservedAt, seg: table.seg };
+    if (o.reason !== undefined) entry.reason = o.reason;
+    if (o.approval !== undefined) entry.approval = o.approval;
+    entry.settled_at = o.at;
+    entry.reservedAt = { seg: table.seg, ...at.reserved };
+    entry.outcomeAt = { seg: table.seg, ...at.outcome };
+    entry.reply = o.reply;
+    return entry;
   }
 
   // ------------------------------------------------------------------ reading back
@@ -422,19 +553,28 @@ export class FileLedger implements Ledger {
   }
 
   private readReply(where: Where): OpOutcome["reply"] | undefined {
-    let fd: number;
+    let line: Line | undefined;
     try {
-      fd = openSync(this.segmentPath(where.seg), "r");
+      [line] = this.readLines(where.seg, [where]);
     } catch {
       return undefined;
     }
+    return line?.e === "outcome" ? line.reply : undefined;
+  }
+
+  /** Lines of one segment read back (undefined: not a ledger line); throws when the segment cannot be read. */
+  private readLines(seg: number, spans: Span[]): (Line | undefined)[] {
+    const kept = this.listing?.get(seg);
+    const fd = kept ?? openSync(this.segmentPath(seg), "r");
     try {
-      const buf = Buffer.alloc(where.length);
-      readSync(fd, buf, 0, where.length, where.offset);
-      const line = parseLine(buf.toString("utf8"));
-      return line?.e === "outcome" ? line.reply : undefined;
+      return spans.map(({ offset, length }) => {
+        const buf = Buffer.alloc(length);
+        const n = readSync(fd, buf, 0, length, offset);
+        return parseLine(buf.toString("utf8", 0, n));
+      });
     } finally {
-      closeSync(fd);
+      if (kept === undefined && this.listing) this.listing.set(seg, fd);
+      else if (kept === undefined) closeSync(fd);
     }
   }
 
@@ -454,7 +594,7 @@ export class FileLedger implements Ledger {
 }
 
 function publicRecord(e: Entry): OpRecord {
-  const { seg: _s, outcomeAt: _o, reply: _r, ...rec } = e;
+  const { seg: _s, reservedAt: _a, outcomeAt: _o, reply: _r, ...rec } = e;
   return { ...rec };
 }
 

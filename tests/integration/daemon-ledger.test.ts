@@ -3,6 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { freePort, removeHome, startDaemon, startSession, tempHome, withSession } from "./harness.ts";
 import { Peer } from "./peer.ts";
+import type { IpcClient } from "./ipc-client.ts";
+import { LEDGER_DEFAULTS } from "../../daemon/ledger-file.ts";
 
 const ACTED = { tab_id: 10, target: { ref: "@e1", role: "button", name: "Go" }, effect: { kind: "none", dom_changed: false } };
 
@@ -128,6 +130,60 @@ describe("a daemon killed mid-call", () => {
       back.close();
     } finally {
       await second.stop();
+      removeHome(home);
+    }
+  });
+});
+
+describe("ops older than the newest the ledger holds in full (read back from disk)", () => {
+  test("a retry replays the recorded reply before and after a restart, never reaching the browser; ops lists them", async () => {
+    const home = tempHome();
+    const first = await startDaemon({ home });
+    const peer = await first.peer();
+    const c1 = await first.client();
+    const s = await startSession(c1);
+    const N = LEDGER_DEFAULTS.fullRecords + 40;
+    for (let i = 0; i < N; i++) {
+      const click = c1.request("click", { session_id: s, target: `@e${i}` }, { op_id: `old-${i}` });
+      (await peer.next("click")).reply({ ...ACTED, n: i });
+      expect((await click).meta?.effect_state).toBe("committed");
+    }
+    const retry = async (c: IpcClient, p: Peer, label: string) => {
+      for (const i of [0, 7, N - 1]) {
+        const again = await c.request("click", { session_id: s, target: `@e${i}` }, { op_id: `old-${i}` });
+        expect(again.meta, label).toMatchObject({ replayed: true, effect_state: "committed" });
+        expect(again.result, label).toEqual({ ...ACTED, n: i });
+      }
+      const reused = await c.request("click", { session_id: s, target: "@e999" }, { op_id: "old-3" });
+      expect(reused.error, label).toMatchObject({ code: "invalid_params", data: { reason: "op_id_reused", op_id: "old-3" } });
+      const ops = await c.call("ops", { session_id: s, limit: 10_000 });
+      expect(ops.total, label).toBe(N);
+      expect(
+        ops.ops.map((o: any) => o.op_id),
+        label,
+      ).toEqual(Array.from({ length: N }, (_, i) => `old-${i}`));
+      expect(ops.ops[0], label).toMatchObject({ method: "click", state: "executed", effect_state: "committed", session_id: s });
+      // A barrier: the peer has had every frame the daemon sent before the answers above; no click among them.
+      await p.barrier();
+      expect(p.requests.pending(), label).toHaveLength(0);
+    };
+    try {
+      await retry(c1, peer, "before the restart");
+      await first.stop();
+      const second = await startDaemon({ home });
+      try {
+        const back = await Peer.start({
+          port: second.port,
+          secret: second.secret,
+          instanceId: peer.instanceId,
+          sessions: [...peer.sessions.values()],
+        });
+        await retry(await second.client(), back, "after the restart");
+        back.close();
+      } finally {
+        await second.stop();
+      }
+    } finally {
       removeHome(home);
     }
   });

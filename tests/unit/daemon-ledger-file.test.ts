@@ -297,6 +297,145 @@ describe("FileLedger", () => {
   });
 });
 
+describe("FileLedger memory: settled ops beyond the newest fullRecords are held compact", () => {
+  /** Settles ops `ids` (even ones on session efgh, every third not executed) in ledger `l`. */
+  async function settle(l: FileLedger, ids: string[]): Promise<void> {
+    for (const [i, id] of ids.entries()) {
+      await l.reserve({ ...op(l, id, { session_id: "abcd", target: id }), session_id: i % 2 ? "abcd" : "efgh" });
+      if (i % 3) await l.outcome(id, executed({ i }));
+      else
+        await l.outcome(id, {
+          state: "not_executed",
+          effect_state: "none",
+          reason: "timeout",
+          reply: { error: { code: "timeout", message: `t${i}` } },
+        });
+    }
+  }
+  const ids = Array.from({ length: 40 }, (_, i) => `k${i}`);
+
+  test("the index holds a full record only for ops in flight and the newest settled ones, also after a restart", async () => {
+    const d = dir();
+    const a = await FileLedger.open(d, { fullRecords: 5 });
+    await settle(a, ids);
+    expect(a.held()).toEqual({ full: 5, compact: 35 });
+    await a.reserve(op(a, "running"));
+    expect(a.held()).toEqual({ full: 6, compact: 35 });
+    await a.close();
+    // Start-up reads every line back but keeps the same bound (the op left running became unknown: settled).
+    const b = await FileLedger.open(d, { fullRecords: 5 });
+    expect(b.held()).toEqual({ full: 5, compact: 36 });
+    expect(b.get("running")).toMatchObject({ state: "unknown", reason: "daemon_restarted" });
+    await b.close();
+  });
+
+  test("an old op's retry replays its recorded reply read back from disk, before and after a restart; other params are refused", async () => {
+    const d = dir();
+    for (const restarted of [false, true]) {
+      const l = await FileLedger.open(d, { fullRecords: 0 });
+      if (!restarted) await settle(l, ids);
+      expect(l.held().full).toBe(0);
+      for (const [i, id] of ids.entries()) {
+        const r = await l.reserve({ ...op(l, id, { session_id: "abcd", target: id }), session_id: i % 2 ? "abcd" : "efgh" });
+        expect(r.kind).toBe("replay");
+        if (r.kind !== "replay") continue;
+        expect(r.record).toMatchObject({ op_id: id, method: "click", state: i % 3 ? "executed" : "not_executed" });
+        expect(r.record.outcome?.reply).toEqual(i % 3 ? { result: { i } } : { error: { code: "timeout", message: `t${i}` } });
+      }
+      await expect(l.reserve(op(l, "k7", { session_id: "abcd", target: "@e2" }))).rejects.toMatchObject({
+        code: "invalid_params",
+        data: { reason: "op_id_reused", op_id: "k7" },
+      });
+      await expect(l.reserve(op(l, "k7", { session_id: "abcd", target: "k7" }, "type"))).rejects.toMatchObject({
+        data: { reason: "op_id_reused" },
+      });
+      // Nothing was reserved again: the ledger holds two lines per op, as before the retries.
+      expect(lines(d)).toHaveLength(80);
+      await l.close();
+    }
+  });
+
+  test("listing old ops reads them back: the same records, order, filters and totals as full records give", async () => {
+    const d = dir();
+    const first = await FileLedger.open(d);
+    await settle(first, ids);
+    await first.reserve(op(first, "running"));
+    await first.close();
+    const queries = [
+      {},
+      { limit: 7 },
+      { session_id: "efgh" },
+      { state: "not_executed" as const, limit: 3 },
+      { session_id: "abcd", state: "executed" as const },
+      { session_id: "none" },
+      { state: "unknown" as const },
+    ];
+    // The op left running became unknown at this start-up; the ledger after it reads the same.
+    const full = await FileLedger.open(d);
+    const want = queries.map((q) => full.list(q));
+    expect(full.held()).toEqual({ full: 41, compact: 0 });
+    await full.close();
+    expect(want[0]!.total).toBe(41);
+    expect(want.at(-1)!.ops.map((o) => o.op_id)).toEqual(["running"]);
+    const compact = await FileLedger.open(d, { fullRecords: 0 });
+    expect(compact.held()).toEqual({ full: 0, compact: 41 });
+    expect(queries.map((q) => compact.list(q))).toEqual(want);
+    await compact.close();
+  });
+
+  test("ops reserved in the same millisecond list in the order they were reserved, compact or full", async () => {
+    const l = await FileLedger.open(dir(), { fullRecords: 3, now: () => Date.parse("2030-01-01T00:00:00Z") });
+    await settle(l, ids.slice(0, 10));
+    expect(l.held()).toEqual({ full: 3, compact: 7 });
+    expect(l.list().ops.map((o) => o.op_id)).toEqual(ids.slice(0, 10));
+    expect(l.list({ limit: 4 }).ops.map((o) => o.op_id)).toEqual(ids.slice(6, 10));
+    await l.close();
+  });
+
+  test("an old op whose segment was changed is refused, not run: its record cannot be read back", async () => {
+    const d = dir();
+    const l = await FileLedger.open(d, { fullRecords: 0 });
+    await settle(l, ["k0"]);
+    const seg = readdirSync(d).find((f) => f.endsWith(".jsonl"))!;
+    writeFileSync(`${d}/${seg}`, " ".repeat(statSync(`${d}/${seg}`).size));
+    await expect(l.reserve(op(l, "k0", { session_id: "abcd", target: "k0" }))).rejects.toMatchObject({
+      code: "unsupported",
+      hint: expect.stringContaining("new op id"),
+      data: { reason: "ledger_unavailable", op_id: "k0", effect_state: "none" },
+    });
+    await l.close();
+  });
+
+  test("op ids whose hashes collide are told apart by the op id read back: each replays its own reply, a new one runs", async () => {
+    const d = dir();
+    const l = await FileLedger.open(d, { fullRecords: 0, opIdHash: () => 7n });
+    await settle(l, ids.slice(0, 10));
+    for (const [i, id] of ids.slice(0, 10).entries()) {
+      const r = await l.reserve({ ...op(l, id, { session_id: "abcd", target: id }), session_id: i % 2 ? "abcd" : "efgh" });
+      expect(r.kind === "replay" && r.record.op_id).toBe(id);
+      expect(r.kind === "replay" && r.record.outcome?.reply).toEqual(
+        i % 3 ? { result: { i } } : { error: { code: "timeout", message: `t${i}` } },
+      );
+    }
+    await expect(l.reserve(op(l, "k4", { session_id: "abcd", target: "k5" }))).rejects.toMatchObject({
+      data: { reason: "op_id_reused", op_id: "k4" },
+    });
+    expect(l.get("k99")).toBeUndefined();
+    expect(await l.reserve(op(l, "k99"))).toEqual({ kind: "fresh" });
+    await l.close();
+  });
+
+  test("an op whose lines lie in two segments (in flight at a rotation) stays full and replays", async () => {
+    const d = dir();
+    const l = await FileLedger.open(d, { fullRecords: 0, segmentBytes: 1 });
+    await settle(l, ["k0", "k1"]);
+    expect(l.held()).toEqual({ full: 2, compact: 0 });
+    const r = await l.reserve({ ...op(l, "k1", { session_id: "abcd", target: "k1" }) });
+    expect(r.kind === "replay" && r.record.outcome?.reply).toEqual({ result: { i: 1 } });
+    await l.close();
+  });
+});
+
 describe("storedReply", () => {
   test("typed secrets and field read-backs are masked; big results are replaced by their size", () => {
     const params = { session_id: "abcd", target: "#pw", value: "hunter2" };
