@@ -214,8 +214,10 @@ export function printSizes(rows: SizeRow[]): void {
 }
 
 /**
- * ok when bsk is ≤ 60% of Playwright's tokens and shows at least as many refs as the page has controls; on the unseen
- * set, ≤ 50% and every control carries a ref.
+ * ok when bsk is ≤ 60% of Playwright's tokens, shows at least as many refs as the page has controls and finds at least
+ * as many controls' text keys as Playwright's snapshot does; on the unseen set, ≤ 50% and every control carries a ref.
+ * The keys are each control's innerText (actionable.mjs): a container's is its descendants' text run together, which
+ * bsk deliberately does not print as a name (snap-names.html, issue #39), so "all keys found" is no goal of its own.
  */
 function verdict(r: SizeRow): string {
   if (r.ratio === null || r.bsk_ref_lines === null || r.actionable === null) return "-";
@@ -223,6 +225,6 @@ function verdict(r: SizeRow): string {
   const complete =
     r.covered_of !== undefined
       ? r.bsk_covered != null && r.bsk_covered === r.covered_of
-      : r.bsk_ref_lines >= r.actionable && (r.named_controls === null || r.bsk_named_found === r.named_controls);
+      : r.bsk_ref_lines >= r.actionable && (r.named_controls === null || (r.bsk_named_found ?? 0) >= (r.playwright_named_found ?? 0));
   return small && complete ? "ok" : `MISSED${small ? "" : " size"}${complete ? "" : " refs"}`;
 }
