@@ -131,7 +131,11 @@ export class Follower {
     this.done = this.loop();
   }
 
-  private take(e: { seq?: number; event?: string; data?: { count?: number } }): void {
+  /** The session ended (its `session.ended` was delivered, or the daemon no longer knows it): nothing more will come. */
+  private ended = false;
+
+  private take(e: { seq?: number; event?: string; data?: { count?: number }; error?: { code?: string } }): void {
+    if (e.event === "session.ended" || e.error?.code === "not_found") this.ended = true;
     if (typeof e.seq !== "number") return;
     this.stream.seqs.push(e.seq);
     this.stream.last = Math.max(this.stream.last, e.seq);
@@ -139,7 +143,9 @@ export class Follower {
   }
 
   private async loop(): Promise<void> {
-    while (!this.stopped) {
+    // A follower of an ended session stops: following it again every half second for the rest of the run was the
+    // soak's own load growing with every session it ended.
+    while (!this.stopped && !this.ended) {
       const args = [
         "events",
         "--follow",
@@ -173,7 +179,7 @@ export class Follower {
       }
       await proc.exited;
       // Not a busy loop: a stream that ended (the daemon restarting) is followed again a moment later.
-      if (!this.stopped) await Bun.sleep(500);
+      if (!this.stopped && !this.ended) await Bun.sleep(500);
     }
   }
 
