@@ -66,6 +66,8 @@ export interface FileLedgerOptions {
   sync?: DiskSync;
   /** The compact form's op id hash (default wyhash); tests make op ids collide (fault injection). */
   opIdHash?: (opId: string) => bigint;
+  /** The write of a batch (default writeSync); tests make it fail part-way, as a full disk does (fault injection). */
+  write?: (fd: number, bytes: Uint8Array, from: number) => number;
 }
 
 export const LEDGER_DEFAULTS = {
@@ -134,10 +136,12 @@ export class FileLedger implements Ledger {
   private readonly waiters = new Map<string, PromiseWithResolvers<OpRecord>>();
   private readonly segments: Segment[] = [];
   private readonly key: Buffer;
-  private readonly opts: Required<Omit<FileLedgerOptions, "onWarn" | "sync" | "opIdHash">> &
-    Pick<FileLedgerOptions, "onWarn" | "sync" | "opIdHash">;
+  private readonly opts: Required<Omit<FileLedgerOptions, "onWarn" | "sync" | "opIdHash" | "write">> &
+    Pick<FileLedgerOptions, "onWarn" | "sync" | "opIdHash" | "write">;
   private fd = -1;
   private queue: Pending[] = [];
+  /** The last batch's write failed part-way: the file may end inside a line. */
+  private torn = false;
   private writing = false;
   /** The running group commit, if any. */
   private drained: Promise<void> | undefined;
@@ -383,6 +387,11 @@ export class FileLedger implements Ledger {
         const batch = this.queue.splice(0);
         try {
           const seg = this.current();
+          // A batch that failed part-way (a full disk) left a piece of a line: the next one starts on a line of its own.
+          if (this.torn) {
+            if (seg.bytes > 0 && !endsWithNewline(this.fd, seg.bytes)) seg.bytes += writeSync(this.fd, "\n");
+            this.torn = false;
+          }
           const wheres: Where[] = [];
           let offset = seg.bytes;
           const parts = batch.map((p) => {
@@ -392,9 +401,19 @@ export class FileLedger implements Ledger {
             return bytes;
           });
           const bytes = Buffer.concat(parts);
+          const write = this.opts.write ?? writeSync;
           let written = 0;
-          while (written < bytes.length) written += writeSync(this.fd, bytes, written);
-          seg.bytes += bytes.length;
+          try {
+            while (written < bytes.length) written += write(this.fd, bytes, written);
+          } finally {
+            // What reached the file counts, whole lines or not: every later line's offset is read back by it. A write
+            // that failed part-way may not say how much it wrote: the file's size does.
+            if (written === bytes.length) seg.bytes += written;
+            else {
+              this.torn = true;
+              seg.bytes = fstatSync(this.fd).size;
+            }
+          }
           seg.lastAt = this.opts.now();
           const sync = this.opts.sync ?? fdatasync;
           await new Promise<void>((resolve, reject) => sync(this.fd, (err) => (err ? reject(err) : resolve())));
@@ -422,7 +441,7 @@ export class FileLedger implements Ledger {
     }
     if (this.fd >= 0) closeSync(this.fd);
     const n = (seg?.n ?? 0) + 1;
-    this.fd = openSync(this.segmentPath(n), "a", 0o600);
+    this.fd = openSync(this.segmentPath(n), "a+", 0o600);
     // The new file's name must survive a crash too.
     fsyncDir(this.dir);
     seg = { n, bytes: fstatSync(this.fd).size, lastAt: this.opts.now() };

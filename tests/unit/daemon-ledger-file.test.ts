@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { appendFileSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { FileLedger } from "../../daemon/ledger-file.ts";
 import type { OpOutcome } from "../../daemon/ledger.ts";
 import { storedReply } from "../../daemon/ledger-reply.ts";
@@ -404,6 +404,40 @@ describe("FileLedger memory: settled ops beyond the newest fullRecords are held 
       data: { reason: "ledger_unavailable", op_id: "k0", effect_state: "none" },
     });
     await l.close();
+  });
+
+  test("a batch the disk took only part of (full disk): later ops list and replay from disk, before and after a restart", async () => {
+    // The soak's disk-full fault left a piece of a line and every later offset short by its length: each old op's
+    // read-back then failed (ledger_unavailable) and `bsk ops` listed nothing for the run's sessions.
+    const d = dir();
+    let full = false;
+    // As write(2) on a filling disk: a short write, then ENOSPC.
+    const write = (fd: number, bytes: Uint8Array, from: number) => {
+      if (!full) return writeSync(fd, bytes, from);
+      if (from === 0) return writeSync(fd, bytes, 0, 7);
+      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    };
+    const l = await FileLedger.open(d, { fullRecords: 0, write });
+    await settle(l, ids.slice(0, 10));
+    full = true;
+    await expect(l.reserve(op(l, "lost"))).rejects.toMatchObject({ data: { reason: "ledger_unavailable", op_id: "lost" } });
+    full = false;
+    await settle(l, ids.slice(10));
+    for (const restarted of [false, true]) {
+      const m = restarted ? await FileLedger.open(d, { fullRecords: 0 }) : l;
+      const listed = m.list({ limit: 1000 });
+      expect(listed.ops.map((o) => o.op_id).sort()).toEqual([...ids, ...(restarted ? ["lost"] : [])].sort());
+      for (const id of [ids[3]!, ids[25]!]) {
+        const r = await m.reserve({ ...op(m, id, { session_id: "abcd", target: id }), session_id: ids.indexOf(id) % 2 ? "abcd" : "efgh" });
+        expect(r.kind).toBe("replay");
+      }
+      // The op the full disk refused was never recorded: it runs when retried (and is then recorded).
+      if (!restarted) {
+        expect((await m.reserve(op(m, "lost"))).kind).toBe("fresh");
+        await m.outcome("lost", executed());
+      } else expect((await m.reserve(op(m, "lost"))).kind).toBe("replay");
+      await m.close();
+    }
   });
 
   test("op ids whose hashes collide are told apart by the op id read back: each replays its own reply, a new one runs", async () => {
