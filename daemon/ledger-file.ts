@@ -389,7 +389,7 @@ export class FileLedger implements Ledger {
           const seg = this.current();
           // A batch that failed part-way (a full disk) left a piece of a line: the next one starts on a line of its own.
           if (this.torn) {
-            if (seg.bytes > 0 && !endsWithNewline(this.fd, seg.bytes)) seg.bytes += writeSync(this.fd, "\n");
+            this.freshLine(seg);
             this.torn = false;
           }
           const wheres: Where[] = [];
@@ -429,6 +429,11 @@ export class FileLedger implements Ledger {
     }
   }
 
+  /** A segment that ends inside a line (a crash or a full disk mid-write) gets a newline, so the next line is whole. */
+  private freshLine(seg: Segment): void {
+    if (seg.bytes > 0 && !endsWithNewline(this.fd, seg.bytes)) seg.bytes += writeSync(this.fd, "\n");
+  }
+
   /** The segment being written, opened (or rotated) as needed. */
   private current(): Segment {
     let seg = this.segments.at(-1);
@@ -436,7 +441,7 @@ export class FileLedger implements Ledger {
     if (seg && this.fd < 0 && seg.bytes < this.opts.segmentBytes) {
       this.fd = openSync(this.segmentPath(seg.n), "a+", 0o600);
       // The daemon may have died mid-line: start on a fresh one.
-      if (seg.bytes > 0 && !endsWithNewline(this.fd, seg.bytes)) seg.bytes += writeSync(this.fd, "\n");
+      this.freshLine(seg);
       return seg;
     }
     if (this.fd >= 0) closeSync(this.fd);
