@@ -140,6 +140,8 @@ export class FileLedger implements Ledger {
     Pick<FileLedgerOptions, "onWarn" | "sync" | "opIdHash" | "write">;
   private fd = -1;
   private queue: Pending[] = [];
+  /** Outcome lines whose write failed (a full disk), by op id: written again ahead of the next line. */
+  private readonly unwritten = new Map<string, Extract<Line, { e: "outcome" }>>();
   /** The last batch's write failed part-way: the file may end inside a line. */
   private torn = false;
   private writing = false;
@@ -237,11 +239,38 @@ export class FileLedger implements Ledger {
     if (outcome.reason !== undefined) line.reason = outcome.reason;
     if (outcome.approval !== undefined) line.approval = outcome.approval;
     // Written after the reply went out (the index above already answers a repeated op id).
-    const where = await this.append(line, true);
+    await this.writeOutcome(line);
+  }
+
+  /**
+   * Writes an outcome line. One the disk refused (full for a while) is kept with its reply in memory and written ahead
+   * of the next line the ledger writes, so that a restart after the disk came back reads the outcome the caller was
+   * told, not `unknown`.
+   */
+  private async writeOutcome(line: Extract<Line, { e: "outcome" }>): Promise<void> {
+    let where: Where;
+    try {
+      where = await this.append(line, true);
+    } catch (err) {
+      if (!this.closed) this.unwritten.set(line.op_id, line);
+      throw err;
+    }
+    const entry = this.entries.get(line.op_id);
+    if (!entry) return;
     entry.seg = where.seg;
     entry.outcomeAt = where;
     delete entry.reply;
-    this.settle(opId);
+    this.settle(line.op_id);
+  }
+
+  /** Outcome lines a failed write left behind go out first, in the batch of the line about to be written. */
+  private retryUnwritten(): void {
+    const lines = [...this.unwritten.values()];
+    this.unwritten.clear();
+    for (const line of lines)
+      this.writeOutcome(line).catch((err: unknown) =>
+        this.opts.onWarn?.("an outcome line could not be written again", { op_id: line.op_id, error: String(err) }),
+      );
   }
 
   get(opId: string): OpRecord | undefined {
@@ -279,6 +308,10 @@ export class FileLedger implements Ledger {
 
   /** Waits for queued lines to reach the disk, then closes the file. */
   async close(): Promise<void> {
+    if (this.unwritten.size && !this.writing) {
+      this.retryUnwritten();
+      await this.drained;
+    }
     while (this.writing && this.drained) await this.drained;
     this.closed = true;
     if (this.fd >= 0) closeSync(this.fd);
@@ -371,6 +404,7 @@ export class FileLedger implements Ledger {
    */
   private append(line: Line, later = false): Promise<Where> {
     if (this.closed) return Promise.reject(new Error("the ledger is closed"));
+    if (this.unwritten.size) this.retryUnwritten();
     const done = Promise.withResolvers<Where>();
     this.queue.push({ line, done });
     if (!this.writing) {

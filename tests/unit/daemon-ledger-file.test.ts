@@ -440,6 +440,54 @@ describe("FileLedger memory: settled ops beyond the newest fullRecords are held 
     }
   });
 
+  test("an outcome line the full disk refused is written once the disk has room: a restart reads what the caller was told", async () => {
+    // The soak: a type was answered committed while the disk was full; the daemon was killed a minute later and the
+    // ledger, having only the reserved line on disk, said unknown.
+    const d = dir();
+    let full = false;
+    const write = (fd: number, bytes: Uint8Array, from: number) => {
+      if (full) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+      return writeSync(fd, bytes, from);
+    };
+    const warned: string[] = [];
+    const l = await FileLedger.open(d, { write, onWarn: (msg) => warned.push(msg) });
+    expect((await l.reserve(op(l, "typed"))).kind).toBe("fresh");
+    full = true;
+    await expect(l.outcome("typed", executed({ typed: 1 }))).rejects.toThrow(/ENOSPC/);
+    // Meanwhile the daemon still answers from memory.
+    expect(l.get("typed")?.state).toBe("executed");
+    expect(lines(d).filter((x) => x.op_id === "typed").map((x) => x.e)).toEqual(["reserved"]);
+    full = false;
+    // The next line written takes the outcome with it.
+    expect((await l.reserve(op(l, "next"))).kind).toBe("fresh");
+    expect(lines(d).filter((x) => x.op_id === "typed").map((x) => x.e)).toEqual(["reserved", "outcome"]);
+    await l.close();
+    const m = await FileLedger.open(d);
+    expect(m.get("typed")).toMatchObject({ state: "executed", effect_state: "committed" });
+    const r = await m.reserve(op(m, "typed"));
+    expect(r.kind === "replay" && r.record.outcome?.reply).toEqual({ result: { typed: 1 } });
+    // In flight when the ledger closed: unknown, as ever.
+    expect(m.get("next")?.state).toBe("unknown");
+    await m.close();
+    expect(warned).toEqual([]);
+  });
+
+  test("an outcome line still unwritten when the ledger closes is written by close", async () => {
+    const d = dir();
+    let full = false;
+    const write = (fd: number, bytes: Uint8Array, from: number) => {
+      if (full) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+      return writeSync(fd, bytes, from);
+    };
+    const l = await FileLedger.open(d, { write });
+    await l.reserve(op(l, "a"));
+    full = true;
+    await expect(l.outcome("a", executed())).rejects.toThrow(/ENOSPC/);
+    full = false;
+    await l.close();
+    expect((await FileLedger.open(d)).get("a")?.state).toBe("executed");
+  });
+
   test("op ids whose hashes collide are told apart by the op id read back: each replays its own reply, a new one runs", async () => {
     const d = dir();
     const l = await FileLedger.open(d, { fullRecords: 0, opIdHash: () => 7n });
