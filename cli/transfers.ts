@@ -49,8 +49,8 @@ function mimeOf(path: string): string {
   return t === "application/octet-stream" ? "" : t.split(";")[0]!;
 }
 
-/** Stage one local file; returns the StagedFile the extension receives. */
-async function stage(conn: Connection, sessionId: string, path: string): Promise<Record<string, unknown>> {
+/** Stage one local file; returns the StagedFile the extension receives, and whether it was staged just now. */
+async function stage(conn: Connection, sessionId: string, path: string): Promise<{ file: Record<string, unknown>; fresh: boolean }> {
   let size: number;
   try {
     const st = statSync(path);
@@ -84,7 +84,7 @@ async function stage(conn: Connection, sessionId: string, path: string): Promise
     }
     await daemonCall(conn, "transfer.finish", { session_id: sessionId, transfer_id: id, sha256 });
   }
-  return { transfer_id: id, name, size, sha256, mime };
+  return { file: { transfer_id: id, name, size, sha256, mime }, fresh: !begun.complete };
 }
 
 /** Before the call: stage upload sources; refuse a download destination that exists (before anything is clicked). */
@@ -95,9 +95,16 @@ export async function beforeCall(conn: Connection, spec: TransferSpec, params: R
     if (!Array.isArray(paths) || paths.length === 0) {
       throw new BskError("invalid_params", "give at least one --file PATH", { hint: "For example: --file ./report.pdf" });
     }
-    const staged = [];
-    for (const path of paths) staged.push(await stage(conn, sessionId, String(path)));
-    params[spec.upload] = staged;
+    const staged: Awaited<ReturnType<typeof stage>>[] = [];
+    try {
+      for (const path of paths) staged.push(await stage(conn, sessionId, String(path)));
+    } catch (err) {
+      // No call will carry what was staged for this one: its places go back to the session.
+      for (const s of staged.filter((x) => x.fresh))
+        await daemonCall(conn, "transfer.release", { session_id: sessionId, transfer_id: s.file.transfer_id }).catch(() => undefined);
+      throw err;
+    }
+    params[spec.upload] = staged.map((s) => s.file);
   }
   const dl = spec.download;
   if (dl) {

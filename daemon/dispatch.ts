@@ -17,7 +17,7 @@ import { forwardToBrowser, round } from "./forward.ts";
 import type { AnyDaemonHandler, DaemonHandlers } from "./handlers/types.ts";
 import { classifyOutcome, type EffectState, type OpRecord } from "./ledger.ts";
 import { storedReply } from "./ledger-reply.ts";
-import { afterBrowser } from "./transfer-link.ts";
+import { afterBrowser, afterUploads, beforeBrowser } from "./transfer-link.ts";
 import { parseParams, resolveMethod } from "./validate.ts";
 
 export interface Reply {
@@ -101,8 +101,9 @@ export class Dispatcher {
     }, call.budgetMs);
     try {
       const work = this.stages(call, client);
-      // If an abort wins the race, the stages still settle (they honour the signal); nobody awaits them.
-      work.catch(() => {});
+      // If an abort wins the race, the stages still settle (they honour the signal); nobody awaits them. Once they
+      // have, nothing of this call reads its staged uploads any more.
+      work.catch(() => {}).finally(() => afterUploads(this.ctx, call));
       return await Promise.race([work, call.aborted]);
     } finally {
       clearTimeout(timer);
@@ -279,6 +280,7 @@ export class Dispatcher {
         call.timings.queue = round(performance.now() - queuedAt);
         // The person may have taken over while the call waited.
         checkEffectGate(call.method, rt.record.state, sessionId);
+        beforeBrowser(this.ctx, call);
         return afterBrowser(
           this.ctx,
           call,

@@ -43,6 +43,20 @@ export async function extensionTransfer(
   }
 }
 
+/** Before a download acts: the session must have room to keep the file, or nothing is clicked (effect none). */
+export function beforeBrowser(ctx: DaemonContext, call: Call): void {
+  if (call.method === "download") ctx.transfers?.ensureRoom(String(call.params.session_id));
+}
+
+/** After a call that carried staged uploads, whatever its outcome: their places may be given back (transfers.ts). */
+export function afterUploads(ctx: DaemonContext, call: Call): void {
+  const param = (METHODS as Record<string, { transfer?: { upload?: string } }>)[call.method]?.transfer?.upload;
+  const files = param ? call.params[param] : undefined;
+  if (!ctx.transfers || !Array.isArray(files)) return;
+  const ids = files.flatMap((f) => (typeof f?.transfer_id === "string" ? [f.transfer_id as string] : []));
+  ctx.transfers.spend(String(call.params.session_id), ids);
+}
+
 /**
  * After the extension answered a download: move the file it names into staging and hand the CLI its transfer id.
  * The click has happened by then, so a failure here is reported with effect_state committed.

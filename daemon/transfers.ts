@@ -56,7 +56,12 @@ interface Entry {
   key?: string;
   /** A download a session's tab started, kept for the agent. */
   download?: { id: string; tab_id: number; url: string; started_at: string };
+  /** An upload a call has carried (whatever its outcome): its place is given back when the session needs room. */
+  spent?: boolean;
 }
+
+/** Spent uploads let go of, remembered per session by their name/size/sha key (see `begin`). */
+const LET_GO_KEYS = 1024;
 
 export interface KeptDownload {
   download_id: string;
@@ -86,6 +91,12 @@ export class TransferStore {
   private readonly entries = new Map<string, Entry>();
   /** Download folders the browser saved into per session (removed when the session ends). */
   private readonly browserDirs = new Map<string, Set<string>>();
+  /**
+   * Per session, the key → id of spent uploads let go of to make room: the same bytes staged again get their old
+   * id back, so a retry with the same op id sends the same params and replays (the newest LET_GO_KEYS; past them a
+   * very old op's retry is refused as op_id_reused, never run twice).
+   */
+  private readonly letGo = new Map<string, Map<string, string>>();
 
   constructor(
     readonly root: string,
@@ -113,22 +124,55 @@ export class TransferStore {
     return e;
   }
 
+  /**
+   * Room for one more file of `size` bytes in the session: spent uploads, oldest first, give their place back as
+   * needed; what is still to be used (uploads no call has carried yet, kept downloads) never does.
+   */
   private checkRoom(session: string, size: number): void {
-    const mine = this.sessionEntries(session);
+    if (size > this.limits.maxFileBytes) throw tooLarge("the file", this.limits.maxFileBytes);
+    let mine = this.sessionEntries(session);
+    const bytes = (list: Entry[]) => list.reduce((n, e) => n + Math.max(e.received, e.declaredSize ?? 0), 0);
+    for (const e of mine.filter((x) => x.spent)) {
+      if (mine.length < this.limits.maxFiles && bytes(mine) + size <= this.limits.maxSessionBytes) break;
+      this.letGoOf(e);
+      mine = mine.filter((x) => x !== e);
+    }
     if (mine.length >= this.limits.maxFiles) {
       throw new BskError("invalid_params", `session ${session} already holds ${mine.length} staged files (limit ${this.limits.maxFiles})`, {
-        hint: "Staged files are freed when the session ends; start a new session for more (BSK_TRANSFER_MAX_FILES).",
+        hint: "An upload's files give their place back once a call has used them; downloads the session's tabs started stay until the session ends. Upload fewer files at once, or start a new session (BSK_TRANSFER_MAX_FILES).",
         data: { reason: "too_many_files", limit: this.limits.maxFiles },
       });
     }
-    if (size > this.limits.maxFileBytes) throw tooLarge("the file", this.limits.maxFileBytes);
-    const used = mine.reduce((n, e) => n + Math.max(e.received, e.declaredSize ?? 0), 0);
-    if (used + size > this.limits.maxSessionBytes)
+    if (bytes(mine) + size > this.limits.maxSessionBytes)
       throw tooLarge("the session's staged files", this.limits.maxSessionBytes, "session_quota");
   }
 
-  private create(session: string, name: string, mime: string): Entry {
-    const id = newId();
+  /** A spent upload goes to make room; its key keeps its id for the same bytes staged again. */
+  private letGoOf(e: Entry): void {
+    if (e.key) {
+      let keys = this.letGo.get(e.session);
+      if (!keys) this.letGo.set(e.session, (keys = new Map()));
+      keys.set(e.key, e.id);
+      if (keys.size > LET_GO_KEYS) keys.delete(keys.keys().next().value!);
+    }
+    this.drop(e);
+  }
+
+  /** Uploads a call has carried (whatever its outcome): from now on their places may be given back. */
+  spend(session: string, ids: string[]): void {
+    for (const id of ids) {
+      const e = this.entries.get(id);
+      if (e?.session === session && !e.download) e.spent = true;
+    }
+  }
+
+  /** Room for one more file before a call that brings one (a download) acts: refused before anything is clicked. */
+  ensureRoom(session: string): void {
+    this.checkRoom(session, 0);
+  }
+
+  private create(session: string, name: string, mime: string, reuseId?: string): Entry {
+    const id = reuseId ?? newId();
     const dir = join(this.root, session, id);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const path = join(dir, name);
@@ -148,10 +192,17 @@ export class TransferStore {
     const key = p.size !== undefined && p.sha256 ? `${p.name}\0${p.size}\0${p.sha256}` : undefined;
     if (key) {
       const same = this.sessionEntries(session).find((e) => e.key === key && e.state === "complete");
-      if (same) return { transfer_id: same.id, complete: true, chunk_bytes: TRANSFER_CHUNK_BYTES };
+      if (same) {
+        // About to be carried by another call: not given back meanwhile.
+        same.spent = false;
+        return { transfer_id: same.id, complete: true, chunk_bytes: TRANSFER_CHUNK_BYTES };
+      }
     }
     this.checkRoom(session, p.size ?? 0);
-    const e = this.create(session, p.name, p.mime ?? "");
+    const keys = key ? this.letGo.get(session) : undefined;
+    const reuse = key ? keys?.get(key) : undefined;
+    if (reuse) keys!.delete(key!);
+    const e = this.create(session, p.name, p.mime ?? "", reuse && !this.entries.has(reuse) ? reuse : undefined);
     e.declaredSize = p.size;
     e.declaredSha = p.sha256;
     e.key = key;
@@ -358,6 +409,7 @@ export class TransferStore {
   dropSession(session: string): void {
     for (const e of this.sessionEntries(session)) this.drop(e);
     removeTree(join(this.root, session));
+    this.letGo.delete(session);
     for (const dir of this.browserDirs.get(session) ?? []) {
       try {
         rmdirSync(dir);

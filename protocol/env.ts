@@ -207,7 +207,13 @@ export const ENV_VARS: EnvVar[] = [
     read_by: "daemon",
     description: "Largest file staged for an upload, download or full-page capture (200 MB).",
   },
-  { name: "BSK_TRANSFER_MAX_FILES", default: "20", read_by: "daemon", description: "Most files staged in one session at a time." },
+  {
+    name: "BSK_TRANSFER_MAX_FILES",
+    default: "20",
+    read_by: "daemon",
+    description:
+      "Most files staged in one session at a time; an upload's files give their place back once a call has used them, kept downloads stay until the session ends.",
+  },
   {
     name: "BSK_TRANSFER_MAX_SESSION_BYTES",
     default: "524288000",

@@ -149,12 +149,24 @@ export interface SoakReport {
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-function memorySlope(memory: MemorySample[], warmS: number, value: "daemon_rss_mb" | "worker_heap_mb", segment: "daemon_pid" | "worker") {
-  return pooledSlopePerHour(
-    memory
-      .filter((m) => m.t >= warmS && m[value] !== undefined && m[segment] !== undefined)
-      .map((m) => ({ t: m.t, y: m[value]!, segment: String(m[segment]) })),
-  );
+/**
+ * The memory slope once warm: a daemon or worker (re)started by a fault warms up again (its heap grows to the
+ * engine's working size over its first minutes), so each segment counts from `warmS` after its first sample.
+ */
+export function memorySlope(
+  memory: MemorySample[],
+  warmS: number,
+  value: "daemon_rss_mb" | "worker_heap_mb",
+  segment: "daemon_pid" | "worker",
+): number {
+  const started = new Map<string, number>();
+  const samples = memory.flatMap((m) => {
+    if (m[value] === undefined || m[segment] === undefined) return [];
+    const seg = String(m[segment]);
+    if (!started.has(seg)) started.set(seg, m.t);
+    return m.t >= started.get(seg)! + warmS ? [{ t: m.t, y: m[value]!, segment: seg }] : [];
+  });
+  return pooledSlopePerHour(samples);
 }
 
 export function summarise(run: SoakRun): SoakReport {

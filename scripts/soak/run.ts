@@ -31,6 +31,8 @@ export interface OpRecord {
   session: string;
   /** The reply's effect_state (absent: the reply was lost). */
   effect_state?: string;
+  /** The reply was a result (not an error). */
+  reply_ok?: boolean;
   /** The ledger's state at the end of the run (absent: the ledger has no such op). */
   ledger?: string;
   /** How many times the page received it; null: could not be read. */

@@ -103,7 +103,7 @@ try {
     const state = ledger.get(op.op_id);
     if (state) op.ledger = state;
     const file = sh.downloads.get(op.op_id);
-    op.received = file ? Slot.downloaded(file) : Number(stored[`r:${op.op_id}`] ?? 0);
+    op.received = file ? Slot.downloaded(file, op.reply_ok) : Number(stored[`r:${op.op_id}`] ?? 0);
   }
   for (const [session, ids] of sh.clicks) {
     let executed = 0;

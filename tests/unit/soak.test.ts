@@ -5,6 +5,7 @@ import {
   judgeClicks,
   judgeOp,
   latencyPerMinute,
+  memorySlope,
   pooledSlopePerHour,
   summarise,
   wedgedSlots,
@@ -45,6 +46,17 @@ describe("memory slope", () => {
       { t: 200, y: 9999, segment: "lonely" },
     ];
     expect(pooledSlopePerHour(samples)).toBeCloseTo(1, 6);
+  });
+
+  test("each (re)started daemon or worker counts once warm: its own first warm_s are left out", () => {
+    const warmingThenFlat = (pid: number, from: number) =>
+      [0, 10, 20, 30, 40, 50].map((dt) => ({ t: from + dt, daemon_pid: pid, daemon_rss_mb: dt < 30 ? 60 + dt : 90, home_bytes: 0 }));
+    const memory = [...warmingThenFlat(1, 0), ...warmingThenFlat(2, 100)];
+    expect(memorySlope(memory, 30, "daemon_rss_mb", "daemon_pid")).toBe(0);
+    // Counted from the run's start only, the second daemon's warm-up read as growth.
+    expect(
+      pooledSlopePerHour(memory.filter((m) => m.t >= 30).map((m) => ({ t: m.t, y: m.daemon_rss_mb, segment: String(m.daemon_pid) }))),
+    ).toBeGreaterThan(0);
   });
 
   test("nothing to fit is no slope", () => {

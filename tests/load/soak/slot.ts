@@ -146,7 +146,7 @@ export class Slot {
     const r = await this.call(name, argv, op ? tok : undefined);
     const effect = r.json?.effect_state ?? r.json?.error?.data?.effect_state;
     if (op === "token" || op === "download")
-      this.sh.ops.push({ op_id: tok, method: name, session: s, ...(effect && { effect_state: effect }), received: null });
+      this.sh.ops.push({ op_id: tok, method: name, session: s, ...(effect && { effect_state: effect }), reply_ok: r.ok, received: null });
     if (op === "download") this.sh.downloads.set(tok, join(this.sh.files, `${tok}.bin`));
     if (op === "click") this.sh.clicks.set(s, [...(this.sh.clicks.get(s) ?? []), tok]);
     return r.ok;
@@ -202,8 +202,12 @@ export class Slot {
     if (this.session) await this.call("session stop", ["session", "stop"]);
   }
 
-  /** Downloads written as they should be (the size the fixture serves). */
-  static downloaded(path: string): number {
-    return existsSync(path) && statSync(path).size === DOWNLOAD_BYTES ? 1 : 0;
+  /**
+   * Downloads written as they should be (the size the fixture serves). A download whose reply was an error writes
+   * no file whether or not the page was clicked: the file cannot tell, so it is unverified (null).
+   */
+  static downloaded(path: string, replyOk: boolean | undefined): number | null {
+    if (existsSync(path) && statSync(path).size === DOWNLOAD_BYTES) return 1;
+    return replyOk === false ? null : 0;
   }
 }
