@@ -44,7 +44,21 @@ export class Dispatcher {
     return client.calls.get(key) ?? this.byId.get(key);
   }
 
+  /** Calls handled so far, and those in flight (idle-gc.ts collects between them). */
+  handled = 0;
+  inFlight = 0;
+
   async handle(frame: RequestFrame, client: ClientLink): Promise<Reply> {
+    this.handled++;
+    this.inFlight++;
+    try {
+      return await this.handleFrame(frame, client);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  private async handleFrame(frame: RequestFrame, client: ClientLink): Promise<Reply> {
     const receivedAt = performance.now();
     const traceId = frame.meta?.trace_id ?? mintTraceId();
     let call: Call | undefined;

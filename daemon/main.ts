@@ -16,6 +16,7 @@ import { startGateway } from "./gateway.ts";
 import { DAEMON_HANDLERS } from "./handlers/index.ts";
 import type { DaemonInfo, HomePaths } from "../shared/home.ts";
 import { IdleExit } from "./idle-exit.ts";
+import { IdleGc } from "./idle-gc.ts";
 import { startIpcServer } from "./ipc-server.ts";
 import { ensureLinkKey } from "../shared/key-file.ts";
 import type { Ledger } from "./ledger.ts";
@@ -171,11 +172,12 @@ async function serve(
   }
   info.ws_port = gateway.port;
   let ipc: ReturnType<typeof startIpcServer>;
+  const dispatcher = new Dispatcher(ctx, DAEMON_HANDLERS);
   try {
     ipc = startIpcServer({
       paths,
       log,
-      dispatcher: new Dispatcher(ctx, DAEMON_HANDLERS),
+      dispatcher,
       onChange,
       linkKey: ensureLinkKey(paths),
       tcp: config.cliTcp,
@@ -208,6 +210,7 @@ async function serve(
   };
   if (config.server) process.on("SIGHUP", onHangup);
   updates = startUpdateCheck(config, log, () => sessions.liveCount);
+  const gc = new IdleGc({ handled: () => dispatcher.handled, inFlight: () => dispatcher.inFlight });
   const onSignal = (signal: NodeJS.Signals) => void ctx.shutdown(signal);
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
@@ -221,6 +224,7 @@ async function serve(
     try {
       idle?.stop();
       updates?.stop();
+      gc.stop();
       ipc.stopAccepting();
       // Sessions end while the links are still up, so browsers close their windows and callers hear why.
       const ended = await sessions.endAll("daemon_stopped", STOP_BUDGET_MS);
