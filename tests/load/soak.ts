@@ -8,7 +8,9 @@
  * logged, and every event stream against its seqs. Writes the raw run (scripts/soak/run.ts) to --out; scripts/soak.ts
  * (npm run soak) runs this as its own process and turns the run into bench/soak.json and bench/soak.svg.
  *
- *   bun tests/load/soak.ts --minutes N --sessions M --out FILE
+ *   bun tests/load/soak.ts --minutes N --sessions M [--faults kind,kind] --out FILE
+ *
+ * --faults injects only the kinds named (FAULTS' keys); the others are listed as skipped, with why.
  */
 import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -24,11 +26,20 @@ import { type Shared, Slot } from "./soak/slot.ts";
 import { memorySampler, personProbe } from "./soak/watch.ts";
 
 const { values } = parseArgs({
-  options: { minutes: { type: "string", default: "3" }, sessions: { type: "string", default: "4" }, out: { type: "string" } },
+  options: {
+    minutes: { type: "string", default: "3" },
+    sessions: { type: "string", default: "4" },
+    faults: { type: "string" },
+    out: { type: "string" },
+  },
 });
 const minutes = Number(values.minutes);
 const sessions = Number(values.sessions);
-if (!(minutes > 0) || !(sessions >= 1) || !values.out) throw new Error("usage: bun tests/load/soak.ts --minutes N --sessions M --out FILE");
+if (!(minutes > 0) || !(sessions >= 1) || !values.out)
+  throw new Error("usage: bun tests/load/soak.ts --minutes N --sessions M [--faults kind,kind] --out FILE");
+const chosen = values.faults?.split(",").map((k) => k.trim()) ?? Object.keys(FAULTS);
+const unknownKinds = chosen.filter((k) => !(k in FAULTS));
+if (unknownKinds.length) throw new Error(`no fault kind ${unknownKinds.join(", ")}; the kinds: ${Object.keys(FAULTS).join(", ")}`);
 
 const log = (line: string) => console.error(`soak: ${line}`);
 const w = await startWorld({});
@@ -38,9 +49,13 @@ try {
   // A reloaded unpacked extension stays off unless developer mode is on (as it is for whoever loaded bsk unpacked).
   await onExtensionsPage(w, DEVELOPER_MODE);
   await w.person.asExtension("chrome.storage.local.set({ confirm_borrow: false })");
-  const skipped: Record<string, string> = {};
+  const skipped: Record<string, string> = Object.fromEntries(
+    Object.keys(FAULTS)
+      .filter((k) => !chosen.includes(k))
+      .map((k) => [k, "not among --faults"]),
+  );
   const moved = await ledgerOnTmpfs(w);
-  if (typeof moved === "string") skipped.disk_full = moved;
+  if (typeof moved === "string") skipped.disk_full ??= moved;
   else disk = moved;
 
   const t0 = performance.now();
@@ -65,8 +80,9 @@ try {
   const slots = Array.from({ length: sessions }, (_, i) => new Slot(i, sh));
   // No fault in the run's last 20 s: the end reads a world that has settled.
   const faultsDone = () => now() >= end - 20;
-  const everyS = Math.max(10, Math.min(45, (end - 30) / Object.keys(FAULTS).length));
-  log(`${minutes} min, ${sessions} sessions, a fault every ~${Math.round(everyS)} s; home ${w.home}`);
+  const kinds = Object.keys(FAULTS).filter((k) => !(k in skipped));
+  const everyS = Math.max(10, Math.min(45, (end - 30) / Math.max(1, kinds.length)));
+  log(`${minutes} min, ${sessions} sessions, a fault every ~${Math.round(everyS)} s (${kinds.join(", ")}); home ${w.home}`);
   const progress = setInterval(() => log(`${Math.round(now())} s: ${sh.calls.length} calls, ${run.faults.length} faults`), 30_000);
   await Promise.all([
     ...slots.map((s) => s.run()),

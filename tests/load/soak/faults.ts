@@ -46,6 +46,14 @@ async function sessionOnItsPage(ctx: FaultContext): Promise<string> {
   return session;
 }
 
+/** For a fault's note: the session's state as bsk lists it, and the URLs of its tabs. */
+async function sessionNow(ctx: FaultContext, session: string): Promise<string> {
+  const listed = (await ctx.w.bsk(["session", "list", "--session", session, "--json"])).json?.result?.sessions?.[0];
+  const tabs = (await ctx.w.bsk(["tab", "list", "--session", session, "--json"])).json?.result?.tabs ?? [];
+  const end = listed?.end_reason ? ` (${listed.end_reason})` : "";
+  return `session ${session} ${listed?.state ?? "not listed"}${end}, tabs: ${tabs.map((t: { url?: string }) => t.url).join(" ") || "none"}`;
+}
+
 /** Each fault; what it resolves with, when a string, is the session it hit. */
 export const FAULTS: Record<string, (ctx: FaultContext) => Promise<unknown>> = {
   async worker_stopped(ctx) {
@@ -85,11 +93,15 @@ export const FAULTS: Record<string, (ctx: FaultContext) => Promise<unknown>> = {
     const session = await sessionOnItsPage(ctx);
     // The person's hands reach the page afresh for each click: the agent may have navigated it meanwhile.
     const click = async (action: string) => {
-      const page = await PersonPage.find(ctx.w.browser.cdpPort!, marker(session), 10_000);
       try {
-        await page.clickOverlay(action);
-      } finally {
-        page.close();
+        const page = await PersonPage.find(ctx.w.browser.cdpPort!, marker(session), 10_000);
+        try {
+          await page.clickOverlay(action);
+        } finally {
+          page.close();
+        }
+      } catch (e) {
+        throw new Error(`${action}: ${(e as Error).message} (${await sessionNow(ctx, session)})`);
       }
     };
     await click("takeover");

@@ -2,7 +2,8 @@
  * One agent of the soak: a session in the Agent Window doing a realistic mix of calls on the soak page
  * (tests/fixtures/pages/soak.html), each with its own op id; ops whose arrival the page logs carry a token (the op
  * id) so their outcome can be checked afterwards. A slot whose session ended (its window closed, the extension
- * reloaded) or stopped working starts a new one.
+ * reloaded) or stopped working starts a new one. When the person takes over, the slot does what skill/SKILL.md asks
+ * of an agent: it stops acting and waits for the hand-back, then looks at the page afresh.
  */
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,6 +12,13 @@ import type { World } from "../../e2e/harness.ts";
 import { Follower } from "./watch.ts";
 
 export const CALL_TIMEOUT_MS = 10_000;
+/**
+ * How long a slot waits for the person to hand back before it tries the page again (that call, refused while they
+ * still hold it, is what shows a session that never resumes: its calls keep failing, and the soak calls it wedged).
+ */
+const HAND_BACK_WAIT_MS = 30_000;
+/** How often a waiting slot reads the session's state (`bsk session list`). */
+const HAND_BACK_POLL_MS = 1000;
 const DOWNLOAD_BYTES = 4096;
 
 export interface Shared {
@@ -88,11 +96,33 @@ export class Slot {
     });
     // The session is gone (its window closed, the extension reloaded): the agent starts a new one.
     if (/^(no )?session \S+ (has )?ended|^no session /.test(String(json?.error?.message ?? ""))) this.ended = true;
+    this.takenOver = json?.error?.code === "user_aborted" && json.error.data?.reason === "taken_over";
     return { ok: json?.ok === true, json };
   }
 
   /** The last call said the session has ended. */
   private ended = false;
+  /**
+   * The last call was refused because the person has taken the session over: not a failure of the session. Stopping
+   * it then (as after three failures) would close the tab under the person's hands, Resume button and all.
+   */
+  private takenOver = false;
+
+  /**
+   * After `taken_over`, as skill/SKILL.md says: stop acting and wait until `bsk session list` no longer shows the
+   * session taken over (the person clicked Resume, or Stop), at most HAND_BACK_WAIT_MS; then a new snapshot (refs
+   * from before are stale), whose reply says whether the session works again.
+   */
+  private async afterHandBack(): Promise<boolean> {
+    const deadline = performance.now() + HAND_BACK_WAIT_MS;
+    while (!this.sh.done() && performance.now() < deadline) {
+      // Not recorded as calls: waiting is not work, and an answered poll would hide a session that never resumes.
+      const r = await this.w.bsk(["session", "list", "--session", this.session!, "--json"]);
+      if (r.json?.result?.sessions?.[0]?.state !== "taken_over") break;
+      await Bun.sleep(HAND_BACK_POLL_MS);
+    }
+    return this.step("snapshot", () => ({ argv: ["snapshot"] }));
+  }
 
   private async startSession(): Promise<boolean> {
     if (this.session && !this.ended) await this.call("session stop", ["session", "stop"]);
@@ -179,7 +209,9 @@ export class Slot {
         this.failures = 0;
       }
       let ok: boolean;
-      if (this.detour && this.sh.now() < this.detour.until) {
+      if (this.takenOver) {
+        ok = await this.afterHandBack();
+      } else if (this.detour && this.sh.now() < this.detour.until) {
         const detour = this.detour;
         const look = Math.random() < 0.5 ? "snapshot" : "console";
         if (detour.entered) ok = (await this.call(look, [look])).ok;
@@ -197,7 +229,7 @@ export class Slot {
         ok = await this.step(name, step);
       }
       if (ok) this.failures = 0;
-      else this.failures++;
+      else if (!this.takenOver) this.failures++;
     }
     if (this.session) await this.call("session stop", ["session", "stop"]);
   }
