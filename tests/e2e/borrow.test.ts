@@ -364,6 +364,16 @@ describe("giving tabs back", () => {
 });
 
 describe("a lent tab across a worker restart", () => {
+  /** The extension's service worker stopped (as Chrome stops an idle one), back, and session `s` usable again. */
+  async function restartWorker(s: string): Promise<void> {
+    const old = await stopServiceWorker(w.person);
+    await until("the worker to come back", async () => {
+      const sw = await serviceWorker(w.person);
+      return sw && sw.targetId !== old;
+    });
+    await until("the session to be usable again", async () => (await w.bsk(["tab", "list", "--session", s])).code === 0);
+  }
+
   // Issue 40: with the page-world script run at once (runImmediately) in a lent tab, this hung the whole browser once.
   test("tab return after the worker restarted: the tab and its out-of-process frame go back, the browser keeps answering", async () => {
     const s = await w.startSession();
@@ -373,12 +383,7 @@ describe("a lent tab across a worker restart", () => {
       await setConfirm(false);
       expect((await borrow(s, tabId)).code).toBe(0);
       expect((await w.ok(["snapshot", "--session", s])).text).toContain('button "Inner button"');
-      const old = await stopServiceWorker(w.person);
-      await until("the worker to come back", async () => {
-        const sw = await serviceWorker(w.person);
-        return sw && sw.targetId !== old;
-      });
-      await until("the session to be usable again", async () => (await w.bsk(["tab", "list", "--session", s])).code === 0);
+      await restartWorker(s);
       // The restarted worker takes the surviving attachment over; its iframe is reported again, attached paused.
       expect((await w.ok(["snapshot", "--session", s])).text).toContain('button "Inner button"');
       await w.ok(["tab", "return", String(tabId), "--session", s]);
@@ -389,6 +394,67 @@ describe("a lent tab across a worker restart", () => {
       expect(await w.person.evaluateIn(targetId, "document.title")).toBe("Snap Frames");
       expect(await evaluateInFrame(w.browser.cdpPort!, "snap-frame-inner.html?cross", "location.search")).toBe("?cross");
     } finally {
+      await chrome(`chrome.tabs.remove(${tabId})`);
+    }
+  });
+
+  test("each worker restart leaves the browser-prompt watch as it was: one registration, the page wrapped once, prompts still reported", async () => {
+    const s = await w.startSession();
+    const { tabId, targetId } = await personTab("prompt-watch-restart");
+    // The person's own DevTools, attached before bsk: its script runs first in every new document and counts how
+    // often the prompt watch's script runs there (each run reads its binding once; kept, so no run stops early).
+    const { sessionId } = await w.person.send("Target.attachToTarget", { targetId, flatten: true });
+    await w.person.send("Page.enable", {}, sessionId);
+    await w.person.send(
+      "Page.addScriptToEvaluateOnNewDocument",
+      {
+        source: `(() => {
+          const binding = globalThis.__bskPrompt;
+          if (typeof binding !== "function") return;
+          let reads = 0;
+          Object.defineProperty(globalThis, "__bskPrompt", { get: () => (reads++, binding), configurable: false });
+          Object.defineProperty(globalThis, "promptWatchRuns", { get: () => reads });
+        })()`,
+      },
+      sessionId,
+    );
+    try {
+      // The page's own script counts its permission queries: the prompt watch asks each permission's state once
+      // wherever it runs (page-prompts.ts), so the count tells how often it ran in the document shown at the loan.
+      await w.person.evaluateIn(
+        targetId,
+        "const q = Permissions.prototype.query; window.queries = 0; Permissions.prototype.query = function (...a) { window.queries++; return q.apply(this, a); }; 1",
+      );
+      await setConfirm(false);
+      expect((await borrow(s, tabId)).code).toBe(0);
+      await w.ok(["snapshot", "--session", s]);
+      const once = await w.person.evaluateIn(targetId, "window.queries");
+      expect(once).toBeGreaterThan(0);
+      for (let i = 0; i < 2; i++) {
+        await restartWorker(s);
+        // The restarted worker takes the surviving attachment over, its registrations with it.
+        await w.ok(["snapshot", "--session", s]);
+      }
+      expect(await w.person.evaluateIn(targetId, "window.queries")).toBe(once);
+      // Each re-adoption added the script again: the next document ran it 3 times after two restarts.
+      await w.ok(["reload", "--session", s]);
+      expect(await w.person.evaluateIn(targetId, "window.promptWatchRuns")).toBe(1);
+      // Still watching, through the one registration and its binding added again: this document and the next one
+      // (dismiss reloads the page).
+      for (const round of ["this document", "the next one"]) {
+        const r = await w.bsk(["evaluate", "print(); 1", "--session", s, "--json"]);
+        expect(r.json?.result, round).toMatchObject({ value: 1, prompt: { kind: "print", pending: true } });
+        await w.ok(["dialog", "dismiss", "--session", s]);
+        await until(
+          "the reloaded page",
+          async () => (await w.ok(["evaluate", "document.readyState", "--session", s])).value === "complete",
+        );
+      }
+      await w.ok(["tab", "return", String(tabId), "--session", s]);
+      const { targetInfos } = await w.person.send("Target.getTargets");
+      expect(targetInfos.some((t: any) => t.targetId === targetId)).toBe(true);
+    } finally {
+      await w.person.send("Target.detachFromTarget", { sessionId }).catch(() => undefined);
       await chrome(`chrome.tabs.remove(${tabId})`);
     }
   });

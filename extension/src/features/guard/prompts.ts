@@ -124,11 +124,13 @@ export function installPromptWatch(): void {
     ["asyncBlocking"],
   );
 
-  const watchPage = async (send: (method: string, params?: object) => Promise<unknown>) => {
+  const watchPage = async (send: (method: string, params?: object) => Promise<unknown>, readopted = false) => {
     await send("Runtime.addBinding", { name: PROMPT_BINDING });
-    await send("Page.addScriptToEvaluateOnNewDocument", { source: PAGE_PROMPT_SCRIPT, runImmediately: true });
+    // An attachment taken over after a worker restart keeps its registration (only the binding went, with
+    // debugger.ts's Runtime.disable): adding it again would run the script once more in every later document.
+    if (!readopted) await send("Page.addScriptToEvaluateOnNewDocument", { source: PAGE_PROMPT_SCRIPT, runImmediately: true });
   };
-  onAttach((_tabId, send) => watchPage(send));
+  onAttach((_tabId, send, readopted) => watchPage(send, readopted));
   // Another site's iframe is a target of its own (its prompts are asked of the person all the same); a binding
   // reports only to a session with the Runtime domain on.
   onChildAttach(async (send) => {
