@@ -230,7 +230,11 @@ const METHOD_FORMATTERS: MethodFormatters = {
   "session.list": (r) => list(r.sessions, sessionLine, "no sessions"),
   "session.stop": (r) => {
     const failed = (r.failed ?? []).map((f: any) => `failed ${f.session_id}: ${f.code}: ${f.message}`);
-    return { stdout: (r.stopped ?? []).map((s: string) => `stopped ${s}`).join("\n"), stderr: failed.join("\n") || undefined };
+    const left = r.left_tab_ids?.length ? [`left tab(s) ${r.left_tab_ids.join(", ")} open: the person had taken over`] : [];
+    return {
+      stdout: [...(r.stopped ?? []).map((s: string) => `stopped ${s}`), ...left].join("\n"),
+      stderr: failed.join("\n") || undefined,
+    };
   },
   "tab.list": (r) => {
     const tabs = list(r.tabs, (t: any) => tabLine({ ...t, current: t.current ?? t.tab_id === r.current_tab_id }), "no tabs");

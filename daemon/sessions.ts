@@ -54,6 +54,8 @@ export class SessionRuntime {
 export interface CloseOutcome {
   closed_tab_ids: number[];
   returned_tab_ids: number[];
+  /** Tabs the person held (taken over): left open with them. */
+  left_tab_ids?: number[];
   error?: BskError;
 }
 
@@ -311,7 +313,11 @@ export class SessionRegistry {
           signal: AbortSignal.timeout(opts.closeTimeoutMs ?? CLOSE_TIMEOUT_MS),
         },
       );
-      return { closed_tab_ids: r?.closed_tab_ids ?? [], returned_tab_ids: r?.returned_tab_ids ?? [] };
+      return {
+        closed_tab_ids: r?.closed_tab_ids ?? [],
+        returned_tab_ids: r?.returned_tab_ids ?? [],
+        ...(r?.left_tab_ids?.length && { left_tab_ids: r.left_tab_ids }),
+      };
     } catch (err) {
       const error = err instanceof BskError ? err : new BskError("timeout", `session.close for ${id} did not finish`);
       this.deps.log.warn("session.close failed", { session: id, code: error.code, message: error.message });

@@ -190,6 +190,7 @@ const stop: DaemonHandler<"session.stop"> = async ({ call, ctx, params: p }) => 
     if (!o) return; // ended meanwhile by something else
     result.closed_tab_ids.push(...o.closed_tab_ids);
     result.returned_tab_ids.push(...o.returned_tab_ids);
+    if (o.left_tab_ids) (result.left_tab_ids ??= []).push(...o.left_tab_ids);
     if (o.error) {
       result.failed.push({
         session_id: id,

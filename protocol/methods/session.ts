@@ -138,7 +138,8 @@ export const sessionMethods = {
     owner: "daemon",
     effect: "ControlPlane",
     scope: "none",
-    description: "End a session (or all): its own tabs close one by one, borrowed tabs go back, the Agent Window closes.",
+    description:
+      "End a session (or all): its own tabs close one by one, borrowed tabs go back, the Agent Window closes. A session the person has taken over leaves its own tabs open with them (left_tab_ids).",
     params: () =>
       z
         .object({
@@ -152,6 +153,8 @@ export const sessionMethods = {
         failed: z.array(z.object({ session_id: z.string(), code: z.string(), message: z.string() })),
         closed_tab_ids: z.array(z.number().int()),
         returned_tab_ids: z.array(z.number().int()),
+        /** Tabs of a session the person had taken over: left open with them, bsk detached. */
+        left_tab_ids: z.array(z.number().int()).optional(),
       }),
     cli: {
       words: ["session", "stop"],
@@ -213,12 +216,14 @@ export const sessionWireMethods = {
     effect: "ControlPlane",
     callers: "wire",
     scope: "session",
-    description: "Daemon → extension: close the session's tabs one by one, return borrowed tabs, close its window.",
+    description:
+      "Daemon → extension: close the session's tabs one by one, return borrowed tabs, close its window; a session the person has taken over leaves its own tabs open with them.",
     params: () => z.object({ ...sessionParam(), reason: z.string() }),
     result: () =>
       z.object({
         closed_tab_ids: z.array(z.number().int()),
         returned_tab_ids: z.array(z.number().int()),
+        left_tab_ids: z.array(z.number().int()).optional(),
       }),
   }),
 };

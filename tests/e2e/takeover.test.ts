@@ -127,6 +127,27 @@ describe("take over, resume, stop", () => {
     await w.ok(["session", "stop", s]);
   });
 
+  test("the agent stopping a session the person has taken over leaves its tab open with them, bsk gone from it", async () => {
+    const { s, page, url } = await sessionOnFixture();
+    const { tabs } = await w.ok(["tab", "list", "--session", s]);
+    const tabId = tabs[0].tab_id as number;
+    await page.clickOverlay("takeover");
+    await until("taken over", async () => (await sessionState(s)).state === "taken_over");
+    await page.evaluate(`document.title = "half-typed code"`);
+    const stopped = await w.ok(["session", "stop", s]);
+    expect(stopped).toMatchObject({ stopped: [s], closed_tab_ids: [], left_tab_ids: [tabId] });
+    expect(await sessionState(s)).toMatchObject({ state: "ended", end_reason: "stopped" });
+    // The page is the person's as it was: still open, the overlay gone, no debugger of bsk's on it.
+    const list = (await (await fetch(`http://127.0.0.1:${w.browser.cdpPort}/json/list`)).json()) as { url: string; title: string }[];
+    expect(list.find((t) => t.url === url)?.title).toBe("half-typed code");
+    await page.waitOverlay("the overlay to go", (o) => !o?.pill);
+    // The extension attaching afresh works only if bsk's own attachment is gone (one per extension and tab).
+    const attach = `chrome.debugger.attach({ tabId: ${tabId} }, "1.3").then(() => chrome.debugger.detach({ tabId: ${tabId} })).then(() => "free", (e) => String(e.message))`;
+    expect(await w.person.asExtension(attach)).toBe("free");
+    page.close();
+    await w.person.closePagesMatching(url);
+  });
+
   test("Stop during a long wait-for ends that call and the session (stopped_by_person)", async () => {
     const { s, page } = await sessionOnFixture();
     const waiting = run(s, ["wait-for", "--text", "never on this page", "--timeout", "20s"]);

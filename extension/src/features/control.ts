@@ -16,7 +16,7 @@ import { refusedWhileTakenOver } from "../../../protocol/person-control.ts";
 import { emit } from "../ports/outbox.ts";
 import { onDebuggingCancelled } from "../cdp/debugger.ts";
 import { invalidateRefs } from "../cdp/refs/table.ts";
-import { allSessions, endByPerson, getSession } from "../session/sessions.ts";
+import { allSessions, endByPerson, getSession, setPersonHolds } from "../session/sessions.ts";
 import { SESSION } from "../session/settings.ts";
 import { recordingsReady } from "../session/recordings.ts";
 
@@ -69,6 +69,12 @@ function save(): void {
 export function isTakenOver(sessionId: string): boolean {
   return controlState.takenOver.has(sessionId);
 }
+
+// A session the person holds keeps its tabs open for them when it ends (session/sessions.ts closeSession).
+setPersonHolds(async (sessionId) => {
+  await controlReady();
+  return isTakenOver(sessionId);
+});
 
 export function onControlChange(l: Listener): void {
   controlState.listeners.push(l);

@@ -293,12 +293,29 @@ export async function giveBack(s: SessionState, tabId: number): Promise<Placed> 
  * was dragged into the Agent Window stays, and so does the window around it; so does a borrowed tab that could
  * not be moved back. Idempotent: an unknown session closes nothing.
  */
-export async function closeSession(sessionId: string): Promise<{ closed_tab_ids: number[]; returned_tab_ids: number[] }> {
+/** Whether the person holds the session now (Take over); features/control.ts tells (it sits above this layer). */
+let personHolds: (sessionId: string) => Promise<boolean> = async () => false;
+export function setPersonHolds(holds: (sessionId: string) => Promise<boolean>): void {
+  personHolds = holds;
+}
+
+/**
+ * Ends the session in the browser: borrowed tabs go back, its own tabs close one by one. Unless the person holds it
+ * (they took over and are working in its tabs, e.g. typing a code): then its own tabs are left open with them, only
+ * bsk's debugger leaves, whoever ended it (the agent, its lease, the daemon) — except the person themselves (`byPerson`).
+ */
+export async function closeSession(
+  sessionId: string,
+  opts: { byPerson?: boolean } = {},
+): Promise<{ closed_tab_ids: number[]; returned_tab_ids: number[]; left_tab_ids?: number[] }> {
   const s = sessionsState.sessions.get(sessionId);
   if (!s || sessionsState.closing.has(sessionId)) return { closed_tab_ids: [], returned_tab_ids: [] };
   sessionsState.closing.add(sessionId);
   const closed: number[] = [];
   const returned: number[] = [];
+  const left: number[] = [];
+  // Any doubt (the control state unreadable) leaves the tabs: closing what the person works in cannot be undone.
+  const leave = !opts.byPerson && (await personHolds(sessionId).catch(() => true));
   try {
     for (const [id, ownership] of Object.entries(s.tabs)) {
       if (ownership !== "borrowed") continue;
@@ -314,6 +331,11 @@ export async function closeSession(sessionId: string): Promise<{ closed_tab_ids:
     for (const [id, ownership] of Object.entries(s.tabs)) {
       if (ownership === "borrowed") continue;
       const tabId = Number(id);
+      if (leave) {
+        await detach(tabId);
+        left.push(tabId);
+        continue;
+      }
       try {
         await browser.tabs.remove(tabId);
         closed.push(tabId);
@@ -322,14 +344,14 @@ export async function closeSession(sessionId: string): Promise<{ closed_tab_ids:
       }
     }
     // An isolated session's incognito window holds nothing of the person's logins: it goes whole.
-    if (s.isolated) await browser.windows.remove(s.window_id).catch(() => undefined);
+    if (s.isolated && !left.length) await browser.windows.remove(s.window_id).catch(() => undefined);
   } finally {
     sessionsState.sessions.delete(sessionId);
     sessionsState.closing.delete(sessionId);
     persist();
     void forgetRefs(sessionId).catch(() => undefined);
   }
-  return { closed_tab_ids: closed, returned_tab_ids: returned };
+  return { closed_tab_ids: closed, returned_tab_ids: returned, ...(left.length && { left_tab_ids: left }) };
 }
 
 /** The person ended the session (closed its window, pressed Stop): tell the daemon, then clean up. */
@@ -337,5 +359,5 @@ export async function endByPerson(sessionId: string, reason: string, lostTabIds:
   if (!sessionsState.sessions.has(sessionId) || sessionsState.closing.has(sessionId)) return;
   emit("session.ended", { session_id: sessionId, reason, lost_tab_ids: lostTabIds, ...(cause && { cause }) });
   endSessionCalls(sessionId, reason);
-  await closeSession(sessionId);
+  await closeSession(sessionId, { byPerson: true });
 }
