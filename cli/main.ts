@@ -6,7 +6,9 @@
 import { version, versionLine } from "./commands/version.ts";
 import { runOnceJit } from "./jit-policy.ts";
 
-runOnceJit();
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "version" || argv[0] === "--version")) console.log(versionLine(version().result));
-else process.exit(await (await import("./run.ts")).main(argv, process.env));
+else {
+  runOnceJit();
+  process.exit(await (await import("./run.ts")).main(argv, process.env));
+}
