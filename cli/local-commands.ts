@@ -3,6 +3,7 @@
  * only then. It sits above the table and plan.ts: the commands use both, the table never imports a command.
  */
 import type { LocalContext } from "./command-spec.ts";
+import { longLivedJit } from "./jit-policy.ts";
 import type { Outcome } from "./output.ts";
 
 export const LOCAL_RUNS: Record<string, (c: LocalContext) => Promise<Outcome>> = {
@@ -18,7 +19,10 @@ export const LOCAL_RUNS: Record<string, (c: LocalContext) => Promise<Outcome>> =
     const { writeStderr } = await import("./output.ts");
     return (await import("./commands/doctor.ts")).doctor({ ...c, say: writeStderr });
   },
-  mcp: async (c) => (await import("./mcp/server.ts")).mcpCommand(c),
+  mcp: async (c) => {
+    longLivedJit();
+    return (await import("./mcp/server.ts")).mcpCommand(c);
+  },
   "native.install": async (c) => (await import("./commands/native.ts")).nativeInstall(c),
   "native.uninstall": async (c) => (await import("./commands/native.ts")).nativeUninstall(c),
   completion: async (c) => (await import("./completion.ts")).completionCommand(String(c.params.shell)),

@@ -4,7 +4,11 @@
  * only then (cli/README.md, the hot path).
  */
 import { version, versionLine } from "./commands/version.ts";
+import { runOnceJit } from "./jit-policy.ts";
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "version" || argv[0] === "--version")) console.log(versionLine(version().result));
-else process.exit(await (await import("./run.ts")).main(argv, process.env));
+else {
+  runOnceJit();
+  process.exit(await (await import("./run.ts")).main(argv, process.env));
+}

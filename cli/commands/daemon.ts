@@ -4,6 +4,7 @@ import { pidAlive } from "../../shared/pid.ts";
 import { BskError } from "../../protocol/errors.ts";
 import { startDaemon } from "../autostart.ts";
 import { call, nextRequestId, readDaemonInfo, tryConnect, type Connection } from "../daemon-client.ts";
+import { longLivedJit } from "../jit-policy.ts";
 import type { Outcome } from "../output.ts";
 import { GRACE_MS, randomIds } from "../plan.ts";
 
@@ -31,12 +32,16 @@ export async function daemonStart({ paths, env, params }: LocalContext): Promise
   const port = params.port as number | undefined;
   const sessionIdleMs = params.session_idle_ms as number | undefined;
   const daemonIdleMs = params.daemon_idle_ms as number | undefined;
-  if (params.mode === "server") return serverMode(paths, params);
+  if (params.mode === "server") {
+    longLivedJit();
+    return serverMode(paths, params);
+  }
   for (const flag of ["listen", "public_url", "tls_cert", "tls_key", "trusted_proxy"]) {
     if (params[flag] !== undefined)
       throw new BskError("invalid_params", `--${flag.replace(/_/g, "-")} is a server-mode flag`, { hint: "Add --mode server." });
   }
   if (params.foreground) {
+    longLivedJit();
     const { runDaemon } = await import("../../daemon/main.ts");
     const r = await runDaemon({ home: paths.home, port, sessionIdleMs, daemonIdleMs, autoUpdate: Boolean(params.auto_update) });
     if (r.kind === "already_running") {
