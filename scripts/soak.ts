@@ -1,5 +1,5 @@
 /**
- * The soak (issue #40): `npm run soak -- --minutes N [--sessions M] [--report bench/soak.json]`. Runs
+ * The soak (issue #40): `npm run soak -- --minutes N [--sessions M] [--faults none] [--report bench/soak.json]`. Runs
  * tests/load/soak.ts as its own process (it drives a real Chromium with the real extension through dist/bsk, with
  * faults injected, and records the raw run), then judges the run (scripts/soak/figures.ts) and writes the report
  * (bench/soak.json) and its picture (bench/soak.svg, next to the report). Exits 1 when a figure broke its bar.
@@ -19,6 +19,8 @@ const { values } = parseArgs({
     minutes: { type: "string", default: "3" },
     sessions: { type: "string", default: "4" },
     report: { type: "string", default: join(ROOT, "bench/soak.json") },
+    /** `none`: no faults injected (a clean measurement of the work alone). */
+    faults: { type: "string", default: "all" },
     /** Judge an earlier raw run again (no new run). */
     raw: { type: "string" },
   },
@@ -28,7 +30,18 @@ let rawPath = values.raw;
 if (!rawPath) {
   rawPath = join(tmpdir(), `bsk-soak-${process.pid}.raw.json`);
   const driver = Bun.spawn(
-    [process.execPath, join(ROOT, "tests/load/soak.ts"), "--minutes", values.minutes!, "--sessions", values.sessions!, "--out", rawPath],
+    [
+      process.execPath,
+      join(ROOT, "tests/load/soak.ts"),
+      "--minutes",
+      values.minutes!,
+      "--sessions",
+      values.sessions!,
+      "--out",
+      rawPath,
+      "--faults",
+      values.faults!,
+    ],
     { stdout: "inherit", stderr: "inherit", stdin: "ignore" },
   );
   if ((await driver.exited) !== 0) throw new Error("the soak's run failed before it could be judged (see above)");

@@ -8,7 +8,9 @@
  * logged, and every event stream against its seqs. Writes the raw run (scripts/soak/run.ts) to --out; scripts/soak.ts
  * (npm run soak) runs this as its own process and turns the run into bench/soak.json and bench/soak.svg.
  *
- *   bun tests/load/soak.ts --minutes N --sessions M --out FILE
+ *   bun tests/load/soak.ts --minutes N --sessions M --out FILE [--faults none]
+ *
+ * `--faults none` injects no fault: a clean measurement of what the work alone costs (e.g. the worker's heap slope).
  */
 import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -24,11 +26,17 @@ import { type Shared, Slot } from "./soak/slot.ts";
 import { memorySampler, personProbe } from "./soak/watch.ts";
 
 const { values } = parseArgs({
-  options: { minutes: { type: "string", default: "3" }, sessions: { type: "string", default: "4" }, out: { type: "string" } },
+  options: {
+    minutes: { type: "string", default: "3" },
+    sessions: { type: "string", default: "4" },
+    out: { type: "string" },
+    faults: { type: "string", default: "all" },
+  },
 });
 const minutes = Number(values.minutes);
 const sessions = Number(values.sessions);
-if (!(minutes > 0) || !(sessions >= 1) || !values.out) throw new Error("usage: bun tests/load/soak.ts --minutes N --sessions M --out FILE");
+if (!(minutes > 0) || !(sessions >= 1) || !values.out || !["all", "none"].includes(values.faults!))
+  throw new Error("usage: bun tests/load/soak.ts --minutes N --sessions M --out FILE [--faults all|none]");
 
 const log = (line: string) => console.error(`soak: ${line}`);
 const w = await startWorld({});
@@ -42,6 +50,8 @@ try {
   const moved = await ledgerOnTmpfs(w);
   if (typeof moved === "string") skipped.disk_full = moved;
   else disk = moved;
+  const noFaults = values.faults === "none";
+  if (noFaults) for (const kind of Object.keys(FAULTS)) skipped[kind] = "--faults none";
 
   const t0 = performance.now();
   const now = () => (performance.now() - t0) / 1000;
@@ -66,11 +76,11 @@ try {
   // No fault in the run's last 20 s: the end reads a world that has settled.
   const faultsDone = () => now() >= end - 20;
   const everyS = Math.max(10, Math.min(45, (end - 30) / Object.keys(FAULTS).length));
-  log(`${minutes} min, ${sessions} sessions, a fault every ~${Math.round(everyS)} s; home ${w.home}`);
+  log(`${minutes} min, ${sessions} sessions, ${noFaults ? "no faults" : `a fault every ~${Math.round(everyS)} s`}; home ${w.home}`);
   const progress = setInterval(() => log(`${Math.round(now())} s: ${sh.calls.length} calls, ${run.faults.length} faults`), 30_000);
   await Promise.all([
     ...slots.map((s) => s.run()),
-    injectFaults({ w, slots, disk, now }, everyS, faultsDone, run.faults, new Set(Object.keys(skipped))),
+    noFaults ? undefined : injectFaults({ w, slots, disk, now }, everyS, faultsDone, run.faults, new Set(Object.keys(skipped))),
     personProbe(w, now, done, run.probe),
     memorySampler(w, now, done, run.memory),
   ]);
