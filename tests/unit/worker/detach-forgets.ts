@@ -1,7 +1,8 @@
 /**
  * Run by extension-detach-forgets.test.ts in a process of its own (the worker's modules bind `chrome` when first
  * imported). Tabs are attached, log to the console, and are detached by bsk itself (a borrowed tab returned), for
- * which Chrome fires no onDetach: how many of them the console/network capture still holds. Prints JSON.
+ * which Chrome fires no onDetach: how many of them the console/network capture and the last-snapshot store still
+ * hold; and how many last snapshots stay of many tabs never detached. Prints JSON.
  */
 import { fakeBrowser } from "wxt/testing/fake-browser";
 
@@ -17,9 +18,12 @@ const onEvent: EventListener[] = [];
 (globalThis as { chrome?: unknown }).chrome = fakeBrowser;
 const { attach, detach, installCdpListeners } = await import("../../../extension/src/cdp/debugger.ts");
 const { installDiagnosticsCapture, tabLogs } = await import("../../../extension/src/features/diagnostics/capture.ts");
+const store = await import("../../../extension/src/page/snapshot/store.ts");
 
 installCdpListeners();
 installDiagnosticsCapture();
+store.installSnapshotStore();
+const snapshotOf = (tabId: number) => ({ meta: {} as never, lines: [`- heading "tab ${tabId}"`], at: Date.now() });
 const TABS = 50;
 const logged = (tabId: number) => ({
   type: "log",
@@ -31,9 +35,25 @@ let heldWhileAttached = 0;
 for (let tabId = 1; tabId <= TABS; tabId++) {
   await attach(tabId);
   for (const l of onEvent) l({ tabId }, "Runtime.consoleAPICalled", logged(tabId));
-  if ((await tabLogs(tabId)).console.ring.lastSeq > 0) heldWhileAttached++;
+  store.setLast("s1", tabId, snapshotOf(tabId));
+  if ((await tabLogs(tabId)).console.ring.lastSeq > 0 && store.getLast("s1", tabId)) heldWhileAttached++;
   await detach(tabId);
 }
-let heldAfterDetach = 0;
-for (let tabId = 1; tabId <= TABS; tabId++) if ((await tabLogs(tabId)).console.ring.lastSeq > 0) heldAfterDetach++;
-console.log(JSON.stringify({ tabs: TABS, heldWhileAttached, heldAfterDetach }));
+let logsAfterDetach = 0;
+for (let tabId = 1; tabId <= TABS; tabId++) if ((await tabLogs(tabId)).console.ring.lastSeq > 0) logsAfterDetach++;
+const snapshotsAfterDetach = store.lastCount();
+// Tabs never detached (the worker missed it): the last snapshots stay bounded, the newest kept.
+const MANY = 4 * store.MAX_LAST;
+for (let tabId = 1000; tabId < 1000 + MANY; tabId++) store.setLast(`s${tabId % 3}`, tabId, snapshotOf(tabId));
+console.log(
+  JSON.stringify({
+    tabs: TABS,
+    heldWhileAttached,
+    logsAfterDetach,
+    snapshotsAfterDetach,
+    many: MANY,
+    maxLast: store.MAX_LAST,
+    snapshotsAfterMany: store.lastCount(),
+    newestKept: store.getLast(`s${(999 + MANY) % 3}`, 999 + MANY) !== undefined,
+  }),
+);
