@@ -4,13 +4,18 @@
  * between. Objects born between the first and second snapshot and still alive at the third are what the worker
  * keeps; they are grouped by their retainer path (edge names up from the object), largest first, and printed.
  *
- *   bun tests/load/heap-diff.ts [--sessions M] [--warm S] [--between S] [--top N]
+ * `--faults S` also injects, every ~S seconds, the soak's faults that leave the worker running (tests/load/soak/
+ * faults.ts: a renderer crashed, a tab closed by the person, the network off, the daemon killed, a takeover, a flood).
+ *
+ *   bun tests/load/heap-diff.ts [--sessions M] [--warm S] [--between S] [--top N] [--faults S]
  */
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { serviceWorker } from "../e2e/devtools.ts";
 import { startWorld, type World } from "../e2e/harness.ts";
+import type { FaultRecord } from "../../scripts/soak/run.ts";
 import { tempDir } from "../temp.ts";
+import { injectFaults } from "./soak/faults.ts";
 import { type Shared, Slot } from "./soak/slot.ts";
 
 const { values } = parseArgs({
@@ -19,6 +24,7 @@ const { values } = parseArgs({
     warm: { type: "string", default: "60" },
     between: { type: "string", default: "90" },
     top: { type: "string", default: "40" },
+    faults: { type: "string" },
   },
 });
 
@@ -129,7 +135,13 @@ try {
   let stop = false;
   const sh: Shared = { w, now, done: () => stop, files, calls: [], ops: [], downloads: new Map(), followers: [], clicks: new Map() };
   const slots = Array.from({ length: Number(values.sessions) }, (_, i) => new Slot(i, sh));
-  const work = Promise.all(slots.map((s) => s.run()));
+  // Faults that stop the worker would start its heap again; the disk's needs a tmpfs; a 512 MB page is too much here.
+  const skip = new Set(["worker_stopped", "extension_reloaded", "disk_full", "allocating_page"]);
+  const faults: FaultRecord[] = [];
+  const work = Promise.all([
+    ...slots.map((s) => s.run()),
+    values.faults ? injectFaults({ w, slots, now }, Number(values.faults), () => stop, faults, skip) : undefined,
+  ]);
   const at = async (s: number) => {
     while (now() < s) await Bun.sleep(1000);
   };
@@ -148,6 +160,7 @@ try {
   log(`C at ${Math.round(now())} s: ${c.ids.length} nodes, ${sh.calls.length - callsB} calls since B`);
   stop = true;
   await work;
+  if (faults.length) log(`faults: ${faults.map((f) => `${f.kind}${f.injected ? "" : " (not injected)"}`).join(", ")}`);
   for (const f of sh.followers) await f.stop();
 
   const inA = new Set(a.ids);
@@ -157,8 +170,14 @@ try {
   const isNewInC = (j: number) => !inA.has(c.ids[j]!);
   const groups = new Map<string, { n: number; bytes: number }>();
   let total = 0;
+  let code = 0;
   for (let i = 0; i < c.ids.length; i++) {
     if (!bornAB(i)) continue;
+    // Compiled code grows as the JIT warms up to the worker's functions (bounded by them): counted, not listed.
+    if (c.types[i] === "code") {
+      code += c.selfSize[i]!;
+      continue;
+    }
     total += c.selfSize[i]!;
     const key = path(c, i, isNewInC);
     const g = groups.get(key) ?? { n: 0, bytes: 0 };
@@ -172,7 +191,9 @@ try {
     const k = `${c.types[i]}:${c.names[i]!.slice(0, 30)}`;
     byType.set(k, (byType.get(k) ?? 0) + 1);
   }
-  console.log(`kept from A..B at C: ${(total / 1024).toFixed(1)} KiB over ${callsB - callsA} calls`);
+  console.log(
+    `kept from A..B at C: ${(total / 1024).toFixed(1)} KiB of objects (and ${(code / 1024).toFixed(1)} KiB of code) over ${callsB - callsA} calls`,
+  );
   for (const [k, g] of [...groups].sort((x, y) => y[1].bytes - x[1].bytes).slice(0, Number(values.top))) {
     console.log(`${String(g.n).padStart(6)} ${(g.bytes / 1024).toFixed(1).padStart(8)} KiB  ${k}`);
   }

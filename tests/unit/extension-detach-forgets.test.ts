@@ -24,3 +24,10 @@ test("a detached tab's last snapshot goes; those of tabs never detached are boun
   expect(r.maxLast).toBeLessThan(r.many);
   expect(r.newestKept).toBe(true);
 });
+
+test("a tab remembers the navigation requests of a bounded number of frames, none once detached", async () => {
+  const r = await run();
+  expect(r.framesRemembered).toBe(r.maxFrames);
+  expect(r.maxFrames).toBeLessThan(r.frames);
+  expect(r.framesAfterDetach).toBe(0);
+});

@@ -19,10 +19,12 @@ const onEvent: EventListener[] = [];
 const { attach, detach, installCdpListeners } = await import("../../../extension/src/cdp/debugger.ts");
 const { installDiagnosticsCapture, tabLogs } = await import("../../../extension/src/features/diagnostics/capture.ts");
 const store = await import("../../../extension/src/page/snapshot/store.ts");
+const navReasons = await import("../../../extension/src/cdp/nav-reasons.ts");
 
 installCdpListeners();
 installDiagnosticsCapture();
 store.installSnapshotStore();
+navReasons.installNavReasons();
 const snapshotOf = (tabId: number) => ({ meta: {} as never, lines: [`- heading "tab ${tabId}"`], at: Date.now() });
 const TABS = 50;
 const logged = (tabId: number) => ({
@@ -45,8 +47,25 @@ const snapshotsAfterDetach = store.lastCount();
 // Tabs never detached (the worker missed it): the last snapshots stay bounded, the newest kept.
 const MANY = 4 * store.MAX_LAST;
 for (let tabId = 1000; tabId < 1000 + MANY; tabId++) store.setLast(`s${tabId % 3}`, tabId, snapshotOf(tabId));
+// A page whose iframes come and go, each asking for a navigation: the tab remembers a bounded number of frames.
+const FRAMES = 10 * navReasons.MAX_FRAMES;
+await attach(7);
+for (let i = 0; i < FRAMES; i++)
+  for (const l of onEvent)
+    l({ tabId: 7 }, "Page.frameRequestedNavigation", {
+      frameId: `F${i}`,
+      reason: "scriptInitiated",
+      url: "https://a.test/",
+      disposition: "currentTab",
+    });
+const framesRemembered = navReasons.requestedFrames(7);
+await detach(7);
 console.log(
   JSON.stringify({
+    frames: FRAMES,
+    maxFrames: navReasons.MAX_FRAMES,
+    framesRemembered,
+    framesAfterDetach: navReasons.requestedFrames(7),
     tabs: TABS,
     heldWhileAttached,
     logsAfterDetach,
