@@ -126,6 +126,17 @@ function path(s: Snapshot, i: number, isNew: (j: number) => boolean, depth = 12)
 }
 
 const log = (line: string) => console.error(`heap-diff: ${line}`);
+
+/** KiB of compiled code and of everything else in the snapshot. */
+function sizes(s: Snapshot): string {
+  let code = 0;
+  let rest = 0;
+  for (let i = 0; i < s.ids.length; i++) {
+    if (s.types[i] === "code") code += s.selfSize[i]!;
+    else rest += s.selfSize[i]!;
+  }
+  return `${(code / 1024).toFixed(0)} KiB code, ${(rest / 1024).toFixed(0)} KiB other`;
+}
 const w = await startWorld({});
 const files = tempDir("bsk-heap-files-");
 try {
@@ -150,14 +161,14 @@ try {
   await at(warm);
   const a = await snapshot(w);
   const callsA = sh.calls.length;
-  log(`A at ${Math.round(now())} s: ${a.ids.length} nodes, ${callsA} calls`);
+  log(`A at ${Math.round(now())} s: ${a.ids.length} nodes (${sizes(a)}), ${callsA} calls`);
   await at(warm + between);
   const b = await snapshot(w);
   const callsB = sh.calls.length;
-  log(`B at ${Math.round(now())} s: ${b.ids.length} nodes, ${callsB - callsA} calls since A`);
+  log(`B at ${Math.round(now())} s: ${b.ids.length} nodes (${sizes(b)}), ${callsB - callsA} calls since A`);
   await at(warm + 2 * between);
   const c = await snapshot(w);
-  log(`C at ${Math.round(now())} s: ${c.ids.length} nodes, ${sh.calls.length - callsB} calls since B`);
+  log(`C at ${Math.round(now())} s: ${c.ids.length} nodes (${sizes(c)}), ${sh.calls.length - callsB} calls since B`);
   stop = true;
   await work;
   if (faults.length) log(`faults: ${faults.map((f) => `${f.kind}${f.injected ? "" : " (not injected)"}`).join(", ")}`);
