@@ -1,5 +1,5 @@
 /**
- * The soak (issue #40): `npm run soak -- --minutes N [--sessions M] [--faults kind,kind] [--report bench/soak.json]`. Runs
+ * The soak (issue #40): `npm run soak -- --minutes N [--sessions M] [--faults kind,kind|none] [--report bench/soak.json]`. Runs
  * tests/load/soak.ts as its own process (it drives a real Chromium with the real extension through dist/bsk, with
  * faults injected, and records the raw run), then judges the run (scripts/soak/figures.ts) and writes the report
  * (bench/soak.json) and its picture (bench/soak.svg, next to the report). Exits 1 when a figure broke its bar.
@@ -18,7 +18,7 @@ const { values } = parseArgs({
   options: {
     minutes: { type: "string", default: "3" },
     sessions: { type: "string", default: "4" },
-    /** Only these fault kinds (tests/load/soak/faults.ts), comma-separated; default all. */
+    /** Only these fault kinds (tests/load/soak/faults.ts), comma-separated, or `none`; default all. */
     faults: { type: "string" },
     report: { type: "string", default: join(ROOT, "bench/soak.json") },
     /** Judge an earlier raw run again (no new run). */

@@ -14,6 +14,7 @@ import { installDialogTracking } from "../src/page/dialogs.ts";
 import { installEffectNotices } from "../src/page/effects.ts";
 import { installFrameTracking } from "../src/cdp/frames.ts";
 import { installDiagnosticsCapture } from "../src/features/diagnostics/capture.ts";
+import { installSnapshotStore } from "../src/page/snapshot/store.ts";
 import { installOriginGuard } from "../src/features/guard/origins.ts";
 import { installPromptWatch } from "../src/features/guard/prompts.ts";
 import { installOwnPageRevival } from "../src/link/own-pages.ts";
@@ -67,6 +68,7 @@ export default defineBackground({
     installDialogTracking();
     installFrameTracking();
     installDiagnosticsCapture();
+    installSnapshotStore();
     installOwnershipListeners();
     installDragListeners();
     installLinkTracking();

@@ -10,7 +10,8 @@
  *
  *   bun tests/load/soak.ts --minutes N --sessions M [--faults kind,kind] --out FILE
  *
- * --faults injects only the kinds named (FAULTS' keys); the others are listed as skipped, with why.
+ * --faults injects only the kinds named (FAULTS' keys); the others are listed as skipped, with why. `--faults none`
+ * injects no fault: a clean measurement of what the work alone costs (e.g. the worker's heap slope).
  */
 import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -37,7 +38,7 @@ const minutes = Number(values.minutes);
 const sessions = Number(values.sessions);
 if (!(minutes > 0) || !(sessions >= 1) || !values.out)
   throw new Error("usage: bun tests/load/soak.ts --minutes N --sessions M [--faults kind,kind] --out FILE");
-const chosen = values.faults?.split(",").map((k) => k.trim()) ?? Object.keys(FAULTS);
+const chosen = values.faults === "none" ? [] : (values.faults?.split(",").map((k) => k.trim()) ?? Object.keys(FAULTS));
 const unknownKinds = chosen.filter((k) => !(k in FAULTS));
 if (unknownKinds.length) throw new Error(`no fault kind ${unknownKinds.join(", ")}; the kinds: ${Object.keys(FAULTS).join(", ")}`);
 
@@ -82,11 +83,13 @@ try {
   const faultsDone = () => now() >= end - 20;
   const kinds = Object.keys(FAULTS).filter((k) => !(k in skipped));
   const everyS = Math.max(10, Math.min(45, (end - 30) / Math.max(1, kinds.length)));
-  log(`${minutes} min, ${sessions} sessions, a fault every ~${Math.round(everyS)} s (${kinds.join(", ")}); home ${w.home}`);
+  log(
+    `${minutes} min, ${sessions} sessions, ${kinds.length ? `a fault every ~${Math.round(everyS)} s (${kinds.join(", ")})` : "no faults"}; home ${w.home}`,
+  );
   const progress = setInterval(() => log(`${Math.round(now())} s: ${sh.calls.length} calls, ${run.faults.length} faults`), 30_000);
   await Promise.all([
     ...slots.map((s) => s.run()),
-    injectFaults({ w, slots, disk, now }, everyS, faultsDone, run.faults, new Set(Object.keys(skipped))),
+    kinds.length ? injectFaults({ w, slots, disk, now }, everyS, faultsDone, run.faults, new Set(Object.keys(skipped))) : undefined,
     personProbe(w, now, done, run.probe),
     memorySampler(w, now, done, run.memory),
   ]);

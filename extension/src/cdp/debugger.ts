@@ -304,8 +304,13 @@ export function subscribe(tabId: number, onEvent: CdpListener, onDetach?: Detach
   };
 }
 
-/** Detaches if attached (also an attachment made before a service-worker restart). */
+/**
+ * Detaches if attached (also an attachment made before a service-worker restart). Chrome fires no onDetach for our own
+ * detach, so the taps hear it here: what they keep per tab (console and network buffers, frames, dialogs) would
+ * otherwise stay for every tab returned to the person, for the worker's life.
+ */
 export async function detach(tabId: number): Promise<void> {
   forget(tabId);
+  for (const t of taps) t.onDetach?.(tabId);
   await browser.debugger.detach({ tabId }).catch(() => undefined);
 }

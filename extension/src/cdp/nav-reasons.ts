@@ -14,15 +14,20 @@ interface Requested {
   at: number;
 }
 
-/** Tab id → frame id → the last navigation that frame's page requested. */
+/** Tab id → frame id → the last navigation that frame's page requested (the newest MAX_FRAMES frames of the tab). */
 const requested = new Map<number, Map<string, Requested>>();
+/** Frames remembered per tab: a page's iframes come and go (each load a new frame id) for as long as the tab lives. */
+export const MAX_FRAMES = 16;
 
 export function installNavReasons(): void {
   tapCdp({
     onEvent(source, method, params) {
       if (method !== "Page.frameRequestedNavigation" || source.sessionId || params.disposition !== "currentTab") return;
       const frames = requested.get(source.tabId) ?? new Map<string, Requested>();
-      frames.set(String(params.frameId), { reason: String(params.reason ?? ""), url: String(params.url ?? ""), at: Date.now() });
+      const frameId = String(params.frameId);
+      frames.delete(frameId);
+      frames.set(frameId, { reason: String(params.reason ?? ""), url: String(params.url ?? ""), at: Date.now() });
+      while (frames.size > MAX_FRAMES) frames.delete(frames.keys().next().value!);
       requested.set(source.tabId, frames);
     },
     onDetach(tabId) {
@@ -49,4 +54,9 @@ export function transitionOf(transitionType: string, reason: string | undefined)
   return transitionType === "link" && (reason === "scriptInitiated" || reason === "metaTagRefresh" || reason === "httpHeaderRefresh")
     ? "script"
     : transitionType;
+}
+
+/** How many frames of the tab have a remembered request (a test's view of the bound). */
+export function requestedFrames(tabId: number): number {
+  return requested.get(tabId)?.size ?? 0;
 }

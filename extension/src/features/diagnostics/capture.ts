@@ -5,7 +5,7 @@
  * the page's console messages (those its predecessor never reported become events then); the requests until then
  * are held and fed in (past WAKING_CAPACITY an `events.lost`). Numbering starts again with each attachment (a
  * reader's old cursor then reads from the start). The debugger
- * detaching (session end, tab closed) drops the tab's buffers. A borrowed tab's buffers start when the person lent it. Console errors and failed requests also go to the
+ * detaching (session end, tab closed, tab returned: cdp/debugger.ts `detach` tells the taps) drops the tab's buffers. A borrowed tab's buffers start when the person lent it. Console errors and failed requests also go to the
  * session's event stream (page-events.ts).
  */
 import { onAttach, sendTo, tapCdp } from "../../cdp/debugger.ts";
@@ -93,7 +93,7 @@ function enableChild(logs: TabLogs, child: CdpTarget): void {
 /**
  * Up to which page time the replay of a tab's console is not new to the stream. Only an attachment that outlived the
  * previous worker continues from the stored mark; a fresh one starts a new mark at `attachedAt`, so a stale mark
- * (our own detach fires no onDetach) never turns what the page logged before this attachment into events.
+ * (left by a detach this worker never saw) never turns what the page logged before this attachment into events.
  */
 async function replayedUpTo(tabId: number, readopted: boolean, attachedAt: number): Promise<number> {
   const stored = await reportedUpTo(tabId);
@@ -105,8 +105,8 @@ async function replayedUpTo(tabId: number, readopted: boolean, attachedAt: numbe
 
 export function installDiagnosticsCapture(): void {
   onAttach(async (tabId, send, readopted) => {
-    // Fresh buffers for each attachment: our own detach (a returned tab, a session's end) fires no onDetach, and
-    // what a tab held for an earlier session is not the next one's. In a borrowed tab, what came before the
+    // Fresh buffers for each attachment: what a tab held for an earlier session (or an earlier worker) is not the
+    // next one's. In a borrowed tab, what came before the
     // person's consent is theirs and stays out of the buffers. Console: Runtime and Log replay the page's messages
     // on enabling (cdp/debugger.ts turns them off first on a surviving attachment); those up to the tab's mark are not new
     // to the stream: on a fresh attachment, everything until now. The buffers exist before this hook awaits

@@ -1,8 +1,11 @@
 /**
  * Snapshots kept briefly in the worker: each paged capture (for --cursor), and per session and tab the last full
  * snapshot (the base of --diff and what `find` searches). Lost with the worker; a cursor then says to re-snapshot.
+ * A tab's last snapshots go when the tab is detached (closed, returned, its session ended), and at most MAX_LAST
+ * are kept in all (the least recently taken go first), so the worker keeps none per tab long gone.
  */
 import { BskError } from "../../../../protocol/errors.ts";
+import { tapCdp } from "../../cdp/debugger.ts";
 import type { CaptureMeta } from "./render.ts";
 
 export interface PagedCapture {
@@ -29,6 +32,8 @@ export interface LastSnapshot {
 
 const CURSOR_TTL_MS = 10 * 60_000;
 const MAX_PAGED = 16;
+/** Last snapshots kept, over every session and tab (a tab's own go when it is detached). */
+export const MAX_LAST = 64;
 
 const paged = new Map<string, PagedCapture>();
 const last = new Map<string, LastSnapshot>();
@@ -82,7 +87,25 @@ export function fromCursor(cursor: string, sessionId: string, tabId: number): { 
 }
 
 export function setLast(sessionId: string, tabId: number, s: LastSnapshot): void {
-  last.set(key(sessionId, tabId), s);
+  const k = key(sessionId, tabId);
+  last.delete(k);
+  last.set(k, s);
+  while (last.size > MAX_LAST) last.delete(last.keys().next().value!);
+}
+
+/** How many last snapshots the worker holds (a test's view of the bound). */
+export function lastCount(): number {
+  return last.size;
+}
+
+/** A detached tab (closed, returned, its session ended) is no session's to diff or search any more. */
+export function installSnapshotStore(): void {
+  tapCdp({
+    onEvent() {},
+    onDetach(tabId) {
+      for (const k of last.keys()) if (k.endsWith(`|${tabId}`)) last.delete(k);
+    },
+  });
 }
 
 export function getLast(sessionId: string, tabId: number): LastSnapshot | undefined {
