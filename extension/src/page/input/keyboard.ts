@@ -16,8 +16,10 @@ function key(tabId: number, e: KeyEvent, signal?: AbortSignal): Promise<unknown>
 
 /** Keys bound to where they were aimed (aim.ts bindKeys). */
 export interface KeyBinding {
-  /** After a batch was delivered (`batches` of `total` so far): throws when the focus is no longer where aimed. */
-  after: (batches: number, signal?: AbortSignal) => Promise<void>;
+  /** Right after batch number `batches` went out: its key events (null: inserted text). */
+  sent: (batches: number, events: KeyEvent[] | null) => void;
+  /** Before the next batch, once `delivered` (batch `batches`' answer) resolves: throws when the focus is no longer where aimed. */
+  after: (batches: number, delivered: Promise<unknown>, signal?: AbortSignal) => Promise<void>;
 }
 
 /** How many keyup events pressing a chord `count` times gives the page (its last events: effects.ts readAlong). */
@@ -31,11 +33,12 @@ export async function pressChord(tabId: number, chord: Chord, count = 1, signal?
   let sent: Promise<unknown>[] = [];
   for (let i = 0; i < count; i++) {
     if (binding && i > 0) {
-      await Promise.all(sent);
+      const delivered = Promise.all(sent);
       sent = [];
-      await binding.after(i, signal);
+      await binding.after(i, delivered, signal);
     }
     for (const e of events) sent.push(key(tabId, e, signal));
+    binding?.sent(i + 1, events);
   }
   await Promise.all(sent);
 }
@@ -64,14 +67,15 @@ export async function typeText(tabId: number, text: string, delayMs: number, sig
   let typed = 0;
   for (const ch of text) {
     if (binding && typed > 0) {
-      await Promise.all(batch);
+      const delivered = Promise.all(batch);
       batch = [];
-      await binding.after(typed, signal);
+      await binding.after(typed, delivered, signal);
     }
     typed++;
     const events = charEvents(ch);
     if (events) for (const e of events) batch.push(key(tabId, e, signal));
     else batch.push(send(tabId, "Input.insertText", { text: ch }, signal));
+    binding?.sent(typed, events);
     if (delayMs > 0) {
       await Promise.all(batch);
       batch = [];
