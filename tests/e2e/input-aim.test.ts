@@ -64,8 +64,9 @@ describe("keys bound to their target", () => {
     page.close();
   });
 
-  // The look at the focus rides along with each key (aim.ts lookAlong): taken a task after the key's keyup, and taken
-  // again after the key's answer when the page keeps its keyups from bsk.
+  // Where the focus is must be looked at once the key's keyup has been handled whole, and without bsk's own listeners
+  // hearing the page's keys (a page can keep them to itself): a look taken as the keyup is heard, or that waits to
+  // hear it, would miss these.
   for (const [mode, how] of [
     ["move-on-keyup", "on the third key's keyup"],
     ["hush", "at the third key, its keyups kept from bsk"],

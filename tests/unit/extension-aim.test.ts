@@ -29,22 +29,3 @@ test("a focus check that throws or answers nothing readable stops the keys: inpu
   // The check's answer "still aimed" lets the keys go on.
   expect(r.aimed).toEqual({ aimed: true });
 });
-
-test("the look sent along with the keys: its 'still aimed' or 'moved' is taken; no answer is a check after the keys' answer", async () => {
-  const r = await workerAnswer(import.meta.dir, "worker/aim-check.ts");
-  // Taken as it is: no check of its own follows (the one that follows would have thrown, or said aimed).
-  expect(r.along_aimed).toEqual({ aimed: true, looks: 1, checks: 0 });
-  expect(r.along_moved).toEqual({
-    code: "input_diverted",
-    reason: null,
-    focus: { role: "textbox", name: "Other", frame: false },
-    looks: 1,
-    checks: 0,
-  });
-  // No answer to take: the check after the keys' answer decides, failing closed as above.
-  expect(r.along_cannot_wait).toEqual({ code: "input_diverted", reason: "focus_unknown", focus: null, looks: 1, checks: 1 });
-  expect(r.along_never).toEqual({ code: "input_diverted", reason: "focus_unknown", focus: null, looks: 1, checks: 1 });
-  expect(r.along_threw).toEqual({ aimed: true, looks: 1, checks: 1 });
-  expect(r.along_failed).toEqual({ aimed: true, looks: 1, checks: 1 });
-  expect(r.last_looks).toBe(0);
-});

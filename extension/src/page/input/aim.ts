@@ -8,19 +8,11 @@
  * `navigated_during_input`, `effect_state` committed (some input reached the page). At most the batch sent while
  * the focus moved can have gone elsewhere; the reply says so. The check fails closed: one that throws in the page or
  * answers nothing readable means "not aimed" (`input_diverted`, reason `focus_unknown`), never "go on".
- *
- * The look rides along with the batch (`lookAlong`): sent with its keys, it waits in the page until the action's probe
- * (dom-probe.ts) has counted the batch's last keyup, and looks once that keyup's dispatch is over (the page's own
- * handlers of it have run), in the next frame or task: no round trip of its own after the keys' answer.
- * Only an answer "still aimed" or "moved" from that look is taken; one that does not come by LOOK_ALONG_CAP_MS after
- * the keys' answer (a page whose own listener hid the keyup from bsk's, a busy machine), or that fails, is not an
- * answer: the look is made again after the answer, as it always was.
  */
 import { BskError } from "../../../../protocol/errors.ts";
 import { sendTo } from "../../cdp/debugger.ts";
 import { isGoneError } from "../../cdp/frames.ts";
 import type { CdpTarget } from "../../cdp/refs/target.ts";
-import { raceAbort } from "../../shared/abort.ts";
 import type { KeyBinding } from "./keyboard.ts";
 
 /** Where keys were aimed: the element (`objectId`) or the document of a world (`contextId`, keys to its focus). */
@@ -48,50 +40,6 @@ function focusInPage(this: unknown, anywhere: boolean): string {
 const FOCUS_FN = focusInPage.toString();
 
 /**
- * focusInPage's answer, looked at once the keyup that brings the probe's count of trusted keyups to `keyups` (`key`'s)
- * has been dispatched whole; "" when it cannot wait for it (no probe, a newer one), and after a minute at most.
- */
-const ALONG_FN = `function (anywhere, keyups, key) {
-  const focus = ${FOCUS_FN};
-  const s = globalThis.__bskMut;
-  const el = this;
-  return new Promise((resolve) => {
-    if (!s || typeof s.count !== "function") return resolve("");
-    let over = false;
-    const off = () => {
-      over = true;
-      removeEventListener("keyup", heard, true);
-      clearTimeout(backstop);
-    };
-    // After the keyup's whole dispatch (the page's handlers on the field, on the window): in the frame the renderer
-    // runs next, or the task after it, whichever comes first (a hidden page runs no frames).
-    const look = () => {
-      off();
-      let looked = false;
-      const answer = () => looked || ((looked = true), resolve(focus.call(el, anywhere)));
-      const task = new MessageChannel();
-      task.port1.onmessage = answer;
-      task.port2.postMessage(null);
-      requestAnimationFrame(answer);
-    };
-    const reached = () => s.count("keyup") >= keyups;
-    // Added after the probe's capture listener (armed before the first key), so the probe has counted this keyup.
-    const heard = (e) => {
-      if (over) return;
-      if (globalThis.__bskMut !== s) return off(), resolve("");
-      if (e.isTrusted && e.key === key && reached()) look();
-    };
-    const backstop = setTimeout(() => over || (off(), resolve("")), 60000);
-    // Already counted: that keyup's dispatch is over (this runs as a task of its own).
-    if (reached()) return off(), resolve(focus.call(el, anywhere));
-    addEventListener("keyup", heard, true);
-  });
-}`;
-
-/** How long after the keys' answer the look sent along with them is waited for before looking again on its own. */
-const LOOK_ALONG_CAP_MS = 100;
-
-/**
  * Where the focus went instead; null while it is where the keys were aimed. `unknown`: the check itself failed (it
  * threw in the page, or answered nothing readable), so the keys are not known to be aimed any more (fail closed).
  */
@@ -109,57 +57,14 @@ async function movedFrom(aim: Aim, anywhere: boolean, signal?: AbortSignal): Pro
     );
     if (r.exceptionDetails) return { unknown: "the focus check threw in the page" };
     if (typeof r.result?.value !== "string") return { unknown: "the focus check gave no answer" };
-    return saidMoved(r.result.value);
+    const said = JSON.parse(r.result.value) as 1 | { role: string; name: string; frame: boolean };
+    return said === 1 ? null : said;
   } catch (err) {
     if (err instanceof SyntaxError) return { unknown: "the focus check gave no readable answer" };
     // The aimed-at document is gone: the page navigated (or the frame went) while keys were going in.
     if (isGoneError(err)) return { navigated: true };
     throw err;
   }
-}
-
-function saidMoved(value: string): Moved | null {
-  const said = JSON.parse(value) as 1 | { role: string; name: string; frame: boolean };
-  return said === 1 ? null : said;
-}
-
-/**
- * The look sent along with a batch (ALONG_FN): null while the focus is where aimed, where it went, or undefined when
- * it gave no answer to take (it could not wait, failed, or was not back LOOK_ALONG_CAP_MS after `delivered`).
- */
-function lookAlong(
-  aim: Aim,
-  anywhere: boolean,
-  keyups: number,
-  key: string,
-): (delivered: Promise<unknown>) => Promise<Moved | null | undefined> {
-  const on = "objectId" in aim ? { objectId: aim.objectId } : { executionContextId: aim.contextId };
-  // No abort signal: a look still waiting in the page when the call ends is no script left running (debugger.ts).
-  const answer = sendTo<{ result?: { value?: unknown }; exceptionDetails?: unknown }>(aim.target, "Runtime.callFunctionOn", {
-    ...on,
-    functionDeclaration: ALONG_FN,
-    arguments: [{ value: anywhere }, { value: keyups }, { value: key }],
-    awaitPromise: true,
-    returnByValue: true,
-  }).then(
-    (r) => (r.exceptionDetails || typeof r.result?.value !== "string" || r.result.value === "" ? undefined : saidMoved(r.result.value)),
-    () => undefined,
-  );
-  return async (delivered) => {
-    await delivered.then(
-      () => undefined,
-      () => undefined,
-    );
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), LOOK_ALONG_CAP_MS);
-    });
-    try {
-      return await Promise.race([answer.catch(() => undefined), late]);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
 }
 
 /**
@@ -169,21 +74,9 @@ function lookAlong(
  * not into a frame or away with the document.
  */
 export function bindKeys(tabId: number, aim: Aim, what: string, unit: string, total: number, anywhere: boolean): KeyBinding {
-  /** Keyups sent so far (the probe counts the page's from its arming, before the first key), and the batch's look. */
-  let keyups = 0;
-  let along: { batches: number; look: ReturnType<typeof lookAlong> } | null = null;
   return {
-    sent: (batches, events) => {
-      const ups = events?.filter((e) => e.type === "keyUp") ?? [];
-      keyups += ups.length;
-      along = batches < total && ups.length ? { batches, look: lookAlong(aim, anywhere, keyups, ups.at(-1)!.key) } : null;
-    },
-    after: async (batches, delivered, signal) => {
-      const ahead = along?.batches === batches ? along.look(delivered) : undefined;
-      along = null;
-      await delivered;
-      const seen = ahead ? await raceAbort(ahead, signal) : undefined;
-      const moved = seen === undefined ? await movedFrom(aim, anywhere, signal) : seen;
+    after: async (batches, signal) => {
+      const moved = await movedFrom(aim, anywhere, signal);
       if (!moved) return;
       // The last batch sent may have gone either way: the focus moved at some point after the check before it.
       const sure = batches - 1;

@@ -16,10 +16,8 @@ function key(tabId: number, e: KeyEvent, signal?: AbortSignal): Promise<unknown>
 
 /** Keys bound to where they were aimed (aim.ts bindKeys). */
 export interface KeyBinding {
-  /** Right after batch number `batches` went out: its key events (null: inserted text). */
-  sent: (batches: number, events: KeyEvent[] | null) => void;
-  /** Before the next batch, once `delivered` (batch `batches`' answer) resolves: throws when the focus is no longer where aimed. */
-  after: (batches: number, delivered: Promise<unknown>, signal?: AbortSignal) => Promise<void>;
+  /** After a batch was delivered (`batches` of `total` so far): throws when the focus is no longer where aimed. */
+  after: (batches: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /** How many keyup events pressing a chord `count` times gives the page (its last events: effects.ts readAlong). */
@@ -33,12 +31,11 @@ export async function pressChord(tabId: number, chord: Chord, count = 1, signal?
   let sent: Promise<unknown>[] = [];
   for (let i = 0; i < count; i++) {
     if (binding && i > 0) {
-      const delivered = Promise.all(sent);
+      await Promise.all(sent);
       sent = [];
-      await binding.after(i, delivered, signal);
+      await binding.after(i, signal);
     }
     for (const e of events) sent.push(key(tabId, e, signal));
-    binding?.sent(i + 1, events);
   }
   await Promise.all(sent);
 }
@@ -67,15 +64,14 @@ export async function typeText(tabId: number, text: string, delayMs: number, sig
   let typed = 0;
   for (const ch of text) {
     if (binding && typed > 0) {
-      const delivered = Promise.all(batch);
+      await Promise.all(batch);
       batch = [];
-      await binding.after(typed, delivered, signal);
+      await binding.after(typed, signal);
     }
     typed++;
     const events = charEvents(ch);
     if (events) for (const e of events) batch.push(key(tabId, e, signal));
     else batch.push(send(tabId, "Input.insertText", { text: ch }, signal));
-    binding?.sent(typed, events);
     if (delayMs > 0) {
       await Promise.all(batch);
       batch = [];
