@@ -64,6 +64,26 @@ describe("keys bound to their target", () => {
     page.close();
   });
 
+  // Where the focus is must be looked at once the key's keyup has been handled whole, and without bsk's own listeners
+  // hearing the page's keys (a page can keep them to itself): a look taken as the keyup is heard, or that waits to
+  // hear it, would miss these.
+  for (const [mode, how] of [
+    ["move-on-keyup", "on the third key's keyup"],
+    ["hush", "at the third key, its keyups kept from bsk"],
+  ] as const) {
+    test(`the page moves the focus to its own other field ${how}: the rest is not typed there`, async () => {
+      const page = await aimPage(mode);
+      const err = await fails(["type", "abcdefgh", "--target", "#first"], "input_diverted", 14);
+      expect(err.data).toMatchObject({ delivered: 2, uncertain: 1, not_sent: 5, focus: { role: "textbox", name: "Second", frame: false } });
+      // Moved at the keydown, the third key's text goes to Second (the key sent while the focus moved); at the keyup, to First.
+      const third = mode === "hush" ? ["ab", "c"] : ["abc", ""];
+      expect(await page.evaluate(`document.getElementById("first").value + "|" + document.getElementById("second").value`)).toBe(
+        third.join("|"),
+      );
+      page.close();
+    });
+  }
+
   test("with no target, a field handing on to the next in the same document is the page's own way: all is typed", async () => {
     const page = await aimPage("move");
     await w.ok(["focus", "#first", "--session", s]);
