@@ -456,11 +456,19 @@ describe("FileLedger memory: settled ops beyond the newest fullRecords are held 
     await expect(l.outcome("typed", executed({ typed: 1 }))).rejects.toThrow(/ENOSPC/);
     // Meanwhile the daemon still answers from memory.
     expect(l.get("typed")?.state).toBe("executed");
-    expect(lines(d).filter((x) => x.op_id === "typed").map((x) => x.e)).toEqual(["reserved"]);
+    expect(
+      lines(d)
+        .filter((x) => x.op_id === "typed")
+        .map((x) => x.e),
+    ).toEqual(["reserved"]);
     full = false;
     // The next line written takes the outcome with it.
     expect((await l.reserve(op(l, "next"))).kind).toBe("fresh");
-    expect(lines(d).filter((x) => x.op_id === "typed").map((x) => x.e)).toEqual(["reserved", "outcome"]);
+    expect(
+      lines(d)
+        .filter((x) => x.op_id === "typed")
+        .map((x) => x.e),
+    ).toEqual(["reserved", "outcome"]);
     await l.close();
     const m = await FileLedger.open(d);
     expect(m.get("typed")).toMatchObject({ state: "executed", effect_state: "committed" });
