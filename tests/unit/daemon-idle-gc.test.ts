@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import { IdleGc } from "../../daemon/idle-gc.ts";
 
-test("collects once after calls came and none is in flight; not while one runs; not when nothing came", () => {
+test("collects after calls came, when none is in flight; busy, it waits one look, then collects anyway", () => {
   let handled = 0;
   let inFlight = 0;
   let collected = 0;
@@ -17,11 +17,19 @@ test("collects once after calls came and none is in flight; not while one runs; 
     inFlight = 0;
     gc.tick();
     expect(collected).toBe(1);
+    // Always busy (an events --follow open, agents calling back to back): one look passes, the next collects.
+    handled = 9;
+    inFlight = 2;
     gc.tick();
     expect(collected).toBe(1);
-    handled = 6;
     gc.tick();
     expect(collected).toBe(2);
+    inFlight = 0;
+    gc.tick();
+    expect(collected).toBe(2);
+    handled = 10;
+    gc.tick();
+    expect(collected).toBe(3);
   } finally {
     gc.stop();
   }
