@@ -82,7 +82,7 @@ export default defineUnlistedScript(() => {
   const note = (e: Event) => {
     if (!e.isTrusted || onOverlay(e)) return;
     if (e.type === "keydown" && MODIFIER_KEYS.has((e as KeyboardEvent).key)) return;
-    const ev: HandEvent = { doc, seq: ++seq, kind: e.type as HandKind };
+    const ev: HandEvent = { doc, seq: ++seq, kind: e.type as HandKind, at: performance.timeOrigin + e.timeStamp };
     kept.push(ev);
     if (kept.length > KEEP) kept.shift();
     if (!(told ?? liveHere())) return;

@@ -71,3 +71,24 @@ test("a burst across three worker stops: every error the page logged is in the s
 async function lastLogged(): Promise<number> {
   return (await evaluateInPage(w.browser.cdpPort!, "/events.html", "window.logged ?? -1")) as number;
 }
+
+test("the agent's input before a worker restart is not the person's after it: the next action does not take over", async () => {
+  // The soak: a second after the worker was stopped, three busy sessions were taken over "by the person's input". The
+  // page keeps its last key and press events; the new worker's first drain knew none of them as its own.
+  const s = await w.startSession();
+  await w.ok(["navigate", w.fixtures.url("/soak.html?s=restart"), "--session", s]);
+  await w.ok(["type", "abc", "--target", "#ty", "--session", s]);
+  await w.ok(["click", "#b", "--session", s]);
+  const old = await stopServiceWorker(w.person);
+  await until("the worker to come back", async () => {
+    const sw = await serviceWorker(w.person);
+    return sw && sw.targetId !== old;
+  });
+  const click = await w.bsk(["click", "#b", "--session", s, "--json"]);
+  expect(click.json?.ok).toBe(true);
+  await w.ok(["type", "d", "--target", "#ty", "--session", s]);
+  const { sessions } = await w.ok(["session", "list"]);
+  expect(sessions.find((x: { session_id: string }) => x.session_id === s)?.state).toBe("live");
+  expect((await w.ok(["events", "--session", s, "--type", "session.takeover"])).events).toEqual([]);
+  await w.ok(["session", "stop", s]);
+});

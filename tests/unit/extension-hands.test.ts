@@ -73,6 +73,25 @@ describe("whose hands", () => {
     expect(a.reported(ev(2, "pointerdown", "gone"), 5000)).toBe(true);
   });
 
+  test("a restarted worker's first drain returns the old life's keys and presses: none is the person's, newer ones are", () => {
+    const born = 1_000_000;
+    const a = new Attribution(born);
+    const old = (seq: number, kind: HandEvent["kind"]) => ({ ...ev(seq, kind), at: born - 500 + seq });
+    a.agentSends("Input.dispatchMouseEvent", press);
+    a.agentAnswered();
+    const frames = [
+      { doc: "d1", events: [old(1, "keydown"), old(2, "keydown"), old(3, "pointerdown"), { ...ev(4, "pointerdown"), at: born + 10 }] },
+    ];
+    // Without the time check: three presses and keys beyond the one the click allows.
+    expect(a.drained(frames, a.generation, 10)).toBe(false);
+    expect(a.reported({ ...ev(5, "keydown"), at: born - 1 }, 20)).toBe(false);
+    expect(a.reported({ ...ev(6, "keydown"), at: born + 2000 }, 2000)).toBe(true);
+    // The old life's report arriving late is not the person's either; a report without a time is judged as before.
+    const b = new Attribution(born);
+    expect(b.reported({ ...ev(1, "keydown", "d2"), at: born - 100 }, 0)).toBe(false);
+    expect(b.reported(ev(2, "keydown", "d2"), 0)).toBe(true);
+  });
+
   test("which commands are input and what each allows", () => {
     expect(
       [

@@ -15,10 +15,12 @@ import { Attribution, makesHandEvents } from "./attribution.ts";
 import { HAND_KINDS, HANDS_GLOBAL, type HandsDrain, type HandsReport } from "../../shared/messages/hands.ts";
 
 const tabs = new Map<number, Attribution>();
+/** This worker's start: what the pages noted before it is another worker's to judge (attribution.ts). */
+const WORKER_BORN = Date.now();
 
 function of(tabId: number): Attribution {
   let a = tabs.get(tabId);
-  if (!a) tabs.set(tabId, (a = new Attribution()));
+  if (!a) tabs.set(tabId, (a = new Attribution(WORKER_BORN)));
   return a;
 }
 
@@ -67,6 +69,7 @@ function validReport(msg: unknown): msg is HandsReport {
     m.doc.length <= 32 &&
     Number.isSafeInteger(m.seq) &&
     m.seq! > 0 &&
+    (m.at === undefined || Number.isFinite(m.at)) &&
     KINDS.has(m.kind!)
   );
 }

@@ -13,6 +13,11 @@
  *
  * So the agent's own input never counts as the person's, also while the person's input arrives during it; the
  * person's input does, except a press or key that exactly stands in for one the agent's command then did not make.
+ *
+ * A worker knows only the input it sent itself: an event from before it started (`bornAt`) may be a previous worker's
+ * input (the page keeps its last events, and a restarted worker's first drain knows nothing of them), so it is never
+ * the person's. Without this, the first action after a worker restart counted the old life's keys and presses as the
+ * person's and took the session over (the soak: three sessions at once, a second after the worker was stopped).
  */
 import type { HandEvent, HandsDrain } from "../../shared/messages/hands.ts";
 
@@ -51,6 +56,14 @@ interface AgentWindow {
 }
 
 export class Attribution {
+  /** `bornAt`: when this worker started (ms since the epoch); events before it are not attributed. */
+  constructor(private readonly bornAt = Number.NEGATIVE_INFINITY) {}
+
+  /** Happened before this worker started: whoever made it, this worker cannot tell. */
+  private beforeBirth(ev: HandEvent): boolean {
+    return typeof ev.at === "number" && ev.at < this.bornAt;
+  }
+
   /** Per document: the last event decided (by a drain or a report). */
   private readonly decided = new Map<string, number>();
   private window: AgentWindow | null = null;
@@ -93,6 +106,7 @@ export class Attribution {
     // In a window the drain decides, with the window's allowances.
     if (this.window) return false;
     this.decide(ev.doc, ev.seq);
+    if (this.beforeBirth(ev)) return false;
     return !(now - this.closedAt < LATE_MS && !this.drainedDocs.has(ev.doc));
   }
 
@@ -109,6 +123,7 @@ export class Attribution {
       for (const ev of [...f.events].sort((a, b) => a.seq - b.seq)) {
         if ((this.decided.get(f.doc) ?? 0) >= ev.seq) continue;
         this.decide(f.doc, ev.seq);
+        if (this.beforeBirth(ev)) continue;
         if (ev.kind === "pointerdown" || ev.kind === "keydown") {
           if (w.allowed[ev.kind] > 0) w.allowed[ev.kind]--;
           else person = true;

@@ -12,6 +12,8 @@ export interface HandEvent {
   doc: string;
   seq: number;
   kind: HandKind;
+  /** When it happened (ms since the epoch: the page's time origin plus the event's time stamp). */
+  at?: number;
 }
 
 /** Content script → worker, while some session is live: the newest event of a burst (it decides the earlier ones). */
