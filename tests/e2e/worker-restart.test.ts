@@ -85,7 +85,7 @@ test("the agent's input before a worker restart is not the person's after it: th
     return sw && sw.targetId !== old;
   });
   const click = await w.bsk(["click", "#b", "--session", s, "--json"]);
-  expect(click.json?.ok).toBe(true);
+  expect({ ok: click.json?.ok, error: click.json?.error?.message }).toEqual({ ok: true, error: undefined });
   await w.ok(["type", "d", "--target", "#ty", "--session", s]);
   const { sessions } = await w.ok(["session", "list"]);
   expect(sessions.find((x: { session_id: string }) => x.session_id === s)?.state).toBe("live");

@@ -15,8 +15,11 @@ import { Attribution, makesHandEvents } from "./attribution.ts";
 import { HAND_KINDS, HANDS_GLOBAL, type HandsDrain, type HandsReport } from "../../shared/messages/hands.ts";
 
 const tabs = new Map<number, Attribution>();
-/** This worker's start: what the pages noted before it is another worker's to judge (attribution.ts). */
-const WORKER_BORN = Date.now();
+/**
+ * This worker's start: what the pages noted before it is another worker's to judge (attribution.ts). On the same basis
+ * as the pages' event times (a time origin plus the monotonic clock), not `Date.now()`.
+ */
+const WORKER_BORN = performance.timeOrigin;
 
 function of(tabId: number): Attribution {
   let a = tabs.get(tabId);
