@@ -4,7 +4,8 @@
  * RSS climbed from ~68 to ~80 MB over its first minutes while its live heap stayed ~8 MB, and a daemon collected
  * every 10 s stayed at ~70–72 MB. So after calls have come it collects (a few ms on a heap this size), when none is in
  * flight if it can: a busy daemon (agents calling back to back, an `events --follow` always open) waits at most one
- * more look, then collects anyway. A daemon nobody calls never wakes for it.
+ * more look, then collects anyway. A daemon nobody calls never wakes for it. Each collection is logged with the RSS
+ * left after it: the daemon's memory without the garbage of the last minute, which is what the soak's slope reads.
  */
 export const IDLE_GC_EVERY_MS = 30_000;
 
@@ -14,6 +15,8 @@ export interface IdleGcDeps {
   /** Calls in flight now. */
   inFlight: () => number;
   collect?: () => void;
+  /** After each collection: what it took and what stays resident (the daemon logs it; the soak reads it). */
+  onCollected?: (ms: number) => void;
   everyMs?: number;
 }
 
@@ -37,8 +40,10 @@ export class IdleGc {
     if (this.deps.inFlight() > 0 && this.deferred++ < 1) return;
     this.deferred = 0;
     this.seen = handled;
+    const start = performance.now();
     (this.deps.collect ?? (() => Bun.gc(true)))();
     this.collections++;
+    this.deps.onCollected?.(performance.now() - start);
   }
 
   stop(): void {

@@ -46,6 +46,7 @@ export type RunOutcome = { kind: "stopped" } | { kind: "already_running"; info: 
 
 /** How long ending live sessions may hold up a stop. */
 const STOP_BUDGET_MS = 2000;
+const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
 
 /**
  * Run the daemon until it stops (system.shutdown, SIGTERM/SIGINT, or idle). Resolves `already_running`
@@ -210,7 +211,14 @@ async function serve(
   };
   if (config.server) process.on("SIGHUP", onHangup);
   updates = startUpdateCheck(config, log, () => sessions.liveCount);
-  const gc = new IdleGc({ handled: () => dispatcher.handled, inFlight: () => dispatcher.inFlight });
+  const gc = new IdleGc({
+    handled: () => dispatcher.handled,
+    inFlight: () => dispatcher.inFlight,
+    onCollected: (ms) => {
+      const { rss, heapUsed } = process.memoryUsage();
+      log.debug("collected", { pid: process.pid, ms: Math.round(ms), rss_mb: mb(rss), heap_mb: mb(heapUsed) });
+    },
+  });
   const onSignal = (signal: NodeJS.Signals) => void ctx.shutdown(signal);
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);

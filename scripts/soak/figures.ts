@@ -24,6 +24,11 @@ export const TIMEOUT_GRACE_MS = 1000;
  * segment has two samples at different times.
  */
 export function pooledSlopePerHour(samples: { t: number; y: number; segment: string }[]): number {
+  return pooledSlope(samples) ?? 0;
+}
+
+/** As pooledSlopePerHour, but undefined when no segment has two samples at different times: nothing to judge by. */
+export function pooledSlope(samples: { t: number; y: number; segment: string }[]): number | undefined {
   const bySegment = new Map<string, { t: number; y: number }[]>();
   for (const s of samples) bySegment.set(s.segment, [...(bySegment.get(s.segment) ?? []), s]);
   let num = 0;
@@ -37,7 +42,7 @@ export function pooledSlopePerHour(samples: { t: number; y: number; segment: str
       den += (p.t - tMean) ** 2;
     }
   }
-  return den === 0 ? 0 : (num / den) * 3600;
+  return den === 0 ? undefined : (num / den) * 3600;
 }
 
 /** Seqs from 1 to `last` that were never delivered: the stream's silent gaps (lost events never get a seq). */
@@ -132,8 +137,14 @@ export interface SoakReport {
   wedged_sessions: number;
   person_probe_max_ms: number;
   person_probe_unanswered: number;
-  daemon_rss_mb_per_h: number;
-  worker_heap_mb_per_h: number;
+  /** The judged slope: of the RSS each collection left (`daemon_rss_measured: after_gc`), else of the sampled RSS. */
+  daemon_rss_mb_per_h: number | null;
+  daemon_rss_measured: "after_gc" | "sampled";
+  /** The RSS as sampled every 10 s, whatever garbage it held (reported, not judged). */
+  daemon_rss_sampled_mb_per_h: number | null;
+  /** The daemon's live JS heap after its collections (reported, not judged). */
+  daemon_heap_mb_per_h: number | null;
+  worker_heap_mb_per_h: number | null;
   home_bytes_end: number;
   /** Live sessions at the end that no agent knew of (reported, not judged). */
   unknown_live_sessions: number;
@@ -156,17 +167,18 @@ const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** di
 export function memorySlope(
   memory: MemorySample[],
   warmS: number,
-  value: "daemon_rss_mb" | "worker_heap_mb",
+  value: "daemon_rss_mb" | "daemon_rss_gc_mb" | "daemon_heap_mb" | "worker_heap_mb",
   segment: "daemon_pid" | "worker",
-): number {
+): number | undefined {
   const started = new Map<string, number>();
   const samples = memory.flatMap((m) => {
-    if (m[value] === undefined || m[segment] === undefined) return [];
+    if (m[segment] === undefined) return [];
     const seg = String(m[segment]);
     if (!started.has(seg)) started.set(seg, m.t);
+    if (m[value] === undefined) return [];
     return m.t >= started.get(seg)! + warmS ? [{ t: m.t, y: m[value]!, segment: seg }] : [];
   });
-  return pooledSlopePerHour(samples);
+  return pooledSlope(samples);
 }
 
 export function summarise(run: SoakRun): SoakReport {
@@ -204,10 +216,19 @@ export function summarise(run: SoakRun): SoakReport {
   const probeMax = Math.max(0, ...answered);
   if (probeMax > BARS.person_probe_max_ms) failures.push(`the person's probe waited ${Math.round(probeMax)} ms`);
   if (unanswered > 0) failures.push(`the person's probe got no answer ${unanswered}×`);
-  const daemonSlope = memorySlope(run.memory, run.warm_s, "daemon_rss_mb", "daemon_pid");
+  // The daemon's RSS as its collections left it (logged after each), when the run has them; a run recorded before
+  // the daemon logged them is judged by the RSS sampled whenever, garbage of up to a minute included.
+  const afterGc = run.memory.some((m) => m.daemon_rss_gc_mb !== undefined);
+  const rawSlope = memorySlope(run.memory, run.warm_s, "daemon_rss_mb", "daemon_pid");
+  const daemonSlope = afterGc ? memorySlope(run.memory, run.warm_s, "daemon_rss_gc_mb", "daemon_pid") : rawSlope;
+  const heapSlope = memorySlope(run.memory, run.warm_s, "daemon_heap_mb", "daemon_pid");
   const workerSlope = memorySlope(run.memory, run.warm_s, "worker_heap_mb", "worker");
-  if (daemonSlope >= BARS.daemon_rss_mb_per_h) failures.push(`daemon RSS grows ${round(daemonSlope)} MB/h`);
-  if (workerSlope >= BARS.worker_heap_mb_per_h) failures.push(`worker heap grows ${round(workerSlope)} MB/h`);
+  const judge = (what: string, slope: number | undefined, bar: number) => {
+    if (slope === undefined) failures.push(`${what}: no life lasted past its warm-up (${run.warm_s} s), nothing to judge by`);
+    else if (slope >= bar) failures.push(`${what} grows ${round(slope)} MB/h`);
+  };
+  judge(afterGc ? "daemon RSS after its collections" : "daemon RSS", daemonSlope, BARS.daemon_rss_mb_per_h);
+  judge("worker heap", workerSlope, BARS.worker_heap_mb_per_h);
 
   const count = (kind: string, list: FaultRecord[]) => list.filter((f) => f.kind === kind).length;
   const kinds = [...new Set(run.faults.map((f) => f.kind))].sort();
@@ -237,8 +258,11 @@ export function summarise(run: SoakRun): SoakReport {
     wedged_sessions: wedged.length,
     person_probe_max_ms: Math.round(probeMax),
     person_probe_unanswered: unanswered,
-    daemon_rss_mb_per_h: round(daemonSlope),
-    worker_heap_mb_per_h: round(workerSlope),
+    daemon_rss_mb_per_h: daemonSlope === undefined ? null : round(daemonSlope),
+    daemon_rss_measured: afterGc ? "after_gc" : "sampled",
+    daemon_rss_sampled_mb_per_h: rawSlope === undefined ? null : round(rawSlope),
+    daemon_heap_mb_per_h: heapSlope === undefined ? null : round(heapSlope),
+    worker_heap_mb_per_h: workerSlope === undefined ? null : round(workerSlope),
     home_bytes_end: homeBytes.at(-1) ?? 0,
     unknown_live_sessions: run.unknown_live_sessions?.length ?? 0,
     home_bytes_max: Math.max(0, ...homeBytes),

@@ -70,6 +70,9 @@ export interface MemorySample {
   /** The daemon's pid: a restarted daemon is a new segment of the slope. */
   daemon_pid?: number;
   daemon_rss_mb?: number;
+  /** The daemon's RSS and live JS heap right after its last collection (logged since the sample before). */
+  daemon_rss_gc_mb?: number;
+  daemon_heap_mb?: number;
   /** The service worker's target id: a restarted worker is a new segment. */
   worker?: string;
   worker_heap_mb?: number;

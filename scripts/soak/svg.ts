@@ -97,6 +97,11 @@ export function soakSvg(report: SoakReport, memory: MemorySample[], faults: Faul
       points: memory.flatMap((m) => (m.daemon_rss_mb === undefined ? [] : [[m.t, m.daemon_rss_mb] as [number, number]])),
     },
     {
+      label: "daemon RSS after GC",
+      colour: "#17becf",
+      points: memory.flatMap((m) => (m.daemon_rss_gc_mb === undefined ? [] : [[m.t, m.daemon_rss_gc_mb] as [number, number]])),
+    },
+    {
       label: "worker JS heap",
       colour: "#9467bd",
       points: memory.flatMap((m) => (m.worker_heap_mb === undefined ? [] : [[m.t, m.worker_heap_mb] as [number, number]])),

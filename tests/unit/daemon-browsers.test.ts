@@ -145,3 +145,32 @@ describe("BrowserConn", () => {
     await expect(p).rejects.toMatchObject({ code: "evaluation_failed", message: "boom", data: { js: "Error" } });
   });
 });
+
+describe("BrowserConn.wasSent", () => {
+  test("knows the newest 4,096 requests it sent, not older ones, not another connection's, not strays", async () => {
+    const registry = new BrowserRegistry();
+    const { conn } = registry.add(new FakeWs(), record("i1"));
+    const { conn: other } = registry.add(new FakeWs(), record("i2"));
+    const ids: string[] = [];
+    const ac = new AbortController();
+    const sendOne = (c: typeof conn) => {
+      const p = c.forward("tabs.list", {}, { traceId: "t", signal: ac.signal, timeoutMs: 60_000 }).catch(() => undefined);
+      return p;
+    };
+    const waits: Promise<unknown>[] = [];
+    for (let i = 0; i < 4097; i++) {
+      waits.push(sendOne(conn));
+      ids.push(((conn.ws as FakeWs).sent.at(-1) as { id: string }).id);
+    }
+    waits.push(sendOne(other));
+    const othersId = ((other.ws as FakeWs).sent.at(-1) as { id: string }).id;
+    expect(conn.wasSent(ids.at(-1)!)).toBe(true);
+    expect(conn.wasSent(ids[1]!)).toBe(true);
+    expect(conn.wasSent(ids[0]!)).toBe(false); // pushed out of the ring
+    expect(conn.wasSent(othersId)).toBe(false);
+    for (const stray of ["x0", "x-1", "x1e3", "x01", "y1", "", "x"]) expect(conn.wasSent(stray)).toBe(false);
+    expect(conn.wasSent(null)).toBe(false);
+    ac.abort();
+    await Promise.all(waits);
+  });
+});

@@ -34,3 +34,20 @@ test("collects after calls came, when none is in flight; busy, it waits one look
     gc.stop();
   }
 });
+
+test("each collection is reported once, with what it took", () => {
+  let handled = 0;
+  const reports: number[] = [];
+  const gc = new IdleGc({ handled: () => handled, inFlight: () => 0, collect: () => {}, onCollected: (ms) => reports.push(ms), everyMs: 3_600_000 });
+  try {
+    gc.tick();
+    expect(reports).toHaveLength(0);
+    handled = 1;
+    gc.tick();
+    gc.tick();
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toBeGreaterThanOrEqual(0);
+  } finally {
+    gc.stop();
+  }
+});

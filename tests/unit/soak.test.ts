@@ -10,7 +10,7 @@ import {
   summarise,
   wedgedSlots,
 } from "../../scripts/soak/figures.ts";
-import type { CallRecord, SoakRun } from "../../scripts/soak/run.ts";
+import type { CallRecord, MemorySample, SoakRun } from "../../scripts/soak/run.ts";
 import { niceMax, soakSvg } from "../../scripts/soak/svg.ts";
 
 const call = (over: Partial<CallRecord>): CallRecord => ({
@@ -62,6 +62,57 @@ describe("memory slope", () => {
   test("nothing to fit is no slope", () => {
     expect(pooledSlopePerHour([])).toBe(0);
     expect(pooledSlopePerHour([{ t: 5, y: 1, segment: "a" }])).toBe(0);
+  });
+
+  test("a life's warm-up counts from its first sample of any kind (its first collection comes a minute in)", () => {
+    const memory = [0, 10, 20, 30, 40, 50, 60].map((t) => ({
+      t,
+      daemon_pid: 7,
+      daemon_rss_mb: 80,
+      ...(t >= 20 && { daemon_rss_gc_mb: t < 40 ? 60 : 70 }),
+      home_bytes: 0,
+    }));
+    expect(memorySlope(memory, 40, "daemon_rss_gc_mb", "daemon_pid")).toBe(0);
+  });
+});
+
+describe("memory judged", () => {
+  const base = (memory: MemorySample[], warm_s = 30) => summarise(run({ memory, warm_s, calls: [], events: [], faults: [] }));
+
+  test("the daemon is judged by the RSS its collections left, the sampled RSS reported beside it", () => {
+    const memory = [0, 40, 80, 120, 160].map((t) => ({
+      t,
+      daemon_pid: 1,
+      daemon_rss_mb: 60 + t, // garbage between collections: up a MB every second
+      daemon_rss_gc_mb: 60,
+      daemon_heap_mb: 8,
+      worker: "w",
+      worker_heap_mb: 3,
+      home_bytes: 0,
+    }));
+    const r = base(memory);
+    expect(r.daemon_rss_measured).toBe("after_gc");
+    expect(r.daemon_rss_mb_per_h).toBe(0);
+    expect(r.daemon_heap_mb_per_h).toBe(0);
+    expect(r.daemon_rss_sampled_mb_per_h).toBe(3600);
+    expect(r.passed).toBe(true);
+  });
+
+  test("a run recorded before the daemon logged its collections is judged by the sampled RSS", () => {
+    const memory = [0, 40, 80].map((t) => ({ t, daemon_pid: 1, daemon_rss_mb: 60 + t, worker: "w", worker_heap_mb: 3, home_bytes: 0 }));
+    const r = base(memory);
+    expect(r.daemon_rss_measured).toBe("sampled");
+    expect(r.daemon_rss_mb_per_h).toBe(3600);
+    expect(r.failures).toContain("daemon RSS grows 3600 MB/h");
+  });
+
+  test("no life past its warm-up is a failure, not a flat line", () => {
+    const memory = [0, 10].map((t) => ({ t, daemon_pid: t, daemon_rss_mb: 60, worker: `w${t}`, worker_heap_mb: 3, home_bytes: 0 }));
+    const r = base(memory, 30);
+    expect(r.daemon_rss_mb_per_h).toBeNull();
+    expect(r.worker_heap_mb_per_h).toBeNull();
+    expect(r.passed).toBe(false);
+    expect(r.failures.filter((f) => f.includes("no life lasted past its warm-up"))).toHaveLength(2);
   });
 });
 

@@ -2,7 +2,7 @@
  * What the soak watches while it runs: the person's probe (one DevTools round trip a second, timed), memory and the
  * size of bsk's home every 10 s, and each session's event stream as an agent following it would see it.
  */
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { EventStream, MemorySample } from "../../../scripts/soak/run.ts";
 import { BSK, type World } from "../../e2e/harness.ts";
@@ -87,7 +87,77 @@ async function workerHeap(w: World): Promise<{ worker: string; mb: number } | un
   }
 }
 
+/** What a daemon's collection left: its RSS and live heap right after `Bun.gc(true)` (daemon/idle-gc.ts logs it). */
+export interface Collection {
+  pid: number;
+  rss_mb: number;
+  heap_mb: number;
+}
+
+/**
+ * Reads the daemon's log as it grows (across its rotation to daemon.log.1) and hands back the collections logged
+ * since the last read: the daemon's memory without the garbage of its last minute, as the worker's heap is sampled
+ * after a collection too.
+ */
+export class CollectionTail {
+  private ino = -1;
+  private offset = 0;
+  private rest = "";
+
+  constructor(private readonly path: string) {}
+
+  read(): Collection[] {
+    let ino: number;
+    try {
+      ino = statSync(this.path).ino;
+    } catch {
+      return [];
+    }
+    let text = "";
+    if (ino !== this.ino) {
+      // Rotated (or first read): the old file's rest is daemon.log.1 now, if it is the file we were reading.
+      if (this.ino !== -1) text += this.from(`${this.path}.1`, this.ino);
+      this.ino = ino;
+      this.offset = 0;
+    }
+    text += this.from(this.path, ino);
+    const lines = (this.rest + text).split("\n");
+    this.rest = lines.pop() ?? "";
+    return lines.flatMap((line) => {
+      if (!line.includes('"collected"')) return [];
+      try {
+        const l = JSON.parse(line) as { msg?: string; pid?: number; rss_mb?: number; heap_mb?: number };
+        return l.msg === "collected" && l.pid !== undefined && l.rss_mb !== undefined && l.heap_mb !== undefined
+          ? [{ pid: l.pid, rss_mb: l.rss_mb, heap_mb: l.heap_mb }]
+          : [];
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  private from(path: string, ino: number): string {
+    let fd: number;
+    try {
+      fd = openSync(path, "r");
+    } catch {
+      return "";
+    }
+    try {
+      const st = fstatSync(fd);
+      if (st.ino !== ino || st.size <= this.offset) return "";
+      const buf = Buffer.alloc(st.size - this.offset);
+      const n = readSync(fd, buf, 0, buf.length, this.offset);
+      this.offset += n;
+      return buf.subarray(0, n).toString("utf8");
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
 export function memorySampler(w: World, now: () => number, done: () => boolean, out: MemorySample[]): Promise<void> {
+  const collections = new CollectionTail(join(w.home, "logs", "daemon.log"));
   return every(10_000, done, async () => {
     const t = now();
     let pid: number | undefined;
@@ -97,6 +167,7 @@ export function memorySampler(w: World, now: () => number, done: () => boolean, 
       pid = undefined;
     }
     const rss = pid === undefined ? undefined : rssMb(pid);
+    const collected = collections.read().findLast((c) => c.pid === pid);
     const heap = await workerHeap(w);
     // What the machine alone costs a call: a bsk process that asks nobody anything.
     const start = performance.now();
@@ -106,6 +177,7 @@ export function memorySampler(w: World, now: () => number, done: () => boolean, 
       t,
       cli_floor_ms: floor,
       ...(rss !== undefined && { daemon_pid: pid, daemon_rss_mb: rss }),
+      ...(collected && { daemon_pid: pid, daemon_rss_gc_mb: collected.rss_mb, daemon_heap_mb: collected.heap_mb }),
       ...(heap && { worker: heap.worker, worker_heap_mb: heap.mb }),
       home_bytes: homeBytes(w.home),
     });
