@@ -2,10 +2,11 @@
  * The soak (issue #40): `npm run soak -- --minutes N [--sessions M] [--faults kind,kind|none] [--report bench/soak.json]`. Runs
  * tests/load/soak.ts as its own process (it drives a real Chromium with the real extension through dist/bsk, with
  * faults injected, and records the raw run), then judges the run (scripts/soak/figures.ts) and writes the report
- * (bench/soak.json) and its picture (bench/soak.svg, next to the report). Exits 1 when a figure broke its bar.
+ * (bench/soak.json) and its picture (bench/soak.svg, next to the report), the raw run (soak.raw.json) and the daemon's
+ * logs (soak.logs/, not committed). Exits 1 when a figure broke its bar.
  * Not part of npm test.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { tmpdir } from "node:os";
 import { parseArgs } from "node:util";
@@ -60,7 +61,17 @@ writeFileSync(
 );
 // The raw run goes with the report: what each figure was computed from.
 writeFileSync(reportPath.replace(/\.json$/, ".raw.json"), JSON.stringify(run));
-if (!values.raw) rmSync(rawPath, { force: true });
+// And the daemon's logs the driver copied (what the run's daemons said, e.g. each collection): next to the report,
+// never left in the temporary folder. bench/*.logs is not committed (.gitignore).
+const logs = reportPath.replace(/\.json$/, ".logs");
+if (!values.raw && existsSync(`${rawPath}.logs`)) {
+  rmSync(logs, { recursive: true, force: true });
+  cpSync(`${rawPath}.logs`, logs, { recursive: true });
+}
+if (!values.raw) {
+  rmSync(rawPath, { force: true });
+  rmSync(`${rawPath}.logs`, { recursive: true, force: true });
+}
 
 const { latency_per_minute: _, failures, ...figures } = report;
 console.log(JSON.stringify(figures, null, 2));
