@@ -20,15 +20,10 @@ export const TIMEOUT_GRACE_MS = 1000;
 
 /**
  * The slope (units per hour) of samples taken in segments (a daemon or worker restarted is a new segment, its level
- * unrelated to the last one's): one common slope fitted within every segment (pooled least squares). 0 when no
- * segment has two samples at different times.
+ * unrelated to the last one's): one common slope fitted within every segment (pooled least squares). Undefined when no
+ * segment has two samples at different times: nothing to judge by, never a flat 0.
  */
-export function pooledSlopePerHour(samples: { t: number; y: number; segment: string }[]): number {
-  return pooledSlope(samples) ?? 0;
-}
-
-/** As pooledSlopePerHour, but undefined when no segment has two samples at different times: nothing to judge by. */
-export function pooledSlope(samples: { t: number; y: number; segment: string }[]): number | undefined {
+export function pooledSlopePerHour(samples: { t: number; y: number; segment: string }[]): number | undefined {
   const bySegment = new Map<string, { t: number; y: number }[]>();
   for (const s of samples) bySegment.set(s.segment, [...(bySegment.get(s.segment) ?? []), s]);
   let num = 0;
@@ -178,7 +173,7 @@ export function memorySlope(
     if (m[value] === undefined) return [];
     return m.t >= started.get(seg)! + warmS ? [{ t: m.t, y: m[value]!, segment: seg }] : [];
   });
-  return pooledSlope(samples);
+  return pooledSlopePerHour(samples);
 }
 
 export function summarise(run: SoakRun): SoakReport {

@@ -55,13 +55,13 @@ describe("memory slope", () => {
     expect(memorySlope(memory, 30, "daemon_rss_mb", "daemon_pid")).toBe(0);
     // Counted from the run's start only, the second daemon's warm-up read as growth.
     expect(
-      pooledSlopePerHour(memory.filter((m) => m.t >= 30).map((m) => ({ t: m.t, y: m.daemon_rss_mb, segment: String(m.daemon_pid) }))),
+      pooledSlopePerHour(memory.filter((m) => m.t >= 30).map((m) => ({ t: m.t, y: m.daemon_rss_mb, segment: String(m.daemon_pid) })))!,
     ).toBeGreaterThan(0);
   });
 
   test("nothing to fit is no slope", () => {
-    expect(pooledSlopePerHour([])).toBe(0);
-    expect(pooledSlopePerHour([{ t: 5, y: 1, segment: "a" }])).toBe(0);
+    expect(pooledSlopePerHour([])).toBeUndefined();
+    expect(pooledSlopePerHour([{ t: 5, y: 1, segment: "a" }])).toBeUndefined();
   });
 
   test("a life's warm-up counts from its first sample of any kind (its first collection comes a minute in)", () => {
