@@ -38,7 +38,13 @@ test("collects after calls came, when none is in flight; busy, it waits one look
 test("each collection is reported once, with what it took", () => {
   let handled = 0;
   const reports: number[] = [];
-  const gc = new IdleGc({ handled: () => handled, inFlight: () => 0, collect: () => {}, onCollected: (ms) => reports.push(ms), everyMs: 3_600_000 });
+  const gc = new IdleGc({
+    handled: () => handled,
+    inFlight: () => 0,
+    collect: () => {},
+    onCollected: (ms) => reports.push(ms),
+    everyMs: 3_600_000,
+  });
   try {
     gc.tick();
     expect(reports).toHaveLength(0);
