@@ -279,15 +279,18 @@ export class FileLedger implements Ledger {
   }
 
   list(q: LedgerQuery = {}): { ops: OpRecord[]; total: number } {
-    const matching: ({ ms: number; entry: Entry } | { ms: number; table: SettledOps; row: number })[] = [];
-    // Compact ops first: they are the older, so in the same millisecond they stay before the ops held in full.
-    for (const table of this.settled.values()) table.eachMatching(q, (row, ms) => matching.push({ ms, table, row }));
+    const matching: ({ ms: number; at: number; entry: Entry } | { ms: number; at: number; table: SettledOps; row: number })[] = [];
+    // In the same millisecond, where their reserved lines are says which came first (a sealed table's rows are in hash
+    // order); an op whose line is not written yet is the newest.
+    for (const table of this.settled.values())
+      table.eachMatching(q, (row, ms, offset) => matching.push({ ms, at: table.seg * 2 ** 32 + offset, table, row }));
     for (const e of this.entries.values()) {
       if (q.session_id !== undefined && e.session_id !== q.session_id) continue;
       if (q.state !== undefined && e.state !== q.state) continue;
-      matching.push({ ms: Date.parse(e.reserved_at), entry: e });
+      const at = e.reservedAt ? e.reservedAt.seg * 2 ** 32 + e.reservedAt.offset : Number.POSITIVE_INFINITY;
+      matching.push({ ms: Date.parse(e.reserved_at), at, entry: e });
     }
-    matching.sort((a, b) => a.ms - b.ms);
+    matching.sort((a, b) => a.ms - b.ms || (a.at === b.at ? 0 : a.at < b.at ? -1 : 1));
     const limit = q.limit ?? matching.length;
     const newest = matching.slice(Math.max(0, matching.length - limit));
     this.listing = new Map();
@@ -304,6 +307,13 @@ export class FileLedger implements Ledger {
     let compact = 0;
     for (const table of this.settled.values()) compact += table.size;
     return { full: this.entries.size, compact };
+  }
+
+  /** The bytes the compact tables take: 36 per op once their segment is sealed. */
+  compactBytes(): number {
+    let bytes = 0;
+    for (const table of this.settled.values()) bytes += table.bytes;
+    return bytes;
   }
 
   /** Waits for queued lines to reach the disk, then closes the file. */
@@ -327,6 +337,8 @@ export class FileLedger implements Ledger {
       .map((m) => Number(m[1]))
       .sort((a, b) => a - b);
     for (const n of names) this.loadSegment(n);
+    const newest = names.at(-1);
+    for (const table of this.settled.values()) if (table.seg !== newest) table.seal();
     this.prune();
   }
 
@@ -530,6 +542,8 @@ export class FileLedger implements Ledger {
       if (!this.segments.some((s) => s.n === seg)) return;
       table = new SettledOps(seg, this.opts.opIdHash);
       this.settled.set(seg, table);
+      // The ops of an older segment are in by now (the newest settled are compacted in order): it takes no more.
+      for (const older of this.settled.values()) if (older.seg < seg) older.seal();
     }
     table.add(opId, {
       reserved: e.reservedAt,

@@ -515,6 +515,38 @@ describe("FileLedger memory: settled ops beyond the newest fullRecords are held 
     await l.close();
   });
 
+  test("closed segments' tables are sealed at 36 bytes an op: their ops replay, list in order and collide as before", async () => {
+    const t0 = Date.now();
+    const same = () => t0;
+    for (const opIdHash of [undefined, () => 7n]) {
+      const d = dir();
+      for (const restarted of [false, true]) {
+        const l = await FileLedger.open(d, { fullRecords: 0, segmentBytes: 1500, now: same, ...(opIdHash && { opIdHash }) });
+        if (!restarted) await settle(l, ids);
+        expect(readdirSync(d).filter((f) => f.endsWith(".jsonl")).length).toBeGreaterThan(4);
+        const { full, compact } = l.held();
+        expect(full + compact).toBe(40);
+        expect(compact).toBeGreaterThan(30);
+        // Only the open segment's table may still have room to grow (its first 64 rows and their index).
+        expect(l.compactBytes()).toBeLessThanOrEqual(36 * compact + 64 * 36 + 128 * 4);
+        // Reserved in one millisecond: listed in the order they were reserved, though sealed rows are in hash order.
+        expect(l.list().ops.map((o) => o.op_id)).toEqual(ids);
+        expect(l.list({ session_id: "efgh", limit: 3 }).ops.map((o) => o.op_id)).toEqual(["k34", "k36", "k38"]);
+        for (const [i, id] of ids.entries()) {
+          const r = await l.reserve({ ...op(l, id, { session_id: "abcd", target: id }), session_id: i % 2 ? "abcd" : "efgh" });
+          expect(r.kind === "replay" && r.record.outcome?.reply).toEqual(
+            i % 3 ? { result: { i } } : { error: { code: "timeout", message: `t${i}` } },
+          );
+        }
+        await expect(l.reserve(op(l, "k4", { session_id: "abcd", target: "k5" }))).rejects.toMatchObject({
+          data: { reason: "op_id_reused", op_id: "k4" },
+        });
+        expect(l.get("k99")).toBeUndefined();
+        await l.close();
+      }
+    }
+  });
+
   test("an op whose lines lie in two segments (in flight at a rotation) stays full and replays", async () => {
     const d = dir();
     const l = await FileLedger.open(d, { fullRecords: 0, segmentBytes: 1 });
