@@ -23,6 +23,19 @@ export function daemonArgv(opts: { compiled?: boolean; execPath?: string; entry?
   return [opts.execPath ?? process.execPath, ...(compiled ? [] : [entry]), "daemon", "start", "--foreground", ...(opts.extra ?? [])];
 }
 
+/**
+ * The environment a background daemon is started with: the caller's, its home, and JavaScriptCore's JIT compilers
+ * off unless BSK_DAEMON_JIT=1 (or the caller set BUN_JSC_useJIT itself). The daemon's own JavaScript is a thin
+ * layer between sockets (JSON, hashing and file writes are native either way): interpreted it costs ~0.4 ms of CPU
+ * a call more and no measurable time on a CLI call, while compiled code and the compilers' own pages grew a daemon's
+ * RSS by ~14 MB over its first 4,000 calls and ~25 MB over 30,000, against ~2 MB interpreted (docs/development.md,
+ * the soak). A daemon runs all day in the person's machine: it stays small.
+ */
+export function daemonEnv(env: Env, home: string): Env {
+  const jit = env.BSK_DAEMON_JIT === "1" || env.BUN_JSC_useJIT !== undefined;
+  return { ...env, BSK_HOME: home, ...(!jit && { BUN_JSC_useJIT: "0" }) };
+}
+
 export async function ensureHome(paths: HomePaths): Promise<void> {
   const { mkdirSync } = await import("node:fs");
   mkdirSync(paths.home, { recursive: true, mode: 0o700 });
@@ -131,7 +144,7 @@ export async function startDaemon(paths: HomePaths, env: Env, extra: string[] = 
   if (!release) return waitForDaemon(paths, { ms: START_WAIT_MS * 2 });
   try {
     const argv = daemonArgv({ extra: ["--auto-update", ...extra] });
-    const child = await spawnDetached(argv, paths.log, { ...env, BSK_HOME: paths.home }, paths.home);
+    const child = await spawnDetached(argv, paths.log, daemonEnv(env, paths.home), paths.home);
     return await waitForDaemon(paths, { child });
   } finally {
     release();

@@ -215,8 +215,15 @@ async function serve(
     handled: () => dispatcher.handled,
     inFlight: () => dispatcher.inFlight,
     onCollected: (ms) => {
-      const { rss, heapUsed } = process.memoryUsage();
-      log.debug("collected", { pid: process.pid, ms: Math.round(ms), rss_mb: mb(rss), heap_mb: mb(heapUsed) });
+      const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+      log.debug("collected", {
+        pid: process.pid,
+        ms: Math.round(ms),
+        rss_mb: mb(rss),
+        heap_mb: mb(heapUsed),
+        heap_total_mb: mb(heapTotal),
+        external_mb: mb(external),
+      });
     },
   });
   const onSignal = (signal: NodeJS.Signals) => void ctx.shutdown(signal);
@@ -258,7 +265,7 @@ async function serve(
 
   // Before it answers: whoever started it finds the sweep done.
   sweepSwappedOut(log);
-  log.info("daemon started", { ...info, home: paths.home });
+  log.info("daemon started", { ...info, home: paths.home, jit: process.env.BUN_JSC_useJIT !== "0" });
   onReady?.(info);
   await stopped.promise;
 }

@@ -4,7 +4,7 @@
  */
 import type { HomePaths } from "../../shared/home.ts";
 import { BskError } from "../../protocol/errors.ts";
-import { daemonArgv, ensureHome, spawnDetached, waitForDaemon } from "../autostart.ts";
+import { daemonArgv, daemonEnv, ensureHome, spawnDetached, waitForDaemon } from "../autostart.ts";
 import { call, nextRequestId, tryConnect, type Connection } from "../daemon-client.ts";
 
 type Env = Record<string, string | undefined>;
@@ -65,7 +65,7 @@ export async function startAndVerify(
 ): Promise<number> {
   await ensureHome(paths);
   const argv = daemonArgv({ compiled: true, execPath: bin, extra: ["--auto-update", "--port", String(port)] });
-  const child = await spawnDetached(argv, paths.log, { ...env, BSK_HOME: paths.home }, paths.home);
+  const child = await spawnDetached(argv, paths.log, daemonEnv(env, paths.home), paths.home);
   const started = performance.now();
   let served: StatusResult;
   try {

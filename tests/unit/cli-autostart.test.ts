@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { daemonArgv } from "../../cli/autostart.ts";
+import { daemonArgv, daemonEnv } from "../../cli/autostart.ts";
 import { isCompiled } from "../../shared/compiled.ts";
 import { homePaths } from "../../shared/home.ts";
 import { makeHome as newHome } from "./cli-fake-daemon.ts";
@@ -82,6 +82,13 @@ process.exit(0);
 }
 
 describe("how the daemon is launched", () => {
+  test("a background daemon runs without the JIT unless BSK_DAEMON_JIT=1 or the caller set BUN_JSC_useJIT", () => {
+    expect(daemonEnv({ PATH: "/bin" }, "/h")).toEqual({ PATH: "/bin", BSK_HOME: "/h", BUN_JSC_useJIT: "0" });
+    expect(daemonEnv({ BSK_DAEMON_JIT: "1" }, "/h")).toEqual({ BSK_DAEMON_JIT: "1", BSK_HOME: "/h" });
+    expect(daemonEnv({ BSK_DAEMON_JIT: "0" }, "/h").BUN_JSC_useJIT).toBe("0");
+    expect(daemonEnv({ BUN_JSC_useJIT: "1" }, "/h").BUN_JSC_useJIT).toBe("1");
+  });
+
   test("compiled binaries run themselves; source runs bun with cli/main.ts", () => {
     expect(isCompiled("/$bunfs/root/bsk")).toBe(true);
     expect(isCompiled("B:/~BUN/root/bsk.exe")).toBe(true);

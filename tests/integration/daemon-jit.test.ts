@@ -1,0 +1,65 @@
+/**
+ * A background daemon runs without JavaScriptCore's JIT (cli/autostart.ts daemonEnv): against the compiled dist/bsk,
+ * the daemon `bsk daemon start` leaves running has BUN_JSC_useJIT=0 in its environment, says so in its log, and after
+ * a thousand calls holds no compiled code (no anonymous pages in an executable mapping); with BSK_DAEMON_JIT=1 it
+ * compiles, which shows the probe sees JIT code where there is some. Linux: it reads /proc.
+ */
+import { expect, test } from "bun:test";
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { homePaths, type DaemonInfo } from "../../shared/home.ts";
+import { runProcess } from "../run.ts";
+import { tempDir } from "../temp.ts";
+import { ROOT, TEST_ENV } from "./harness.ts";
+import { IpcClient } from "./ipc-client.ts";
+
+const BSK = join(ROOT, "dist/bsk");
+
+/** Bytes of anonymous memory in the process's executable mappings: where JavaScriptCore puts the code it compiles. */
+function compiledCodeBytes(pid: number): number {
+  let executable = false;
+  let bytes = 0;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ (\S{4}) /.exec(line);
+    if (mapping) executable = mapping[1]!.includes("x");
+    else if (executable && line.startsWith("Anonymous:")) bytes += Number(line.split(/\s+/)[1]) * 1024;
+  }
+  return bytes;
+}
+
+for (const [how, extra, jit] of [
+  ["by default", {}, false],
+  ["with BSK_DAEMON_JIT=1", { BSK_DAEMON_JIT: "1" }, true],
+] as const) {
+  test(`a background daemon started ${how} runs ${jit ? "with" : "without"} the JIT: its environment, its log, its code`, async () => {
+    const home = tempDir("bsk-jit-");
+    const { BUN_JSC_useJIT: _, ...outer } = process.env as Record<string, string>;
+    const env: Record<string, string> = { ...outer, ...TEST_ENV, BSK_HOME: home, BSK_PORT: "0", ...extra };
+    const paths = homePaths(home, env);
+    try {
+      const started = await runProcess([BSK, "daemon", "start", "--json"], { env });
+      expect(started.json?.ok).toBe(true);
+      const info: DaemonInfo = JSON.parse(readFileSync(paths.daemonJson, "utf8"));
+      const environ = readFileSync(`/proc/${info.pid}/environ`, "utf8").split("\0");
+      expect(environ.includes("BUN_JSC_useJIT=0")).toBe(!jit);
+      const c = await IpcClient.connect(paths);
+      try {
+        for (let i = 0; i < 1_000; i++) expect((await c.call("system.status")).daemon.pid).toBe(info.pid);
+      } finally {
+        c.close();
+      }
+      // Read after the calls: the log is written off the path of the first ones.
+      const startLine = readFileSync(paths.log, "utf8")
+        .split("\n")
+        .filter((l) => l.includes('"daemon started"'))
+        .map((l) => JSON.parse(l))
+        .at(-1);
+      expect(startLine).toMatchObject({ pid: info.pid, jit });
+      if (jit) expect(compiledCodeBytes(info.pid)).toBeGreaterThan(0);
+      else expect(compiledCodeBytes(info.pid)).toBe(0);
+    } finally {
+      await runProcess([BSK, "daemon", "stop", "--json"], { env });
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+}
