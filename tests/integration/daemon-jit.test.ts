@@ -9,23 +9,12 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { homePaths, type DaemonInfo } from "../../shared/home.ts";
 import { runProcess } from "../run.ts";
+import { compiledCodeBytes } from "../proc-memory.ts";
 import { tempDir } from "../temp.ts";
 import { ROOT, TEST_ENV } from "./harness.ts";
 import { IpcClient } from "./ipc-client.ts";
 
 const BSK = join(ROOT, "dist/bsk");
-
-/** Bytes of anonymous memory in the process's executable mappings: where JavaScriptCore puts the code it compiles. */
-function compiledCodeBytes(pid: number): number {
-  let executable = false;
-  let bytes = 0;
-  for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
-    const mapping = /^[0-9a-f]+-[0-9a-f]+ (\S{4}) /.exec(line);
-    if (mapping) executable = mapping[1]!.includes("x");
-    else if (executable && line.startsWith("Anonymous:")) bytes += Number(line.split(/\s+/)[1]) * 1024;
-  }
-  return bytes;
-}
 
 for (const [how, extra, jit] of [
   ["by default", {}, false],

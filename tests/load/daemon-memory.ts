@@ -11,7 +11,8 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { startDaemon, startSession } from "../integration/harness.ts";
+import { removeHome, startDaemon, startSession } from "../integration/harness.ts";
+import { compiledCodeBytes } from "../proc-memory.ts";
 
 const { values } = parseArgs({ options: { jit: { type: "string", default: "off" }, at: { type: "string", default: "1000,4000,16000" } } });
 const JIT_ENV: Record<string, Record<string, string>> = {
@@ -25,17 +26,6 @@ const checkpoints = values.at!.split(",").map(Number);
 
 function kb(pid: number, field: string): number {
   return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
-}
-
-function compiledCodeMb(pid: number): number {
-  let executable = false;
-  let kib = 0;
-  for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
-    const mapping = /^[0-9a-f]+-[0-9a-f]+ (\S{4}) /.exec(line);
-    if (mapping) executable = mapping[1]!.includes("x");
-    else if (executable && line.startsWith("Anonymous:")) kib += Number(line.split(/\s+/)[1]);
-  }
-  return kib / 1024;
 }
 
 const d = await startDaemon({ subprocess: true, env });
@@ -56,7 +46,7 @@ async function afterCollection(loops: number): Promise<void> {
     rss_mb: c.rss_mb,
     anon_mb: +(kb(pid, "RssAnon") / 1024).toFixed(1),
     file_mb: +(kb(pid, "RssFile") / 1024).toFixed(1),
-    code_mb: +compiledCodeMb(pid).toFixed(1),
+    code_mb: +(compiledCodeBytes(pid) / 1048576).toFixed(1),
     heap_mb: c.heap_mb,
     heap_total_mb: c.heap_total_mb,
     external_mb: c.external_mb,
@@ -92,4 +82,5 @@ try {
   clearInterval(heartbeat);
 } finally {
   await d.stop();
+  removeHome(d.home);
 }

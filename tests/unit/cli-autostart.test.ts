@@ -87,6 +87,9 @@ describe("how the daemon is launched", () => {
     expect(daemonEnv({ BSK_DAEMON_JIT: "1" }, "/h")).toEqual({ BSK_DAEMON_JIT: "1", BSK_HOME: "/h" });
     expect(daemonEnv({ BSK_DAEMON_JIT: "0" }, "/h").BUN_JSC_useJIT).toBe("0");
     expect(daemonEnv({ BUN_JSC_useJIT: "1" }, "/h").BUN_JSC_useJIT).toBe("1");
+    // Only the exact "1" opts in: anything else, malformed or huge, leaves the daemon interpreted.
+    for (const value of ["", "yes", "true", " 1", "1\n", "2", "1".repeat(100_000)])
+      expect(daemonEnv({ BSK_DAEMON_JIT: value }, "/h").BUN_JSC_useJIT).toBe("0");
   });
 
   test("compiled binaries run themselves; source runs bun with cli/main.ts", () => {
