@@ -79,6 +79,9 @@ export const LEDGER_DEFAULTS = {
 };
 
 const SEGMENT = /^ops-(\d{6})\.jsonl$/;
+
+/** A line's place in the whole ledger: segments in order, offsets within them. */
+const position = (seg: number, offset: number) => seg * 2 ** 32 + offset;
 const KEY_BYTES = 32;
 
 interface Where {
@@ -283,14 +286,15 @@ export class FileLedger implements Ledger {
     // In the same millisecond, where their reserved lines are says which came first (a sealed table's rows are in hash
     // order); an op whose line is not written yet is the newest.
     for (const table of this.settled.values())
-      table.eachMatching(q, (row, ms, offset) => matching.push({ ms, at: table.seg * 2 ** 32 + offset, table, row }));
+      table.eachMatching(q, (row, ms, offset) => matching.push({ ms, at: position(table.seg, offset), table, row }));
     for (const e of this.entries.values()) {
       if (q.session_id !== undefined && e.session_id !== q.session_id) continue;
       if (q.state !== undefined && e.state !== q.state) continue;
-      const at = e.reservedAt ? e.reservedAt.seg * 2 ** 32 + e.reservedAt.offset : Number.POSITIVE_INFINITY;
+      const at = e.reservedAt ? position(e.reservedAt.seg, e.reservedAt.offset) : Number.POSITIVE_INFINITY;
       matching.push({ ms: Date.parse(e.reserved_at), at, entry: e });
     }
-    matching.sort((a, b) => a.ms - b.ms || (a.at === b.at ? 0 : a.at < b.at ? -1 : 1));
+    // Two unwritten ops (Infinity − Infinity is NaN) compare equal: the stable sort keeps them in reservation order.
+    matching.sort((a, b) => a.ms - b.ms || a.at - b.at);
     const limit = q.limit ?? matching.length;
     const newest = matching.slice(Math.max(0, matching.length - limit));
     this.listing = new Map();
