@@ -14,7 +14,7 @@ import type { TransferSpec } from "../protocol/define.ts";
 import { BskError } from "../protocol/errors.ts";
 import type { Connection } from "./daemon-client.ts";
 import { defaultPath, notWritten, outExists } from "./file-result.ts";
-import { readTransfer } from "./transfers.ts";
+import { readTransfer } from "./transfer-steps.ts";
 
 type Env = Record<string, string | undefined>;
 

@@ -235,4 +235,10 @@ export const ENV_VARS: EnvVar[] = [
   },
   { name: "HEADLESS", default: "on", read_by: "scripts", description: "off = run the demo/test browser headed (needs a display)." },
   { name: "BENCH_RUNS", default: "40", read_by: "scripts", description: "Samples per warm measurement in npm run bench." },
+  {
+    name: "BENCH_ONLY",
+    default: "(every row)",
+    read_by: "scripts",
+    description: "A regular expression: `bench --peer` times only the rows whose name matches (a quick A/B of a few calls).",
+  },
 ];

@@ -124,6 +124,9 @@ async function must(r: Promise<{ code: number; stdout: string; stderr: string }>
   return x.stdout;
 }
 
+/** `BENCH_ONLY=regex`: only the rows whose name matches (a quick A/B of a few calls; the full bench runs every row). */
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
+
 export async function peerLane(world: PrivateWorld, session: string, peer: Peer, peerName: string, floor: string): Promise<PeerRow[]> {
   const bsk = (args: string[]): string[] => [BSK, ...args, "--session", session];
   const rows: PeerRow[] = [];
@@ -134,6 +137,7 @@ export async function peerLane(world: PrivateWorld, session: string, peer: Peer,
   });
   /** One row: bsk's CLI against the peer, and (with `mcp`) the same call through `bsk mcp`, all interleaved. */
   const pair = async (name: string, b: Argv, p: Argv, kind: PeerKind | undefined, extra: { note?: string; mcp?: McpCall } = {}) => {
+    if (ONLY && !ONLY.test(name)) return;
     const { note, mcp: call } = extra;
     const c = call && { lane, call };
     const { as, bs, cs } = await interleaved({ argv: b, env: world.env }, { argv: p, env: peer.env }, RUNS, 3, c);

@@ -32,6 +32,8 @@ interface Mark {
   held?: Promise<void>;
   /** Run right before input goes out; throws when it must not (features/approval/gate.ts recheck). */
   check?: () => Promise<void>;
+  /** Resolves when the call ends (its mark closes). */
+  ended: Promise<void>;
 }
 
 /** The one owner of call marks and the armed fault. */
@@ -67,7 +69,9 @@ export function installFaultHook(): void {
  * call's input waits for it (the daemon's op.durable, raced with the call's abort).
  */
 export function beginMutation(sessionId: string, method: string, held?: Promise<void>): { sent: () => boolean; end: () => void } {
-  const mark: Mark = { method, sent: false, ...(held && { held }) };
+  let close = () => {};
+  const ended = new Promise<void>((resolve) => (close = resolve));
+  const mark: Mark = { method, sent: false, ended, ...(held && { held }) };
   held?.then(
     () => {
       if (mark.held === held) delete mark.held;
@@ -79,6 +83,7 @@ export function beginMutation(sessionId: string, method: string, held?: Promise<
     sent: () => mark.sent,
     end: () => {
       if (state.calls.get(sessionId) === mark) state.calls.delete(sessionId);
+      close();
     },
   };
 }
@@ -94,6 +99,11 @@ type Who = { tabId: number } | { sessionId: string };
 function markOf(who: Who): Mark | undefined {
   const sessionId = "sessionId" in who ? who.sessionId : ownerOfTab(who.tabId)?.session.session_id;
   return sessionId === undefined ? undefined : state.calls.get(sessionId);
+}
+
+/** When the page-changing call in flight on the tab's session ends; undefined when there is none. */
+export function callEnded(tabId: number): Promise<void> | undefined {
+  return markOf({ tabId })?.ended;
 }
 
 /** Throws the armed fault if it is for this call's method at this stage (once). */

@@ -11,10 +11,15 @@ import { controlReady, isTakenOver, takeOver } from "../control.ts";
 import { hasHelp } from "../help/registry.ts";
 import { ownerOfTab, sessionsReady } from "../../session/sessions.ts";
 import { readSwitches } from "../../session/settings.ts";
+import { callEnded } from "../../session/input-mark.ts";
 import { Attribution, makesHandEvents } from "./attribution.ts";
 import { HAND_KINDS, HANDS_GLOBAL, type HandsDrain, type HandsReport } from "../../shared/messages/hands.ts";
 
 const tabs = new Map<number, Attribution>();
+/** Tabs whose call still runs and owes a drain when it ends: one drain after a call covers all of its input. */
+const owed = new Set<number>();
+/** Per tab, the drain running, and whether another must start once it ends (asked for after it started). */
+const draining = new Map<number, { again: boolean }>();
 /**
  * This worker's start: what the pages noted before it is another worker's to judge (attribution.ts). On the same basis
  * as the pages' event times (a time origin plus the monotonic clock), not `Date.now()`.
@@ -51,6 +56,25 @@ async function drain(tabId: number, a: Attribution): Promise<void> {
   }
 }
 
+/**
+ * A drain that starts after now: a task later (a call's reply goes out first), one at a time per tab. Asked for while
+ * one runs, another starts when it ends: the running one may have started before what asked for it.
+ */
+function requestDrain(tabId: number, a: Attribution): void {
+  const running = draining.get(tabId);
+  if (running) {
+    running.again = true;
+    return;
+  }
+  const run = { again: false };
+  draining.set(tabId, run);
+  setTimeout(async () => {
+    await drain(tabId, a);
+    draining.delete(tabId);
+    if (run.again) requestDrain(tabId, a);
+  }, 0);
+}
+
 async function personActed(tabId: number): Promise<void> {
   await Promise.all([sessionsReady(), controlReady()]);
   const owned = ownerOfTab(tabId);
@@ -81,7 +105,11 @@ function onReport(msg: unknown, sender: Browser.runtime.MessageSender): false {
   const tabId = sender.tab?.id;
   if (sender.id !== browser.runtime.id || tabId === undefined || !validReport(msg)) return false;
   void sessionsReady().then(() => {
-    if (ownerOfTab(tabId) && of(tabId).reported(msg, performance.now())) void personActed(tabId);
+    if (!ownerOfTab(tabId)) return;
+    const a = of(tabId);
+    if (a.reported(msg, performance.now())) void personActed(tabId);
+    // In the window of a call still running, the drain decides, and waits for the call's end unless asked now.
+    else if (a.agentActing && owed.has(tabId)) requestDrain(tabId, a);
   });
   return false;
 }
@@ -92,9 +120,21 @@ export function installHands(): void {
     const a = of(target.tabId);
     a.agentSends(method, params);
     return () => {
-      // A task later: the action's own read of the page (its effect's settle) reaches the renderer first, and the
-      // drain still starts after the answer.
-      if (a.agentAnswered()) setTimeout(() => void drain(target.tabId, a), 0);
+      if (!a.agentAnswered()) return;
+      const tabId = target.tabId;
+      // Not while the call that sent it still runs: its own reads of the page (its effect's settle, a key binding's
+      // focus check before each character) would wait behind a drain in every frame, once per batch of keys. The
+      // window stays open until the call ends, and the drain then still starts after the last answer, so it decides
+      // every event of the window. A person's press or key meanwhile is told at once: a report in an open window
+      // drains then (onReport).
+      const ended = callEnded(tabId);
+      if (!ended) return requestDrain(tabId, a);
+      if (owed.has(tabId)) return;
+      owed.add(tabId);
+      void ended.then(() => {
+        owed.delete(tabId);
+        requestDrain(tabId, a);
+      });
     };
   });
   browser.runtime.onMessage.addListener(onReport);
