@@ -47,9 +47,15 @@ export async function readDaemonInfo(paths: HomePaths): Promise<DaemonInfo | nul
  * TCP port (BSK_TRANSPORT=auto, the default); BSK_TRANSPORT=unix never tries TCP, =tcp only TCP.
  * A socket, or socket folder, that is not this user's alone is refused before anything is sent (a BskError,
  * reason untrusted_socket): another local user could be listening there. A listener that does not prove this home's
- * link key is refused after the hello (reason unproven_daemon): it got a random nonce and nothing else.
+ * link key is refused after the hello (reason unproven_daemon): it got a random nonce and nothing else. Before the TCP
+ * port, the home it came from must be this user's alone (reason untrusted_home, shared/home-check.ts); `windowsHome`:
+ * the Windows home read from WSL, whose owners WSL does not show (Windows' own access rules guard it).
  */
-export async function tryConnect(paths: HomePaths, env: Record<string, string | undefined> = process.env): Promise<Connection | null> {
+export async function tryConnect(
+  paths: HomePaths,
+  env: Record<string, string | undefined> = process.env,
+  opts: { windowsHome?: boolean } = {},
+): Promise<Connection | null> {
   // Loaded here, not at start-up: commands that never reach the daemon (version, help) do not pay for node:fs.
   const { checkSocket } = await import("../shared/socket-check.ts");
   const mode = cliTransport(env);
@@ -77,6 +83,8 @@ export async function tryConnect(paths: HomePaths, env: Record<string, string | 
   }
   const port = info?.cli_port;
   if (typeof port !== "number") return null;
+  // The port and the key came from the home: it must be this user's alone (no socket folder vouches for it here).
+  if (!opts.windowsHome) (await import("../shared/home-check.ts")).checkHomeForTcp(paths);
   const conn = await connectTcp(port).catch(() => null);
   return conn && proveLink(conn, paths, tcpTransport(port));
 }

@@ -111,7 +111,7 @@ export async function reachWindowsDaemon(env: Env, deps: WslDeps = realWslDeps, 
       data: { reason: "windows_daemon_not_found" },
     });
   }
-  const conn = await tryConnect(win.paths, { ...env, BSK_TRANSPORT: "tcp" });
+  const conn = await tryConnect(win.paths, { ...env, BSK_TRANSPORT: "tcp" }, { windowsHome: true });
   if (conn) return conn;
   const info = await readDaemonInfo(win.paths);
   const port = info?.cli_port;

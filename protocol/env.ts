@@ -36,7 +36,7 @@ export const ENV_VARS: EnvVar[] = [
     default: "auto",
     read_by: "cli+daemon",
     description:
-      "How the CLI reaches the daemon. auto: its Unix socket, else (a sandbox hides or blocks it) its loopback TCP port from daemon.json; tcp: only TCP; unix: only the socket (a daemon started with unix opens no TCP port). Both ways carry the same link proof (docs/security.md).",
+      "How the CLI reaches the daemon. auto: its Unix socket, else (a sandbox hides or blocks it) its loopback TCP port from daemon.json; tcp: only TCP; unix: only the socket (a daemon started with unix opens no TCP port). Both ways carry the same link proof (docs/security.md); before the TCP port the CLI checks the home is this user's alone.",
   },
   {
     name: "BSK_WSL",

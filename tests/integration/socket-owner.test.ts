@@ -208,4 +208,94 @@ sock.write(JSON.stringify({ id: "x1", method: "session.start", params: { name: "
       removeHome(d.home);
     }
   });
+  /**
+   * As the attacker: a home of theirs with a link key and a daemon.json naming their loopback TCP listener, which logs
+   * every connection and byte. Resolves once it listens.
+   */
+  async function tcpImpostor(home: string): Promise<{ log: string; stop(): void }> {
+    const scripts = scriptDir();
+    const log = join(scripts, "received.log");
+    writeFileSync(log, "", { mode: 0o666 });
+    chmodSync(log, 0o666);
+    const script = join(scripts, "tcp-impostor.ts");
+    writeFileSync(
+      script,
+      `import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+const [home, log] = process.argv.slice(2);
+mkdirSync(home, { mode: 0o755 });
+const key = crypto.getRandomValues(new Uint8Array(32)).toBase64({ alphabet: "base64url", omitPadding: true });
+writeFileSync(home + "/link.key", key + "\\n", { mode: 0o644 });
+const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: {
+  open() { appendFileSync(log, "connection\\n"); },
+  data(_s, chunk) { appendFileSync(log, chunk.toString()); },
+} });
+writeFileSync(home + "/daemon.json", JSON.stringify({ pid: 4242, cli_port: server.port, ws_port: 1, version: "0.1.0" }), { mode: 0o644 });
+console.log("listening");
+`,
+      { mode: 0o644 },
+    );
+    const proc = Bun.spawn(["runuser", "-u", attacker!.name, "--", process.execPath, script, home, log], {
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "inherit",
+    });
+    const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    if (!first.includes("listening")) throw new Error(`the impostor did not start: ${first}`);
+    return { log, stop: () => proc.kill() };
+  }
+
+  test("a home another user made, with a key and a TCP port of theirs: the CLI refuses it and connects to nothing", async () => {
+    const home = join(shared(), "home");
+    const fake = await tcpImpostor(home);
+    try {
+      expect(statSync(join(home, "link.key")).uid).toBe(attacker!.uid);
+      // The TCP port asked for, and the fallback when no socket answers: both refuse before connecting.
+      for (const transport of ["tcp", "auto"]) {
+        for (const args of [["session", "list"], ["type", "hunter2", "--session", "s-x"]]) {
+          const r = await bsk(args, { BSK_HOME: home, BSK_TRANSPORT: transport, BSK_AUTO_START: "0" });
+          expect(r.code, `${transport} ${args[0]}`).toBe(1);
+          expect(r.json.error).toMatchObject({
+            code: "permission_denied",
+            message: expect.stringContaining(`belongs to uid ${attacker!.uid}, not to you`),
+            data: { reason: "untrusted_home", path: home },
+          });
+          expect(r.json.error.hint).toContain("posing as the bsk daemon");
+        }
+      }
+      expect(readFileSync(fake.log, "utf8")).toBe("");
+    } finally {
+      fake.stop();
+    }
+  });
+
+  test("a home of one's own whose key or daemon.json another user could change is refused on the TCP port", async () => {
+    const d = await startDaemon();
+    try {
+      const env = { BSK_HOME: d.home, BSK_TRANSPORT: "tcp" };
+      expect((await bsk(["daemon", "status"], env)).json.result.daemon.pid).toBe(process.pid);
+      for (const [path, mode, reason] of [
+        [d.home, 0o777, "is open to other users"],
+        [join(d.home, "link.key"), 0o644, "is not yours alone"],
+        [d.paths.daemonJson, 0o666, "is not yours alone to change"],
+      ] as const) {
+        const before = statSync(path).mode & 0o777;
+        chmodSync(path, mode);
+        try {
+          const r = await bsk(["daemon", "status"], env);
+          expect(r.json.error, path).toMatchObject({
+            code: "permission_denied",
+            message: expect.stringContaining(reason),
+            data: { reason: "untrusted_home", path },
+          });
+        } finally {
+          chmodSync(path, before);
+        }
+      }
+      expect((await bsk(["daemon", "status"], env)).json.result.daemon.pid).toBe(process.pid);
+    } finally {
+      await d.stop();
+      removeHome(d.home);
+    }
+  });
 });

@@ -1,0 +1,63 @@
+/**
+ * Before the CLI uses the daemon's loopback TCP port: the home it read the port and the link key from is this user's
+ * alone, by the daemon's own rules (it keeps the home 0700 and refuses a link.key another user could read or swap:
+ * key-file.ts). On the socket, the socket's folder check stops a home another user made and filled with a key and a
+ * daemon.json of their own (socket-check.ts); the TCP port has no folder, so without this the CLI would prove their key
+ * to their listener and send it the call. Not on the hot path: only when the socket does not answer, or with
+ * BSK_TRANSPORT=tcp. Windows has no uids (its %LOCALAPPDATA% is guarded by the user's own access rules), and a CLI in
+ * WSL reading the Windows home through /mnt/c sees no real owners there (cli/wsl-daemon.ts): neither is checked.
+ */
+import { lstatSync, statSync, type Stats } from "node:fs";
+import { BskError } from "../protocol/errors.ts";
+import type { HomePaths } from "./home.ts";
+import { folderProblem, myUid } from "./socket-check.ts";
+
+export const UNTRUSTED_HOME = "untrusted_home";
+
+function untrustedHome(path: string, why: string): BskError {
+  return new BskError("permission_denied", `refusing the bsk daemon's TCP port: ${why}`, {
+    hint:
+      `Another local user may be posing as the bsk daemon; nothing was sent. Point BSK_HOME at a folder of your own ` +
+      `(the daemon makes it 0700), or have ${path} removed if it is not yours.`,
+    data: { reason: UNTRUSTED_HOME, path },
+  });
+}
+
+function statOrNone(read: (p: string) => Stats, path: string): Stats | undefined {
+  try {
+    return read(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+}
+
+/** Throws (permission_denied, reason untrusted_home) unless the home, its link.key and daemon.json are this user's alone. */
+export function checkHomeForTcp(paths: Pick<HomePaths, "home" | "linkKey" | "daemonJson">): void {
+  const uid = myUid();
+  if (uid === undefined) return;
+  try {
+    const home = statOrNone(statSync, paths.home);
+    if (!home) return;
+    const problem = folderProblem(paths.home, home, uid);
+    if (problem) throw untrustedHome(paths.home, problem);
+    const key = statOrNone(lstatSync, paths.linkKey);
+    if (key) {
+      if (!key.isFile()) throw untrustedHome(paths.linkKey, `${paths.linkKey} is not a regular file`);
+      if (key.uid !== uid || key.mode & 0o077)
+        throw untrustedHome(
+          paths.linkKey,
+          `${paths.linkKey} is not yours alone (uid ${key.uid}, mode ${(key.mode & 0o777).toString(8)}; you are uid ${uid})`,
+        );
+    }
+    const info = statOrNone(lstatSync, paths.daemonJson);
+    if (info && (!info.isFile() || info.uid !== uid || info.mode & 0o022))
+      throw untrustedHome(
+        paths.daemonJson,
+        `${paths.daemonJson} is not yours alone to change (uid ${info.uid}, mode ${(info.mode & 0o777).toString(8)}; you are uid ${uid})`,
+      );
+  } catch (err) {
+    if (err instanceof BskError) throw err;
+    throw untrustedHome(paths.home, `cannot check ${paths.home}: ${(err as Error).message}`);
+  }
+}
