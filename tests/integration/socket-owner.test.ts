@@ -69,7 +69,12 @@ console.log("listening");
 `,
     { mode: 0o644 },
   );
-  const proc = Bun.spawn(["runuser", "-u", attacker!.name, "--", process.execPath, script, dir, socket, log], {
+  return { log, stop: await listenAsAttacker(script, [dir, socket, log]) };
+}
+
+/** Runs `script` as the attacker; resolves once it says it listens, with the way to stop it. */
+async function listenAsAttacker(script: string, args: string[]): Promise<() => void> {
+  const proc = Bun.spawn(["runuser", "-u", attacker!.name, "--", process.execPath, script, ...args], {
     stdin: "ignore",
     stdout: "pipe",
     stderr: "inherit",
@@ -77,7 +82,7 @@ console.log("listening");
   const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
   const first = new TextDecoder().decode((await reader.read()).value);
   if (!first.includes("listening")) throw new Error(`the impostor did not start: ${first}`);
-  return { log, stop: () => proc.kill() };
+  return () => proc.kill();
 }
 
 async function bsk(args: string[], env: Record<string, string | undefined>) {
@@ -234,15 +239,7 @@ console.log("listening");
 `,
       { mode: 0o644 },
     );
-    const proc = Bun.spawn(["runuser", "-u", attacker!.name, "--", process.execPath, script, home, log], {
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "inherit",
-    });
-    const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
-    const first = new TextDecoder().decode((await reader.read()).value);
-    if (!first.includes("listening")) throw new Error(`the impostor did not start: ${first}`);
-    return { log, stop: () => proc.kill() };
+    return { log, stop: await listenAsAttacker(script, [home, log]) };
   }
 
   test("a home another user made, with a key and a TCP port of theirs: the CLI refuses it and connects to nothing", async () => {
