@@ -1,7 +1,13 @@
 /** Console and network ring buffers: sequence numbers, the since cursor, dropped counts, CDP event → entry. */
 import { describe, expect, test } from "bun:test";
-import { atLeast, ConsoleLog, formatArgs } from "../../extension/src/features/diagnostics/console-log.ts";
-import { isFailed, NetworkLog } from "../../extension/src/features/diagnostics/network-log.ts";
+import {
+  atLeast,
+  CONSOLE_BUDGET_CHARS,
+  ConsoleLog,
+  formatArgs,
+  STORED_TEXT_CHARS,
+} from "../../extension/src/features/diagnostics/console-log.ts";
+import { isFailed, NETWORK_BUDGET_CHARS, NetworkLog, STORED_URL_CHARS } from "../../extension/src/features/diagnostics/network-log.ts";
 import { clip, Ring } from "../../extension/src/features/diagnostics/ring.ts";
 
 const filled = (n: number, capacity: number) => {
@@ -52,6 +58,30 @@ describe("Ring", () => {
     const cut = clip("x".repeat(500), 80);
     expect(cut.length).toBeLessThanOrEqual(80);
     expect(cut.endsWith("… [+440 chars]")).toBe(true);
+  });
+});
+
+describe("Ring with a budget", () => {
+  const weighed = (chars: number) => new Ring<{ seq: number; t: string }>(10, { chars, weigh: (e) => e.t.length });
+
+  test("holds no more characters than its budget: the oldest go first, and a reader is told they were dropped", () => {
+    const r = weighed(10);
+    for (const t of ["aaaa", "bbbb", "cccc", "dd"]) r.push((seq) => ({ seq, t }));
+    const all = r.read(0, 100);
+    expect(all.entries.map((e) => e.t)).toEqual(["bbbb", "cccc", "dd"]);
+    expect(all.dropped).toBe(1);
+    expect(r.chars).toBe(10);
+  });
+
+  test("the newest entry stays even when it alone is over the budget; counted entries still bound it", () => {
+    const r = weighed(10);
+    r.push((seq) => ({ seq, t: "small" }));
+    r.push((seq) => ({ seq, t: "x".repeat(50) }));
+    expect(r.read(0, 100)).toMatchObject({ entries: [{ seq: 2 }], dropped: 1 });
+    const many = weighed(1_000);
+    for (let i = 0; i < 25; i++) many.push((seq) => ({ seq, t: "y" }));
+    expect(many.read(0, 100)).toMatchObject({ dropped: 15 });
+    expect(many.chars).toBe(10);
   });
 });
 
@@ -150,6 +180,17 @@ describe("ConsoleLog", () => {
     expect(atLeast("debug", "log")).toBe(false);
     expect(atLeast("warning", undefined)).toBe(true);
   });
+  test("a page logging long messages keeps its newest within the budget, not 1,000 × 16 KiB", () => {
+    const c = new ConsoleLog(1000);
+    const long = "z".repeat(STORED_TEXT_CHARS * 2);
+    for (let i = 0; i < 1000; i++)
+      c.onEvent("Runtime.consoleAPICalled", { type: "log", args: [{ type: "string", value: `${i} ${long}` }], timestamp: i });
+    expect(c.ring.chars).toBeLessThanOrEqual(CONSOLE_BUDGET_CHARS);
+    const page = c.ring.read(0, 1000);
+    expect(page.entries.length).toBe(Math.floor(CONSOLE_BUDGET_CHARS / STORED_TEXT_CHARS));
+    expect(page.entries.at(-1)?.text.startsWith("999 ")).toBe(true);
+    expect(page.dropped + page.entries.length).toBe(1000);
+  });
 });
 
 describe("NetworkLog", () => {
@@ -234,5 +275,17 @@ describe("NetworkLog", () => {
     n.onEvent(...sent("c", "http://x/c", 1));
     for (const id of ["a", "b", "c"]) n.onEvent("Network.loadingFinished", { requestId: id, timestamp: 2 });
     expect(n.ring.read(0, 10).entries.map((e) => e.url)).toEqual(["http://x/b", "http://x/c"]);
+  });
+  test("long URLs: finished and in-flight requests each hold at most their budget; the newest are kept", () => {
+    const n = new NetworkLog(1000, 1000);
+    const url = (i: number) => `http://x/${i}/${"u".repeat(STORED_URL_CHARS)}`;
+    for (let i = 0; i < 1000; i++) n.onEvent(...sent(`f${i}`, url(i), 1));
+    // In flight: the oldest were forgotten, so their ends are not listed; the newest are.
+    for (let i = 0; i < 1000; i++) n.onEvent("Network.loadingFinished", { requestId: `f${i}`, timestamp: 2 });
+    const page = n.ring.read(0, 1000);
+    expect(n.ring.chars).toBeLessThanOrEqual(NETWORK_BUDGET_CHARS);
+    expect(page.entries.length).toBe(Math.floor(NETWORK_BUDGET_CHARS / STORED_URL_CHARS));
+    expect(page.entries.at(-1)?.url.startsWith("http://x/999/")).toBe(true);
+    expect(page.entries[0]?.url.startsWith(`http://x/${1000 - page.entries.length}/`)).toBe(true);
   });
 });

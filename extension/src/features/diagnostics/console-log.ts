@@ -30,6 +30,11 @@ export function atLeast(level: ConsoleLevel, min: ConsoleLevel | undefined): boo
 
 /** Longest text kept per entry (reads cut further with --max-text). */
 export const STORED_TEXT_CHARS = 16_384;
+/**
+ * Characters of text and URLs kept per tab: a page that logs long messages keeps fewer of them (its newest), not
+ * 1,000 × 16 KiB in the service worker's memory.
+ */
+export const CONSOLE_BUDGET_CHARS = 1_048_576;
 
 interface RemoteObject {
   type: string;
@@ -111,7 +116,7 @@ export class ConsoleLog {
     private readonly onAdd?: (e: ConsoleEntry, origin: ConsoleOrigin) => void,
     private readonly notBefore = 0,
   ) {
-    this.ring = new Ring(capacity);
+    this.ring = new Ring(capacity, { chars: CONSOLE_BUDGET_CHARS, weigh: (e) => e.text.length + (e.url?.length ?? 0) });
   }
 
   private add(

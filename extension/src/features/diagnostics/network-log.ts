@@ -29,6 +29,10 @@ interface InFlight {
 }
 
 export const STORED_URL_CHARS = 16_384;
+/** Characters of URLs and errors kept per tab, as the console's (console-log.ts CONSOLE_BUDGET_CHARS). */
+export const NETWORK_BUDGET_CHARS = 1_048_576;
+/** Characters of URLs held for requests still in flight per tab; past it the oldest is forgotten. */
+const IN_FLIGHT_BUDGET_CHARS = 1_048_576;
 
 export function isFailed(e: RequestEntry): boolean {
   return e.error !== undefined || (e.status ?? 0) >= 400;
@@ -37,6 +41,7 @@ export function isFailed(e: RequestEntry): boolean {
 export class NetworkLog {
   readonly ring: Ring<RequestEntry>;
   private readonly inFlight = new Map<string, InFlight>();
+  private inFlightChars = 0;
 
   /** `onAdd` hears each request as it ends (enters the ring); requests sent before `notBefore` (ms since the epoch) are not kept. */
   constructor(
@@ -45,13 +50,21 @@ export class NetworkLog {
     private readonly onAdd?: (e: RequestEntry) => void,
     private readonly notBefore = 0,
   ) {
-    this.ring = new Ring(capacity);
+    this.ring = new Ring(capacity, { chars: NETWORK_BUDGET_CHARS, weigh: (e) => e.url.length + (e.error?.length ?? 0) });
+  }
+
+  /** A request in flight no longer followed. */
+  private forget(id: string): void {
+    const r = this.inFlight.get(id);
+    if (!r) return;
+    this.inFlight.delete(id);
+    this.inFlightChars -= r.url.length;
   }
 
   private end(id: string, at: number | undefined, outcome: { status?: number | null; error?: string }): void {
     const r = this.inFlight.get(id);
     if (!r) return;
-    this.inFlight.delete(id);
+    this.forget(id);
     const entry = this.ring.push((seq) => {
       const e: RequestEntry = {
         seq,
@@ -82,15 +95,19 @@ export class NetworkLog {
         if (ts < this.notBefore) return;
         // Same request id again: the previous hop was answered with a redirect.
         if (p.redirectResponse) this.end(p.requestId, p.timestamp, { status: p.redirectResponse.status ?? null });
-        if (this.inFlight.size >= this.maxInFlight) this.inFlight.delete(this.inFlight.keys().next().value!);
+        this.forget(p.requestId);
+        const url = String(p.request?.url ?? "").slice(0, STORED_URL_CHARS);
+        while (this.inFlight.size && (this.inFlight.size >= this.maxInFlight || this.inFlightChars + url.length > IN_FLIGHT_BUDGET_CHARS))
+          this.forget(this.inFlight.keys().next().value!);
         this.inFlight.set(p.requestId, {
           method: String(p.request?.method ?? "GET"),
-          url: String(p.request?.url ?? "").slice(0, STORED_URL_CHARS),
+          url,
           type: String(p.type ?? "other").toLowerCase(),
           status: null,
           started: p.timestamp,
           ts,
         });
+        this.inFlightChars += url.length;
         return;
       }
       case "Network.responseReceived": {

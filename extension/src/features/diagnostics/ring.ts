@@ -1,6 +1,8 @@
 /**
  * A bounded log with a monotonic sequence number per entry: the newest `capacity` entries are kept, the rest
- * are counted as dropped. Reads page forward with a `since` cursor. Pure (no chrome.*), so bun test imports it.
+ * are counted as dropped. With a budget, also no more than `budget.chars` characters of the entries' text (what
+ * `budget.weigh` counts): the oldest go first, the newest always stays. Reads page forward with a `since` cursor.
+ * Pure (no chrome.*), so bun test imports it.
  */
 
 export interface Page<T> {
@@ -11,27 +13,56 @@ export interface Page<T> {
   dropped: number;
 }
 
+export interface RingBudget<T> {
+  chars: number;
+  weigh: (e: T) => number;
+}
+
 export class Ring<T extends { seq: number }> {
   private readonly items: (T | undefined)[];
+  private readonly weights: number[];
   private head = 0;
   private count = 0;
   private last = 0;
+  private held = 0;
 
-  constructor(readonly capacity: number) {
+  constructor(
+    readonly capacity: number,
+    private readonly budget?: RingBudget<T>,
+  ) {
     this.items = new Array(capacity);
+    this.weights = new Array(capacity).fill(0);
   }
 
   get lastSeq(): number {
     return this.last;
   }
 
+  /** Characters held now (0 without a budget). */
+  get chars(): number {
+    return this.held;
+  }
+
   /** Appends the entry `make` builds for the next sequence number. */
   push(make: (seq: number) => T): T {
     const entry = make(++this.last);
-    this.items[(this.head + this.count) % this.capacity] = entry;
-    if (this.count < this.capacity) this.count++;
-    else this.head = (this.head + 1) % this.capacity;
+    if (this.count === this.capacity) this.dropOldest();
+    const at = (this.head + this.count) % this.capacity;
+    const weight = this.budget ? this.budget.weigh(entry) : 0;
+    this.items[at] = entry;
+    this.weights[at] = weight;
+    this.held += weight;
+    this.count++;
+    while (this.budget && this.held > this.budget.chars && this.count > 1) this.dropOldest();
     return entry;
+  }
+
+  private dropOldest(): void {
+    this.held -= this.weights[this.head]!;
+    this.items[this.head] = undefined;
+    this.weights[this.head] = 0;
+    this.head = (this.head + 1) % this.capacity;
+    this.count--;
   }
 
   /**
