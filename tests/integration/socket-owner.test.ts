@@ -249,7 +249,10 @@ console.log("listening");
       expect(statSync(join(home, "link.key")).uid).toBe(attacker!.uid);
       // The TCP port asked for, and the fallback when no socket answers: both refuse before connecting.
       for (const transport of ["tcp", "auto"]) {
-        for (const args of [["session", "list"], ["type", "hunter2", "--session", "s-x"]]) {
+        for (const args of [
+          ["session", "list"],
+          ["type", "hunter2", "--session", "s-x"],
+        ]) {
           const r = await bsk(args, { BSK_HOME: home, BSK_TRANSPORT: transport, BSK_AUTO_START: "0" });
           expect(r.code, `${transport} ${args[0]}`).toBe(1);
           expect(r.json.error).toMatchObject({
