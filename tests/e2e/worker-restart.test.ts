@@ -92,3 +92,70 @@ test("the agent's input before a worker restart is not the person's after it: th
   expect((await w.ok(["events", "--session", s, "--type", "session.takeover"])).events).toEqual([]);
   await w.ok(["session", "stop", s]);
 });
+
+/**
+ * The extension's service worker stopped, as Chrome stops an idle one; resolves once a new one runs. A page held by a
+ * dialog sends no keep-alive pings: the reconnect alarm would wake the worker within 30 s; the person opening bsk's
+ * popup (here, a message from one of its pages) wakes it at once.
+ */
+async function restartWorker(): Promise<void> {
+  const old = await stopServiceWorker(w.person);
+  await w.person.asExtension("chrome.runtime.sendMessage({ type: 'bsk-test-wake' }).then(() => 1, () => 1)");
+  await until("the worker to come back", async () => {
+    const sw = await serviceWorker(w.person);
+    return sw && sw.targetId !== old;
+  });
+}
+
+test("a dialog open across a worker restart: calls say dialog_pending at once, and it can be answered", async () => {
+  const s = await w.startSession();
+  await w.ok(["navigate", w.fixtures.url("/soak.html?s=dialog-restart"), "--session", s]);
+  await w.ok(["evaluate", "setTimeout(() => alert('across'), 0); 1", "--session", s]);
+  await until("the dialog to be open", async () => (await w.ok(["dialog", "status", "--session", s])).open === true);
+  await restartWorker();
+  // Not a call that waits out its timeout behind the dialog: the new worker knows it is there.
+  const snap = await w.bsk(["snapshot", "--session", s, "--json", "--timeout", "15s"]);
+  expect(snap.json?.error).toMatchObject({ code: "dialog_pending", data: { type: "alert", message: "across" } });
+  expect((await w.ok(["dialog", "status", "--session", s])).dialog).toMatchObject({ type: "alert", message: "across" });
+  expect(await w.ok(["dialog", "accept", "--session", s, "--timeout", "15s"])).toMatchObject({ accepted: true });
+  expect((await w.ok(["evaluate", "1 + 1", "--session", s, "--timeout", "15s"])).value).toBe(2);
+  await w.ok(["session", "stop", s]);
+}, 90_000);
+
+test("a dialog the person closed while no worker ran is not reported after the restart", async () => {
+  const s = await w.startSession();
+  await w.ok(["navigate", w.fixtures.url("/soak.html?s=dialog-closed"), "--session", s]);
+  // The person's own DevTools on the page from before the dialog: it can answer it (as the person's click would).
+  const { targetId } = await w.person.waitForPage("soak.html?s=dialog-closed");
+  const { sessionId } = await w.person.send("Target.attachToTarget", { targetId, flatten: true });
+  try {
+    await w.person.send("Page.enable", {}, sessionId);
+    await w.ok(["evaluate", "setTimeout(() => alert('closed meanwhile'), 0); 1", "--session", s]);
+    await until("the dialog to be open", async () => (await w.ok(["dialog", "status", "--session", s])).open === true);
+    const old = await stopServiceWorker(w.person);
+    await w.person.send("Page.handleJavaScriptDialog", { accept: true }, sessionId);
+    await w.person.asExtension("chrome.runtime.sendMessage({ type: 'bsk-test-wake' }).then(() => 1, () => 1)");
+    await until("the worker to come back", async () => {
+      const sw = await serviceWorker(w.person);
+      return sw && sw.targetId !== old;
+    });
+    expect((await w.ok(["evaluate", "1 + 1", "--session", s, "--timeout", "15s"])).value).toBe(2);
+    expect((await w.ok(["dialog", "status", "--session", s])).open).toBe(false);
+  } finally {
+    await w.person.send("Target.detachFromTarget", { sessionId }).catch(() => undefined);
+    await w.ok(["session", "stop", s]);
+  }
+}, 90_000);
+
+test("a dialog read back that no longer shows (its close was told to no one) is forgotten once the page answers", async () => {
+  const s = await w.startSession();
+  await w.ok(["navigate", w.fixtures.url("/soak.html?s=dialog-stale"), "--session", s]);
+  const tabId = (await w.ok(["tab", "list", "--session", s])).current_tab_id as number;
+  // What a worker stopped with a dialog open left behind, as if the dialog's Closed event had been lost.
+  const stale = { type: "alert", message: "long gone", url: "http://x/", target: { tabId } };
+  await w.person.asExtension(`chrome.storage.session.set({ dialogs: { ${tabId}: ${JSON.stringify(stale)} } }).then(() => 1)`);
+  await restartWorker();
+  expect((await w.ok(["evaluate", "1 + 1", "--session", s, "--timeout", "15s"])).value).toBe(2);
+  expect((await w.ok(["dialog", "status", "--session", s])).open).toBe(false);
+  await w.ok(["session", "stop", s]);
+}, 60_000);

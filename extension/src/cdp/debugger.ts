@@ -240,12 +240,29 @@ export async function sendTo<T = any>(target: CdpTarget, method: string, params?
   try {
     return (await raceAbort(sent, signal)) as T;
   } catch (err) {
-    if (err instanceof BskError) throw err;
-    const message = cdpMessage(err);
-    if (EXTENSION_FRAME.test(message)) throw extensionFrameError(target.tabId, `${method} failed: ${message}`);
-    const data: Record<string, unknown> = { method, cdp_message: message, tab_id: target.tabId };
-    if (target.sessionId) data.cdp_session_id = target.sessionId;
-    throw new BskError("cdp_failed", `${method} failed: ${message}`, { data });
+    throw commandFailed(target, method, err);
+  }
+}
+
+function commandFailed(target: CdpTarget, method: string, err: unknown): BskError {
+  if (err instanceof BskError) return err;
+  const message = cdpMessage(err);
+  if (EXTENSION_FRAME.test(message)) return extensionFrameError(target.tabId, `${method} failed: ${message}`);
+  const data: Record<string, unknown> = { method, cdp_message: message, tab_id: target.tabId };
+  if (target.sessionId) data.cdp_session_id = target.sessionId;
+  return new BskError("cdp_failed", `${method} failed: ${message}`, { data });
+}
+
+/**
+ * sendTo() on the attachment as it is, without waiting for this worker's own attaching of the tab: a JavaScript dialog
+ * holds every command into its page, those of the attachment's re-adoption after a worker restart too, and only the
+ * dialog's answer (Page.handleJavaScriptDialog, answered by the browser itself) frees them.
+ */
+export async function sendAsIs<T = any>(target: CdpTarget, method: string, params?: object, signal?: AbortSignal): Promise<T> {
+  try {
+    return (await raceAbort(sendWatched(target, method, params), signal)) as T;
+  } catch (err) {
+    throw commandFailed(target, method, err);
   }
 }
 

@@ -10,7 +10,7 @@ import { abortError, raceAbort } from "../shared/abort.ts";
 import { checkPageAfter, watchPageAhead } from "../cdp/debugger.ts";
 import { beginCall } from "../features/control.ts";
 import { crashGuard } from "../page/crash.ts";
-import { dialogGuard } from "../page/dialogs.ts";
+import { dialogGuard, dialogSettled } from "../page/dialogs.ts";
 import { guardHandlers } from "./call-guard.ts";
 import { pausedPageGuard } from "../page/paused-page.ts";
 import { endShowing } from "../page/shown.ts";
@@ -123,8 +123,9 @@ async function guarded(
   // A browser prompt up in the tab swallows input: refused, never reported as done (reads still work).
   const prompt = INPUT_METHODS.has(method) ? promptOf(tabId) : undefined;
   if (prompt) throw promptPending(tabId, prompt);
-  // A JS dialog stalls the page: one already open fails the call now, one that opens during it ends it.
-  // A crashed renderer ends the call too (crash.ts).
+  // A JS dialog stalls the page: one already open fails the call now, one that opens during it ends it (one open
+  // across a worker restart is read back first). A crashed renderer ends the call too (crash.ts).
+  await dialogSettled(tabId);
   let guard = crashGuard(tabId, dialogGuard(tabId, ctx.signal), method);
   // A page the browser holds paused (printing) would hang input calls until their timeout.
   if (sent && INPUT_METHODS.has(method)) guard = pausedPageGuard(tabId, guard, sent);

@@ -4,13 +4,21 @@
  * script is stopped and many CDP calls stall, so every tab-scoped call races against this state (dispatcher.ts):
  * one open at the start fails at once with dialog_pending; one that opens during the call aborts the call's signal
  * with dialog_pending (an action turns that into its effect `dialog`).
+ *
+ * Open dialogs are kept in chrome.storage.session too: a dialog holds every command into its page, the re-adoption of
+ * the tab's attachment by a restarted worker included, and the browser tells a new listener nothing of a dialog that
+ * opened before it. So the new worker reads them back: calls on the tab answer dialog_pending, and dialog
+ * accept|dismiss answers it without waiting for the re-adoption; one the person closed while no worker listened is
+ * forgotten once the page answers a command (dialogSettled).
  */
 import { BskError } from "../../../protocol/errors.ts";
-import { tapCdp } from "../cdp/debugger.ts";
+import { browser } from "wxt/browser";
+import { sendAsIs, tapCdp } from "../cdp/debugger.ts";
 import { heldBy } from "../cdp/runaway.ts";
 import { emit } from "../ports/outbox.ts";
 import type { CdpTarget } from "../cdp/refs/target.ts";
 import { ownerOfTab } from "../session/sessions.ts";
+import { SESSION } from "../session/settings.ts";
 import { KeyedListeners } from "../shared/keyed-listeners.ts";
 
 export type DialogType = "alert" | "confirm" | "prompt" | "beforeunload";
@@ -27,9 +35,120 @@ export interface OpenDialog {
 const MESSAGE_CAP = 4096;
 const open = new Map<number, OpenDialog>();
 const listeners = new KeyedListeners<number, [OpenDialog]>();
+/** Tabs whose open dialog was read back from storage: no event of this worker's has told of it. */
+const restored = new Set<number>();
+const store = {
+  /** Read back from storage.session; dialog events that come before are held until then, and handled in order. */
+  loaded: null as Promise<void> | null,
+  ready: false,
+  held: [] as [CdpTarget, string, Record<string, any>][],
+  writing: Promise.resolve(),
+};
+
+/** The open dialogs, as read back after a worker restart; resolves at once once read. */
+export function dialogsReady(): Promise<void> {
+  store.loaded ??= browser.storage.session
+    .get(SESSION.dialogs)
+    .then((got) => {
+      const saved = (got[SESSION.dialogs] ?? {}) as Record<string, OpenDialog>;
+      for (const [key, d] of Object.entries(saved)) {
+        const tabId = Number(key);
+        if (!Number.isInteger(tabId) || !d || typeof d.message !== "string" || d.target?.tabId !== tabId) continue;
+        open.set(tabId, { ...d, type: asType(d.type) });
+        restored.add(tabId);
+      }
+    })
+    .catch(() => undefined)
+    .then(() => {
+      for (const [source, method, p] of store.held) onDialogEvent(source, method, p);
+      store.held = [];
+      store.ready = true;
+    });
+  return store.loaded;
+}
+
+/** How long a call waits for a page with a dialog read back to show it has none (it answers a command). */
+const VERIFY_MS = 500;
+const verifying = new Map<number, Promise<void>>();
+/** Tabs whose dialog read back did not let its page answer within VERIFY_MS: later calls do not wait again. */
+const waited = new Set<number>();
+
+/** A page that answers a command shows no dialog in its main frame: one read back for it was closed meanwhile. */
+function verify(tabId: number): Promise<void> {
+  let v = verifying.get(tabId);
+  if (!v) {
+    v = sendAsIs({ tabId }, "Runtime.evaluate", { expression: "0", returnByValue: true })
+      .then(
+        () => {
+          const d = open.get(tabId);
+          if (restored.has(tabId) && d && !d.target.sessionId) forgetTab(tabId);
+        },
+        () => undefined,
+      )
+      .finally(() => verifying.delete(tabId));
+    verifying.set(tabId, v);
+  }
+  return v;
+}
+
+/**
+ * Before a call on the tab: the dialogs read back, and one of them for this tab checked first. Its Closed event can
+ * have gone to no one (the person answered it while no worker listened): the page answering within VERIFY_MS says it
+ * shows none. One that does not answer is taken as still open (dialog_pending: what is known), and is forgotten once
+ * the page does answer.
+ */
+export async function dialogSettled(tabId: number): Promise<void> {
+  await dialogsReady();
+  if (!restored.has(tabId) || waited.has(tabId)) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), VERIFY_MS)));
+  if ((await Promise.race([verify(tabId), late]).finally(() => clearTimeout(timer))) === "late") waited.add(tabId);
+}
+
+function persist(): void {
+  const all = Object.fromEntries(open);
+  store.writing = store.writing.then(() => browser.storage.session.set({ [SESSION.dialogs]: all })).catch(() => undefined);
+}
+
+function forgetTab(tabId: number): void {
+  restored.delete(tabId);
+  waited.delete(tabId);
+  if (open.delete(tabId)) persist();
+}
 
 function asType(t: unknown): DialogType {
   return t === "confirm" || t === "prompt" || t === "beforeunload" ? t : "alert";
+}
+
+function onDialogEvent(source: CdpTarget, method: string, p: Record<string, any>): void {
+  if (method === "Page.javascriptDialogOpening") {
+    const d: OpenDialog = {
+      type: asType(p.type),
+      message: String(p.message ?? "").slice(0, MESSAGE_CAP),
+      url: String(p.url ?? ""),
+      target: source,
+    };
+    if (d.type === "prompt") d.default_prompt = String(p.defaultPrompt ?? "");
+    open.set(source.tabId, d);
+    restored.delete(source.tabId);
+    waited.delete(source.tabId);
+    persist();
+    const owner = ownerOfTab(source.tabId);
+    if (owner)
+      emit("dialog.opened", {
+        session_id: owner.session.session_id,
+        tab_id: source.tabId,
+        type: d.type,
+        message: d.message,
+        url: d.url,
+      });
+    listeners.emit(source.tabId, d);
+  } else if (method === "Page.javascriptDialogClosed") {
+    const d = open.get(source.tabId);
+    if (d && (d.target.sessionId ?? "") === (source.sessionId ?? "")) forgetTab(source.tabId);
+    const owner = ownerOfTab(source.tabId);
+    if (owner) emit("dialog.closed", { session_id: owner.session.session_id, tab_id: source.tabId, accepted: p.result === true });
+  }
 }
 
 export function installDialogTracking(): void {
@@ -37,36 +156,17 @@ export function installDialogTracking(): void {
   heldBy((tabId) => open.has(tabId));
   tapCdp({
     onEvent(source, method, p) {
-      if (method === "Page.javascriptDialogOpening") {
-        const d: OpenDialog = {
-          type: asType(p.type),
-          message: String(p.message ?? "").slice(0, MESSAGE_CAP),
-          url: String(p.url ?? ""),
-          target: source,
-        };
-        if (d.type === "prompt") d.default_prompt = String(p.defaultPrompt ?? "");
-        open.set(source.tabId, d);
-        const owner = ownerOfTab(source.tabId);
-        if (owner)
-          emit("dialog.opened", {
-            session_id: owner.session.session_id,
-            tab_id: source.tabId,
-            type: d.type,
-            message: d.message,
-            url: d.url,
-          });
-        listeners.emit(source.tabId, d);
-      } else if (method === "Page.javascriptDialogClosed") {
-        const d = open.get(source.tabId);
-        if (d && (d.target.sessionId ?? "") === (source.sessionId ?? "")) open.delete(source.tabId);
-        const owner = ownerOfTab(source.tabId);
-        if (owner) emit("dialog.closed", { session_id: owner.session.session_id, tab_id: source.tabId, accepted: p.result === true });
-      }
+      if (method !== "Page.javascriptDialogOpening" && method !== "Page.javascriptDialogClosed") return;
+      // Not before the dialogs are read back: a Closed event must find the dialog it closes.
+      if (store.ready) return onDialogEvent(source, method, p);
+      store.held.push([source, method, p]);
+      void dialogsReady();
     },
     onDetach(tabId) {
-      open.delete(tabId);
+      forgetTab(tabId);
     },
   });
+  void dialogsReady();
 }
 
 export function openDialog(tabId: number): OpenDialog | undefined {
@@ -75,7 +175,7 @@ export function openDialog(tabId: number): OpenDialog | undefined {
 
 /** Forget a dialog we just answered (its Closed event follows). */
 export function answered(tabId: number, d: OpenDialog): void {
-  if (open.get(tabId) === d) open.delete(tabId);
+  if (open.get(tabId) === d) forgetTab(tabId);
 }
 
 /** Calls `fn` when a dialog opens on the tab, until the returned function is called. */

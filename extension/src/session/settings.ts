@@ -93,6 +93,7 @@ export const SESSION = {
   remote: "remote_connection",
   pillHidden: "pill_hidden",
   lendRefused: "lend_refused",
+  dialogs: "dialogs",
 } as const;
 
 /**

@@ -5,8 +5,8 @@
  */
 import { BskError } from "../../../protocol/errors.ts";
 import type { dialogMethods } from "../../../protocol/methods/dialogs.ts";
-import { sendTo } from "../cdp/debugger.ts";
-import { answered, dialogInfo, openDialog, type OpenDialog } from "../page/dialogs.ts";
+import { sendAsIs, sendTo } from "../cdp/debugger.ts";
+import { answered, dialogInfo, dialogSettled, openDialog, type OpenDialog } from "../page/dialogs.ts";
 import { resolveTab } from "../session/sessions.ts";
 import type { FamilyHandlers } from "../shared/handler.ts";
 import { sending } from "../session/input-mark.ts";
@@ -25,8 +25,9 @@ function requireDialog(tabId: number): OpenDialog {
 
 async function answer(tabId: number, d: OpenDialog, accept: boolean, text: string | undefined, signal: AbortSignal): Promise<void> {
   try {
+    // Not behind the tab's attaching: after a worker restart that waits for this very answer (page/dialogs.ts).
     await sending({ tabId }, () =>
-      sendTo(d.target, "Page.handleJavaScriptDialog", { accept, ...(text !== undefined && { promptText: text }) }, signal),
+      sendAsIs(d.target, "Page.handleJavaScriptDialog", { accept, ...(text !== undefined && { promptText: text }) }, signal),
     );
   } catch (err) {
     // Answered meanwhile (by the person, or the page went away): the dialog is gone either way.
@@ -42,6 +43,7 @@ function promptInfo(p: PendingPrompt): { kind: PendingPrompt["kind"]; url: strin
 export const dialogHandlers: FamilyHandlers<typeof dialogMethods> = {
   "dialog.status": async (p) => {
     const { tabId } = await resolveTab(p);
+    await dialogSettled(tabId);
     const d = openDialog(tabId);
     const prompt = promptOf(tabId);
     return { tab_id: tabId, open: d !== undefined, dialog: d ? dialogInfo(d) : null, prompt: prompt ? promptInfo(prompt) : null };
@@ -49,6 +51,7 @@ export const dialogHandlers: FamilyHandlers<typeof dialogMethods> = {
 
   "dialog.accept": async (p, { signal }) => {
     const { tabId } = await resolveTab(p);
+    await dialogSettled(tabId);
     const prompt = openDialog(tabId) ? undefined : promptOf(tabId);
     if (prompt) {
       throw new BskError("prompt_pending", `the browser asks the person in tab ${tabId} (${prompt.kind}); bsk never answers yes for them`, {
@@ -68,6 +71,7 @@ export const dialogHandlers: FamilyHandlers<typeof dialogMethods> = {
 
   "dialog.dismiss": async (p, { signal }) => {
     const { tabId } = await resolveTab(p);
+    await dialogSettled(tabId);
     const prompt = openDialog(tabId) ? undefined : promptOf(tabId);
     if (prompt) {
       await sending({ tabId }, () => sendTo({ tabId }, "Page.reload", {}, signal));
