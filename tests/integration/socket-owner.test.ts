@@ -276,7 +276,7 @@ console.log("listening");
       expect((await bsk(["daemon", "status"], env)).json.result.daemon.pid).toBe(process.pid);
       for (const [path, mode, reason] of [
         [d.home, 0o777, "is open to other users"],
-        [join(d.home, "link.key"), 0o644, "is not yours alone"],
+        [join(d.home, "link.key"), 0o644, "is not yours alone to read"],
         [d.paths.daemonJson, 0o666, "is not yours alone to change"],
       ] as const) {
         const before = statSync(path).mode & 0o777;
