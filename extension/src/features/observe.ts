@@ -69,11 +69,14 @@ function kindsOf(tabId: number): { sessionId: string; kinds: Kind[] } | undefine
 }
 
 export function installObserve(): void {
-  onAttach(async (tabId, send) => {
+  onAttach(async (tabId, send, readopted) => {
     await load();
     const page = kindsOf(tabId)?.kinds.filter((k) => k !== "sockets") ?? [];
     if (!page.length) return;
     await send("Runtime.addBinding", { name: BINDING, executionContextName: WORLD });
+    // An attachment taken over after a worker restart keeps its registration (only the binding went, with
+    // debugger.ts's Runtime.disable): adding it again would run the observer once more in every later document.
+    if (readopted) return;
     await send("Page.addScriptToEvaluateOnNewDocument", {
       source: `(${pageObserver.toString()})(${JSON.stringify(page)}, ${JSON.stringify(BINDING)})`,
       worldName: WORLD,

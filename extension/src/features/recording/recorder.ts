@@ -50,11 +50,16 @@ function inOrder(tabId: number, work: () => Promise<void>): Promise<void> {
 const waiters = new Map<string, Set<(trace: RecordTraceT) => void>>();
 const timers = new Map<string, ReturnType<typeof setTimeout>>();
 
+/** The binding the recorder reports through, on a session with the Runtime domain on. */
+async function bind(sendCdp: (method: string, params?: object) => Promise<any>): Promise<void> {
+  await sendCdp("Runtime.enable");
+  await sendCdp("Runtime.addBinding", { name: RECORD_BINDING, executionContextName: RECORD_WORLD });
+}
+
 /** The binding and the script for every new document of the tab; returns the script's id. */
 async function installIn(_tabId: number, sendCdp: (method: string, params?: object) => Promise<any>): Promise<string> {
   const source = await scriptText("/bsk-recorder.js");
-  await sendCdp("Runtime.enable");
-  await sendCdp("Runtime.addBinding", { name: RECORD_BINDING, executionContextName: RECORD_WORLD });
+  await bind(sendCdp);
   const r = await sendCdp("Page.addScriptToEvaluateOnNewDocument", { source, worldName: RECORD_WORLD, runImmediately: true });
   return String(r.identifier);
 }
@@ -239,10 +244,14 @@ function sessionsGone(): void {
 }
 
 export function installRecorder(): void {
-  onAttach(async (tabId, sendCdp) => {
+  onAttach(async (tabId, sendCdp, readopted) => {
     await recordingsReady();
     const rec = recordingOfTab(tabId);
-    if (rec) rec.script_id = await installIn(tabId, sendCdp);
+    if (!rec) return;
+    // An attachment taken over after a worker restart keeps its registration (the one its id names, removed when the
+    // recording ends); only the binding went, with debugger.ts's Runtime.disable.
+    if (readopted && rec.script_id) return bind(sendCdp);
+    rec.script_id = await installIn(tabId, sendCdp);
   });
   // Another site's iframe of a recording tab, before its document runs.
   onChildAttach(async (send, tabId) => {
