@@ -52,24 +52,18 @@ await putRecording({
   steps: [],
 });
 
-const recorder = (from: number) =>
+/** The binding and script commands sent since `from` for the feature with this binding and world. */
+const commandsOf = (binding: string, world: string) => (from: number) =>
   sent
     .slice(from)
     .filter(
       (c) =>
-        (c.method === "Runtime.addBinding" && c.params.name === "__bskRecord") ||
-        (c.method === "Page.addScriptToEvaluateOnNewDocument" && c.params.worldName === "bsk-record"),
+        (c.method === "Runtime.addBinding" && c.params.name === binding) ||
+        (c.method === "Page.addScriptToEvaluateOnNewDocument" && c.params.worldName === world),
     )
     .map((c) => c.method);
-const observer = (from: number) =>
-  sent
-    .slice(from)
-    .filter(
-      (c) =>
-        (c.method === "Runtime.addBinding" && c.params.name === "__bskObserve") ||
-        (c.method === "Page.addScriptToEvaluateOnNewDocument" && c.params.worldName === "bsk-observe"),
-    )
-    .map((c) => c.method);
+const recorder = commandsOf("__bskRecord", "bsk-record");
+const observer = commandsOf("__bskObserve", "bsk-observe");
 
 await attach(5);
 const fresh = observer(0);
