@@ -7,12 +7,12 @@
  * BSK_TRANSPORT=tcp. Windows has no uids (its %LOCALAPPDATA% is guarded by the user's own access rules), and a CLI in
  * WSL reading the Windows home through /mnt/c sees no real owners there (cli/wsl-daemon.ts): neither is checked.
  */
-import { lstatSync, statSync, type Stats } from "node:fs";
+import { statSync } from "node:fs";
 import { BskError } from "../protocol/errors.ts";
 import type { HomePaths } from "./home.ts";
-import { folderProblem, myUid } from "./socket-check.ts";
+import { folderProblem, myUid, statOrNone } from "./socket-check.ts";
 
-export const UNTRUSTED_HOME = "untrusted_home";
+const UNTRUSTED_HOME = "untrusted_home";
 
 function untrustedHome(path: string, why: string): BskError {
   return new BskError("permission_denied", `refusing the bsk daemon's TCP port: ${why}`, {
@@ -23,28 +23,19 @@ function untrustedHome(path: string, why: string): BskError {
   });
 }
 
-function statOrNone(read: (p: string) => Stats, path: string): Stats | undefined {
-  try {
-    return read(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
-}
-
 /** Throws (permission_denied, reason untrusted_home) unless the home, its link.key and daemon.json are this user's alone. */
 export function checkHomeForTcp(paths: Pick<HomePaths, "home" | "linkKey" | "daemonJson">): void {
   const uid = myUid();
   if (uid === undefined) return;
   try {
-    const home = statOrNone(statSync, paths.home);
+    const home = statOrNone(paths.home, statSync);
     if (!home) return;
     const problem = folderProblem(paths.home, home, uid);
     if (problem) throw untrustedHome(paths.home, problem);
     // Root's are trusted, as everywhere; a file that is not a regular one holds no key a reader would take (a
     // sandbox that hides the key binds /dev/null over it: the read then says the key is missing).
     const problemWith = (path: string, openBits: number, what: string): string | undefined => {
-      const st = statOrNone(lstatSync, path);
+      const st = statOrNone(path);
       if (!st) return undefined;
       if (st.uid !== uid && st.uid !== 0) return `${path} belongs to uid ${st.uid}, not to you (uid ${uid})`;
       if (st.uid === uid && st.isFile() && st.mode & openBits)

@@ -22,9 +22,10 @@ export function myUid(): number | undefined {
   return typeof process.getuid === "function" ? process.getuid() : undefined;
 }
 
-function lstatOrNone(path: string): Stats | undefined {
+/** `read(path)` (lstatSync or statSync), or undefined when there is nothing at `path`. */
+export function statOrNone(path: string, read: (p: string) => Stats = lstatSync): Stats | undefined {
   try {
-    return lstatSync(path);
+    return read(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw err;
@@ -77,11 +78,11 @@ export function checkSocket(socket: string): boolean {
 
 function checkOwned(socket: string, uid: number): boolean {
   const dir = parentOf(socket);
-  const d = lstatOrNone(dir);
+  const d = statOrNone(dir);
   if (!d) return false;
   const problem = folderProblem(dir, d, uid);
   if (problem) throw untrusted(dir, problem, plantedHint(dir));
-  const s = lstatOrNone(socket);
+  const s = statOrNone(socket);
   if (!s) return false;
   if (!s.isSocket()) throw untrusted(socket, `${socket} is not a socket`, plantedHint(socket));
   if (s.uid !== uid) throw untrusted(socket, `${socket} belongs to uid ${s.uid}, not to you (uid ${uid})`, plantedHint(socket));
