@@ -98,8 +98,9 @@ test("the agent's input before a worker restart is not the person's after it: th
  * dialog sends no keep-alive pings: the reconnect alarm would wake the worker within 30 s; the person opening bsk's
  * popup (here, a message from one of its pages) wakes it at once.
  */
-async function restartWorker(): Promise<void> {
+async function restartWorker(meanwhile?: () => Promise<unknown>): Promise<void> {
   const old = await stopServiceWorker(w.person);
+  await meanwhile?.();
   await w.person.asExtension("chrome.runtime.sendMessage({ type: 'bsk-test-wake' }).then(() => 1, () => 1)");
   await until("the worker to come back", async () => {
     const sw = await serviceWorker(w.person);
@@ -151,11 +152,32 @@ test("a dialog read back that no longer shows (its close was told to no one) is 
   const s = await w.startSession();
   await w.ok(["navigate", w.fixtures.url("/soak.html?s=dialog-stale"), "--session", s]);
   const tabId = (await w.ok(["tab", "list", "--session", s])).current_tab_id as number;
-  // What a worker stopped with a dialog open left behind, as if the dialog's Closed event had been lost.
+  // What a worker stopped with a dialog open left behind, as if the dialog's Closed event had been lost; beside it,
+  // entries no worker writes (malformed, or naming another tab than their key) are passed over.
   const stale = { type: "alert", message: "long gone", url: "http://x/", target: { tabId } };
-  await w.person.asExtension(`chrome.storage.session.set({ dialogs: { ${tabId}: ${JSON.stringify(stale)} } }).then(() => 1)`);
+  const other = tabId + 1;
+  const kept = {
+    [tabId]: stale,
+    "not-a-tab": stale,
+    [other]: { type: "alert", message: "x".repeat(100_000), url: "http://x/", target: { tabId: other + 1 } },
+    [other + 2]: { type: "alert", message: 42, target: { tabId: other + 2 } },
+    [other + 3]: null,
+  };
+  await w.person.asExtension(`chrome.storage.session.set({ dialogs: ${JSON.stringify(kept)} }).then(() => 1)`);
   await restartWorker();
   expect((await w.ok(["evaluate", "1 + 1", "--session", s, "--timeout", "15s"])).value).toBe(2);
   expect((await w.ok(["dialog", "status", "--session", s])).open).toBe(false);
+  // A dialog read back is at most what the worker keeps of one (4,096 characters): a real one open, its stored
+  // record swapped for a huge one while no worker runs.
+  await w.ok(["evaluate", "setTimeout(() => prompt('real', 'd'), 0); 1", "--session", s]);
+  await until("the dialog to be open", async () => (await w.ok(["dialog", "status", "--session", s])).open === true);
+  const big = { type: "prompt", message: "y".repeat(100_000), url: "http://x/", default_prompt: "d", target: { tabId } };
+  await restartWorker(() =>
+    w.person.asExtension(`chrome.storage.session.set({ dialogs: { ${tabId}: ${JSON.stringify(big)} } }).then(() => 1)`),
+  );
+  const status = await w.ok(["dialog", "status", "--session", s]);
+  expect(status.dialog.message.length).toBeLessThanOrEqual(4096);
+  await w.ok(["dialog", "dismiss", "--session", s, "--timeout", "15s"]);
+  expect((await w.ok(["evaluate", "1 + 1", "--session", s, "--timeout", "15s"])).value).toBe(2);
   await w.ok(["session", "stop", s]);
 }, 60_000);

@@ -54,7 +54,14 @@ export function dialogsReady(): Promise<void> {
       for (const [key, d] of Object.entries(saved)) {
         const tabId = Number(key);
         if (!Number.isInteger(tabId) || !d || typeof d.message !== "string" || d.target?.tabId !== tabId) continue;
-        open.set(tabId, { ...d, type: asType(d.type) });
+        const sessionId = typeof d.target.sessionId === "string" ? d.target.sessionId : undefined;
+        open.set(tabId, {
+          type: asType(d.type),
+          message: d.message.slice(0, MESSAGE_CAP),
+          url: String(d.url ?? ""),
+          ...(d.default_prompt !== undefined && { default_prompt: String(d.default_prompt) }),
+          target: sessionId ? { tabId, sessionId } : { tabId },
+        });
         restored.add(tabId);
       }
     })
