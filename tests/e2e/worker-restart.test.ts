@@ -3,7 +3,7 @@
  * about 10 errors a second loses none of them, or the stream says how many it lost and when (events.lost).
  */
 import { expect, test } from "bun:test";
-import { evaluateInPage, serviceWorker, stopServiceWorker } from "./devtools.ts";
+import { evaluateInFrame, evaluateInPage, serviceWorker, stopServiceWorker } from "./devtools.ts";
 import { until, useWorld, type World } from "./harness.ts";
 
 let w: World;
@@ -123,29 +123,61 @@ test("a dialog open across a worker restart: calls say dialog_pending at once, a
   await w.ok(["session", "stop", s]);
 }, 90_000);
 
-test("a dialog the person closed while no worker ran is not reported after the restart", async () => {
+test("a dialog of a cross-site frame open across a worker restart can be answered after it", async () => {
   const s = await w.startSession();
-  await w.ok(["navigate", w.fixtures.url("/soak.html?s=dialog-closed"), "--session", s]);
-  // The person's own DevTools on the page from before the dialog: it can answer it (as the person's click would).
-  const { targetId } = await w.person.waitForPage("soak.html?s=dialog-closed");
+  await w.ok(["navigate", w.fixtures.url("/snap-frames.html?dialog-frame-restart"), "--session", s]);
+  await evaluateInFrame(w.browser.cdpPort!, "snap-frame-inner.html?cross", "setTimeout(() => alert('framed'), 0); 1");
+  await until("the dialog to be open", async () => (await w.ok(["dialog", "status", "--session", s])).open === true);
+  // Kept with the frame that opened it: the tab's own session tells of it, but the main frame is not the one it holds.
+  const kept = (await w.person.asExtension("chrome.storage.session.get('dialogs')")) as { dialogs: Record<string, any> };
+  expect(Object.values(kept.dialogs)[0]).toMatchObject({ message: "framed", frame_id: expect.stringMatching(/^[0-9A-F]{32}$/) });
+  await restartWorker();
+  // The frame's document is held by its dialog, the main frame's is not: the dialog read back stays known.
+  const snap = await w.bsk(["snapshot", "--session", s, "--json", "--timeout", "15s"]);
+  expect(snap.json?.error).toMatchObject({ code: "dialog_pending", data: { type: "alert", message: "framed" } });
+  expect((await w.ok(["dialog", "status", "--session", s])).dialog).toMatchObject({ type: "alert", message: "framed" });
+  expect(await w.ok(["dialog", "accept", "--session", s, "--timeout", "15s"])).toMatchObject({ accepted: true });
+  expect((await w.ok(["dialog", "status", "--session", s])).open).toBe(false);
+  expect((await w.ok(["evaluate", "1 + 1", "--session", s, "--timeout", "15s"])).value).toBe(2);
+  expect(await evaluateInFrame(w.browser.cdpPort!, "snap-frame-inner.html?cross", "location.search")).toBe("?cross");
+  await w.ok(["session", "stop", s]);
+}, 90_000);
+
+/**
+ * A dialog `open` opened in session `s`'s page `marker`, answered by the person's own DevTools (as their click would)
+ * while no worker ran: after the restart, calls on the tab go on and nothing reports it.
+ */
+async function closedWhileNoWorker(s: string, marker: string, open: () => Promise<unknown>): Promise<void> {
+  const { targetId } = await w.person.waitForPage(marker);
   const { sessionId } = await w.person.send("Target.attachToTarget", { targetId, flatten: true });
   try {
     await w.person.send("Page.enable", {}, sessionId);
-    await w.ok(["evaluate", "setTimeout(() => alert('closed meanwhile'), 0); 1", "--session", s]);
+    await open();
     await until("the dialog to be open", async () => (await w.ok(["dialog", "status", "--session", s])).open === true);
-    const old = await stopServiceWorker(w.person);
-    await w.person.send("Page.handleJavaScriptDialog", { accept: true }, sessionId);
-    await w.person.asExtension("chrome.runtime.sendMessage({ type: 'bsk-test-wake' }).then(() => 1, () => 1)");
-    await until("the worker to come back", async () => {
-      const sw = await serviceWorker(w.person);
-      return sw && sw.targetId !== old;
-    });
+    await restartWorker(() => w.person.send("Page.handleJavaScriptDialog", { accept: true }, sessionId));
     expect((await w.ok(["evaluate", "1 + 1", "--session", s, "--timeout", "15s"])).value).toBe(2);
     expect((await w.ok(["dialog", "status", "--session", s])).open).toBe(false);
   } finally {
     await w.person.send("Target.detachFromTarget", { sessionId }).catch(() => undefined);
     await w.ok(["session", "stop", s]);
   }
+}
+
+test("a dialog the person closed while no worker ran is not reported after the restart", async () => {
+  const s = await w.startSession();
+  await w.ok(["navigate", w.fixtures.url("/soak.html?s=dialog-closed"), "--session", s]);
+  await closedWhileNoWorker(s, "soak.html?s=dialog-closed", () =>
+    w.ok(["evaluate", "setTimeout(() => alert('closed meanwhile'), 0); 1", "--session", s]),
+  );
+}, 90_000);
+
+test("a cross-site frame's dialog the person closed while no worker ran is not reported after the restart", async () => {
+  const s = await w.startSession();
+  await w.ok(["navigate", w.fixtures.url("/snap-frames.html?dialog-frame-closed"), "--session", s]);
+  // Its frame answers the new worker: the dialog read back is known to be gone before the first call is judged.
+  await closedWhileNoWorker(s, "snap-frames.html?dialog-frame-closed", () =>
+    evaluateInFrame(w.browser.cdpPort!, "snap-frame-inner.html?cross", "setTimeout(() => alert('framed, closed meanwhile'), 0); 1"),
+  );
 }, 90_000);
 
 test("a dialog read back that no longer shows (its close was told to no one) is forgotten once the page answers", async () => {

@@ -108,6 +108,12 @@ export function childSessionIds(tabId: number): string[] {
   return [...(children.get(tabId)?.keys() ?? [])];
 }
 
+/** The session of the out-of-process iframe whose root frame is `frameId`, when one is known now. */
+export function childSessionOfFrame(tabId: number, frameId: string): string | undefined {
+  for (const c of children.get(tabId)?.values() ?? []) if (c.frameId === frameId) return c.sessionId;
+  return undefined;
+}
+
 /** Whether an out-of-process iframe's session is still attached (it goes when the frame navigates away or is removed). */
 export function childSessionAlive(tabId: number, sessionId: string): boolean {
   return children.get(tabId)?.has(sessionId) ?? false;

@@ -13,7 +13,8 @@
  */
 import { BskError } from "../../../protocol/errors.ts";
 import { browser } from "wxt/browser";
-import { sendAsIs, tapCdp } from "../cdp/debugger.ts";
+import { attach, knownMainFrameId, sendAsIs, tapCdp } from "../cdp/debugger.ts";
+import { childSessionOfFrame } from "../cdp/frames.ts";
 import { heldBy } from "../cdp/runaway.ts";
 import { emit } from "../ports/outbox.ts";
 import type { CdpTarget } from "../cdp/refs/target.ts";
@@ -28,11 +29,15 @@ export interface OpenDialog {
   message: string;
   default_prompt?: string;
   url: string;
+  /** The frame that opened it (its Opening event says), when told: it may be a child frame's, of another process. */
+  frame_id?: string;
   /** The CDP session that must answer it. */
   target: CdpTarget;
 }
 
 const MESSAGE_CAP = 4096;
+/** A frame id is 32 hex digits; anything longer read back is not one. */
+const FRAME_ID_CAP = 64;
 const open = new Map<number, OpenDialog>();
 const listeners = new KeyedListeners<number, [OpenDialog]>();
 /** Tabs whose open dialog was read back from storage: no event of this worker's has told of it. */
@@ -60,6 +65,7 @@ export function dialogsReady(): Promise<void> {
           message: d.message.slice(0, MESSAGE_CAP),
           url: String(d.url ?? ""),
           ...(d.default_prompt !== undefined && { default_prompt: String(d.default_prompt) }),
+          ...(typeof d.frame_id === "string" && d.frame_id.length <= FRAME_ID_CAP && { frame_id: d.frame_id }),
           target: sessionId ? { tabId, sessionId } : { tabId },
         });
         restored.add(tabId);
@@ -80,22 +86,52 @@ const verifying = new Map<number, Promise<void>>();
 /** Tabs whose dialog read back did not let its page answer within VERIFY_MS: later calls do not wait again. */
 const waited = new Set<number>();
 
-/** A page that answers a command shows no dialog in its main frame: one read back for it was closed meanwhile. */
+/**
+ * Where the document that opened `d` answers commands: the tab's own session for its main frame (or a record that
+ * names no frame), an out-of-process iframe's session for that frame. Null when it cannot be told now: a child frame
+ * not known as one of another process, or of the same process, whose dialog a main frame answering would not rule
+ * out.
+ */
+async function documentOf(tabId: number, d: OpenDialog): Promise<CdpTarget | null> {
+  if (d.target.sessionId) return null;
+  if (d.frame_id === undefined || d.frame_id === (knownMainFrameId(tabId) ?? (await pageTargetId(tabId)))) return { tabId };
+  // A restarted worker learns of the tab's frames of other processes as it takes the attachment over: not held by a
+  // child frame's dialog, that re-adoption ends.
+  let sessionId = childSessionOfFrame(tabId, d.frame_id);
+  if (!sessionId)
+    sessionId = await attach(tabId).then(
+      () => childSessionOfFrame(tabId, d.frame_id!),
+      () => undefined,
+    );
+  return sessionId ? { tabId, sessionId } : null;
+}
+
+/** A tab's page target id, which is its main frame's id, from the browser (no command into the page it holds). */
+async function pageTargetId(tabId: number): Promise<string | undefined> {
+  const targets = await browser.debugger.getTargets().catch(() => []);
+  return targets.find((t) => t.tabId === tabId && t.type === "page")?.id;
+}
+
+/**
+ * A document that answers a command shows no dialog: one read back for it was closed meanwhile. One whose document
+ * cannot be told stays (dialog_pending: what is known); answering it clears it (tools/dialogs.ts).
+ */
 function verify(tabId: number): Promise<void> {
   let v = verifying.get(tabId);
-  if (!v) {
-    v = sendAsIs({ tabId }, "Runtime.evaluate", { expression: "0", returnByValue: true })
+  const d = open.get(tabId);
+  if (!v && d) {
+    v = documentOf(tabId, d)
+      .then((at) => at && sendAsIs(at, "Runtime.evaluate", { expression: "0", returnByValue: true }))
       .then(
-        () => {
-          const d = open.get(tabId);
-          if (restored.has(tabId) && d && !d.target.sessionId) forgetTab(tabId);
+        (said) => {
+          if (said && restored.has(tabId) && open.get(tabId) === d) forgetTab(tabId);
         },
         () => undefined,
       )
       .finally(() => verifying.delete(tabId));
     verifying.set(tabId, v);
   }
-  return v;
+  return v ?? Promise.resolve();
 }
 
 /**
@@ -136,6 +172,7 @@ function onDialogEvent(source: CdpTarget, method: string, p: Record<string, any>
       target: source,
     };
     if (d.type === "prompt") d.default_prompt = String(p.defaultPrompt ?? "");
+    if (typeof p.frameId === "string" && p.frameId.length <= FRAME_ID_CAP) d.frame_id = p.frameId;
     open.set(source.tabId, d);
     restored.delete(source.tabId);
     waited.delete(source.tabId);
