@@ -66,7 +66,11 @@ export function startIpcServer(opts: {
   prepareSocketDir(opts.paths);
   if (!pipe) removeFile(socketPath);
   const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
-  if (uid !== undefined && !peerCredAvailable()) log.warn("peer credentials unavailable; the socket's private folder is the only guard");
+  if (uid !== undefined && !peerCredAvailable()) {
+    // bun:ffi needs JavaScriptCore's JIT, which a background daemon runs without (cli/autostart.ts daemonEnv).
+    const why = process.env.BUN_JSC_useJIT === "0" ? "this daemon runs without the JIT, which bun:ffi needs" : "bun:ffi could not load";
+    log.info("peer credentials unavailable; the socket's private folder and the link proof guard it", { why });
+  }
 
   const encoder = new TextEncoder();
   const conns = new Set<Sock>();

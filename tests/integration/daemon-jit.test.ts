@@ -2,7 +2,8 @@
  * A background daemon runs without JavaScriptCore's JIT (cli/autostart.ts daemonEnv): against the compiled dist/bsk,
  * the daemon `bsk daemon start` leaves running has BUN_JSC_useJIT=0 in its environment, says so in its log, and after
  * a thousand calls holds no compiled code (no anonymous pages in an executable mapping); with BSK_DAEMON_JIT=1 it
- * compiles, which shows the probe sees JIT code where there is some. Linux: it reads /proc.
+ * compiles, which shows the probe sees JIT code where there is some. Without the JIT it reads no peer credentials
+ * (bun:ffi needs the JIT), and its log says so. Linux: it reads /proc.
  */
 import { expect, test } from "bun:test";
 import { readFileSync, rmSync } from "node:fs";
@@ -38,12 +39,16 @@ for (const [how, extra, jit] of [
         c.close();
       }
       // Read after the calls: the log is written off the path of the first ones.
-      const startLine = readFileSync(paths.log, "utf8")
-        .split("\n")
+      const lines = readFileSync(paths.log, "utf8").split("\n");
+      const startLine = lines
         .filter((l) => l.includes('"daemon started"'))
         .map((l) => JSON.parse(l))
         .at(-1);
       expect(startLine).toMatchObject({ pid: info.pid, jit });
+      // bun:ffi, which reads the peer's uid, needs the JIT: without it the log says the peer check is not there.
+      const peerLine = lines.find((l) => l.includes("peer credentials unavailable"));
+      if (jit) expect(peerLine).toBeUndefined();
+      else expect(JSON.parse(peerLine!)).toMatchObject({ why: "this daemon runs without the JIT, which bun:ffi needs" });
       if (jit) expect(compiledCodeBytes(info.pid)).toBeGreaterThan(0);
       else expect(compiledCodeBytes(info.pid)).toBe(0);
     } finally {

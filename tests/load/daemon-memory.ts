@@ -5,9 +5,10 @@
  * the daemon's own idle collection (daemon/idle-gc.ts logs `collected`) and prints what it left: RSS, anonymous
  * memory, anonymous memory in executable mappings (compiled code), and the JS heap's size, capacity and external.
  *
- *   bun tests/load/daemon-memory.ts [--jit off|on|baseline] [--at 1000,4000,16000]
+ *   bun tests/load/daemon-memory.ts [--jit off|on|baseline|no-tiers] [--at 1000,4000,16000]
  *
- * `--jit` is how the daemon runs: off (BUN_JSC_useJIT=0, what the CLI starts), on, or baseline (no DFG/FTL). Linux.
+ * `--jit` is how the daemon runs: off (BUN_JSC_useJIT=0, what the CLI starts), on, baseline (no DFG/FTL), or
+ * no-tiers (the JIT on, so bun:ffi loads, but no tier compiling JavaScript: what peer credentials would cost). Linux.
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -19,6 +20,7 @@ const JIT_ENV: Record<string, Record<string, string>> = {
   off: { BUN_JSC_useJIT: "0" },
   on: { BUN_JSC_useJIT: "1" },
   baseline: { BUN_JSC_useDFGJIT: "0" },
+  "no-tiers": { BUN_JSC_useBaselineJIT: "0", BUN_JSC_useDFGJIT: "0" },
 };
 const env = JIT_ENV[values.jit!];
 if (!env) throw new Error(`--jit is off, on or baseline, not ${values.jit}`);
