@@ -8,7 +8,8 @@
  *       while the daemon is down its doorbell port to the native host is open and keeps the service worker awake, as
  *       it does in a person's browser with the host registered: (a) covers an awake worker connecting on the
  *       doorbell, not a worker the browser had stopped (paired by code only, no host: its start and the link's
- *       back-off or alarm come on top).
+ *       back-off or alarm come on top). Timed twice for bsk: with its Agent Window (the default), and with
+ *       `--where group` (a tab in a group of the person's window), each against its own peer runs.
  *   (b) nothing running: no daemon, no browser. bsk: `session start URL --launch` (the daemon starts the browser with
  *       BSK_BROWSER_COMMAND: the same Chromium, profile and extension as (a)); the peer: `open` in a new session (it
  *       starts its own Chromium, the same binary, headless).
@@ -46,11 +47,11 @@ export async function coldStart(world: PrivateWorld, chromium: string, peer: Pee
   const url = world.fixtures.url("/bench-peer-small.html");
   const runs = Math.max(3, Math.min(5, RUNS));
   const rows: PeerRow[] = [];
-  const bskOnce = async () => {
+  const bskOnce = async (extra: string[] = []) => {
     await world.run(["daemon", "stop"]);
     await Bun.sleep(DOWN_MS);
     const t0 = performance.now();
-    const s = (await must(world.run(["session", "start", url, "--no-focus"]), "cold bsk session start URL")).trim();
+    const s = (await must(world.run(["session", "start", url, "--no-focus", ...extra]), "cold bsk session start URL")).trim();
     const ms = performance.now() - t0;
     await must(world.run(["session", "stop", s]), "bsk session stop");
     return ms;
@@ -65,9 +66,13 @@ export async function coldStart(world: PrivateWorld, chromium: string, peer: Pee
   // (a)
   const as: number[] = [];
   const bs: number[] = [];
+  const groupAs: number[] = [];
+  const groupBs: number[] = [];
   for (let i = 0; i < runs; i++) {
     as.push(await bskOnce());
     bs.push(await peerOnce(`cold-a-${i}`, ["--cdp", cdp]));
+    groupAs.push(await bskOnce(["--where", "group"]));
+    groupBs.push(await peerOnce(`cold-ag-${i}`, ["--cdp", cdp]));
   }
   rows.push(
     peerRow(
@@ -78,6 +83,15 @@ export async function coldStart(world: PrivateWorld, chromium: string, peer: Pee
       bs,
       { cli: TARGETS.cold.browser_running },
       `bsk's daemon down ${DOWN_MS} ms before each run; bsk opens its Agent Window, the peer loads the page in the tab it finds`,
+    ),
+    peerRow(
+      "cold start (a), bsk in a tab group of the person's window",
+      "session start URL --where group",
+      "--cdp URL open (new session)",
+      groupAs,
+      groupBs,
+      { cli: TARGETS.cold.browser_running },
+      `as (a), interleaved with it; bsk opens a tab in the person's window (no Agent Window), the peer loads the page in the tab it finds`,
     ),
   );
 
