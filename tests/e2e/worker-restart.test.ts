@@ -184,9 +184,10 @@ test("a dialog read back that no longer shows (its close was told to no one) is 
   const s = await w.startSession();
   await w.ok(["navigate", w.fixtures.url("/soak.html?s=dialog-stale"), "--session", s]);
   const tabId = (await w.ok(["tab", "list", "--session", s])).current_tab_id as number;
-  // What a worker stopped with a dialog open left behind, as if the dialog's Closed event had been lost; beside it,
-  // entries no worker writes (malformed, or naming another tab than their key) are passed over.
-  const stale = { type: "alert", message: "long gone", url: "http://x/", target: { tabId } };
+  // What a worker stopped with a dialog open left behind, as if the dialog's Closed event had been lost (its frame id
+  // swapped for one no frame has, 100,000 characters long: not taken, so the main frame's answer still counts);
+  // beside it, entries no worker writes (malformed, or naming another tab than their key) are passed over.
+  const stale = { type: "alert", message: "long gone", url: "http://x/", frame_id: "F".repeat(100_000), target: { tabId } };
   const other = tabId + 1;
   const kept = {
     [tabId]: stale,
