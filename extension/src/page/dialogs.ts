@@ -9,7 +9,8 @@
  * the tab's attachment by a restarted worker included, and the browser tells a new listener nothing of a dialog that
  * opened before it. So the new worker reads them back: calls on the tab answer dialog_pending, and dialog
  * accept|dismiss answers it without waiting for the re-adoption; one the person closed while no worker listened is
- * forgotten once the page answers a command (dialogSettled).
+ * forgotten once the document that opened it (the main frame's, or a cross-site frame's) answers a command
+ * (dialogSettled).
  */
 import { BskError } from "../../../protocol/errors.ts";
 import { browser } from "wxt/browser";
@@ -136,9 +137,9 @@ function verify(tabId: number): Promise<void> {
 
 /**
  * Before a call on the tab: the dialogs read back, and one of them for this tab checked first. Its Closed event can
- * have gone to no one (the person answered it while no worker listened): the page answering within VERIFY_MS says it
- * shows none. One that does not answer is taken as still open (dialog_pending: what is known), and is forgotten once
- * the page does answer.
+ * have gone to no one (the person answered it while no worker listened): the document that opened it answering
+ * within VERIFY_MS says it shows none. One that does not answer is taken as still open (dialog_pending: what is
+ * known), and is forgotten once it does answer.
  */
 export async function dialogSettled(tabId: number): Promise<void> {
   await dialogsReady();
